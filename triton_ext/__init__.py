@@ -1,0 +1,116 @@
+"""triton-ext: out-of-tree MLIR passes for the stock Triton wheel.
+
+Importing this package does nothing to Triton unless ``TRITON_EXT_ENABLE`` is
+set (``TRITON_EXT_ENABLE=loop_split,other``; ``default`` names the passes marked
+``enabled_by_default``). Then, as on :func:`enable`, the registry is read, the
+libraries are checked in a child process and loaded, and the stages hook is
+installed so that each enabled pass runs at its declared place::
+
+    import triton_ext
+    triton_ext.enable("loop_split", options={"max-splits": 2})
+    with triton_ext.enabled("loop_split", max_splits=4):
+        ...  # kernels compiled here on this thread use max-splits=4
+
+``TRITON_EXT_STRICT=1`` turns warnings about failing or unplaced passes into
+:class:`PassFailedError`. See ``docs/registry-schema.md`` for registry.yaml.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from ._errors import (
+    LoadError,
+    ManifestError,
+    PassFailedError,
+    PreflightError,
+    TritonExtError,
+    TritonExtWarning,
+    UnknownPassError,
+)
+from ._manifest import Manifest, load_manifest
+from ._preflight import LibraryReport
+from ._settings import settings
+
+__all__ = [
+    "enable",
+    "disable",
+    "enabled",
+    "enabled_passes",
+    "load",
+    "manifest",
+    "settings",
+    "uninstall",
+    "TritonExtError",
+    "ManifestError",
+    "PreflightError",
+    "LoadError",
+    "UnknownPassError",
+    "PassFailedError",
+    "TritonExtWarning",
+]
+
+
+def enable(*names: str, options: Mapping[str, Any] | None = None) -> None:
+    """Enable passes by pass or extension name, for every thread; options by flag spelling."""
+    from . import _stages
+
+    _stages.enable(*names, options=options)
+
+
+def disable(*names: str) -> None:
+    """Disable passes enabled with :func:`enable`; with no names, disable all."""
+    from . import _stages
+
+    _stages.disable(*names)
+
+
+def enabled(*names: str, **options: Any) -> Any:
+    """Context manager: enable passes for the current thread until the block ends."""
+    from . import _stages
+
+    return _stages.enabled(*names, **options)
+
+
+def enabled_passes() -> dict[str, dict[str, Any]]:
+    """Pass name -> ``{"extension", "stage", "position", "options"}`` as this thread sees it."""
+    from . import _stages
+
+    out: dict[str, dict[str, Any]] = {}
+    for entry in _stages.current().entries:
+        values = dict(entry.options)
+        out[entry.spec.name] = {
+            "extension": entry.extension.name,
+            "stage": entry.spec.stage,
+            "position": entry.spec.position,
+            "options": {o.name: values.get(o.name, o.default) for o in entry.spec.options},
+        }
+    return out
+
+
+def load(path: str) -> LibraryReport:
+    """Check a plugin library in a child process and load it into Triton (once)."""
+    from . import _loader
+
+    return _loader.load(path)
+
+
+def manifest() -> Manifest:
+    """The registry: registry.yaml merged with installed packages' fragments."""
+    return load_manifest()
+
+
+def uninstall() -> None:
+    """Remove the stages hook (restoring any earlier one) and the pipeline tap."""
+    from . import _stages
+
+    _stages.uninstall()
+
+
+def _enable_from_environment() -> None:
+    names = settings.enable
+    if names:
+        enable(*names)
+
+
+_enable_from_environment()

@@ -1,0 +1,9 @@
+"""``python -m triton_ext`` is the ``triton-ext`` command."""
+
+from __future__ import annotations
+
+import sys
+
+from ._cli import main
+
+sys.exit(main())

@@ -1,0 +1,162 @@
+"""Child-process checker: ``python -m triton_ext._probe PATH`` prints one JSON object.
+
+Runs the plugin's static initializers and entry point, reads ``PluginInfo`` with
+ctypes, and (when that looks sound) lets Triton itself load it with
+``passes.plugin.extend_with``. Anything that crashes here crashes only this
+child; :mod:`triton_ext._preflight` turns the outcome into a verdict.
+
+Output: ``{"ok": bool, "error": str|null, "stage": str, "api_version": int|null,
+"plugin_name", "plugin_version", "triton_version", "passes": [...],
+"dialects": [...], "ops": [...]}``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import sys
+from typing import Any
+
+PROBE_VERSION = 1
+API_VERSION = 2
+ENTRY_POINT = "tritonGetPluginInfo"
+
+
+class _PassInfo(ctypes.Structure):
+    _fields_ = [
+        ("name", ctypes.c_char_p),
+        ("version", ctypes.c_char_p),
+        ("addPass", ctypes.c_void_p),
+        ("registerPass", ctypes.c_void_p),
+    ]
+
+
+class _DialectInfo(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("version", ctypes.c_char_p), ("registerDialect", ctypes.c_void_p)]
+
+
+class _OpInfo(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("addOp", ctypes.c_void_p)]
+
+
+class _PluginInfo(ctypes.Structure):
+    _fields_ = [
+        ("apiVersion", ctypes.c_uint32),
+        ("pluginName", ctypes.c_char_p),
+        ("pluginVersion", ctypes.c_char_p),
+        ("passes", ctypes.POINTER(_PassInfo)),
+        ("numPasses", ctypes.c_size_t),
+        ("dialects", ctypes.POINTER(_DialectInfo)),
+        ("numDialects", ctypes.c_size_t),
+        ("ops", ctypes.POINTER(_OpInfo)),
+        ("numOps", ctypes.c_size_t),
+        ("tritonVersion", ctypes.c_char_p),
+    ]
+
+
+def _text(value: bytes | None) -> str | None:
+    return value.decode("utf-8", "replace") if value is not None else None
+
+
+def _emit(result: dict[str, Any]) -> int:
+    sys.stdout.write(json.dumps(result) + "\n")
+    sys.stdout.flush()
+    return 0
+
+
+def probe(path: str) -> dict[str, Any]:
+    """Load ``path`` in this process and describe it (may crash the process)."""
+    result: dict[str, Any] = {
+        "ok": False,
+        "error": None,
+        "stage": "import",
+        "probe_version": PROBE_VERSION,
+        "api_version": None,
+        "plugin_name": None,
+        "plugin_version": None,
+        "triton_version": None,
+        "passes": [],
+        "dialects": [],
+        "ops": [],
+    }
+    import triton
+    import triton._C.libtriton as libtriton  # plugins resolve MLIR symbols from it
+
+    installed = triton.__version__
+    result["installed_triton"] = installed
+    result["stage"] = "dlopen"
+    try:
+        lib = ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+    except OSError as exc:
+        result["error"] = f"cannot load the library: {exc}"
+        return result
+    result["stage"] = "entry point"
+    try:
+        entry = getattr(lib, ENTRY_POINT)
+    except AttributeError:
+        result["error"] = f"no entry point {ENTRY_POINT}"
+        return result
+    entry.restype = ctypes.POINTER(_PluginInfo)
+    entry.argtypes = []
+    info_ptr = entry()
+    if not info_ptr:
+        result["error"] = f"{ENTRY_POINT} returned NULL"
+        return result
+    info = info_ptr.contents
+    result["api_version"] = int(info.apiVersion)
+    if info.apiVersion != API_VERSION:
+        result["error"] = f"wrong plugin API version: expected {API_VERSION}, found {info.apiVersion}"
+        return result
+    result["plugin_name"] = _text(info.pluginName)
+    result["plugin_version"] = _text(info.pluginVersion)
+    result["triton_version"] = _text(info.tritonVersion)
+    if result["triton_version"] != installed:
+        result["error"] = f"built for Triton {result['triton_version']}, {installed} installed"
+        return result
+    for table, count, kind in (("passes", "numPasses", "pass"), ("dialects", "numDialects", "dialect"), ("ops", "numOps", "op")):
+        n = int(getattr(info, count))
+        pointer = getattr(info, table)
+        if n and not pointer:
+            result["error"] = f"{kind} table is NULL but {count} is {n}"
+            return result
+        names = []
+        for i in range(n):
+            name = _text(pointer[i].name)
+            if not name:
+                result["error"] = f"{kind} #{i} has no name"
+                return result
+            names.append(name)
+        result[table] = names
+    for name in result["passes"]:
+        if not name.isidentifier():
+            result["error"] = f"pass name {name!r} is not a Python identifier, so Triton cannot bind add_{name}"
+            return result
+    result["stage"] = "extend_with"
+    try:
+        libtriton.passes.plugin.extend_with(path)
+        if result["dialects"]:
+            libtriton.ir.extend_dialects_with(path)
+        if result["ops"]:
+            libtriton.ir.builder.extend_with(path)
+    except Exception as exc:
+        result["error"] = f"Triton refused it: {exc}"
+        return result
+    missing = [n for n in result["passes"] if not hasattr(libtriton.passes.plugin, f"add_{n}")]
+    if missing:
+        result["error"] = f"Triton loaded it but bound no add_{missing[0]}"
+        return result
+    result["stage"] = "done"
+    result["ok"] = True
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1:
+        sys.stderr.write("usage: python -m triton_ext._probe LIBRARY\n")
+        return 2
+    return _emit(probe(args[0]))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

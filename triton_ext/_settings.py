@@ -1,0 +1,149 @@
+"""Settings of triton-ext, in the manner of ``triton.knobs``.
+
+One typed object, :data:`settings`; each field is bound to one ``TRITON_EXT_*``
+environment variable and has a default. The environment is read on every
+access, so a changed variable takes effect at once. Tests override fields for a
+scope with :meth:`Settings.scope`::
+
+    with settings.scope(strict=True):
+        ...
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Generic, Iterator, TypeVar
+
+__all__ = ["Settings", "settings", "repo_root"]
+
+T = TypeVar("T")
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+def repo_root() -> Path:
+    """The checkout that holds this package (where registry.yaml and build/ live)."""
+    return Path(__file__).resolve().parent.parent
+
+
+def _parse_bool(var: str, text: str) -> bool:
+    value = text.strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise ValueError(f"{var}: expected one of 1, 0, true, false, yes, no, on, off; found {text!r}")
+
+
+def _parse_names(var: str, text: str) -> tuple[str, ...]:
+    return tuple(name.strip() for name in text.split(",") if name.strip())
+
+
+def _parse_path(var: str, text: str) -> Path | None:
+    return Path(text).expanduser() if text.strip() else None
+
+
+def _parse_float(var: str, text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise ValueError(f"{var}: expected a number of seconds, found {text!r}") from None
+
+
+@dataclass(frozen=True)
+class _Field(Generic[T]):
+    """One setting: the variable it reads, how to parse it, and its default."""
+
+    var: str
+    parse: Callable[[str, str], T]
+    default: Callable[[], T]
+    doc: str
+
+
+_FIELDS: dict[str, _Field[Any]] = {
+    "enable": _Field(
+        "TRITON_EXT_ENABLE", _parse_names, lambda: (),
+        "Comma-separated pass names enabled when triton_ext is imported ('default' = enabled_by_default ones).",
+    ),
+    "strict": _Field(
+        "TRITON_EXT_STRICT", _parse_bool, lambda: False,
+        "Raise instead of warning when a pass fails or cannot be placed.",
+    ),
+    "registry": _Field(
+        "TRITON_EXT_REGISTRY", _parse_path, lambda: repo_root() / "registry.yaml",
+        "The registry.yaml to read.",
+    ),
+    "build_dir": _Field(
+        "TRITON_EXT_BUILD_DIR", _parse_path, lambda: repo_root() / "build",
+        "Build tree; libraries are looked up in <build_dir>/plugins.",
+    ),
+    "cache_dir": _Field(
+        "TRITON_EXT_CACHE_DIR", _parse_path, lambda: Path.home() / ".cache" / "triton-ext" / "preflight",
+        "Where preflight verdicts are cached.",
+    ),
+    "probe_timeout": _Field(
+        "TRITON_EXT_PROBE_TIMEOUT", _parse_float, lambda: 120.0,
+        "Seconds the preflight child may take before the library is rejected.",
+    ),
+    "entry_points": _Field(
+        "TRITON_EXT_ENTRY_POINTS", _parse_bool, lambda: True,
+        "Merge registry fragments from the 'triton_ext.extensions' entry point group.",
+    ),
+}
+
+
+class Settings:
+    """Typed view of the ``TRITON_EXT_*`` environment (see the module docstring)."""
+
+    enable: tuple[str, ...]
+    strict: bool
+    registry: Path
+    build_dir: Path
+    cache_dir: Path
+    probe_timeout: float
+    entry_points: bool
+
+    def __init__(self) -> None:
+        self._overrides: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+
+    def __getattr__(self, name: str) -> Any:
+        field = _FIELDS.get(name)
+        if field is None:
+            raise AttributeError(f"triton_ext settings have no field {name!r}; known: {', '.join(_FIELDS)}")
+        for layer in reversed(self._overrides):
+            if name in layer:
+                return layer[name]
+        text = os.environ.get(field.var)
+        if text is None:
+            return field.default()
+        value = field.parse(field.var, text)
+        return field.default() if value is None else value
+
+    @contextlib.contextmanager
+    def scope(self, **values: Any) -> Iterator[Settings]:
+        """Override fields until the block ends (for tests)."""
+        unknown = sorted(set(values) - set(_FIELDS))
+        if unknown:
+            raise AttributeError(f"unknown settings {unknown}; known: {', '.join(_FIELDS)}")
+        layer = dict(values)
+        with self._lock:
+            self._overrides.append(layer)
+        try:
+            yield self
+        finally:
+            with self._lock:
+                self._overrides[:] = [other for other in self._overrides if other is not layer]
+
+    @staticmethod
+    def describe() -> dict[str, tuple[str, str]]:
+        """Field name -> (environment variable, documentation)."""
+        return {name: (f.var, f.doc) for name, f in _FIELDS.items()}
+
+
+settings = Settings()

@@ -1,0 +1,411 @@
+"""The stages hook: the only code that assigns Triton's ``add_stages_inspection_hook``.
+
+Triton calls the hook two ways:
+
+* ``hook()`` on every kernel launch and every ``triton.compile``: it must return
+  ``(key, hash)``. We answer from a tuple precomputed when the enabled set
+  changes; it covers each enabled pass, its options and position, and the
+  sha256 of each library (hashed once, at load). Nothing enabled gives
+  ``("", "")``, so Triton's cache keys are those of a stock install.
+* ``hook(backend, stages, options, language, capability)`` at the end of
+  ``backend.add_stages``: we wrap ``stages["ttir" | "ttgir" | "llir"]`` with a
+  function that runs the original under a :class:`~triton_ext._pipeline.Plan`
+  built from the enabled set as it was at that moment.
+
+A hook installed before ours is chained (called first, its key joined to
+ours) and put back by :func:`uninstall`. A failing plugin pass makes the stage
+run again without it and warns; with ``TRITON_EXT_STRICT=1`` it raises
+:class:`~triton_ext._errors.PassFailedError` instead.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import hashlib
+import json
+import os
+import tempfile
+import threading
+import warnings
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator, Mapping, Protocol, Sequence
+
+from ._errors import PassFailedError, TritonExtWarning, UnknownPassError
+from ._manifest import Extension, Manifest, PassSpec, load_manifest
+from ._pipeline import Insertion, Plan, activate, install_tap, resolve_builtin, uninstall_tap
+from ._settings import settings
+
+__all__ = [
+    "Enabled",
+    "Selection",
+    "enable",
+    "disable",
+    "enabled",
+    "current",
+    "install",
+    "uninstall",
+    "record",
+]
+
+KEY_VERSION = "triton_ext-1"
+
+
+class StagesHook(Protocol):
+    """Triton's ``PipelineStagesHook``: key/hash query or stage editing."""
+
+    def __call__(self, *args: Any) -> Any: ...
+
+
+class StageFn(Protocol):
+    def __call__(self, src: Any, metadata: dict[str, Any]) -> Any: ...
+
+
+@dataclass(frozen=True)
+class Enabled:
+    """One enabled pass: its spec, extension, arguments and library digest."""
+
+    spec: PassSpec
+    extension: Extension
+    options: tuple[tuple[str, Any], ...]
+    library_sha256: str
+
+    @property
+    def args(self) -> tuple[str, ...]:
+        values = dict(self.options)
+        return tuple(o.render(values.get(o.name, o.default)) for o in self.spec.options)
+
+    def describe(self) -> dict[str, Any]:
+        s = self.spec
+        return {
+            "extension": self.extension.name,
+            "pass": s.name,
+            "stage": s.stage,
+            "after": s.after,
+            "before": s.before,
+            "occurrence": s.occurrence,
+            "then": list(s.then),
+            "args": list(self.args),
+            "targets": [[t.backend, t.min_arch, t.max_arch, list(t.archs)] for t in self.extension.targets],
+            "library_sha256": self.library_sha256,
+        }
+
+
+@dataclass(frozen=True)
+class Selection:
+    """An immutable enabled set with its precomputed ``(key, hash)``."""
+
+    entries: tuple[Enabled, ...] = ()
+    key: str = ""
+    hash: str = ""
+
+    @classmethod
+    def of(cls, entries: Sequence[Enabled]) -> Selection:
+        entries = tuple(entries)
+        if not entries:
+            return cls()
+        text = json.dumps([KEY_VERSION] + [e.describe() for e in entries], sort_keys=True)
+        digest = hashlib.sha256(text.encode()).hexdigest()
+        return cls(entries, f"{KEY_VERSION}-{digest}", digest)
+
+    def names(self) -> tuple[str, ...]:
+        return tuple(e.spec.name for e in self.entries)
+
+    def without(self, names: Sequence[str]) -> Selection:
+        return Selection.of([e for e in self.entries if e.spec.name not in names])
+
+    def with_(self, new: Sequence[Enabled]) -> Selection:
+        replaced = {e.spec.name for e in new}
+        return Selection.of([e for e in self.entries if e.spec.name not in replaced] + list(new))
+
+
+# --------------------------------------------------------------------------- #
+# The enabled set
+# --------------------------------------------------------------------------- #
+
+_lock = threading.RLock()
+_global = Selection()
+_scoped: contextvars.ContextVar[Selection | None] = contextvars.ContextVar("triton_ext_selection", default=None)
+
+
+def current() -> Selection:
+    """The enabled set seen by this thread (a scoped ``enabled()`` block wins)."""
+    scoped = _scoped.get()
+    return scoped if scoped is not None else _global
+
+
+def _build(names: Sequence[str], options: Mapping[str, Any] | None, manifest: Manifest | None = None) -> list[Enabled]:
+    """Resolve names, check options, load libraries; return the new entries."""
+    from ._loader import load_extension
+
+    manifest = manifest or load_manifest()
+    specs: list[PassSpec] = []
+    for name in names:
+        if name == "default":
+            specs.extend(p for p in manifest.passes if p.enabled_by_default)
+        else:
+            specs.extend(manifest.resolve(name))
+    options = dict(options or {})
+    for option in options:
+        if not any(option in {o.name for o in s.options} for s in specs):
+            owners = ", ".join(s.name for s in specs) or "nothing"
+            declared = sorted({o.name for s in specs for o in s.options})
+            raise UnknownPassError(
+                f"option {option!r} is declared by none of {owners}; expected one of {declared or 'none'}"
+                + (f"; did you mean {_close(option, declared)!r}?" if _close(option, declared) else ""),
+                extension=specs[0].extension if specs else None,
+            )
+    out: list[Enabled] = []
+    for spec in specs:
+        ext = manifest.extension_of(spec)
+        for cleanup in spec.then + ((spec.anchor,) if spec.anchor else ()):
+            try:
+                resolve_builtin(cleanup)
+            except KeyError as exc:
+                raise UnknownPassError(
+                    f"pass {spec.name} ({ext.source}:{spec.line}) names {exc.args[0]}; fix registry.yaml",
+                    extension=ext.name,
+                    path=ext.source,
+                ) from None
+        values: list[tuple[str, Any]] = []
+        for option_name, value in options.items():
+            declared = {o.name: o for o in spec.options}
+            if option_name in declared:
+                try:
+                    values.append((option_name, declared[option_name].coerce(value)))
+                except TypeError as exc:
+                    raise UnknownPassError(f"pass {spec.name}: {exc}", extension=ext.name) from None
+        report = load_extension(ext)
+        out.append(Enabled(spec, ext, tuple(sorted(values)), report.sha256))
+    return out
+
+
+def _close(name: str, known: Sequence[str]) -> str | None:
+    import difflib
+
+    hits = difflib.get_close_matches(name, list(known), n=1)
+    return hits[0] if hits else None
+
+
+def enable(*names: str, options: Mapping[str, Any] | None = None) -> Selection:
+    """Enable passes (or every pass of an extension) for all threads; install the hook."""
+    global _global
+    install()
+    entries = _build(names, options)
+    with _lock:
+        _global = _global.with_(entries)
+        return _global
+
+
+def disable(*names: str) -> Selection:
+    """Disable passes (or extensions) enabled with :func:`enable`; no names: all."""
+    global _global
+    with _lock:
+        if not names:
+            _global = Selection()
+            return _global
+        manifest = load_manifest()
+        drop = [s.name for n in names for s in manifest.resolve(n)]
+        _global = _global.without(drop)
+        return _global
+
+
+@contextlib.contextmanager
+def enabled(*names: str, **options: Any) -> Iterator[Selection]:
+    """Enable passes for this thread (context) until the block ends.
+
+    Keyword arguments are options; ``max_splits=2`` means the flag ``max-splits``.
+    """
+    install()
+    spelled = {k.replace("_", "-"): v for k, v in options.items()}
+    selection = current().with_(_build(names, spelled))
+    token = _scoped.set(selection)
+    try:
+        yield selection
+    finally:
+        _scoped.reset(token)
+
+
+# --------------------------------------------------------------------------- #
+# The hook
+# --------------------------------------------------------------------------- #
+
+_previous: StagesHook | None = None
+_installed: StagesHook | None = None
+_combined: dict[tuple[str, str, str], tuple[str, str]] = {}
+_recording = threading.local()
+
+
+def _key_and_hash() -> tuple[str, str]:
+    ours = current()
+    previous = _previous
+    if previous is None:
+        return (ours.key, ours.hash)
+    prev_key, prev_hash = previous()
+    if not ours.entries:
+        return (prev_key, prev_hash)
+    memo = (str(prev_key), str(prev_hash), ours.hash)
+    hit = _combined.get(memo)
+    if hit is None:
+        joined = hashlib.sha256(f"{prev_hash}|{ours.hash}".encode()).hexdigest()
+        hit = (f"{prev_key}|{ours.key}", joined)
+        if len(_combined) > 64:
+            _combined.clear()
+        _combined[memo] = hit
+    return hit
+
+
+def _hook(*args: Any, **kwargs: Any) -> Any:
+    if not args and not kwargs:
+        return _key_and_hash()
+    if _previous is not None:
+        _previous(*args, **kwargs)
+    backend, stages, _options, _language, _capability = args
+    selection = current()  # snapshot: later enable/disable calls do not affect this compile
+    if not selection.entries:
+        return None
+    target = backend.target
+    for stage in ("ttir", "ttgir", "llir"):
+        if stage not in stages:
+            continue  # e.g. Gluon kernels start at ttgir
+        entries = [
+            e for e in selection.entries
+            if e.spec.stage == stage and e.extension.applies_to(target.backend, target.arch)
+        ]
+        if entries:
+            stages[stage] = _wrap_stage(stage, stages[stage], tuple(entries))
+    return None
+
+
+def install() -> None:
+    """Install the hook (and the pipeline tap), chaining any hook already there."""
+    global _previous, _installed
+    from triton import knobs
+
+    with _lock:
+        install_tap()
+        current_hook = knobs.runtime.add_stages_inspection_hook
+        if _installed is not None and current_hook is _installed:
+            return
+        _previous = current_hook
+        _installed = _hook
+        knobs.runtime.add_stages_inspection_hook = _hook
+
+
+def uninstall() -> None:
+    """Put back the hook that was there before :func:`install`; remove the tap."""
+    global _previous, _installed
+    from triton import knobs
+
+    with _lock:
+        if _installed is None:
+            return
+        if knobs.runtime.add_stages_inspection_hook is _installed:
+            knobs.runtime.add_stages_inspection_hook = _previous
+        _previous = None
+        _installed = None
+        _combined.clear()
+        uninstall_tap()
+
+
+def installed() -> bool:
+    from triton import knobs
+
+    return _installed is not None and knobs.runtime.add_stages_inspection_hook is _installed
+
+
+@contextlib.contextmanager
+def record() -> Iterator[list[Plan]]:
+    """Collect the plans of stages run on this thread inside the block (tests, CLI)."""
+    plans: list[Plan] = []
+    previous = getattr(_recording, "plans", None)
+    _recording.plans = plans
+    try:
+        yield plans
+    finally:
+        _recording.plans = previous
+
+
+# --------------------------------------------------------------------------- #
+# Running a stage under a plan
+# --------------------------------------------------------------------------- #
+
+
+def _warn_or_raise(message: str, entry: Enabled) -> None:
+    if settings.strict:
+        raise PassFailedError(
+            message, extension=entry.extension.name, path=entry.extension.library_path(), pass_name=entry.spec.name
+        )
+    warnings.warn(message, TritonExtWarning, stacklevel=4)
+
+
+def _reparse(text: str, context: Any) -> Any:
+    from triton._C.libtriton import ir
+
+    fd, path = tempfile.mkstemp(suffix=".mlir", prefix="triton-ext-")
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        return ir.parse_mlir_module(path, context)
+    finally:
+        os.unlink(path)
+
+
+def _wrap_stage(stage: str, original: StageFn, entries: tuple[Enabled, ...]) -> StageFn:
+    def run_stage(src: Any, metadata: dict[str, Any]) -> Any:
+        active = list(entries)
+        snapshot = src.str() if hasattr(src, "str") else None
+        context = getattr(src, "context", None)
+        while True:
+            by_name = {e.spec.name: e for e in active}
+            plan = Plan(stage, [Insertion(e.spec, e.args) for e in active])
+            plans = getattr(_recording, "plans", None)
+            if plans is not None:
+                plans.append(plan)
+            try:
+                with activate(plan):
+                    result = original(src, metadata)
+            except Exception as exc:
+                culprits = plan.failed_run[1] if plan.failed_run else ()
+                if not culprits:
+                    raise
+                names = [c.spec.name for c in culprits]
+                first = by_name[names[0]]
+                label = plan.failed_run[0] if plan.failed_run else stage
+                which = f"pass {names[0]}" if len(names) == 1 else f"one of the passes {', '.join(names)}"
+                message = (
+                    f"triton-ext: {which} (extension {first.extension.name}) failed in {label} "
+                    f"({type(exc).__name__}: {exc})"
+                )
+                if settings.strict:
+                    raise PassFailedError(
+                        message + "; unset TRITON_EXT_STRICT to compile without it, or disable it",
+                        extension=first.extension.name,
+                        path=first.extension.library_path(),
+                        pass_name=names[0],
+                    ) from exc
+                if snapshot is None or context is None:
+                    raise
+                warnings.warn(message + "; compiling this kernel without it", TritonExtWarning, stacklevel=2)
+                active = [e for e in active if e.spec.name not in names]
+                src = _reparse(snapshot, context)
+                if not active:
+                    return original(src, metadata)
+                continue
+            for ins in plan.pending:
+                entry = by_name[ins.spec.name]
+                where = (
+                    f"anchor {ins.spec.anchor!r} ({'after' if ins.spec.after else 'before'})"
+                    if ins.spec.anchor
+                    else f"the main pass manager run of stage {stage}"
+                )
+                _warn_or_raise(
+                    f"triton-ext: pass {ins.spec.name} (extension {entry.extension.name}) was not run: "
+                    f"{where} never appeared in stage {stage} ({entry.extension.source}:{ins.spec.line})",
+                    entry,
+                )
+            return result
+
+    run_stage.__name__ = f"triton_ext_{stage}"
+    run_stage.__wrapped__ = original  # type: ignore[attr-defined]
+    return run_stage
