@@ -1,0 +1,229 @@
+"""The ``triton-ext`` command (also ``python -m triton_ext``).
+
+Subcommands: ``list``, ``info NAME``, ``doctor``, ``opt FILE --pass NAMES``, and
+``toolchain``/``build``, which are handed to ``triton_ext._toolchain`` and
+``triton_ext._build``. Errors go to stderr with exit status 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+from ._errors import TritonExtError
+from ._manifest import Extension, Manifest, load_manifest
+from ._settings import settings
+
+__all__ = ["main"]
+
+TOOLCHAIN_JSON = Path.home() / ".cache" / "triton-ext" / "toolchain" / "toolchain.json"
+
+
+def _extension_dict(ext: Extension) -> dict[str, Any]:
+    path = ext.library_path()
+    return {
+        "name": ext.name,
+        "kind": ext.kind,
+        "status": ext.status,
+        "summary": ext.summary,
+        "directory": ext.directory,
+        "library": str(path),
+        "built": path.exists(),
+        "owners": list(ext.owners),
+        "targets": {
+            t.backend: {k: v for k, v in (("min_arch", t.min_arch), ("max_arch", t.max_arch), ("archs", list(t.archs))) if v}
+            for t in ext.targets
+        },
+        "source": f"{ext.source}:{ext.line}",
+        "passes": {
+            p.name: {
+                "stage": p.stage,
+                "position": p.position,
+                "then": list(p.then),
+                "enabled_by_default": p.enabled_by_default,
+                "options": {o.name: {"type": o.type, "default": o.default, "help": o.help} for o in p.options},
+            }
+            for p in ext.passes
+        },
+    }
+
+
+def _cmd_list(args: argparse.Namespace) -> int:
+    manifest = load_manifest()
+    if args.json:
+        print(json.dumps([_extension_dict(e) for e in manifest.extensions], indent=2))
+        return 0
+    if not manifest.extensions:
+        print(f"no extensions (registry: {settings.registry})")
+        return 0
+    for ext in manifest.extensions:
+        built = "built" if ext.library_path().exists() else "not built"
+        print(f"{ext.name:24} {ext.kind:8} {ext.status:12} {built:10} {ext.summary}")
+        for p in ext.passes:
+            default = " (on by default)" if p.enabled_by_default else ""
+            print(f"  pass {p.name}: {p.position}{default}")
+    return 0
+
+
+def _cmd_info(args: argparse.Namespace) -> int:
+    manifest = load_manifest()
+    try:
+        ext = manifest.extension(args.name)
+    except TritonExtError:
+        ext = manifest.extension_of(manifest.find_pass(args.name))
+    info = _extension_dict(ext)
+    print(f"{ext.name}: {ext.summary}")
+    for key in ("kind", "status", "directory", "library", "built", "owners", "targets", "source"):
+        print(f"  {key}: {info[key]}")
+    for name, p in info["passes"].items():
+        print(f"  pass {name}: {p['position']}" + (f", then {', '.join(p['then'])}" if p["then"] else ""))
+        print(f"    enabled_by_default: {p['enabled_by_default']}")
+        for option, o in p["options"].items():
+            print(f"    --{option} ({o['type']}, default {o['default']!r}): {o['help']}")
+    return 0
+
+
+def _cmd_doctor(args: argparse.Namespace) -> int:
+    from ._preflight import _triton_version, preflight
+
+    problems = 0
+    print(f"triton: {_triton_version()}")
+    print(f"python: {sys.executable}")
+    if TOOLCHAIN_JSON.exists():
+        try:
+            toolchain = json.loads(TOOLCHAIN_JSON.read_text())
+            print(f"toolchain: {TOOLCHAIN_JSON}")
+            for key, value in (toolchain.items() if isinstance(toolchain, dict) else ()):
+                print(f"  {key}: {value}")
+        except (OSError, ValueError) as exc:
+            problems += 1
+            print(f"toolchain: PROBLEM: {TOOLCHAIN_JSON} is unreadable ({exc})\n  fix: triton-ext toolchain")
+    else:
+        print(f"toolchain: not set up ({TOOLCHAIN_JSON} missing)\n  fix: triton-ext toolchain")
+    print(f"registry: {settings.registry}")
+    try:
+        manifest = load_manifest()
+    except TritonExtError as exc:
+        print(f"  PROBLEM: {exc}\n  fix: correct registry.yaml at the lines named above")
+        return 1
+    print(f"build dir: {settings.build_dir}")
+    for ext in manifest.extensions:
+        path = ext.library_path()
+        try:
+            report = preflight(path, ext.name)
+        except TritonExtError as exc:
+            problems += 1
+            print(f"  {ext.name}: PROBLEM: {exc}")
+            print(f"    fix: triton-ext build {ext.name}")
+            continue
+        missing = [p.name for p in ext.passes if p.name not in report.passes]
+        if missing:
+            problems += 1
+            print(f"  {ext.name}: PROBLEM: library lacks declared pass {missing[0]} (has {', '.join(report.passes)})")
+            print(f"    fix: triton-ext build {ext.name}")
+            continue
+        print(f"  {ext.name}: ok ({path}, passes {', '.join(report.passes)})")
+    print("all well" if not problems else f"{problems} problem(s)")
+    return 0 if not problems else 1
+
+
+def _cmd_opt(args: argparse.Namespace) -> int:
+    from triton._C import libtriton
+    from triton._C.libtriton import ir
+
+    from ._loader import load_extension
+    from ._pipeline import resolve_builtin
+
+    names = [n for chunk in args.passes for n in chunk.split(",") if n]
+    if not names:
+        raise TritonExtError("--pass: expected at least one pass name, found none")
+    manifest: Manifest | None = None
+    steps: list[Any] = []
+    for name in names:
+        try:
+            builtin = resolve_builtin(name)
+            steps.append(("builtin", name, builtin.fn))
+            continue
+        except KeyError:
+            pass
+        manifest = manifest or load_manifest()
+        spec = manifest.find_pass(name)
+        load_extension(manifest.extension_of(spec))
+        args_list = [o.render(o.default) for o in spec.options]
+        steps.append(("plugin", name, args_list))
+    path = Path(args.file)
+    if not path.exists():
+        raise TritonExtError(f"{path}: no such file; expected an .mlir/.ttir/.ttgir file", path=path)
+    context = ir.context()
+    ir.load_dialects(context)
+    for vendor in ("nvidia", "amd"):
+        module = getattr(libtriton, vendor, None)
+        if module is not None and hasattr(module, "load_dialects"):
+            module.load_dialects(context)
+    try:
+        module = ir.parse_mlir_module(str(path), context)
+    except RuntimeError as exc:
+        raise TritonExtError(f"{path}: cannot parse the module: {exc}", path=path) from exc
+    module.context = context
+    pm = ir.pass_manager(context)
+    for kind, name, payload in steps:
+        if kind == "builtin":
+            payload(pm)
+        else:
+            getattr(libtriton.passes.plugin, f"add_{name}")(pm, payload)
+    try:
+        pm.run(module, "triton-ext-opt")
+    except RuntimeError as exc:
+        raise TritonExtError(f"{path}: running {', '.join(names)} failed: {exc}", path=path) from exc
+    sys.stdout.write(module.str() if not args.no_debug_info else module.str_nodebug())
+    sys.stdout.write("\n")
+    return 0
+
+
+def _delegate(module_name: str, argv: Sequence[str]) -> int:
+    try:
+        module = importlib.import_module(f"triton_ext.{module_name}")
+    except ModuleNotFoundError as exc:
+        if exc.name != f"triton_ext.{module_name}":
+            raise
+        print(f"triton-ext: this install has no triton_ext.{module_name} module yet", file=sys.stderr)
+        return 1
+    return int(module.main(list(argv)) or 0)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="triton-ext", description="Out-of-tree MLIR passes for Triton.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    p = sub.add_parser("list", help="list the extensions in the registry")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(run=_cmd_list)
+    p = sub.add_parser("info", help="describe one extension or pass")
+    p.add_argument("name")
+    p.set_defaults(run=_cmd_info)
+    p = sub.add_parser("doctor", help="check Triton, the toolchain and every library")
+    p.set_defaults(run=_cmd_doctor)
+    p = sub.add_parser("opt", help="run passes over an MLIR file and print the result")
+    p.add_argument("file")
+    p.add_argument("--pass", dest="passes", action="append", required=True, metavar="NAME[,NAME...]",
+                   help="passes to run in order: registry passes or built-ins (canonicalize, cse, loop_unroll, ...)")
+    p.add_argument("--no-debug-info", action="store_true", help="print without locations")
+    p.set_defaults(run=_cmd_opt)
+    sub.add_parser("toolchain", help="set up the C++ toolchain (see triton-ext toolchain --help)", add_help=False)
+    sub.add_parser("build", help="build extensions (see triton-ext build --help)", add_help=False)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in ("toolchain", "build"):
+        return _delegate(f"_{argv[0]}", argv[1:])
+    args = _parser().parse_args(argv)
+    try:
+        return int(args.run(args))
+    except TritonExtError as exc:
+        print(f"triton-ext: error: {exc}", file=sys.stderr)
+        return 1
