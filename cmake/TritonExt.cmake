@@ -1,0 +1,127 @@
+# TritonExt.cmake: the CMake API extensions use. Included by the root CMakeLists.txt.
+#
+#   triton_ext_add_pass(<Name> SOURCES <files...> [TD <Passes.td>] [VERSION <x.y.z>])
+#   triton_ext_add_dialect(<Name> SOURCES <files...> [TD <Dialect.td>...] [VERSION <x.y.z>])
+#   triton_ext_add_language(<Name> SOURCES <files...> [TD ...] [DEPENDS <targets...>])
+#
+# Each builds one plugin: target and library TritonExt<Name>, written to
+# ${TRITON_EXT_PLUGIN_DIR}/libTritonExt<Name>.so (all plugins share that folder). `TD` files go
+# through mlir-tblgen; for a pass, `Passes.td` yields `Passes.h.inc` (-gen-pass-decls) in the
+# target's include path. For a dialect, each `X.td` yields `X.h.inc`/`X.cpp.inc` for
+# -gen-dialect-decls/-defs, -gen-op-decls/-defs (see the function below).
+#
+# Every plugin links TritonExt::Flags (compiler flags, include path, libtriton.so, --no-undefined
+# so a missing symbol fails the build, not the load) and libTritonExtPassInfra, and gets the entry
+# point `tritonGetPluginInfo` compiled in from infra/lib/PluginEntry.cpp.
+#
+# Results: target TritonExt<Name>; property TRITON_EXT_DIR on it (the extension's folder).
+
+set(TRITON_EXT_PLUGIN_DIR "${CMAKE_BINARY_DIR}/plugins" CACHE PATH "Where plugin .so files go")
+set(TRITON_EXT_GENERATED_DIR "${CMAKE_BINARY_DIR}/generated")
+
+# One interface target holds what every plugin (and the infra) compiles and links with.
+add_library(TritonExtFlags INTERFACE)
+add_library(TritonExt::Flags ALIAS TritonExtFlags)
+target_compile_features(TritonExtFlags INTERFACE cxx_std_20) # triton/Tools/Sys/GetEnv.h needs it
+target_include_directories(TritonExtFlags SYSTEM INTERFACE ${TRITON_EXT_INCLUDE_DIRS})
+target_include_directories(TritonExtFlags INTERFACE "${CMAKE_SOURCE_DIR}/infra/include")
+# MLIR and libtriton are built without RTTI; hidden visibility keeps each plugin's TypeIDs and
+# registration list private to it.
+target_compile_options(TritonExtFlags INTERFACE -fno-rtti -fvisibility=hidden
+                       -fvisibility-inlines-hidden -Wno-unused-parameter)
+target_link_libraries(TritonExtFlags INTERFACE "${TRITON_EXT_LIBTRITON}")
+target_link_options(TritonExtFlags INTERFACE "LINKER:--no-undefined")
+
+# mlir-tblgen over one .td file. Output goes next to the target's other generated files.
+function(triton_ext_tablegen target td generator output)
+  get_filename_component(_td "${td}" ABSOLUTE)
+  set(_out "${TRITON_EXT_GENERATED_DIR}/${target}/${output}")
+  set(_incs)
+  foreach(_d IN LISTS TRITON_EXT_INCLUDE_DIRS)
+    list(APPEND _incs "-I${_d}")
+  endforeach()
+  get_filename_component(_tddir "${_td}" DIRECTORY)
+  add_custom_command(
+    OUTPUT "${_out}"
+    COMMAND ${TRITON_EXT_MLIR_TBLGEN} ${generator} ${_incs} "-I${_tddir}" "${_td}" -o "${_out}"
+    DEPENDS "${_td}"
+    COMMENT "[${target}] mlir-tblgen ${generator} ${td}"
+    VERBATIM)
+  set_property(TARGET ${target} APPEND PROPERTY TRITON_EXT_GENERATED "${_out}")
+  target_sources(${target} PRIVATE "${_out}")
+endfunction()
+
+function(_triton_ext_add_plugin kind name)
+  cmake_parse_arguments(ARG "" "VERSION" "SOURCES;TD;DEPENDS" ${ARGN})
+  if(NOT ARG_SOURCES)
+    message(FATAL_ERROR "triton_ext_add_${kind}(${name}) in ${CMAKE_CURRENT_SOURCE_DIR}: "
+                        "SOURCES is empty; list the .cpp files of the extension")
+  endif()
+  if(NOT ARG_VERSION)
+    set(ARG_VERSION "${PROJECT_VERSION}")
+  endif()
+  set(target "TritonExt${name}")
+  add_library(${target} SHARED ${ARG_SOURCES} "${CMAKE_SOURCE_DIR}/infra/lib/PluginEntry.cpp")
+  set_target_properties(${target} PROPERTIES
+    LIBRARY_OUTPUT_DIRECTORY "${TRITON_EXT_PLUGIN_DIR}"
+    # libTritonExtPassInfra sits beside every plugin, in the build and in wheels.
+    BUILD_RPATH "$ORIGIN" INSTALL_RPATH "$ORIGIN"
+    TRITON_EXT_DIR "${CMAKE_CURRENT_SOURCE_DIR}"
+    TRITON_EXT_KIND "${kind}")
+  target_compile_definitions(${target} PRIVATE
+    TRITON_EXT_PLUGIN_NAME="${target}" TRITON_EXT_PLUGIN_VERSION="${ARG_VERSION}")
+  target_include_directories(${target} PRIVATE "${TRITON_EXT_GENERATED_DIR}/${target}"
+                             "${CMAKE_CURRENT_SOURCE_DIR}")
+  target_link_libraries(${target} PRIVATE TritonExt::Flags TritonExtPassInfra)
+  if(ARG_DEPENDS)
+    add_dependencies(${target} ${ARG_DEPENDS})
+  endif()
+  foreach(_td IN LISTS ARG_TD)
+    get_filename_component(_base "${_td}" NAME_WE)
+    if(kind STREQUAL "pass" OR _base STREQUAL "Passes")
+      triton_ext_tablegen(${target} "${_td}" "-gen-pass-decls;-name=${name}" "${_base}.h.inc")
+    else()
+      triton_ext_tablegen(${target} "${_td}" "-gen-dialect-decls" "${_base}Dialect.h.inc")
+      triton_ext_tablegen(${target} "${_td}" "-gen-dialect-defs" "${_base}Dialect.cpp.inc")
+      triton_ext_tablegen(${target} "${_td}" "-gen-op-decls" "${_base}Ops.h.inc")
+      triton_ext_tablegen(${target} "${_td}" "-gen-op-defs" "${_base}Ops.cpp.inc")
+    endif()
+  endforeach()
+  set_property(GLOBAL APPEND PROPERTY TRITON_EXT_PLUGINS ${target})
+endfunction()
+
+function(triton_ext_add_pass name)
+  _triton_ext_add_plugin(pass ${name} ${ARGN})
+endfunction()
+
+function(triton_ext_add_dialect name)
+  _triton_ext_add_plugin(dialect ${name} ${ARGN})
+endfunction()
+
+function(triton_ext_add_language name)
+  _triton_ext_add_plugin(language ${name} ${ARGN})
+endfunction()
+
+# Adds every extension folder (one holding a CMakeLists.txt) under the standard roots.
+function(triton_ext_add_extensions)
+  set(_dirs)
+  foreach(_pattern IN ITEMS passes/* backends/*/* dialects/* language/*)
+    file(GLOB _found LIST_DIRECTORIES true "${CMAKE_SOURCE_DIR}/${_pattern}")
+    foreach(_d IN LISTS _found)
+      if(IS_DIRECTORY "${_d}" AND EXISTS "${_d}/CMakeLists.txt")
+        list(APPEND _dirs "${_d}")
+      endif()
+    endforeach()
+  endforeach()
+  list(SORT _dirs)
+  set(_only "${TRITON_EXT_ONLY}")
+  foreach(_d IN LISTS _dirs)
+    file(RELATIVE_PATH _rel "${CMAKE_SOURCE_DIR}" "${_d}")
+    get_filename_component(_leaf "${_d}" NAME)
+    if(_only AND NOT _leaf IN_LIST _only AND NOT _rel IN_LIST _only)
+      continue()
+    endif()
+    message(STATUS "triton-ext: extension ${_rel}")
+    add_subdirectory("${_d}" "${CMAKE_BINARY_DIR}/ext/${_rel}")
+  endforeach()
+endfunction()
