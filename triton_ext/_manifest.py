@@ -263,6 +263,7 @@ class _Checker:
         where: str,
         allowed: Iterable[str] | None = None,
         required: Iterable[str] = (),
+        owner: yaml.Node | None = None,
     ) -> dict[str, tuple[yaml.Node, yaml.Node]] | None:
         """Key -> (key node, value node); reports duplicates, unknown and missing keys."""
         if not isinstance(node, yaml.MappingNode):
@@ -290,7 +291,7 @@ class _Checker:
             out[key] = (key_node, value_node)
         for key in required:
             if key not in out:
-                self.error(node, f"{where}.{key}" if where else key, "required field is missing")
+                self.error(owner or node, f"{where}.{key}" if where else key, "required field is missing")
         return out
 
     def scalar(self, node: yaml.Node, where: str, types: tuple[type, ...], expected: str) -> Any:
@@ -330,10 +331,10 @@ class _Checker:
         return tuple(out)
 
 
-def _parse_option(c: _Checker, name: str, node: yaml.Node, where: str) -> OptionSpec | None:
+def _parse_option(c: _Checker, name: str, key: yaml.Node, node: yaml.Node, where: str) -> OptionSpec | None:
     if not _KEBAB.match(name):
-        c.error(node, where, f"expected a kebab-case option flag like 'max-splits', found {name!r}")
-    fields = c.mapping(node, where, ("default", "type", "help"), ("default", "type", "help"))
+        c.error(key, where, f"expected a kebab-case option flag like 'max-splits', found {name!r}")
+    fields = c.mapping(node, where, ("default", "type", "help"), ("default", "type", "help"), owner=key)
     if fields is None:
         return None
     type_ = c.choice(fields["type"][1], f"{where}.type", OPTION_TYPES) if "type" in fields else None
@@ -349,11 +350,11 @@ def _parse_option(c: _Checker, name: str, node: yaml.Node, where: str) -> Option
     return OptionSpec(name=name, type=type_, default=default, help=help_)
 
 
-def _parse_pass(c: _Checker, ext: str, name: str, node: yaml.Node, where: str) -> PassSpec | None:
+def _parse_pass(c: _Checker, ext: str, name: str, key: yaml.Node, node: yaml.Node, where: str) -> PassSpec | None:
     if not _SNAKE.match(name):
-        c.error(node, where, f"expected a snake_case pass name, found {name!r}")
+        c.error(key, where, f"expected a snake_case pass name, found {name!r}")
     allowed = ("stage", "after", "before", "occurrence", "then", "enabled_by_default", "options")
-    fields = c.mapping(node, where, allowed, ("stage",))
+    fields = c.mapping(node, where, allowed, ("stage",), owner=key)
     if fields is None:
         return None
     ok = len(c.errors)
@@ -379,8 +380,8 @@ def _parse_pass(c: _Checker, ext: str, name: str, node: yaml.Node, where: str) -
     options: list[OptionSpec] = []
     if "options" in fields:
         option_nodes = c.mapping(fields["options"][1], f"{where}.options")
-        for option_name, (_, option_node) in (option_nodes or {}).items():
-            option = _parse_option(c, option_name, option_node, f"{where}.options.{option_name}")
+        for option_name, (option_key, option_node) in (option_nodes or {}).items():
+            option = _parse_option(c, option_name, option_key, option_node, f"{where}.options.{option_name}")
             if option is not None:
                 options.append(option)
     if len(c.errors) != ok or stage is None:
@@ -395,7 +396,7 @@ def _parse_pass(c: _Checker, ext: str, name: str, node: yaml.Node, where: str) -
         then=then,
         enabled_by_default=enabled_by_default,
         options=tuple(options),
-        line=node.start_mark.line + 1,
+        line=key.start_mark.line + 1,
     )
 
 
@@ -428,13 +429,13 @@ def _parse_targets(c: _Checker, node: yaml.Node, where: str) -> tuple[Target, ..
 
 
 def _parse_extension(
-    c: _Checker, name: str, node: yaml.Node, where: str, library_dir: Path | None
+    c: _Checker, name: str, key: yaml.Node, node: yaml.Node, where: str, library_dir: Path | None
 ) -> Extension | None:
     if not _SNAKE.match(name):
-        c.error(node, where, f"expected a snake_case extension name like 'loop_split', found {name!r}")
+        c.error(key, where, f"expected a snake_case extension name like 'loop_split', found {name!r}")
     allowed = ("kind", "directory", "library", "status", "summary", "owners", "targets", "passes")
     required = ("kind", "directory", "library", "status", "summary", "targets")
-    fields = c.mapping(node, where, allowed, required)
+    fields = c.mapping(node, where, allowed, required, owner=key)
     if fields is None:
         return None
     ok = len(c.errors)
@@ -448,12 +449,12 @@ def _parse_extension(
     passes: list[PassSpec] = []
     if "passes" in fields:
         pass_nodes = c.mapping(fields["passes"][1], f"{where}.passes")
-        for pass_name, (_, pass_node) in (pass_nodes or {}).items():
-            spec = _parse_pass(c, name, pass_name, pass_node, f"{where}.passes.{pass_name}")
+        for pass_name, (pass_key, pass_node) in (pass_nodes or {}).items():
+            spec = _parse_pass(c, name, pass_name, pass_key, pass_node, f"{where}.passes.{pass_name}")
             if spec is not None:
                 passes.append(spec)
     elif kind == "pass":
-        c.error(node, f"{where}.passes", "required field is missing (kind: pass declares at least one pass)")
+        c.error(key, f"{where}.passes", "required field is missing (kind: pass declares at least one pass)")
     if len(c.errors) != ok:
         return None
     return Extension(
@@ -467,7 +468,7 @@ def _parse_extension(
         targets=targets,
         passes=tuple(passes),
         source=c.path,
-        line=node.start_mark.line + 1,
+        line=key.start_mark.line + 1,
         library_dir=library_dir,
     )
 
@@ -494,8 +495,8 @@ def parse_registry(text: str, path: Path | str = "registry.yaml", library_dir: P
                 c.error(fields["schema"][1], "schema", f"expected {SCHEMA_VERSION}, found {schema}; this triton_ext reads schema {SCHEMA_VERSION} only")
         if "extensions" in fields:
             ext_nodes = c.mapping(fields["extensions"][1], "extensions")
-            for ext_name, (_, ext_node) in (ext_nodes or {}).items():
-                ext = _parse_extension(c, ext_name, ext_node, f"extensions.{ext_name}", library_dir)
+            for ext_name, (ext_key, ext_node) in (ext_nodes or {}).items():
+                ext = _parse_extension(c, ext_name, ext_key, ext_node, f"extensions.{ext_name}", library_dir)
                 if ext is not None:
                     extensions.append(ext)
     manifest = Manifest(tuple(extensions), (path,))

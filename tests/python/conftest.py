@@ -1,0 +1,142 @@
+"""Shared fixtures for the triton_ext Python tests.
+
+Every test compiles real kernels with the stock Triton wheel on the CPU
+(``GPUTarget("cuda", 90, 32)`` runs through cubin without a GPU). Plugins are
+Triton's own test plugin (one pass, ``plugin``, which renames functions to
+``@foo``) and, when the build has produced them, triton-ext's fixture plugins.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+# Before triton is imported anywhere: a private kernel cache and preflight cache.
+_SESSION_TMP = Path(tempfile.mkdtemp(prefix="triton-ext-tests-"))
+os.environ["TRITON_CACHE_DIR"] = str(_SESSION_TMP / "triton-cache")
+os.environ["TRITON_EXT_CACHE_DIR"] = str(_SESSION_TMP / "preflight")
+os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
+os.environ.pop("TRITON_EXT_ENABLE", None)
+os.environ.pop("TRITON_EXT_STRICT", None)
+os.environ["TRITON_EXT_ENTRY_POINTS"] = "0"
+
+import triton  # noqa: E402
+import triton.language as tl  # noqa: E402
+from triton.backends.compiler import GPUTarget  # noqa: E402
+
+TRITON_PLUGIN = Path(triton.__file__).parent / "plugins" / "libTritonPluginsTestLib.so"
+BUILD_PLUGINS = REPO / "build" / "plugins"
+CUDA90 = GPUTarget("cuda", 90, 32)
+
+# Triton's test plugin as a registry entry; its library lives in a session build dir.
+PLUGIN_REGISTRY = """\
+schema: 1
+extensions:
+  test_plugin:
+    kind: pass
+    directory: tests/python
+    library: TritonPluginsTestLib
+    status: experimental
+    summary: Triton's own test plugin; renames every function to foo.
+    owners: [triton-ext maintainers]
+    targets:
+      cuda: {{min_arch: 80}}
+    passes:
+      plugin:
+        stage: {stage}
+        {position}
+        then: [canonicalize]
+        options:
+          num-warps: {{default: 4, type: int, help: "Ignored by the test plugin."}}
+"""
+
+
+def write_registry(directory: Path, stage: str = "ttir", position: str = "after: loop_unroll") -> Path:
+    path = directory / "registry.yaml"
+    path.write_text(PLUGIN_REGISTRY.format(stage=stage, position=position))
+    return path
+
+
+@pytest.fixture(scope="session")
+def build_dir() -> Path:
+    """A build tree whose plugins/ holds a copy of Triton's test plugin (one path per session)."""
+    root = _SESSION_TMP / "build"
+    (root / "plugins").mkdir(parents=True, exist_ok=True)
+    target = root / "plugins" / TRITON_PLUGIN.name
+    if not target.exists():
+        shutil.copy2(TRITON_PLUGIN, target)
+    return root
+
+
+@pytest.fixture
+def registry(tmp_path: Path, build_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """registry.yaml with the test plugin after loop_unroll, wired through the environment."""
+    path = write_registry(tmp_path)
+    monkeypatch.setenv("TRITON_EXT_REGISTRY", str(path))
+    monkeypatch.setenv("TRITON_EXT_BUILD_DIR", str(build_dir))
+    return path
+
+
+@pytest.fixture(autouse=True)
+def clean_triton_ext() -> Iterator[None]:
+    """Leave no enabled pass, hook or tap behind."""
+    from triton import knobs
+
+    before = knobs.runtime.add_stages_inspection_hook
+    yield
+    import triton_ext
+    from triton_ext import _stages
+
+    _stages.disable()
+    triton_ext.uninstall()
+    knobs.runtime.add_stages_inspection_hook = before
+
+
+@triton.jit
+def add_one(x, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    tl.store(x + offsets, tl.load(x + offsets, mask=mask) + 1, mask=mask)
+
+
+@triton.jit(noinline=True)
+def _bump(n):
+    return n + 1
+
+
+@triton.jit
+def add_one_with_helper(x, n, BLOCK: tl.constexpr):
+    # Two functions survive inlining, so the test plugin's rename to @foo
+    # produces a symbol redefinition: a real failing plugin pass.
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < _bump(n)
+    tl.store(x + offsets, tl.load(x + offsets, mask=mask) + 1, mask=mask)
+
+
+def compile_kernel(fn: Any = None, target: Any = CUDA90, block: int = 128) -> Any:
+    fn = fn or add_one
+    src = triton.compiler.ASTSource(fn, signature={"x": "*fp32", "n": "i32"}, constexprs={"BLOCK": block})
+    return triton.compile(src, target=target)
+
+
+def renamed(kernel: Any) -> bool:
+    """True when the test plugin ran on this kernel."""
+    return "tt.func public @foo" in kernel.asm["ttir"]
+
+
+@pytest.fixture(scope="session")
+def cc() -> str:
+    compiler = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    if compiler is None:
+        pytest.skip("no C compiler to build broken plugins with")
+    return compiler

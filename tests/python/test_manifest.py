@@ -1,0 +1,163 @@
+"""registry.yaml parsing and validation: every error names file, line and field."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from triton_ext._errors import ManifestError, UnknownPassError
+from triton_ext._manifest import Manifest, load_manifest, merge, parse_registry
+
+VALID = textwrap.dedent(
+    """\
+    schema: 1
+    extensions:
+      loop_split:
+        kind: pass
+        directory: passes/LoopSplit
+        library: TritonExtLoopSplit
+        status: experimental
+        summary: Split loops where an induction-variable condition flips.
+        owners: [triton-ext maintainers]
+        targets:
+          cuda: {min_arch: 80}
+          hip: {}
+        passes:
+          loop_split:
+            stage: ttir
+            after: loop_unroll
+            then: [canonicalize, cse]
+            enabled_by_default: false
+            options:
+              max-splits: {default: 3, type: int, help: "Most loops split per function."}
+    """
+)
+
+
+def parse(text: str) -> Manifest:
+    return parse_registry(text, "registry.yaml")
+
+
+def errors_of(text: str) -> tuple[str, ...]:
+    with pytest.raises(ManifestError) as info:
+        parse(text)
+    return info.value.errors
+
+
+def test_valid_registry_parses_into_frozen_dataclasses() -> None:
+    manifest = parse(VALID)
+    ext = manifest.extension("loop_split")
+    spec = manifest.find_pass("loop_split")
+    assert ext.library_file == "libTritonExtLoopSplit.so"
+    assert spec.stage == "ttir" and spec.after == "loop_unroll" and spec.occurrence == "first"
+    assert spec.then == ("canonicalize", "cse")
+    assert spec.options[0].name == "max-splits" and spec.options[0].default == 3
+    assert ext.applies_to("cuda", 90) and not ext.applies_to("cuda", 75) and ext.applies_to("hip", "gfx942")
+    assert spec.option("max-splits").render(2) == "max-splits=2"
+    with pytest.raises(Exception):
+        spec.stage = "ttgir"  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    "old, new, line, field, message",
+    [
+        ("stage: ttir", "stage: ttri", 15, "extensions.loop_split.passes.loop_split.stage",
+         "expected one of ttir, ttgir, llir, found 'ttri'"),
+        ("kind: pass", "kind: pas", 4, "extensions.loop_split.kind", "expected one of pass, dialect, backend, language, found 'pas'"),
+        ("status: experimental", "status: beta", 7, "extensions.loop_split.status", "found 'beta'"),
+        ("    passes:\n", "    pases:\n", 13, "extensions.loop_split.pases", "did you mean 'passes'?"),
+        ("schema: 1", "schema: 2", 1, "schema", "expected 1, found 2"),
+        ("schema: 1", "schema: one", 1, "schema", "expected 1, found 'one'"),
+        ("enabled_by_default: false", "enabled_by_default: maybe", 18, "enabled_by_default", "expected true or false, found 'maybe'"),
+        ("{default: 3, type: int,", "{default: three, type: int,", 20, "options.max-splits.default", "expected a value of type int, found 'three'"),
+        ("type: int,", "type: integer,", 20, "options.max-splits.type", "expected one of int, float, bool, str"),
+        ("max-splits:", "max_splits:", 20, "options.max_splits", "kebab-case"),
+        ("  loop_split:\n    kind", "  LoopSplit:\n    kind", 3, "extensions.LoopSplit", "snake_case"),
+        ("cuda: {min_arch: 80}", "cuda: {min_arch: eighty}", 11, "targets.cuda.min_arch", "expected an integer like 80, found 'eighty'"),
+        ("cuda: {min_arch: 80}", "cuda: {min_arch: 80}\n      xpu: {}", 12, "targets.xpu", "unknown field; expected one of cuda, hip"),
+        ("then: [canonicalize, cse]", "then: canonicalize", 17, "then", "expected a list of strings, found 'canonicalize'"),
+        ("after: loop_unroll", "after: loop_unroll\n        before: cse", 17, "before", "expected either after or before, found both"),
+        ("    library: TritonExtLoopSplit\n", "", 3, "extensions.loop_split.library", "required field is missing"),
+        ("        stage: ttir\n", "", 14, "passes.loop_split.stage", "required field is missing"),
+        ("owners: [triton-ext maintainers]", "owners: triton-ext maintainers", 9, "owners", "expected a list of strings"),
+        ("after: loop_unroll", "occurrence: last", 16, "occurrence", "expected only with after or before"),
+    ],
+)
+def test_malformed_field_names_file_line_field(old: str, new: str, line: int, field: str, message: str) -> None:
+    assert old in VALID
+    errors = errors_of(VALID.replace(old, new, 1))
+    hits = [e for e in errors if field in e and message in e]
+    assert hits, errors
+    assert hits[0].startswith(f"registry.yaml:{line}: "), hits
+
+
+def test_duplicate_key_names_both_lines() -> None:
+    text = VALID.replace("    kind: pass\n", "    kind: pass\n    kind: dialect\n", 1)
+    (error,) = errors_of(text)
+    assert error == "registry.yaml:5: extensions.loop_split.kind: duplicate key (first defined on line 4)"
+
+
+def test_all_problems_are_reported_together() -> None:
+    text = VALID.replace("stage: ttir", "stage: ttri").replace("status: experimental", "status: beta")
+    with pytest.raises(ManifestError) as info:
+        parse(text)
+    assert len(info.value.errors) == 2
+    assert "2 problems in registry.yaml" in str(info.value)
+
+
+def test_duplicate_pass_names_across_extensions() -> None:
+    second = VALID.split("extensions:\n", 1)[1].replace("  loop_split:\n    kind", "  loop_split_copy:\n    kind", 1)
+    (error,) = errors_of(VALID + second)
+    assert "extensions.loop_split_copy.passes.loop_split" in error
+    assert "unique across extensions" in error and "(registry.yaml:14)" in error
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("", "registry.yaml:1: expected a mapping with 'schema' and 'extensions', found an empty file"),
+        ("schema: 1\nextensions: [a, b]\n", "registry.yaml:2: extensions: expected a mapping, found a list"),
+        ("schema: 1\nextensions:\n  a: [\n", "registry.yaml:4: not valid YAML"),
+        ("extensions: {}\n", "registry.yaml:1: schema: required field is missing"),
+    ],
+)
+def test_malformed_documents(text: str, expected: str) -> None:
+    with pytest.raises(ManifestError) as info:
+        parse(text)
+    assert str(info.value).startswith(expected)
+
+
+def test_fragments_merge_and_conflicts_name_both_files(tmp_path: Path) -> None:
+    a = parse_registry(VALID, tmp_path / "a.yaml")
+    b = parse_registry(VALID, tmp_path / "b.yaml", library_dir=tmp_path)
+    with pytest.raises(ManifestError) as info:
+        merge([a, b])
+    assert f"{tmp_path / 'b.yaml'}:3" in str(info.value) and f"{tmp_path / 'a.yaml'}:3" in str(info.value)
+    renamed = parse_registry(VALID.replace("  loop_split:\n    kind", "  other:\n    kind"), tmp_path / "c.yaml")
+    with pytest.raises(ManifestError, match="unique across extensions"):
+        merge([a, renamed])
+    other = parse_registry(
+        VALID.replace("loop_split", "other").replace("TritonExtLoopSplit", "TritonExtOther"), tmp_path / "d.yaml", tmp_path
+    )
+    merged = merge([a, other])
+    assert [e.name for e in merged.extensions] == ["loop_split", "other"]
+    assert merged.extension("other").library_path() == tmp_path / "libTritonExtOther.so"
+
+
+def test_unknown_pass_lists_known_and_suggests() -> None:
+    manifest = parse(VALID)
+    with pytest.raises(UnknownPassError) as info:
+        manifest.find_pass("loop_splt")
+    assert "known passes: loop_split" in str(info.value) and "did you mean 'loop_split'?" in str(info.value)
+
+
+def test_load_manifest_reads_env_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "registry.yaml"
+    path.write_text(VALID)
+    monkeypatch.setenv("TRITON_EXT_REGISTRY", str(path))
+    assert load_manifest().extension("loop_split").source == path
+    path.write_text(VALID.replace("stage: ttir", "stage: nope"))
+    with pytest.raises(ManifestError, match=rf"{path}:15: .*stage"):
+        load_manifest()
