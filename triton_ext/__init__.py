@@ -17,7 +17,7 @@ installed so that each enabled pass runs at its declared place::
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from ._errors import (
     LoadError,
@@ -29,8 +29,10 @@ from ._errors import (
     UnknownPassError,
 )
 from ._manifest import Manifest, load_manifest
-from ._preflight import LibraryReport
 from ._settings import settings
+
+if TYPE_CHECKING:  # _preflight imports _probe, which runs as `python -m triton_ext._probe`
+    from ._preflight import LibraryReport
 
 __all__ = [
     "enable",
