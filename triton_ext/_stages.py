@@ -346,7 +346,9 @@ def _reparse(text: str, context: Any) -> Any:
     try:
         with os.fdopen(fd, "w") as f:
             f.write(text)
-        return ir.parse_mlir_module(path, context)
+        module = ir.parse_mlir_module(path, context)
+        module.context = context  # compiler.py sets this attribute; stage functions read it
+        return module
     finally:
         os.unlink(path)
 

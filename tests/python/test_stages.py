@@ -1,0 +1,286 @@
+"""The stages hook and the pipeline tap, on real compiles of real kernels."""
+
+from __future__ import annotations
+
+import re
+import threading
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pytest
+import triton
+from triton import knobs
+from triton.backends.compiler import GPUTarget
+
+import triton_ext
+from conftest import CUDA90, add_one, add_one_with_helper, compile_kernel, renamed, write_registry
+from triton_ext import _stages
+from triton_ext._errors import PassFailedError, TritonExtWarning, UnknownPassError
+
+
+def key() -> tuple[str, str]:
+    return knobs.runtime.add_stages_inspection_hook()
+
+
+def test_nothing_enabled_leaves_kernels_alone(registry: Path) -> None:
+    assert not renamed(compile_kernel())
+    assert knobs.runtime.add_stages_inspection_hook is None  # importing triton_ext installs nothing
+
+
+def test_enable_runs_the_pass_after_its_anchor(registry: Path) -> None:
+    triton_ext.enable("plugin")
+    with _stages.record() as plans:
+        kernel = compile_kernel()
+    assert renamed(kernel)
+    (plan,) = [p for p in plans if p.stage == "ttir"]
+    order = plan.order
+    at = order.index("plugin.plugin")
+    assert order[at - 1] == "ttir.loop_unroll" and order[at + 1] == "common.canonicalizer"  # then: [canonicalize]
+    label, pipeline = plan.runs[0]
+    assert label == "make_ttir"
+    assert re.search(r"triton-loop-unroll,tritongpu-plugin\{[^}]*\},canonicalize\{", pipeline), pipeline
+    assert triton_ext.enabled_passes()["plugin"]["position"] == "ttir after loop_unroll (first)"
+
+
+@pytest.mark.parametrize(
+    "position, before, after",
+    [
+        ("before: cse", None, "common.cse"),
+        ("after: ttir.combine", "ttir.combine", "ttir.reorder_broadcast"),
+        ("", "ttir.loop_unroll", None),  # end of stage: plugin + its cleanup come last
+        ("before: canonicalize\n        occurrence: last", "common.inliner", "common.canonicalizer"),
+    ],
+)
+def test_positions(tmp_path: Path, build_dir: Path, monkeypatch: pytest.MonkeyPatch, position: str, before: Any, after: Any) -> None:
+    monkeypatch.setenv("TRITON_EXT_REGISTRY", str(write_registry(tmp_path, position=position)))
+    monkeypatch.setenv("TRITON_EXT_BUILD_DIR", str(build_dir))
+    with triton_ext.enabled("plugin"), _stages.record() as plans:
+        compile_kernel()
+    order = next(p for p in plans if p.stage == "ttir").order
+    at = order.index("plugin.plugin")
+    if before is not None:
+        assert order[at - 1] == before, order
+    assert order[at + 1] == "common.canonicalizer"  # its then: [canonicalize]
+    if after is not None:
+        assert order[at + 2] == after, order
+    if not position:
+        assert order[-2:] == ["plugin.plugin", "common.canonicalizer"]
+
+
+@pytest.mark.parametrize("occurrence", ["first", "last"])
+def test_occurrence_in_ttgir(tmp_path: Path, build_dir: Path, monkeypatch: pytest.MonkeyPatch, occurrence: str) -> None:
+    # make_ttgir adds canonicalize several times; occurrence picks the first or the last.
+    position = f"after: canonicalize\n        occurrence: {occurrence}"
+    monkeypatch.setenv("TRITON_EXT_REGISTRY", str(write_registry(tmp_path, stage="ttgir", position=position)))
+    monkeypatch.setenv("TRITON_EXT_BUILD_DIR", str(build_dir))
+    with triton_ext.enabled("plugin"), _stages.record() as plans:
+        compile_kernel(block=32 if occurrence == "first" else 16)
+    order = next(p for p in plans if p.stage == "ttgir").order
+    at = order.index("plugin.plugin")
+    builtins = [name for i, name in enumerate(order) if i not in (at, at + 1)]
+    anchors = [i for i, name in enumerate(order) if name == "common.canonicalizer" and i != at + 1]
+    assert len(anchors) >= 2, order
+    assert order[at - 1] == "common.canonicalizer"
+    assert (at - 1) == (anchors[0] if occurrence == "first" else anchors[-1]), order
+    assert len(builtins) == len(order) - 2
+
+
+def test_ttgir_and_llir_stages(tmp_path: Path, build_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TRITON_EXT_BUILD_DIR", str(build_dir))
+    for stage, anchor, label in (("ttgir", "after: coalesce", "make_ttgir"), ("llir", "", "make_llir")):
+        directory = tmp_path / stage
+        directory.mkdir()
+        monkeypatch.setenv("TRITON_EXT_REGISTRY", str(write_registry(directory, stage=stage, position=anchor)))
+        with triton_ext.enabled("plugin"), _stages.record() as plans:
+            kernel = compile_kernel()
+        (plan,) = [p for p in plans if p.stage == stage]
+        assert "plugin.plugin" in plan.order
+        assert any(lbl == label and "tritongpu-plugin" in pipe for lbl, pipe in plan.runs)
+        if stage == "ttgir":
+            assert plan.order[plan.order.index("plugin.plugin") - 1] == "ttgpuir.coalesce"
+            assert "@foo" in kernel.asm["ttgir"] and "@foo" not in kernel.asm["ttir"]
+
+
+def test_key_and_hash_follow_the_enabled_set_and_options(registry: Path) -> None:
+    triton_ext.enable("plugin")
+    on = key()
+    assert on[0] and on[1]
+    assert key() is key() or key() == on  # precomputed: cheap per launch
+    triton_ext.enable("plugin", options={"num-warps": 8})
+    with_option = key()
+    assert with_option != on
+    with triton_ext.enabled("plugin", num_warps=2):
+        assert key() not in (on, with_option)
+    assert key() == with_option
+    triton_ext.disable("plugin")
+    assert key() == ("", "")
+
+
+def test_unknown_names_and_options(registry: Path) -> None:
+    with pytest.raises(UnknownPassError, match=r"unknown pass 'plugn'; known passes: plugin; did you mean 'plugin'\?"):
+        triton_ext.enable("plugn")
+    with pytest.raises(UnknownPassError, match="option 'num-warp' is declared by none of plugin.*did you mean 'num-warps'"):
+        triton_ext.enable("plugin", options={"num-warp": 2})
+    with pytest.raises(UnknownPassError, match="expected int, found 'x'"):
+        triton_ext.enable("plugin", options={"num-warps": "x"})
+
+
+def test_no_stale_kernel_from_the_cache(registry: Path) -> None:
+    # Same kernel, same on-disk cache: the enabled set must change the key.
+    assert not renamed(compile_kernel(block=64))
+    triton_ext.enable("plugin")
+    assert renamed(compile_kernel(block=64))
+    triton_ext.disable()
+    assert not renamed(compile_kernel(block=64))
+    with triton_ext.enabled("plugin"):
+        assert renamed(compile_kernel(block=64))
+
+
+def test_jit_in_memory_cache_key_changes(registry: Path) -> None:
+    # runtime/jit.py appends the hook's hash to the in-memory kernel key on every launch.
+    hashes = set()
+    hashes.add(key() if knobs.runtime.add_stages_inspection_hook else ("", ""))
+    triton_ext.enable("plugin")
+    hashes.add(key())
+    triton_ext.enable("plugin", options={"num-warps": 16})
+    hashes.add(key())
+    assert len({h for _, h in hashes}) == 3
+
+
+def test_earlier_hook_is_chained_and_restored(registry: Path) -> None:
+    calls: list[str] = []
+
+    def earlier(*args: Any) -> Any:
+        if not args:
+            calls.append("key")
+            return ("earlier-key", "earlier-hash")
+        calls.append("stages")
+        backend, stages, *_ = args
+        original = stages["ttir"]
+
+        def ttir(src: Any, metadata: dict[str, Any]) -> Any:
+            calls.append("earlier-ttir")
+            return original(src, metadata)
+
+        stages["ttir"] = ttir
+        return None
+
+    knobs.runtime.add_stages_inspection_hook = earlier
+    triton_ext.enable("plugin")
+    k, h = key()
+    assert k.startswith("earlier-key|triton_ext-") and h not in ("earlier-hash", "")
+    kernel = compile_kernel(block=256)
+    assert renamed(kernel)
+    assert {"key", "stages", "earlier-ttir"} <= set(calls)
+    triton_ext.uninstall()
+    assert knobs.runtime.add_stages_inspection_hook is earlier
+
+
+def test_uninstall_restores_none_and_the_bindings(registry: Path) -> None:
+    from triton._C.libtriton import ir, passes
+
+    original_add, original_run = passes.ttir.add_loop_unroll, ir.pass_manager.run
+    triton_ext.enable("plugin")
+    assert passes.ttir.add_loop_unroll is not original_add
+    triton_ext.uninstall()
+    assert knobs.runtime.add_stages_inspection_hook is None
+    assert passes.ttir.add_loop_unroll is original_add and ir.pass_manager.run is original_run
+
+
+def test_hip_target_outside_targets_is_untouched(registry: Path) -> None:
+    triton_ext.enable("plugin")  # registry: cuda only (min_arch 80)
+    with _stages.record() as plans:
+        hip = compile_kernel(target=GPUTarget("hip", "gfx942", 64))
+        old_cuda = compile_kernel(target=GPUTarget("cuda", 75, 32))
+    assert not renamed(hip) and "hsaco" in hip.asm
+    assert not renamed(old_cuda)
+    assert plans == []
+
+
+def test_gluon_kernel_has_no_ttir_stage(registry: Path) -> None:
+    from triton.experimental import gluon
+    from triton.experimental.gluon import language as gl
+    from triton.experimental.gluon._runtime import GluonASTSource
+
+    @gluon.jit
+    def gluon_add_one(x, BLOCK: gl.constexpr):
+        layout: gl.constexpr = gl.BlockedLayout([1], [32], [4], [0])
+        offsets = gl.arange(0, BLOCK, layout=layout)
+        gl.store(x + offsets, gl.load(x + offsets) + 1)
+
+    triton_ext.enable("plugin")
+    with _stages.record() as plans:
+        kernel = triton.compile(GluonASTSource(gluon_add_one, {"x": "*fp32"}, {"BLOCK": 128}), target=CUDA90)
+    assert "cubin" in kernel.asm and "@foo" not in kernel.asm["ttgir"]
+    assert plans == []
+
+
+def test_failing_pass_warns_and_compiles_without_it(registry: Path) -> None:
+    triton_ext.enable("plugin")
+    with pytest.warns(TritonExtWarning, match=r"pass plugin \(extension test_plugin\) failed in make_ttir .*compiling this kernel without it"):
+        kernel = compile_kernel(add_one_with_helper)
+    assert "@add_one_with_helper" in kernel.asm["ttir"] and "cubin" in kernel.asm
+    # The kernel in the cache is the sound one.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        again = compile_kernel(add_one_with_helper)
+    assert again.asm["ttir"] == kernel.asm["ttir"]
+
+
+def test_failing_pass_raises_in_strict_mode(registry: Path) -> None:
+    triton_ext.enable("plugin")
+    with triton_ext.settings.scope(strict=True):
+        with pytest.raises(PassFailedError, match="pass plugin .*extension test_plugin.* failed in make_ttir") as info:
+            compile_kernel(add_one_with_helper, block=32)
+    assert info.value.extension == "test_plugin" and info.value.pass_name == "plugin"
+    # Nothing broken was cached: a non-strict compile of the same kernel works.
+    with pytest.warns(TritonExtWarning):
+        kernel = compile_kernel(add_one_with_helper, block=32)
+    assert "cubin" in kernel.asm
+
+
+def test_missing_anchor_warns_or_raises(tmp_path: Path, build_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # coalesce is a real built-in, but make_ttir never adds it.
+    monkeypatch.setenv("TRITON_EXT_REGISTRY", str(write_registry(tmp_path, position="after: coalesce")))
+    monkeypatch.setenv("TRITON_EXT_BUILD_DIR", str(build_dir))
+    triton_ext.enable("plugin")
+    with pytest.warns(TritonExtWarning, match="pass plugin .* was not run: anchor 'coalesce' \\(after\\) never appeared in stage ttir"):
+        kernel = compile_kernel(block=512)
+    assert not renamed(kernel)
+    with triton_ext.settings.scope(strict=True), pytest.raises(PassFailedError, match="anchor 'coalesce'"):
+        compile_kernel(block=1024)
+
+
+def test_unknown_anchor_is_refused_at_enable(tmp_path: Path, build_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TRITON_EXT_REGISTRY", str(write_registry(tmp_path, position="after: loop_unrol")))
+    monkeypatch.setenv("TRITON_EXT_BUILD_DIR", str(build_dir))
+    with pytest.raises(UnknownPassError, match="unknown built-in pass 'loop_unrol'; did you mean 'loop_unroll'"):
+        triton_ext.enable("plugin")
+
+
+def test_threads_with_different_enabled_sets(registry: Path) -> None:
+    triton_ext.enable("plugin")  # installs the hook; the global set is then cleared
+    triton_ext.disable()
+    results: dict[str, bool] = {}
+    errors: list[BaseException] = []
+    barrier = threading.Barrier(2)
+
+    def work(name: str, block: int, use: bool) -> None:
+        try:
+            barrier.wait()
+            if use:
+                with triton_ext.enabled("plugin"):
+                    results[name] = renamed(compile_kernel(block=block))
+            else:
+                results[name] = renamed(compile_kernel(block=block))
+        except BaseException as exc:  # surfaced below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=("with", 2048, True)), threading.Thread(target=work, args=("without", 4096, False))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    assert results == {"with": True, "without": False}
