@@ -1,0 +1,99 @@
+"""The triton-ext command, run as `python -m triton_ext` and through main()."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+from triton_ext._cli import main
+
+MODULE = textwrap.dedent(
+    """\
+    module {
+      tt.func public @kernel(%arg0: i32) -> i32 {
+        %c0 = arith.constant 0 : i32
+        %0 = arith.addi %arg0, %c0 : i32
+        tt.return %0 : i32
+      }
+    }
+    """
+)
+
+
+def test_list_and_json(registry: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    assert "test_plugin" in out and "pass plugin: ttir after loop_unroll (first)" in out and "built" in out
+    assert main(["list", "--json"]) == 0
+    (entry,) = json.loads(capsys.readouterr().out)
+    assert entry["name"] == "test_plugin" and entry["built"] is True
+    assert entry["passes"]["plugin"]["options"]["num-warps"]["default"] == 4
+
+
+def test_info_by_extension_or_pass(registry: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["info", "plugin"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("test_plugin: ") and "--num-warps (int, default 4)" in out
+    assert main(["info", "plugn"]) == 1
+    assert "did you mean 'plugin'?" in capsys.readouterr().err
+
+
+def test_doctor_all_well(registry: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["doctor"]) == 0
+    out = capsys.readouterr().out
+    assert "triton: 3.9.0" in out and "test_plugin: ok" in out and out.rstrip().endswith("all well")
+
+
+def test_doctor_reports_the_fix(registry: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("TRITON_EXT_BUILD_DIR", str(tmp_path / "empty-build"))
+    assert main(["doctor"]) == 1
+    out = capsys.readouterr().out
+    assert "test_plugin: PROBLEM" in out and "fix: triton-ext build test_plugin" in out
+
+
+def test_opt_runs_builtins_and_plugin_passes(registry: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = tmp_path / "kernel.mlir"
+    source.write_text(MODULE)
+    assert main(["opt", str(source), "--pass", "canonicalize", "--no-debug-info"]) == 0
+    out = capsys.readouterr().out
+    assert "@kernel" in out and "arith.addi" not in out
+    assert main(["opt", str(source), "--pass", "plugin,cse", "--no-debug-info"]) == 0
+    assert "tt.func public @foo" in capsys.readouterr().out
+
+
+def test_opt_errors_go_to_stderr(registry: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = tmp_path / "bad.mlir"
+    source.write_text("module { this is not mlir }\n")
+    assert main(["opt", str(source), "--pass", "cse"]) == 1
+    assert "cannot parse the module" in capsys.readouterr().err
+    assert main(["opt", str(tmp_path / "missing.mlir"), "--pass", "cse"]) == 1
+    assert "no such file" in capsys.readouterr().err
+    good = tmp_path / "good.mlir"
+    good.write_text(MODULE)
+    assert main(["opt", str(good), "--pass", "nonsense"]) == 1
+    assert "unknown pass 'nonsense'" in capsys.readouterr().err
+
+
+def test_python_dash_m_is_the_same_command(registry: Path) -> None:
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    proc = subprocess.run([sys.executable, "-m", "triton_ext", "list"], capture_output=True, text=True, env=env, cwd=REPO)
+    assert proc.returncode == 0, proc.stderr
+    assert "test_plugin" in proc.stdout
+    proc = subprocess.run([sys.executable, "-m", "triton_ext", "info", "nope"], capture_output=True, text=True, env=env)
+    assert proc.returncode == 1 and "triton-ext: error: unknown" in proc.stderr
+
+
+def test_toolchain_and_build_are_delegated(capsys: pytest.CaptureFixture[str]) -> None:
+    for command in ("toolchain", "build"):
+        try:
+            __import__(f"triton_ext._{command}")
+        except ModuleNotFoundError:
+            assert main([command]) == 1
+            assert f"no triton_ext._{command} module" in capsys.readouterr().err
