@@ -193,7 +193,7 @@ def _make_wrapper(builtin: _Builtin) -> Callable[..., Any]:
         plan.buffer(pm, builtin, args, kwargs)
         return None
 
-    add.__name__ = f"add_{builtin.short}"
+    add.__name__ = getattr(original, "__name__", f"add_{builtin.short}")
     add.__qualname__ = add.__name__
     add.__doc__ = getattr(original, "__doc__", None)
     add.__wrapped__ = original  # type: ignore[attr-defined]
@@ -209,12 +209,14 @@ def install_tap() -> None:
 
         for prefix, module in _pass_modules():
             for attr in dir(module):
-                if not attr.startswith("add_"):
+                # print_ir adds a pass too; buffering it with the others keeps the order.
+                if not (attr.startswith("add_") or attr == "print_ir"):
                     continue
                 fn = getattr(module, attr)
                 if not callable(fn):
                     continue
-                builtin = _Builtin(f"{prefix}.{attr[4:]}", attr[4:], fn)
+                short = attr[4:] if attr.startswith("add_") else attr
+                builtin = _Builtin(f"{prefix}.{short}", short, fn)
                 _builtins[builtin.qualname] = builtin
                 _originals.append((module, attr, fn))
                 setattr(module, attr, _make_wrapper(builtin))

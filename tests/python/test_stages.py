@@ -284,3 +284,16 @@ def test_threads_with_different_enabled_sets(registry: Path) -> None:
         t.join()
     assert not errors, errors
     assert results == {"with": True, "without": False}
+
+
+def test_enabled_by_default_and_extension_names(tmp_path: Path, build_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = write_registry(tmp_path)
+    path.write_text(path.read_text().replace("then: [canonicalize]", "then: [canonicalize]\n        enabled_by_default: true"))
+    monkeypatch.setenv("TRITON_EXT_REGISTRY", str(path))
+    monkeypatch.setenv("TRITON_EXT_BUILD_DIR", str(build_dir))
+    triton_ext.enable("default")
+    assert list(triton_ext.enabled_passes()) == ["plugin"]
+    triton_ext.disable("test_plugin")  # an extension name covers its passes
+    assert triton_ext.enabled_passes() == {}
+    triton_ext.enable("test_plugin", options={"num-warps": 2})
+    assert triton_ext.enabled_passes()["plugin"]["options"] == {"num-warps": 2}

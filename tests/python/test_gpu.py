@@ -1,0 +1,51 @@
+"""On a machine with a GPU: the in-memory kernel cache of @triton.jit follows the enabled set.
+
+runtime/jit.py asks the hook for its hash on every launch; a kernel compiled
+with a pass enabled must not be handed back once it is disabled (and back).
+Skipped without an active GPU driver.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import triton
+import triton.language as tl
+
+import triton_ext
+
+
+def gpu_available() -> bool:
+    try:
+        return triton.runtime.driver.active.get_current_target().backend in ("cuda", "hip")
+    except Exception:
+        return False
+
+
+pytestmark = pytest.mark.skipif(not gpu_available(), reason="needs a GPU")
+
+
+@triton.jit
+def scalar_kernel(n, BLOCK: tl.constexpr):
+    # No pointers, so no tensor library is needed to launch it.
+    x = tl.arange(0, BLOCK) + n
+    tl.static_assert(BLOCK > 0)
+    if tl.sum(x, axis=0) == -1:
+        tl.device_print("never", n)
+
+
+def test_jit_launches_do_not_reuse_a_stale_kernel(registry: Path) -> None:
+    def launch() -> bool:
+        kernel = scalar_kernel[(1,)](3, BLOCK=32)
+        triton.runtime.driver.active.synchronize() if hasattr(triton.runtime.driver.active, "synchronize") else None
+        return "tt.func public @foo" in kernel.asm["ttir"]
+
+    assert not launch()
+    triton_ext.enable("plugin")
+    assert launch()
+    triton_ext.disable()
+    assert not launch()
+    with triton_ext.enabled("plugin"):
+        assert launch()
+    assert not launch()
