@@ -68,6 +68,14 @@ def load(path: str | Path, extension: str | None = None) -> LibraryReport:
                     extension=extension,
                     path=key,
                 )
+            twice = sorted(set(other.report.dialects) & set(report.dialects))
+            if twice:
+                raise LoadError(
+                    f"{key}: dialect {twice[0]!r} is already registered by {other.path}; expected each "
+                    f"dialect from one library, found two: Triton aborts on the second copy. Load only one",
+                    extension=extension,
+                    path=key,
+                )
         from triton._C.libtriton import ir, passes
 
         bound = [n for n in report.passes if hasattr(passes.plugin, f"add_{n}")]

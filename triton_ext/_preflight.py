@@ -142,7 +142,7 @@ def _run_probe(path: Path) -> dict[str, Any]:
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=settings.probe_timeout, env=env)
     except subprocess.TimeoutExpired:
-        return {"ok": False, "error": f"the check did not finish within {settings.probe_timeout:g} s (hang in a static initializer?)", "cacheable": False}
+        return {"ok": False, "error": f"the check did not finish within {settings.probe_timeout:g} s (hang in a static initializer?)"}
     if proc.returncode < 0:
         try:
             name = signal.Signals(-proc.returncode).name
@@ -177,7 +177,9 @@ def preflight(path: str | Path, extension: str | None = None, *, use_cache: bool
     cached = verdict is not None
     if verdict is None:
         verdict = _run_probe(path)
-        if verdict.pop("cacheable", True):
+        # Cache what the bytes alone decide. A failed dlopen or a crash may come from
+        # the surroundings (a missing libTritonExtPassInfra.so), so it is checked again.
+        if verdict.get("ok") or verdict.get("stage") == "entry point":
             _write_cache(cache_file, verdict)
     if not verdict.get("ok"):
         error = verdict.get("error") or "unknown failure"

@@ -143,9 +143,22 @@ def test_null_pass_table_with_count(make_plugin) -> None:
         preflight(make_plugin("NullPasses", "NULL_PASSES"))
 
 
-def test_abort_in_static_initializer(make_plugin) -> None:
-    with pytest.raises(PreflightError, match="killed the checking process with SIGABRT"):
+def test_abort_in_static_initializer(make_plugin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TRITON_EXT_CACHE_DIR", str(tmp_path))
+    with pytest.raises(PreflightError, match="killed the checking process with SIGABRT") as info:
         preflight(make_plugin("Abort", "ABORT_IN_CONSTRUCTOR"))
+    assert "SIGABRT" in str(info.value)
+    assert not list(tmp_path.glob("*.json"))  # a crash may be environmental: not cached
+
+
+def test_deterministic_failures_are_cached(make_plugin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TRITON_EXT_CACHE_DIR", str(tmp_path))
+    library = make_plugin("Api1", "API=1")
+    with pytest.raises(PreflightError):
+        preflight(library)
+    monkeypatch.setattr(_preflight.subprocess, "run", lambda *a, **k: pytest.fail("child started again"))
+    with pytest.raises(PreflightError, match="wrong plugin API version"):
+        preflight(library)
 
 
 def test_segfault_in_entry_point(make_plugin) -> None:
