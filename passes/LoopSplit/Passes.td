@@ -1,0 +1,63 @@
+//===- Passes.td - Loop splitting on induction-variable conditions -*- tablegen -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TRITON_EXT_LOOP_SPLIT_PASSES
+#define TRITON_EXT_LOOP_SPLIT_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def TritonExtLoopSplit : Pass<"triton-ext-loop-split", "mlir::ModuleOp"> {
+  let summary = "Split scf.for loops where a condition on the induction variable flips";
+  let description = [{
+    Finds, in each `scf.for` with a constant positive step, an `arith.cmpi`
+    that compares an affine function of the induction variable with a
+    loop-invariant value: either scalars (`%iv < %diag`) or tensors built from
+    `tt.splat`, `tt.make_range`, `tt.expand_dims`, `tt.broadcast` and
+    `arith.addi` (the causal mask `offs_m[:, None] >= start_n + offs_n[None, :]`).
+    From the value intervals of both sides it computes, before the loop, the
+    iterations where the whole comparison is true and where it is false, and
+    splits the loop there into two or three loops. In the parts where the
+    comparison is known it becomes a constant (`dense<true>`/`dense<false>`
+    for tensors), so a following canonicalize removes the selects it fed.
+
+    Before:
+
+    ```mlir
+    %r = scf.for %iv = %c0 to %n step %c64 iter_args(%a = %init) -> (f32) : i32 {
+      %c = arith.cmpi slt, %iv, %diag : i32
+      %v = arith.select %c, %x, %y : f32
+      ...
+    }
+    ```
+
+    After (split points computed in i64, clamped to the bounds and rounded up
+    to the step; a runtime guard sends every iteration to the unspecialized
+    loop if the original arithmetic could wrap):
+
+    ```mlir
+    %r0 = scf.for %iv = %c0 to %m step %c64 iter_args(%a = %init) -> (f32) : i32 {
+      ... uses %x ...
+    }
+    %r = scf.for %iv = %m_rounded to %n step %c64 iter_args(%a = %r0) -> (f32) : i32 {
+      ... uses %y ...
+    }
+    ```
+
+    Loop attributes (`tt.num_stages`, `tt.flatten`, ...) are copied to every
+    part. Run `canonicalize` and `cse` afterwards.
+  }];
+  let options = [
+    Option<"maxParts", "max-parts", "unsigned", /*default=*/"3",
+           "Most loops one loop is split into (2 or 3). With 2, a mask that is "
+           "only partly known over a band of iterations keeps the band and "
+           "everything after it in one unspecialized loop.">,
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::scf::SCFDialect",
+                           "mlir::triton::TritonDialect"];
+}
+
+#endif // TRITON_EXT_LOOP_SPLIT_PASSES
