@@ -290,15 +290,19 @@ struct SplitLoopOnComparison : OpRewritePattern<scf::ForOp> {
     rewriter.setInsertionPoint(loop);
     SplitBounds bounds = buildBounds(rewriter, loop, *plan, *step);
 
+    // A scalar comparison flips at one point and has no middle part. With
+    // max-parts=2, a band of unknown iterations runs to the end of the loop.
     bool hasMid = plan->k1 != plan->k2;
+    bool hasHigh = !hasMid || maxParts >= 3;
     auto isEmpty = [](Value lb, Value ub) {
       std::optional<int64_t> l = getConstantIntValue(lb);
       std::optional<int64_t> u = getConstantIntValue(ub);
       return l && u && *l >= *u;
     };
     bool lowEmpty = isEmpty(loop.getLowerBound(), bounds.m1);
-    bool midEmpty = !hasMid || isEmpty(bounds.r1, bounds.m2);
-    bool highEmpty = isEmpty(bounds.r2, loop.getUpperBound());
+    Value midUb = hasHigh ? bounds.m2 : loop.getUpperBound();
+    bool midEmpty = !hasMid || isEmpty(bounds.r1, midUb);
+    bool highEmpty = !hasHigh || isEmpty(bounds.r2, loop.getUpperBound());
     if (lowEmpty && highEmpty) {
       eraseBuilt();
       return notify(rewriter, loop, "no iteration has a known comparison");
@@ -312,7 +316,7 @@ struct SplitLoopOnComparison : OpRewritePattern<scf::ForOp> {
     if (!lowEmpty)
       parts.push_back({loop.getLowerBound(), bounds.m1, plan->lowValue});
     if (!midEmpty)
-      parts.push_back({bounds.r1, bounds.m2, std::nullopt});
+      parts.push_back({bounds.r1, midUb, std::nullopt});
     if (!highEmpty)
       parts.push_back({bounds.r2, loop.getUpperBound(), !plan->lowValue});
 
@@ -414,18 +418,19 @@ private:
     if (narrow) {
       Value lo = cst(std::numeric_limits<int32_t>::min());
       Value hi = cst(std::numeric_limits<int32_t>::max());
-      // A side that is a lone i32 value (the iv, or an invariant) cannot
-      // leave the i32 range; sums, constant ones included, need the check
-      // (for constants it folds away).
-      auto checkRange = [&](Value min, Value max, bool isSum) {
-        if (isSum)
-          ok = both(ok, both(cmp(P::sge, min, lo), cmp(P::sle, max, hi)));
-      };
+      // Each side is a sum of at most two i32 values and an offset. A bound
+      // needs no check when the offset cannot push past it and there is a
+      // single i32 term: iv + [0, 63] cannot go below the iv's own minimum.
       const AffineRange &iv = plan.ivSide, &other = plan.otherSide;
-      checkRange(ivMin, add(addC(ub, -1), addC(ivInv, iv.hi)),
-                 /*isSum=*/iv.inv || iv.lo != 0 || iv.hi != 0);
-      checkRange(otherMin, addC(otherInv, other.hi),
-                 /*isSum=*/!other.inv || other.lo != 0 || other.hi != 0);
+      if (iv.inv || iv.lo < 0)
+        ok = both(ok, cmp(P::sge, ivMin, lo));
+      if (iv.inv || iv.hi > 0)
+        ok = both(ok, cmp(P::sle, add(addC(ub, -1), addC(ivInv, iv.hi)), hi));
+      // A constant side (no inv) folds to true or false here.
+      if (!other.inv || other.lo < 0)
+        ok = both(ok, cmp(P::sge, otherMin, lo));
+      if (!other.inv || other.hi > 0)
+        ok = both(ok, cmp(P::sle, addC(otherInv, other.hi), hi));
     } else {
       // |lb|, |ub|, |inv| <= 2^60 and offsets <= 2^40 keep every i64 sum
       // here and in the kernel below 2^62.
@@ -439,11 +444,11 @@ private:
 
     Value c = sub(otherInv, ivInv);
     Value m1 = min(max(addC(c, plan.k1), lb), ubE);
-    // A scalar comparison flips at one point: m2 == m1 and no middle part.
+    // A scalar comparison flips at one point: m2 == m1. With max-parts=2
+    // and a band, m2 and r2 are unused and fold away.
     Value m2 = m1;
     if (plan.k1 != plan.k2)
-      // With 2 parts, the band of unknown iterations extends to the end.
-      m2 = maxParts < 3 ? ubE : min(max(addC(c, plan.k2), m1), ubE);
+      m2 = min(max(addC(c, plan.k2), m1), ubE);
     m1 = rewriter.createOrFold<arith::SelectOp>(loc, ok, m1, lb);
     m2 = rewriter.createOrFold<arith::SelectOp>(loc, ok, m2, ubE);
 

@@ -1,0 +1,445 @@
+// RUN: %opt %s --pass loop_split,canonicalize,cse --no-debug-info | FileCheck %s
+// RUN: %opt %s --pass loop_split --no-debug-info | FileCheck %s --check-prefix=UNCHANGED
+// The opt driver has no option syntax; a registry copy sets max-parts=2 as the default.
+// RUN: env TRITON_EXT_REGISTRY=%S/Inputs/registry-max-parts-2.yaml %opt %s --pass loop_split,canonicalize,cse --no-debug-info | FileCheck %s --check-prefix=PARTS2
+
+// Scalar `iv < diag`: two loops, split at diag rounded up to the step; the
+// select folds to %x in the first loop and to %y in the second.
+// CHECK-LABEL: tt.func @split_at_slt
+// CHECK-DAG:     %[[C63:.*]] = arith.constant 63 : i64
+// CHECK-DAG:     %[[C64:.*]] = arith.constant 64 : i64
+// CHECK:         %[[N:.*]] = arith.extsi %arg0 : i32 to i64
+// CHECK:         %[[DIAG:.*]] = arith.extsi %arg1 : i32 to i64
+// CHECK:         %[[UBE:.*]] = arith.maxsi %[[N]], %{{.*}} : i64
+// CHECK:         %[[LO:.*]] = arith.maxsi %[[DIAG]], %{{.*}} : i64
+// CHECK:         %[[M:.*]] = arith.minsi %[[LO]], %[[UBE]] : i64
+// CHECK:         %[[UP:.*]] = arith.addi %[[M]], %[[C63]] : i64
+// CHECK:         %[[Q:.*]] = arith.divui %[[UP]], %[[C64]] : i64
+// CHECK:         %[[R0:.*]] = arith.muli %[[Q]], %[[C64]] : i64
+// CHECK:         %[[R:.*]] = arith.minsi %[[R0]], %[[UBE]] : i64
+// CHECK:         %[[M32:.*]] = arith.trunci %[[M]] : i64 to i32
+// CHECK:         %[[R32:.*]] = arith.trunci %[[R]] : i64 to i32
+// CHECK:         %[[FIRST:.*]] = scf.for %{{.*}} = %{{.*}} to %[[M32]] step %{{.*}} iter_args(%[[A:.*]] = %{{.*}})
+// CHECK-NOT:       arith.cmpi
+// CHECK-NOT:       arith.select
+// CHECK:           arith.addf %[[A]], %arg2 : f32
+// CHECK:         scf.for %{{.*}} = %[[R32]] to %arg0 step %{{.*}} iter_args(%[[B:.*]] = %[[FIRST]])
+// CHECK-NOT:       arith.cmpi
+// CHECK-NOT:       arith.select
+// CHECK:           arith.addf %[[B]], %arg3 : f32
+tt.func @split_at_slt(%n: i32, %diag: i32, %x: f32, %y: f32) -> f32 {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %init = arith.constant 0.0 : f32
+  %r = scf.for %iv = %c0 to %n step %c64 iter_args(%a = %init) -> (f32) : i32 {
+    %c = arith.cmpi slt, %iv, %diag : i32
+    %v = arith.select %c, %x, %y : f32
+    %s = arith.addf %a, %v : f32
+    scf.yield %s : f32
+  }
+  tt.return %r : f32
+}
+
+// Invariant on the left (`diag <= iv`), step 1: the split point needs no
+// rounding; the first loop takes %y (false), the second %x.
+// CHECK-LABEL: tt.func @split_invariant_on_left
+// CHECK:         %[[M:.*]] = arith.minsi
+// CHECK:         %[[M32:.*]] = arith.trunci %[[M]] : i64 to i32
+// CHECK:         %[[FIRST:.*]] = scf.for %{{.*}} = %{{.*}} to %[[M32]] step
+// CHECK-NEXT:      arith.addf %{{.*}}, %arg3
+// CHECK:         scf.for %{{.*}} = %[[M32]] to %arg0 step %{{.*}} iter_args(%{{.*}} = %[[FIRST]])
+// CHECK-NEXT:      arith.addf %{{.*}}, %arg2
+tt.func @split_invariant_on_left(%n: i32, %diag: i32, %x: f32, %y: f32) -> f32 {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %init = arith.constant 0.0 : f32
+  %r = scf.for %iv = %c0 to %n step %c1 iter_args(%a = %init) -> (f32) : i32 {
+    %c = arith.cmpi sle, %diag, %iv : i32
+    %v = arith.select %c, %x, %y : f32
+    %s = arith.addf %a, %v : f32
+    scf.yield %s : f32
+  }
+  tt.return %r : f32
+}
+
+// Constant bounds: `iv > 100` over 0..256 step 64 splits at 101 (iterations
+// 0, 64 false) and resumes at 128 (rounded to the step), all folded.
+// CHECK-LABEL: tt.func @split_static_bounds
+// CHECK-DAG:     %[[C101:.*]] = arith.constant 101 : i32
+// CHECK-DAG:     %[[C128:.*]] = arith.constant 128 : i32
+// CHECK-NOT:     arith.extsi
+// CHECK:         %[[FIRST:.*]] = scf.for %{{.*}} = %{{.*}} to %[[C101]] step
+// CHECK-NEXT:      arith.addf %{{.*}}, %arg1
+// CHECK:         scf.for %{{.*}} = %[[C128]] to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %[[FIRST]])
+// CHECK-NEXT:      arith.addf %{{.*}}, %arg0
+tt.func @split_static_bounds(%x: f32, %y: f32) -> f32 {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %c100 = arith.constant 100 : i32
+  %c256 = arith.constant 256 : i32
+  %init = arith.constant 0.0 : f32
+  %r = scf.for %iv = %c0 to %c256 step %c64 iter_args(%a = %init) -> (f32) : i32 {
+    %c = arith.cmpi sgt, %iv, %c100 : i32
+    %v = arith.select %c, %x, %y : f32
+    %s = arith.addf %a, %v : f32
+    scf.yield %s : f32
+  }
+  tt.return %r : f32
+}
+
+// Every iteration is below the flip point: one loop, comparison folded.
+// CHECK-LABEL: tt.func @fold_whole_loop
+// CHECK:         scf.for
+// CHECK-NEXT:      arith.addf %{{.*}}, %arg0
+// CHECK-NOT:     scf.for
+tt.func @fold_whole_loop(%x: f32, %y: f32) -> f32 {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %c1000 = arith.constant 1000 : i32
+  %c256 = arith.constant 256 : i32
+  %init = arith.constant 0.0 : f32
+  %r = scf.for %iv = %c0 to %c256 step %c64 iter_args(%a = %init) -> (f32) : i32 {
+    %c = arith.cmpi slt, %iv, %c1000 : i32
+    %v = arith.select %c, %x, %y : f32
+    %s = arith.addf %a, %v : f32
+    scf.yield %s : f32
+  }
+  tt.return %r : f32
+}
+
+// i64 loop, unsigned predicate: the guard bounds lb, ub and the invariant by
+// 2^60 and requires a non-negative comparand; if it fails, m = lb (first
+// loop empty) and every iteration runs in the second loop, which compares.
+// CHECK-LABEL: tt.func @split_i64_unsigned
+// CHECK-DAG:     %[[MAX:.*]] = arith.constant 1152921504606846976 : i64
+// CHECK-DAG:     %[[MIN:.*]] = arith.constant -1152921504606846976 : i64
+// CHECK-DAG:     arith.cmpi sle, %arg1, %[[MAX]] : i64
+// CHECK-DAG:     arith.cmpi sge, %arg1, %[[MIN]] : i64
+// CHECK-DAG:     arith.cmpi sge, %arg1, %{{.*}} : i64
+// CHECK:         %[[OK:.*]] = arith.andi
+// CHECK:         %[[M:.*]] = arith.select %[[OK]], %{{.*}}, %{{.*}} : i64
+// CHECK:         %[[FIRST:.*]] = scf.for %{{.*}} = %{{.*}} to %[[M]] step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (f32) : i64
+// CHECK-NEXT:      arith.addf %{{.*}}, %arg2
+// CHECK:         scf.for {{.*}} iter_args(%{{.*}} = %[[FIRST]]) -> (f32) : i64
+// CHECK-NEXT:      arith.addf %{{.*}}, %arg3
+tt.func @split_i64_unsigned(%n: i64, %diag: i64, %x: f32, %y: f32) -> f32 {
+  %c0 = arith.constant 0 : i64
+  %c16 = arith.constant 16 : i64
+  %init = arith.constant 0.0 : f32
+  %r = scf.for %iv = %c0 to %n step %c16 iter_args(%a = %init) -> (f32) : i64 {
+    %c = arith.cmpi ult, %iv, %diag : i64
+    %v = arith.select %c, %x, %y : f32
+    %s = arith.addf %a, %v : f32
+    scf.yield %s : f32
+  }
+  tt.return %r : f32
+}
+
+// Scalar form as Triton emits `if start_n >= diag:`: the first part runs
+// the else branch (identity), so canonicalize removes it; the second part
+// runs the then branch unconditionally.
+// CHECK-LABEL: tt.func @split_scf_if
+// CHECK:         scf.for
+// CHECK-NOT:       scf.if
+// CHECK:           arith.mulf
+// CHECK-NOT:     scf.for
+tt.func @split_scf_if(%n: i32, %diag: i32, %x: tensor<16xf32>) -> tensor<16xf32> {
+  %c0 = arith.constant 0 : i32
+  %c16 = arith.constant 16 : i32
+  %r = scf.for %iv = %c0 to %n step %c16 iter_args(%a = %x) -> (tensor<16xf32>) : i32 {
+    %c = arith.cmpi sge, %iv, %diag : i32
+    %v = scf.if %c -> (tensor<16xf32>) {
+      %m = arith.mulf %a, %a : tensor<16xf32>
+      scf.yield %m : tensor<16xf32>
+    } else {
+      scf.yield %a : tensor<16xf32>
+    }
+    scf.yield %v : tensor<16xf32>
+  }
+  tt.return %r : tensor<16xf32>
+}
+
+// Causal mask `offs_m[:, None] >= start_n + offs_n[None, :]`: all true for
+// start_n < m0 - 62, all false from m0 + 128 on (m0 = start_m * 128), so
+// three loops; only the middle one keeps the compare and the select. The i32
+// guard checks that neither side can wrap. Loop attributes are copied.
+// CHECK-LABEL: tt.func @causal_mask
+// CHECK-DAG:     %[[IMAX:.*]] = arith.constant 2147483647 : i64
+// CHECK-DAG:     %[[K1:.*]] = arith.constant -62 : i64
+// CHECK-DAG:     %[[K2:.*]] = arith.constant 128 : i64
+// CHECK-DAG:     %[[NINF:.*]] = arith.constant dense<0xFF800000> : tensor<128x64xf32>
+// CHECK:         %[[M0:.*]] = arith.muli %arg0,
+// CHECK:         %[[M0W:.*]] = arith.extsi %[[M0]] : i32 to i64
+// CHECK:         arith.cmpi sle, %{{.*}}, %[[IMAX]] : i64
+// CHECK:         arith.addi %[[M0W]], %[[K1]] : i64
+// CHECK:         arith.addi %[[M0W]], %[[K2]] : i64
+// CHECK:         %[[L1:.*]] = scf.for
+// CHECK-NOT:       arith.cmpi
+// CHECK-NOT:       arith.select
+// CHECK:           arith.addf %{{.*}}, %arg1 : tensor<128x64xf32>
+// CHECK:         } {tt.disallow_acc_multi_buffer, tt.flatten, tt.loop_unroll_factor = 1 : i32, tt.num_stages = 3 : i32, tt.warp_specialize}
+// CHECK:         %[[L2:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[L1]])
+// CHECK:           arith.cmpi sge, %{{.*}}, %{{.*}} : tensor<128x64xi32>
+// CHECK:           arith.select
+// CHECK:         } {tt.disallow_acc_multi_buffer, tt.flatten, tt.loop_unroll_factor = 1 : i32, tt.num_stages = 3 : i32, tt.warp_specialize}
+// CHECK:         scf.for {{.*}} iter_args(%{{.*}} = %[[L2]])
+// CHECK-NOT:       arith.cmpi
+// CHECK:           arith.addf %{{.*}}, %[[NINF]] : tensor<128x64xf32>
+// CHECK:         } {tt.disallow_acc_multi_buffer, tt.flatten, tt.loop_unroll_factor = 1 : i32, tt.num_stages = 3 : i32, tt.warp_specialize}
+tt.func @causal_mask(%start_m: i32, %qk: tensor<128x64xf32>) -> tensor<128x64xf32> {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c64 = arith.constant 64 : i32
+  %c128 = arith.constant 128 : i32
+  %ninf = arith.constant dense<0xFF800000> : tensor<128x64xf32>
+  %m0 = arith.muli %start_m, %c128 : i32
+  %rm = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
+  %sm = tt.splat %m0 : i32 -> tensor<128xi32>
+  %offs_m = arith.addi %sm, %rm : tensor<128xi32>
+  %offs_n = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+  %em = tt.expand_dims %offs_m {axis = 1 : i32} : tensor<128xi32> -> tensor<128x1xi32>
+  %en = tt.expand_dims %offs_n {axis = 0 : i32} : tensor<64xi32> -> tensor<1x64xi32>
+  %hi0 = arith.addi %start_m, %c1 : i32
+  %hi = arith.muli %hi0, %c128 : i32
+  %r = scf.for %start_n = %c0 to %hi step %c64 iter_args(%acc = %qk) -> (tensor<128x64xf32>) : i32 {
+    %sn = tt.splat %start_n : i32 -> tensor<1x64xi32>
+    %cols = arith.addi %sn, %en : tensor<1x64xi32>
+    %bm = tt.broadcast %em : tensor<128x1xi32> -> tensor<128x64xi32>
+    %bn = tt.broadcast %cols : tensor<1x64xi32> -> tensor<128x64xi32>
+    %mask = arith.cmpi sge, %bm, %bn : tensor<128x64xi32>
+    %s = arith.select %mask, %qk, %ninf : tensor<128x64xi1>, tensor<128x64xf32>
+    %n = arith.addf %acc, %s : tensor<128x64xf32>
+    scf.yield %n : tensor<128x64xf32>
+  } {tt.num_stages = 3 : i32, tt.loop_unroll_factor = 1 : i32, tt.disallow_acc_multi_buffer, tt.flatten, tt.warp_specialize}
+  tt.return %r : tensor<128x64xf32>
+}
+
+// 1-D boundary mask `iv + arange(0, 64) < N`: true below N - 63, false from
+// N on. With max-parts=2 the band and the rest share one loop.
+// CHECK-LABEL: tt.func @boundary_mask_1d
+// CHECK:         arith.constant -63 : i64
+// CHECK:         scf.for
+// CHECK-NOT:       arith.cmpi
+// CHECK:         scf.for
+// CHECK:           arith.cmpi slt
+// CHECK:         scf.for
+// CHECK-NOT:       arith.cmpi
+// CHECK:         tt.return
+// PARTS2-LABEL: tt.func @boundary_mask_1d
+// PARTS2:         scf.for
+// PARTS2-NOT:       arith.cmpi
+// PARTS2:         scf.for %{{.*}} = %{{.*}} to %arg0
+// PARTS2:           arith.cmpi slt
+// PARTS2-NOT:     scf.for
+// PARTS2:         tt.return
+tt.func @boundary_mask_1d(%N: i32, %x: tensor<64xf32>) -> tensor<64xf32> {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %zero = arith.constant dense<0.0> : tensor<64xf32>
+  %offs = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+  %nn = tt.splat %N : i32 -> tensor<64xi32>
+  %r = scf.for %iv = %c0 to %N step %c64 iter_args(%acc = %zero) -> (tensor<64xf32>) : i32 {
+    %s = tt.splat %iv : i32 -> tensor<64xi32>
+    %o = arith.addi %s, %offs : tensor<64xi32>
+    %mask = arith.cmpi slt, %o, %nn : tensor<64xi32>
+    %v = arith.select %mask, %x, %zero : tensor<64xi1>, tensor<64xf32>
+    %n = arith.addf %acc, %v : tensor<64xf32>
+    scf.yield %n : tensor<64xf32>
+  }
+  tt.return %r : tensor<64xf32>
+}
+
+// A mask against a loaded tensor has no known bounds: unchanged.
+// CHECK-LABEL: tt.func @negative_data_dependent_mask
+// UNCHANGED-LABEL: tt.func @negative_data_dependent_mask
+// UNCHANGED-NOT:   arith.extsi
+// UNCHANGED:       scf.for
+// UNCHANGED:         arith.cmpi
+// UNCHANGED-NOT:   scf.for
+// UNCHANGED:       tt.return
+tt.func @negative_data_dependent_mask(%p: tensor<64x!tt.ptr<i32>>, %n: i32, %x: tensor<64xf32>) -> tensor<64xf32> {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %zero = arith.constant dense<0.0> : tensor<64xf32>
+  %bound = tt.load %p : tensor<64x!tt.ptr<i32>>
+  %offs = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+  %r = scf.for %iv = %c0 to %n step %c64 iter_args(%acc = %zero) -> (tensor<64xf32>) : i32 {
+    %s = tt.splat %iv : i32 -> tensor<64xi32>
+    %o = arith.addi %s, %offs : tensor<64xi32>
+    %mask = arith.cmpi slt, %o, %bound : tensor<64xi32>
+    %v = arith.select %mask, %x, %zero : tensor<64xi1>, tensor<64xf32>
+    %a = arith.addf %acc, %v : tensor<64xf32>
+    scf.yield %a : tensor<64xf32>
+  }
+  tt.return %r : tensor<64xf32>
+}
+
+// The comparand is computed inside the loop: unchanged.
+// CHECK-LABEL: tt.func @negative_comparand_in_loop
+// UNCHANGED-LABEL: tt.func @negative_comparand_in_loop
+// UNCHANGED-NOT:   arith.extsi
+// UNCHANGED:       scf.for
+// UNCHANGED:         arith.cmpi
+// UNCHANGED-NOT:   scf.for
+// UNCHANGED:       tt.return
+tt.func @negative_comparand_in_loop(%n: i32, %d: i32, %x: f32, %y: f32) -> f32 {
+  %c0 = arith.constant 0 : i32
+  %c2 = arith.constant 2 : i32
+  %c64 = arith.constant 64 : i32
+  %init = arith.constant 0.0 : f32
+  %r = scf.for %iv = %c0 to %n step %c64 iter_args(%a = %init) -> (f32) : i32 {
+    %diag = arith.muli %d, %c2 : i32
+    %c = arith.cmpi slt, %iv, %diag : i32
+    %v = arith.select %c, %x, %y : f32
+    %s = arith.addf %a, %v : f32
+    scf.yield %s : f32
+  }
+  tt.return %r : f32
+}
+
+// A non-constant step (its sign is unknown): unchanged.
+// CHECK-LABEL: tt.func @negative_dynamic_step
+// UNCHANGED-LABEL: tt.func @negative_dynamic_step
+// UNCHANGED-NOT:   arith.extsi
+// UNCHANGED:       scf.for
+// UNCHANGED:         arith.cmpi
+// UNCHANGED-NOT:   scf.for
+// UNCHANGED:       tt.return
+tt.func @negative_dynamic_step(%n: i32, %step: i32, %diag: i32, %x: f32, %y: f32) -> f32 {
+  %c0 = arith.constant 0 : i32
+  %init = arith.constant 0.0 : f32
+  %r = scf.for %iv = %c0 to %n step %step iter_args(%a = %init) -> (f32) : i32 {
+    %c = arith.cmpi slt, %iv, %diag : i32
+    %v = arith.select %c, %x, %y : f32
+    %s = arith.addf %a, %v : f32
+    scf.yield %s : f32
+  }
+  tt.return %r : f32
+}
+
+// An i64 offset of 2^62 is beyond the 2^40 bound that rules out wrapping: unchanged.
+// CHECK-LABEL: tt.func @negative_possible_wrap
+// UNCHANGED-LABEL: tt.func @negative_possible_wrap
+// UNCHANGED-NOT:   arith.extsi
+// UNCHANGED:       scf.for
+// UNCHANGED:         arith.cmpi
+// UNCHANGED-NOT:   scf.for
+// UNCHANGED:       tt.return
+tt.func @negative_possible_wrap(%n: i64, %x: tensor<64xf32>) -> tensor<64xf32> {
+  %c0 = arith.constant 0 : i64
+  %c64 = arith.constant 64 : i64
+  %big = arith.constant dense<4611686018427387904> : tensor<64xi64>
+  %zero = arith.constant dense<0.0> : tensor<64xf32>
+  %nn = tt.splat %n : i64 -> tensor<64xi64>
+  %r = scf.for %iv = %c0 to %n step %c64 iter_args(%acc = %zero) -> (tensor<64xf32>) : i64 {
+    %s = tt.splat %iv : i64 -> tensor<64xi64>
+    %o = arith.addi %s, %big : tensor<64xi64>
+    %mask = arith.cmpi slt, %o, %nn : tensor<64xi64>
+    %v = arith.select %mask, %x, %zero : tensor<64xi1>, tensor<64xf32>
+    %a = arith.addf %acc, %v : tensor<64xf32>
+    scf.yield %a : tensor<64xf32>
+  }
+  tt.return %r : tensor<64xf32>
+}
+
+// eq/ne are not constant on either side of one point: unchanged.
+// CHECK-LABEL: tt.func @negative_equality
+// UNCHANGED-LABEL: tt.func @negative_equality
+// UNCHANGED-NOT:   arith.extsi
+// UNCHANGED:       scf.for
+// UNCHANGED:         arith.cmpi
+// UNCHANGED-NOT:   scf.for
+// UNCHANGED:       tt.return
+tt.func @negative_equality(%n: i32, %diag: i32, %x: f32, %y: f32) -> f32 {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %init = arith.constant 0.0 : f32
+  %r = scf.for %iv = %c0 to %n step %c64 iter_args(%a = %init) -> (f32) : i32 {
+    %c = arith.cmpi eq, %iv, %diag : i32
+    %v = arith.select %c, %x, %y : f32
+    %s = arith.addf %a, %v : f32
+    scf.yield %s : f32
+  }
+  tt.return %r : f32
+}
+
+// The only iteration (iv = 64) straddles the mask boundary: nothing would fold, unchanged.
+// CHECK-LABEL: tt.func @negative_nothing_folds
+// UNCHANGED-LABEL: tt.func @negative_nothing_folds
+// UNCHANGED-NOT:   arith.extsi
+// UNCHANGED:       scf.for
+// UNCHANGED:         arith.cmpi
+// UNCHANGED-NOT:   scf.for
+// UNCHANGED:       tt.return
+tt.func @negative_nothing_folds(%x: tensor<64xf32>) -> tensor<64xf32> {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %c128 = arith.constant 128 : i32
+  %zero = arith.constant dense<0.0> : tensor<64xf32>
+  %offs = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+  %nn = arith.constant dense<100> : tensor<64xi32>
+  %r = scf.for %iv = %c64 to %c128 step %c64 iter_args(%acc = %zero) -> (tensor<64xf32>) : i32 {
+    %s = tt.splat %iv : i32 -> tensor<64xi32>
+    %o = arith.addi %s, %offs : tensor<64xi32>
+    %mask = arith.cmpi slt, %o, %nn : tensor<64xi32>
+    %v = arith.select %mask, %x, %zero : tensor<64xi1>, tensor<64xf32>
+    %a = arith.addf %acc, %v : tensor<64xf32>
+    scf.yield %a : tensor<64xf32>
+  }
+  tt.return %r : tensor<64xf32>
+}
+
+// A statically empty loop has no known part: unchanged.
+// CHECK-LABEL: tt.func @negative_zero_trip
+// UNCHANGED-LABEL: tt.func @negative_zero_trip
+// UNCHANGED-NOT:   arith.extsi
+// UNCHANGED:       scf.for
+// UNCHANGED:         arith.cmpi
+// UNCHANGED-NOT:   scf.for
+// UNCHANGED:       tt.return
+tt.func @negative_zero_trip(%x: f32, %y: f32) -> f32 {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %cm = arith.constant -64 : i32
+  %c10 = arith.constant 10 : i32
+  %init = arith.constant 0.0 : f32
+  %r = scf.for %iv = %c0 to %cm step %c64 iter_args(%a = %init) -> (f32) : i32 {
+    %c = arith.cmpi slt, %iv, %c10 : i32
+    %v = arith.select %c, %x, %y : f32
+    %s = arith.addf %a, %v : f32
+    scf.yield %s : f32
+  }
+  tt.return %r : f32
+}
+
+// `j <= i` in a nest: the inner loop splits (i is invariant there); the outer
+// loop does not, since for it the comparand j is defined inside.
+// CHECK-LABEL: tt.func @nested_outer_iv_comparand
+// CHECK:         scf.for %[[I:[^ ]*]] =
+// CHECK:           arith.extsi %[[I]]
+// CHECK:           scf.for
+// CHECK-NEXT:        arith.addf %{{.*}}, %arg1
+// CHECK:           scf.for
+// CHECK-NEXT:        arith.addf %{{.*}}, %arg2
+// CHECK-NOT:       arith.cmpi
+// CHECK:           scf.yield
+// UNCHANGED-LABEL: tt.func @nested_outer_iv_comparand
+// UNCHANGED:       scf.for
+// UNCHANGED-COUNT-2: scf.for
+// UNCHANGED-NOT:   scf.for
+// UNCHANGED:       tt.return
+tt.func @nested_outer_iv_comparand(%n: i32, %x: f32, %y: f32) -> f32 {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %init = arith.constant 0.0 : f32
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%a = %init) -> (f32) : i32 {
+    %q = scf.for %j = %c0 to %n step %c1 iter_args(%b = %a) -> (f32) : i32 {
+      %c = arith.cmpi sle, %j, %i : i32
+      %v = arith.select %c, %x, %y : f32
+      %s = arith.addf %b, %v : f32
+      scf.yield %s : f32
+    }
+    scf.yield %q : f32
+  }
+  tt.return %r : f32
+}
