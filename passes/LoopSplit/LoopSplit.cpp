@@ -187,6 +187,76 @@ static FailureOr<AffineRange> analyzeAffine(Value value, scf::ForOp loop,
       .Default([](Operation *) { return failure(); });
 }
 
+/// `value` as scale * base + offset, all modulo 2^N as the kernel computes it;
+/// base is null for constants. Follows addi/subi/muli with a constant.
+struct Linear {
+  Value base;
+  int64_t scale = 1, offset = 0;
+};
+
+static Linear linearize(Value value, unsigned depth = 0) {
+  APInt constant;
+  if (matchPattern(value, m_ConstantInt(&constant)) &&
+      constant.getSignificantBits() <= 64)
+    return {Value(), 0, constant.getSExtValue()};
+  Operation *def = value.getDefiningOp();
+  if (!def || depth > kMaxDepth || isa<ShapedType>(value.getType()))
+    return {value, 1, 0};
+  Linear self{value, 1, 0};
+  auto constOperand = [&](Value v) -> std::optional<int64_t> {
+    if (matchPattern(v, m_ConstantInt(&constant)) &&
+        constant.getSignificantBits() <= 64)
+      return constant.getSExtValue();
+    return std::nullopt;
+  };
+  int64_t r1, r2;
+  if (auto add = dyn_cast<arith::AddIOp>(def)) {
+    for (auto [x, y] : {std::pair(add.getLhs(), add.getRhs()),
+                        std::pair(add.getRhs(), add.getLhs())})
+      if (auto c = constOperand(y)) {
+        Linear l = linearize(x, depth + 1);
+        if (__builtin_add_overflow(l.offset, *c, &r1))
+          return self;
+        return {l.base, l.scale, r1};
+      }
+  } else if (auto sub = dyn_cast<arith::SubIOp>(def)) {
+    if (auto c = constOperand(sub.getRhs())) {
+      Linear l = linearize(sub.getLhs(), depth + 1);
+      if (__builtin_sub_overflow(l.offset, *c, &r1))
+        return self;
+      return {l.base, l.scale, r1};
+    }
+  } else if (auto mul = dyn_cast<arith::MulIOp>(def)) {
+    for (auto [x, y] : {std::pair(mul.getLhs(), mul.getRhs()),
+                        std::pair(mul.getRhs(), mul.getLhs())})
+      if (auto c = constOperand(y)) {
+        Linear l = linearize(x, depth + 1);
+        if (__builtin_mul_overflow(l.scale, *c, &r1) ||
+            __builtin_mul_overflow(l.offset, *c, &r2))
+          return self;
+        return {l.base, r1, r2};
+      }
+  }
+  return self;
+}
+
+/// d such that a == b + d modulo 2^N, if both are linear in the same base
+/// with the same scale and |d| < 2^(N-2). Then, as N-bit values, a <= b + d
+/// when d >= 0 and a >= b + d when d <= 0: the N-bit a is b + d or b + d
+/// minus (resp. plus) 2^N, since b + d overflows at most once.
+static std::optional<int64_t> linearDifference(Value a, Value b) {
+  unsigned width = a.getType().getIntOrFloatBitWidth();
+  Linear la = linearize(a), lb = linearize(b);
+  if (!la.base || la.base != lb.base || la.scale != lb.scale)
+    return std::nullopt;
+  int64_t d;
+  int64_t limit = int64_t(1) << (width - 2);
+  if (__builtin_sub_overflow(la.offset, lb.offset, &d) || d >= limit ||
+      d <= -limit)
+    return std::nullopt;
+  return d;
+}
+
 /// Predicate for `b pred a` given `a pred b`.
 static arith::CmpIPredicate swapPredicate(arith::CmpIPredicate pred) {
   using P = arith::CmpIPredicate;
@@ -300,9 +370,25 @@ struct SplitLoopOnComparison : OpRewritePattern<scf::ForOp> {
       return l && u && *l >= *u;
     };
     bool lowEmpty = isEmpty(loop.getLowerBound(), bounds.m1);
-    Value midUb = hasHigh ? bounds.m2 : loop.getUpperBound();
-    bool midEmpty = !hasMid || isEmpty(bounds.r1, midUb);
     bool highEmpty = !hasHigh || isEmpty(bounds.r2, loop.getUpperBound());
+    // Bounds written in terms of the comparand, as in causal attention
+    // (lb = start_m * BM, ub = (start_m + 1) * BM against offs_m), are
+    // compared symbolically; see linearDifference for why wrapping is fine.
+    // With C = B (no invariant on the iv side): the low part is empty if
+    // lb >= B + k1, the high part if ub <= B + k2.
+    Value comparand = plan->otherSide.inv;
+    if (comparand && !plan->ivSide.inv) {
+      auto dLow = linearDifference(loop.getLowerBound(), comparand);
+      if (dLow && plan->k1 <= *dLow && *dLow <= 0)
+        lowEmpty = true;
+      auto dHigh = linearDifference(loop.getUpperBound(), comparand);
+      if (dHigh && 0 <= *dHigh && *dHigh <= plan->k2)
+        highEmpty = true;
+    }
+    // Without a high part the middle one runs to the end (the same
+    // iterations: none lies in [m2, ub) when the high part is empty).
+    Value midUb = highEmpty ? loop.getUpperBound() : bounds.m2;
+    bool midEmpty = !hasMid || isEmpty(bounds.r1, midUb);
     if (lowEmpty && highEmpty) {
       eraseBuilt();
       return notify(rewriter, loop, "no iteration has a known comparison");

@@ -160,8 +160,8 @@ tt.func @split_scf_if(%n: i32, %diag: i32, %x: tensor<16xf32>) -> tensor<16xf32>
 }
 
 // Causal mask `offs_m[:, None] >= start_n + offs_n[None, :]`: all true for
-// start_n < m0 - 62, all false from m0 + 128 on (m0 = start_m * 128), so
-// three loops; only the middle one keeps the compare and the select. The i32
+// start_n < m0 - 62, all false from m0 + 128 on (m0 = start_m * 128); the
+// loop runs to an unrelated %n_ctx, so three loops; only the middle one keeps the compare and the select. The i32
 // guard checks that neither side can wrap. Loop attributes are copied.
 // CHECK-LABEL: tt.func @causal_mask
 // CHECK-DAG:     %[[IMAX:.*]] = arith.constant 2147483647 : i64
@@ -176,7 +176,7 @@ tt.func @split_scf_if(%n: i32, %diag: i32, %x: tensor<16xf32>) -> tensor<16xf32>
 // CHECK:         %[[L1:.*]] = scf.for
 // CHECK-NOT:       arith.cmpi
 // CHECK-NOT:       arith.select
-// CHECK:           arith.addf %{{.*}}, %arg1 : tensor<128x64xf32>
+// CHECK:           arith.addf %{{.*}}, %arg2 : tensor<128x64xf32>
 // CHECK:         } {tt.disallow_acc_multi_buffer, tt.flatten, tt.loop_unroll_factor = 1 : i32, tt.num_stages = 3 : i32, tt.warp_specialize}
 // CHECK:         %[[L2:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[L1]])
 // CHECK:           arith.cmpi sge, %{{.*}}, %{{.*}} : tensor<128x64xi32>
@@ -186,7 +186,7 @@ tt.func @split_scf_if(%n: i32, %diag: i32, %x: tensor<16xf32>) -> tensor<16xf32>
 // CHECK-NOT:       arith.cmpi
 // CHECK:           arith.addf %{{.*}}, %[[NINF]] : tensor<128x64xf32>
 // CHECK:         } {tt.disallow_acc_multi_buffer, tt.flatten, tt.loop_unroll_factor = 1 : i32, tt.num_stages = 3 : i32, tt.warp_specialize}
-tt.func @causal_mask(%start_m: i32, %qk: tensor<128x64xf32>) -> tensor<128x64xf32> {
+tt.func @causal_mask(%start_m: i32, %n_ctx: i32, %qk: tensor<128x64xf32>) -> tensor<128x64xf32> {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
   %c64 = arith.constant 64 : i32
@@ -201,7 +201,7 @@ tt.func @causal_mask(%start_m: i32, %qk: tensor<128x64xf32>) -> tensor<128x64xf3
   %en = tt.expand_dims %offs_n {axis = 0 : i32} : tensor<64xi32> -> tensor<1x64xi32>
   %hi0 = arith.addi %start_m, %c1 : i32
   %hi = arith.muli %hi0, %c128 : i32
-  %r = scf.for %start_n = %c0 to %hi step %c64 iter_args(%acc = %qk) -> (tensor<128x64xf32>) : i32 {
+  %r = scf.for %start_n = %c0 to %n_ctx step %c64 iter_args(%acc = %qk) -> (tensor<128x64xf32>) : i32 {
     %sn = tt.splat %start_n : i32 -> tensor<1x64xi32>
     %cols = arith.addi %sn, %en : tensor<1x64xi32>
     %bm = tt.broadcast %em : tensor<128x1xi32> -> tensor<128x64xi32>
@@ -214,16 +214,16 @@ tt.func @causal_mask(%start_m: i32, %qk: tensor<128x64xf32>) -> tensor<128x64xf3
   tt.return %r : tensor<128x64xf32>
 }
 
-// 1-D boundary mask `iv + arange(0, 64) < N`: true below N - 63, false from
-// N on. With max-parts=2 the band and the rest share one loop.
+// 1-D boundary mask `iv + arange(0, 64) < N` in a loop to N: true below
+// N - 63, false from N on, which is past the loop (ub and comparand are the
+// same value), so two loops: unmasked, then the tail block masked.
 // CHECK-LABEL: tt.func @boundary_mask_1d
 // CHECK:         arith.constant -63 : i64
 // CHECK:         scf.for
 // CHECK-NOT:       arith.cmpi
-// CHECK:         scf.for
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %arg0
 // CHECK:           arith.cmpi slt
-// CHECK:         scf.for
-// CHECK-NOT:       arith.cmpi
+// CHECK-NOT:     scf.for
 // CHECK:         tt.return
 // PARTS2-LABEL: tt.func @boundary_mask_1d
 // PARTS2:         scf.for
@@ -442,4 +442,79 @@ tt.func @nested_outer_iv_comparand(%n: i32, %x: f32, %y: f32) -> f32 {
     scf.yield %q : f32
   }
   tt.return %r : f32
+}
+
+// As written in Triton, the loop ends at (start_m + 1) * 128 = m0 + 128: the
+// all-false part is provably empty (same base, see linearDifference), so two
+// loops.
+// CHECK-LABEL: tt.func @causal_mask_ends_at_diagonal
+// CHECK:         scf.for
+// CHECK-NOT:       arith.cmpi
+// CHECK:         scf.for
+// CHECK:           arith.cmpi sge
+// CHECK-NOT:     scf.for
+// CHECK:         tt.return
+tt.func @causal_mask_ends_at_diagonal(%start_m: i32, %qk: tensor<128x64xf32>) -> tensor<128x64xf32> {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c64 = arith.constant 64 : i32
+  %c128 = arith.constant 128 : i32
+  %ninf = arith.constant dense<0xFF800000> : tensor<128x64xf32>
+  %m0 = arith.muli %start_m, %c128 : i32
+  %rm = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
+  %sm = tt.splat %m0 : i32 -> tensor<128xi32>
+  %offs_m = arith.addi %sm, %rm : tensor<128xi32>
+  %offs_n = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+  %em = tt.expand_dims %offs_m {axis = 1 : i32} : tensor<128xi32> -> tensor<128x1xi32>
+  %en = tt.expand_dims %offs_n {axis = 0 : i32} : tensor<64xi32> -> tensor<1x64xi32>
+  %hi0 = arith.addi %start_m, %c1 : i32
+  %hi = arith.muli %hi0, %c128 : i32
+  %r = scf.for %start_n = %c0 to %hi step %c64 iter_args(%acc = %qk) -> (tensor<128x64xf32>) : i32 {
+    %sn = tt.splat %start_n : i32 -> tensor<1x64xi32>
+    %cols = arith.addi %sn, %en : tensor<1x64xi32>
+    %bm = tt.broadcast %em : tensor<128x1xi32> -> tensor<128x64xi32>
+    %bn = tt.broadcast %cols : tensor<1x64xi32> -> tensor<128x64xi32>
+    %mask = arith.cmpi sge, %bm, %bn : tensor<128x64xi32>
+    %s = arith.select %mask, %qk, %ninf : tensor<128x64xi1>, tensor<128x64xf32>
+    %n = arith.addf %acc, %s : tensor<128x64xf32>
+    scf.yield %n : tensor<128x64xf32>
+  }
+  tt.return %r : tensor<128x64xf32>
+}
+
+// The hand-split diagonal loop, m0 to m0 + 128: every iteration straddles
+// the diagonal, nothing would fold: unchanged.
+// CHECK-LABEL: tt.func @negative_diagonal_block_only
+// UNCHANGED-LABEL: tt.func @negative_diagonal_block_only
+// UNCHANGED-NOT:   arith.extsi
+// UNCHANGED:       scf.for
+// UNCHANGED:         arith.cmpi
+// UNCHANGED-NOT:   scf.for
+// UNCHANGED:       tt.return
+tt.func @negative_diagonal_block_only(%start_m: i32, %qk: tensor<128x64xf32>) -> tensor<128x64xf32> {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c64 = arith.constant 64 : i32
+  %c128 = arith.constant 128 : i32
+  %ninf = arith.constant dense<0xFF800000> : tensor<128x64xf32>
+  %m0 = arith.muli %start_m, %c128 : i32
+  %rm = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
+  %sm = tt.splat %m0 : i32 -> tensor<128xi32>
+  %offs_m = arith.addi %sm, %rm : tensor<128xi32>
+  %offs_n = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+  %em = tt.expand_dims %offs_m {axis = 1 : i32} : tensor<128xi32> -> tensor<128x1xi32>
+  %en = tt.expand_dims %offs_n {axis = 0 : i32} : tensor<64xi32> -> tensor<1x64xi32>
+  %hi0 = arith.addi %start_m, %c1 : i32
+  %hi = arith.muli %hi0, %c128 : i32
+  %r = scf.for %start_n = %m0 to %hi step %c64 iter_args(%acc = %qk) -> (tensor<128x64xf32>) : i32 {
+    %sn = tt.splat %start_n : i32 -> tensor<1x64xi32>
+    %cols = arith.addi %sn, %en : tensor<1x64xi32>
+    %bm = tt.broadcast %em : tensor<128x1xi32> -> tensor<128x64xi32>
+    %bn = tt.broadcast %cols : tensor<1x64xi32> -> tensor<128x64xi32>
+    %mask = arith.cmpi sge, %bm, %bn : tensor<128x64xi32>
+    %s = arith.select %mask, %qk, %ninf : tensor<128x64xi1>, tensor<128x64xf32>
+    %n = arith.addf %acc, %s : tensor<128x64xf32>
+    scf.yield %n : tensor<128x64xf32>
+  }
+  tt.return %r : tensor<128x64xf32>
 }
