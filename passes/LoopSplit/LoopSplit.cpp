@@ -25,7 +25,10 @@
 //   r  = min(lb + ceil((m - lb) / step) * step, ubE)   (first iv >= m)
 // and the parts are [lb, m1), [r1, m2), [r2, ub), all with the original step,
 // so together they run exactly the original iterations in order. Every value
-// lies in [lb, ubE] and so fits the iv type after truncation.
+// lies in [lb, ubE] and so fits the iv type after truncation. Parts that are
+// provably empty are dropped: constant bounds fold, and bounds written in
+// terms of the comparand (ub = (start_m + 1) * 128 against start_m * 128 +
+// arange) are compared symbolically (see linearDifference).
 //
 // Wrapping. The interval reasoning is about mathematical values, but the
 // kernel computes with wrapping i32/i64 arithmetic. Addition modulo 2^N is
