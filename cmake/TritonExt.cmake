@@ -53,9 +53,26 @@ endfunction()
 
 function(_triton_ext_add_plugin kind name)
   cmake_parse_arguments(ARG "" "VERSION" "SOURCES;TD;DEPENDS" ${ARGN})
+  # A broken extension must not stop the others from building: record the problem (the build
+  # driver reports it and fails) and skip this one.
+  set(_problem "")
   if(NOT ARG_SOURCES)
-    message(FATAL_ERROR "triton_ext_add_${kind}(${name}) in ${CMAKE_CURRENT_SOURCE_DIR}: "
-                        "SOURCES is empty; list the .cpp files of the extension")
+    set(_problem "SOURCES is empty; list the .cpp files of the extension")
+  endif()
+  foreach(_f IN LISTS ARG_SOURCES ARG_TD)
+    if(NOT IS_ABSOLUTE "${_f}")
+      set(_f "${CMAKE_CURRENT_SOURCE_DIR}/${_f}")
+    endif()
+    if(NOT EXISTS "${_f}")
+      set(_problem "${_problem}source ${_f} does not exist; ")
+    endif()
+  endforeach()
+  if(_problem)
+    file(RELATIVE_PATH _rel "${CMAKE_SOURCE_DIR}" "${CMAKE_CURRENT_SOURCE_DIR}")
+    message(WARNING "triton-ext: extension ${_rel} (triton_ext_add_${kind}(${name})) skipped: "
+                    "${_problem}")
+    file(APPEND "${CMAKE_BINARY_DIR}/broken-extensions.txt" "${_rel}\t${_problem}\n")
+    return()
   endif()
   if(NOT ARG_VERSION)
     set(ARG_VERSION "${PROJECT_VERSION}")
@@ -101,6 +118,8 @@ endfunction()
 function(triton_ext_add_language name)
   _triton_ext_add_plugin(language ${name} ${ARGN})
 endfunction()
+
+file(REMOVE "${CMAKE_BINARY_DIR}/broken-extensions.txt")
 
 # Adds every extension folder (one holding a CMakeLists.txt) under the standard roots.
 function(triton_ext_add_extensions)

@@ -9,7 +9,7 @@
 #   toolchain.json (default)             Written by `triton-ext toolchain` (Debian sid LLVM 23
 #                                         headers, ABI override, mlir-tblgen wrapper, clang-19).
 #                                         Found at -DTRITON_EXT_TOOLCHAIN_JSON=..., else
-#                                         $TRITON_EXT_CACHE_DIR/toolchain/toolchain.json, else
+#                                         $TRITON_EXT_TOOLCHAIN_CACHE/toolchain/toolchain.json, else
 #                                         ~/.cache/triton-ext/toolchain/toolchain.json.
 #
 # Sets (cache or normal variables):
@@ -36,8 +36,8 @@ if(MLIR_DIR)
 endif()
 
 if(NOT TRITON_EXT_TOOLCHAIN_JSON)
-  if(DEFINED ENV{TRITON_EXT_CACHE_DIR})
-    set(TRITON_EXT_TOOLCHAIN_JSON "$ENV{TRITON_EXT_CACHE_DIR}/toolchain/toolchain.json")
+  if(DEFINED ENV{TRITON_EXT_TOOLCHAIN_CACHE})
+    set(TRITON_EXT_TOOLCHAIN_JSON "$ENV{TRITON_EXT_TOOLCHAIN_CACHE}/toolchain/toolchain.json")
   elseif(DEFINED ENV{XDG_CACHE_HOME})
     set(TRITON_EXT_TOOLCHAIN_JSON "$ENV{XDG_CACHE_HOME}/triton-ext/toolchain/toolchain.json")
   else()

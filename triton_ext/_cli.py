@@ -20,7 +20,6 @@ from ._settings import settings
 
 __all__ = ["main"]
 
-TOOLCHAIN_JSON = Path.home() / ".cache" / "triton-ext" / "toolchain" / "toolchain.json"
 
 
 def _extension_dict(ext: Extension) -> dict[str, Any]:
@@ -93,17 +92,23 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
     problems = 0
     print(f"triton: {_triton_version()}")
     print(f"python: {sys.executable}")
-    if TOOLCHAIN_JSON.exists():
-        try:
-            toolchain = json.loads(TOOLCHAIN_JSON.read_text())
-            print(f"toolchain: {TOOLCHAIN_JSON}")
-            for key, value in (toolchain.items() if isinstance(toolchain, dict) else ()):
-                print(f"  {key}: {value}")
-        except (OSError, ValueError) as exc:
-            problems += 1
-            print(f"toolchain: PROBLEM: {TOOLCHAIN_JSON} is unreadable ({exc})\n  fix: triton-ext toolchain")
+    from ._toolchain import manifest_path, read_toolchain
+
+    toolchain_json = manifest_path()
+    toolchain = read_toolchain()
+    if toolchain is not None:
+        print(f"toolchain: {toolchain_json}")
+        print(f"  compiler: {toolchain.cxx} ({toolchain.cxx_version})")
+        print(f"  LLVM headers: Debian sid {toolchain.llvm_version}; mlir-tblgen: {toolchain.mlir_tblgen}")
+        print(f"  built against triton {toolchain.triton_version} at {toolchain.triton_dir}")
+        for note in toolchain.notes:
+            print(f"  note: {note}")
+    elif toolchain_json.exists():
+        problems += 1
+        print(f"toolchain: PROBLEM: {toolchain_json} is incomplete or stale\n  fix: triton-ext toolchain --force")
     else:
-        print(f"toolchain: not set up ({TOOLCHAIN_JSON} missing)\n  fix: triton-ext toolchain")
+        problems += 1
+        print(f"toolchain: PROBLEM: not set up ({toolchain_json} missing)\n  fix: triton-ext toolchain")
     print(f"registry: {settings.registry}")
     try:
         manifest = load_manifest()

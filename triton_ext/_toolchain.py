@@ -79,7 +79,13 @@ class Toolchain:
 
 
 def default_cache_dir() -> Path:
-    base = os.environ.get("TRITON_EXT_CACHE_DIR")
+    """Where downloads, sid's package lists and the toolchain live.
+
+    ``$TRITON_EXT_TOOLCHAIN_CACHE`` overrides it. Deliberately not ``$TRITON_EXT_CACHE_DIR``
+    (the preflight verdicts): tests point that at a scratch folder, and the toolchain should
+    still be found.
+    """
+    base = os.environ.get("TRITON_EXT_TOOLCHAIN_CACHE")
     if base:
         return Path(base)
     xdg = os.environ.get("XDG_CACHE_HOME")
@@ -436,7 +442,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                      description="Assemble headers, mlir-tblgen and clang for "
                                      "building plugins (cached; safe to re-run).")
     parser.add_argument("--cache-dir", type=Path, default=None,
-                        help="cache folder (default: $TRITON_EXT_CACHE_DIR or ~/.cache/triton-ext)")
+                        help="cache folder (default: $TRITON_EXT_TOOLCHAIN_CACHE or ~/.cache/triton-ext)")
     parser.add_argument("--force", action="store_true", help="rebuild even if the cache is valid")
     parser.add_argument("--no-install", action="store_true",
                         help="never run apt-get install for clang; fail with instructions")

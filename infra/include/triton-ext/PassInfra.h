@@ -21,6 +21,7 @@
 #ifndef TRITON_EXT_PASSINFRA_H
 #define TRITON_EXT_PASSINFRA_H
 
+#include "triton-ext/PassDatabase.h"
 #include "triton/Tools/PluginUtils.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -100,24 +101,6 @@ TRITON_EXT_EXPORT void registerPassGlobally(PassFactory factory);
 TRITON_EXT_EXPORT mlir::triton::plugin::PluginInfo *
 makePluginInfo(const char *pluginName, const char *pluginVersion,
                Registration *registrations);
-
-/// What the database knows of one pass, derived from the MLIR pass itself.
-struct PassDescription {
-  std::string plugin;      ///< plugin name (the library's base name)
-  std::string name;        ///< name bound by Triton: passes.plugin.add_<name>
-  std::string argument;    ///< MLIR pass argument (the opt flag)
-  std::string summary;     ///< MLIR pass description
-  std::string passName;    ///< C++ pass name
-  std::string anchor;      ///< op the pass runs on, or "any"
-  std::string pipeline;    ///< textual pipeline with every option's default
-};
-
-/// Passes of every plugin whose entry point has run in this process.
-TRITON_EXT_EXPORT std::vector<PassDescription> describeRegisteredPasses();
-
-/// Names of dialects / ops of every plugin whose entry point has run.
-TRITON_EXT_EXPORT std::vector<std::pair<std::string, std::string>>
-describeRegisteredDialectsAndOps();
 
 namespace detail {
 template <typename PassT> std::unique_ptr<mlir::Pass> makePass() {
