@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any, Sequence
@@ -136,6 +137,23 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
     return 0 if not problems else 1
 
 
+def _split_pass_list(chunks: Sequence[str]) -> list[tuple[str, dict[str, str]]]:
+    """Parse ``a,b{flag=1 other=x},c`` (MLIR's textual-pipeline option syntax) into names and
+    option overrides."""
+    out: list[tuple[str, dict[str, str]]] = []
+    for chunk in chunks:
+        for m in re.finditer(r"([A-Za-z0-9_.]+)(?:\{([^}]*)\})?", chunk):
+            options: dict[str, str] = {}
+            for item in (m.group(2) or "").split():
+                flag, eq, value = item.partition("=")
+                if not eq:
+                    raise TritonExtError(f"--pass {m.group(1)}{{{m.group(2)}}}: expected "
+                                         f"flag=value, found '{item}'")
+                options[flag] = value
+            out.append((m.group(1), options))
+    return out
+
+
 def _cmd_opt(args: argparse.Namespace) -> int:
     from triton._C import libtriton
     from triton._C.libtriton import ir
@@ -143,7 +161,9 @@ def _cmd_opt(args: argparse.Namespace) -> int:
     from ._loader import load_extension
     from ._pipeline import resolve_builtin
 
-    names = [n for chunk in args.passes for n in chunk.split(",") if n]
+    names_with_options = _split_pass_list(args.passes)
+    names = [n for n, _ in names_with_options]
+    given = dict(names_with_options)
     if not names:
         raise TritonExtError("--pass: expected at least one pass name, found none")
     manifest: Manifest | None = None
@@ -158,7 +178,16 @@ def _cmd_opt(args: argparse.Namespace) -> int:
         manifest = manifest or load_manifest()
         spec = manifest.find_pass(name)
         load_extension(manifest.extension_of(spec))
-        args_list = [o.render(o.default) for o in spec.options]
+        overrides = given.get(name) or {}
+        declared = {o.name: o for o in spec.options}
+        for flag in overrides:
+            if flag not in declared:
+                raise TritonExtError(
+                    f"--pass {name}{{{flag}=...}}: unknown option '{flag}'; "
+                    f"{name} declares: {', '.join(declared) or 'no options'}")
+        # Values given on the command line go to the pass verbatim: the pass parses them.
+        args_list = [f"{o.name}={overrides[o.name]}" if o.name in overrides else o.render(o.default)
+                     for o in spec.options]
         steps.append(("plugin", name, args_list))
     path = Path(args.file)
     if not path.exists():
@@ -214,7 +243,7 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("opt", help="run passes over an MLIR file and print the result")
     p.add_argument("file")
     p.add_argument("--pass", dest="passes", action="append", required=True, metavar="NAME[,NAME...]",
-                   help="passes to run in order: registry passes or built-ins (canonicalize, cse, loop_unroll, ...)")
+                   help="passes to run in order: registry passes or built-ins (canonicalize, cse, loop_unroll, ...); options as in MLIR pipelines: loop_split{max-parts=2}")
     p.add_argument("--no-debug-info", action="store_true", help="print without locations")
     p.set_defaults(run=_cmd_opt)
     sub.add_parser("toolchain", help="set up the C++ toolchain (see triton-ext toolchain --help)", add_help=False)

@@ -1,7 +1,6 @@
 // RUN: %opt %s --pass loop_split,canonicalize,cse --no-debug-info | FileCheck %s
 // RUN: %opt %s --pass loop_split --no-debug-info | FileCheck %s --check-prefix=UNCHANGED
-// The opt driver has no option syntax; a registry copy sets max-parts=2 as the default.
-// RUN: env TRITON_EXT_REGISTRY=%S/Inputs/registry-max-parts-2.yaml %opt %s --pass loop_split,canonicalize,cse --no-debug-info | FileCheck %s --check-prefix=PARTS2
+// RUN: %opt %s --pass 'loop_split{max-parts=2},canonicalize,cse' --no-debug-info | FileCheck %s --check-prefix=PARTS2
 
 // Scalar `iv < diag`: two loops, split at diag rounded up to the step; the
 // select folds to %x in the first loop and to %y in the second.
