@@ -252,6 +252,14 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+#: Subcommands with their own argument parsers: name -> (module, help).
+_DELEGATED = {
+    "new": ("_scaffold", "scaffold an extension (see triton-ext new --help)"),
+    "test": ("_testcmd", "run extensions' lit and pytest tests (see triton-ext test --help)"),
+    "wheel": ("_wheel", "build the core wheel and extension wheels (see triton-ext wheel --help)"),
+}
+
+
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] in ("toolchain", "build"):
         return _delegate(f"_{argv[0]}", argv[1:])
@@ -261,3 +269,5 @@ def main(argv: Sequence[str] | None = None) -> int:
     except TritonExtError as exc:
         print(f"triton-ext: error: {exc}", file=sys.stderr)
         return 1
+    if argv and argv[0] in _DELEGATED:
+        return _delegate(_DELEGATED[argv[0]][0], argv[1:])
