@@ -229,6 +229,14 @@ def _delegate(module_name: str, argv: Sequence[str]) -> int:
     return int(module.main(list(argv)) or 0)
 
 
+#: Subcommands with their own argument parsers: name -> (module, help).
+_DELEGATED = {
+    "new": ("_scaffold", "scaffold an extension (see triton-ext new --help)"),
+    "test": ("_testcmd", "run extensions' lit and pytest tests (see triton-ext test --help)"),
+    "wheel": ("_wheel", "build the core wheel and extension wheels (see triton-ext wheel --help)"),
+}
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="triton-ext", description="Out-of-tree MLIR passes for Triton.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -248,26 +256,20 @@ def _parser() -> argparse.ArgumentParser:
     p.set_defaults(run=_cmd_opt)
     sub.add_parser("toolchain", help="set up the C++ toolchain (see triton-ext toolchain --help)", add_help=False)
     sub.add_parser("build", help="build extensions (see triton-ext build --help)", add_help=False)
+    for name, (_, text) in _DELEGATED.items():
+        sub.add_parser(name, help=text, add_help=False)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-#: Subcommands with their own argument parsers: name -> (module, help).
-_DELEGATED = {
-    "new": ("_scaffold", "scaffold an extension (see triton-ext new --help)"),
-    "test": ("_testcmd", "run extensions' lit and pytest tests (see triton-ext test --help)"),
-    "wheel": ("_wheel", "build the core wheel and extension wheels (see triton-ext wheel --help)"),
-}
-
-
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] in ("toolchain", "build"):
         return _delegate(f"_{argv[0]}", argv[1:])
+    if argv and argv[0] in _DELEGATED:
+        return _delegate(_DELEGATED[argv[0]][0], argv[1:])
     args = _parser().parse_args(argv)
     try:
         return int(args.run(args))
     except TritonExtError as exc:
         print(f"triton-ext: error: {exc}", file=sys.stderr)
         return 1
-    if argv and argv[0] in _DELEGATED:
-        return _delegate(_DELEGATED[argv[0]][0], argv[1:])
