@@ -256,6 +256,7 @@ def _parser() -> argparse.ArgumentParser:
     p.set_defaults(run=_cmd_opt)
     sub.add_parser("toolchain", help="set up the C++ toolchain (see triton-ext toolchain --help)", add_help=False)
     sub.add_parser("build", help="build extensions (see triton-ext build --help)", add_help=False)
+    sub.add_parser("bench", help="benchmark passes on GPUs, or --cpu compile check (see triton-ext bench --help)", add_help=False)
     for name, (_, text) in _DELEGATED.items():
         sub.add_parser(name, help=text, add_help=False)
     return parser
@@ -263,7 +264,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] in ("toolchain", "build"):
+    if argv and argv[0] in ("toolchain", "build", "bench"):
         return _delegate(f"_{argv[0]}", argv[1:])
     if argv and argv[0] in _DELEGATED:
         return _delegate(_DELEGATED[argv[0]][0], argv[1:])
