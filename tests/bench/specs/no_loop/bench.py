@@ -1,0 +1,23 @@
+"""Scratch spec for tests: a kernel without a loop, which loop_split leaves as it is, so the CPU
+check must fail ("left the ttir ... unchanged")."""
+
+from __future__ import annotations
+
+import triton
+import triton.language as tl
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from scratch_specs import make_spec  # noqa: E402
+
+
+@triton.jit
+def copy(X, Y, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(Y + offs, tl.load(X + offs).to(tl.float32))
+
+
+SPEC = make_spec("no_loop", copy)

@@ -1,0 +1,35 @@
+"""Scratch spec for tests: a loop whose ``if i >= 4`` loop_split splits, so the CPU check passes."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import triton
+import triton.language as tl
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from scratch_specs import make_spec  # noqa: E402
+from triton_ext._bench import top_level_loops  # noqa: E402
+
+
+@triton.jit
+def scaled_sum(X, Y, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for i in range(0, n):
+        x = tl.load(X + i * BLOCK + offs).to(tl.float32)
+        if i >= 4:
+            x = x * 2.0
+        acc += x
+    tl.store(Y + offs, acc)
+
+
+def _two_loops(variant, off: str, on: str) -> str | None:
+    if top_level_loops(off) == 1 and top_level_loops(on) == 2:
+        return None
+    return f"expected 1 loop before and 2 after, found {top_level_loops(off)} and {top_level_loops(on)}"
+
+
+SPEC = make_spec("split_scalar", scaled_sum, _two_loops)
