@@ -1,0 +1,188 @@
+//===- NanInfCheck.cpp - Report NaN/Inf values at stores and dots ----------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+// Kernel bugs that write NaN or Inf finish without an error. This pass counts,
+// per program, the non-finite lanes of every float value written by
+// `tt.store` / `tt.descriptor_store` (lanes under the store's mask only:
+// masked-off lanes are never written) and reports a non-zero count with the
+// kernel name and the store's source line (GitHub issue 7).
+//
+// Non-finite test: `cmpf ueq |v|, +inf` is true exactly for NaN (unordered)
+// and +-Inf. With `check-dots`, results of dots are checked too: a `tt.dot`
+// outside any loop right after it, and a dot accumulator carried by an
+// `scf.for` once, after the loop. Accumulation keeps NaN and Inf non-finite
+// (Inf + finite = Inf, Inf - Inf = NaN), so the final accumulator shows any
+// non-finite dot result of any iteration without a check inside the loop.
+// An async `ttng.warp_group_dot` result is only valid after its
+// `ttng.warp_group_dot_wait`, so the check then goes after the wait.
+//
+// Legality: the inserted ops only read values; the kernel's stores and
+// results are unchanged. The pass runs at the end of make_ttgir, after
+// software pipelining, so it cannot stop loads from being pipelined.
+//
+// Declines: element types other than f16/bf16/f32/f64 (fp8 compares are not
+// lowered everywhere), stores inside `ttg.warp_specialize` partitions (their
+// warps cannot run the cross-warp reduction), and dots inside loops whose
+// result is not the loop-carried accumulator (e.g. attention's QK^T).
+//
+//===----------------------------------------------------------------------===//
+
+#include "triton-ext/PassInfra.h"
+
+#include "SanitizerUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Pass/Pass.h"
+#include "triton/Dialect/Triton/IR/Dialect.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "triton-ext-nan-inf-check"
+
+namespace mlir::triton_ext {
+#define GEN_PASS_DECL_TRITONEXTNANINFCHECK
+#define GEN_PASS_DEF_TRITONEXTNANINFCHECK
+#include "Passes.h.inc"
+} // namespace mlir::triton_ext
+
+using namespace mlir;
+using namespace mlir::triton_ext::sanitizers;
+
+namespace {
+
+/// Name of the op whose result makes an async warp-group dot valid.
+constexpr StringLiteral kDotWait = "ttng.warp_group_dot_wait";
+
+/// True for float types whose compares every backend lowers.
+static bool isCheckedFloat(Type type) {
+  Type elt = getElementTypeOrSelf(type);
+  return elt.isF16() || elt.isBF16() || elt.isF32() || elt.isF64();
+}
+
+/// True for dot ops of any dialect (tt.dot, tt.dot_scaled, ttng.warp_group_dot).
+static bool isDotLike(Operation *op) {
+  if (!op)
+    return false;
+  StringRef name = op->getName().getStringRef();
+  return name == "tt.dot" || name == "tt.dot_scaled" ||
+         name == "ttng.warp_group_dot" || name == kDotWait;
+}
+
+/// True if `op` sits in a warp-specialized partition region.
+static bool inWarpSpecializePartition(Operation *op) {
+  for (Operation *p = op->getParentOp(); p; p = p->getParentOp())
+    if (p->getName().getStringRef().starts_with("ttg.warp_specialize"))
+      return true;
+  return false;
+}
+
+class NanInfCheckPass
+    : public mlir::triton_ext::impl::TritonExtNanInfCheckBase<NanInfCheckPass> {
+public:
+  using Base::Base;
+
+  void runOnOperation() override {
+    std::optional<ReportMode> reportMode = parseMode(mode);
+    if (!reportMode) {
+      getOperation().emitError()
+          << "nan_inf_check: mode must be 'record' or 'abort', found '" << mode
+          << "'";
+      return signalPassFailure();
+    }
+    ModuleOp module = getOperation();
+
+    // Collect first: checking inserts ops that the walk must not visit.
+    SmallVector<std::tuple<Operation *, Value, Value>> stores;
+    module.walk([&](Operation *op) {
+      if (auto store = dyn_cast<triton::StoreOp>(op))
+        stores.emplace_back(op, store.getValue(), store.getMask());
+      else if (auto store = dyn_cast<triton::DescriptorStoreOp>(op))
+        stores.emplace_back(op, store.getSrc(), Value());
+    });
+    SmallVector<std::pair<Value, Operation *>> dots; // value, insert after
+    if (checkDots) {
+      module.walk([&](Operation *op) {
+        if (op->getName().getStringRef() == "tt.dot" &&
+            !op->getParentOfType<scf::ForOp>())
+          dots.emplace_back(op->getResult(0), op);
+        if (auto loop = dyn_cast<scf::ForOp>(op))
+          collectLoopAccumulators(loop, dots);
+      });
+    }
+
+    OpBuilder builder(module.getContext());
+    for (auto [op, value, mask] : stores) {
+      if (!isCheckedFloat(value.getType()) || inWarpSpecializePartition(op)) {
+        LLVM_DEBUG(llvm::dbgs() << "skip store: " << *op << "\n");
+        continue;
+      }
+      builder.setInsertionPoint(op);
+      check(builder, op->getLoc(), value, mask, op, "store", *reportMode);
+    }
+    for (auto [value, after] : dots) {
+      if (!isCheckedFloat(value.getType()) || inWarpSpecializePartition(after))
+        continue;
+      builder.setInsertionPointAfter(after);
+      Location loc = value.getDefiningOp() ? value.getDefiningOp()->getLoc()
+                                           : after->getLoc();
+      check(builder, loc, value, Value(), after, "dot", *reportMode);
+    }
+  }
+
+private:
+  /// Adds (result, insert-after op) for each float result of `loop` whose
+  /// yielded value is a dot: after the loop, or after the wait that makes an
+  /// async dot's result valid.
+  static void
+  collectLoopAccumulators(scf::ForOp loop,
+                          SmallVectorImpl<std::pair<Value, Operation *>> &out) {
+    auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+    for (auto [idx, yielded] : llvm::enumerate(yield.getOperands())) {
+      if (!isDotLike(yielded.getDefiningOp()))
+        continue;
+      Value result = loop.getResult(idx);
+      Value checked = result;
+      Operation *after = loop;
+      for (OpOperand &use : result.getUses()) {
+        if (use.getOwner()->getName().getStringRef() == kDotWait) {
+          checked = use.getOwner()->getResult(use.getOperandNumber());
+          after = use.getOwner();
+          break;
+        }
+      }
+      out.emplace_back(checked, after);
+    }
+  }
+
+  /// Counts non-finite lanes of `value` (under `mask`) and reports them.
+  static void check(OpBuilder &builder, Location loc, Value value, Value mask,
+                    Operation *site, StringRef what, ReportMode mode) {
+    Type type = value.getType();
+    auto floatTy = cast<FloatType>(getElementTypeOrSelf(type));
+    Value inf = arith::ConstantOp::create(
+        builder, loc, type, splatOrScalar(type, builder.getFloatAttr(
+            floatTy, APFloat::getInf(floatTy.getFloatSemantics()))));
+    Value absolute = math::AbsFOp::create(builder, loc, value);
+    // ueq: unordered (NaN) or equal to +Inf after abs (+-Inf).
+    Value bad = arith::CmpFOp::create(builder, loc, arith::CmpFPredicate::UEQ,
+                                      absolute, inf);
+    if (mask)
+      bad = arith::AndIOp::create(builder, loc, bad, mask);
+    Value count = countTrue(builder, loc, bad);
+    emitReport(builder, loc, count, "nan_inf_check", kernelNameOf(site),
+               siteOf(loc), (what + " non-finite").str(), mode);
+  }
+
+  static TypedAttr splatOrScalar(Type type, TypedAttr scalar) {
+    if (auto shaped = dyn_cast<ShapedType>(type))
+      return DenseElementsAttr::get(shaped, scalar);
+    return scalar;
+  }
+};
+
+} // namespace
+
+TRITON_EXT_REGISTER_PASS(nan_inf_check, NanInfCheckPass);

@@ -1,0 +1,169 @@
+//===- OffsetOverflowCheck.cpp - Report wrapped 32-bit offset arithmetic ---===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+// `pid * stride + offs` in i32 wraps silently once the product passes 2^31;
+// the wrapped offset usually still points inside some allocation. This pass
+// finds i32 arithmetic (`arith.addi`, `arith.subi`, `arith.muli`) whose result
+// is a `tt.addptr` offset or a `tt.descriptor_load`/`tt.descriptor_store`
+// coordinate, directly or through `arith.extsi` to i64 (the cast came too
+// late), recomputes the expression tree in i64 from sign-extended leaves, and
+// reports the lanes where `extsi(result_i32) != result_i64` with the kernel
+// name and the source line of the arithmetic (GitHub issue 7).
+//
+// Why the comparison is exact: each leaf is an i32 value, so an i64 tree of
+// up to kMaxDepth levels of add/sub and at most one multiplication of two
+// leaves cannot overflow i64; the i32 result equals the mathematical value
+// iff no i32 operation in the tree wrapped at the end, which is what the
+// comparison tests. Deeper trees (products of three i32 values) are cut: the
+// inner product becomes a leaf, which can only miss a wrap, never invent one.
+//
+// Legality: the inserted ops only read values. Checks go right after the
+// arithmetic's root, so loop-invariant offsets are checked outside loops.
+// Arithmetic inside a loop gets its check inside the loop, which (at ttir)
+// can keep the pipeliner from turning that loop's loads into async copies;
+// see the README.
+//
+// Declines: offsets not produced by i32 add/sub/mul, i64 arithmetic.
+//
+//===----------------------------------------------------------------------===//
+
+#include "triton-ext/PassInfra.h"
+
+#include "SanitizerUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Pass/Pass.h"
+#include "triton/Dialect/Triton/IR/Dialect.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "triton-ext-offset-overflow-check"
+
+namespace mlir::triton_ext {
+#define GEN_PASS_DECL_TRITONEXTOFFSETOVERFLOWCHECK
+#define GEN_PASS_DEF_TRITONEXTOFFSETOVERFLOWCHECK
+#include "Passes.h.inc"
+} // namespace mlir::triton_ext
+
+using namespace mlir;
+using namespace mlir::triton_ext::sanitizers;
+
+namespace {
+
+/// Levels of add/sub/mul recomputed in i64; deeper operands become leaves.
+constexpr unsigned kMaxDepth = 8;
+
+/// True for i32 add/sub/mul (scalar or tensor).
+static bool isI32Arith(Value value) {
+  Operation *def = value.getDefiningOp();
+  return def && isa<arith::AddIOp, arith::SubIOp, arith::MulIOp>(def) &&
+         getElementTypeOrSelf(value.getType()).isInteger(32);
+}
+
+/// The i32 arithmetic root behind an offset or coordinate, if any.
+static Value arithRoot(Value offset) {
+  if (auto ext = offset.getDefiningOp<arith::ExtSIOp>())
+    offset = ext.getIn();
+  return isI32Arith(offset) ? offset : Value();
+}
+
+/// Rebuilds the i32 tree of `value` in i64.
+class WideRecompute {
+public:
+  WideRecompute(OpBuilder &builder, Location loc)
+      : builder(builder), loc(loc) {}
+
+  Value get(Value value, unsigned depth = 0, unsigned products = 0) {
+    auto key = std::make_pair(value, products);
+    if (Value known = cache.lookup(key))
+      return known;
+    Value wide;
+    Operation *def = value.getDefiningOp();
+    bool isMul = def && isa<arith::MulIOp>(def);
+    // A product of products could overflow i64; treat it as a leaf.
+    if (isI32Arith(value) && depth < kMaxDepth && !(isMul && products > 0)) {
+      unsigned inner = products + (isMul ? 1 : 0);
+      Value lhs = get(def->getOperand(0), depth + 1, inner);
+      Value rhs = get(def->getOperand(1), depth + 1, inner);
+      if (isa<arith::AddIOp>(def))
+        wide = arith::AddIOp::create(builder, loc, lhs, rhs);
+      else if (isa<arith::SubIOp>(def))
+        wide = arith::SubIOp::create(builder, loc, lhs, rhs);
+      else
+        wide = arith::MulIOp::create(builder, loc, lhs, rhs);
+    } else {
+      wide = arith::ExtSIOp::create(builder, loc, wideType(value.getType()),
+                                    value);
+    }
+    cache[key] = wide;
+    return wide;
+  }
+
+  Type wideType(Type type) const {
+    if (auto tensor = dyn_cast<RankedTensorType>(type))
+      return tensor.clone(builder.getI64Type());
+    return builder.getI64Type();
+  }
+
+private:
+  OpBuilder &builder;
+  Location loc;
+  DenseMap<std::pair<Value, unsigned>, Value> cache;
+};
+
+class OffsetOverflowCheckPass
+    : public mlir::triton_ext::impl::TritonExtOffsetOverflowCheckBase<
+          OffsetOverflowCheckPass> {
+public:
+  using Base::Base;
+
+  void runOnOperation() override {
+    std::optional<ReportMode> reportMode = parseMode(mode);
+    if (!reportMode) {
+      getOperation().emitError()
+          << "offset_overflow_check: mode must be 'record' or 'abort', found '"
+          << mode << "'";
+      return signalPassFailure();
+    }
+    // Each root is checked once, however many pointers it feeds.
+    llvm::SetVector<Value> roots;
+    getOperation().walk([&](Operation *op) {
+      if (auto addptr = dyn_cast<triton::AddPtrOp>(op)) {
+        if (Value root = arithRoot(addptr.getOffset()))
+          roots.insert(root);
+      } else if (auto load = dyn_cast<triton::DescriptorLoadOp>(op)) {
+        for (Value index : load.getIndices())
+          if (Value root = arithRoot(index))
+            roots.insert(root);
+      } else if (auto store = dyn_cast<triton::DescriptorStoreOp>(op)) {
+        for (Value index : store.getIndices())
+          if (Value root = arithRoot(index))
+            roots.insert(root);
+      }
+    });
+
+    OpBuilder builder(&getContext());
+    for (Value root : roots) {
+      Operation *def = root.getDefiningOp();
+      Location loc = def->getLoc();
+      builder.setInsertionPointAfter(def);
+      WideRecompute recompute(builder, loc);
+      Value exact = recompute.get(root);
+      Value wrapped = arith::ExtSIOp::create(
+          builder, loc, recompute.wideType(root.getType()), root);
+      Value bad = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::ne,
+                                        wrapped, exact);
+      Value count = countTrue(builder, loc, bad);
+      emitReport(builder, loc, count, "offset_overflow_check",
+                 kernelNameOf(def), siteOf(loc), "i32 offset overflow lanes",
+                 *reportMode);
+    }
+  }
+};
+
+} // namespace
+
+TRITON_EXT_REGISTER_PASS(offset_overflow_check, OffsetOverflowCheckPass);

@@ -1,0 +1,86 @@
+//===- Passes.td - Device-side sanitizers for Triton kernels -*- tablegen -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TRITON_EXT_SANITIZERS_PASSES
+#define TRITON_EXT_SANITIZERS_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def TritonExtNanInfCheck : Pass<"triton-ext-nan-inf-check", "mlir::ModuleOp"> {
+  let summary = "Check values written by stores (and dot results) for NaN/Inf";
+  let description = [{
+    Before every `tt.store` / `tt.descriptor_store` of f16/bf16/f32/f64
+    values, counts the lanes (under the store's mask) that hold NaN or +-Inf,
+    reduces the count over the program, and reports a non-zero count with
+    `tt.print` (kernel name, source file:line of the store, count). In
+    `abort` mode a scalar `tt.assert` follows, so the kernel aborts with the
+    same site. With `check-dots`, `tt.dot` results outside loops and the final
+    accumulator of loops whose yielded value is a dot are checked the same
+    way, after the loop (after its `ttng.warp_group_dot_wait`, if any): NaN
+    and Inf stay non-finite under accumulation, so nothing is lost by not
+    checking inside the pipelined loop.
+
+    Runs at the end of `make_ttgir`, after software pipelining, so the checks
+    do not stop loads from becoming async copies.
+  }];
+  let options = [
+    Option<"mode", "mode", "std::string", /*default=*/"\"record\"",
+           "record: print kernel, site and count of non-finite elements per "
+           "program and let the kernel finish; abort: print, then tt.assert "
+           "(the kernel aborts).">,
+    Option<"checkDots", "check-dots", "bool", /*default=*/"true",
+           "Also check the results of dots outside loops and the final "
+           "accumulator of dot loops.">,
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::math::MathDialect",
+                           "mlir::scf::SCFDialect",
+                           "mlir::triton::TritonDialect"];
+}
+
+def TritonExtMaskedLoadPoison : Pass<"triton-ext-masked-load-poison", "mlir::ModuleOp"> {
+  let summary = "Give masked tt.load without `other` a poison value in masked lanes";
+  let description = [{
+    A `tt.load` with a mask and no `other` leaves its masked lanes undefined.
+    This pass sets `other` to a quiet NaN splat for float loads and to the
+    most negative value of the type for integer loads (with `poison-ints`),
+    so code that reads masked lanes produces visibly wrong results (and
+    `nan_inf_check` reports them at the store).
+
+    Before: `%x = tt.load %p, %m : tensor<128x!tt.ptr<f32>>`
+    After:  `%x = tt.load %p, %m, %nan : tensor<128x!tt.ptr<f32>>`
+  }];
+  let options = [
+    Option<"poisonInts", "poison-ints", "bool", /*default=*/"true",
+           "Also poison integer loads (masked lanes get the most negative "
+           "value of the type); floats always get a quiet NaN.">,
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::triton::TritonDialect"];
+}
+
+def TritonExtOffsetOverflowCheck : Pass<"triton-ext-offset-overflow-check", "mlir::ModuleOp"> {
+  let summary = "Recompute 32-bit offset arithmetic in 64 bits and report wrap-around";
+  let description = [{
+    For every `tt.addptr` offset and every `tt.descriptor_load` /
+    `tt.descriptor_store` coordinate computed by i32 `arith.addi`/`subi`/
+    `muli` (directly or through `arith.extsi` to i64), recomputes the
+    expression tree in i64 from sign-extended leaves, compares it with the
+    sign-extended i32 result, and reports the lanes where they differ (the
+    i32 arithmetic wrapped) with kernel name and source file:line of the
+    arithmetic, like `nan_inf_check`.
+  }];
+  let options = [
+    Option<"mode", "mode", "std::string", /*default=*/"\"record\"",
+           "record: print kernel, site and count of overflowing lanes per "
+           "program; abort: print, then tt.assert (the kernel aborts).">,
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::scf::SCFDialect",
+                           "mlir::triton::TritonDialect"];
+}
+
+#endif // TRITON_EXT_SANITIZERS_PASSES
