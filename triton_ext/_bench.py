@@ -13,7 +13,8 @@ through cubin for ``GPUTarget("cuda", 90, 32)`` with and without the pass, and t
 predicate must hold (by default: the pass changes the IR). GPU mode checks every variant against
 the float64 reference on fresh random inputs, times it with ``triton.testing.do_bench`` (median,
 in interleaved rounds, input buffers rotated when they fit in L2) and writes
-``bench-<gpu>.json``, ``BENCHMARK.md`` and ``bench-<gpu>.png`` (when matplotlib is importable).
+``bench-<gpu>.json``, ``BENCHMARK.md`` and a chart: ``bench-<gpu>.png`` with matplotlib, else
+``bench-<gpu>.svg`` drawn without it (``--from-json`` redraws from a JSON file).
 ``--gpus N`` runs cases in N processes, one per GPU (``CUDA_VISIBLE_DEVICES``).
 
 NAME is a pass name, an extension name, a spec name or a path to a ``bench.py``; no NAME means
@@ -753,6 +754,68 @@ def write_chart(report: Mapping[str, Any], path: Path) -> str | None:
     return path.name
 
 
+_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f")
+
+
+def write_chart_svg(report: Mapping[str, Any], path: Path) -> str | None:
+    """The same panels as :func:`write_chart`, drawn as SVG without any plotting library."""
+    from xml.sax.saxutils import escape
+
+    x_axis = report.get("x_axis") or ""
+    results = [r for r in report["results"] if r.get("ms") is not None]
+    if not results or x_axis not in results[0]["params"]:
+        return None
+    metric = report["metric"]["name"]
+    panel_of = lambda r: (r["dtype"],) + tuple((k, v) for k, v in r["params"].items() if k != x_axis and k != "heads")  # noqa: E731
+    panels = sorted({panel_of(r) for r in results}, key=str)
+    w, h, m = 460, 320, 55
+    cols = min(2, len(panels))
+    rows = math.ceil(len(panels) / cols)
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w * cols}" height="{h * rows + 40}" '
+           f'font-family="sans-serif" font-size="11">', '<rect width="100%" height="100%" fill="white"/>',
+           f'<text x="{w * cols / 2}" y="20" text-anchor="middle" font-size="14">'
+           f'{escape(report["title"])} on {escape(str(report["environment"].get("gpu", "?")))}</text>']
+    for i, panel in enumerate(panels):
+        ox, oy = (i % cols) * w, 40 + (i // cols) * h
+        mine = [r for r in results if panel_of(r) == panel]
+        xs = sorted({r["params"][x_axis] for r in mine})
+        ys = [r["metric"] if metric != "ms" else r["ms"] for r in mine]
+        lo, hi = min(0.0, min(ys)), max(ys) * 1.08 or 1.0
+        lx = [math.log2(x) for x in xs]
+        sx = lambda x: ox + m + (math.log2(x) - lx[0]) / ((lx[-1] - lx[0]) or 1) * (w - 2 * m)  # noqa: E731
+        sy = lambda y: oy + h - m + (y - lo) / (hi - lo) * -(h - 2 * m)  # noqa: E731
+        title = " ".join([panel[0]] + [f"{k}={v}" for k, v in panel[1:]])
+        out.append(f'<text x="{ox + w / 2}" y="{oy + 20}" text-anchor="middle">{escape(title)}</text>')
+        out.append(f'<polyline fill="none" stroke="black" points="{ox + m},{oy + m - 10} {ox + m},{oy + h - m} '
+                   f'{ox + w - m},{oy + h - m}"/>')
+        for x in xs:
+            out.append(f'<text x="{sx(x):.1f}" y="{oy + h - m + 15}" text-anchor="middle">{x}</text>')
+        for k in range(5):
+            y = lo + (hi - lo) * k / 4
+            out.append(f'<text x="{ox + m - 5}" y="{sy(y) + 4:.1f}" text-anchor="end">{y:.3g}</text>')
+            out.append(f'<line x1="{ox + m}" x2="{ox + w - m}" y1="{sy(y):.1f}" y2="{sy(y):.1f}" stroke="#ddd"/>')
+        out.append(f'<text x="{ox + w / 2}" y="{oy + h - m + 32}" text-anchor="middle">{escape(x_axis)}</text>')
+        out.append(f'<text x="{ox + 12}" y="{oy + h / 2}" transform="rotate(-90 {ox + 12} {oy + h / 2})" '
+                   f'text-anchor="middle">{escape(metric)}</text>')
+        for j, v in enumerate(report["variants"]):
+            pts = sorted((r["params"][x_axis], r["metric"] if metric != "ms" else r["ms"])
+                         for r in mine if r["variant"] == v["name"])
+            if not pts:
+                continue
+            color = _COLORS[j % len(_COLORS)]
+            dash = {"baseline": ' stroke-dasharray="6,3"', "pass": "", "handwritten": ' stroke-dasharray="2,2"'}[v["role"]]
+            coords = " ".join(f"{sx(x):.1f},{sy(y):.1f}" for x, y in pts)
+            out.append(f'<polyline fill="none" stroke="{color}" stroke-width="2"{dash} points="{coords}"/>')
+            out += [f'<circle cx="{sx(x):.1f}" cy="{sy(y):.1f}" r="2.5" fill="{color}"/>' for x, y in pts]
+            ly = oy + m + 14 * j
+            out.append(f'<line x1="{ox + w - m - 120}" x2="{ox + w - m - 100}" y1="{ly}" y2="{ly}" stroke="{color}" '
+                       f'stroke-width="2"{dash}/><text x="{ox + w - m - 95}" y="{ly + 4}">{escape(v["name"])}</text>')
+    out.append("</svg>")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(out) + "\n")
+    return path.name
+
+
 def summary_markdown(reports: Sequence[Mapping[str, Any]], link_base: Path | None = None) -> str:
     """One row per (spec, pass variant): geometric-mean and worst speedup over its baseline and
     over the hand-written best, and whether the spec's targets are met."""
@@ -780,14 +843,14 @@ def summary_markdown(reports: Sequence[Mapping[str, Any]], link_base: Path | Non
     return "\n".join(lines)
 
 
-def write_outputs(spec: BenchSpec, report: dict[str, Any], out_dir: Path) -> list[Path]:
+def write_outputs(report: Mapping[str, Any], out_dir: Path) -> list[Path]:
+    """``bench-<gpu>.json``, the chart (PNG with matplotlib, SVG otherwise) and ``BENCHMARK.md``."""
     slug = gpu_slug(report["environment"].get("gpu", "gpu"))
     written = [write_json(report, out_dir / f"bench-{slug}.json")]
-    chart = write_chart(report, out_dir / f"bench-{slug}.png")
+    chart = write_chart(report, out_dir / f"bench-{slug}.png") or write_chart_svg(report, out_dir / f"bench-{slug}.svg")
     if chart:
         written.append(out_dir / chart)
-    written.append(write_markdown(report, out_dir / "BENCHMARK.md", chart,
-                                  "" if chart else "matplotlib is not installed (pip install matplotlib)"))
+    written.append(write_markdown(report, out_dir / "BENCHMARK.md", chart, "no results to plot"))
     return written
 
 
@@ -808,6 +871,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--rounds", type=int, default=Timing.rounds, help="interleaved timing rounds per variant")
     p.add_argument("--rep-ms", type=int, default=Timing.rep_ms, help="do_bench repetition time per round (ms)")
     p.add_argument("--warmup-ms", type=int, default=Timing.warmup_ms, help="do_bench warm-up time (ms)")
+    p.add_argument("--from-json", type=Path, metavar="FILE",
+                   help="rewrite BENCHMARK.md and the chart from a bench-<gpu>.json (e.g. where matplotlib exists)")
     p.add_argument("--summary", action="store_true",
                    help="print a markdown summary of the committed bench-*.json files instead of running")
     return p
@@ -824,6 +889,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv[:1] == ["--worker"]:
         return _worker_main(*argv[1:4])
     args = _parser().parse_args(argv)
+    if args.from_json:
+        report = json.loads(args.from_json.read_text())
+        for path in write_outputs(report, args.out or args.from_json.parent):
+            print(f"wrote {path}")
+        return 0
     try:
         specs = find_specs(args.names)
         if not specs:
@@ -875,7 +945,7 @@ def _main_gpu(specs: Sequence[BenchSpec], args: argparse.Namespace, timing: Timi
         mine = [r for r in records if r["spec"] == spec.name]
         report = build_report(spec, mine, {**env, "gpus_used": gpus}, timing, args.quick)
         failures += report["failures"]
-        for path in write_outputs(spec, report, _out_dir(spec, args.out, len(specs) > 1)):
+        for path in write_outputs(report, _out_dir(spec, args.out, len(specs) > 1)):
             print(f"wrote {path}")
         for t in report["targets"]:
             w = t["worst"]
