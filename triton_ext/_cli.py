@@ -69,6 +69,9 @@ def _cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
 def _cmd_info(args: argparse.Namespace) -> int:
     manifest = load_manifest()
     try:
@@ -84,6 +87,26 @@ def _cmd_info(args: argparse.Namespace) -> int:
         print(f"    enabled_by_default: {p['enabled_by_default']}")
         for option, o in p["options"].items():
             print(f"    --{option} ({o['type']}, default {o['default']!r}): {o['help']}")
+    directory = REPO_ROOT / ext.directory
+    tests = sorted(str(f.relative_to(REPO_ROOT)) for f in directory.rglob("*")
+                   if f.suffix == ".mlir" or (f.name.startswith("test_") and f.suffix == ".py"))
+    benches = sorted(str(f.relative_to(REPO_ROOT)) for f in directory.glob("*")
+                     if f.name in ("bench.py", "check_gpu.py", "BENCHMARK.md")
+                     or f.name.startswith("bench-"))
+    print(f"  tests: {', '.join(tests) or 'none found'}")
+    print(f"  benchmarks: {', '.join(benches) or 'none found'}")
+    library = ext.library_path()
+    if ext.passes and library.exists():
+        # What the passes say about themselves (libTritonExtPassInfra's database).
+        from ._database import describe_library
+
+        try:
+            for d in describe_library(library):
+                print(f"  plugin pass {d.name}: flag {d.argument}, runs on {d.anchor}: {d.summary}")
+                for flag, default in d.option_defaults.items():
+                    print(f"    {flag} = {default} (default compiled into the pass)")
+        except TritonExtError as exc:
+            print(f"  plugin: cannot describe ({exc})")
     return 0
 
 
