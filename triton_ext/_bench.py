@@ -871,6 +871,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--rounds", type=int, default=Timing.rounds, help="interleaved timing rounds per variant")
     p.add_argument("--rep-ms", type=int, default=Timing.rep_ms, help="do_bench repetition time per round (ms)")
     p.add_argument("--warmup-ms", type=int, default=Timing.warmup_ms, help="do_bench warm-up time (ms)")
+    p.add_argument("--commit", help="commit to record when the checkout has no git metadata (default: git rev-parse HEAD)")
     p.add_argument("--from-json", type=Path, metavar="FILE",
                    help="rewrite BENCHMARK.md and the chart from a bench-<gpu>.json (e.g. where matplotlib exists)")
     p.add_argument("--summary", action="store_true",
@@ -938,6 +939,8 @@ def _main_gpu(specs: Sequence[BenchSpec], args: argparse.Namespace, timing: Timi
         raise TritonExtError("bench: no CUDA GPU visible; use --cpu for the compile-only check")
     gpus = min(args.gpus, torch.cuda.device_count())
     env = environment()
+    if args.commit:
+        env["commit"] = args.commit
     start = time.perf_counter()
     records = run_gpu(specs, gpus, args.quick, timing)
     failures = 0
