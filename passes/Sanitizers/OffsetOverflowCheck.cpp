@@ -5,7 +5,8 @@
 // `pid * stride + offs` in i32 wraps silently once the product passes 2^31;
 // the wrapped offset usually still points inside some allocation. This pass
 // finds i32 arithmetic (`arith.addi`, `arith.subi`, `arith.muli`) whose result
-// is a `tt.addptr` offset or a `tt.descriptor_load`/`tt.descriptor_store`
+// is a `tt.addptr` offset (seen through `tt.splat`, `tt.broadcast` and
+// `tt.expand_dims`) or a `tt.descriptor_load`/`tt.descriptor_store`
 // coordinate, directly or through `arith.extsi` to i64 (the cast came too
 // late), recomputes the expression tree in i64 from sign-extended leaves, and
 // reports the lanes where `extsi(result_i32) != result_i64` with the kernel
@@ -94,6 +95,17 @@ public:
         wide = arith::SubIOp::create(builder, loc, lhs, rhs);
       else
         wide = arith::MulIOp::create(builder, loc, lhs, rhs);
+    } else if (def && isa<triton::SplatOp, triton::BroadcastOp,
+                              triton::ExpandDimsOp>(def) &&
+               getElementTypeOrSelf(value.getType()).isInteger(32) &&
+               depth < kMaxDepth) {
+      // Shape ops move values without changing them: see through them, so
+      // `splat(pid * stride) + arange` checks the scalar product as well.
+      Value src = get(def->getOperand(0), depth + 1, products);
+      OperationState state(loc, def->getName(), ValueRange{src},
+                           TypeRange{wideType(value.getType())},
+                           def->getAttrs());
+      wide = builder.create(state)->getResult(0);
     } else {
       wide = arith::ExtSIOp::create(builder, loc, wideType(value.getType()),
                                     value);

@@ -1,0 +1,98 @@
+// RUN: %opt %s --pass nan_inf_check --no-debug-info | FileCheck %s
+// RUN: %opt %s --pass 'nan_inf_check{mode=abort}' --no-debug-info | FileCheck %s --check-prefix=ABORT
+// RUN: %opt %s --pass 'nan_inf_check{check-dots=false}' --no-debug-info | FileCheck %s --check-prefix=NODOTS
+
+// A masked f32 store: count the non-finite lanes under the mask, print when
+// non-zero (record mode: no assert); abort mode adds a scalar assert.
+// CHECK-LABEL: tt.func @store_f32
+// CHECK:         %[[X:.*]] = tt.load
+// CHECK:         %[[INF:.*]] = arith.constant dense<0x7F800000> : tensor<128xf32>
+// CHECK:         %[[ABS:.*]] = math.absf %[[X]] : tensor<128xf32>
+// CHECK:         %[[BAD:.*]] = arith.cmpf ueq, %[[ABS]], %[[INF]] : tensor<128xf32>
+// CHECK:         %[[BADM:.*]] = arith.andi %[[BAD]], %[[M:.*]] : tensor<128xi1>
+// CHECK:         %[[EXT:.*]] = arith.extui %[[BADM]] : tensor<128xi1> to tensor<128xi32>
+// CHECK:         %[[CNT:.*]] = "tt.reduce"(%[[EXT]]) <{axis = 0 : i32}>
+// CHECK:           arith.addi
+// CHECK:         }) : (tensor<128xi32>) -> i32
+// CHECK:         %[[FOUND:.*]] = arith.cmpi sgt, %[[CNT]], %{{.*}} : i32
+// CHECK:         scf.if %[[FOUND]] {
+// CHECK-NEXT:      tt.print "[triton-ext nan_inf_check] kernel=store_f32 site={{.*}}nan-inf-check.mlir:35 store non-finite=" {{.*}} : %[[CNT]] : i32
+// CHECK-NEXT:    }
+// CHECK-NOT:     tt.assert
+// CHECK:         tt.store %{{.*}}, %[[X]], %[[M]]
+// ABORT-LABEL: tt.func @store_f32
+// ABORT:         tt.print
+// ABORT:         %[[OK:.*]] = arith.cmpi eq
+// ABORT-NEXT:    tt.assert %[[OK]], "[triton-ext nan_inf_check] kernel=store_f32 site={{.*}}nan-inf-check.mlir:35 store non-finite=nonzero" : i1
+// ABORT-NEXT:    tt.store
+tt.func @store_f32(%p: !tt.ptr<f32>, %n: i32) {
+  %r = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
+  %ns = tt.splat %n : i32 -> tensor<128xi32>
+  %m = arith.cmpi slt, %r, %ns : tensor<128xi32>
+  %ps = tt.splat %p : !tt.ptr<f32> -> tensor<128x!tt.ptr<f32>>
+  %pp = tt.addptr %ps, %r : tensor<128x!tt.ptr<f32>>, tensor<128xi32>
+  %x = tt.load %pp, %m : tensor<128x!tt.ptr<f32>>
+  tt.store %pp, %x, %m : tensor<128x!tt.ptr<f32>>
+  tt.return
+}
+
+// A 2-D unmasked bf16 store: one reduction per dimension, no mask and.
+// CHECK-LABEL: tt.func @store_bf16_2d
+// CHECK:         math.absf %{{.*}} : tensor<16x32xbf16>
+// CHECK:         arith.cmpf ueq
+// CHECK-NOT:     arith.andi
+// CHECK:         "tt.reduce"(%{{.*}}) <{axis = 0 : i32}>
+// CHECK:         }) : (tensor<16x32xi32>) -> tensor<32xi32>
+// CHECK:         "tt.reduce"(%{{.*}}) <{axis = 0 : i32}>
+// CHECK:         }) : (tensor<32xi32>) -> i32
+// CHECK:         tt.print "[triton-ext nan_inf_check] kernel=store_bf16_2d
+// CHECK:         tt.store
+tt.func @store_bf16_2d(%p: tensor<16x32x!tt.ptr<bf16>>, %x: tensor<16x32xbf16>) {
+  tt.store %p, %x : tensor<16x32x!tt.ptr<bf16>>
+  tt.return
+}
+
+// Integer stores are not checked.
+// CHECK-LABEL: tt.func @store_i32_unchecked
+// CHECK-NOT:     tt.print
+// CHECK:         tt.store
+tt.func @store_i32_unchecked(%p: tensor<128x!tt.ptr<i32>>, %x: tensor<128xi32>) {
+  tt.store %p, %x : tensor<128x!tt.ptr<i32>>
+  tt.return
+}
+
+// The loop-carried dot accumulator is checked once, after the loop; nothing
+// is inserted into the loop body. With check-dots=false only the store is
+// checked.
+// CHECK-LABEL: tt.func @dot_loop_accumulator
+// CHECK:         %[[ACC:.*]] = scf.for
+// CHECK-NOT:       tt.print
+// CHECK:           tt.dot
+// CHECK-NOT:       tt.print
+// CHECK:           scf.yield
+// CHECK:         }
+// CHECK:         math.absf %[[ACC]] : tensor<32x32xf32>
+// CHECK:         tt.print "[triton-ext nan_inf_check] kernel=dot_loop_accumulator site={{.*}} dot non-finite="
+// CHECK:         tt.print "[triton-ext nan_inf_check] kernel=dot_loop_accumulator site={{.*}} store non-finite="
+// CHECK:         tt.store
+// NODOTS-LABEL: tt.func @dot_loop_accumulator
+// NODOTS-NOT:    dot non-finite
+// NODOTS:        store non-finite
+tt.func @dot_loop_accumulator(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %p: tensor<32x32x!tt.ptr<f32>>, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant dense<0.0> : tensor<32x32xf32>
+  %acc = scf.for %i = %c0 to %n step %c1 iter_args(%c = %zero) -> (tensor<32x32xf32>) : i32 {
+    %d = tt.dot %a, %b, %c : tensor<32x32xf16> * tensor<32x32xf16> -> tensor<32x32xf32>
+    scf.yield %d : tensor<32x32xf32>
+  }
+  tt.store %p, %acc : tensor<32x32x!tt.ptr<f32>>
+  tt.return
+}
+
+// A bad mode is an error, not a silent default.
+// RUN: not %opt %s --pass 'nan_inf_check{mode=loud}' 2>&1 | FileCheck %s --check-prefix=BADMODE
+// BADMODE: nan_inf_check: mode must be 'record' or 'abort', found 'loud'
+tt.func @bad_mode() {
+  tt.return
+}

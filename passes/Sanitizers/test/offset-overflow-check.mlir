@@ -1,0 +1,73 @@
+// RUN: %opt %s --pass offset_overflow_check --no-debug-info | FileCheck %s
+// RUN: %opt %s --pass 'offset_overflow_check{mode=abort}' --no-debug-info | FileCheck %s --check-prefix=ABORT
+
+// `pid * stride + arange` in i32 feeding tt.addptr: recomputed in i64 from
+// sign-extended leaves right after the add, compared with the sign-extended
+// i32 result; lanes that differ are counted and reported.
+// CHECK-LABEL: tt.func @row_offset
+// CHECK:         %[[MUL:.*]] = arith.muli %arg1, %arg2 : i32
+// CHECK:         %[[SPL:.*]] = tt.splat %[[MUL]]
+// CHECK:         %[[OFF:.*]] = arith.addi %[[SPL]], %[[R:.*]] : tensor<128xi32>
+// CHECK-DAG:     %[[WA:.*]] = arith.extsi %arg1 : i32 to i64
+// CHECK-DAG:     %[[WB:.*]] = arith.extsi %arg2 : i32 to i64
+// CHECK:         %[[WM:.*]] = arith.muli %[[WA]], %[[WB]] : i64
+// CHECK:         %[[WS:.*]] = tt.splat %[[WM]] : i64 -> tensor<128xi64>
+// CHECK:         %[[WR:.*]] = arith.extsi %[[R]] : tensor<128xi32> to tensor<128xi64>
+// CHECK:         %[[EXACT:.*]] = arith.addi %[[WS]], %[[WR]] : tensor<128xi64>
+// CHECK:         %[[WRAP:.*]] = arith.extsi %[[OFF]] : tensor<128xi32> to tensor<128xi64>
+// CHECK:         %[[BAD:.*]] = arith.cmpi ne, %[[WRAP]], %[[EXACT]] : tensor<128xi64>
+// CHECK:         arith.extui %[[BAD]]
+// CHECK:         "tt.reduce"
+// CHECK:         scf.if
+// CHECK-NEXT:      tt.print "[triton-ext offset_overflow_check] kernel=row_offset site={{.*}}offset-overflow-check.mlir:33 i32 offset overflow lanes="
+// CHECK-NOT:     tt.assert
+// CHECK:         tt.addptr %{{.*}}, %[[OFF]]
+// ABORT-LABEL: tt.func @row_offset
+// ABORT:         tt.assert %{{.*}}, "[triton-ext offset_overflow_check] kernel=row_offset
+// ABORT:         tt.addptr
+tt.func @row_offset(%p: !tt.ptr<f32>, %pid: i32, %stride: i32) -> tensor<128xf32> {
+  %r = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
+  // The scalar product is checked where the tensor sum is (one tree).
+  %row = arith.muli %pid, %stride : i32
+  %rows = tt.splat %row : i32 -> tensor<128xi32>
+  %off = arith.addi %rows, %r : tensor<128xi32>
+  %ps = tt.splat %p : !tt.ptr<f32> -> tensor<128x!tt.ptr<f32>>
+  %pp = tt.addptr %ps, %off : tensor<128x!tt.ptr<f32>>, tensor<128xi32>
+  %x = tt.load %pp : tensor<128x!tt.ptr<f32>>
+  tt.return %x : tensor<128xf32>
+}
+
+// A scalar product cast to i64 too late: the i32 multiply is still checked,
+// and the multiply's operands are the leaves.
+// CHECK-LABEL: tt.func @late_extsi
+// CHECK:         %[[M:.*]] = arith.muli %arg1, %arg2 : i32
+// CHECK-DAG:     %[[A:.*]] = arith.extsi %arg1 : i32 to i64
+// CHECK-DAG:     %[[B:.*]] = arith.extsi %arg2 : i32 to i64
+// CHECK:         %[[E:.*]] = arith.muli %[[A]], %[[B]] : i64
+// CHECK:         %[[W:.*]] = arith.extsi %[[M]] : i32 to i64
+// CHECK:         %[[BAD:.*]] = arith.cmpi ne, %[[W]], %[[E]] : i64
+// CHECK:         %[[CNT:.*]] = arith.extui %[[BAD]] : i1 to i32
+// CHECK:         tt.print "[triton-ext offset_overflow_check] kernel=late_extsi
+// CHECK:         tt.addptr %arg0, %{{.*}} : !tt.ptr<f32>, i64
+tt.func @late_extsi(%p: !tt.ptr<f32>, %pid: i32, %stride: i32) -> f32 {
+  %m = arith.muli %pid, %stride : i32
+  %w = arith.extsi %m : i32 to i64
+  %q = tt.addptr %p, %w : !tt.ptr<f32>, i64
+  %x = tt.load %q : !tt.ptr<f32>
+  tt.return %x : f32
+}
+
+// Offsets not computed by i32 arithmetic (a plain range, i64 math) are not checked.
+// CHECK-LABEL: tt.func @unchecked
+// CHECK-NOT:     tt.print
+// CHECK:         tt.return
+tt.func @unchecked(%p: !tt.ptr<f32>, %a: i64, %b: i64) -> (tensor<128xf32>, f32) {
+  %r = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
+  %ps = tt.splat %p : !tt.ptr<f32> -> tensor<128x!tt.ptr<f32>>
+  %pp = tt.addptr %ps, %r : tensor<128x!tt.ptr<f32>>, tensor<128xi32>
+  %x = tt.load %pp : tensor<128x!tt.ptr<f32>>
+  %o = arith.muli %a, %b : i64
+  %q = tt.addptr %p, %o : !tt.ptr<f32>, i64
+  %y = tt.load %q : !tt.ptr<f32>
+  tt.return %x, %y : tensor<128xf32>, f32
+}
