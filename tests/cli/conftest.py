@@ -1,0 +1,42 @@
+"""Shared setup for the CLI tests (`triton-ext new`, `triton-ext test`)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+_TMP = Path(tempfile.mkdtemp(prefix="triton-ext-cli-"))
+os.environ.setdefault("TRITON_CACHE_DIR", str(_TMP / "triton-cache"))
+os.environ.setdefault("TRITON_EXT_CACHE_DIR", str(_TMP / "preflight"))
+os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
+
+#: What a checkout needs to configure, build and lit-test extensions (no extensions themselves).
+CHECKOUT_FILES = ("CMakeLists.txt", "cmake", "infra", "triton_ext", "lit.cfg.py", "pyproject.toml",
+                  "registry.yaml")
+
+
+def scratch_checkout(dest: Path) -> Path:
+    """A copy of the repository's build scaffolding, with the real registry.yaml."""
+    dest.mkdir(parents=True, exist_ok=True)
+    for name in CHECKOUT_FILES:
+        src = REPO / name
+        if src.is_dir():
+            shutil.copytree(src, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(src, dest / name)
+    return dest
+
+
+def cli(*args: str, cwd: Path = REPO, **env: str) -> subprocess.CompletedProcess:
+    """`python -m triton_ext ARGS` from this repository."""
+    full = {**os.environ, "PYTHONPATH": str(REPO), **env}
+    return subprocess.run([sys.executable, "-m", "triton_ext", *args], cwd=cwd, env=full,
+                          capture_output=True, text=True, timeout=900)
