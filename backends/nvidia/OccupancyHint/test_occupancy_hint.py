@@ -1,0 +1,86 @@
+"""End-to-end CPU test of nvidia_occupancy_hint: kernels compiled through cubin for sm_90.
+
+The pass runs at the end of make_llir (registry.yaml: stage llir); the hint must reach the PTX as
+`.minnctapersm` next to Triton's `.reqntid`, and ptxas must honour it (the cubin's register count
+is capped to 65536 / (threads * CTAs)).
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+
+import triton
+import triton.language as tl
+from triton.backends.compiler import GPUTarget
+from triton.backends.nvidia.compiler import get_ptxas
+from triton.compiler import ASTSource
+
+import triton_ext
+
+HOPPER = GPUTarget("cuda", 90, 32)
+MI300 = GPUTarget("hip", "gfx942", 64)
+
+
+@triton.jit
+def softmax_kernel(x_ptr, y_ptr, n_cols, stride, BLOCK: tl.constexpr):
+    # One row per program, the whole row in registers: register-heavy for large BLOCK.
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + row * stride + cols, mask=cols < n_cols, other=-float("inf"))
+    x = x - tl.max(x, axis=0)
+    e = tl.exp(x)
+    tl.store(y_ptr + row * stride + cols, e / tl.sum(e, axis=0), mask=cols < n_cols)
+
+
+def _compile(enabled: bool, target: GPUTarget = HOPPER, block: int = 8192, num_warps: int = 4, **options):
+    src = ASTSource(softmax_kernel, signature={"x_ptr": "*fp32", "y_ptr": "*fp32", "n_cols": "i32", "stride": "i32"},
+                    constexprs={"BLOCK": block})
+    if not enabled:
+        return triton.compile(src, target=target, options={"num_warps": num_warps})
+    with triton_ext.enabled("nvidia_occupancy_hint", **options):
+        return triton.compile(src, target=target, options={"num_warps": num_warps})
+
+
+def _registers(ptx: str) -> int:
+    """Registers per thread ptxas allocates for the PTX (ptxas -v, the wheel's ptxas)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp) / "k.ptx"
+        src.write_text(ptx)
+        out = subprocess.run([get_ptxas(90).path, "-v", "--gpu-name", "sm_90a", str(src), "-o", str(Path(tmp) / "k.o")],
+                             capture_output=True, text=True, check=True)
+    match = re.search(r"Used (\d+) registers", out.stdout + out.stderr)
+    assert match, out.stdout + out.stderr
+    return int(match.group(1))
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(triton.knobs.cache, "dir", str(tmp_path / "cache"), raising=False)
+
+
+def test_hint_reaches_ptx_and_caps_registers():
+    off, on = _compile(False), _compile(True, min_ctas_per_sm=8)
+    assert ".minnctapersm" not in off.asm["ptx"]
+    assert re.search(r"\.minnctapersm 8\b", on.asm["ptx"]), on.asm["ptx"][:2000]
+    assert ".reqntid 128" in on.asm["ptx"]
+    # 65536 registers / (8 CTAs * 128 threads) = 64 per thread; unhinted, ptxas takes more.
+    regs_on, regs_off = _registers(on.asm["ptx"]), _registers(off.asm["ptx"])
+    assert regs_on <= 64 < regs_off, (regs_off, regs_on)
+    assert on.asm["cubin"]
+
+
+def test_declines_when_register_budget_too_small():
+    # 8 warps * 8 CTAs = 2048 threads: 32 registers per thread, below min-registers=64.
+    k = _compile(True, num_warps=8, min_ctas_per_sm=8)
+    assert ".minnctapersm" not in k.asm["ptx"]
+
+
+def test_hip_untouched():
+    on, off = _compile(True, target=MI300, block=1024), _compile(False, target=MI300, block=1024)
+    assert on.asm["llir"] == off.asm["llir"]
