@@ -4,12 +4,12 @@
 //
 // Triton binds this as `builder.create_assume_range(values)`, which
 // `triton_ext_range.assume_range` (triton_ext_range/__init__.py) calls from
-// @triton.jit code. `values` is [x, lo, hi]: x is the integer value (scalar or
+// @triton.jit code. `values` is [result slot, x, lo, hi] (the
+// binding prepends the slot and returns it to Python): x is the integer value (scalar or
 // tensor), lo and hi are integer constants (Triton's builder only passes
 // mlir::Value, so the Python side materializes the constexpr bounds as
 // `arith.constant`). The callback reads the constants, erases them when nothing
-// else uses them, creates the op and leaves its result as the only element of
-// `values`.
+// else uses them, creates the op and stores its result in the slot.
 //
 // The op is created by name, not through the AssumeRangeOp class: that class
 // lives in the dialect plugin (libTritonExtRangeFactsIR) with hidden visibility,
@@ -48,18 +48,22 @@ FailureOr<APInt> constantBound(Value value) {
 }
 
 void createAssumeRange(TritonOpBuilder &self, std::vector<Value> &values) {
-  if (values.size() != 3)
+  // Triton 3.9.0's binding puts a slot for the result in front of the
+  // arguments: values = [result slot, x, lo, hi]; the slot comes back to
+  // Python as the return value of create_assume_range.
+  if (values.size() != 4 || values[0])
     throw std::invalid_argument(
-        "create_assume_range expects [x, lo, hi], got " +
-        std::to_string(values.size()) + " values");
-  Value input = values[0];
+        "create_assume_range expects [result slot, x, lo, hi], got " +
+        std::to_string(values.size()) + " values" +
+        (values.empty() || values[0] ? "" : " with an empty first slot"));
+  Value input = values[1];
   auto elementType =
       dyn_cast<IntegerType>(getElementTypeOrSelf(input.getType()));
   if (!elementType)
     throw std::invalid_argument(
         "create_assume_range: x must be an integer or a tensor of integers");
-  FailureOr<APInt> lo = constantBound(values[1]);
-  FailureOr<APInt> hi = constantBound(values[2]);
+  FailureOr<APInt> lo = constantBound(values[2]);
+  FailureOr<APInt> hi = constantBound(values[3]);
   if (failed(lo) || failed(hi))
     throw std::invalid_argument(
         "create_assume_range: lo and hi must be integer constants");
@@ -87,11 +91,11 @@ void createAssumeRange(TritonOpBuilder &self, std::vector<Value> &values) {
 
   // The constants only carried the bounds; drop them if that was their only
   // use so the IR is what a hand-written op would give.
-  for (Value bound : {values[1], values[2]})
+  for (Value bound : {values[2], values[3]})
     if (Operation *def = bound.getDefiningOp())
       if (def->use_empty())
         def->erase();
-  values.assign({op->getResult(0)});
+  values[0] = op->getResult(0);
 }
 } // namespace
 
