@@ -1,0 +1,144 @@
+"""Every registered pass, alone and all together, on every corpus kernel, through cubin.
+
+The passes are discovered from the registry at collection time (``triton_ext.manifest()``),
+so a new registry entry is picked up without editing this file. A pass whose library is
+not built, or whose ``targets`` exclude cuda:90, is skipped with the reason. Each kernel is
+compiled once per configuration, in strict mode: a pass that fails, or that cannot be
+placed, raises ``PassFailedError`` and fails the test.
+
+The MLIR verifier: Triton's pass managers verify after every pass (MLIR's default; the
+InvalidIR fixture in tests/reliability shows a plugin pass that leaves invalid IR being
+caught right there). On top of that each stage's output here is parsed again, which runs
+the verifier on the module text the next stage would consume.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import triton
+from triton.backends.compiler import GPUTarget
+
+import reliability_summary as summary
+import triton_ext
+from corpus_kernels import CORPUS, CorpusKernel
+from triton_ext import _stages
+from triton_ext._manifest import PassSpec
+
+TARGET = GPUTarget("cuda", 90, 32)
+SECTION = "corpus"
+
+
+@dataclass(frozen=True)
+class Configuration:
+    """A pass set to compile the corpus with; ``skip`` says why it cannot run here."""
+
+    name: str
+    passes: tuple[PassSpec, ...]
+    skip: str | None = None
+
+
+def _why_not(spec: PassSpec) -> str | None:
+    manifest = triton_ext.manifest()
+    ext = manifest.extension_of(spec)
+    if not ext.applies_to(TARGET.backend, TARGET.arch):
+        return f"{spec.name}: extension {ext.name} does not target {TARGET.backend}:{TARGET.arch}"
+    library = ext.library_path()
+    if not library.exists():
+        return f"{spec.name}: plugin {library.name} not built in {library.parent} (run `triton-ext build {ext.name}`)"
+    return None
+
+
+def configurations() -> list[Configuration]:
+    """Each registered pass alone, then all runnable ones together.
+
+    With no runnable pass at all, the kernels are compiled without passes instead, so the
+    corpus itself stays tested (and this test can fail) on a checkout with nothing built.
+    """
+    try:
+        passes = triton_ext.manifest().passes
+    except triton_ext.TritonExtError as exc:  # a broken registry is a finding, not a crash here
+        return [Configuration("registry", (), f"registry.yaml does not load: {exc}")]
+    configs: list[Configuration] = []
+    runnable: list[PassSpec] = []
+    for spec in passes:
+        reason = _why_not(spec)
+        configs.append(Configuration(spec.name, (spec,), reason))
+        if reason is None:
+            runnable.append(spec)
+    if not runnable:
+        configs.insert(0, Configuration("no-pass", ()))
+    if len(runnable) >= 2:
+        configs.append(Configuration("all", tuple(runnable)))
+    else:
+        configs.append(Configuration("all", tuple(runnable), f"'all' equals a single pass here ({len(runnable)} runnable)"))
+    summary.note(SECTION, kernels=[k.name for k in CORPUS], passes=[p.name for p in passes],
+                 target=f"{TARGET.backend}:{TARGET.arch}")
+    return configs
+
+
+CONFIGURATIONS = configurations()
+
+
+def _params() -> list[Any]:
+    out = []
+    for config in CONFIGURATIONS:
+        for kernel in CORPUS:
+            marks = [pytest.mark.skip(reason=config.skip)] if config.skip else []
+            out.append(pytest.param(kernel, config, id=f"{config.name}-{kernel.name}", marks=marks))
+    return out
+
+
+def _verify_text(text: str, target: GPUTarget) -> None:
+    """Parse (and so verify) an MLIR module printed by a stage, in a fresh context."""
+    from triton._C.libtriton import ir
+    from triton.compiler.compiler import make_backend
+
+    context = ir.context()
+    ir.load_dialects(context)
+    make_backend(target).load_dialects(context)
+    with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
+        f.write(text)
+    try:
+        ir.parse_mlir_module(f.name, context)
+    finally:
+        Path(f.name).unlink()
+
+
+def _expected_placed(kernel: CorpusKernel, config: Configuration) -> list[str]:
+    # Gluon kernels start at ttgir: ttir passes do not run on them (documented behaviour).
+    return sorted(p.name for p in config.passes if not (kernel.gluon and p.stage == "ttir"))
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Compile for real every time (a cache hit would skip the passes).
+    monkeypatch.setattr(triton.knobs.cache, "dir", str(tmp_path / "cache"), raising=False)
+
+
+@pytest.mark.parametrize(("kernel", "config"), _params())
+def test_kernel_compiles_and_verifies(kernel: CorpusKernel, config: Configuration) -> None:
+    check = f"compiled + verified, {'no pass' if not config.passes else ('all passes' if config.name == 'all' else 'pass ' + config.name)}"
+    names = [p.name for p in config.passes]
+    try:
+        with triton_ext.settings.scope(strict=True), _stages.record() as plans:
+            if names:
+                with triton_ext.enabled(*names):
+                    compiled = triton.compile(kernel.source(), target=TARGET, options=kernel.options())
+            else:
+                compiled = triton.compile(kernel.source(), target=TARGET, options=kernel.options())
+        assert compiled.asm.get("cubin"), f"{kernel.name}: no cubin"
+        placed = sorted({n for plan in plans for n in plan.placed_names()})
+        assert placed == _expected_placed(kernel, config), f"{kernel.name}: placed {placed}"
+        for stage in ("ttir", "ttgir"):
+            if stage in compiled.asm:
+                _verify_text(compiled.asm[stage], TARGET)
+    except BaseException as exc:
+        summary.record(SECTION, check, False, f"{kernel.name}: {type(exc).__name__}: {exc}")
+        raise
+    summary.record(SECTION, check, True)
