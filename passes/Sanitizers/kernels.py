@@ -1,0 +1,117 @@
+"""Kernels shared by test_sanitizers.py (CPU, through cubin) and check_gpu.py (H200).
+
+Lines that a sanitizer must name are tagged with a ``# SITE: <name>`` comment; ``site_line``
+finds them, so tests never hard-code line numbers.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import triton
+import triton.language as tl
+
+SOURCE = Path(__file__).resolve()
+
+
+def site_line(name: str) -> int:
+    """Line number (1-based) of the line tagged ``# SITE: name`` in this file."""
+    for number, line in enumerate(SOURCE.read_text().splitlines(), start=1):
+        if line.rstrip().endswith(f"# SITE: {name}"):
+            return number
+    raise KeyError(f"no line tagged '# SITE: {name}' in {SOURCE}")
+
+
+@triton.jit
+def scale_kernel(x_ptr, y_ptr, n, alpha, BLOCK: tl.constexpr):
+    """Correct memory-bound kernel: y = alpha * x (masked tail, no `other`)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(y_ptr + offs, x * alpha, mask=mask)  # SITE: scale_store
+
+
+@triton.jit
+def ratio_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """Planted bug for nan_inf_check: out = x / y, and y holds zeros where x does (0/0)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=1.0)
+    y = tl.load(y_ptr + offs, mask=mask, other=1.0)
+    tl.store(out_ptr + offs, x / y, mask=mask)  # SITE: ratio_store
+
+
+@triton.jit
+def window_sum_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """Planted bug for masked_load_poison: sums the whole block, masked lanes included.
+
+    Correct only while masked lanes happen to read as zero; with the poison they are NaN,
+    and nan_inf_check reports the store.
+    """
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    tl.store(out_ptr + tl.program_id(0), tl.sum(x, axis=0))  # SITE: window_store
+
+
+@triton.jit
+def masked_sum_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """Correct counterpart: masked lanes are excluded with tl.where."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(out_ptr + tl.program_id(0), tl.sum(tl.where(mask, x, 0.0), axis=0))
+
+
+@triton.jit
+def row_copy_kernel(x_ptr, out_ptr, stride, ncols, BLOCK: tl.constexpr):
+    """Planted bug for offset_overflow_check when rows * stride passes 2**31 (i32 math)."""
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < ncols
+    offs = row * stride + cols  # SITE: row_offset
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(out_ptr + row * ncols + cols, x, mask=mask)
+
+
+@triton.jit
+def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
+                  stride_am, stride_bk, stride_cm,
+                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    """Pipelined GEMM loop (num_stages=3 on sm_90 gives async copies); row-major, K % BLOCK_K == 0."""
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_k = tl.arange(0, BLOCK_K)
+    a_ptrs = a_ptr + offs_m[:, None] * stride_am + offs_k[None, :]
+    b_ptrs = b_ptr + offs_k[:, None] * stride_bk + offs_n[None, :]
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for _ in range(0, tl.cdiv(K, BLOCK_K)):
+        a = tl.load(a_ptrs, mask=offs_m[:, None] < M)
+        b = tl.load(b_ptrs, mask=offs_n[None, :] < N)
+        acc += tl.dot(a, b)
+        a_ptrs += BLOCK_K
+        b_ptrs += BLOCK_K * stride_bk
+    c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :]
+    mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
+    tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=mask)  # SITE: matmul_store
+
+
+VECTOR_SIG = {"x_ptr": "*fp32", "y_ptr": "*fp32", "n": "i32", "alpha": "fp32"}
+RATIO_SIG = {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32"}
+SUM_SIG = {"x_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32"}
+ROW_SIG = {"x_ptr": "*fp32", "out_ptr": "*fp32", "stride": "i32", "ncols": "i32"}
+
+
+def matmul_signature(dtype: str = "fp16") -> dict[str, str]:
+    sig = {"a_ptr": f"*{dtype}", "b_ptr": f"*{dtype}", "c_ptr": f"*{dtype}"}
+    sig.update({name: "i32" for name in ("M", "N", "K", "stride_am", "stride_bk", "stride_cm")})
+    return sig
+
+
+def divisible(signature: dict[str, str]) -> dict[tuple[int, ...], list[list[Any]]]:
+    """ASTSource attrs marking every argument 16-divisible, as a launch with aligned tensors
+    and multiple-of-16 sizes would specialize them (needed for vectorized async copies)."""
+    return {(i,): [["tt.divisibility", 16]] for i, name in enumerate(signature)
+            if signature[name].startswith("*") or signature[name] == "i32"}

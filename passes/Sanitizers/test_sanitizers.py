@@ -1,0 +1,130 @@
+"""End-to-end CPU tests of the sanitizer passes: real kernels compiled through cubin.
+
+No GPU is needed: triton.compile with a GPUTarget runs ttir -> ttgir -> llir -> ptx -> cubin
+with the wheel's ptxas. Passes are enabled through triton_ext, so they run where registry.yaml
+places them (nan_inf_check at the end of make_ttgir; the other two at the end of make_ttir).
+Whether a planted bug is caught at run time is checked on a GPU by check_gpu.py.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import triton  # noqa: E402
+from triton.backends.compiler import GPUTarget  # noqa: E402
+from triton.compiler import ASTSource  # noqa: E402
+
+import kernels  # noqa: E402
+import triton_ext  # noqa: E402
+
+TARGET = GPUTarget("cuda", 90, 32)
+ASYNC_COPY = "ttg.async_copy_global_to_local"
+ALL = ("nan_inf_check", "masked_load_poison", "offset_overflow_check")
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache(tmp_path, monkeypatch):
+    # Each test compiles from scratch, so the IR read back is this run's.
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(triton.knobs.cache, "dir", str(tmp_path / "cache"), raising=False)
+
+
+def _compile(fn: Any, signature: dict[str, str], constexprs: dict[str, Any],
+             passes: tuple[str, ...] = (), options: dict[str, Any] | None = None,
+             **pass_options: Any) -> Any:
+    src = ASTSource(fn, signature=signature, constexprs=constexprs,
+                    attrs=kernels.divisible(signature))
+    opts = options or {}
+    if not passes:
+        return triton.compile(src, target=TARGET, options=opts)
+    with triton_ext.enabled(*passes, **pass_options):
+        compiled = triton.compile(src, target=TARGET, options=opts)
+    assert compiled.asm["cubin"], "compilation did not reach cubin"
+    return compiled
+
+
+def _matmul(passes: tuple[str, ...] = (), dtype: str = "fp16", **pass_options: Any) -> Any:
+    return _compile(kernels.matmul_kernel, kernels.matmul_signature(dtype),
+                    {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64}, passes,
+                    {"num_stages": 3, "num_warps": 4}, **pass_options)
+
+
+def _reports(ir: str, pass_name: str) -> list[tuple[str, str, str]]:
+    """(kernel, file:line, what) of every report the pass put into the IR."""
+    return re.findall(rf'tt\.print "\[triton-ext {pass_name}\] kernel=(\S+) site=(\S+) ([^"=]+)=',
+                      ir)
+
+
+def _site(name: str) -> str:
+    return f"{kernels.SOURCE}:{kernels.site_line(name)}"
+
+
+@pytest.fixture(scope="module")
+def baseline_async_copies() -> int:
+    count = _matmul().asm["ttgir"].count(ASYNC_COPY)
+    assert count > 0, "the matmul loop is not pipelined without sanitizers; the test is moot"
+    return count
+
+
+@pytest.mark.parametrize("passes", [("nan_inf_check",), ("masked_load_poison",),
+                                    ("offset_overflow_check",), ALL],
+                         ids=["nan_inf_check", "masked_load_poison", "offset_overflow_check",
+                              "all"])
+def test_async_copies_unchanged(passes, baseline_async_copies):
+    ttgir = _matmul(passes).asm["ttgir"]
+    assert ttgir.count(ASYNC_COPY) == baseline_async_copies
+
+
+def test_nan_inf_check_matmul_sites_outside_loop():
+    ttgir = _matmul(("nan_inf_check",)).asm["ttgir"]
+    reports = _reports(ttgir, "nan_inf_check")
+    assert ("matmul_kernel", _site("matmul_store"), "store non-finite") in reports
+    assert any(what == "dot non-finite" for _, _, what in reports), reports
+    # The checks sit after the pipelined loop: no print inside its body.
+    loop = ttgir[ttgir.index("scf.for"):]
+    body = loop[:loop.index("scf.yield")]
+    assert "tt.print" not in body and "tt.reduce" not in body
+
+
+def test_nan_inf_check_bf16_matmul_reaches_cubin():
+    reports = _reports(_matmul(("nan_inf_check",), dtype="bf16").asm["ttgir"], "nan_inf_check")
+    assert len(reports) == 2
+
+
+@pytest.mark.parametrize("mode", ["record", "abort"])
+def test_nan_inf_check_ratio_store(mode):
+    ttgir = _compile(kernels.ratio_kernel, kernels.RATIO_SIG, {"BLOCK": 1024},
+                     ("nan_inf_check",), mode=mode).asm["ttgir"]
+    assert _reports(ttgir, "nan_inf_check") == [
+        ("ratio_kernel", _site("ratio_store"), "store non-finite")]
+    assert ("tt.assert" in ttgir) == (mode == "abort")
+
+
+def test_masked_load_poison_sets_nan_other():
+    plain = _compile(kernels.window_sum_kernel, kernels.SUM_SIG, {"BLOCK": 1024}).asm["ttir"]
+    ttir = _compile(kernels.window_sum_kernel, kernels.SUM_SIG, {"BLOCK": 1024},
+                    ("masked_load_poison",)).asm["ttir"]
+    assert "0x7FC00000" not in plain
+    nan = re.search(r"(%\S+) = arith.constant dense<0x7FC00000> : tensor<1024xf32>", ttir)
+    assert nan, ttir
+    assert re.search(rf"tt\.load %\S+, %\S+, {re.escape(nan.group(1))} ", ttir), ttir
+
+
+@pytest.mark.parametrize("mode", ["record", "abort"])
+def test_offset_overflow_check_row_offset(mode):
+    compiled = _compile(kernels.row_copy_kernel, kernels.ROW_SIG, {"BLOCK": 1024},
+                        ("offset_overflow_check",), mode=mode)
+    reports = _reports(compiled.asm["ttir"], "offset_overflow_check")
+    assert ("row_copy_kernel", _site("row_offset"), "i32 offset overflow lanes") in reports
+    assert ("tt.assert" in compiled.asm["ttir"]) == (mode == "abort")
+    # The check survives to the LLVM IR (printf of the report, assertfail in abort mode).
+    llir = compiled.asm["llir"]
+    assert "vprintf" in llir
+    assert ("__assertfail" in llir) == (mode == "abort")
