@@ -125,7 +125,7 @@ def assume_range(x: Any, lo: Any, hi: Any, _semantic: Any = None) -> core.tensor
 
 
 def _result_handle(result: Any) -> Any:
-    """Triton's plugin binding returns the callback's ``values`` (a list holding the op's result)."""
+    """Triton 3.9.0 returns the result slot (values[0] of the callback); accept a list too."""
     if isinstance(result, (list, tuple)):
         if len(result) != 1:
             raise RuntimeError(f"assume_range: the builder returned {len(result)} values, expected 1")
