@@ -10,9 +10,11 @@ own tests at once, and appends the extension's entry to ``registry.yaml``::
 ModuleOp pass that tags each ``tt.func`` with its number of ``scf.for`` loops: replace the body
 with your transformation), test/<kebab>.mlir (lit + FileCheck), test_<snake>.py (a real kernel
 compiled through cubin on the CPU with the pass enabled), bench.py (benchmark spec) and README.md.
-``dialect`` writes ``dialects/<Name>/`` (an ODS dialect with one op) and ``language`` writes
-``language/<Name>/`` (a dialect plus a builder op and the Python function that calls it); both
-are scaffolded the same way but are only checked to configure and build.
+``dialect`` writes ``dialects/<Name>/`` and ``language`` writes ``language/<Name>/``: for now
+both hold the same ODS dialect with one op (``<snake>.identity``) and a registry entry without
+passes; a ``language`` scaffold does not yet add a builder op (``TRITON_EXT_REGISTER_OP``) or the
+Python function that calls it. The dialect scaffold was checked by hand to build, load and parse;
+no test builds it (the pass scaffold's test does).
 """
 
 from __future__ import annotations
@@ -408,7 +410,7 @@ def {camel}_Dialect : Dialect {{
 class {camel}_Op<string mnemonic, list<Trait> traits = []>
     : Op<{camel}_Dialect, mnemonic, traits>;
 
-def {camel}_IdentityOp : {camel}_Op<"identity", [Pure, SameOperandsAndResultType]> {{
+def {camel}_IdentityOp : {camel}_Op<"identity", [Pure, AllTypesMatch<["input", "result"]>]> {{
   let summary = "Returns its operand (replace with your op)";
   let arguments = (ins AnyType:$input);
   let results = (outs AnyType:$result);
