@@ -25,7 +25,7 @@ from triton_ext._manifest import load_manifest, parse_registry
 SECTION = "registry_fuzz"
 REPO = Path(__file__).resolve().parents[2]
 REAL_REGISTRY = (REPO / "registry.yaml").read_text()
-FUZZ = settings(max_examples=150, deadline=None, derandomize=True, database=None,
+FUZZ = settings(max_examples=100, deadline=None, derandomize=True, database=None,
                 suppress_health_check=list(HealthCheck))
 
 _LOCATED = re.compile(r"^(?P<file>.+?):(?P<line>\d+): ")
