@@ -1,4 +1,5 @@
-"""Shared setup for the CLI tests (`triton-ext new`, `triton-ext test`)."""
+"""Helpers for the CLI tests (`triton-ext new`, `triton-ext test`); a plain module, not a conftest,
+so that its name does not clash with other test folders' conftest.py."""
 
 from __future__ import annotations
 

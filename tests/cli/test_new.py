@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import REPO, cli, scratch_checkout
+from cli_support import REPO, cli, scratch_checkout
 
 from triton_ext import _build
 from triton_ext._scaffold import ScaffoldError, names_for, scaffold

@@ -1,4 +1,4 @@
-"""Shared setup for the packaging tests: the repository, the build tree, a private kernel cache."""
+"""Helpers for the packaging tests (a plain module, not a conftest: no name clash across folders)."""
 
 from __future__ import annotations
 

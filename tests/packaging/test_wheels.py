@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BUILD, REPO, ensure_built
+from packaging_support import BUILD, REPO, ensure_built
 
 from triton_ext import _wheel
 
