@@ -73,6 +73,7 @@ def _wrap(stage: StageFn) -> StageFn:
 _lock = threading.RLock()
 _previous: StagesHook | None = None
 _installed: StagesHook | None = None
+_ext_was_installed = False  # triton_ext's hook state before install(), restored by uninstall()
 
 
 def _hook(*args: Any, **kwargs: Any) -> Any:
@@ -97,7 +98,7 @@ def _hook(*args: Any, **kwargs: Any) -> Any:
 
 def install() -> None:
     """Install the launch hook under triton_ext's hook (which is (re)installed on top of it)."""
-    global _previous, _installed
+    global _previous, _installed, _ext_was_installed
     from triton import knobs
     from triton_ext import _stages
 
@@ -105,6 +106,7 @@ def install() -> None:
         if _installed is not None:
             _stages.install()
             return
+        _ext_was_installed = _stages.installed()
         # triton_ext chains whatever hook it finds when it installs; put ours first so that
         # triton_ext's wrapper (running the plugin pass) is the outer one and ours sees its output.
         if _stages.installed():
@@ -116,7 +118,7 @@ def install() -> None:
 
 
 def uninstall() -> None:
-    """Remove the launch hook (and triton_ext's, which is reinstalled without it)."""
+    """Remove the launch hook; triton_ext's hook is left as it was before :func:`install`."""
     global _previous, _installed
     from triton import knobs
     from triton_ext import _stages
@@ -124,13 +126,12 @@ def uninstall() -> None:
     with _lock:
         if _installed is None:
             return
-        was_installed = _stages.installed()
         _stages.uninstall()
         if knobs.runtime.add_stages_inspection_hook is _installed:
             knobs.runtime.add_stages_inspection_hook = _previous
         _previous = None
         _installed = None
-        if was_installed:
+        if _ext_was_installed:
             _stages.install()
 
 

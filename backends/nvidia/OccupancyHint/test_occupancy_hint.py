@@ -58,6 +58,15 @@ def _registers(ptx: str) -> int:
     return int(match.group(1))
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _leave_no_hook():
+    # triton_ext.enabled installs the stages hook for good; take it out again if this module put it in.
+    before = triton.knobs.runtime.add_stages_inspection_hook
+    yield
+    if before is None:
+        triton_ext.uninstall()
+
+
 @pytest.fixture(autouse=True)
 def _fresh_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "cache"))
