@@ -103,8 +103,12 @@ def render(sections: list[Section]) -> str:
         elif meta:
             out.append("  " + "; ".join(f"{k}: {v}" for k, v in meta.items()) + ".")
         for c in s.checks:
-            for failure in c.get("failures", []):
-                out.append(f"  - did not hold ({_cell(c['check'])}): {_cell(failure)}")
+            failures = c.get("failures", [])
+            for failure in failures[:3]:
+                out.append(f"  - did not hold ({_cell(c['check'])}): {_cell(failure[:300])}")
+            missed = int(c.get("tried", 0)) - int(c.get("held", 0)) - min(3, len(failures))
+            if missed > 0:
+                out.append(f"  - ... and {missed} more that did not hold ({_cell(c['check'])}); see {s.source.name}")
             for reason in c.get("skip_reasons", []):
                 out.append(f"  - skipped ({_cell(c['check'])}): {_cell(reason)}")
     return "\n".join(out) + "\n"
