@@ -49,6 +49,13 @@ def clean_triton_ext_reliability() -> Iterator[None]:
     knobs.runtime.add_stages_inspection_hook = before
 
 
+_reported: set[str] = set()
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    # Both conftests (tests/corpus, tests/reliability) import this hook; writing is idempotent.
     for path in reliability_summary.write_all():
+        if str(path) in _reported:
+            continue
+        _reported.add(str(path))
         print(f"\nreliability: wrote {path}", file=sys.stderr)

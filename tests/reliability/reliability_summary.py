@@ -99,7 +99,8 @@ def write_all(directory: Path | None = None) -> list[Path]:
     """Write one JSON file per section recorded in this process; return the paths."""
     directory = directory or output_dir()
     with _lock:
-        sections = sorted({t.section for t in _tallies.values()} | set(_meta))
+        # Only sections that counted something: a --collect-only run must not overwrite results.
+        sections = sorted({t.section for t in _tallies.values()})
         if not sections:
             return []
         try:
