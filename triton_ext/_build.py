@@ -113,7 +113,11 @@ def configure(root: Path, build_dir: Path, quiet: bool = False,
         ensure_toolchain(quiet=quiet)
     except ToolchainError as exc:
         raise BuildError(str(exc)) from exc
+    from ._toolchain import locate_triton
+
+    triton_dir = locate_triton()[1]
     cmd = [cmake_exe(), "-G", "Ninja", "-S", str(root), "-B", str(build_dir),
+           f"-DTRITON_EXT_TRITON_DIR={triton_dir}",
            f"-DCMAKE_MAKE_PROGRAM={ninja_exe()}", f"-DPython_EXECUTABLE={sys.executable}",
            *(f"-D{d}" for d in defines)]
     res = subprocess.run(cmd, text=True, capture_output=True)
@@ -146,6 +150,7 @@ def build(names: Sequence[str] = (), build_dir: Path | None = None, *, quiet: bo
     assert proc.stdout is not None
     failed: dict[str, str] = {}
     log: list[str] = []
+    tty = sys.stderr.isatty()
     for line in proc.stdout:
         log.append(line)
         if line.startswith("FAILED:"):
@@ -153,12 +158,12 @@ def build(names: Sequence[str] = (), build_dir: Path | None = None, *, quiet: bo
             failed.setdefault(m.group(1) if m else "(core)", "C++ build failed (errors above)")
         if quiet:
             continue
-        if line.startswith("["):
+        if line.startswith("[") and tty:
             # Ninja progress: "[3/12] Building CXX object ext/passes/LoopSplit/..."
             print(f"\r{line.rstrip()[:110]:<110}", end="", file=sys.stderr, flush=True)
         else:
-            print(("\n" if log[-2:-1] and log[-2].startswith("[") else "") + line, end="",
-                  file=sys.stderr)
+            print(("\n" if tty and log[-2:-1] and log[-2].startswith("[") else "") + line,
+                  end="", file=sys.stderr, flush=True)
     proc.wait()
     if not quiet:
         print(file=sys.stderr)

@@ -2,26 +2,21 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 //
-// Compiled into every plugin (not into libTritonExtPassInfra): Triton finds
+// Linked into every plugin (not into libTritonExtPassInfra): Triton finds
 // `tritonGetPluginInfo` with dlsym on the plugin's own handle, and this copy
 // sees only the plugin's hidden registration list, so each plugin reports
-// exactly its own passes, dialects and ops.
+// exactly its own passes, dialects and ops. Compiled once; the plugin's name
+// comes from its generated PluginIdentity.cpp.
 //
 //===----------------------------------------------------------------------===//
 
 #include "triton-ext/PassInfra.h"
-
-#ifndef TRITON_EXT_PLUGIN_NAME
-#error "TRITON_EXT_PLUGIN_NAME must be defined by the build (triton_ext_add_*)"
-#endif
-#ifndef TRITON_EXT_PLUGIN_VERSION
-#define TRITON_EXT_PLUGIN_VERSION "0.0.0"
-#endif
+#include "triton-ext/PluginIdentity.h"
 
 TRITON_PLUGIN_API mlir::triton::plugin::PluginInfo *tritonGetPluginInfo() {
   static mlir::triton::plugin::PluginInfo *info =
-      mlir::triton_ext::makePluginInfo(TRITON_EXT_PLUGIN_NAME,
-                                       TRITON_EXT_PLUGIN_VERSION,
+      mlir::triton_ext::makePluginInfo(mlir::triton_ext::pluginName,
+                                       mlir::triton_ext::pluginVersion,
                                        mlir::triton_ext::Registration::head());
   return info;
 }
