@@ -1,5 +1,5 @@
-"""Repository-wide pytest setup: every test starts and ends with no triton_ext pass enabled and
-Triton's (single) stages hook empty, whatever order the suite runs in."""
+"""Repository-wide pytest setup: every test module ends with no triton_ext pass enabled and
+Triton's (single) stages hook empty, so the suite's order does not matter."""
 
 from __future__ import annotations
 
@@ -25,8 +25,9 @@ def _reset_triton_ext() -> None:
         knobs.runtime.add_stages_inspection_hook = None
 
 
-@pytest.fixture(autouse=True)
+@pytest.fixture(scope="module", autouse=True)
 def _isolated_triton_ext_state() -> Iterator[None]:
-    _reset_triton_ext()
+    # Reset after each module (its own fixtures tear down first), so a module's enabled passes
+    # and hooks never leak into the next one; within a module, tests manage their own state.
     yield
     _reset_triton_ext()

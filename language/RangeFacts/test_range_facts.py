@@ -35,6 +35,7 @@ TARGET = GPUTarget("cuda", 90, 32)
 def fresh_triton_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Compile for real in every test: a cached kernel would skip the stages under test."""
     monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "triton-cache"))
+    triton_ext_range.load()  # every test starts from a clean triton_ext state (root conftest)
 
 
 def compile_kernel(fn, signature: dict[str, str], constexprs: dict[str, object] | None = None):
@@ -206,3 +207,13 @@ class triton_ext_range_recorded:
 
     def __exit__(self, *exc):
         return self._cm.__exit__(*exc)
+
+
+def test_specialized_constant_argument_is_accepted() -> None:
+    # An int argument equal to 1 is specialized into a constexpr by Triton's launcher: the fact
+    # must accept it (found on the H200: n_cols == 1 in language/RangeFacts/check_gpu.py).
+    src = ASTSource(scaled_copy, signature={"X": "*i32", "Y": "*i32", "n": "constexpr",
+                                            "BLOCK": "constexpr"},
+                    constexprs={"n": 1, "BLOCK": 128})
+    compiled = triton.compile(src, target=TARGET)
+    assert compiled.asm["cubin"]

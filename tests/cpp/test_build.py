@@ -11,7 +11,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import BUILD, REPO
+import sys as _sys
+_sys.path.insert(0, __import__("os").path.dirname(__file__))
+from cpp_support import BUILD, REPO
 
 from triton_ext import _build
 from triton_ext._build import BuildError

@@ -93,11 +93,18 @@ def assume_range(x: Any, lo: Any, hi: Any, _semantic: Any = None) -> core.tensor
     :param lo: smallest value, a compile-time int (``tl.constexpr``).
     :param hi: largest value, a compile-time int with ``lo <= hi``.
 
-    The result has the type of ``x``. Misuse (a float or bool ``x``, runtime
+    The result has the type of ``x``. An integer constant (Triton turns an int argument equal
+    to 1 into one) is checked against the range and returned unchanged. Misuse (a float or bool ``x``, runtime
     or non-int bounds, ``lo > hi``, bounds outside the type) is a compile
     error at the calling line.
     """
     lo_v, hi_v = _bound("lo", lo), _bound("hi", hi)
+    if isinstance(x, core.constexpr) and isinstance(x.value, int) and not isinstance(x.value, bool):
+        # Triton specializes integer arguments equal to 1 into constexprs, so a runtime
+        # argument can arrive here as a constant: check it against the range and keep it.
+        if not lo_v <= x.value <= hi_v:
+            raise ValueError(f"assume_range: the constant {x.value} is outside [{lo_v}, {hi_v}]")
+        return x
     if isinstance(x, core.constexpr) or not isinstance(x, core.tensor):
         raise TypeError(
             f"assume_range: x must be an integer tensor or scalar computed in the kernel, got "

@@ -1,4 +1,4 @@
-"""Tests of the C++ side: toolchain, build rules, ABI probe, fixture plugins, lit.
+"""Shared paths for the C++-side tests (toolchain, build rules, ABI probe, fixture plugins).
 
 Each compiles real code with the project toolchain and runs it inside the stock triton wheel.
 """
