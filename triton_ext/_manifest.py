@@ -232,7 +232,6 @@ def _suggest(name: str, known: Iterable[str]) -> str:
 # Validation over YAML nodes
 # --------------------------------------------------------------------------- #
 
-_constructor = yaml.SafeLoader("")
 
 
 def _describe(node: yaml.Node) -> str:
@@ -240,7 +239,7 @@ def _describe(node: yaml.Node) -> str:
         return "a mapping"
     if isinstance(node, yaml.SequenceNode):
         return "a list"
-    value = _constructor.construct_object(node, deep=True)
+    value = _construct(node)
     if value is None:
         return "nothing"
     return repr(value)
@@ -272,7 +271,7 @@ class _Checker:
         allowed = list(allowed) if allowed is not None else None
         out: dict[str, tuple[yaml.Node, yaml.Node]] = {}
         for key_node, value_node in node.value:
-            key = _constructor.construct_object(key_node, deep=True)
+            key = _construct(key_node)
             if not isinstance(key, str):
                 self.error(key_node, where, f"expected a string key, found {key!r}")
                 continue
@@ -296,7 +295,12 @@ class _Checker:
 
     def scalar(self, node: yaml.Node, where: str, types: tuple[type, ...], expected: str) -> Any:
         if isinstance(node, yaml.ScalarNode):
-            value = _constructor.construct_object(node, deep=True)
+            try:
+                value = _construct(node, strict=True)
+            except yaml.YAMLError as exc:
+                self.error(node, where, f"expected {expected}, found a value YAML cannot read "
+                                        f"({getattr(exc, 'problem', None) or exc})")
+                return None
             if isinstance(value, types) and not (isinstance(value, bool) and bool not in types):
                 return value
         self.error(node, where, f"expected {expected}, found {_describe(node)}")
@@ -304,7 +308,7 @@ class _Checker:
 
     def choice(self, node: yaml.Node, where: str, choices: tuple[str, ...]) -> str | None:
         if isinstance(node, yaml.ScalarNode):
-            value = _constructor.construct_object(node, deep=True)
+            value = _construct(node)
             if value in choices:
                 return value
         self.error(node, where, f"expected one of {', '.join(choices)}, found {_describe(node)}")
@@ -473,12 +477,46 @@ def _parse_extension(
     )
 
 
+MAX_DEPTH = 32
+
+
+def _construct(node: yaml.Node, strict: bool = False) -> Any:
+    """The Python value of a scalar node. A fresh SafeLoader each time: loaders keep state, and
+    threads may parse registries at once. A tag YAML cannot construct gives the raw text (the
+    field check then reports it), or raises with ``strict``."""
+    try:
+        return yaml.SafeLoader("").construct_object(node, deep=True)
+    except yaml.YAMLError:
+        if strict:
+            raise
+        return getattr(node, "value", None)
+
+
+def _depth(root: yaml.Node) -> int:
+    """Nesting depth of a composed document, without recursion (inputs may be hostile)."""
+    deepest, stack = 0, [(root, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if deepest > MAX_DEPTH:
+            return deepest
+        if isinstance(node, yaml.MappingNode):
+            stack.extend((n, depth + 1) for pair in node.value for n in pair)
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend((n, depth + 1) for n in node.value)
+    return deepest
+
+
 def parse_registry(text: str, path: Path | str = "registry.yaml", library_dir: Path | None = None) -> Manifest:
     """Validate one registry document; raise :class:`ManifestError` listing every problem."""
     path = Path(path)
     c = _Checker(path)
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except RecursionError:
+        raise ManifestError(f"{path}:1: nested too deeply for a registry; a registry needs at most "
+                            "6 levels (extensions.<name>.passes.<pass>.options.<flag>)",
+                            path=path) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else 1
@@ -486,6 +524,9 @@ def parse_registry(text: str, path: Path | str = "registry.yaml", library_dir: P
         raise ManifestError(f"{path}:{line}: not valid YAML: {problem}", path=path) from None
     if root is None:
         raise ManifestError(f"{path}:1: expected a mapping with 'schema' and 'extensions', found an empty file", path=path)
+    if _depth(root) > MAX_DEPTH:
+        raise ManifestError(f"{path}:1: nested more than {MAX_DEPTH} levels deep; a registry needs "
+                            "at most 6 (extensions.<name>.passes.<pass>.options.<flag>)", path=path)
     fields = c.mapping(root, "", ("schema", "extensions"), ("schema", "extensions"))
     extensions: list[Extension] = []
     if fields is not None:
@@ -628,4 +669,8 @@ def _read(path: Path, library_dir: Path | None) -> Manifest:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ManifestError(f"{path}: cannot read registry: {exc.strerror}", path=path) from None
+    except UnicodeDecodeError as exc:
+        line = path.read_bytes()[: exc.start].count(b"\n") + 1
+        raise ManifestError(f"{path}:{line}: not UTF-8 text (byte {exc.object[exc.start]:#04x} at "
+                            f"offset {exc.start}); save the registry as UTF-8", path=path) from None
     return parse_registry(text, path, library_dir)

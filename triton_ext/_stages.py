@@ -236,6 +236,7 @@ _previous: StagesHook | None = None
 _installed: StagesHook | None = None
 _combined: dict[tuple[str, str, str], tuple[str, str]] = {}
 _recording = threading.local()
+_keyed = threading.local()
 
 
 def _key_and_hash() -> tuple[str, str]:
@@ -261,14 +262,21 @@ def _hook(*args: Any, **kwargs: Any) -> Any:
     if not args and not kwargs:
         # Every kernel launch comes through here: answer from the selection's prebuilt tuple
         # with as few calls as possible (measured in benchmarks/loader_launch_overhead.py).
+        # Remember the set the key was computed for: triton.compile asks for the key before
+        # add_stages runs, and a concurrent enable() in between must not put a kernel compiled
+        # with other passes under this key.
+        selection = _scoped.get() or _global
+        _keyed.selection = selection
         if _previous is None:
-            selection = _scoped.get()
-            return (selection or _global).key_and_hash
+            return selection.key_and_hash
         return _key_and_hash()
     if _previous is not None:
         _previous(*args, **kwargs)
     backend, stages, _options, _language, _capability = args
-    selection = current()  # snapshot: later enable/disable calls do not affect this compile
+    # The set this compile's cache key was computed for (see above); later enable/disable calls
+    # do not affect this compile.
+    selection = getattr(_keyed, "selection", None) or current()
+    _keyed.selection = None
     if not selection.entries:
         return None
     target = backend.target

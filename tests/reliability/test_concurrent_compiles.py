@@ -160,9 +160,6 @@ def test_concurrent_compiles_match_their_pass_sets(tmp_path: Path, monkeypatch: 
         assert problem is None, problem
 
 
-@pytest.mark.xfail(strict=True, reason="known issue: triton.compile takes the cache key (hook()) before add_stages, "
-                   "and triton_ext snapshots the enabled set again at add_stages; a global enable() in between "
-                   "caches a kernel compiled with the pass under the key of the set without it")
 def test_global_change_between_key_and_stages_does_not_poison_the_cache(tmp_path: Path,
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     # Deterministic stand-in for another thread calling enable() at the worst moment: a hook

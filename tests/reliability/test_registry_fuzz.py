@@ -31,14 +31,10 @@ FUZZ = settings(max_examples=100, deadline=None, derandomize=True, database=None
 _LOCATED = re.compile(r"^(?P<file>.+?):(?P<line>\d+): ")
 _YAML_BREAK = re.compile(r"\r\n|[\r\n\x85\u2028\u2029]")  # what YAML counts as a line break
 
-# Exceptions other than ManifestError that triton_ext/_manifest.py lets escape today. They
-# still count as "did not hold" in the tally; the regression tests at the end are strict
-# xfails, so fixing one makes its test XPASS and fail until it is removed from this list.
-KNOWN_ISSUES: dict[str, re.Pattern[str]] = {
-    "non-UTF-8 file: UnicodeDecodeError escapes _read()": re.compile(r"UnicodeDecodeError"),
-    "unknown YAML tag: yaml ConstructorError escapes the checker": re.compile(r"ConstructorError"),
-    "deep nesting: RecursionError escapes the checker": re.compile(r"RecursionError"),
-}
+# Exceptions other than ManifestError that triton_ext/_manifest.py lets escape (none known;
+# the three found by this fuzzer are fixed and kept as regression tests at the end). Any in the
+# tally counts as "did not hold".
+KNOWN_ISSUES: dict[str, re.Pattern[str]] = {}
 
 # Words from the schema, so random structures get past the first check often enough.
 KEYS = ["schema", "extensions", "kind", "directory", "library", "status", "summary", "owners", "targets",
@@ -187,32 +183,26 @@ def test_alias_bomb(tmp_path: Path) -> None:
 
 
 # --------------------------------------------------------------------------- #
-# Known issues (see KNOWN_ISSUES): strict xfails, one per bug
+# Regressions: inputs that once escaped as other exceptions must give a located ManifestError
 # --------------------------------------------------------------------------- #
 
 
 def _strict(text: str | bytes, tmp_path: Path) -> None:
-    try:
+    with pytest.raises(ManifestError, match=r"registry\.yaml:\d+: "):
         if isinstance(text, bytes):
             (tmp_path / "registry.yaml").write_bytes(text)
             load_manifest(tmp_path / "registry.yaml", entry_points=False)
         else:
             parse_registry(text, tmp_path / "registry.yaml")
-    except ManifestError:
-        pass
 
 
-@pytest.mark.xfail(strict=True, raises=UnicodeDecodeError, reason="_manifest._read decodes without catching UnicodeDecodeError")
-def test_known_issue_non_utf8(tmp_path: Path) -> None:
+def test_regression_non_utf8(tmp_path: Path) -> None:
     _strict(REAL_REGISTRY.encode() + b"\xc0\n", tmp_path)
 
 
-@pytest.mark.xfail(strict=True, raises=yaml.constructor.ConstructorError,
-                   reason="_manifest constructs scalars without catching yaml.YAMLError")
-def test_known_issue_unknown_tag(tmp_path: Path) -> None:
+def test_regression_unknown_tag(tmp_path: Path) -> None:
     _strict("!!binary:\n", tmp_path)
 
 
-@pytest.mark.xfail(strict=True, raises=RecursionError, reason="the registry checker recurses without a depth limit")
-def test_known_issue_deep_nesting(tmp_path: Path) -> None:
+def test_regression_deep_nesting(tmp_path: Path) -> None:
     _strict("extensions: " + "[" * 2000 + "]" * 2000 + "\n", tmp_path)
