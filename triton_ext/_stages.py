@@ -368,6 +368,22 @@ def _reparse(text: str, context: Any) -> Any:
         os.unlink(path)
 
 
+#: Launch options a pass may ask for by marking the module ``triton_ext.<field> = 1 : i32``
+#: (e.g. nvidia_auto_pdl, whose kernels must be launched with programmatic dependent launch).
+#: The request goes into the compile metadata, which Triton caches with the kernel, so the
+#: launch setting always travels with the IR that needs it.
+LAUNCH_FIELDS = ("launch_pdl", "launch_cooperative_grid")
+
+
+def _apply_launch_requests(module: Any, metadata: dict[str, Any]) -> None:
+    get = getattr(module, "get_int_attr", None)
+    if get is None:
+        return  # a stage that returned text (llir) carries no marks
+    for field in LAUNCH_FIELDS:
+        if get(f"triton_ext.{field}") == 1:
+            metadata[field] = True
+
+
 def _wrap_stage(stage: str, original: StageFn, entries: tuple[Enabled, ...]) -> StageFn:
     def run_stage(src: Any, metadata: dict[str, Any]) -> Any:
         active = list(entries)
@@ -421,6 +437,7 @@ def _wrap_stage(stage: str, original: StageFn, entries: tuple[Enabled, ...]) -> 
                     f"{where} never appeared in stage {stage} ({entry.extension.source}:{ins.spec.line})",
                     entry,
                 )
+            _apply_launch_requests(result, metadata)
             return result
 
     run_stage.__name__ = f"triton_ext_{stage}"

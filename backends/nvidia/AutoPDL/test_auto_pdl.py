@@ -2,7 +2,7 @@
 
 No GPU is needed: triton.compile with a GPUTarget runs ttir -> ttgir -> llir -> ptx -> cubin with
 the wheel's ptxas. The pass is enabled through triton_ext (the stages hook) and runs where
-registry.yaml places it (end of make_ttir); launch.py turns its mark into ``launch_pdl``.
+registry.yaml places it (end of make_ttir); the loader turns its mark into ``launch_pdl`` in the compile metadata.
 """
 
 from __future__ import annotations
@@ -87,13 +87,6 @@ def _fresh_cache(tmp_path, monkeypatch):
     # Each test compiles from scratch, so the IR read back is this run's.
     monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(triton.knobs.cache, "dir", str(tmp_path / "cache"), raising=False)
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _launch_hook():
-    launch.install()
-    yield
-    launch.uninstall()
 
 
 def _compile(name: str, enabled: bool, target: GPUTarget = HOPPER, **options):
