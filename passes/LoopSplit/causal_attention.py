@@ -1,4 +1,5 @@
-"""One-block-row causal attention forward kernels shared by test_loop_split.py and check_gpu.py.
+"""One-block-row causal attention forward kernels shared by the tests, check_gpu.py, bench.py and
+examples/demo.py, with the two TTIR readers they all use to tell split loops from masked ones.
 
 Three ways to write the same kernel (one program per BLOCK_M query rows of one head):
 
@@ -11,6 +12,8 @@ Q, K, V and Out are (heads, N_CTX, HEAD_DIM), contiguous; N_CTX is a multiple of
 """
 
 from __future__ import annotations
+
+import re
 
 import triton
 import triton.language as tl
@@ -126,3 +129,25 @@ def signature(dtype: str = "fp16") -> dict[str, str]:
     ptr = f"*{dtype}"
     return {"Q": ptr, "K": ptr, "V": ptr, "Out": ptr, "sm_scale": "fp32", "stride_h": "i32",
             "stride_n": "i32", "HEAD_DIM": "constexpr", "BLOCK_M": "constexpr", "BLOCK_N": "constexpr"}
+
+
+def top_level_loop_bodies(ttir: str) -> list[str]:
+    """The text of each scf.for directly in the kernel body, in order."""
+    loops, current, depth = [], None, 0
+    for line in ttir.splitlines():
+        if current is None:
+            if re.match(r"^    %\S+ = scf\.for ", line):
+                current, depth = [line], 1
+            continue
+        current.append(line)
+        depth += line.count("{") - line.count("}")
+        if depth <= 0:
+            loops.append("\n".join(current))
+            current = None
+    return loops
+
+
+def applies_causal_mask(ir: str) -> bool:
+    """True if ``ir`` compares 2-D i32 tensors (the causal mask) or selects on a 2-D i1 tensor."""
+    return bool(re.search(r"arith\.cmpi \w+, .*: tensor<\d+x\d+xi32>", ir)
+                or re.search(r"arith\.select .*tensor<\d+x\d+xi1>", ir))

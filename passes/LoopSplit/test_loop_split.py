@@ -7,7 +7,6 @@ registry.yaml places it: at the end of make_ttir, followed by canonicalize and c
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 
@@ -41,33 +40,15 @@ def _compile(form: str, enabled: bool, head_dim: int = 64, dtype: str = "fp16"):
         return triton.compile(src, target=TARGET)
 
 
-def _top_level_loops(ttir: str) -> list[str]:
-    """Bodies of the scf.for ops directly in the kernel function, in order."""
-    loops, current, depth = [], None, 0
-    for line in ttir.splitlines():
-        if current is None:
-            if re.match(r"^    %\S+ = scf\.for ", line):
-                current, depth = [line], 1
-            continue
-        current.append(line)
-        depth += line.count("{") - line.count("}")
-        if depth <= 0:
-            loops.append("\n".join(current))
-            current = None
-    return loops
 
 
-def _masked(body: str) -> bool:
-    """True if a loop compares 2-D i32 tensors (the causal mask) or selects on one."""
-    return bool(re.search(r"arith\.cmpi \w+, .*: tensor<\d+x\d+xi32>", body)
-                or re.search(r"arith\.select .*tensor<\d+x\d+xi1>", body))
 
 
 @pytest.mark.parametrize("form", ["tensor", "scalar"])
 def test_unsplit_kernel_has_one_masked_loop(form):
-    loops = _top_level_loops(_compile(form, enabled=False).asm["ttir"])
+    loops = causal_attention.top_level_loop_bodies(_compile(form, enabled=False).asm["ttir"])
     assert len(loops) == 1
-    assert _masked(loops[0])
+    assert causal_attention.applies_causal_mask(loops[0])
 
 
 @pytest.mark.parametrize("head_dim", [64, 128])
@@ -75,25 +56,25 @@ def test_unsplit_kernel_has_one_masked_loop(form):
 def test_split_kernel_off_diagonal_loop_is_unmasked(form, head_dim):
     compiled = _compile(form, enabled=True, head_dim=head_dim)
     ttir = compiled.asm["ttir"]
-    loops = _top_level_loops(ttir)
+    loops = causal_attention.top_level_loop_bodies(ttir)
     assert len(loops) in (2, 3), ttir
     # The off-diagonal loop comes first and carries no mask; the diagonal one keeps it.
-    assert not _masked(loops[0]), loops[0]
-    assert _masked(loops[1]), loops[1]
+    assert not causal_attention.applies_causal_mask(loops[0]), loops[0]
+    assert causal_attention.applies_causal_mask(loops[1]), loops[1]
     assert "scf.for" in loops[0]
     assert compiled.asm["cubin"], "compilation did not reach cubin"
 
 
 def test_split_kernel_bf16_reaches_cubin():
     compiled = _compile("tensor", enabled=True, dtype="bf16")
-    assert len(_top_level_loops(compiled.asm["ttir"])) == 2
+    assert len(causal_attention.top_level_loop_bodies(compiled.asm["ttir"])) == 2
     assert compiled.asm["cubin"]
 
 
 def test_hand_split_kernel_is_left_alone():
     # The diagonal loop of the hand-split kernel straddles the diagonal on every iteration.
-    off = _top_level_loops(_compile("hand_split", enabled=False).asm["ttir"])
-    on = _top_level_loops(_compile("hand_split", enabled=True).asm["ttir"])
+    off = causal_attention.top_level_loop_bodies(_compile("hand_split", enabled=False).asm["ttir"])
+    on = causal_attention.top_level_loop_bodies(_compile("hand_split", enabled=True).asm["ttir"])
     assert len(off) == len(on) == 2
 
 
