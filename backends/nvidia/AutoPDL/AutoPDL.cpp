@@ -20,7 +20,7 @@
 //  * `tt.grid_dependency_launch_dependents` goes after the last entry-block
 //    operation that may read memory (`after-loads`), right after the wait
 //    (`after-wait`), or nowhere (`none`).
-//  * The module gets `triton_ext.launch_pdl = 1 : i32`; launch.py copies it
+//  * The module gets `triton_ext.launch_pdl = 1 : i32`; the loader copies it
 //    into the compile metadata field `launch_pdl`, which Triton's CUDA
 //    launcher turns into the PDL launch attribute.
 //
@@ -69,7 +69,7 @@ using namespace mlir;
 
 namespace {
 
-/// Module attribute that asks for a PDL launch (read by launch.py).
+/// Module attribute that asks for a PDL launch (the loader copies it into the launch metadata).
 constexpr llvm::StringLiteral kLaunchPdlAttr = "triton_ext.launch_pdl";
 /// Oldest CUDA compute capability with griddepcontrol.
 constexpr unsigned kMinArch = 90;

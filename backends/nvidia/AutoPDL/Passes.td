@@ -20,7 +20,7 @@ def TritonExtAutoPDL : Pass<"triton-ext-nvidia-auto-pdl", "mlir::ModuleOp"> {
     and `tt.grid_dependency_launch_dependents` after the last entry-block
     operation that may read memory (or right after the wait, or nowhere; see
     the option). It then marks the module with `triton_ext.launch_pdl = 1 : i32`,
-    which `launch.py` turns into the `launch_pdl` launch metadata.
+    which the triton_ext loader turns into the `launch_pdl` launch metadata.
 
     Before:
 

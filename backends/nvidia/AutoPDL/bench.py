@@ -5,47 +5,27 @@ input into a ping-pong buffer and runs ``CHAIN`` dependent launches of a small s
 CTA reads data written by other CTAs of the previous kernel). The graph is captured on the first
 call for each enabled pass set and buffer set, inside the variant's ``triton_ext.enabled`` scope,
 so the pass variant's kernels carry the wait and are launched (and captured) with PDL;
-``launch.py``'s hook is installed on import. The metric is the time of one chain; divide by
+the loader copies the pass's launch_pdl mark into the compile metadata. The metric is the time of one chain; divide by
 ``CHAIN`` for the time per kernel boundary. ``check_gpu.py`` does the same with more variants.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
 from typing import Any, Mapping
 
 import triton
-import triton.language as tl
 
 from triton_ext._bench import BenchSpec, Case, Metric, Target, Variant
+
+from auto_pdl_kernels import step_kernel
 
 CHAIN = 32  # even: the result ends in buffer "a"
 BLOCK = 1024
 
 
-def _load_launch() -> Any:
-    name = "triton_ext_nvidia_auto_pdl_launch"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).resolve().parent / "launch.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
 
 
-_load_launch().install()
-
-
-@triton.jit
-def step_kernel(x_ptr, y_ptr, n, shift, BLOCK: tl.constexpr):
-    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    mask = offs < n
-    x = tl.load(x_ptr + offs, mask=mask, other=0.0)
-    other = tl.load(x_ptr + (offs + shift) % n, mask=mask, other=0.0)
-    tl.store(y_ptr + offs, x * 0.5 + other * 0.25 + 1.0, mask=mask)
 
 
 def _signature(dtype: str) -> dict[str, str]:

@@ -21,7 +21,6 @@ plugins (``TRITON_EXT_BUILD_DIR``).
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import platform
 import statistics
@@ -32,32 +31,20 @@ from typing import Any, Callable
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[2]))  # the repository, for triton_ext
+sys.path.insert(0, str(HERE))  # auto_pdl_kernels
 
 import torch  # noqa: E402
 import triton  # noqa: E402
-import triton.language as tl  # noqa: E402
 
 import triton_ext  # noqa: E402
+from auto_pdl_kernels import step_kernel  # noqa: E402
 
 BLOCK = 1024
 A, B, C = 0.5, 0.25, 1.0
 
 
-def _load_launch() -> Any:
-    spec = importlib.util.spec_from_file_location("triton_ext_nvidia_auto_pdl_launch", HERE / "launch.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
-@triton.jit
-def step_kernel(x_ptr, y_ptr, n, shift, BLOCK: tl.constexpr):
-    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    mask = offs < n
-    x = tl.load(x_ptr + offs, mask=mask, other=0.0)
-    other = tl.load(x_ptr + (offs + shift) % n, mask=mask, other=0.0)
-    tl.store(y_ptr + offs, x * 0.5 + other * 0.25 + 1.0, mask=mask)
 
 
 @dataclass(frozen=True)
@@ -149,8 +136,6 @@ def main() -> int:
     parser.add_argument("--replays", type=int, default=50)
     args = parser.parse_args()
 
-    launch = _load_launch()
-    launch.install()
     device = torch.device("cuda")
     gen = torch.Generator(device=device)
     gen.manual_seed(8)

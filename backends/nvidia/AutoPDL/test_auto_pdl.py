@@ -7,10 +7,7 @@ registry.yaml places it (end of make_ttir); the loader turns its mark into ``lau
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -27,16 +24,6 @@ AMPERE = GPUTarget("cuda", 80, 32)
 MI300 = GPUTarget("hip", "gfx942", 64)
 
 
-def _load_launch():
-    path = Path(__file__).resolve().parent / "launch.py"
-    spec = importlib.util.spec_from_file_location("triton_ext_nvidia_auto_pdl_launch", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-launch = _load_launch()
 
 
 @triton.jit
@@ -157,7 +144,7 @@ def test_hand_managed_kernel_is_left_alone():
     k = _compile("hand_managed", enabled=True)
     assert k.asm["ptx"].count("griddepcontrol.wait") == 1
     assert "launch_dependents" not in k.asm["ptx"]
-    assert launch.PDL_ATTRIBUTE not in k.asm["ttir"]
+    assert "triton_ext.launch_pdl" not in k.asm["ttir"]
     assert k.metadata.launch_pdl is False  # the author's launch choice stands
 
 

@@ -11,22 +11,15 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 import triton
-import triton.language as tl
 
 from triton_ext._bench import BenchSpec, Case, Metric, Target, Variant
+
+from occupancy_kernels import softmax_kernel
 
 ROWS = 16384
 COLS = (2048, 4096, 8192, 16384)
 
 
-@triton.jit
-def softmax_kernel(x_ptr, y_ptr, n_cols, stride, BLOCK: tl.constexpr):
-    row = tl.program_id(0)
-    cols = tl.arange(0, BLOCK)
-    x = tl.load(x_ptr + row * stride + cols, mask=cols < n_cols, other=-float("inf"))
-    x = x - tl.max(x, axis=0)
-    e = tl.exp(x)
-    tl.store(y_ptr + row * stride + cols, e / tl.sum(e, axis=0), mask=cols < n_cols)
 
 
 def _signature(dtype: str) -> dict[str, str]:

@@ -24,25 +24,18 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[2]))  # the repository, for triton_ext
+sys.path.insert(0, str(HERE))  # occupancy_kernels
 
 import torch  # noqa: E402
 import triton  # noqa: E402
-import triton.language as tl  # noqa: E402
 from triton.testing import do_bench  # noqa: E402
 
 import triton_ext  # noqa: E402
+from occupancy_kernels import softmax_kernel  # noqa: E402
 
 HINTS = (None, 2, 4, 8)
 
 
-@triton.jit
-def softmax_kernel(x_ptr, y_ptr, n_cols, stride, BLOCK: tl.constexpr):
-    row = tl.program_id(0)
-    cols = tl.arange(0, BLOCK)
-    x = tl.load(x_ptr + row * stride + cols, mask=cols < n_cols, other=-float("inf"))
-    x = x - tl.max(x, axis=0)
-    e = tl.exp(x)
-    tl.store(y_ptr + row * stride + cols, e / tl.sum(e, axis=0), mask=cols < n_cols)
 
 
 @dataclass

@@ -15,26 +15,17 @@ from pathlib import Path
 import pytest
 
 import triton
-import triton.language as tl
 from triton.backends.compiler import GPUTarget
 from triton.backends.nvidia.compiler import get_ptxas
 from triton.compiler import ASTSource
 
 import triton_ext
+from occupancy_kernels import softmax_kernel
 
 HOPPER = GPUTarget("cuda", 90, 32)
 MI300 = GPUTarget("hip", "gfx942", 64)
 
 
-@triton.jit
-def softmax_kernel(x_ptr, y_ptr, n_cols, stride, BLOCK: tl.constexpr):
-    # One row per program, the whole row in registers: register-heavy for large BLOCK.
-    row = tl.program_id(0)
-    cols = tl.arange(0, BLOCK)
-    x = tl.load(x_ptr + row * stride + cols, mask=cols < n_cols, other=-float("inf"))
-    x = x - tl.max(x, axis=0)
-    e = tl.exp(x)
-    tl.store(y_ptr + row * stride + cols, e / tl.sum(e, axis=0), mask=cols < n_cols)
 
 
 def _compile(enabled: bool, target: GPUTarget = HOPPER, block: int = 8192, num_warps: int = 4, **options):
