@@ -12,9 +12,22 @@
 // Legality: without `other` the masked lanes may hold any value, so choosing
 // one refines the program; lanes under the mask are untouched.
 //
+// Dot operands (unless `dot-operands`): a load whose value reaches an A or B
+// operand of `tt.dot` / `tt.dot_scaled` (through elementwise ops, `tt.trans`,
+// `tt.reshape`, `tt.fp_to_fp`) keeps no `other`. With a non-zero `other` the
+// software pipeliner cannot let the async copy fill the shared buffer that
+// wgmma reads: it loads the tile into registers, selects, writes it back to
+// shared memory and waits for every wgmma (`pendings = 0`); the H200 GEMM
+// with all sanitizers ran 80% slower. What is lost: masked lanes of a row or
+// column mask only reach result lanes that the store's mask leaves unwritten
+// in a correct kernel (nan_inf_check counts only stored lanes); a K-tail mask
+// without `other` (reading zeros that Triton does not promise) is no longer
+// shown. `dot-operands=true` restores the poison at that cost.
+//
 // Declines: loads without a mask, loads that already have `other`, pointer
-// and i1 element types, float formats without a NaN (no value is more wrong than another), integer loads
-// when `poison-ints` is false.
+// and i1 element types, float formats without a NaN (no value is more wrong
+// than another), integer loads when `poison-ints` is false, dot operands
+// (above).
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +37,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Pass/Pass.h"
 #include "triton/Dialect/Triton/IR/Dialect.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/Debug.h"
 
 #define DEBUG_TYPE "triton-ext-masked-load-poison"
@@ -38,6 +52,9 @@ using namespace mlir;
 
 namespace {
 
+/// Values visited when looking for a dot behind a load.
+constexpr size_t kMaxVisited = 64;
+
 class MaskedLoadPoisonPass
     : public mlir::triton_ext::impl::TritonExtMaskedLoadPoisonBase<
           MaskedLoadPoisonPass> {
@@ -49,6 +66,11 @@ public:
     getOperation().walk([&](triton::LoadOp load) {
       if (!load.getMask() || load.getOther())
         return;
+      if (!dotOperands && feedsDotOperand(load.getResult())) {
+        LLVM_DEBUG(llvm::dbgs() << "dot operand, not poisoned: " << load
+                                << "\n");
+        return;
+      }
       std::optional<TypedAttr> poison = poisonFor(builder, load.getType());
       if (!poison) {
         LLVM_DEBUG(llvm::dbgs() << "no poison for " << load.getType() << "\n");
@@ -62,6 +84,30 @@ public:
   }
 
 private:
+  /// True if `value` reaches operand A or B of a dot through ops that move or
+  /// convert its elements.
+  static bool feedsDotOperand(Value value) {
+    SmallVector<Value> work{value};
+    DenseSet<Value> seen;
+    while (!work.empty()) {
+      Value v = work.pop_back_val();
+      if (!seen.insert(v).second || seen.size() > kMaxVisited)
+        continue;
+      for (OpOperand &use : v.getUses()) {
+        Operation *user = use.getOwner();
+        if (isa<triton::DotOp, triton::DotScaledOp>(user) &&
+            use.getOperandNumber() < 2)
+          return true;
+        bool moves = user->hasTrait<OpTrait::Elementwise>() ||
+                     isa<triton::TransOp, triton::ReshapeOp,
+                         triton::FpToFpOp>(user);
+        if (moves && user->getNumResults() == 1)
+          work.push_back(user->getResult(0));
+      }
+    }
+    return false;
+  }
+
   /// The poison constant (splat for tensors) for a load of `type`.
   std::optional<TypedAttr> poisonFor(OpBuilder &builder, Type type) const {
     Type elt = getElementTypeOrSelf(type);

@@ -10,12 +10,25 @@
 //
 // Non-finite test: `cmpf ueq |v|, +inf` is true exactly for NaN (unordered)
 // and +-Inf. With `check-dots`, results of dots are checked too: a `tt.dot`
-// outside any loop right after it, and a dot accumulator carried by an
-// `scf.for` once, after the loop. Accumulation keeps NaN and Inf non-finite
+// outside any loop, and a dot accumulator carried by an `scf.for` once,
+// after the loop (never inside it). Accumulation keeps NaN and Inf non-finite
 // (Inf + finite = Inf, Inf - Inf = NaN), so the final accumulator shows any
 // non-finite dot result of any iteration without a check inside the loop.
 // An async `ttng.warp_group_dot` result is only valid after its
-// `ttng.warp_group_dot_wait`, so the check then goes after the wait.
+// `ttng.warp_group_dot_wait`, so the value checked is the wait's result.
+//
+// Which lanes of a dot result are checked: only those some store writes.
+// Lanes of a dot result that come from masked-off load lanes (rows >= M of
+// A, columns >= N of B) hold undefined values in a correct kernel -- NaN when
+// masked_load_poison gave those loads a NaN `other` -- and are never stored.
+// Counting them reported a clean GEMM on the H200 (every lane outside the
+// M x N bounds, 15448 of 16384 in the corner tile). So the dot result is
+// followed through lane-preserving users (elementwise ops of the same shape,
+// layout conversions) to the `tt.store`s that write it, and the count is
+// taken under the union of their masks, converted to the dot's layout, right
+// before the last of those stores. A dot result that reaches no store this
+// way is not checked: what it contributes to memory goes through other
+// stores, which are checked themselves.
 //
 // Legality: the inserted ops only read values; the kernel's stores and
 // results are unchanged. The pass runs at the end of make_ttgir, after
@@ -23,8 +36,10 @@
 //
 // Declines: element types other than f16/bf16/f32/f64 (fp8 compares are not
 // lowered everywhere), stores inside `ttg.warp_specialize` partitions (their
-// warps cannot run the cross-warp reduction), and dots inside loops whose
-// result is not the loop-carried accumulator (e.g. attention's QK^T).
+// warps cannot run the cross-warp reduction), dots inside loops whose result
+// is not the loop-carried accumulator (e.g. attention's QK^T), and dot
+// results that reach no `tt.store` through lane-preserving ops (or whose
+// stores sit in different blocks).
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,6 +53,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Pass/Pass.h"
 #include "triton/Dialect/Triton/IR/Dialect.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/Support/Debug.h"
 
 #define DEBUG_TYPE "triton-ext-nan-inf-check"
@@ -55,6 +71,9 @@ namespace {
 
 /// Name of the op whose result makes an async warp-group dot valid.
 constexpr StringLiteral kDotWait = "ttng.warp_group_dot_wait";
+
+/// Lane-preserving ops followed from a dot result to its stores.
+constexpr unsigned kMaxChain = 16;
 
 /// True for float types whose compares every backend lowers.
 static bool isCheckedFloat(Type type) {
@@ -114,6 +133,15 @@ public:
     }
 
     OpBuilder builder(module.getContext());
+    // Dots first, so that a dot's report precedes the report of the store it
+    // feeds (both are inserted right before that store).
+    for (auto [value, after] : dots) {
+      if (!isCheckedFloat(value.getType()) || inWarpSpecializePartition(after))
+        continue;
+      Location loc = value.getDefiningOp() ? value.getDefiningOp()->getLoc()
+                                           : after->getLoc();
+      checkDotAtStores(builder, loc, value, after, *reportMode);
+    }
     for (auto [op, value, mask] : stores) {
       if (!isCheckedFloat(value.getType()) || inWarpSpecializePartition(op)) {
         LLVM_DEBUG(llvm::dbgs() << "skip store: " << *op << "\n");
@@ -122,20 +150,13 @@ public:
       builder.setInsertionPoint(op);
       check(builder, op->getLoc(), value, mask, op, "store", *reportMode);
     }
-    for (auto [value, after] : dots) {
-      if (!isCheckedFloat(value.getType()) || inWarpSpecializePartition(after))
-        continue;
-      builder.setInsertionPointAfter(after);
-      Location loc = value.getDefiningOp() ? value.getDefiningOp()->getLoc()
-                                           : after->getLoc();
-      check(builder, loc, value, Value(), after, "dot", *reportMode);
-    }
   }
 
 private:
-  /// Adds (result, insert-after op) for each float result of `loop` whose
-  /// yielded value is a dot: after the loop, or after the wait that makes an
-  /// async dot's result valid.
+  /// Adds (value, site op) for each float result of `loop` whose yielded
+  /// value is a dot: the loop result, or the result of the
+  /// `ttng.warp_group_dot_wait` after the loop that makes an async dot's
+  /// result valid (its users read the waited value, not the loop result).
   static void
   collectLoopAccumulators(scf::ForOp loop,
                           SmallVectorImpl<std::pair<Value, Operation *>> &out) {
@@ -155,6 +176,93 @@ private:
       }
       out.emplace_back(checked, after);
     }
+  }
+
+  /// Checks the dot result `value` under the masks of the stores that write
+  /// its lanes, right before the last of them (see the file comment).
+  static void checkDotAtStores(OpBuilder &builder, Location loc, Value value,
+                               Operation *site, ReportMode mode) {
+    auto valueTy = dyn_cast<RankedTensorType>(value.getType());
+    if (!valueTy)
+      return;
+    llvm::SetVector<Operation *> stores;
+    collectStores(value, stores, /*depth=*/0);
+    if (stores.empty()) {
+      LLVM_DEBUG(llvm::dbgs() << "dot reaches no store, not checked: " << value
+                              << "\n");
+      return;
+    }
+    Operation *last = stores.front();
+    for (Operation *store : stores) {
+      if (store->getBlock() != last->getBlock()) {
+        LLVM_DEBUG(llvm::dbgs() << "dot stores in different blocks\n");
+        return;
+      }
+      if (last->isBeforeInBlock(store))
+        last = store;
+    }
+    // `value` dominates every store (each is reached from it through
+    // operands), and the masks of the stores before `last` in its block
+    // dominate `last`, so every value used below is available there.
+    builder.setInsertionPoint(last);
+    Value lanes;
+    for (Operation *store : stores) {
+      Value mask = cast<triton::StoreOp>(store).getMask();
+      if (!mask) { // an unmasked store writes every lane
+        lanes = Value();
+        break;
+      }
+      Value converted = toLayoutOf(builder, loc, mask, valueTy);
+      lanes = lanes ? arith::OrIOp::create(builder, loc, lanes, converted)
+                          .getResult()
+                    : converted;
+    }
+    check(builder, loc, value, lanes, site, "dot", mode);
+  }
+
+  /// True if `user` maps lane i of its tensor operand `operand` to lane i of
+  /// its one result: elementwise ops and layout conversions of one shape.
+  static bool preservesLanes(Operation *user, Value operand) {
+    if (user->getNumResults() != 1)
+      return false;
+    auto in = dyn_cast<RankedTensorType>(operand.getType());
+    auto out = dyn_cast<RankedTensorType>(user->getResult(0).getType());
+    if (!in || !out || in.getShape() != out.getShape())
+      return false;
+    return user->hasTrait<OpTrait::Elementwise>() ||
+           isa<triton::FpToFpOp>(user) ||
+           user->getName().getStringRef() == "ttg.convert_layout";
+  }
+
+  /// The `tt.store`s whose stored value is `value` or reached from it
+  /// through lane-preserving users.
+  static void collectStores(Value value, llvm::SetVector<Operation *> &stores,
+                            unsigned depth) {
+    if (depth > kMaxChain)
+      return;
+    for (OpOperand &use : value.getUses()) {
+      Operation *user = use.getOwner();
+      if (auto store = dyn_cast<triton::StoreOp>(user)) {
+        if (use.get() == store.getValue())
+          stores.insert(user);
+        continue;
+      }
+      if (preservesLanes(user, value))
+        collectStores(user->getResult(0), stores, depth + 1);
+    }
+  }
+
+  /// `mask` (i1 tensor of `like`'s shape) in `like`'s layout.
+  static Value toLayoutOf(OpBuilder &builder, Location loc, Value mask,
+                          RankedTensorType like) {
+    auto maskTy = cast<RankedTensorType>(mask.getType());
+    auto want = RankedTensorType::get(like.getShape(), maskTy.getElementType(),
+                                      like.getEncoding());
+    if (want == maskTy)
+      return mask;
+    OperationState state(loc, "ttg.convert_layout", ValueRange{mask},
+                         TypeRange{want});
+    return builder.create(state)->getResult(0);
   }
 
   /// Counts non-finite lanes of `value` (under `mask`) and reports them.

@@ -20,10 +20,12 @@
 // inner product becomes a leaf, which can only miss a wrap, never invent one.
 //
 // Legality: the inserted ops only read values. Checks go right after the
-// arithmetic's root, so loop-invariant offsets are checked outside loops.
-// Arithmetic inside a loop gets its check inside the loop, which (at ttir)
-// can keep the pipeliner from turning that loop's loads into async copies;
-// see the README.
+// arithmetic's root, so offsets computed before a loop are checked outside
+// it. Loop-invariant arithmetic inside a loop body (a pointer increment
+// `BLOCK_K * stride`) is cloned and checked once in front of the loop (see
+// runOnOperation). Arithmetic that depends on the loop gets its check inside
+// the loop, which (at ttir) can keep the pipeliner from turning that loop's
+// loads into async copies; see the README.
 //
 // Declines: offsets not produced by i32 add/sub/mul, i64 arithmetic.
 //
@@ -36,6 +38,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Pass/Pass.h"
 #include "triton/Dialect/Triton/IR/Dialect.h"
 #include "llvm/ADT/SetVector.h"
@@ -57,6 +61,9 @@ namespace {
 /// Levels of add/sub/mul recomputed in i64; deeper operands become leaves.
 constexpr unsigned kMaxDepth = 8;
 
+/// Ops cloned in front of a loop to check a loop-invariant offset there.
+constexpr size_t kMaxHoisted = 32;
+
 /// True for i32 add/sub/mul (scalar or tensor).
 static bool isI32Arith(Value value) {
   Operation *def = value.getDefiningOp();
@@ -64,11 +71,48 @@ static bool isI32Arith(Value value) {
          getElementTypeOrSelf(value.getType()).isInteger(32);
 }
 
-/// The i32 arithmetic root behind an offset or coordinate, if any.
+/// The i32 arithmetic root behind an offset or coordinate, if any. Shape ops
+/// (`tt.splat`, `tt.broadcast`, `tt.expand_dims`) are seen through: they copy
+/// values, so `ptrs += splat(BLOCK_K * stride)` checks the scalar product.
 static Value arithRoot(Value offset) {
-  if (auto ext = offset.getDefiningOp<arith::ExtSIOp>())
-    offset = ext.getIn();
+  for (unsigned depth = 0; depth < kMaxDepth; ++depth) {
+    if (auto ext = offset.getDefiningOp<arith::ExtSIOp>())
+      offset = ext.getIn();
+    Operation *def = offset.getDefiningOp();
+    if (!def || !isa<triton::SplatOp, triton::BroadcastOp,
+                     triton::ExpandDimsOp>(def))
+      break;
+    offset = def->getOperand(0);
+  }
   return isI32Arith(offset) ? offset : Value();
+}
+
+/// Ops that compute `root` inside the body of `loop` from values defined
+/// outside it, in block order; none if `root` depends on the loop (induction
+/// variable, iter_args), on ops with memory effects or regions, or on ops in
+/// nested blocks.
+static std::optional<SmallVector<Operation *>>
+loopInvariantSlice(Value root, scf::ForOp loop) {
+  llvm::SetVector<Operation *> ops;
+  SmallVector<Value> work{root};
+  while (!work.empty()) {
+    Value value = work.pop_back_val();
+    if (loop.isDefinedOutsideOfLoop(value))
+      continue;
+    Operation *def = value.getDefiningOp();
+    if (!def || def->getBlock() != loop.getBody() || def->getNumRegions() ||
+        !isMemoryEffectFree(def))
+      return std::nullopt;
+    if (!ops.insert(def))
+      continue;
+    if (ops.size() > kMaxHoisted)
+      return std::nullopt;
+    llvm::append_range(work, def->getOperands());
+  }
+  SmallVector<Operation *> sorted(ops.begin(), ops.end());
+  llvm::sort(sorted,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  return sorted;
 }
 
 /// Rebuilds the i32 tree of `value` in i64.
@@ -162,6 +206,29 @@ public:
       Operation *def = root.getDefiningOp();
       Location loc = def->getLoc();
       builder.setInsertionPointAfter(def);
+      // A loop-invariant offset computed inside a loop body (`ptrs +=
+      // BLOCK_K * stride`) is checked once, in front of the loop, on a clone
+      // of its arithmetic: every iteration computes the same value, so one
+      // check sees every wrap the loop can produce, and no report (`scf.if`
+      // with a print) lands in the loop, where it would cost every iteration
+      // and could keep the pipeliner from turning the loop's loads into async
+      // copies. The count is zeroed when the loop runs no iteration, so the
+      // hoisted check reports only values the kernel computes.
+      Value tripGuard;
+      if (auto loop = dyn_cast<scf::ForOp>(def->getParentOp())) {
+        if (auto slice = loopInvariantSlice(root, loop)) {
+          builder.setInsertionPoint(loop);
+          IRMapping mapping;
+          for (Operation *op : *slice)
+            builder.clone(*op, mapping);
+          root = mapping.lookup(root);
+          tripGuard = arith::CmpIOp::create(
+              builder, loc,
+              loop.getUnsignedCmp() ? arith::CmpIPredicate::ult
+                                    : arith::CmpIPredicate::slt,
+              loop.getLowerBound(), loop.getUpperBound());
+        }
+      }
       WideRecompute recompute(builder, loc);
       Value exact = recompute.get(root);
       Value wrapped = arith::ExtSIOp::create(
@@ -169,6 +236,10 @@ public:
       Value bad = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::ne,
                                         wrapped, exact);
       Value count = countTrue(builder, loc, bad);
+      if (tripGuard)
+        count = arith::SelectOp::create(
+            builder, loc, tripGuard, count,
+            arith::ConstantIntOp::create(builder, loc, count.getType(), 0));
       emitReport(builder, loc, count, "offset_overflow_check",
                  kernelNameOf(def), siteOf(loc), "i32 offset overflow lanes",
                  *reportMode);

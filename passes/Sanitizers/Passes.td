@@ -57,6 +57,10 @@ def TritonExtMaskedLoadPoison : Pass<"triton-ext-masked-load-poison", "mlir::Mod
     Option<"poisonInts", "poison-ints", "bool", /*default=*/"true",
            "Also poison integer loads (masked lanes get the most negative "
            "value of the type); floats always get a quiet NaN.">,
+    Option<"dotOperands", "dot-operands", "bool", /*default=*/"false",
+           "Also poison loads that feed a dot's A/B operand. Off by default: "
+           "a non-zero `other` there stops the pipeliner from feeding wgmma "
+           "from the async copy's shared buffer (GEMM ~80% slower on H200).">,
   ];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::triton::TritonDialect"];

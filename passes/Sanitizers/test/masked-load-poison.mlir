@@ -1,5 +1,6 @@
 // RUN: %opt %s --pass masked_load_poison --no-debug-info | FileCheck %s
 // RUN: %opt %s --pass 'masked_load_poison{poison-ints=false}' --no-debug-info | FileCheck %s --check-prefix=NOINTS
+// RUN: %opt %s --pass 'masked_load_poison{dot-operands=true}' --no-debug-info | FileCheck %s --check-prefix=DOTS
 
 // A masked f32 load without `other` gets a quiet-NaN splat.
 // CHECK-LABEL: tt.func @masked_f32
@@ -53,4 +54,26 @@ tt.func @left_alone(%p: tensor<128x!tt.ptr<f32>>, %m: tensor<128xi1>, %o: tensor
   %b = tt.load %p, %m, %o : tensor<128x!tt.ptr<f32>>
   %c = tt.load %q, %m : tensor<128x!tt.ptr<i1>>
   tt.return %a, %b, %c : tensor<128xf32>, tensor<128xf32>, tensor<128xi1>
+}
+
+// Loads that feed a dot operand (here B through tt.trans) keep no `other` by
+// default: a NaN `other` stops the pipeliner from feeding wgmma from the
+// async copy's shared buffer. The load feeding the accumulator is poisoned.
+// With dot-operands=true both operands are poisoned too.
+// CHECK-LABEL: tt.func @dot_operands
+// CHECK:         tt.load %{{.*}}, %{{.*}} : tensor<32x32x!tt.ptr<f16>>
+// CHECK:         tt.load %{{.*}}, %{{.*}} : tensor<32x32x!tt.ptr<f16>>
+// CHECK:         tt.load %{{.*}}, %{{.*}}, %{{.*}} : tensor<32x32x!tt.ptr<f32>>
+// DOTS-LABEL:  tt.func @dot_operands
+// DOTS:          tt.load %{{.*}}, %{{.*}}, %{{.*}} : tensor<32x32x!tt.ptr<f16>>
+// DOTS:          tt.load %{{.*}}, %{{.*}}, %{{.*}} : tensor<32x32x!tt.ptr<f16>>
+// DOTS:          tt.load %{{.*}}, %{{.*}}, %{{.*}} : tensor<32x32x!tt.ptr<f32>>
+tt.func @dot_operands(%pa: tensor<32x32x!tt.ptr<f16>>, %pb: tensor<32x32x!tt.ptr<f16>>, %pc: tensor<32x32x!tt.ptr<f32>>, %m: tensor<32x32xi1>) {
+  %a = tt.load %pa, %m : tensor<32x32x!tt.ptr<f16>>
+  %b = tt.load %pb, %m : tensor<32x32x!tt.ptr<f16>>
+  %c = tt.load %pc, %m : tensor<32x32x!tt.ptr<f32>>
+  %bt = tt.trans %b {order = array<i32: 1, 0>} : tensor<32x32xf16> -> tensor<32x32xf16>
+  %d = tt.dot %a, %bt, %c : tensor<32x32xf16> * tensor<32x32xf16> -> tensor<32x32xf32>
+  tt.store %pc, %d : tensor<32x32x!tt.ptr<f32>>
+  tt.return
 }

@@ -90,6 +90,46 @@ tt.func @dot_loop_accumulator(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %p: 
   tt.return
 }
 
+// A dot outside loops feeding a masked store through elementwise ops: only
+// the lanes under the store's mask are counted, right before the store.
+// CHECK-LABEL: tt.func @dot_masked_store
+// CHECK:         %[[D:.*]] = tt.dot
+// CHECK-NOT:     tt.print
+// CHECK:         %[[S:.*]] = arith.mulf %[[D]]
+// CHECK:         math.absf %[[D]] : tensor<32x32xf32>
+// CHECK:         %[[BAD:.*]] = arith.cmpf ueq
+// CHECK:         arith.andi %[[BAD]], %[[M:[^ ]*]] : tensor<32x32xi1>
+// CHECK:         tt.print "[triton-ext nan_inf_check] kernel=dot_masked_store site={{.*}} dot non-finite="
+// CHECK:         tt.print "[triton-ext nan_inf_check] kernel=dot_masked_store site={{.*}} store non-finite="
+// CHECK:         tt.store %{{.*}}, %[[S]], %[[M]]
+tt.func @dot_masked_store(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %p: tensor<32x32x!tt.ptr<f32>>, %m: tensor<32x32xi1>) {
+  %zero = arith.constant dense<0.0> : tensor<32x32xf32>
+  %two = arith.constant dense<2.0> : tensor<32x32xf32>
+  %d = tt.dot %a, %b, %zero : tensor<32x32xf16> * tensor<32x32xf16> -> tensor<32x32xf32>
+  %s = arith.mulf %d, %two : tensor<32x32xf32>
+  tt.store %p, %s, %m : tensor<32x32x!tt.ptr<f32>>
+  tt.return
+}
+
+// A dot whose result reaches no store (only a reduction) is not checked: its
+// lanes cannot be matched with written lanes, and the store of the sum is
+// checked itself.
+// CHECK-LABEL: tt.func @dot_to_reduce
+// CHECK-NOT:     dot non-finite
+// CHECK:         store non-finite
+// NODOTS-LABEL: tt.func @dot_to_reduce
+tt.func @dot_to_reduce(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %p: tensor<32x!tt.ptr<f32>>) {
+  %zero = arith.constant dense<0.0> : tensor<32x32xf32>
+  %d = tt.dot %a, %b, %zero : tensor<32x32xf16> * tensor<32x32xf16> -> tensor<32x32xf32>
+  %r = "tt.reduce"(%d) <{axis = 0 : i32}> ({
+  ^bb0(%x: f32, %y: f32):
+    %t = arith.addf %x, %y : f32
+    tt.reduce.return %t : f32
+  }) : (tensor<32x32xf32>) -> tensor<32xf32>
+  tt.store %p, %r : tensor<32x!tt.ptr<f32>>
+  tt.return
+}
+
 // A bad mode is an error, not a silent default.
 // RUN: not %opt %s --pass 'nan_inf_check{mode=loud}' 2>&1 | FileCheck %s --check-prefix=BADMODE
 // BADMODE: nan_inf_check: mode must be 'record' or 'abort', found 'loud'

@@ -71,3 +71,33 @@ tt.func @unchecked(%p: !tt.ptr<f32>, %a: i64, %b: i64) -> (tensor<128xf32>, f32)
   %y = tt.load %q : !tt.ptr<f32>
   tt.return %x, %y : tensor<128xf32>, f32
 }
+
+// A loop-invariant pointer increment computed inside the loop body
+// (`ptrs += BLOCK_K * stride`, behind a tt.splat) is checked once, in front
+// of the loop, on a clone of its arithmetic; the count is zeroed when the
+// loop runs no iteration. Nothing is inserted into the loop.
+// CHECK-LABEL: tt.func @invariant_increment
+// CHECK:         %[[MUL:.*]] = arith.muli %[[S:.*]], %[[C64:.*]] : i32
+// CHECK:         %[[RUNS:.*]] = arith.cmpi slt, %[[LB:.*]], %[[UB:.*]] : i32
+// CHECK:         arith.extsi %[[S]] : i32 to i64
+// CHECK:         %[[W:.*]] = arith.extsi %[[MUL]] : i32 to i64
+// CHECK:         %[[CNT:.*]] = arith.extui
+// CHECK:         arith.select %[[RUNS]], %[[CNT]], %{{.*}} : i32
+// CHECK:         tt.print "[triton-ext offset_overflow_check] kernel=invariant_increment site={{.*}}offset-overflow-check.mlir:[[@LINE+11]] i32 offset overflow lanes="
+// CHECK:         scf.for
+// CHECK-NOT:       tt.print
+// CHECK:           scf.yield
+tt.func @invariant_increment(%p: tensor<64x!tt.ptr<f16>>, %stride: i32, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c64 = arith.constant 64 : i32
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%q = %p) -> (tensor<64x!tt.ptr<f16>>) : i32 {
+    %x = tt.load %q : tensor<64x!tt.ptr<f16>>
+    tt.store %q, %x : tensor<64x!tt.ptr<f16>>
+    %inc = arith.muli %stride, %c64 : i32
+    %incs = tt.splat %inc : i32 -> tensor<64xi32>
+    %next = tt.addptr %q, %incs : tensor<64x!tt.ptr<f16>>, tensor<64xi32>
+    scf.yield %next : tensor<64x!tt.ptr<f16>>
+  }
+  tt.return
+}
