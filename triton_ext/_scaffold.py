@@ -10,11 +10,16 @@ own tests at once, and appends the extension's entry to ``registry.yaml``::
 ModuleOp pass that tags each ``tt.func`` with its number of ``scf.for`` loops: replace the body
 with your transformation), test/<kebab>.mlir (lit + FileCheck), test_<snake>.py (a real kernel
 compiled through cubin on the CPU with the pass enabled), bench.py (benchmark spec) and README.md.
-``dialect`` writes ``dialects/<Name>/`` and ``language`` writes ``language/<Name>/``: for now
-both hold the same ODS dialect with one op (``<snake>.identity``) and a registry entry without
-passes; a ``language`` scaffold does not yet add a builder op (``TRITON_EXT_REGISTER_OP``) or the
-Python function that calls it. The dialect scaffold was checked by hand to build, load and parse;
-no test builds it (the pass scaffold's test does).
+``dialect`` writes ``dialects/<Name>/`` and ``language`` writes ``language/<Name>/``, in the shape
+of the worked example ``dialects/RangeFactsIR`` + ``language/RangeFacts`` (templates in
+``_scaffold_ir``): the dialect is an ODS dialect with one verified op (``scale``), its lowering
+pass ``<snake>_lower`` (a registry pass at the end of ttir) and lit tests for parse/print/fold,
+verifier errors and lowering; the language extension is a builder op
+(``TRITON_EXT_REGISTER_OP``), a Python package ``triton_ext_<snake>`` with the ``@builtin``
+function that calls it, and a pytest compiling kernels through cubin. A language extension needs
+a dialect: ``--dialect D`` names one made by ``new dialect`` (default ``<Name>IR``, written too
+when missing). tests/cli/test_new.py and tests/cli/test_new_dialect_language.py build each kind
+and run its generated tests.
 """
 
 from __future__ import annotations
@@ -24,9 +29,11 @@ import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
-__all__ = ["ScaffoldError", "Names", "names_for", "scaffold", "main"]
+from . import _scaffold_ir as _ir
+
+__all__ = ["ScaffoldError", "Names", "Written", "names_for", "scaffold", "scaffold_all", "main"]
 
 _CAMEL = re.compile(r"^[A-Z][a-z0-9]*(?:[A-Z][a-z0-9]*)*$")
 _KIND_ROOT = {"pass": "passes", "dialect": "dialects", "language": "language"}
@@ -64,7 +71,8 @@ def names_for(name: str) -> Names:
     if not _CAMEL.fullmatch(name):
         raise ScaffoldError(f"name '{name}': expected CamelCase like LoopSplit (or snake_case like "
                             "loop_split), letters and digits only")
-    words = re.findall(r"[A-Z][a-z0-9]*", name)
+    # An acronym is one word: RangeFactsIR -> range_facts_ir, IRThing -> ir_thing.
+    words = re.findall(r"[A-Z]+[0-9]*(?![a-z0-9])|[A-Z][a-z0-9]*", name)
     return Names(camel=name, snake="_".join(w.lower() for w in words),
                  kebab="-".join(w.lower() for w in words))
 
@@ -385,121 +393,22 @@ _PASS_REGISTRY = """\
           min-loops: {{default: 0, type: int, help: "Fewest scf.for ops a function needs to be tagged."}}
 """
 
-_DIALECT_CMAKE = "triton_ext_add_dialect({camel} SOURCES {camel}.cpp TD {camel}.td)\n"
-_LANGUAGE_CMAKE = "triton_ext_add_language({camel} SOURCES {camel}.cpp TD {camel}.td)\n"
-
-_DIALECT_TD = """\
-//===- {camel}.td - The {snake} dialect -*- tablegen -*-===//
-//
-// SPDX-License-Identifier: Apache-2.0
-//
-//===----------------------------------------------------------------------===//
-
-#ifndef {upper}_TD
-#define {upper}_TD
-
-include "mlir/IR/OpBase.td"
-include "mlir/Interfaces/SideEffectInterfaces.td"
-
-def {camel}_Dialect : Dialect {{
-  let name = "{snake}";
-  let summary = "Scaffolded by `triton-ext new {kind} {camel}`";
-  let cppNamespace = "::mlir::triton_ext::{snake}";
-}}
-
-class {camel}_Op<string mnemonic, list<Trait> traits = []>
-    : Op<{camel}_Dialect, mnemonic, traits>;
-
-def {camel}_IdentityOp : {camel}_Op<"identity", [Pure, AllTypesMatch<["input", "result"]>]> {{
-  let summary = "Returns its operand (replace with your op)";
-  let arguments = (ins AnyType:$input);
-  let results = (outs AnyType:$result);
-  let assemblyFormat = "$input attr-dict `:` type($input)";
-}}
-
-#endif // {upper}_TD
-"""
-
-_DIALECT_CPP = """\
-//===- {camel}.cpp - The {snake} dialect -----------------------------------===//
-//
-// SPDX-License-Identifier: Apache-2.0
-//
-// Scaffolded by `triton-ext new {kind} {camel}`: an ODS dialect with one op,
-// `{snake}.identity`, registered with Triton through libTritonExtPassInfra.
-//
-//===----------------------------------------------------------------------===//
-
-#include "triton-ext/PassInfra.h"
-
-#include "mlir/IR/Builders.h"
-#include "mlir/IR/Dialect.h"
-#include "mlir/IR/OpDefinition.h"
-#include "mlir/IR/OpImplementation.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
-
-#include "{camel}Dialect.h.inc"
-#define GET_OP_CLASSES
-#include "{camel}Ops.h.inc"
-
-#include "{camel}Dialect.cpp.inc"
-#define GET_OP_CLASSES
-#include "{camel}Ops.cpp.inc"
-
-namespace mlir::triton_ext::{snake} {{
-void {camel}Dialect::initialize() {{
-  addOperations<
-#define GET_OP_LIST
-#include "{camel}Ops.cpp.inc"
-      >();
-}}
-}} // namespace mlir::triton_ext::{snake}
-
-TRITON_EXT_REGISTER_DIALECT({snake}, ::mlir::triton_ext::{snake}::{camel}Dialect);
-"""
-
-_DIALECT_REGISTRY = """\
-  {snake}:
-    kind: {kind}
-    directory: {folder}
-    library: {record}
-    status: experimental
-    summary: TODO one sentence (scaffolded {kind} with one op, {snake}.identity).
-    owners: [{owner}]
-    targets: {{cuda: {{}}, hip: {{}}}}
-"""
-
-
-def _files(kind: str, n: Names, folder: str) -> dict[str, str]:
+def _pass_files(n: Names, folder: str) -> dict[str, str]:
     fmt = dict(camel=n.camel, snake=n.snake, kebab=n.kebab, record=n.record, flag=n.flag,
-               upper=n.upper, folder=folder, kind=kind)
-    if kind == "pass":
-        files = {
-            "CMakeLists.txt": _PASS_CMAKE,
-            "Passes.td": _PASS_TD,
-            f"{n.camel}.cpp": _PASS_CPP,
-            f"test/{n.kebab}.mlir": _PASS_LIT,
-            f"test_{n.snake}.py": _PASS_PYTEST,
-            "bench.py": _PASS_BENCH,
-            "README.md": _README,
-        }
-    else:
-        files = {
-            "CMakeLists.txt": _DIALECT_CMAKE if kind == "dialect" else _LANGUAGE_CMAKE,
-            f"{n.camel}.td": _DIALECT_TD,
-            f"{n.camel}.cpp": _DIALECT_CPP,
-            "README.md": f"# {n.camel}\n\nScaffolded by `triton-ext new {kind} {n.camel}`: "
-                         f"the `{n.snake}` dialect with one op, `{n.snake}.identity`.\n",
-        }
+               upper=n.upper, folder=folder)
+    files = {
+        "CMakeLists.txt": _PASS_CMAKE,
+        "Passes.td": _PASS_TD,
+        f"{n.camel}.cpp": _PASS_CPP,
+        f"test/{n.kebab}.mlir": _PASS_LIT,
+        f"test_{n.snake}.py": _PASS_PYTEST,
+        "bench.py": _PASS_BENCH,
+        "README.md": _README,
+    }
     return {path: text.format(**fmt) for path, text in files.items()}
 
 
-def _registry_entry(kind: str, n: Names, folder: str, owner: str) -> str:
-    template = _PASS_REGISTRY if kind == "pass" else _DIALECT_REGISTRY
-    return template.format(snake=n.snake, folder=folder, record=n.record, owner=owner, kind=kind)
-
-
-def _append_entry(registry: Path, entry: str, name: str) -> None:
+def _append_entries(registry: Path, entries: str, names: Sequence[str]) -> None:
     """Append under ``extensions:`` (the last top-level key) and re-validate; undo on error."""
     from ._errors import TritonExtError
     from ._manifest import load_manifest
@@ -509,13 +418,15 @@ def _append_entry(registry: Path, entry: str, name: str) -> None:
     if not top or top[-1] != "extensions":
         raise ScaffoldError(f"{registry}: expected 'extensions:' as the last top-level key, found "
                             f"{top[-1] if top else 'none'}; add this entry under extensions by hand:\n"
-                            + entry)
+                            + entries)
     if re.search(r"^extensions:\s*\{\s*\}\s*$", text, re.M):
         text = re.sub(r"^extensions:\s*\{\s*\}\s*$", "extensions:", text, flags=re.M)
-    new = text.rstrip("\n") + "\n" + entry
+    new = text.rstrip("\n") + "\n" + entries
     registry.write_text(new, encoding="utf-8")
     try:
-        load_manifest(registry, entry_points=False).extension(name)
+        manifest = load_manifest(registry, entry_points=False)
+        for name in names:
+            manifest.extension(name)
     except TritonExtError as exc:
         registry.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
         raise ScaffoldError(f"{registry}: the new entry does not validate, registry left as it "
@@ -534,9 +445,125 @@ def _owner(root: Path) -> str:
     return name.replace(",", " ").replace("]", "").replace("[", "") or "TODO owner"
 
 
+@dataclass(frozen=True)
+class Written:
+    """One folder a scaffold call writes, with its files (relative path -> text)."""
+
+    folder: str
+    name: str  # its registry entry
+    files: dict[str, str]
+    created: bool = True  # False: an existing folder the new one builds on (a dialect)
+
+
+def _existing_targets(root: Path) -> dict[str, Path]:
+    """CMake target -> folder of every extension folder in the checkout (TritonExt<leaf>)."""
+    out: dict[str, Path] = {}
+    for pattern in ("passes/*", "backends/*/*", "dialects/*", "language/*"):
+        for d in root.glob(pattern):
+            if (d / "CMakeLists.txt").exists():
+                out[f"TritonExt{d.name}"] = d
+    return out
+
+
+def _existing_dialect(root: Path, manifest: Any, d: Names) -> _ir.DialectNames:
+    """The scaffolded dialect ``dialects/<d>`` that a new language extension builds ops of."""
+    from ._errors import TritonExtError
+
+    folder = f"dialects/{d.camel}"
+    how = (f"pass --dialect with a new name to scaffold a fresh dialect, or write "
+           f"language/<Name>/ by hand for {folder}")
+    try:
+        ext = manifest.extension(d.snake)
+    except TritonExtError:
+        raise ScaffoldError(f"{root / folder}: exists but registry.yaml has no entry '{d.snake}'; "
+                            + how) from None
+    td = root / folder / f"{d.camel}.td"
+    lower = f"{d.snake}_lower"
+    text = td.read_text(encoding="utf-8") if td.exists() else ""
+    namespace = re.search(r'let\s+name\s*=\s*"([A-Za-z_][\w.]*)"', text)
+    if (ext.kind != "dialect" or ext.directory.rstrip("/") != folder or namespace is None
+            or f'_Op<"{_ir.OP_MNEMONIC}"' not in text
+            or lower not in {p.name for p in ext.passes}):
+        raise ScaffoldError(f"{root / folder}: not a dialect made by `triton-ext new dialect` "
+                            f"(expected kind dialect, {td.name} defining op "
+                            f"'{_ir.OP_MNEMONIC}' and pass {lower}); " + how)
+    return _ir.DialectNames(d.camel, d.snake, d.kebab, namespace.group(1))
+
+
+def _plan(kind: str, n: Names, root: Path, manifest: Any, owner: str,
+          dialect: str | None) -> tuple[list[Written], str, list[str], list[str]]:
+    """Folders to write, registry entries to append, and the extension and pass names added."""
+    if dialect is not None and kind != "language":
+        raise ScaffoldError(f"--dialect: only `triton-ext new language` takes a dialect, not {kind}")
+    if kind == "pass":
+        folder = f"passes/{n.camel}"
+        entry = _PASS_REGISTRY.format(snake=n.snake, folder=folder, record=n.record, owner=owner)
+        return [Written(folder, n.snake, _pass_files(n, folder))], entry, [n.snake], [n.snake]
+    if kind == "dialect":
+        d = _ir.DialectNames(n.camel, n.snake, n.kebab, _ir.dialect_namespace(n.snake))
+        return ([Written(d.folder, d.snake, _ir.dialect_files(d))], _ir.dialect_entry(d, owner),
+                [n.snake], [d.lower_pass])
+    dn = names_for(dialect) if dialect is not None else names_for(f"{n.camel}IR")
+    known = {e.name: e for e in manifest.extensions}.get(dn.snake)
+    if known is not None and known.kind == "dialect" and known.directory.startswith("dialects/"):
+        dn = names_for(Path(known.directory).name)  # demo_ir -> the folder's spelling, DemoIR
+    if dn.camel == n.camel:
+        raise ScaffoldError(f"--dialect {dialect}: the dialect needs a name of its own (both "
+                            f"would build the CMake target TritonExt{n.camel}); try {n.camel}IR")
+    written: list[Written] = []
+    entries, names, passes = "", [], []
+    if known is not None and not (root / "dialects" / dn.camel).exists():
+        raise ScaffoldError(f"registry entry '{dn.snake}' exists but {root / 'dialects' / dn.camel} "
+                            "does not; --dialect needs the dialect's source folder")
+    if (root / "dialects" / dn.camel).exists():
+        d = _existing_dialect(root, manifest, dn)
+        written.append(Written(d.folder, d.snake, {}, created=False))
+    else:
+        d = _ir.DialectNames(dn.camel, dn.snake, dn.kebab, _ir.dialect_namespace(dn.snake))
+        written.append(Written(d.folder, d.snake, _ir.dialect_files(d)))
+        entries, names, passes = _ir.dialect_entry(d, owner), [d.snake], [d.lower_pass]
+    lang = _ir.LanguageNames(n.camel, n.snake, d)
+    written.insert(0, Written(lang.folder, lang.snake, _ir.language_files(lang)))
+    return written, _ir.language_entry(lang, owner) + entries, [n.snake, *names], passes
+
+
+def _check_free(root: Path, manifest: Any, written: Sequence[Written], names: Sequence[str],
+                passes: Sequence[str]) -> None:
+    """Refuse extension and pass names, folders and CMake targets that already exist."""
+    taken = {e.name for e in manifest.extensions} | {p.name for p in manifest.passes}
+    for name in (*names, *passes):
+        if name in taken:
+            raise ScaffoldError(f"'{name}' is already an extension or pass name in the registry; "
+                                "choose another name")
+    targets = _existing_targets(root) | {f"TritonExt{Path(e.directory).name}": root / e.directory
+                                         for e in manifest.extensions}
+    for w in written:
+        if not w.created:
+            continue
+        target = root / w.folder
+        if target.exists():
+            raise ScaffoldError(f"{target}: already exists; choose another name or remove the folder")
+        cmake_target = f"TritonExt{Path(w.folder).name}"
+        if cmake_target in targets:
+            raise ScaffoldError(f"{target}: its CMake target {cmake_target} is already built from "
+                                f"{targets[cmake_target]}; choose another name")
+
+
 def scaffold(kind: str, name: str, root: Path, registry: Path | None = None,
-             owner: str | None = None) -> tuple[Path, Names]:
-    """Write the extension folder under ``root`` and its registry entry; return the folder."""
+             owner: str | None = None, dialect: str | None = None) -> tuple[Path, Names]:
+    """Write the extension folder under ``root`` and its registry entry; return the folder.
+
+    ``language`` also writes ``dialects/<dialect>/`` (default ``<Name>IR``) and its entry when
+    that folder does not exist yet; an existing one must have been made by ``new dialect``.
+    """
+    written, _ = scaffold_all(kind, name, root, registry, owner, dialect)
+    return root.resolve() / written[0].folder, names_for(name)
+
+
+def scaffold_all(kind: str, name: str, root: Path, registry: Path | None = None,
+                 owner: str | None = None, dialect: str | None = None
+                 ) -> tuple[list[Written], list[str]]:
+    """:func:`scaffold`, returning every folder (written or reused) and registry name added."""
     if kind not in _KIND_ROOT:
         raise ScaffoldError(f"kind '{kind}': expected one of {', '.join(_KIND_ROOT)}")
     n = names_for(name)
@@ -548,10 +575,6 @@ def scaffold(kind: str, name: str, root: Path, registry: Path | None = None,
     if not registry.exists():
         raise ScaffoldError(f"{registry}: registry not found; expected registry.yaml at the "
                             "checkout root (or pass --registry)")
-    folder = f"{_KIND_ROOT[kind]}/{n.camel}"
-    target = root / folder
-    if target.exists():
-        raise ScaffoldError(f"{target}: already exists; choose another name or remove the folder")
     from ._errors import TritonExtError
     from ._manifest import load_manifest
 
@@ -559,17 +582,20 @@ def scaffold(kind: str, name: str, root: Path, registry: Path | None = None,
         manifest = load_manifest(registry, entry_points=False)
     except TritonExtError as exc:
         raise ScaffoldError(f"the registry is broken, fix it first: {exc}") from exc
-    taken = {e.name for e in manifest.extensions} | {p.name for p in manifest.passes}
-    if n.snake in taken:
-        raise ScaffoldError(f"'{n.snake}' is already an extension or pass name in {registry}; "
-                            "choose another name")
-    files = _files(kind, n, folder)
-    _append_entry(registry, _registry_entry(kind, n, folder, owner or _owner(root)), n.snake)
-    for rel, text in files.items():
-        path = target / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return target, n
+    folder = root / f"{_KIND_ROOT[kind]}/{n.camel}"
+    if folder.exists():
+        raise ScaffoldError(f"{folder}: already exists; choose another name or remove the folder")
+    _check_free(root, manifest, [], [n.snake], [])  # before looking for a language's dialect
+    written, entries, names, passes = _plan(kind, n, root, manifest, owner or _owner(root),
+                                            dialect)
+    _check_free(root, manifest, written, names, passes)
+    _append_entries(registry, entries, names)
+    for w in written:
+        for rel, text in w.files.items():
+            path = root / w.folder / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+    return written, names
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -586,17 +612,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--registry", type=Path, default=None,
                         help="registry to add the entry to (default: <root>/registry.yaml)")
     parser.add_argument("--owner", default=None, help="owner in the registry (default: git user)")
+    parser.add_argument("--dialect", default=None,
+                        help="language only: the dialect (made by `new dialect`) whose op the "
+                             "functions build; written too if missing (default: <Name>IR)")
     args = parser.parse_args(argv)
+    root = (args.root or repo_root()).resolve()
     try:
-        target, n = scaffold(args.kind, args.name, args.root or repo_root(), args.registry,
-                             args.owner)
+        written, names = scaffold_all(args.kind, args.name, root, args.registry, args.owner,
+                                      args.dialect)
     except ScaffoldError as exc:
         print(f"triton-ext new: error: {exc}", file=sys.stderr)
         return 1
-    print(f"created {target} and registry entry '{n.snake}'")
-    for rel in sorted(_files(args.kind, n, str(target))):
-        print(f"  {target / rel}")
-    print(f"next: triton-ext build {n.snake} && triton-ext test {n.snake}")
+    for w in written:
+        target = root / w.folder
+        if not w.created:
+            print(f"using {target} (exists)")
+            continue
+        print(f"created {target}")
+        for rel in sorted(w.files):
+            print(f"  {target / rel}")
+    print(f"registry entries added: {', '.join(names)}")
+    order = " ".join(w.name for w in reversed(written))  # the dialect before its language
+    print(f"next: triton-ext build {order} && triton-ext test {order}")
     return 0
 
 

@@ -145,6 +145,10 @@ def _build(names: Sequence[str], options: Mapping[str, Any] | None, manifest: Ma
     for name in names:
         if name == "default":
             specs.extend(p for p in manifest.passes if p.enabled_by_default)
+        elif (ext := _passless(manifest, name)) is not None:
+            # A dialect or language extension without passes: enabling it is loading it (its
+            # dialects and builder ops stay registered; Triton cannot unload a library).
+            load_extension(ext)
         else:
             specs.extend(manifest.resolve(name))
     options = dict(options or {})
@@ -182,6 +186,19 @@ def _build(names: Sequence[str], options: Mapping[str, Any] | None, manifest: Ma
     return out
 
 
+def _passless(manifest: Manifest, name: str) -> Extension | None:
+    """The extension called ``name`` when it declares no passes (a pass name wins)."""
+    from ._errors import TritonExtError
+
+    if any(p.name == name for p in manifest.passes):
+        return None
+    try:
+        ext = manifest.extension(name)
+    except TritonExtError:
+        return None
+    return ext if not ext.passes else None
+
+
 def _close(name: str, known: Sequence[str]) -> str | None:
     import difflib
 
@@ -207,7 +224,7 @@ def disable(*names: str) -> Selection:
             _global = Selection()
             return _global
         manifest = load_manifest()
-        drop = [s.name for n in names for s in manifest.resolve(n)]
+        drop = [s.name for n in names if _passless(manifest, n) is None for s in manifest.resolve(n)]
         _global = _global.without(drop)
         return _global
 

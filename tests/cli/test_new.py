@@ -69,14 +69,19 @@ def test_a_broken_generated_test_fails_the_command(scaffolded) -> None:
         lit_file.write_text(text)
 
 
-@pytest.mark.parametrize("kind,folder", [("dialect", "dialects/DemoDialect"), ("language", "language/DemoDialect")])
-def test_dialect_and_language_scaffolds_register(tmp_path, kind, folder) -> None:
+@pytest.mark.parametrize("kind,folder,source", [
+    ("dialect", "dialects/DemoDialect", "DemoDialect.td"),
+    ("language", "language/DemoDialect", "DemoDialectBuilder.cpp"),
+])
+def test_dialect_and_language_scaffolds_register(tmp_path, kind, folder, source) -> None:
+    # Built and tested in test_new_dialect_language.py; here only the entry and the main file.
     root = scratch_checkout(tmp_path / "c")
     target, names = scaffold(kind, "DemoDialect", root, owner="tests")
     assert target == root / folder and names.snake == "demo_dialect"
-    assert (target / "DemoDialect.td").exists() and (target / "DemoDialect.cpp").exists()
+    assert (target / source).exists()
     entry = yaml.safe_load((root / "registry.yaml").read_text())["extensions"]["demo_dialect"]
-    assert entry["kind"] == kind and "passes" not in entry
+    assert entry["kind"] == kind
+    assert ("passes" not in entry) == (kind == "language")
 
 
 def test_names() -> None:
@@ -84,6 +89,10 @@ def test_names() -> None:
     assert (n.camel, n.snake, n.kebab, n.record, n.flag) == (
         "DemoThing", "demo_thing", "demo-thing", "TritonExtDemoThing", "triton-ext-demo-thing")
     assert names_for("demo_thing") == n
+    # An acronym is one word, as in the registry's own names.
+    for camel, snake in (("RangeFactsIR", "range_facts_ir"), ("AutoPDL", "auto_pdl"),
+                         ("IRThing", "ir_thing"), ("GPU2Thing", "gpu2_thing")):
+        assert names_for(camel).snake == snake
     for bad in ("demo-thing", "9Lives", "Demo Thing", ""):
         with pytest.raises(ScaffoldError, match="expected CamelCase"):
             names_for(bad)
