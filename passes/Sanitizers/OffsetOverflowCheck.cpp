@@ -23,8 +23,11 @@
 // arithmetic's root, so offsets computed before a loop are checked outside
 // it. Loop-invariant arithmetic inside a loop body (a pointer increment
 // `BLOCK_K * stride`) is cloned and checked once in front of the loop (see
-// runOnOperation). Arithmetic that depends on the loop gets its check inside
-// the loop, which (at ttir) can keep the pipeliner from turning that loop's
+// runOnOperation). Arithmetic that depends on the loop directly in its body
+// accumulates its wrapped lanes in a loop-carried value and is reported once
+// after the loop (checkAcrossIterations), so no report lands in the loop.
+// Arithmetic nested deeper (inside an `scf.if` in a loop) is checked in
+// place, which (at ttir) can keep the pipeliner from turning that loop's
 // loads into async copies; see the README.
 //
 // Declines: offsets not produced by i32 add/sub/mul, i64 arithmetic.
@@ -39,6 +42,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Pass/Pass.h"
 #include "triton/Dialect/Triton/IR/Dialect.h"
@@ -216,7 +221,12 @@ public:
       // hoisted check reports only values the kernel computes.
       Value tripGuard;
       if (auto loop = dyn_cast<scf::ForOp>(def->getParentOp())) {
-        if (auto slice = loopInvariantSlice(root, loop)) {
+        auto slice = loopInvariantSlice(root, loop);
+        if (!slice) {
+          checkAcrossIterations(builder, root, loop, *reportMode);
+          continue;
+        }
+        {
           builder.setInsertionPoint(loop);
           IRMapping mapping;
           for (Operation *op : *slice)
@@ -229,13 +239,7 @@ public:
               loop.getLowerBound(), loop.getUpperBound());
         }
       }
-      WideRecompute recompute(builder, loc);
-      Value exact = recompute.get(root);
-      Value wrapped = arith::ExtSIOp::create(
-          builder, loc, recompute.wideType(root.getType()), root);
-      Value bad = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::ne,
-                                        wrapped, exact);
-      Value count = countTrue(builder, loc, bad);
+      Value count = countTrue(builder, loc, wrappedLanes(builder, loc, root));
       if (tripGuard)
         count = arith::SelectOp::create(
             builder, loc, tripGuard, count,
@@ -244,6 +248,62 @@ public:
                  kernelNameOf(def), siteOf(loc), "i32 offset overflow lanes",
                  *reportMode);
     }
+  }
+
+private:
+  /// Lanes where `root`'s i32 arithmetic wrapped (i1, root's shape), built at
+  /// the builder's insertion point.
+  static Value wrappedLanes(OpBuilder &builder, Location loc, Value root) {
+    WideRecompute recompute(builder, loc);
+    Value exact = recompute.get(root);
+    Value wrapped = arith::ExtSIOp::create(
+        builder, loc, recompute.wideType(root.getType()), root);
+    return arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::ne,
+                                 wrapped, exact);
+  }
+
+  /// Checks `root`, which depends on `loop` (`k_ptrs + start_n * stride`),
+  /// without a report inside the loop: each iteration ORs its wrapped lanes
+  /// into a loop-carried i1 value of the root's shape (elementwise, no
+  /// reduction, no branch), and the lanes set after the loop are counted
+  /// and reported once. Complete: a wrap in any iteration sets its lane, and
+  /// a set lane stays set. The count is of lanes that wrapped in at least one
+  /// iteration; in abort mode the kernel aborts after the loop. A report
+  /// inside the loop cost a reduction per iteration and stopped the
+  /// pipeliner (attention's K/V loads: 6 async copies became 0).
+  static void checkAcrossIterations(OpBuilder &builder, Value root,
+                                    scf::ForOp loop, ReportMode mode) {
+    Operation *def = root.getDefiningOp();
+    Location loc = def->getLoc();
+    builder.setInsertionPointAfter(def);
+    Value bad = wrappedLanes(builder, loc, root);
+    builder.setInsertionPoint(loop);
+    Type badTy = bad.getType();
+    TypedAttr no = builder.getBoolAttr(false);
+    if (auto shaped = dyn_cast<ShapedType>(badTy))
+      no = DenseElementsAttr::get(shaped, no);
+    Value init = arith::ConstantOp::create(builder, loc, badTy, no);
+    IRRewriter rewriter(builder);
+    FailureOr<LoopLikeOpInterface> widened = loop.replaceWithAdditionalYields(
+        rewriter, ValueRange{init}, /*replaceInitOperandUsesInLoop=*/false,
+        [&](OpBuilder &b, Location yieldLoc, ArrayRef<BlockArgument> args) {
+          return SmallVector<Value>{
+              arith::OrIOp::create(b, yieldLoc, args.front(), bad)};
+        });
+    if (failed(widened)) {
+      // Fall back to a check in place (inside the loop).
+      builder.setInsertionPointAfter(bad.getDefiningOp());
+      emitReport(builder, loc, countTrue(builder, loc, bad),
+                 "offset_overflow_check", kernelNameOf(def), siteOf(loc),
+                 "i32 offset overflow lanes", mode);
+      return;
+    }
+    Operation *newLoop = widened->getOperation();
+    builder.setInsertionPointAfter(newLoop);
+    Value count = countTrue(builder, loc, newLoop->getResults().back());
+    emitReport(builder, loc, count, "offset_overflow_check",
+               kernelNameOf(newLoop), siteOf(loc), "i32 offset overflow lanes",
+               mode);
   }
 };
 

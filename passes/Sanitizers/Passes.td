@@ -75,7 +75,10 @@ def TritonExtOffsetOverflowCheck : Pass<"triton-ext-offset-overflow-check", "mli
     expression tree in i64 from sign-extended leaves, compares it with the
     sign-extended i32 result, and reports the lanes where they differ (the
     i32 arithmetic wrapped) with kernel name and source file:line of the
-    arithmetic, like `nan_inf_check`.
+    arithmetic, like `nan_inf_check`. Loop-invariant arithmetic in a loop
+    body is checked once in front of the loop; loop-dependent arithmetic
+    ORs its wrapped lanes into a loop-carried value and is reported once
+    after the loop, so no report lands in a loop body.
   }];
   let options = [
     Option<"mode", "mode", "std::string", /*default=*/"\"record\"",

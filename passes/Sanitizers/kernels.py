@@ -98,6 +98,70 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
     tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=mask)  # SITE: matmul_store
 
 
+@triton.jit
+def attention_fwd_kernel(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, stride_h, stride_n, seq,
+                         HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    """Non-causal attention forward (online softmax); one (row block, head) per program.
+
+    q, k, v, o are (heads, seq, HEAD_DIM) with unit stride in the last dimension; seq is a
+    multiple of BLOCK_M and BLOCK_N (no masks)."""
+    start_m = tl.program_id(0) * BLOCK_M
+    head = tl.program_id(1).to(tl.int64) * stride_h
+    offs_m = start_m + tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, BLOCK_N)
+    offs_d = tl.arange(0, HEAD_DIM)
+    q = tl.load(q_ptr + head + offs_m[:, None] * stride_n + offs_d[None, :])
+    k_ptrs = k_ptr + head + offs_n[None, :] * stride_n + offs_d[:, None]
+    v_ptrs = v_ptr + head + offs_n[:, None] * stride_n + offs_d[None, :]
+    m_i = tl.full((BLOCK_M,), float("-inf"), tl.float32)
+    l_i = tl.zeros((BLOCK_M,), tl.float32)
+    acc = tl.zeros((BLOCK_M, HEAD_DIM), tl.float32)
+    qk_scale = sm_scale * 1.4426950408889634  # exp(x) = exp2(x * log2(e))
+    for start_n in range(0, seq, BLOCK_N):
+        k = tl.load(k_ptrs + start_n * stride_n)
+        qk = tl.dot(q, k) * qk_scale
+        m_new = tl.maximum(m_i, tl.max(qk, axis=1))
+        p = tl.math.exp2(qk - m_new[:, None])
+        alpha = tl.math.exp2(m_i - m_new)
+        l_i = l_i * alpha + tl.sum(p, axis=1)
+        v = tl.load(v_ptrs + start_n * stride_n)
+        acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)
+        m_i = m_new
+    out = acc / l_i[:, None]
+    tl.store(o_ptr + head + offs_m[:, None] * stride_n + offs_d[None, :], out.to(o_ptr.dtype.element_ty))
+
+
+VECTOR, GEMM, ATTENTION = 0, 1, 2  # bench_kernel's WORKLOAD
+
+
+@triton.jit
+def bench_kernel(x_ptr, y_ptr, z_ptr, out_ptr, M, N, K, stride_0, stride_1, scale,
+                 WORKLOAD: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                 BLOCK_K: tl.constexpr):
+    """The three workloads of bench.py behind one signature (a bench spec has one per dtype).
+
+    WORKLOAD 0: out = scale * x over M elements (memory-bound; BLOCK_M per program).
+    WORKLOAD 1: out = x @ y, (M, K) @ (K, N), row-major, strides stride_0 = K, stride_1 = N.
+    WORKLOAD 2: attention forward, q/k/v = x/y/z, M = seq, stride_0 = head stride,
+    stride_1 = row stride, BLOCK_K = head dim. The constexpr branch compiles to the kernel alone.
+    """
+    if WORKLOAD == 0:
+        scale_kernel(x_ptr, out_ptr, M, scale, BLOCK_M)
+    elif WORKLOAD == 1:
+        matmul_kernel(x_ptr, y_ptr, out_ptr, M, N, K, stride_0, stride_1, stride_1,
+                      BLOCK_M, BLOCK_N, BLOCK_K)
+    else:
+        attention_fwd_kernel(x_ptr, y_ptr, z_ptr, out_ptr, scale, stride_0, stride_1, M,
+                             BLOCK_K, BLOCK_M, BLOCK_N)
+
+
+def bench_signature(dtype: str = "fp16") -> dict[str, str]:
+    sig = {name: f"*{dtype}" for name in ("x_ptr", "y_ptr", "z_ptr", "out_ptr")}
+    sig.update({name: "i32" for name in ("M", "N", "K", "stride_0", "stride_1")})
+    sig["scale"] = "fp32"
+    return sig
+
+
 VECTOR_SIG = {"x_ptr": "*fp32", "y_ptr": "*fp32", "n": "i32", "alpha": "fp32"}
 RATIO_SIG = {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32"}
 SUM_SIG = {"x_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32"}

@@ -101,3 +101,32 @@ tt.func @invariant_increment(%p: tensor<64x!tt.ptr<f16>>, %stride: i32, %n: i32)
   }
   tt.return
 }
+
+// Offset arithmetic that depends on the loop (`ptrs + i * stride`): each
+// iteration ORs its wrapped lanes into a loop-carried i1 value, and the lanes
+// are counted and reported once after the loop. No report inside the loop.
+// CHECK-LABEL: tt.func @loop_dependent_offset
+// CHECK:         %[[NO:.*]] = arith.constant false
+// CHECK:         %[[R:.*]]:2 = scf.for %[[I:.*]] = {{.*}} iter_args(%{{.*}} = %{{.*}}, %[[ANY:.*]] = %[[NO]])
+// CHECK-NOT:       tt.print
+// CHECK:           %[[MUL:.*]] = arith.muli %[[I]], %{{.*}} : i32
+// CHECK:           %[[BAD:.*]] = arith.cmpi ne
+// CHECK-NOT:       tt.print
+// CHECK:           %[[OR:.*]] = arith.ori %[[ANY]], %[[BAD]] : i1
+// CHECK:           scf.yield %{{.*}}, %[[OR]]
+// CHECK:         %[[CNT:.*]] = arith.extui %[[R]]#1 : i1 to i32
+// CHECK:         tt.print "[triton-ext offset_overflow_check] kernel=loop_dependent_offset site={{.*}} i32 offset overflow lanes=" {{.*}} : %[[CNT]] : i32
+tt.func @loop_dependent_offset(%p: !tt.ptr<f16>, %stride: i32, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant 0.0 : f16
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%s = %zero) -> (f16) : i32 {
+    %off = arith.muli %i, %stride : i32
+    %q = tt.addptr %p, %off : !tt.ptr<f16>, i32
+    %x = tt.load %q : !tt.ptr<f16>
+    %t = arith.addf %s, %x : f16
+    scf.yield %t : f16
+  }
+  tt.store %p, %r : !tt.ptr<f16>
+  tt.return
+}
