@@ -86,7 +86,8 @@ class Variant:
     ``role``: ``baseline`` (the unchanged kernel), ``pass`` (the same kernel compiled with the
     spec's passes enabled through ``triton_ext.enabled``) or ``handwritten`` (the best version
     written by hand). ``group`` ties a pass variant to its baseline (same group); a handwritten
-    variant is compared with every group.
+    variant is compared with every group. ``passes`` narrows a pass variant to some of the spec's
+    passes (one variant per sanitizer, say); empty means all of them.
     """
 
     name: str
@@ -94,6 +95,10 @@ class Variant:
     role: str
     group: str = ""
     options: Mapping[str, Any] = field(default_factory=dict)
+    passes: tuple[str, ...] = ()
+
+    def enabled_passes(self, spec_passes: Sequence[str]) -> tuple[str, ...]:
+        return tuple(self.passes) or tuple(spec_passes)
 
     def __post_init__(self) -> None:
         if self.role not in ROLES:
@@ -352,15 +357,16 @@ def check_cpu(spec: BenchSpec, quick: bool = False, log: Callable[[str], None] =
             if not off.asm.get("cubin"):
                 check.problem = "compilation without the pass did not reach cubin"
             elif v.role == "pass":
-                on = _compile_cpu(v.kernel, spec, case, spec.passes, v.options)
+                names = v.enabled_passes(spec.passes)
+                on = _compile_cpu(v.kernel, spec, case, names, v.options)
                 if not on.asm.get("cubin"):
-                    check.problem = f"compilation with {', '.join(spec.passes)} did not reach cubin"
+                    check.problem = f"compilation with {', '.join(names)} did not reach cubin"
                 else:
                     ir_off, ir_on = off.asm[spec.ir_stage], on.asm[spec.ir_stage]
                     if spec.ir_check is not None:
                         check.problem = spec.ir_check(v, ir_off, ir_on)
                     elif _strip_locations(ir_off) == _strip_locations(ir_on):
-                        check.problem = (f"{', '.join(spec.passes)} left the {spec.ir_stage} of "
+                        check.problem = (f"{', '.join(names)} left the {spec.ir_stage} of "
                                          f"{getattr(v.kernel, '__name__', v.name)} unchanged")
         except Exception as exc:  # a compile error is a failed check, reported with the case
             check.problem = f"{type(exc).__name__}: {exc}"
@@ -442,7 +448,8 @@ def _variant_scope(spec: BenchSpec, variant: Variant) -> Any:
 
     if variant.role != "pass":
         return contextlib.nullcontext()
-    return triton_ext.enabled(*spec.passes, **{k.replace("-", "_"): v for k, v in variant.options.items()})
+    return triton_ext.enabled(*variant.enabled_passes(spec.passes),
+                              **{k.replace("-", "_"): v for k, v in variant.options.items()})
 
 
 def _rotation(spec: BenchSpec, inputs: dict[str, Any]) -> list[dict[str, Any]]:

@@ -10,18 +10,13 @@ targets: under 5% on memory-bound kernels, under 10% on GEMM and attention):
 All three run through ``kernels.bench_kernel`` (one signature, a constexpr ``WORKLOAD`` picks the
 body), because a spec has one signature per dtype.
 
-Per-sanitizer variants: a spec enables one pass set (``passes``) for every ``pass`` variant. The
-spec names all three sanitizers, so the CPU check compiles every workload with all three (each
-sanitizer alone is compiled in ``test_sanitizers.py``); on the GPU each variant's ``launch`` then
-narrows the enabled set to its own sanitizer(s) with :func:`_only`. The variants use distinct
-``JITFunction`` objects of the same kernel so that ``launch`` knows which variant it runs.
+Each pass variant enables only its own sanitizer (``Variant.passes``); ``all`` enables the three.
 """
 
 from __future__ import annotations
 
-import contextlib
 import math
-from typing import Any, Iterator, Mapping
+from typing import Any, Mapping
 
 import triton
 
@@ -36,27 +31,8 @@ ATTN_BLOCKS = (128, 64)
 HEAD_DIM = 64
 TOKENS = 16384  # attention: heads = TOKENS * 2048 / HEAD_DIM / seq (hidden size 2048)
 
-# Variant name -> the sanitizers it enables; each variant gets its own JITFunction object.
+# Variant name -> the sanitizers it enables (``Variant.passes``).
 SANITIZERS: dict[str, tuple[str, ...]] = {name: (name,) for name in ALL} | {"all": ALL}
-_KERNEL_OF = {name: triton.jit(kernels.bench_kernel.fn) for name in SANITIZERS}
-_SANITIZERS_OF = {id(kernel): SANITIZERS[name] for name, kernel in _KERNEL_OF.items()}
-
-
-@contextlib.contextmanager
-def _only(names: tuple[str, ...]) -> Iterator[None]:
-    """Within the variant's scope (all three enabled), keep only ``names`` of the sanitizers.
-
-    ``triton_ext.enabled`` can add passes to a scope but not remove them, so this sets the scoped
-    selection directly (the loader's own ``Selection.without``)."""
-    from triton_ext import _stages
-
-    current = _stages.current()
-    drop = [n for n in current.names() if n in ALL and n not in names]
-    token = _stages._scoped.set(current.without(drop))
-    try:
-        yield
-    finally:
-        _stages._scoped.reset(token)
 
 
 def _workload(case: Case) -> int:
@@ -104,24 +80,21 @@ def _make_inputs(case: Case, device: Any, generator: Any) -> dict[str, Any]:
 
 def _launch(kernel: Any, t: Mapping[str, Any], case: Case) -> Any:
     size, w = case.params["size"], _workload(case)
-    names = _SANITIZERS_OF.get(id(kernel))
-    scope = _only(names) if names is not None else contextlib.nullcontext()
     consts, opts = _constexprs(case), _compile_options(case)
-    with scope:
-        if w == kernels.VECTOR:
-            x = t["x"]
-            return kernel[(triton.cdiv(size, VECTOR_BLOCK),)](
-                x, x, x, t["out"], size, 0, 0, 0, 0, 1.5, **consts, **opts)
-        if w == kernels.GEMM:
-            a = t["x"]
-            grid = (triton.cdiv(size, GEMM_BLOCKS[0]), triton.cdiv(size, GEMM_BLOCKS[1]))
-            return kernel[grid](a, t["y"], a, t["out"], size, size, size, size, size, 1.0,
-                                **consts, **opts)
-        q = t["x"]
-        heads = q.shape[0]
-        return kernel[(size // ATTN_BLOCKS[0], heads)](
-            q, t["y"], t["z"], t["out"], size, 0, 0, q.stride(0), q.stride(1),
-            1.0 / math.sqrt(HEAD_DIM), **consts, **opts)
+    if w == kernels.VECTOR:
+        x = t["x"]
+        return kernel[(triton.cdiv(size, VECTOR_BLOCK),)](
+            x, x, x, t["out"], size, 0, 0, 0, 0, 1.5, **consts, **opts)
+    if w == kernels.GEMM:
+        a = t["x"]
+        grid = (triton.cdiv(size, GEMM_BLOCKS[0]), triton.cdiv(size, GEMM_BLOCKS[1]))
+        return kernel[grid](a, t["y"], a, t["out"], size, size, size, size, size, 1.0,
+                            **consts, **opts)
+    q = t["x"]
+    heads = q.shape[0]
+    return kernel[(size // ATTN_BLOCKS[0], heads)](
+        q, t["y"], t["z"], t["out"], size, 0, 0, q.stride(0), q.stride(1),
+        1.0 / math.sqrt(HEAD_DIM), **consts, **opts)
 
 
 def _attention_heads(case: Case) -> list[int]:
@@ -150,7 +123,7 @@ def _checked(t: Mapping[str, Any], case: Case) -> Any:
 
 def _ir_check(variant: Variant, off: str, on: str) -> str | None:
     """The variant's sanitizers left their reports in the TTGIR, and the pipelined loops kept
-    their async copies. (On the CPU every pass variant is compiled with all three.)"""
+    their async copies."""
     names = SANITIZERS.get(variant.name, ())
     for name in ("nan_inf_check", "offset_overflow_check"):
         if name in names and f"[triton-ext {name}]" not in on:
@@ -188,7 +161,7 @@ SPEC = BenchSpec(
     title="sanitizers: overhead on a memory-bound kernel, GEMM and attention",
     variants=(
         Variant("off", kernels.bench_kernel, "baseline"),
-        *(Variant(name, kernel, "pass") for name, kernel in _KERNEL_OF.items()),
+        *(Variant(name, kernels.bench_kernel, "pass", passes=names) for name, names in SANITIZERS.items()),
     ),
     shapes=(_shape(kernels.VECTOR, 1 << 24), _shape(kernels.VECTOR, 1 << 27),
             _shape(kernels.GEMM, 2048), _shape(kernels.GEMM, 4096),
