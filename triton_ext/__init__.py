@@ -40,6 +40,7 @@ __all__ = [
     "enabled",
     "enabled_passes",
     "load",
+    "load_extension",
     "manifest",
     "settings",
     "uninstall",
@@ -95,6 +96,14 @@ def load(path: str) -> LibraryReport:
     from . import _loader
 
     return _loader.load(path)
+
+
+def load_extension(name: str) -> LibraryReport:
+    """Load a registry extension's library by extension name (a dialect, a language's builder
+    ops, or passes without enabling them); checked in a child process first, loaded once."""
+    from . import _loader
+
+    return _loader.load_extension(manifest().extension(name))
 
 
 def manifest() -> Manifest:

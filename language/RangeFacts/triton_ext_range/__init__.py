@@ -50,11 +50,10 @@ def load() -> None:
     :class:`triton_ext.TritonExtError` (with the fix) when a plugin is not built.
     """
     import triton_ext
-    from triton_ext._loader import load_extension
 
     # Enabling the lowering pass loads its library, which registers the dialect.
     triton_ext.enable(LOWERING_PASS)
-    load_extension(triton_ext.manifest().extension(LANGUAGE_EXTENSION))
+    triton_ext.load_extension(LANGUAGE_EXTENSION)
 
 
 @dataclass(frozen=True)
