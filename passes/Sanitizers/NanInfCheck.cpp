@@ -186,9 +186,27 @@ private:
     if (!valueTy)
       return;
     llvm::SetVector<Operation *> stores;
-    collectStores(value, stores, /*depth=*/0);
+    bool mayHide = false;
+    collectStores(value, stores, /*depth=*/0, mayHide);
     if (stores.empty()) {
       LLVM_DEBUG(llvm::dbgs() << "dot reaches no store, not checked: " << value
+                              << "\n");
+      return;
+    }
+    // Redundant dot check: the dot check counts lane i when the dot result is
+    // non-finite there and some store S of `stores` writes lane i. If every
+    // op between the dot and its stores keeps a non-finite operand
+    // non-finite (keepsNonFinite) and every store is checked itself, then
+    // S's stored value is non-finite at lane i too (lane-preserving ops map
+    // lane i to lane i), and S's own check, under S's mask, counts it. So
+    // the store checks report whenever the dot check would (naming the
+    // store's line instead of the dot's) and the dot check only costs a
+    // second reduction over the accumulator (GEMM: plus a layout conversion
+    // of the mask through shared memory). It stays where a path can hide a
+    // non-finite value (max/min/select/compares, integer casts, a divisor)
+    // or a store is not checked (fp8, warp-specialized partitions).
+    if (!mayHide) {
+      LLVM_DEBUG(llvm::dbgs() << "dot covered by its store checks: " << value
                               << "\n");
       return;
     }
@@ -234,22 +252,62 @@ private:
            user->getName().getStringRef() == "ttg.convert_layout";
   }
 
+  /// True if a non-finite value (NaN or +-Inf) in operand `operandIdx` of
+  /// the lane-preserving op `user` makes its result non-finite in that lane,
+  /// whatever the other operands hold: NaN propagates through every one of
+  /// these; Inf + x, Inf * x, Inf / x and fma with an Inf factor or addend
+  /// give +-Inf or NaN (Inf - Inf, Inf * 0, Inf / Inf); extf, truncf and
+  /// fp_to_fp to f16/bf16/f32/f64 keep NaN and Inf (truncf can only add
+  /// Inf); abs/neg keep them. Not listed, so treated as hiding: min/max
+  /// (maxnumf(NaN, 1) = 1), select, compares, integer casts, the divisor of
+  /// divf (1 / Inf = 0), and anything else.
+  static bool keepsNonFinite(Operation *user, unsigned operandIdx) {
+    if (isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::NegFOp,
+            arith::ExtFOp, arith::TruncFOp, math::AbsFOp, math::FmaOp>(user))
+      return isCheckedFloat(user->getResult(0).getType());
+    if (isa<triton::FpToFpOp>(user))
+      return isCheckedFloat(user->getResult(0).getType());
+    if (isa<arith::DivFOp>(user))
+      return operandIdx == 0;
+    return user->getName().getStringRef() == "ttg.convert_layout";
+  }
+
   /// The `tt.store`s whose stored value is `value` or reached from it
-  /// through lane-preserving users.
+  /// through lane-preserving users. Sets `mayHide` if some path to a store
+  /// goes through an op that can turn a non-finite value finite, or reaches
+  /// a store that is not checked itself.
   static void collectStores(Value value, llvm::SetVector<Operation *> &stores,
-                            unsigned depth) {
+                            unsigned depth, bool &mayHide) {
     if (depth > kMaxChain)
       return;
     for (OpOperand &use : value.getUses()) {
       Operation *user = use.getOwner();
       if (auto store = dyn_cast<triton::StoreOp>(user)) {
-        if (use.get() == store.getValue())
+        if (use.get() == store.getValue()) {
           stores.insert(user);
+          if (!isCheckedFloat(use.get().getType()) ||
+              inWarpSpecializePartition(user))
+            mayHide = true;
+        }
         continue;
       }
-      if (preservesLanes(user, value))
-        collectStores(user->getResult(0), stores, depth + 1);
+      if (!preservesLanes(user, value))
+        continue;
+      bool pathMayHide = !keepsNonFinite(user, use.getOperandNumber());
+      bool below = false;
+      collectStores(user->getResult(0), stores, depth + 1, below);
+      // Only paths that end in a store matter.
+      if (below || (pathMayHide && reachesStore(user->getResult(0), depth + 1)))
+        mayHide = true;
     }
+  }
+
+  /// True if some `tt.store` writes `value` or a lane-preserving user of it.
+  static bool reachesStore(Value value, unsigned depth) {
+    llvm::SetVector<Operation *> found;
+    bool ignored = false;
+    collectStores(value, found, depth, ignored);
+    return !found.empty();
   }
 
   /// `mask` (i1 tensor of `like`'s shape) in `like`'s layout.

@@ -21,7 +21,10 @@ def TritonExtNanInfCheck : Pass<"triton-ext-nan-inf-check", "mlir::ModuleOp"> {
     accumulator of loops whose yielded value is a dot are checked the same
     way, after the loop (after its `ttng.warp_group_dot_wait`, if any): NaN
     and Inf stay non-finite under accumulation, so nothing is lost by not
-    checking inside the pipelined loop.
+    checking inside the pipelined loop. A dot check is left out when every
+    op between the dot and its stores keeps NaN/Inf non-finite (add, mul,
+    numerator of div, extf/truncf, convert_layout, ...) and those stores are
+    checked: their checks then count every lane the dot check would.
 
     Runs at the end of `make_ttgir`, after software pipelining, so the checks
     do not stop loads from becoming async copies.

@@ -77,8 +77,12 @@ def row_copy_kernel(x_ptr, out_ptr, stride, ncols, BLOCK: tl.constexpr):
 @triton.jit
 def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
                   stride_am, stride_bk, stride_cm,
-                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
-    """Pipelined GEMM loop (num_stages=3 on sm_90 gives async copies); row-major, K % BLOCK_K == 0."""
+                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                  RELU: tl.constexpr = False):
+    """Pipelined GEMM loop (num_stages=3 on sm_90 gives async copies); row-major, K % BLOCK_K == 0.
+
+    RELU adds a ReLU epilogue, which can turn a -Inf dot result into 0 (nan_inf_check then
+    keeps its dot check)."""
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
     offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
@@ -95,6 +99,8 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
         b_ptrs += BLOCK_K * stride_bk
     c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :]
     mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
+    if RELU:
+        acc = tl.maximum(acc, 0.0)
     tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=mask)  # SITE: matmul_store
 
 

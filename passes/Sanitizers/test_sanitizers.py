@@ -50,9 +50,10 @@ def _compile(fn: Any, signature: dict[str, str], constexprs: dict[str, Any],
     return compiled
 
 
-def _matmul(passes: tuple[str, ...] = (), dtype: str = "fp16", **pass_options: Any) -> Any:
+def _matmul(passes: tuple[str, ...] = (), dtype: str = "fp16", relu: bool = False,
+            **pass_options: Any) -> Any:
     return _compile(kernels.matmul_kernel, kernels.matmul_signature(dtype),
-                    {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64}, passes,
+                    {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "RELU": relu}, passes,
                     {"num_stages": 3, "num_warps": 4}, **pass_options)
 
 
@@ -82,11 +83,14 @@ def test_async_copies_unchanged(passes, baseline_async_copies):
     assert ttgir.count(ASYNC_COPY) == baseline_async_copies
 
 
-def test_nan_inf_check_matmul_sites_outside_loop():
-    ttgir = _matmul(("nan_inf_check",)).asm["ttgir"]
+@pytest.mark.parametrize("relu", [False, True], ids=["plain", "relu"])
+def test_nan_inf_check_matmul_sites_outside_loop(relu):
+    ttgir = _matmul(("nan_inf_check",), relu=relu).asm["ttgir"]
     reports = _reports(ttgir, "nan_inf_check")
     assert ("matmul_kernel", _site("matmul_store"), "store non-finite") in reports
-    assert any(what == "dot non-finite" for _, _, what in reports), reports
+    # The plain epilogue (truncf, convert_layout) keeps NaN/Inf, so the store check covers the
+    # dot; a ReLU can hide -Inf, so the dot is checked too.
+    assert any(what == "dot non-finite" for _, _, what in reports) == relu, reports
     # The checks sit after the pipelined loop: no print inside its body.
     loop = ttgir[ttgir.index("scf.for"):]
     body = loop[:loop.index("scf.yield")]
@@ -94,8 +98,17 @@ def test_nan_inf_check_matmul_sites_outside_loop():
 
 
 def test_nan_inf_check_bf16_matmul_reaches_cubin():
-    reports = _reports(_matmul(("nan_inf_check",), dtype="bf16").asm["ttgir"], "nan_inf_check")
+    reports = _reports(_matmul(("nan_inf_check",), dtype="bf16", relu=True).asm["ttgir"],
+                       "nan_inf_check")
     assert len(reports) == 2
+
+
+def test_nan_inf_check_plain_matmul_one_reduction():
+    # The dot check covered by the store check is left out: one non-finite compare (on the
+    # stored fp16 value), no mask converted to the accumulator's layout.
+    ttgir = _matmul(("nan_inf_check",)).asm["ttgir"]
+    assert len(re.findall(r"= math\.absf", ttgir)) == 1
+    assert not re.search(r"tensor<128x128xi1, #mma>", ttgir)
 
 
 @pytest.mark.parametrize("mode", ["record", "abort"])
@@ -145,8 +158,9 @@ def test_dot_check_reads_waited_value_under_store_mask(passes):
     # Issue 7 on the H200: the clean GEMM reported "dot non-finite" for the accumulator lanes
     # outside M x N (undefined, NaN with masked_load_poison, never stored). The dot check must
     # read the result of the warp_group_dot_wait {pendings = 0} after the loop and count only
-    # lanes under the store's mask (converted to the accumulator's #mma layout).
-    ttgir = _matmul(passes).asm["ttgir"]
+    # lanes under the store's mask (converted to the accumulator's #mma layout). The ReLU
+    # epilogue keeps the dot check (the plain one is covered by the store check).
+    ttgir = _matmul(passes, relu=True).asm["ttgir"]
     defs = _defs(ttgir)
     absf = re.findall(r"(%\S+) = math\.absf (%[\w.-]+)(?:#0)? : tensor<128x128xf32, #mma>", ttgir)
     assert len(absf) == 1, absf

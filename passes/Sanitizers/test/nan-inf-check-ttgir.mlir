@@ -32,6 +32,30 @@ module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.targ
       scf.yield %w : tensor<64x32xf32, #mma>
     }
     %done = ttng.warp_group_dot_wait %acc {pendings = 0 : i32} : tensor<64x32xf32, #mma>
+    // A ReLU epilogue: it can turn -Inf into 0, so the dot check stays.
+    %zero = arith.constant dense<0.0> : tensor<64x32xf32, #mma>
+    %relu = arith.maxnumf %done, %zero : tensor<64x32xf32, #mma>
+    %h = arith.truncf %relu : tensor<64x32xf32, #mma> to tensor<64x32xf16, #mma>
+    %v = ttg.convert_layout %h : tensor<64x32xf16, #mma> -> tensor<64x32xf16, #blocked>
+    tt.store %p, %v, %m : tensor<64x32x!tt.ptr<f16>, #blocked>
+    tt.return
+  }
+  // The plain GEMM epilogue (wait, truncf, convert_layout, store) keeps NaN and
+  // Inf in every lane it writes, so the store check covers the dot: no dot
+  // check, no mask conversion, one reduction.
+  // CHECK-LABEL: tt.func @wgmma_plain_epilogue
+  // CHECK-NOT:     dot non-finite
+  // CHECK-NOT:     tensor<64x32xi1, #mma>
+  // CHECK:         tt.print "[triton-ext nan_inf_check] kernel=wgmma_plain_epilogue site={{.*}} store non-finite="
+  // CHECK-NOT:     tt.print
+  tt.func @wgmma_plain_epilogue(%init: tensor<64x32xf32, #mma>, %p: tensor<64x32x!tt.ptr<f16>, #blocked>, %m: tensor<64x32xi1, #blocked>, %n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %acc = scf.for %i = %c0 to %n step %c1 iter_args(%c = %init) -> (tensor<64x32xf32, #mma>) : i32 {
+      %w = ttng.warp_group_dot_wait %c {pendings = 1 : i32} : tensor<64x32xf32, #mma>
+      scf.yield %w : tensor<64x32xf32, #mma>
+    }
+    %done = ttng.warp_group_dot_wait %acc {pendings = 0 : i32} : tensor<64x32xf32, #mma>
     %h = arith.truncf %done : tensor<64x32xf32, #mma> to tensor<64x32xf16, #mma>
     %v = ttg.convert_layout %h : tensor<64x32xf16, #mma> -> tensor<64x32xf16, #blocked>
     tt.store %p, %v, %m : tensor<64x32x!tt.ptr<f16>, #blocked>

@@ -62,8 +62,9 @@ tt.func @store_i32_unchecked(%p: tensor<128x!tt.ptr<i32>>, %x: tensor<128xi32>) 
 }
 
 // The loop-carried dot accumulator is checked once, after the loop; nothing
-// is inserted into the loop body. With check-dots=false only the store is
-// checked.
+// is inserted into the loop body. (The ReLU can turn -Inf into 0, so the
+// store check does not cover the dot.) With check-dots=false only the store
+// is checked.
 // CHECK-LABEL: tt.func @dot_loop_accumulator
 // CHECK:         %[[ACC:.*]] = scf.for
 // CHECK-NOT:       tt.print
@@ -86,16 +87,70 @@ tt.func @dot_loop_accumulator(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %p: 
     %d = tt.dot %a, %b, %c : tensor<32x32xf16> * tensor<32x32xf16> -> tensor<32x32xf32>
     scf.yield %d : tensor<32x32xf32>
   }
-  tt.store %p, %acc : tensor<32x32x!tt.ptr<f32>>
+  %relu = arith.maxnumf %acc, %zero : tensor<32x32xf32>
+  tt.store %p, %relu : tensor<32x32x!tt.ptr<f32>>
+  tt.return
+}
+// The dot check is left out when every op between the dot and its stores
+// keeps a non-finite value non-finite (scale, numerator of a division,
+// truncation) and every store is checked: the store check counts every lane
+// the dot check would.
+// CHECK-LABEL: tt.func @dot_covered_by_store
+// CHECK-NOT:     dot non-finite
+// CHECK:         tt.print "[triton-ext nan_inf_check] kernel=dot_covered_by_store site={{.*}} store non-finite="
+// CHECK-NOT:     tt.print
+// CHECK:         tt.store
+// CHECK-NOT:     tt.print
+tt.func @dot_covered_by_store(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %p: tensor<32x32x!tt.ptr<f16>>, %l: tensor<32x32xf32>, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant dense<0.0> : tensor<32x32xf32>
+  %two = arith.constant dense<2.0> : tensor<32x32xf32>
+  %acc = scf.for %i = %c0 to %n step %c1 iter_args(%c = %zero) -> (tensor<32x32xf32>) : i32 {
+    %d = tt.dot %a, %b, %c : tensor<32x32xf16> * tensor<32x32xf16> -> tensor<32x32xf32>
+    scf.yield %d : tensor<32x32xf32>
+  }
+  %s = arith.mulf %acc, %two : tensor<32x32xf32>
+  %q = arith.divf %s, %l : tensor<32x32xf32>
+  %h = arith.truncf %q : tensor<32x32xf32> to tensor<32x32xf16>
+  tt.store %p, %h : tensor<32x32x!tt.ptr<f16>>
+  tt.return
+}
+// Kept: the dot is the divisor (x / Inf = 0), or one of its stores is not
+// checked (an fp8 store).
+// CHECK-LABEL: tt.func @dot_divisor
+// CHECK:         dot non-finite
+// CHECK:         store non-finite
+// CHECK-LABEL: tt.func @dot_to_fp8_store
+// CHECK:         store non-finite
+// CHECK:         tt.store %{{.*}} : tensor<32x32x!tt.ptr<f32>>
+// CHECK:         dot non-finite
+// CHECK-NOT:     tt.print
+// CHECK:         tt.store %{{.*}} : tensor<32x32x!tt.ptr<f8E5M2>>
+tt.func @dot_divisor(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %p: tensor<32x32x!tt.ptr<f32>>) {
+  %zero = arith.constant dense<0.0> : tensor<32x32xf32>
+  %one = arith.constant dense<1.0> : tensor<32x32xf32>
+  %d = tt.dot %a, %b, %zero : tensor<32x32xf16> * tensor<32x32xf16> -> tensor<32x32xf32>
+  %r = arith.divf %one, %d : tensor<32x32xf32>
+  tt.store %p, %r : tensor<32x32x!tt.ptr<f32>>
+  tt.return
+}
+tt.func @dot_to_fp8_store(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %p: tensor<32x32x!tt.ptr<f32>>, %q: tensor<32x32x!tt.ptr<f8E5M2>>) {
+  %zero = arith.constant dense<0.0> : tensor<32x32xf32>
+  %d = tt.dot %a, %b, %zero : tensor<32x32xf16> * tensor<32x32xf16> -> tensor<32x32xf32>
+  tt.store %p, %d : tensor<32x32x!tt.ptr<f32>>
+  %e = tt.fp_to_fp %d, rounding = rtne : tensor<32x32xf32> -> tensor<32x32xf8E5M2>
+  tt.store %q, %e : tensor<32x32x!tt.ptr<f8E5M2>>
   tt.return
 }
 
-// A dot outside loops feeding a masked store through elementwise ops: only
-// the lanes under the store's mask are counted, right before the store.
+// A dot outside loops feeding a masked store through elementwise ops (a
+// ReLU, which can hide -Inf): only the lanes under the store's mask are
+// counted, right before the store.
 // CHECK-LABEL: tt.func @dot_masked_store
 // CHECK:         %[[D:.*]] = tt.dot
 // CHECK-NOT:     tt.print
-// CHECK:         %[[S:.*]] = arith.mulf %[[D]]
+// CHECK:         %[[S:.*]] = arith.maxnumf %[[D]]
 // CHECK:         math.absf %[[D]] : tensor<32x32xf32>
 // CHECK:         %[[BAD:.*]] = arith.cmpf ueq
 // CHECK:         arith.andi %[[BAD]], %[[M:[^ ]*]] : tensor<32x32xi1>
@@ -104,9 +159,8 @@ tt.func @dot_loop_accumulator(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %p: 
 // CHECK:         tt.store %{{.*}}, %[[S]], %[[M]]
 tt.func @dot_masked_store(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %p: tensor<32x32x!tt.ptr<f32>>, %m: tensor<32x32xi1>) {
   %zero = arith.constant dense<0.0> : tensor<32x32xf32>
-  %two = arith.constant dense<2.0> : tensor<32x32xf32>
   %d = tt.dot %a, %b, %zero : tensor<32x32xf16> * tensor<32x32xf16> -> tensor<32x32xf32>
-  %s = arith.mulf %d, %two : tensor<32x32xf32>
+  %s = arith.maxnumf %d, %zero : tensor<32x32xf32>
   tt.store %p, %s, %m : tensor<32x32x!tt.ptr<f32>>
   tt.return
 }
