@@ -175,6 +175,115 @@ private:
   DenseMap<std::pair<Value, unsigned>, Value> cache;
 };
 
+/// Exact bounds of an i32 tree's i64 value over all lanes of the program,
+/// as two i64 scalars, for trees whose lane-varying leaves are `tt.make_range`s
+/// along distinct dimensions (`pid * B + arange`, `offs_m[:, None] * stride +
+/// offs_n[None, :]`); everything else in the tree is a scalar (one value per
+/// program) or a splat constant.
+///
+/// Why the bounds are exact: a lane (i_0, i_1, ...) of the root sees range
+/// leaf d at value start_d + i_d, and each i_d feeds at most one leaf (the
+/// dimension sets of the operands of every add/sub/mul are disjoint, else
+/// the tree is declined), so the tree is a polynomial in which every
+/// variable occurs once, over a box of independent variables covering every
+/// lane. Interval arithmetic is exact for such single-use expressions: each
+/// op's interval is the exact range of its operands' combination, because
+/// the operands vary independently (sums: add the bounds; products: the
+/// extremes of x * y over a box lie at its corners). The tree cut (depth,
+/// product of products) is WideRecompute's, so the bounds are the minimum
+/// and maximum of what wrappedLanes compares, and some lane wraps iff
+/// lo < INT32_MIN or hi > INT32_MAX. Computing that costs a few scalar ops
+/// and no reduction; the per-lane count is taken only when it fires.
+class ExactBounds {
+public:
+  struct Bounds {
+    Value lo, hi;
+    uint64_t dims; // dimensions of the value along which it varies
+  };
+
+  ExactBounds(OpBuilder &builder, Location loc)
+      : builder(builder), loc(loc), wide(builder, loc) {}
+
+  std::optional<Bounds> get(Value value, unsigned depth = 0,
+                            unsigned products = 0) {
+    if (!isa<RankedTensorType>(value.getType())) {
+      Value v = wide.get(value, depth, products);
+      return Bounds{v, v, 0};
+    }
+    Operation *def = value.getDefiningOp();
+    if (!def || depth >= kMaxDepth)
+      return std::nullopt;
+    bool isMul = isa<arith::MulIOp>(def);
+    if (isI32Arith(value)) {
+      if (isMul && products > 0)
+        return std::nullopt; // a tensor leaf (the inner product)
+      unsigned inner = products + (isMul ? 1 : 0);
+      auto lhs = get(def->getOperand(0), depth + 1, inner);
+      if (!lhs)
+        return std::nullopt;
+      auto rhs = get(def->getOperand(1), depth + 1, inner);
+      if (!rhs || (lhs->dims & rhs->dims))
+        return std::nullopt;
+      uint64_t dims = lhs->dims | rhs->dims;
+      if (isa<arith::AddIOp>(def))
+        return Bounds{add(lhs->lo, rhs->lo), add(lhs->hi, rhs->hi), dims};
+      if (isa<arith::SubIOp>(def))
+        return Bounds{sub(lhs->lo, rhs->hi), sub(lhs->hi, rhs->lo), dims};
+      Value c[4] = {mul(lhs->lo, rhs->lo), mul(lhs->lo, rhs->hi),
+                    mul(lhs->hi, rhs->lo), mul(lhs->hi, rhs->hi)};
+      Value lo = c[0], hi = c[0];
+      for (Value corner : ArrayRef<Value>(c).drop_front()) {
+        lo = arith::MinSIOp::create(builder, loc, lo, corner);
+        hi = arith::MaxSIOp::create(builder, loc, hi, corner);
+      }
+      return Bounds{lo, hi, dims};
+    }
+    if (!getElementTypeOrSelf(value.getType()).isInteger(32))
+      return std::nullopt;
+    if (auto range = dyn_cast<triton::MakeRangeOp>(def)) {
+      if (range.getEnd() <= range.getStart())
+        return std::nullopt;
+      return Bounds{constant(range.getStart()), constant(range.getEnd() - 1),
+                    1};
+    }
+    if (auto cst = dyn_cast<arith::ConstantOp>(def)) {
+      auto dense = dyn_cast<SplatElementsAttr>(cst.getValue());
+      if (!dense)
+        return std::nullopt;
+      Value v = constant(dense.getSplatValue<APInt>().getSExtValue());
+      return Bounds{v, v, 0};
+    }
+    if (isa<triton::SplatOp>(def)) {
+      Value v = wide.get(def->getOperand(0), depth + 1, products);
+      return Bounds{v, v, 0};
+    }
+    if (isa<triton::BroadcastOp>(def))
+      return get(def->getOperand(0), depth + 1, products);
+    if (auto expand = dyn_cast<triton::ExpandDimsOp>(def)) {
+      auto src = get(expand.getSrc(), depth + 1, products);
+      if (!src)
+        return std::nullopt;
+      unsigned axis = expand.getAxis();
+      uint64_t below = src->dims & ((uint64_t(1) << axis) - 1);
+      src->dims = below | ((src->dims >> axis) << (axis + 1));
+      return src;
+    }
+    return std::nullopt;
+  }
+
+private:
+  Value constant(int64_t v) {
+    return arith::ConstantIntOp::create(builder, loc, builder.getI64Type(), v);
+  }
+  Value add(Value a, Value b) { return arith::AddIOp::create(builder, loc, a, b); }
+  Value sub(Value a, Value b) { return arith::SubIOp::create(builder, loc, a, b); }
+  Value mul(Value a, Value b) { return arith::MulIOp::create(builder, loc, a, b); }
+
+  OpBuilder &builder;
+  Location loc;
+  WideRecompute wide;
+};
+
 class OffsetOverflowCheckPass
     : public mlir::triton_ext::impl::TritonExtOffsetOverflowCheckBase<
           OffsetOverflowCheckPass> {
@@ -239,7 +348,7 @@ public:
               loop.getLowerBound(), loop.getUpperBound());
         }
       }
-      Value count = countTrue(builder, loc, wrappedLanes(builder, loc, root));
+      Value count = wrapCount(builder, loc, root);
       if (tripGuard)
         count = arith::SelectOp::create(
             builder, loc, tripGuard, count,
@@ -251,6 +360,45 @@ public:
   }
 
 private:
+  /// Number of lanes where `root`'s i32 arithmetic wrapped (i32 scalar),
+  /// built at the builder's insertion point. With exact bounds (ExactBounds)
+  /// the lanes are counted only when the bounds leave the i32 range: the
+  /// test is exact, so the count is the same in both cases, and a correct
+  /// kernel pays a few scalar ops instead of an i64 recompute of every lane
+  /// and a cross-warp reduction (a shared-memory round trip and a barrier in
+  /// front of the kernel's first load). The condition is a scalar, the same
+  /// in every thread of the program, so the reduction under it is legal.
+  static Value wrapCount(OpBuilder &builder, Location loc, Value root) {
+    if (isa<RankedTensorType>(root.getType())) {
+      ExactBounds bounds(builder, loc);
+      if (auto b = bounds.get(root)) {
+        Type i64 = builder.getI64Type();
+        Value max = arith::ConstantIntOp::create(builder, loc, i64, INT32_MAX);
+        Value min = arith::ConstantIntOp::create(builder, loc, i64, INT32_MIN);
+        Value wraps = arith::OrIOp::create(
+            builder, loc,
+            arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::sgt,
+                                  b->hi, max),
+            arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt,
+                                  b->lo, min));
+        auto ifOp = scf::IfOp::create(
+            builder, loc, wraps,
+            [&](OpBuilder &then, Location l) {
+              Value count = countTrue(then, l, wrappedLanes(then, l, root));
+              scf::YieldOp::create(then, l, count);
+            },
+            [&](OpBuilder &otherwise, Location l) {
+              scf::YieldOp::create(
+                  otherwise, l,
+                  Value(arith::ConstantIntOp::create(
+                      otherwise, l, otherwise.getI32Type(), 0)));
+            });
+        return ifOp.getResult(0);
+      }
+    }
+    return countTrue(builder, loc, wrappedLanes(builder, loc, root));
+  }
+
   /// Lanes where `root`'s i32 arithmetic wrapped (i1, root's shape), built at
   /// the builder's insertion point.
   static Value wrappedLanes(OpBuilder &builder, Location loc, Value root) {

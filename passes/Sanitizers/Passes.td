@@ -81,7 +81,10 @@ def TritonExtOffsetOverflowCheck : Pass<"triton-ext-offset-overflow-check", "mli
     arithmetic, like `nan_inf_check`. Loop-invariant arithmetic in a loop
     body is checked once in front of the loop; loop-dependent arithmetic
     ORs its wrapped lanes into a loop-carried value and is reported once
-    after the loop, so no report lands in a loop body.
+    after the loop, so no report lands in a loop body. Trees whose lane-varying
+    leaves are make_ranges along distinct dimensions are first tested on
+    their exact i64 bounds (two scalars); the lanes are counted only when
+    the bounds leave the i32 range.
   }];
   let options = [
     Option<"mode", "mode", "std::string", /*default=*/"\"record\"",

@@ -1,9 +1,11 @@
 // RUN: %opt %s --pass offset_overflow_check --no-debug-info | FileCheck %s
 // RUN: %opt %s --pass 'offset_overflow_check{mode=abort}' --no-debug-info | FileCheck %s --check-prefix=ABORT
 
-// `pid * stride + arange` in i32 feeding tt.addptr: recomputed in i64 from
-// sign-extended leaves right after the add, compared with the sign-extended
-// i32 result; lanes that differ are counted and reported.
+// `pid * stride + arange` in i32 feeding tt.addptr: the exact bounds of the
+// i64 value over all lanes are two scalars (pid * stride + 0, + 127); only
+// when they leave the i32 range is the tree recomputed in i64 lane by lane
+// from sign-extended leaves, compared with the sign-extended i32 result, and
+// the lanes that differ counted (the reduction runs under that scalar test).
 // CHECK-LABEL: tt.func @row_offset
 // CHECK:         %[[MUL:.*]] = arith.muli %arg1, %arg2 : i32
 // CHECK:         %[[SPL:.*]] = tt.splat %[[MUL]]
@@ -11,15 +13,27 @@
 // CHECK-DAG:     %[[WA:.*]] = arith.extsi %arg1 : i32 to i64
 // CHECK-DAG:     %[[WB:.*]] = arith.extsi %arg2 : i32 to i64
 // CHECK:         %[[WM:.*]] = arith.muli %[[WA]], %[[WB]] : i64
-// CHECK:         %[[WS:.*]] = tt.splat %[[WM]] : i64 -> tensor<128xi64>
-// CHECK:         %[[WR:.*]] = arith.extsi %[[R]] : tensor<128xi32> to tensor<128xi64>
-// CHECK:         %[[EXACT:.*]] = arith.addi %[[WS]], %[[WR]] : tensor<128xi64>
-// CHECK:         %[[WRAP:.*]] = arith.extsi %[[OFF]] : tensor<128xi32> to tensor<128xi64>
-// CHECK:         %[[BAD:.*]] = arith.cmpi ne, %[[WRAP]], %[[EXACT]] : tensor<128xi64>
-// CHECK:         arith.extui %[[BAD]]
-// CHECK:         "tt.reduce"
-// CHECK:         scf.if
-// CHECK-NEXT:      tt.print "[triton-ext offset_overflow_check] kernel=row_offset site={{.*}}offset-overflow-check.mlir:33 i32 offset overflow lanes="
+// CHECK-DAG:     %[[LO:.*]] = arith.addi %[[WM]], %c0_i64 : i64
+// CHECK-DAG:     %[[HI:.*]] = arith.addi %[[WM]], %c127_i64 : i64
+// CHECK-DAG:     %[[ABOVE:.*]] = arith.cmpi sgt, %[[HI]], %c2147483647_i64 : i64
+// CHECK-DAG:     %[[BELOW:.*]] = arith.cmpi slt, %[[LO]], %c-2147483648_i64 : i64
+// CHECK:         %[[WRAPS:.*]] = arith.ori %[[ABOVE]], %[[BELOW]] : i1
+// CHECK-NOT:     tt.reduce
+// CHECK:         %[[CNT:.*]] = scf.if %[[WRAPS]] -> (i32) {
+// CHECK:           %[[WS:.*]] = tt.splat %{{.*}} : i64 -> tensor<128xi64>
+// CHECK:           %[[WR:.*]] = arith.extsi %[[R]] : tensor<128xi32> to tensor<128xi64>
+// CHECK:           %[[EXACT:.*]] = arith.addi %[[WS]], %[[WR]] : tensor<128xi64>
+// CHECK:           %[[WRAP:.*]] = arith.extsi %[[OFF]] : tensor<128xi32> to tensor<128xi64>
+// CHECK:           %[[BAD:.*]] = arith.cmpi ne, %[[WRAP]], %[[EXACT]] : tensor<128xi64>
+// CHECK:           arith.extui %[[BAD]]
+// CHECK:           %[[SUM:.*]] = "tt.reduce"
+// CHECK:           scf.yield %[[SUM]] : i32
+// CHECK:         } else {
+// CHECK:           scf.yield %c0_i32{{.*}} : i32
+// CHECK:         }
+// CHECK:         %[[FOUND:.*]] = arith.cmpi sgt, %[[CNT]], %c0_i32
+// CHECK:         scf.if %[[FOUND]]
+// CHECK-NEXT:      tt.print "[triton-ext offset_overflow_check] kernel=row_offset site={{.*}}offset-overflow-check.mlir:[[@LINE+11]] i32 offset overflow lanes="
 // CHECK-NOT:     tt.assert
 // CHECK:         tt.addptr %{{.*}}, %[[OFF]]
 // ABORT-LABEL: tt.func @row_offset
@@ -34,6 +48,57 @@ tt.func @row_offset(%p: !tt.ptr<f32>, %pid: i32, %stride: i32) -> tensor<128xf32
   %ps = tt.splat %p : !tt.ptr<f32> -> tensor<128x!tt.ptr<f32>>
   %pp = tt.addptr %ps, %off : tensor<128x!tt.ptr<f32>>, tensor<128xi32>
   %x = tt.load %pp : tensor<128x!tt.ptr<f32>>
+  tt.return %x : tensor<128xf32>
+}
+
+// 2-D `rows[:, None] * stride + cols[None, :]`: the two ranges vary along
+// different dimensions, so the bounds are exact: the product's bounds are the
+// min/max of its corners, the sum's the sums of the bounds. No reduction
+// outside the scalar test.
+// CHECK-LABEL: tt.func @tile_offset
+// CHECK-COUNT-3: arith.minsi
+// CHECK-COUNT-1: arith.maxsi
+// CHECK:         %[[WRAPS:.*]] = arith.ori
+// CHECK-NOT:     tt.reduce
+// CHECK:         scf.if %[[WRAPS]] -> (i32) {
+// CHECK-COUNT-2:   "tt.reduce"
+// CHECK:         tt.print "[triton-ext offset_overflow_check] kernel=tile_offset
+tt.func @tile_offset(%p: !tt.ptr<f32>, %stride: i32) -> tensor<16x32xf32> {
+  %r = tt.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32>
+  %c = tt.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32>
+  %re = tt.expand_dims %r {axis = 1 : i32} : tensor<16xi32> -> tensor<16x1xi32>
+  %s = tt.splat %stride : i32 -> tensor<16x1xi32>
+  %rs = arith.muli %re, %s : tensor<16x1xi32>
+  %rb = tt.broadcast %rs : tensor<16x1xi32> -> tensor<16x32xi32>
+  %ce = tt.expand_dims %c {axis = 0 : i32} : tensor<32xi32> -> tensor<1x32xi32>
+  %cb = tt.broadcast %ce : tensor<1x32xi32> -> tensor<16x32xi32>
+  %off = arith.addi %rb, %cb : tensor<16x32xi32>
+  %ps = tt.splat %p : !tt.ptr<f32> -> tensor<16x32x!tt.ptr<f32>>
+  %pp = tt.addptr %ps, %off : tensor<16x32x!tt.ptr<f32>>, tensor<16x32xi32>
+  %x = tt.load %pp : tensor<16x32x!tt.ptr<f32>>
+  tt.return %x : tensor<16x32xf32>
+}
+
+// Declined bounds: two ranges along the same dimension (`r - r` is 0 in
+// every lane, its interval is not) and a tensor leaf that is not a range
+// (an argument): checked lane by lane, the reduction not under a test.
+// CHECK-LABEL: tt.func @lane_by_lane
+// CHECK-NOT:     scf.if {{.*}} -> (i32)
+// CHECK:         "tt.reduce"
+// CHECK:         tt.print
+// CHECK-NOT:     scf.if {{.*}} -> (i32)
+// CHECK:         "tt.reduce"
+// CHECK:         tt.print
+tt.func @lane_by_lane(%p: !tt.ptr<f32>, %t: tensor<128xi32>, %k: i32) -> tensor<128xf32> {
+  %r = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
+  %ks = tt.splat %k : i32 -> tensor<128xi32>
+  %a = arith.addi %r, %ks : tensor<128xi32>
+  %d = arith.subi %a, %r : tensor<128xi32>
+  %ps = tt.splat %p : !tt.ptr<f32> -> tensor<128x!tt.ptr<f32>>
+  %pp = tt.addptr %ps, %d : tensor<128x!tt.ptr<f32>>, tensor<128xi32>
+  %e = arith.addi %t, %ks : tensor<128xi32>
+  %pq = tt.addptr %pp, %e : tensor<128x!tt.ptr<f32>>, tensor<128xi32>
+  %x = tt.load %pq : tensor<128x!tt.ptr<f32>>
   tt.return %x : tensor<128xf32>
 }
 
