@@ -49,6 +49,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "triton-ext/PassInfra.h"
+#include "triton-ext/TargetFilter.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Dominance.h"
@@ -75,20 +76,6 @@ constexpr llvm::StringLiteral kLaunchPdlAttr = "triton_ext.launch_pdl";
 constexpr unsigned kMinArch = 90;
 
 enum class TriggerPlacement { AfterLoads, AfterWait, None };
-
-/// True when the module's `ttg.target` (if any) is CUDA sm_90 or newer. At
-/// the ttir stage the attribute does not exist yet; registry.yaml then keeps
-/// the pass off other targets.
-static bool targetSupportsPdl(ModuleOp module) {
-  auto target = module->getAttrOfType<StringAttr>("ttg.target");
-  if (!target)
-    return true;
-  StringRef rest = target.getValue();
-  unsigned arch = 0;
-  if (!rest.consume_front("cuda:") || rest.getAsInteger(/*Radix=*/10, arch))
-    return false;
-  return arch >= kMinArch;
-}
 
 /// True if `op` or an op nested in it may read memory. Ops without the
 /// effect interface (calls, unknown ops) are assumed to read.
@@ -125,7 +112,7 @@ public:
     FailureOr<TriggerPlacement> placement = parsePlacement();
     if (failed(placement))
       return signalPassFailure();
-    if (!targetSupportsPdl(module)) {
+    if (!mlir::triton_ext::mayTargetCudaAtLeast(module, kMinArch)) {
       LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE ": target is not cuda >= 90\n");
       return;
     }

@@ -48,6 +48,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "triton-ext/PassInfra.h"
+#include "triton-ext/TargetFilter.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -73,17 +74,6 @@ namespace {
 
 /// Oldest CUDA compute capability the hint was measured on.
 constexpr unsigned kMinArch = 90;
-
-static bool targetIsHopperOrNewer(ModuleOp module) {
-  auto target = module->getAttrOfType<StringAttr>("ttg.target");
-  if (!target)
-    return true;
-  StringRef rest = target.getValue();
-  unsigned arch = 0;
-  if (!rest.consume_front("cuda:") || rest.getAsInteger(/*Radix=*/10, arch))
-    return false;
-  return arch >= kMinArch;
-}
 
 /// What the address of one load is computed from.
 struct AddressFacts {
@@ -165,7 +155,7 @@ public:
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (!targetIsHopperOrNewer(module)) {
+    if (!mlir::triton_ext::mayTargetCudaAtLeast(module, kMinArch)) {
       LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE ": target is not cuda >= 90\n");
       return;
     }
