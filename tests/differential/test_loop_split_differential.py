@@ -72,6 +72,17 @@ def test_generated_form(form):
         _check(kernel, loop_args(rng, kernel, per_variant))
 
 
+@pytest.mark.parametrize("width", [8, 16])
+@pytest.mark.parametrize("unsigned_loop", [False, True], ids=["signed-loop", "unsigned-loop"])
+def test_narrow_integer_loops(width, unsigned_loop):
+    # i8/i16 induction variables (the pass handles i32/i64; whatever it does here must be exact).
+    for pred in PREDICATES:
+        for kernel in (LoopKernel("scalar", width, unsigned_loop, pred, step=1, inv_off=1),
+                       LoopKernel("scalar", width, unsigned_loop, pred, iv_left=False, step=3,
+                                  iv_off=-2, inv_inside=True)):
+            _check(kernel, loop_args(random.Random(kernel.name), kernel, 500))
+
+
 # -- the launches of issue 14 and the bugs it lists -------------------------------------------
 
 ISSUE14_LAUNCHES = [(0, 10, 5), (2**61, 2**61 + 10, 2**61 + 5), (2**62, 2**62 + 10, 2**62 + 3)]
