@@ -84,6 +84,16 @@ std::optional<int64_t> addOffsets(int64_t a, int64_t b) {
   return sum;
 }
 
+/// The constant interval of `range` lies in the signed range of `value`'s
+/// element type.
+bool fitsElement(const AffineRange &range, Value value) {
+  unsigned width = getElementTypeOrSelf(value.getType()).getIntOrFloatBitWidth();
+  if (width >= 64)
+    return true; // |lo|, |hi| <= 2^41
+  int64_t max = (int64_t(1) << (width - 1)) - 1;
+  return range.lo >= -max - 1 && range.hi <= max;
+}
+
 /// Reads `value` as an AffineRange relative to `loop`. Fails for anything
 /// whose values are not a known function of the iv (data-dependent) and for
 /// non-constant values defined inside the loop.
@@ -156,6 +166,55 @@ FailureOr<AffineRange> analyzeAffine(Value value, scf::ForOp loop,
           return failure();
         return AffineRange{lhs->hasIv, lhs->inv, *lo, *hi};
       })
+      // Monotone maps of a constant interval (issue 17: `offs_m // k` packs
+      // grouped-query heads along M). A side with neither iv nor invariant is
+      // a sum of make_range values and constants; when its interval fits the
+      // element type, each element's wrapping sum equals its mathematical
+      // value (see Wrapping in the header), so the kernel's operands, and
+      // hence results, are the mathematical ones (checked by fitsElement;
+      // `(arange + 2^31 - 2) / 2` wraps first and is refused). Then
+      // x -> trunc(x / k) and
+      // x >> s (floor(x / 2^s)) are nondecreasing for k > 0, and so are
+      // x -> min(x, y) and max(x, y) in each argument; the image of [lo, hi]
+      // lies in [f(lo), f(hi)]. Unsigned division and shifts read the bits
+      // as unsigned: equal to the signed value only when lo >= 0. Divisors,
+      // shift amounts or operands that are not constants (or hold the iv or
+      // an invariant) are refused: x / k with a runtime k, or (iv + c) / k, is
+      // not of the form iv + inv + [lo, hi].
+      .Case<arith::DivSIOp, arith::DivUIOp, arith::ShRSIOp, arith::ShRUIOp>(
+          [&](Operation *op) -> FailureOr<AffineRange> {
+            auto lhs = analyzeAffine(op->getOperand(0), loop, depth + 1);
+            std::optional<int64_t> k = getConstantIntValue(op->getOperand(1));
+            if (failed(lhs) || lhs->hasIv || lhs->inv || !k || *k <= 0 ||
+                !fitsElement(*lhs, op->getOperand(0)))
+              return failure();
+            bool isUnsigned = isa<arith::DivUIOp, arith::ShRUIOp>(op);
+            if (isUnsigned && lhs->lo < 0)
+              return failure();
+            if (isa<arith::ShRSIOp, arith::ShRUIOp>(op)) {
+              unsigned width = getElementTypeOrSelf(op->getResult(0).getType())
+                                   .getIntOrFloatBitWidth();
+              if (*k >= int64_t(width) || *k >= 62)
+                return failure();
+              // >> is floor division by 2^s (arithmetic shift).
+              return AffineRange{false, Value(), lhs->lo >> *k, lhs->hi >> *k};
+            }
+            return AffineRange{false, Value(), lhs->lo / *k, lhs->hi / *k};
+          })
+      .Case<arith::MinSIOp, arith::MaxSIOp>(
+          [&](Operation *op) -> FailureOr<AffineRange> {
+            auto lhs = analyzeAffine(op->getOperand(0), loop, depth + 1);
+            auto rhs = analyzeAffine(op->getOperand(1), loop, depth + 1);
+            if (failed(lhs) || failed(rhs) || lhs->hasIv || rhs->hasIv ||
+                lhs->inv || rhs->inv || !fitsElement(*lhs, op->getOperand(0)) ||
+                !fitsElement(*rhs, op->getOperand(1)))
+              return failure();
+            if (isa<arith::MinSIOp>(op))
+              return AffineRange{false, Value(), std::min(lhs->lo, rhs->lo),
+                                 std::min(lhs->hi, rhs->hi)};
+            return AffineRange{false, Value(), std::max(lhs->lo, rhs->lo),
+                               std::max(lhs->hi, rhs->hi)};
+          })
       .Default([](Operation *) { return failure(); });
 }
 

@@ -112,6 +112,26 @@ def test_lattice_form(form):
         _check(kernel, loop_args(rng, kernel, per_variant))
 
 
+MONOTONE_FORMS = [("tensor", 32, False, pred) for pred in PREDICATES]
+
+
+@pytest.mark.parametrize("form", MONOTONE_FORMS, ids=_form_id)
+def test_monotone_rows_form(form):
+    # Issue 17: rows mapped by a monotone function of the make_range before the comparison
+    # (`offs_m // num_queries_per_kv`, shifts, clamps), as in grouped-query attention.
+    base = dict(zip(("form", "width", "unsigned_loop", "pred"), form))
+    variants = [LoopKernel(**base, iv_left=False, step=4, rows=16, cols=4, rows_op="divsi", rows_k=4),
+                LoopKernel(**base, iv_left=True, step=8, rows=32, cols=8, rows_op="divui", rows_k=3,
+                           inv_off=-5, lattice=True),
+                LoopKernel(**base, iv_left=False, step=2, rows=16, cols=2, rows_op="shrsi", rows_k=2,
+                           inv_inside=True),
+                LoopKernel(**base, iv_left=True, step=4, rows=16, cols=4, rows_op="minsi", rows_k=9)]
+    per_variant = -(-CASES_PER_FORM // len(variants))
+    for kernel in variants:
+        rng = random.Random(kernel.name)
+        _check(kernel, loop_args(rng, kernel, per_variant))
+
+
 @pytest.mark.parametrize("width", [8, 16])
 @pytest.mark.parametrize("unsigned_loop", [False, True], ids=["signed-loop", "unsigned-loop"])
 def test_narrow_integer_loops(width, unsigned_loop):
