@@ -206,11 +206,14 @@ def _close(name: str, known: Sequence[str]) -> str | None:
     return hits[0] if hits else None
 
 
-def enable(*names: str, options: Mapping[str, Any] | None = None) -> Selection:
-    """Enable passes (or every pass of an extension) for all threads; install the hook."""
+def enable(*names: str, options: Mapping[str, Any] | None = None, **keywords: Any) -> Selection:
+    """Enable passes (or every pass of an extension) for all threads; install the hook.
+
+    ``options`` maps the pass's flag to a value (``{"max-parts": 2}``); keyword arguments with
+    ``_`` for ``-`` are accepted too."""
     global _global
     install()
-    entries = _build(names, options)
+    entries = _build(names, spell_options(options, keywords))
     with _lock:
         _global = _global.with_(entries)
         return _global
@@ -229,15 +232,26 @@ def disable(*names: str) -> Selection:
         return _global
 
 
+def spell_options(options: Mapping[str, Any] | None, keywords: Mapping[str, Any]) -> dict[str, Any]:
+    """One option spelling: the pass's flag (``{"max-parts": 2}``). Keyword arguments are accepted
+    too, with ``_`` for ``-`` (``max_parts=2``); naming one option both ways is an error."""
+    spelled = dict(options or {})
+    for key, value in keywords.items():
+        flag = key.replace("_", "-")
+        if flag in spelled:
+            raise UnknownPassError(f"option {flag!r} given twice (as {key}= and in options=); give it once")
+        spelled[flag] = value
+    return spelled
+
+
 @contextlib.contextmanager
-def enabled(*names: str, **options: Any) -> Iterator[Selection]:
+def enabled(*names: str, options: Mapping[str, Any] | None = None, **keywords: Any) -> Iterator[Selection]:
     """Enable passes for this thread (context) until the block ends.
 
-    Keyword arguments are options; ``max_splits=2`` means the flag ``max-splits``.
+    Options as for :func:`enable` (``options={"max-parts": 2}``); ``max_parts=2`` is accepted too.
     """
     install()
-    spelled = {k.replace("_", "-"): v for k, v in options.items()}
-    selection = current().with_(_build(names, spelled))
+    selection = current().with_(_build(names, spell_options(options, keywords)))
     token = _scoped.set(selection)
     try:
         yield selection

@@ -15,9 +15,10 @@ from typing import Any, Mapping
 
 import triton
 
-from triton_ext._bench import BenchSpec, Case, Metric, Target, Variant
+from triton_ext.bench import BenchSpec, Case, Metric, Target, Variant, import_file
 
-from grid_swizzle_kernels import matmul_grouped_kernel, matmul_naive_kernel
+kernels = import_file(__file__, "kernels.py")
+matmul_grouped_kernel, matmul_naive_kernel = kernels.matmul_grouped_kernel, kernels.matmul_naive_kernel
 
 BLOCK_M, BLOCK_N, BLOCK_K = 128, 128, 64
 SIZES = (2048, 4096, 6144, 8192)

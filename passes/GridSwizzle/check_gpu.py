@@ -1,6 +1,6 @@
 """H200 check of grid_swizzle: every tile computed, outputs bit-identical with and without the pass.
 
-    TRITON_EXT_BUILD_DIR=<build> python passes/GridSwizzle/check_gpu.py --out check-h200.json
+    TRITON_EXT_BUILD_DIR=<build> python -m passes.GridSwizzle.check_gpu --out check-h200.json
 
 For each shape (several with M not a multiple of 8 * BLOCK_M, so the last group is short, and
 with N and K off the block sizes), on fresh random inputs (a new seed per shape): the naive 2-D
@@ -21,14 +21,14 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parents[1]))  # the repository, for triton_ext
-sys.path.insert(0, str(HERE))
 
 import torch  # noqa: E402
 import triton  # noqa: E402
 
+from triton_ext.testing import import_file
 import triton_ext  # noqa: E402
-from grid_swizzle_kernels import matmul_grouped_kernel, matmul_naive_kernel  # noqa: E402
+_kernels = import_file(__file__, "kernels.py")
+matmul_grouped_kernel, matmul_naive_kernel = _kernels.matmul_grouped_kernel, _kernels.matmul_naive_kernel
 
 BLOCK_M, BLOCK_N, BLOCK_K = 128, 128, 64
 OPTIONS = {"num_warps": 8, "num_stages": 3}

@@ -13,8 +13,9 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping
 
-import causal_attention
-from triton_ext._bench import BenchSpec, Case, Metric, Target, Variant, top_level_loops
+from triton_ext.bench import BenchSpec, Case, Metric, Target, Variant, top_level_loops, import_file
+
+causal_attention = import_file(__file__, "kernels.py")
 
 BLOCK_M, BLOCK_N = 128, 64
 SEQS = (1024, 2048, 4096, 8192, 16384)

@@ -1,6 +1,6 @@
 """GPU check of loop_split on causal attention: correctness and a first timing.
 
-    python passes/LoopSplit/check_gpu.py --out results.json
+    python -m passes.LoopSplit.check_gpu --out results.json
 
 For each kernel form (one loop with a tensor mask, one loop with `if start_n >= diag`), head
 dim (64, 128) and dtype (fp16, bf16), runs the kernel with loop_split off and on on fresh random
@@ -20,14 +20,14 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent.parent))  # the repository root holds triton_ext
 
 import torch  # noqa: E402
 import triton  # noqa: E402
 
-import causal_attention  # noqa: E402
 import triton_ext  # noqa: E402
+from triton_ext.testing import import_file  # noqa: E402
+
+causal_attention = import_file(__file__, "kernels.py")
 
 BLOCK_M, BLOCK_N = 128, 64
 TOLERANCE = {"fp16": 2e-2, "bf16": 6e-2}  # max abs error against the float64 reference

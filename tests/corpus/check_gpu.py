@@ -1,6 +1,6 @@
 """GPU check of the corpus: every kernel with no pass, each registered pass alone, and all.
 
-    TRITON_EXT_BUILD_DIR=$PWD/build python tests/corpus/check_gpu.py --out corpus-gpu.json
+    TRITON_EXT_BUILD_DIR=$PWD/build python -m tests.corpus.check_gpu --out corpus-gpu.json   # from the checkout
 
 For each corpus kernel (tests/corpus/corpus_kernels.py) builds fresh random inputs (one seed
 per run, the same inputs for every configuration of a kernel), launches the kernel without
@@ -27,7 +27,6 @@ from typing import Any, Callable
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
-sys.path[:0] = [str(HERE), str(REPO), str(REPO / "tests" / "reliability")]
 os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
 os.environ["TRITON_EXT_ENTRY_POINTS"] = os.environ.get("TRITON_EXT_ENTRY_POINTS", "0")
 
@@ -35,7 +34,7 @@ import torch  # noqa: E402
 import triton  # noqa: E402
 
 import triton_ext  # noqa: E402
-from corpus_kernels import BY_NAME, CORPUS, CorpusKernel  # noqa: E402
+from tests.corpus.corpus_kernels import BY_NAME, CORPUS, CorpusKernel  # noqa: E402
 
 DEV = "cuda"
 F64 = torch.float64

@@ -15,9 +15,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-import sys as _sys
-_sys.path.insert(0, __import__("os").path.dirname(__file__))
-from cpp_support import TEST_PLUGINS
+from tests.cpp.cpp_support import TEST_PLUGINS
 
 PROBE = TEST_PLUGINS / "libTritonExtAbiProbe.so"
 

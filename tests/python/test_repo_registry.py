@@ -6,7 +6,7 @@ triton-ext's own fixture plugins are exercised in tests/cpp/test_fixture_plugins
 from __future__ import annotations
 
 import pytest
-from conftest import REPO
+from tests.python.conftest import REPO
 
 from triton_ext._manifest import load_manifest
 

@@ -14,7 +14,7 @@ from triton import knobs
 from triton.backends.compiler import GPUTarget
 
 import triton_ext
-from conftest import CUDA90, add_one, add_one_with_helper, compile_kernel, renamed, write_registry
+from tests.python.conftest import CUDA90, add_one, add_one_with_helper, compile_kernel, renamed, write_registry
 from triton_ext import _stages
 from triton_ext._errors import PassFailedError, TritonExtWarning, UnknownPassError
 

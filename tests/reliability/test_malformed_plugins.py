@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-import reliability_summary as summary
+from tests.reliability import reliability_summary as summary
 import triton
 import triton_ext
-from corpus_kernels import BY_NAME
-from fixture_plugins import BROKEN, DUPLICATE, FIXTURE_A, Entry, fixture_library, standard_tree, use_tree, write_tree
+from tests.corpus.corpus_kernels import BY_NAME
+from tests.reliability.fixture_plugins import BROKEN, DUPLICATE, FIXTURE_A, Entry, fixture_library, standard_tree, use_tree, write_tree
 from triton.backends.compiler import GPUTarget
 from triton_ext import LoadError, PreflightError
 

@@ -18,7 +18,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import reliability_summary as summary
+from tests.reliability import reliability_summary as summary
 from triton_ext import ManifestError
 from triton_ext._manifest import load_manifest, parse_registry
 

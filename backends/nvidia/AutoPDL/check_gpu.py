@@ -1,6 +1,6 @@
 """H200 check of nvidia_auto_pdl: a chain of small dependent kernels in a CUDA graph.
 
-    TRITON_EXT_BUILD_DIR=<build> python backends/nvidia/AutoPDL/check_gpu.py --out auto-pdl-h200.json
+    TRITON_EXT_BUILD_DIR=<build> python -m backends.nvidia.AutoPDL.check_gpu --out auto-pdl-h200.json
 
 Each step of the chain reads the previous step's output at its own index and at an index one
 block-and-a-bit away (so every CTA reads data written by other CTAs of the previous kernel; a
@@ -24,20 +24,18 @@ import argparse
 import json
 import platform
 import statistics
-import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parents[2]))  # the repository, for triton_ext
-sys.path.insert(0, str(HERE))  # auto_pdl_kernels
 
 import torch  # noqa: E402
 import triton  # noqa: E402
 
+from triton_ext.testing import import_file
 import triton_ext  # noqa: E402
-from auto_pdl_kernels import step_kernel  # noqa: E402
+step_kernel = import_file(__file__, "kernels.py").step_kernel
 
 BLOCK = 1024
 A, B, C = 0.5, 0.25, 1.0

@@ -1,6 +1,6 @@
 """H200 check of nvidia_occupancy_hint: row softmax with the row held in registers.
 
-    TRITON_EXT_BUILD_DIR=<build> python backends/nvidia/OccupancyHint/check_gpu.py --out occupancy-hint-h200.json
+    TRITON_EXT_BUILD_DIR=<build> python -m backends.nvidia.OccupancyHint.check_gpu --out occupancy-hint-h200.json
 
 Row softmax over wide rows keeps the whole row in registers (memory bound, register heavy), the
 case where ptxas' own choice can leave an SM at few resident CTAs. For each (columns, num_warps)
@@ -17,21 +17,19 @@ import argparse
 import json
 import platform
 import statistics
-import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parents[2]))  # the repository, for triton_ext
-sys.path.insert(0, str(HERE))  # occupancy_kernels
 
 import torch  # noqa: E402
 import triton  # noqa: E402
 from triton.testing import do_bench  # noqa: E402
 
+from triton_ext.testing import import_file
 import triton_ext  # noqa: E402
-from occupancy_kernels import softmax_kernel  # noqa: E402
+softmax_kernel = import_file(__file__, "kernels.py").softmax_kernel
 
 HINTS = (None, 2, 4, 8)
 

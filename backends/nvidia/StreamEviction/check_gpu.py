@@ -1,6 +1,6 @@
 """H200 check of nvidia_stream_eviction: outputs bit-identical with and without the pass.
 
-    TRITON_EXT_BUILD_DIR=<build> python backends/nvidia/StreamEviction/check_gpu.py --out check-h200.json
+    TRITON_EXT_BUILD_DIR=<build> python -m backends.nvidia.StreamEviction.check_gpu --out check-h200.json
 
 For each table size, on fresh random inputs (a new seed per size): the gather kernel compiled
 with the pass carries the evict_first hint in its PTX, its output equals the unchanged kernel's bit
@@ -16,14 +16,13 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parents[2]))  # the repository, for triton_ext
-sys.path.insert(0, str(HERE))
 
 import torch  # noqa: E402
 import triton  # noqa: E402
 
+from triton_ext.testing import import_file
 import triton_ext  # noqa: E402
-from stream_eviction_kernels import gather_scale_kernel  # noqa: E402
+gather_scale_kernel = import_file(__file__, "kernels.py").gather_scale_kernel
 
 BLOCK = 1024
 
