@@ -48,14 +48,16 @@ _INHERITED = ("TRITON_EXT_ENABLE", "TRITON_EXT_STRICT")
 
 
 def isolate_environment(tmp: Path | None = None) -> Path:
-    """Before Triton is imported: private kernel and preflight caches (unless the caller chose
-    them), FP fusion on, no pass enabled from the environment, no entry-point fragments.
+    """Before Triton is imported: private kernel and preflight caches for this process, FP fusion
+    on, no pass enabled from the environment, no entry-point fragments.
 
-    Returns the private folder. Called once by the pytest plugin; scripts may call it too.
+    The caches are always new (a kernel cached by an earlier run, or by a child process of this
+    one, would skip the stages under test). Returns the private folder. Called once by the pytest
+    plugin; scripts may call it too.
     """
     tmp = Path(tmp) if tmp is not None else Path(tempfile.mkdtemp(prefix="triton-ext-tests-"))
-    os.environ.setdefault("TRITON_CACHE_DIR", str(tmp / "triton-cache"))
-    os.environ.setdefault("TRITON_EXT_CACHE_DIR", str(tmp / "preflight"))
+    os.environ["TRITON_CACHE_DIR"] = str(tmp / "triton-cache")
+    os.environ["TRITON_EXT_CACHE_DIR"] = str(tmp / "preflight")
     os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
     for var in _INHERITED:
         os.environ.pop(var, None)
@@ -123,7 +125,7 @@ def reset() -> None:
     """Disable every pass, remove triton_ext's hook and tap, and leave Triton's hook slot empty."""
     import sys
 
-    if "triton_ext._stages" in sys.modules:
+    if "triton_ext._hook" in sys.modules:
         from .. import _stages
 
         _stages.disable()
