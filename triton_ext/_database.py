@@ -56,12 +56,20 @@ def _child(argv: list[str]) -> int:
     path, search = argv[0], argv[1:]
     import triton._C.libtriton  # noqa: F401  (plugins resolve MLIR symbols from it)
 
-    sys.path[:0] = [d for d in search if Path(d).is_dir()]
-    try:
-        import _infra  # type: ignore[import-not-found]
-    except ImportError as exc:
-        print(f"the _infra bindings are not built ({exc}); run `triton-ext build`", file=sys.stderr)
+    # The bindings are an extension module beside the plugins: load it from its file.
+    import importlib.machinery
+    import importlib.util
+
+    found = [f for d in search if Path(d).is_dir() for f in sorted(Path(d).glob("_infra*.so"))]
+    if not found:
+        print(f"the _infra bindings are not built (no _infra*.so in {', '.join(search)}); "
+              "run `triton-ext build`", file=sys.stderr)
         return 2
+    loader = importlib.machinery.ExtensionFileLoader("_infra", str(found[0]))
+    spec = importlib.util.spec_from_file_location("_infra", found[0], loader=loader)
+    assert spec is not None
+    _infra = importlib.util.module_from_spec(spec)
+    loader.exec_module(_infra)
     print(json.dumps(_infra.describe(str(Path(path).resolve()))))
     return 0
 

@@ -32,7 +32,7 @@ def _constexprs(case: Case) -> dict[str, Any]:
 
 
 def _compile_options(case: Case) -> dict[str, Any]:
-    # As in check_gpu.py: 8 warps for the 128-wide head (register pressure of the accumulator).
+    # 8 warps for the 128-wide head (register pressure of the accumulator).
     return {"num_warps": 8 if case.params["head_dim"] == 128 else 4, "num_stages": 3}
 
 
@@ -120,7 +120,7 @@ SPEC = BenchSpec(
     launch=_launch,
     reference=_reference,
     checked=_checked,
-    # Max abs error against float64 (as in check_gpu.py): P is rounded to the input dtype for P@V.
+    # Max abs error against float64 : P is rounded to the input dtype for P@V.
     tolerance={"fp16": 2e-2, "bf16": 6e-2},
     metric=Metric("TFLOP/s", _flops, "2 * heads * seq^2 * head_dim / time (causal: half of 4 h n^2 d)"),
     x_axis="seq",

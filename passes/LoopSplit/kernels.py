@@ -1,4 +1,4 @@
-"""One-block-row causal attention forward kernels shared by the tests, check_gpu.py, bench.py and
+"""One-block-row causal attention forward kernels shared by the tests, bench.py and
 examples/demo.py, with the two TTIR readers they all use to tell split loops from masked ones.
 
 Three ways to write the same kernel (one program per BLOCK_M query rows of one head):

@@ -8,7 +8,7 @@ plugin passes and under each configuration, and compares every output with a flo
 reference and with the output of the unmodified kernel, within the kernel's tolerance.
 Passes are discovered from the registry; a pass whose library is not built or whose targets
 exclude this GPU is reported as skipped. Prints a table, writes JSON (the "gpu" section that
-tools/reliability_table.py renders, plus every comparison), and exits non-zero if any
+tests/reliability/reliability_table.py renders, plus every comparison), and exits non-zero if any
 comparison failed. Needs torch, triton 3.9.0 and the built plugins.
 """
 

@@ -1,6 +1,6 @@
 """The ABI probe: plugins built from Debian's LLVM 23 headers must agree with libtriton.
 
-The probe plugin (tools/abi-probe) runs inside stock triton on a real kernel compiled through
+The probe plugin (tests/cpp/abi-probe) runs inside stock triton on a real kernel compiled through
 cubin and reports each check; a mismatch fails with a table of what was expected and found.
 It runs in a child process so that a crash (the likeliest symptom of header drift) is reported
 rather than taking the test session down.

@@ -106,6 +106,16 @@ def _rotation(spec: BenchSpec, inputs: dict[str, Any]) -> list[dict[str, Any]]:
     return sets
 
 
+def _same_bits(a: Any, b: Any) -> bool:
+    """Equal element for element, NaN matching NaN (outputs are NaN-filled before each run)."""
+    import torch
+
+    if b is None or a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    return bool(torch.all((a == b) | (torch.isnan(a) & torch.isnan(b))).item()) if a.is_floating_point() \
+        else bool(torch.equal(a, b))
+
+
 def run_case(spec: BenchSpec, case: Case, timing: Timing, log: Callable[[str], None],
              bench: bool = True) -> list[dict[str, Any]]:
     """Check every variant of one case against the reference and time it; one record per variant."""
@@ -127,16 +137,23 @@ def run_case(spec: BenchSpec, case: Case, timing: Timing, log: Callable[[str], N
     tol = spec.tolerance[case.dtype]
     records: dict[str, dict[str, Any]] = {}
     hashes: dict[str, str] = {}
+    baseline_out: dict[str, Any] = {}  # group -> the baseline's output (bit_identical specs)
     for v in spec.variants:
         for key in spec.outputs:
             inputs[key].fill_(float("nan"))
         with _variant_scope(spec, v):
             kernel = spec.launch(v.kernel, inputs, case)
         torch.cuda.synchronize()
-        got = spec.checked(inputs, case).to(torch.float64)
+        raw = spec.checked(inputs, case)
+        got = raw.to(torch.float64)
         err = (got - expected).abs().max().item()
         ok = math.isfinite(err) and err <= tol
         problem = None if ok else f"max abs error {err:.3e} > tolerance {tol:.1e}"
+        if spec.bit_identical:
+            if v.role == "baseline":
+                baseline_out[v.group] = raw.clone()
+            elif v.role == "pass" and ok and not _same_bits(raw, baseline_out.get(v.group)):
+                ok, problem = False, "output differs from the baseline's bit for bit"
         asm = getattr(kernel, "asm", None)
         hashes[v.name] = getattr(kernel, "hash", "")
         if v.role == "pass" and ok and asm is not None:
@@ -239,8 +256,9 @@ def run_check(spec: BenchSpec, quick: bool = False, log: Callable[[str], None] =
     """Check mode (one GPU): every case's variants against the float64 reference, untimed, then the
     spec's own ``check``; a report for ``results/check-<gpu>.json``."""
     records: list[dict[str, Any]] = []
-    for i, case in enumerate(spec.cases(quick), 1):
-        log(f"[{i}/{len(spec.cases(quick))}] {spec.name} {case.label()}")
+    cases = spec.cases(quick, check=True)
+    for i, case in enumerate(cases, 1):
+        log(f"[{i}/{len(cases)}] {spec.name} {case.label()}")
         records.extend(run_case(spec, case, Timing(), log, bench=False))
     extra = dict(spec.check(log)) if spec.check is not None else None
     failures = sum(not r["ok"] for r in records) + (0 if extra is None or extra.get("ok") else 1)

@@ -121,6 +121,9 @@ class BenchSpec:
       ``checked(inputs, case)``: the same part of the kernel's output.
     - ``ir_check(variant, off, on)``: ``None`` if the pass did what it should to the kernel's
       ``ir_stage`` text, else why not. Without one, the IR merely has to change.
+    - ``check_shapes``: the shapes ``--check`` runs (edge cases not worth timing); default ``shapes``.
+    - ``bit_identical``: a pass variant's output must equal its baseline's bit for bit (passes that
+      only reorder programs or change cache hints), checked in every GPU run.
     - ``check(log)``: the extension's own GPU checks beyond comparing every variant with the
       reference (planted bugs caught, launch chains...), run by ``triton-ext bench --check``;
       returns a JSON-able mapping with ``"ok"`` (bool). Optional.
@@ -149,6 +152,8 @@ class BenchSpec:
     ir_check: IRPredicate | None = None
     targets: tuple[Target, ...] = ()
     notes: str = ""
+    bit_identical: bool = False
+    check_shapes: tuple[Mapping[str, int], ...] = ()
     check: Callable[[Callable[[str], None]], Mapping[str, Any]] | None = None
     directory: Path | None = None
 
@@ -169,8 +174,10 @@ class BenchSpec:
         if missing:
             raise TritonExtError(f"bench spec {self.name}: no tolerance for dtypes {missing}")
 
-    def cases(self, quick: bool = False) -> list[Case]:
+    def cases(self, quick: bool = False, check: bool = False) -> list[Case]:
         shapes = self.quick_shapes if quick and self.quick_shapes else self.shapes
+        if check and self.check_shapes:
+            shapes = (self.quick_shapes or self.shapes[:1]) + self.check_shapes if quick else self.check_shapes
         dtypes = self.quick_dtypes if quick and self.quick_dtypes else self.dtypes
         return [Case(d, dict(s)) for d in dtypes for s in shapes]
 

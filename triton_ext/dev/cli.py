@@ -91,9 +91,9 @@ def _cmd_info(args: argparse.Namespace) -> int:
     directory = REPO_ROOT / ext.directory
     tests = sorted(str(f.relative_to(REPO_ROOT)) for f in directory.rglob("*")
                    if f.suffix == ".mlir" or (f.name.startswith("test_") and f.suffix == ".py"))
-    benches = sorted(str(f.relative_to(REPO_ROOT)) for f in directory.glob("*")
-                     if f.name in ("bench.py", "check_gpu.py", "BENCHMARK.md")
-                     or f.name.startswith("bench-"))
+    benches = sorted(str(f.relative_to(REPO_ROOT)) for f in [directory / "bench.py",
+                                                               *directory.glob("results/*")]
+                     if f.is_file())
     print(f"  tests: {', '.join(tests) or 'none found'}")
     print(f"  benchmarks: {', '.join(benches) or 'none found'}")
     library = ext.library_path()

@@ -81,6 +81,7 @@ SPEC = BenchSpec(
     ),
     shapes=tuple({"rows": ROWS, "cols": c, "warps": w} for w in (4, 8) for c in COLS),
     quick_shapes=({"rows": ROWS, "cols": 8192, "warps": 4},),
+    bit_identical=True,
     dtypes=("fp32",),
     signature=_signature,
     constexprs=_constexprs,

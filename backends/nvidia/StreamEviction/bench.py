@@ -84,6 +84,7 @@ SPEC = BenchSpec(
     ),
     shapes=tuple({"n": N, "table_mb": mb} for mb in TABLE_MB),
     quick_shapes=({"n": N, "table_mb": 24},),
+    bit_identical=True,
     dtypes=("fp32",),
     signature=_signature,
     constexprs=_constexprs,

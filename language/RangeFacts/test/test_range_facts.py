@@ -190,9 +190,9 @@ class triton_ext_range_recorded:
     """Record the stage plans of compiles on this thread (which plugin passes were placed)."""
 
     def __enter__(self):
-        from triton_ext import _stages
+        import triton_ext
 
-        self._cm = _stages.record()
+        self._cm = triton_ext.record_pipelines()
         return self._cm.__enter__()
 
     def __exit__(self, *exc):

@@ -200,4 +200,5 @@ def test_bench_spec_cpu_check():
     spec = _bench.load_spec(Path(__file__).resolve().parents[1] / "bench.py")
     checks = _bench.check_cpu(spec, log=lambda s: None)
     assert [(c.variant, c.ok, c.problem) for c in checks] == [
-        ("naive", True, None), ("naive+grid_swizzle", True, None), ("hand_grouped", True, None)]
+        ("naive", True, None), ("naive+grid_swizzle", True, None), ("naive+grid_swizzle_g3", True, None),
+        ("hand_grouped", True, None)]
