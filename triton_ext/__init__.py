@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 from ._errors import (
     LoadError,
     ManifestError,
+    OptionError,
     PassFailedError,
     PreflightError,
     TritonExtError,
@@ -55,6 +56,7 @@ __all__ = [
     "PreflightError",
     "LoadError",
     "UnknownPassError",
+    "OptionError",
     "PassFailedError",
     "TritonExtWarning",
 ]

@@ -61,9 +61,16 @@ class OptionSpec:
     type: str
     default: Any
     help: str
+    #: Constraints the pass states for the option (Passes.td help: "(2 or 3)", "(at least 2)").
+    choices: tuple[Any, ...] = ()
+    minimum: int | float | None = None
+    #: Where the option is declared ("Passes.td:55" or the registry line).
+    origin: str = ""
 
     def coerce(self, value: Any) -> Any:
-        """Check ``value`` against the declared type; return it (ints widen to float)."""
+        """Check ``value`` against the declared type and constraints; return it (ints widen to float).
+
+        Raises ``TypeError`` for a wrong type and ``ValueError`` for a value the pass refuses."""
         ok = {
             "int": isinstance(value, int) and not isinstance(value, bool),
             "float": isinstance(value, (int, float)) and not isinstance(value, bool),
@@ -72,6 +79,12 @@ class OptionSpec:
         }[self.type]
         if not ok:
             raise TypeError(f"option {self.name}: expected {self.type}, found {value!r}")
+        where = f" ({self.origin})" if self.origin else ""
+        if self.choices and value not in self.choices:
+            allowed = ", ".join(map(repr, self.choices))
+            raise ValueError(f"option {self.name}: expected one of {allowed}, found {value!r}{where}: {self.help}")
+        if self.minimum is not None and value < self.minimum:
+            raise ValueError(f"option {self.name}: expected at least {self.minimum}, found {value!r}{where}")
         return float(value) if self.type == "float" else value
 
     def render(self, value: Any) -> str:
@@ -316,4 +329,4 @@ def _read(path: Path, library_dir: Path | None) -> Manifest:
                             f"offset {exc.start}); save the registry as UTF-8", path=path) from None
     from ._schema import parse_registry
 
-    return parse_registry(text, path, library_dir)
+    return parse_registry(text, path, library_dir, read_sources=True)

@@ -8,6 +8,7 @@ collected into one :class:`~triton_ext._errors.ManifestError`.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -18,6 +19,7 @@ from ._manifest import (
     BACKENDS, KINDS, OCCURRENCES, OPTION_TYPES, SCHEMA_VERSION, STAGES, STATUSES, Extension, Manifest,
     OptionSpec, PassSpec, Target, _ANCHOR, _IDENT, _KEBAB, _SNAKE, _suggest,
 )
+from ._passes_td import TdOption, flag_of, help_constraints, read_passes_td
 
 __all__ = ["parse_registry", "merge"]
 
@@ -40,6 +42,8 @@ def _describe(node: yaml.Node) -> str:
 
 class _Checker:
     """Collects ``FILE:LINE: FIELD: message`` errors while converting nodes."""
+
+    read_sources = False  # read Passes.td beside the registry (parse_registry's read_sources)
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -144,7 +148,11 @@ def _parse_option(c: _Checker, name: str, key: yaml.Node, node: yaml.Node, where
             default = float(default)
     if type_ is None or help_ is None or default is None:
         return None
-    return OptionSpec(name=name, type=type_, default=default, help=help_)
+    # The same constraints a Passes.td help states ("(2 or 3)", "(at least 2)"): an installed
+    # fragment carries the help text copied from Passes.td.
+    choices, minimum = help_constraints(help_, type_)
+    return OptionSpec(name=name, type=type_, default=default, help=help_, choices=choices, minimum=minimum,
+                      origin=f"{c.path.name}:{key.start_mark.line + 1}")
 
 
 def _parse_pass(c: _Checker, ext: str, name: str, key: yaml.Node, node: yaml.Node, where: str) -> PassSpec | None:
@@ -197,6 +205,36 @@ def _parse_pass(c: _Checker, ext: str, name: str, key: yaml.Node, node: yaml.Nod
     )
 
 
+def _passes_td(c: _Checker, directory: str | None) -> tuple[Path, dict[str, list[TdOption]]] | None:
+    """The extension folder's Passes.td (relative to the registry file), read; None if absent."""
+    if directory is None or not c.read_sources:
+        return None
+    path = c.path.parent / directory / "Passes.td"
+    if not path.is_file():
+        return None  # an installed fragment: its options were copied from Passes.td by `triton-ext wheel`
+    try:
+        return path, read_passes_td(path)
+    except ManifestError as exc:
+        c.errors.append(exc.message)
+        return None
+
+
+def _options_from_td(c: _Checker, spec: PassSpec, td: tuple[Path, dict[str, list[TdOption]]],
+                     key: yaml.Node, where: str) -> PassSpec:
+    """``spec`` with the options Passes.td declares for its flag (the one source of options)."""
+    path, table = td
+    declared = table.get(flag_of(spec.name))
+    if declared is None:
+        return spec  # no pass with this flag in Passes.td: the registry's options stand
+    if spec.options:
+        c.error(key, f"{where}.options", f"expected no options here: {path.name} declares the options of "
+                f"{spec.name} ({', '.join(o.flag for o in declared) or 'none'}); remove them from the registry")
+        return spec
+    options = tuple(OptionSpec(o.flag, o.type, o.default, o.help, o.choices, o.minimum,
+                               f"{path.parent.name}/{path.name}:{o.line}") for o in declared)
+    return replace(spec, options=options)
+
+
 def _parse_targets(c: _Checker, node: yaml.Node, where: str) -> tuple[Target, ...]:
     fields = c.mapping(node, where, BACKENDS)
     if fields is None:
@@ -244,10 +282,13 @@ def _parse_extension(
     owners = c.strings(fields["owners"][1], f"{where}.owners") if "owners" in fields else ()
     targets = _parse_targets(c, fields["targets"][1], f"{where}.targets") if "targets" in fields else ()
     passes: list[PassSpec] = []
+    td = _passes_td(c, directory)
     if "passes" in fields:
         pass_nodes = c.mapping(fields["passes"][1], f"{where}.passes")
         for pass_name, (pass_key, pass_node) in (pass_nodes or {}).items():
             spec = _parse_pass(c, name, pass_name, pass_key, pass_node, f"{where}.passes.{pass_name}")
+            if spec is not None and td is not None:
+                spec = _options_from_td(c, spec, td, pass_key, f"{where}.passes.{pass_name}")
             if spec is not None:
                 passes.append(spec)
     elif kind == "pass":
@@ -300,10 +341,15 @@ def _depth(root: yaml.Node) -> int:
     return deepest
 
 
-def parse_registry(text: str, path: Path | str = "registry.yaml", library_dir: Path | None = None) -> Manifest:
-    """Validate one registry document; raise :class:`ManifestError` listing every problem."""
+def parse_registry(text: str, path: Path | str = "registry.yaml", library_dir: Path | None = None,
+                   *, read_sources: bool = False) -> Manifest:
+    """Validate one registry document; raise :class:`ManifestError` listing every problem.
+
+    With ``read_sources`` (the registry read from disk by ``load_manifest``), each pass's options
+    come from the ``Passes.td`` in its extension folder next to the registry, when there is one."""
     path = Path(path)
     c = _Checker(path)
+    c.read_sources = read_sources
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
     except RecursionError:

@@ -15,7 +15,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Iterator, Mapping, Sequence
 
-from ._errors import UnknownPassError
+from ._errors import OptionError, UnknownPassError
 from ._manifest import Extension, Manifest, PassSpec, load_manifest
 from ._pipeline import resolve_builtin
 
@@ -146,8 +146,8 @@ def _build(names: Sequence[str], options: Mapping[str, Any] | None, manifest: Ma
             if option_name in declared:
                 try:
                     values.append((option_name, declared[option_name].coerce(value)))
-                except TypeError as exc:
-                    raise UnknownPassError(f"pass {spec.name}: {exc}", extension=ext.name) from None
+                except (TypeError, ValueError) as exc:
+                    raise OptionError(f"pass {spec.name}: {exc}", extension=ext.name) from None
         report = load_extension(ext)
         record = loaded_library(report.path)
         infra = record.infra_sha256 if record is not None else ""

@@ -83,6 +83,27 @@ def core_spec(root: Path) -> WheelSpec:
                      dependencies=tuple(meta.get("dependencies", ())))
 
 
+def _with_td_options(entry: dict[str, Any], folder: Path) -> dict[str, Any]:
+    """The registry entry with each pass's options copied from the folder's Passes.td: an installed
+    extension has no source folder, so its fragment carries what Passes.td declares."""
+    from .._passes_td import flag_of, read_passes_td
+
+    td = folder / "Passes.td"
+    passes = entry.get("passes")
+    if not td.is_file() or not isinstance(passes, dict):
+        return entry
+    table = read_passes_td(td)
+    out = dict(entry, passes={})
+    for name, spec in passes.items():
+        spec = dict(spec or {})
+        declared = table.get(flag_of(name))
+        if declared:
+            spec["options"] = {o.flag: {"default": o.default, "type": o.type, "help": o.help}
+                               for o in declared}
+        out["passes"][name] = spec
+    return out
+
+
 def extension_spec(root: Path, name: str, registry: Path | None = None) -> WheelSpec:
     """The wheel of one registry extension (by extension name or folder name)."""
     from .._settings import settings
@@ -108,6 +129,7 @@ def extension_spec(root: Path, name: str, registry: Path | None = None) -> Wheel
     entry = extensions[key]
     if not isinstance(entry, dict) or "library" not in entry:
         raise WheelError(f"{registry}: extensions.{key} has no 'library'; fix the registry")
+    entry = _with_td_options(entry, registry.parent / str(entry.get("directory", "")))
     meta = _project_meta(root)
     core = f"{meta['name']}=={meta['version']}"
     deps = (core,) + tuple(d for d in meta.get("dependencies", ()) if d.startswith("triton"))

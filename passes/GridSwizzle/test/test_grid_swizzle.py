@@ -9,6 +9,7 @@ permutation of the grid, in the grouped order.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Callable
 
 import pytest
@@ -166,12 +167,32 @@ def test_group_size_option(group):
 
 
 @pytest.mark.parametrize("group", [1, 0, -3])
-def test_bad_group_size_is_an_error(group, capfd):
-    # The pass fails with a diagnostic; triton_ext reports it and compiles without the pass.
-    with pytest.warns(triton_ext.TritonExtWarning, match="pass grid_swizzle .* failed in make_ttir"):
-        on = _compile("naive", enabled=True, group_size=group)
+def test_bad_group_size_is_refused_at_enable(group):
+    # Passes.td states "(at least 2)": triton_ext refuses the value before anything compiles.
+    with pytest.raises(triton_ext.OptionError, match=f"option group-size: expected at least 2, found {group}"):
+        _compile("naive", enabled=True, group_size=group)
+    assert triton_ext.enabled_passes() == {}
+
+
+@pytest.mark.parametrize("group", [1, 0, -3])
+def test_bad_group_size_reaching_the_pass_is_an_error(group, capfd):
+    # Handed to the plugin directly (not through triton_ext), the pass still refuses it with a
+    # diagnostic and leaves the kernel alone.
+    import triton
+    from triton._C.libtriton import ir, passes
+
+    triton_ext.load_extension("grid_swizzle")
+    ttir = _compile("naive", enabled=False).asm["ttir"]
+    context = ir.context()
+    ir.load_dialects(context)
+    path = Path(triton.knobs.cache.dir) / "naive.ttir"
+    path.write_text(ttir)
+    module = ir.parse_mlir_module(str(path), context)
+    pm = ir.pass_manager(context)
+    passes.plugin.add_grid_swizzle(pm, [f"group-size={group}"])
+    with pytest.raises(RuntimeError):
+        pm.run(module, "grid-swizzle")
     assert f"group-size must be at least 2, got {group}" in capfd.readouterr().err
-    assert "grid_swizzled" not in on.asm["ttir"]
 
 
 def test_target_neutral_on_hip():
