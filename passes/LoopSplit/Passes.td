@@ -48,8 +48,9 @@ def TritonExtLoopSplit : Pass<"triton-ext-loop-split", "mlir::ModuleOp"> {
     }
     ```
 
-    Loop attributes (`tt.num_stages`, `tt.flatten`, ...) are copied to every
-    part. Run `canonicalize` and `cse` afterwards.
+    Loop attributes (`tt.num_stages`, `tt.warp_specialize`, ...) are copied to
+    every part; nests marked `tt.flatten` are left alone. Run `canonicalize`
+    and `cse` afterwards.
   }];
   let options = [
     Option<"maxParts", "max-parts", "unsigned", /*default=*/"3",
