@@ -22,7 +22,9 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+from triton_ext.testing import repo_root  # noqa: E402
+
+REPO = repo_root()
 
 
 import torch  # noqa: E402

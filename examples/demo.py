@@ -37,10 +37,6 @@ def rule(title: str) -> None:
     print(f"\n=== {title} " + "=" * max(0, 74 - len(title)))
 
 
-
-
-
-
 def describe_loops(label: str, ttir: str) -> None:
     loops = causal_attention.top_level_loop_bodies(ttir)
     print(f"{label}: {len(loops)} loop(s) in the kernel body")

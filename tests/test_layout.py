@@ -23,8 +23,7 @@ RESULT_FILES = re.compile(r"^(BENCHMARK\.md|bench-[a-z0-9]+\.(json|png|svg)|chec
                           r"|explore-[a-z0-9]+\.json)$")
 #: GPU harnesses not yet folded into their bench.py's check mode (``triton-ext bench --check``):
 #: they need a GPU to port and verify. The list may only shrink.
-LEGACY_GPU_SCRIPTS = {"passes/Sanitizers/check_gpu.py", "backends/nvidia/AutoPDL/check_gpu.py",
-                      "language/RangeFacts/check_gpu.py"}
+LEGACY_GPU_SCRIPTS = {"passes/Sanitizers/check_gpu.py", "language/RangeFacts/check_gpu.py"}
 #: Extra Python a folder may keep for exploration (not run by tests or CI).
 EXPLORATION = {"backends/nvidia/StreamEviction/explore.py"}
 

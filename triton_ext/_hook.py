@@ -36,7 +36,6 @@ class StagesHook(Protocol):
     def __call__(self, *args: Any) -> Any: ...
 
 
-
 _previous: StagesHook | None = None
 _installed: StagesHook | None = None
 #: Triton's ``AsyncCompileMode`` context variable (``triton.runtime._async_compile.active_mode``),

@@ -30,7 +30,6 @@ class StageFn(Protocol):
     def __call__(self, src: Any, metadata: dict[str, Any]) -> Any: ...
 
 
-
 @contextlib.contextmanager
 def record() -> Iterator[list[Plan]]:
     """Collect the plans of stages run on this thread inside the block (tests, CLI)."""

@@ -11,6 +11,7 @@ import yaml
 from tests.cli.cli_support import REPO, cli, scratch_checkout
 
 from triton_ext.dev import build as _build
+from triton_ext._manifest import load_manifest
 from triton_ext.dev.scaffold import ScaffoldError, names_for, scaffold
 
 NO_TESTS_BUILD = ("TRITON_EXT_BUILD_TESTS=OFF", "TRITON_EXT_BUILD_PYTHON=OFF")
@@ -36,7 +37,9 @@ def test_layout_follows_contributing(scaffolded) -> None:
     assert 'def TritonExtDemoThing : Pass<"triton-ext-demo-thing"' in (folder / "Passes.td").read_text()
     entry = yaml.safe_load((scaffolded / "registry.yaml").read_text())["extensions"]["demo_thing"]
     assert entry["directory"] == "passes/DemoThing" and entry["library"] == "TritonExtDemoThing"
-    assert entry["passes"]["demo_thing"]["options"]["min-loops"]["default"] == 0
+    assert "options" not in entry["passes"]["demo_thing"]  # one source: Passes.td declares them
+    spec = load_manifest(scaffolded / "registry.yaml", entry_points=False).find_pass("demo_thing")
+    assert [(o.name, o.type, o.default) for o in spec.options] == [("min-loops", "int", 0)]
     # The entries that were there are untouched.
     assert "loop_split" in yaml.safe_load((scaffolded / "registry.yaml").read_text())["extensions"]
 

@@ -117,6 +117,6 @@ def renamed(kernel: Any) -> bool:
 @pytest.fixture(scope="session")
 def cc() -> str:
     compiler = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
-    if compiler is None:
-        pytest.skip("no C compiler to build broken plugins with")
+    if compiler is None:  # the toolchain provides clang; a missing compiler is a broken setup
+        pytest.fail("no C compiler (cc, gcc or clang) to build broken plugins with; run tools/setup.sh")
     return compiler

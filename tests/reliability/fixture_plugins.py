@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from triton_ext.testing import repo_root
+
+REPO = repo_root()
 
 GOOD = ("FixtureA", "FixtureB")
 BROKEN = ("BadApiVersion", "WrongTritonVersion", "NullPassTable", "CrashOnLoad", "NoEntryPoint")

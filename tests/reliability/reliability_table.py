@@ -21,7 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
+from triton_ext.testing import repo_root
+
+REPO = repo_root()
 DEFAULT_OUT = REPO / "tests" / "reliability" / "RESULTS.md"
 ORDER = ["corpus", "gpu", "registry_fuzz", "malformed_plugins", "failing_pass_cache", "concurrency"]
 

@@ -20,8 +20,6 @@ ROWS = 16384
 COLS = (2048, 4096, 8192, 16384)
 
 
-
-
 def _signature(dtype: str) -> dict[str, str]:
     return {"x_ptr": "*fp32", "y_ptr": "*fp32", "n_cols": "i32", "stride": "i32"}
 

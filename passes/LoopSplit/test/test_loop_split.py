@@ -26,7 +26,6 @@ pytestmark = pytest.mark.usefixtures("fresh_cache")  # compile from scratch: the
 TARGET = GPUTarget("cuda", 90, 32)
 
 
-
 def _compile(form: str, enabled: bool, head_dim: int = 64, dtype: str = "fp16"):
     src = ASTSource(causal_attention.KERNELS[form], signature=causal_attention.signature(dtype),
                     constexprs={"HEAD_DIM": head_dim, "BLOCK_M": 128, "BLOCK_N": 64})
@@ -34,10 +33,6 @@ def _compile(form: str, enabled: bool, head_dim: int = 64, dtype: str = "fp16"):
         return triton.compile(src, target=TARGET)
     with triton_ext.enabled("loop_split"):
         return triton.compile(src, target=TARGET)
-
-
-
-
 
 
 @pytest.mark.parametrize("form", ["tensor", "scalar"])
@@ -153,7 +148,6 @@ def test_unsigned_predicate_keeps_a_comparing_loop():
     loops = causal_attention.top_level_loop_bodies(ttir)
     assert len(loops) == 3, ttir
     assert [_keeps_comparison(loop) for loop in loops] == [False, True, False], ttir
-
 
 
 # Issue 17, item 5: respect what the kernel author asked for.

@@ -28,8 +28,6 @@ AMPERE = GPUTarget("cuda", 80, 32)
 MI300 = GPUTarget("hip", "gfx942", 64)
 
 
-
-
 @triton.jit
 def scale_kernel(x_ptr, y_ptr, n, alpha, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
@@ -71,7 +69,6 @@ def _source(name: str) -> ASTSource:
                          constexprs={"BLOCK": 256})
     return ASTSource(hand_managed_kernel, signature={"x_ptr": "*fp32", "y_ptr": "*fp32", "n": "i32"},
                      constexprs={"BLOCK": 512})
-
 
 
 def _compile(name: str, enabled: bool, target: GPUTarget = HOPPER, **options):

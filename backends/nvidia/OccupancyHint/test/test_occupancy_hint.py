@@ -30,8 +30,6 @@ HOPPER = GPUTarget("cuda", 90, 32)
 MI300 = GPUTarget("hip", "gfx942", 64)
 
 
-
-
 def _compile(enabled: bool, target: GPUTarget = HOPPER, block: int = 8192, num_warps: int = 4, **options):
     src = ASTSource(softmax_kernel, signature={"x_ptr": "*fp32", "y_ptr": "*fp32", "n_cols": "i32", "stride": "i32"},
                     constexprs={"BLOCK": block})
@@ -60,7 +58,6 @@ def _leave_no_hook():
     yield
     if before is None:
         triton_ext.uninstall()
-
 
 
 def test_hint_reaches_ptx_and_caps_registers():
