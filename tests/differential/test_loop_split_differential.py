@@ -13,20 +13,17 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import random
-import sys
-from pathlib import Path
 
 import pytest
 
-pytest.importorskip("numpy")
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+import numpy  # noqa: E402,F401  (a test dependency: pip install -e .[test]; a missing one fails)
 
 from hypothesis import HealthCheck, example, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from harness import compare  # noqa: E402
-from interp import Machine  # noqa: E402
-from loop_kernels import (ISSUE14_TTIR, PREDICATES, LoopKernel, anchors, in_domain,  # noqa: E402
+from tests.differential.harness import compare  # noqa: E402
+from tests.differential.interp import Machine  # noqa: E402
+from tests.differential.loop_kernels import (ISSUE14_TTIR, PREDICATES, LoopKernel, anchors, in_domain,  # noqa: E402
                           loop_args, to_signed, trips)
 
 CASES_PER_FORM = 10_000
@@ -206,8 +203,8 @@ def _python_model(k: LoopKernel, lb: int, ub: int, n: int) -> tuple[int, int]:
 
 @pytest.mark.parametrize("width,unsigned_loop", list(itertools.product((32, 64), (False, True))))
 def test_interpreter_matches_python_model(width, unsigned_loop):
-    from host_passes import before_after
-    from harness import columns
+    from tests.differential.host_passes import before_after
+    from tests.differential.harness import columns
 
     for pred in PREDICATES:
         k = LoopKernel("scalar", width, unsigned_loop, pred, iv_left=pred < "t", step=3,
