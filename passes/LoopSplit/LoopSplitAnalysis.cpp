@@ -61,6 +61,8 @@
 #include "triton/Dialect/Triton/IR/Dialect.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <algorithm>
+#include <iterator>
 #include <limits>
 #include <optional>
 
@@ -366,6 +368,56 @@ bool fitsI64(Wide v) {
          v <= Wide(std::numeric_limits<int64_t>::max());
 }
 
+/// Signed bounds of the scalar `value` that the kernel states or Triton
+/// guarantees (issue 17.3): a `triton_ext_range.assume_range` fact (the
+/// program is undefined outside it, as with llvm.intr.assume, so a guard
+/// check it proves may be dropped), `tt.get_program_id` (in [0, 2^31 - 1)),
+/// constants, and addi/subi/muli of such values. A result interval is used
+/// only if it fits the type: then no execution within the operands' bounds
+/// wraps, so every value equals its mathematical one and lies in the
+/// interval.
+std::optional<std::pair<Wide, Wide>> factRange(Value value,
+                                               unsigned depth = 0) {
+  if (!value.getType().isSignlessInteger() || depth > kMaxDepth)
+    return std::nullopt;
+  if (std::optional<int64_t> c = getConstantIntValue(value))
+    return std::pair(Wide(*c), Wide(*c));
+  Operation *def = value.getDefiningOp();
+  if (!def)
+    return std::nullopt;
+  unsigned width = value.getType().getIntOrFloatBitWidth();
+  Wide typeMin = -(Wide(1) << (width - 1)), typeMax = (Wide(1) << (width - 1)) - 1;
+  auto fits = [&](Wide lo, Wide hi) -> std::optional<std::pair<Wide, Wide>> {
+    if (lo < typeMin || hi > typeMax)
+      return std::nullopt;
+    return std::pair(lo, hi);
+  };
+  if (def->getName().getStringRef() == "triton_ext_range.assume_range") {
+    auto lo = def->getAttrOfType<IntegerAttr>("lo");
+    auto hi = def->getAttrOfType<IntegerAttr>("hi");
+    if (!lo || !hi)
+      return std::nullopt;
+    return fits(Wide(lo.getValue().getSExtValue()),
+                Wide(hi.getValue().getSExtValue()));
+  }
+  if (isa<triton::GetProgramIdOp>(def))
+    return fits(0, (Wide(1) << 31) - 2);
+  if (!isa<arith::AddIOp, arith::SubIOp, arith::MulIOp>(def))
+    return std::nullopt;
+  auto a = factRange(def->getOperand(0), depth + 1);
+  auto b = factRange(def->getOperand(1), depth + 1);
+  if (!a || !b)
+    return std::nullopt;
+  if (isa<arith::AddIOp>(def))
+    return fits(a->first + b->first, a->second + b->second);
+  if (isa<arith::SubIOp>(def))
+    return fits(a->first - b->second, a->second - b->first);
+  Wide p[] = {a->first * b->first, a->first * b->second,
+              a->second * b->first, a->second * b->second};
+  return fits(*std::min_element(std::begin(p), std::end(p)),
+              *std::max_element(std::begin(p), std::end(p)));
+}
+
 /// Collects the guard's conjuncts, deciding at compile time those it can.
 struct GuardCollector {
   Wide typeMin, typeMax;
@@ -391,6 +443,23 @@ struct GuardCollector {
       knownFalse |= !holds(offset);
       return;
     }
+    // Bounds the kernel states (or Triton guarantees) decide the check when
+    // every value they allow satisfies it; otherwise it stays a run-time
+    // check (a fact never makes the guard fail at compile time: declining
+    // would be legal, but the run-time check is as exact).
+    Wide sumLo = offset, sumHi = offset;
+    bool allKnown = true;
+    for (Value term : unknown) {
+      std::optional<std::pair<Wide, Wide>> r = factRange(term);
+      if (!r) {
+        allKnown = false;
+        break;
+      }
+      sumLo += r->first;
+      sumHi += r->second;
+    }
+    if (allKnown && holds(atMost ? sumHi : sumLo))
+      return;
     if (unknown.size() == 1) {
       // term <= t (>= t): always true when t is past the type's extreme on
       // the permissive side, never when it is past the other extreme.
