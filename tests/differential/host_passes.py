@@ -37,6 +37,11 @@ class Programs:
 
 @functools.lru_cache(maxsize=None)
 def _context() -> object:
+    # The range facts dialect (triton_ext_range.assume_range, read by loop_split) must be known
+    # before the context loads its dialects; skipped when that plugin is not built.
+    facts = load_manifest().extension("range_facts_ir")
+    if facts.library_path().exists():
+        load_extension(facts)
     ctx = ir.context()
     ir.load_dialects(ctx)
     for vendor in ("nvidia", "amd"):

@@ -223,6 +223,11 @@ class Machine:
             return [self._arith(op, ins, ty, active)]
         if name.startswith("tt."):
             return self._tt(op, ins, ty, env, active)
+        if name == "triton_ext_range.assume_range":
+            # A value outside the stated range is undefined behaviour (as llvm.intr.assume).
+            x = ins[0]
+            self._flag_undefined((x < op.attrs["lo"]) | (x > op.attrs["hi"]), active)
+            return [x]
         raise UnsupportedIR(f"op {name} is outside the interpreted subset: {op.text}")
 
     def _arith(self, op: Op, ins: list[Array], ty: Type, active: Array) -> Array:

@@ -38,6 +38,9 @@ class LoopKernel:
     # maps such as vLLM's `offs_m // num_queries_per_kv`): "divsi", "divui", "shrsi", "minsi".
     rows_op: str = ""
     rows_k: int = 0
+    # triton_ext_range.assume_range(lo, hi) on lb, ub and n (issue 17.3: facts decide guard
+    # checks); arguments must then lie in [lo, hi] (fact_args).
+    fact: tuple[int, int] | None = None
 
     @property
     def name(self) -> str:
@@ -50,7 +53,8 @@ class LoopKernel:
         return (f"{shape}-i{self.width}-{loop}loop-{self.pred}-{side}-step{self.step}"
                 f"-ivoff{self.iv_off}-invoff{self.inv_off}{'-inside' if self.inv_inside else ''}"
                 f"{bounds}{'-lattice' if self.lattice else ''}"
-                f"{f'-rows-{self.rows_op}{self.rows_k}' if self.rows_op else ''}")
+                f"{f'-rows-{self.rows_op}{self.rows_k}' if self.rows_op else ''}"
+                f"{f'-fact{self.fact[0]}..{self.fact[1]}' if self.fact else ''}")
 
     def ttir(self) -> str:
         t = f"i{self.width}"
@@ -58,7 +62,13 @@ class LoopKernel:
         tens = f"tensor<{shape}x{t}>"
         res_ty = tens if self.form == "tensor" else t
         lines = [
+            f"tt.func @k(%lb0: {t}, %ub0: {t}, %n0: {t}) -> {res_ty} {{" if self.fact else
             f"tt.func @k(%lb: {t}, %ub: {t}, %n: {t}) -> {res_ty} {{",
+        ]
+        if self.fact:
+            lines += [f"  %{v} = triton_ext_range.assume_range %{v}0, {self.fact[0]}, {self.fact[1]} : {t}"
+                      for v in ("lb", "ub", "n")]
+        lines += [
             f"  %c1 = arith.constant 1 : {t}",
             f"  %c2 = arith.constant 2 : {t}",
             f"  %c3 = arith.constant 3 : {t}",
@@ -245,5 +255,32 @@ def loop_args(rng: random.Random, kernel: LoopKernel, count: int, max_trips: int
         else:
             n = to_signed(lb + rng.randint(-near, max(span, 0) + near), w)
         if in_domain(lb, ub, step, w, kernel.unsigned_loop, max_trips):
+            out.append((lb, ub, n))
+    return out
+
+
+def fact_args(rng: random.Random, kernel: LoopKernel, count: int, max_trips: int = 40
+              ) -> list[tuple[int, int, int]]:
+    """``count`` (lb, ub, n) triples inside ``kernel.fact``, weighted to its ends (where the
+    guard's checks are decided) and to n near the bounds (where the split points fall)."""
+    lo, hi = kernel.fact
+    step = kernel.step
+    near = step * 4 + kernel.rows + kernel.cols + abs(kernel.iv_off) + abs(kernel.inv_off)
+
+    def pick() -> int:
+        r = rng.random()
+        if r < 0.4:
+            return min(hi, lo + rng.randint(0, step * max_trips + near))
+        if r < 0.8:
+            return max(lo, hi - rng.randint(0, step * max_trips + near))
+        return rng.randint(lo, hi)
+
+    out: list[tuple[int, int, int]] = []
+    while len(out) < count:
+        lb = pick()
+        ub = min(hi, max(lo, lb + rng.randint(-step * 2, step * max_trips)))
+        n = (min(hi, max(lo, rng.choice((lb, ub)) + rng.randint(-near, near)))
+             if rng.random() < 0.7 else pick())
+        if in_domain(lb, ub, step, kernel.width, kernel.unsigned_loop, max_trips):
             out.append((lb, ub, n))
     return out

@@ -283,6 +283,11 @@ def _parse_op(ln: str, lines: _Lines) -> Op:
         ty = parse_type(sig)
         attrs.update(start=_attr_int(attr_text, "start"), end=_attr_int(attr_text, "end"))
         return Op(name, results, [], [ty], attrs, [], ln)
+    if name == "triton_ext_range.assume_range":
+        # `%x, LO, HI : T` (range_facts): returns %x; LO/HI are signed decimals.
+        parts = [p.strip() for p in plain.split(",")]
+        attrs.update(lo=int(parts[1]), hi=int(parts[2]))
+        return Op(name, results, [parts[0]], [parse_type(sig)], attrs, [], ln)
     if name == "tt.expand_dims":
         attrs["axis"] = _attr_int(attr_text, "axis")
     if name in ("tt.get_program_id", "tt.get_num_programs"):

@@ -23,7 +23,7 @@ from hypothesis import strategies as st  # noqa: E402
 
 from tests.differential.harness import compare  # noqa: E402
 from tests.differential.interp import Machine  # noqa: E402
-from tests.differential.loop_kernels import (ISSUE14_TTIR, PREDICATES, LoopKernel, anchors, in_domain,  # noqa: E402
+from tests.differential.loop_kernels import (ISSUE14_TTIR, PREDICATES, LoopKernel, anchors, fact_args, in_domain,  # noqa: E402
                           loop_args, to_signed, trips)
 
 CASES_PER_FORM = 10_000
@@ -127,6 +127,27 @@ def test_monotone_rows_form(form):
     for kernel in variants:
         rng = random.Random(kernel.name)
         _check(kernel, loop_args(rng, kernel, per_variant))
+
+
+FACT_FORMS = [(form, width, False, pred) for form in ("scalar", "tensor") for width in (32, 64)
+              for pred in PREDICATES]
+FACTS = {32: [(-(1 << 30), 1 << 30), (0, (1 << 31) - 3)],
+         64: [(-(1 << 62), 1 << 62), ((1 << 63) - (1 << 20), (1 << 63) - 3)]}
+
+
+@pytest.mark.parametrize("form", FACT_FORMS, ids=_form_id)
+def test_fact_form(form):
+    # Issue 17.3: assume_range facts on lb, ub and n decide guard checks at compile time (a wide
+    # fact proves them all; one near the limit proves some). Arguments lie inside the fact
+    # (outside it the program is undefined).
+    f, width, unsigned_loop, pred = form
+    variants = [LoopKernel(f, width, unsigned_loop, pred, iv_left=side, step=step, fact=fact,
+                           rows=4, cols=4, iv_off=off, inv_off=-off)
+                for fact in FACTS[width] for side, step, off in ((True, 1, 0), (False, 8, 3))]
+    per_variant = -(-CASES_PER_FORM // len(variants))
+    for kernel in variants:
+        rng = random.Random(kernel.name)
+        _check(kernel, fact_args(rng, kernel, per_variant))
 
 
 @pytest.mark.parametrize("width", [8, 16])
