@@ -89,7 +89,8 @@ std::optional<int64_t> addOffsets(int64_t a, int64_t b) {
 /// The constant interval of `range` lies in the signed range of `value`'s
 /// element type.
 bool fitsElement(const AffineRange &range, Value value) {
-  unsigned width = getElementTypeOrSelf(value.getType()).getIntOrFloatBitWidth();
+  unsigned width =
+      getElementTypeOrSelf(value.getType()).getIntOrFloatBitWidth();
   if (width >= 64)
     return true; // |lo|, |hi| <= 2^41
   int64_t max = (int64_t(1) << (width - 1)) - 1;
@@ -386,7 +387,8 @@ std::optional<std::pair<Wide, Wide>> factRange(Value value,
   if (!def)
     return std::nullopt;
   unsigned width = value.getType().getIntOrFloatBitWidth();
-  Wide typeMin = -(Wide(1) << (width - 1)), typeMax = (Wide(1) << (width - 1)) - 1;
+  Wide typeMin = -(Wide(1) << (width - 1));
+  Wide typeMax = (Wide(1) << (width - 1)) - 1;
   auto fits = [&](Wide lo, Wide hi) -> std::optional<std::pair<Wide, Wide>> {
     if (lo < typeMin || hi > typeMax)
       return std::nullopt;
