@@ -173,7 +173,11 @@ def _describe(path: str) -> list[dict[str, Any]] | None:
     import importlib.machinery
     import importlib.util
 
-    found = [f for d in infra_module_dirs(path) if d.is_dir() for f in sorted(d.glob("_infra*.so"))]
+    # Only a build for this interpreter: the bindings are a CPython extension, and one built for
+    # another Python (plugins built on a 3.11 machine, run on a 3.12 GPU host) crashes the
+    # process that loads it, so that its passes could never be described or enabled there.
+    names = {"_infra" + suffix for suffix in importlib.machinery.EXTENSION_SUFFIXES}
+    found = [f for d in infra_module_dirs(path) if d.is_dir() for f in sorted(d.glob("_infra*")) if f.name in names]
     if not found:
         return None
     loader = importlib.machinery.ExtensionFileLoader("_infra", str(found[0]))

@@ -264,3 +264,27 @@ def test_duplicate_pass_name_is_refused(fixture_registry: Path) -> None:
     with pytest.raises(LoadError) as info:
         triton_ext.load(str(fixture_registry / "libTritonExtDuplicateName.so"))
     assert "fixture_tag_module" in str(info.value)
+
+
+def test_bindings_built_for_another_python_are_ignored(tmp_path: Path) -> None:
+    # Plugins built on one machine load on another (a 3.11 build host, a 3.12 GPU host), but the
+    # _infra bindings are a CPython extension: the probe must not load one built for another
+    # interpreter (it killed the probe with SIGSEGV on the H200 host, so no pass could be enabled).
+    import sysconfig
+
+    plugins = tmp_path / "plugins"
+    plugins.mkdir()
+    for lib in ("libTritonExtLoopSplit.so", "libTritonExtPassInfra.so"):
+        shutil.copy2(BUILD / "plugins" / lib, plugins / lib)
+    ours = next((BUILD / "plugins").glob("_infra*.so"))
+    foreign = "_infra.cpython-399-x86_64-linux-gnu.so"
+    assert ours.name != foreign and sysconfig.get_config_var("EXT_SUFFIX") != foreign[len("_infra"):]
+    # A library that is not this Python's extension at all: loading it as one would fail loudly.
+    (plugins / foreign).write_bytes(b"\x7fELF not an extension for this interpreter")
+    env = {**__import__("os").environ, "TRITON_EXT_BUILD_DIR": str(tmp_path)}
+    res = subprocess.run([sys.executable, "-m", "triton_ext._probe", str(plugins / "libTritonExtLoopSplit.so")],
+                         capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    verdict = json.loads(res.stdout.strip().splitlines()[-1])
+    assert verdict["ok"] and verdict["passes"] == ["loop_split"]
+    assert verdict["descriptions"] is None  # no bindings for this interpreter: nothing described
