@@ -45,9 +45,10 @@ from triton.testing import do_bench
 
 import triton_ext
 
+from triton_ext.testing import import_file
+
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-import kernels as attn  # noqa: E402  (the attention kernels shared with the tests)
+attn = import_file(__file__, "kernels.py")  # the attention kernels shared with the tests
 
 BLOCK_M, BLOCK_N = 128, 64
 ROUNDS = 5

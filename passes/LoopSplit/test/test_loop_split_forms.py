@@ -7,7 +7,6 @@ pipeline and the plugin enabled through triton_ext's stages hook, and reads the 
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,8 +18,9 @@ from triton.compiler import ASTSource
 import triton_ext
 
 # triton_ext_range (assume_range) lives in language/RangeFacts; importing it loads its plugins.
-sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "language" / "RangeFacts"))
-import triton_ext_range  # noqa: E402
+from triton_ext.testing import import_file  # noqa: E402
+
+triton_ext_range = import_file(__file__, "../../../language/RangeFacts/triton_ext_range", name="triton_ext_range")
 
 TARGET = GPUTarget("cuda", 90, 32)
 SIGNATURE = {"Q": "*fp16", "K": "*fp16", "V": "*fp16", "Out": "*fp16", "sm_scale": "fp32",
