@@ -48,6 +48,7 @@
 #include "SanitizerUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -111,6 +112,13 @@ public:
           << "'";
       return signalPassFailure();
     }
+    std::optional<PrintMode> printMode = parsePrint(print);
+    if (!printMode) {
+      getOperation().emitError()
+          << "nan_inf_check: print must be 'first', 'every' or 'none', found '"
+          << print << "'";
+      return signalPassFailure();
+    }
     ModuleOp module = getOperation();
 
     // Collect first: checking inserts ops that the walk must not visit.
@@ -140,7 +148,7 @@ public:
         continue;
       Location loc = value.getDefiningOp() ? value.getDefiningOp()->getLoc()
                                            : after->getLoc();
-      checkDotAtStores(builder, loc, value, after, *reportMode);
+      checkDotAtStores(builder, loc, value, after, *reportMode, *printMode);
     }
     for (auto [op, value, mask] : stores) {
       if (!isCheckedFloat(value.getType()) || inWarpSpecializePartition(op)) {
@@ -148,7 +156,8 @@ public:
         continue;
       }
       builder.setInsertionPoint(op);
-      check(builder, op->getLoc(), value, mask, op, "store", *reportMode);
+      check(builder, op->getLoc(), value, mask, op, "store", *reportMode,
+            *printMode);
     }
   }
 
@@ -181,7 +190,8 @@ private:
   /// Checks the dot result `value` under the masks of the stores that write
   /// its lanes, right before the last of them (see the file comment).
   static void checkDotAtStores(OpBuilder &builder, Location loc, Value value,
-                               Operation *site, ReportMode mode) {
+                               Operation *site, ReportMode mode,
+                               PrintMode print) {
     auto valueTy = dyn_cast<RankedTensorType>(value.getType());
     if (!valueTy)
       return;
@@ -235,7 +245,7 @@ private:
                           .getResult()
                     : converted;
     }
-    check(builder, loc, value, lanes, site, "dot", mode);
+    check(builder, loc, value, lanes, site, "dot", mode, print);
   }
 
   /// True if `user` maps lane i of its tensor operand `operand` to lane i of
@@ -325,7 +335,8 @@ private:
 
   /// Counts non-finite lanes of `value` (under `mask`) and reports them.
   static void check(OpBuilder &builder, Location loc, Value value, Value mask,
-                    Operation *site, StringRef what, ReportMode mode) {
+                    Operation *site, StringRef what, ReportMode mode,
+                    PrintMode print) {
     Type type = value.getType();
     auto floatTy = cast<FloatType>(getElementTypeOrSelf(type));
     Value inf = arith::ConstantOp::create(
@@ -338,8 +349,10 @@ private:
     if (mask)
       bad = arith::AndIOp::create(builder, loc, bad, mask);
     Value count = countTrue(builder, loc, bad);
-    emitReport(builder, loc, count, "nan_inf_check", kernelNameOf(site),
-               siteOf(loc), (what + " non-finite").str(), mode);
+    std::string kernel = kernelNameOf(site), kind = (what + " non-finite").str();
+    emitReport(
+        builder, loc, count, [&](OpBuilder &, Location) { return bad; },
+        ReportSite{"nan_inf_check", kernel, siteOf(loc), kind}, mode, print);
   }
 
   static TypedAttr splatOrScalar(Type type, TypedAttr scalar) {

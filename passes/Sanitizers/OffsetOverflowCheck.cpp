@@ -39,6 +39,7 @@
 #include "SanitizerUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/IRMapping.h"
@@ -284,6 +285,9 @@ private:
   WideRecompute wide;
 };
 
+/// What an offset site reports.
+constexpr StringLiteral kWhat = "i32 offset overflow lanes";
+
 class OffsetOverflowCheckPass
     : public mlir::triton_ext::impl::TritonExtOffsetOverflowCheckBase<
           OffsetOverflowCheckPass> {
@@ -296,6 +300,13 @@ public:
       getOperation().emitError()
           << "offset_overflow_check: mode must be 'record' or 'abort', found '"
           << mode << "'";
+      return signalPassFailure();
+    }
+    std::optional<PrintMode> printMode = parsePrint(print);
+    if (!printMode) {
+      getOperation().emitError() << "offset_overflow_check: print must be "
+                                    "'first', 'every' or 'none', found '"
+                                 << print << "'";
       return signalPassFailure();
     }
     // Each root is checked once, however many pointers it feeds.
@@ -332,7 +343,7 @@ public:
       if (auto loop = dyn_cast<scf::ForOp>(def->getParentOp())) {
         auto slice = loopInvariantSlice(root, loop);
         if (!slice) {
-          checkAcrossIterations(builder, root, loop, *reportMode);
+          checkAcrossIterations(builder, root, loop, *reportMode, *printMode);
           continue;
         }
         {
@@ -353,9 +364,12 @@ public:
         count = arith::SelectOp::create(
             builder, loc, tripGuard, count,
             arith::ConstantIntOp::create(builder, loc, count.getType(), 0));
-      emitReport(builder, loc, count, "offset_overflow_check",
-                 kernelNameOf(def), siteOf(loc), "i32 offset overflow lanes",
-                 *reportMode);
+      std::string kernel = kernelNameOf(def);
+      emitReport(
+          builder, loc, count,
+          [&](OpBuilder &b, Location l) { return wrappedLanes(b, l, root); },
+          ReportSite{"offset_overflow_check", kernel, siteOf(loc), kWhat},
+          *reportMode, *printMode);
     }
   }
 
@@ -420,7 +434,8 @@ private:
   /// inside the loop cost a reduction per iteration and stopped the
   /// pipeliner (attention's K/V loads: 6 async copies became 0).
   static void checkAcrossIterations(OpBuilder &builder, Value root,
-                                    scf::ForOp loop, ReportMode mode) {
+                                    scf::ForOp loop, ReportMode mode,
+                                    PrintMode print) {
     Operation *def = root.getDefiningOp();
     Location loc = def->getLoc();
     builder.setInsertionPointAfter(def);
@@ -441,17 +456,23 @@ private:
     if (failed(widened)) {
       // Fall back to a check in place (inside the loop).
       builder.setInsertionPointAfter(bad.getDefiningOp());
-      emitReport(builder, loc, countTrue(builder, loc, bad),
-                 "offset_overflow_check", kernelNameOf(def), siteOf(loc),
-                 "i32 offset overflow lanes", mode);
+      std::string kernel = kernelNameOf(def);
+      emitReport(
+          builder, loc, countTrue(builder, loc, bad),
+          [&](OpBuilder &, Location) { return bad; },
+          ReportSite{"offset_overflow_check", kernel, siteOf(loc), kWhat},
+          mode, print);
       return;
     }
     Operation *newLoop = widened->getOperation();
     builder.setInsertionPointAfter(newLoop);
-    Value count = countTrue(builder, loc, newLoop->getResults().back());
-    emitReport(builder, loc, count, "offset_overflow_check",
-               kernelNameOf(newLoop), siteOf(loc), "i32 offset overflow lanes",
-               mode);
+    Value carried = newLoop->getResults().back();
+    Value count = countTrue(builder, loc, carried);
+    std::string kernel = kernelNameOf(newLoop);
+    emitReport(
+        builder, loc, count, [&](OpBuilder &, Location) { return carried; },
+        ReportSite{"offset_overflow_check", kernel, siteOf(loc), kWhat}, mode,
+        print);
   }
 };
 

@@ -34,11 +34,16 @@ def TritonExtNanInfCheck : Pass<"triton-ext-nan-inf-check", "mlir::ModuleOp"> {
            "record: print kernel, site and count of non-finite elements per "
            "program and let the kernel finish; abort: print, then tt.assert "
            "(the kernel aborts).">,
+    Option<"print", "print", "std::string", /*default=*/"\"first\"",
+           "first: one line per site, from the first program that reports "
+           "it (totals from triton_ext.sanitizers.report()); every: one line "
+           "per program with findings, from every thread; none: no line.">,
     Option<"checkDots", "check-dots", "bool", /*default=*/"true",
            "Also check the results of dots outside loops and the final "
            "accumulator of dot loops.">,
   ];
   let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::LLVM::LLVMDialect",
                            "mlir::math::MathDialect",
                            "mlir::scf::SCFDialect",
                            "mlir::triton::TritonDialect"];
@@ -90,8 +95,13 @@ def TritonExtOffsetOverflowCheck : Pass<"triton-ext-offset-overflow-check", "mli
     Option<"mode", "mode", "std::string", /*default=*/"\"record\"",
            "record: print kernel, site and count of overflowing lanes per "
            "program; abort: print, then tt.assert (the kernel aborts).">,
+    Option<"print", "print", "std::string", /*default=*/"\"first\"",
+           "first: one line per site, from the first program that reports "
+           "it (totals from triton_ext.sanitizers.report()); every: one line "
+           "per program with findings, from every thread; none: no line.">,
   ];
   let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::LLVM::LLVMDialect",
                            "mlir::scf::SCFDialect",
                            "mlir::triton::TritonDialect"];
 }
