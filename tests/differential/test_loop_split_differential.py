@@ -10,6 +10,7 @@ searches and the explicit boundary examples of issue 14.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import random
 import sys
@@ -181,10 +182,15 @@ def _kernel_and_args(draw):
                                      st.sampled_from((lb, ub)), st.integers(-12, 12))))
         if in_domain(lb, ub, kernel.step, width, kernel.unsigned_loop, 64):
             cases.append((lb, ub, n))
+    if cases and draw(st.integers(0, 3)) == 0:
+        # Bounds as constants: the pass may fold its guard and split-point arithmetic.
+        lb, ub = cases[0][:2]
+        kernel = dataclasses.replace(kernel, const_bounds=(lb, ub))
+        cases = [(lb, ub, n) for _, _, n in cases]
     return kernel, cases
 
 
-@settings(max_examples=400, deadline=None, derandomize=True,
+@settings(max_examples=400, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(_kernel_and_args())
 @example((LoopKernel("scalar", 64, False, "slt"), ISSUE14_LAUNCHES))
@@ -193,6 +199,8 @@ def _kernel_and_args(draw):
           [(0, 10, 2**31 - 1), (-(2**31), -(2**31) + 10, 5)]))
 @example((LoopKernel("scalar", 32, True, "ult", step=3), [(2147483645, -2147483645, -1)]))
 @example((LoopKernel("scalar", 64, False, "uge", step=1), [(-5, 5, 0), (2**63 - 9, 2**63 - 1, -1)]))
+@example((LoopKernel("scalar", 64, False, "slt", step=4, const_bounds=(2**63 - 28, 2**63 - 2)),
+          [(2**63 - 28, 2**63 - 2, 2**63 - 11)]))
 def test_hypothesis_loop_split(kernel_and_cases):
     kernel, cases = kernel_and_cases
     if cases:
