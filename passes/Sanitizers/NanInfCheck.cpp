@@ -105,20 +105,10 @@ public:
   using Base::Base;
 
   void runOnOperation() override {
-    std::optional<ReportMode> reportMode = parseMode(mode);
-    if (!reportMode) {
-      getOperation().emitError()
-          << "nan_inf_check: mode must be 'record' or 'abort', found '" << mode
-          << "'";
+    std::optional<ReportOptions> report = parseReportOptions(
+        getOperation(), "nan_inf_check", mode, print, records);
+    if (!report)
       return signalPassFailure();
-    }
-    std::optional<PrintMode> printMode = parsePrint(print);
-    if (!printMode) {
-      getOperation().emitError()
-          << "nan_inf_check: print must be 'first', 'every' or 'none', found '"
-          << print << "'";
-      return signalPassFailure();
-    }
     ModuleOp module = getOperation();
 
     // Collect first: checking inserts ops that the walk must not visit.
@@ -148,7 +138,7 @@ public:
         continue;
       Location loc = value.getDefiningOp() ? value.getDefiningOp()->getLoc()
                                            : after->getLoc();
-      checkDotAtStores(builder, loc, value, after, *reportMode, *printMode);
+      checkDotAtStores(builder, loc, value, after, *report);
     }
     for (auto [op, value, mask] : stores) {
       if (!isCheckedFloat(value.getType()) || inWarpSpecializePartition(op)) {
@@ -156,8 +146,7 @@ public:
         continue;
       }
       builder.setInsertionPoint(op);
-      check(builder, op->getLoc(), value, mask, op, "store", *reportMode,
-            *printMode);
+      check(builder, op->getLoc(), value, mask, op, "store", *report);
     }
   }
 
@@ -190,8 +179,7 @@ private:
   /// Checks the dot result `value` under the masks of the stores that write
   /// its lanes, right before the last of them (see the file comment).
   static void checkDotAtStores(OpBuilder &builder, Location loc, Value value,
-                               Operation *site, ReportMode mode,
-                               PrintMode print) {
+                               Operation *site, const ReportOptions &report) {
     auto valueTy = dyn_cast<RankedTensorType>(value.getType());
     if (!valueTy)
       return;
@@ -245,7 +233,7 @@ private:
                           .getResult()
                     : converted;
     }
-    check(builder, loc, value, lanes, site, "dot", mode, print);
+    check(builder, loc, value, lanes, site, "dot", report);
   }
 
   /// True if `user` maps lane i of its tensor operand `operand` to lane i of
@@ -335,8 +323,7 @@ private:
 
   /// Counts non-finite lanes of `value` (under `mask`) and reports them.
   static void check(OpBuilder &builder, Location loc, Value value, Value mask,
-                    Operation *site, StringRef what, ReportMode mode,
-                    PrintMode print) {
+                    Operation *site, StringRef what, const ReportOptions &report) {
     Type type = value.getType();
     auto floatTy = cast<FloatType>(getElementTypeOrSelf(type));
     Value inf = arith::ConstantOp::create(
@@ -352,7 +339,7 @@ private:
     std::string kernel = kernelNameOf(site), kind = (what + " non-finite").str();
     emitReport(
         builder, loc, count, [&](OpBuilder &, Location) { return bad; },
-        ReportSite{"nan_inf_check", kernel, siteOf(loc), kind}, mode, print);
+        ReportSite{"nan_inf_check", kernel, siteOf(loc), kind}, report);
   }
 
   static TypedAttr splatOrScalar(Type type, TypedAttr scalar) {

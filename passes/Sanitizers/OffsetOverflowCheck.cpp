@@ -295,20 +295,10 @@ public:
   using Base::Base;
 
   void runOnOperation() override {
-    std::optional<ReportMode> reportMode = parseMode(mode);
-    if (!reportMode) {
-      getOperation().emitError()
-          << "offset_overflow_check: mode must be 'record' or 'abort', found '"
-          << mode << "'";
+    std::optional<ReportOptions> report = parseReportOptions(
+        getOperation(), "offset_overflow_check", mode, print, records);
+    if (!report)
       return signalPassFailure();
-    }
-    std::optional<PrintMode> printMode = parsePrint(print);
-    if (!printMode) {
-      getOperation().emitError() << "offset_overflow_check: print must be "
-                                    "'first', 'every' or 'none', found '"
-                                 << print << "'";
-      return signalPassFailure();
-    }
     // Each root is checked once, however many pointers it feeds.
     llvm::SetVector<Value> roots;
     getOperation().walk([&](Operation *op) {
@@ -343,7 +333,7 @@ public:
       if (auto loop = dyn_cast<scf::ForOp>(def->getParentOp())) {
         auto slice = loopInvariantSlice(root, loop);
         if (!slice) {
-          checkAcrossIterations(builder, root, loop, *reportMode, *printMode);
+          checkAcrossIterations(builder, root, loop, *report);
           continue;
         }
         {
@@ -369,7 +359,7 @@ public:
           builder, loc, count,
           [&](OpBuilder &b, Location l) { return wrappedLanes(b, l, root); },
           ReportSite{"offset_overflow_check", kernel, siteOf(loc), kWhat},
-          *reportMode, *printMode);
+          *report);
     }
   }
 
@@ -434,8 +424,7 @@ private:
   /// inside the loop cost a reduction per iteration and stopped the
   /// pipeliner (attention's K/V loads: 6 async copies became 0).
   static void checkAcrossIterations(OpBuilder &builder, Value root,
-                                    scf::ForOp loop, ReportMode mode,
-                                    PrintMode print) {
+                                    scf::ForOp loop, const ReportOptions &report) {
     Operation *def = root.getDefiningOp();
     Location loc = def->getLoc();
     builder.setInsertionPointAfter(def);
@@ -461,7 +450,7 @@ private:
           builder, loc, countTrue(builder, loc, bad),
           [&](OpBuilder &, Location) { return bad; },
           ReportSite{"offset_overflow_check", kernel, siteOf(loc), kWhat},
-          mode, print);
+          report);
       return;
     }
     Operation *newLoop = widened->getOperation();
@@ -471,8 +460,7 @@ private:
     std::string kernel = kernelNameOf(newLoop);
     emitReport(
         builder, loc, count, [&](OpBuilder &, Location) { return carried; },
-        ReportSite{"offset_overflow_check", kernel, siteOf(loc), kWhat}, mode,
-        print);
+        ReportSite{"offset_overflow_check", kernel, siteOf(loc), kWhat}, report);
   }
 };
 

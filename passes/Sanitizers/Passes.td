@@ -38,6 +38,10 @@ def TritonExtNanInfCheck : Pass<"triton-ext-nan-inf-check", "mlir::ModuleOp"> {
            "first: one line per site, from the first program that reports "
            "it (totals from triton_ext.sanitizers.report()); every: one line "
            "per program with findings, from every thread; none: no line.">,
+    Option<"records", "records", "bool", /*default=*/"true",
+           "Keep per-site records (lanes, programs, first index) in a device "
+           "global of the module, read by triton_ext.sanitizers.report(). "
+           "false: no globals and no atomics; needs print=every or none.">,
     Option<"checkDots", "check-dots", "bool", /*default=*/"true",
            "Also check the results of dots outside loops and the final "
            "accumulator of dot loops.">,
@@ -99,6 +103,10 @@ def TritonExtOffsetOverflowCheck : Pass<"triton-ext-offset-overflow-check", "mli
            "first: one line per site, from the first program that reports "
            "it (totals from triton_ext.sanitizers.report()); every: one line "
            "per program with findings, from every thread; none: no line.">,
+    Option<"records", "records", "bool", /*default=*/"true",
+           "Keep per-site records (lanes, programs, first index) in a device "
+           "global of the module, read by triton_ext.sanitizers.report(). "
+           "false: no globals and no atomics; needs print=every or none.">,
   ];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::LLVM::LLVMDialect",

@@ -71,6 +71,36 @@ std::optional<PrintMode> parsePrint(StringRef text) {
   return std::nullopt;
 }
 
+std::optional<ReportOptions> parseReportOptions(Operation *op,
+                                                StringRef passName,
+                                                StringRef mode,
+                                                StringRef print, bool records) {
+  ReportOptions options;
+  options.records = records;
+  if (auto parsed = parseMode(mode)) {
+    options.mode = *parsed;
+  } else {
+    op->emitError() << passName << ": mode must be 'record' or 'abort', found '"
+                    << mode << "'";
+    return std::nullopt;
+  }
+  if (auto parsed = parsePrint(print)) {
+    options.print = *parsed;
+  } else {
+    op->emitError() << passName
+                    << ": print must be 'first', 'every' or 'none', found '"
+                    << print << "'";
+    return std::nullopt;
+  }
+  if (!records && options.print == PrintMode::First) {
+    // The one line per site is elected through the records' atomics.
+    op->emitError() << passName
+                    << ": print=first needs records=true (use print=every)";
+    return std::nullopt;
+  }
+  return options;
+}
+
 std::string siteOf(Location loc) {
   if (auto fileLoc = loc->findInstanceOf<FileLineColLoc>())
     return (fileLoc.getFilename().getValue() + ":" +
@@ -263,8 +293,10 @@ static Value linearProgramId(OpBuilder &builder, Location loc) {
 }
 
 void emitReport(OpBuilder &builder, Location loc, Value count,
-                LanesBuilder lanes, const ReportSite &site, ReportMode mode,
-                PrintMode print) {
+                LanesBuilder lanes, const ReportSite &site,
+                const ReportOptions &options) {
+  ReportMode mode = options.mode;
+  PrintMode print = options.print;
   ModuleOp module =
       builder.getInsertionBlock()->getParentOp()->getParentOfType<ModuleOp>();
   std::string prefix = ("[triton-ext " + site.pass + "] kernel=" +
@@ -284,6 +316,10 @@ void emitReport(OpBuilder &builder, Location loc, Value count,
     if (print == PrintMode::Every)
       triton::PrintOp::create(builder, loc, prefix + "=", /*hex=*/false,
                               ValueRange{count}, ArrayRef<int32_t>{1});
+  }
+  if (options.records) {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPoint(ifOp.thenBlock()->getTerminator());
 
     // First finding lane of this program (row-major), INT32_MAX if unknown.
     Value bad = lanes(builder, loc);

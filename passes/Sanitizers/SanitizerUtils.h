@@ -34,6 +34,22 @@ enum class PrintMode {
   None,  ///< no line; the records are read with triton_ext.sanitizers
 };
 
+/// The reporting options shared by the checking passes.
+struct ReportOptions {
+  ReportMode mode = ReportMode::Record;
+  PrintMode print = PrintMode::First;
+  /// Update the per-site records (module globals, atomics). Off: only the
+  /// per-program prints of `print=every` (what an IR interpreter can follow).
+  bool records = true;
+};
+
+/// Parses `mode`, `print` and `records`; emits an error on `op` and returns
+/// nullopt for a bad value (`passName` names the pass in the message).
+std::optional<ReportOptions> parseReportOptions(Operation *op,
+                                                StringRef passName,
+                                                StringRef mode,
+                                                StringRef print, bool records);
+
 /// Parses the `mode` option (`record` or `abort`).
 std::optional<ReportMode> parseMode(StringRef text);
 
@@ -92,8 +108,8 @@ struct ReportSite {
 /// `lanes` rebuilds the finding lanes for the first index (only on the
 /// reporting path, so a clean program pays nothing for it).
 void emitReport(OpBuilder &builder, Location loc, Value count,
-                LanesBuilder lanes, const ReportSite &site, ReportMode mode,
-                PrintMode print);
+                LanesBuilder lanes, const ReportSite &site,
+                const ReportOptions &options);
 
 } // namespace mlir::triton_ext::sanitizers
 

@@ -5,6 +5,17 @@
 // RUN: %opt %s --pass 'nan_inf_check{print=none}' --no-debug-info | FileCheck %s --check-prefix=NONE
 // RUN: not %opt %s --pass 'nan_inf_check{print=all}' --no-debug-info 2>&1 | FileCheck %s --check-prefix=BADPRINT
 // BADPRINT: print must be 'first', 'every' or 'none', found 'all'
+// RUN: %opt %s --pass 'nan_inf_check{print=every records=false}' --no-debug-info | FileCheck %s --check-prefix=NORECORDS
+// RUN: not %opt %s --pass 'nan_inf_check{records=false}' --no-debug-info 2>&1 | FileCheck %s --check-prefix=BADRECORDS
+// BADRECORDS: print=first needs records=true (use print=every)
+// Without records: per-program prints only, no module globals, no atomics.
+// NORECORDS-NOT: triton_ext.sanitizer_sites
+// NORECORDS-NOT: llvm.mlir
+// NORECORDS-LABEL: tt.func @store_f32
+// NORECORDS:       scf.if
+// NORECORDS-NEXT:    tt.print "[triton-ext nan_inf_check] kernel=store_f32 site={{.*}} store non-finite="
+// NORECORDS-NEXT:  {{^ *}}}
+// NORECORDS-NOT:   tt.atomic_rmw
 
 // A masked f32 store: count the non-finite lanes under the mask; when the
 // count is non-zero (a branch that is uniform over the program), update the
