@@ -57,6 +57,8 @@
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/Debug.h"
 
+#include <cmath>
+
 #define DEBUG_TYPE "triton-ext-nan-inf-check"
 
 namespace mlir::triton_ext {
@@ -97,6 +99,118 @@ static bool inWarpSpecializePartition(Operation *op) {
     if (p->getName().getStringRef().starts_with("ttg.warp_specialize"))
       return true;
   return false;
+}
+
+/// Which non-finite values a float value may hold (per lane).
+struct NonFinite {
+  bool nan = true, posInf = true, negInf = true;
+  bool any() const { return nan || posInf || negInf; }
+  static NonFinite none() { return {false, false, false}; }
+};
+
+/// What a float value can hold, proven from how it is computed (issue 18:
+/// "no checks on values that cannot be non-finite"). Over-approximates:
+/// anything not listed may be NaN or +-Inf.
+///   constants: exactly; int-to-float conversions: finite when the integer
+///   type's range fits the float's (i32 to f32, i16 to f16 signed, ...);
+///   select (tl.where): either operand; maxnumf/minnumf (tl.maximum/minimum):
+///   NaN only if both are NaN, so min(max(x, lo), hi) with finite lo/hi is
+///   finite; tt.clampf without NaN propagation likewise; maximumf/minimumf
+///   propagate NaN; extf, negf, absf keep what they get.
+static NonFinite canHold(Value value, unsigned depth = 0) {
+  NonFinite all;
+  auto floatTy = dyn_cast<FloatType>(getElementTypeOrSelf(value.getType()));
+  if (!floatTy || depth > kMaxChain)
+    return all;
+  Operation *def = value.getDefiningOp();
+  if (!def)
+    return all;
+  if (auto cst = dyn_cast<arith::ConstantOp>(def)) {
+    NonFinite out = NonFinite::none();
+    auto visit = [&](const APFloat &v) {
+      out.nan |= v.isNaN();
+      out.posInf |= v.isInfinity() && !v.isNegative();
+      out.negInf |= v.isInfinity() && v.isNegative();
+    };
+    if (auto f = dyn_cast<FloatAttr>(cst.getValue()))
+      visit(f.getValue());
+    else if (auto dense = dyn_cast<DenseFPElementsAttr>(cst.getValue()))
+      for (APFloat v : dense.getValues<APFloat>())
+        visit(v);
+    else
+      return all;
+    return out;
+  }
+  if (isa<arith::SIToFPOp, arith::UIToFPOp>(def)) {
+    unsigned bits = getElementTypeOrSelf(def->getOperand(0).getType())
+                        .getIntOrFloatBitWidth();
+    bool isSigned = isa<arith::SIToFPOp>(def);
+    // Every integer of the type is below 2^(bits - signed) in magnitude; if
+    // that bound is at most the float's largest finite value, rounding to
+    // nearest cannot pass it, so the result is finite.
+    APFloat largest = APFloat::getLargest(floatTy.getFloatSemantics());
+    bool losesInfo = false;
+    largest.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven,
+                    &losesInfo);
+    double magnitude = std::ldexp(1.0, bits - (isSigned ? 1 : 0));
+    if (magnitude <= largest.convertToDouble())
+      return NonFinite::none();
+    return {false, true, isSigned};
+  }
+  if (auto select = dyn_cast<arith::SelectOp>(def)) {
+    NonFinite a = canHold(select.getTrueValue(), depth + 1);
+    NonFinite b = canHold(select.getFalseValue(), depth + 1);
+    return {a.nan || b.nan, a.posInf || b.posInf, a.negInf || b.negInf};
+  }
+  auto maxnum = [](NonFinite a, NonFinite b) -> NonFinite {
+    return {a.nan && b.nan, a.posInf || b.posInf,
+            (a.negInf && (b.negInf || b.nan)) ||
+                (b.negInf && (a.negInf || a.nan))};
+  };
+  auto minnum = [](NonFinite a, NonFinite b) -> NonFinite {
+    return {a.nan && b.nan,
+            (a.posInf && (b.posInf || b.nan)) ||
+                (b.posInf && (a.posInf || a.nan)),
+            a.negInf || b.negInf};
+  };
+  if (isa<arith::MaxNumFOp, arith::MinNumFOp>(def)) {
+    NonFinite a = canHold(def->getOperand(0), depth + 1);
+    NonFinite b = canHold(def->getOperand(1), depth + 1);
+    return isa<arith::MaxNumFOp>(def) ? maxnum(a, b) : minnum(a, b);
+  }
+  if (isa<arith::MaximumFOp, arith::MinimumFOp>(def)) {
+    NonFinite a = canHold(def->getOperand(0), depth + 1);
+    NonFinite b = canHold(def->getOperand(1), depth + 1);
+    if (isa<arith::MaximumFOp>(def))
+      return {a.nan || b.nan, a.posInf || b.posInf, a.negInf && b.negInf};
+    return {a.nan || b.nan, a.posInf && b.posInf, a.negInf || b.negInf};
+  }
+  if (auto clamp = dyn_cast<triton::ClampFOp>(def)) {
+    NonFinite x = canHold(clamp.getX(), depth + 1);
+    NonFinite lo = canHold(clamp.getMin(), depth + 1);
+    NonFinite hi = canHold(clamp.getMax(), depth + 1);
+    NonFinite out = minnum(maxnum(x, lo), hi);
+    if (clamp.getPropagateNan() != triton::PropagateNan::NONE)
+      out.nan |= x.nan;
+    return out;
+  }
+  if (isa<arith::ExtFOp>(def) ||
+      (isa<triton::FpToFpOp>(def) &&
+       getElementTypeOrSelf(def->getOperand(0).getType())
+               .getIntOrFloatBitWidth() < floatTy.getWidth()))
+    return canHold(def->getOperand(0), depth + 1);
+  if (isa<arith::NegFOp>(def)) {
+    NonFinite a = canHold(def->getOperand(0), depth + 1);
+    return {a.nan, a.negInf, a.posInf};
+  }
+  if (isa<math::AbsFOp>(def)) {
+    NonFinite a = canHold(def->getOperand(0), depth + 1);
+    return {a.nan, a.posInf || a.negInf, false};
+  }
+  if (isa<triton::SplatOp, triton::BroadcastOp, triton::ExpandDimsOp>(def) ||
+      def->getName().getStringRef() == "ttg.convert_layout")
+    return canHold(def->getOperand(0), depth + 1);
+  return all;
 }
 
 class NanInfCheckPass
@@ -143,6 +257,10 @@ public:
     for (auto [op, value, mask] : stores) {
       if (!isCheckedFloat(value.getType()) || inWarpSpecializePartition(op)) {
         LLVM_DEBUG(llvm::dbgs() << "skip store: " << *op << "\n");
+        continue;
+      }
+      if (!canHold(value).any()) {
+        LLVM_DEBUG(llvm::dbgs() << "store of finite values: " << *op << "\n");
         continue;
       }
       builder.setInsertionPoint(op);

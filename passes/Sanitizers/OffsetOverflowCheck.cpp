@@ -51,6 +51,8 @@
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/Debug.h"
 
+#include <algorithm>
+
 #define DEBUG_TYPE "triton-ext-offset-overflow-check"
 
 namespace mlir::triton_ext {
@@ -285,6 +287,219 @@ private:
   WideRecompute wide;
 };
 
+/// A closed interval of integers (int64 bounds; i32 trees stay far inside).
+struct Interval {
+  int64_t lo, hi;
+  static Interval full(unsigned bits) {
+    if (bits >= 64)
+      return {INT64_MIN, INT64_MAX};
+    return {-(int64_t(1) << (bits - 1)), (int64_t(1) << (bits - 1)) - 1};
+  }
+  bool within(Interval o) const { return lo >= o.lo && hi <= o.hi; }
+  Interval meet(Interval o) const {
+    return {std::max(lo, o.lo), std::min(hi, o.hi)};
+  }
+};
+
+/// Compile-time bounds of what wrappedLanes compares: the exact (unbounded)
+/// value of an i32 add/sub/mul tree, cut like WideRecompute (depth, product of
+/// products), over all lanes, programs and launches. A root whose interval
+/// fits in i32 never wraps (its i32 result is the exact value mod 2^32 and the
+/// exact value is representable), so its check is left out: no IR at all.
+///
+/// Leaves: constants; `tt.make_range` [start, end - 1]; program ids and
+/// counts within the CUDA grid limits (x < 2^31 - 1, y and z < 65535); `scf.for`
+/// induction variables within their bounds; `remsi`/`remui`/`divsi`/`andi`
+/// by constants; min/max; sign/zero extension; values stated by
+/// `llvm.intr.assume` (`tl.assume(x < c)` and friends) or
+/// `triton_ext_range.assume_range`; anything else gets its type's full range.
+/// Every rule over-approximates, so "fits" is a proof.
+class StaticRange {
+public:
+  Interval of(Value value, unsigned depth = 0, unsigned products = 0) {
+    Operation *def = value.getDefiningOp();
+    bool isMul = def && isa<arith::MulIOp>(def);
+    if (isI32Arith(value) && depth < kMaxDepth && !(isMul && products > 0)) {
+      unsigned inner = products + (isMul ? 1 : 0);
+      Interval a = of(def->getOperand(0), depth + 1, inner);
+      Interval b = of(def->getOperand(1), depth + 1, inner);
+      if (isa<arith::AddIOp>(def))
+        return clamp128(__int128(a.lo) + b.lo, __int128(a.hi) + b.hi);
+      if (isa<arith::SubIOp>(def))
+        return clamp128(__int128(a.lo) - b.hi, __int128(a.hi) - b.lo);
+      __int128 c[4] = {__int128(a.lo) * b.lo, __int128(a.lo) * b.hi,
+                       __int128(a.hi) * b.lo, __int128(a.hi) * b.hi};
+      return clamp128(*std::min_element(c, c + 4), *std::max_element(c, c + 4));
+    }
+    if (def && isa<triton::SplatOp, triton::BroadcastOp, triton::ExpandDimsOp>(
+                   def) &&
+        depth < kMaxDepth)
+      return of(def->getOperand(0), depth + 1, products).meet(facts(value));
+    return leaf(value, depth);
+  }
+
+  /// True if `root`'s exact value provably fits in i32 on every lane.
+  bool fitsI32(Value root) { return of(root).within(Interval::full(32)); }
+
+private:
+  static Interval clamp128(__int128 lo, __int128 hi) {
+    auto sat = [](__int128 v) -> int64_t {
+      return v > INT64_MAX ? INT64_MAX : v < INT64_MIN ? INT64_MIN : int64_t(v);
+    };
+    return {sat(lo), sat(hi)};
+  }
+
+  static std::optional<int64_t> constantOf(Value value) {
+    APInt bits;
+    if (auto cst = value.getDefiningOp<arith::ConstantOp>()) {
+      if (auto i = dyn_cast<IntegerAttr>(cst.getValue()))
+        return i.getValue().getSExtValue();
+      if (auto dense = dyn_cast<SplatElementsAttr>(cst.getValue()))
+        if (dense.getElementType().isInteger())
+          return dense.getSplatValue<APInt>().getSExtValue();
+    }
+    return std::nullopt;
+  }
+
+  static unsigned bitsOf(Value value) {
+    Type elt = getElementTypeOrSelf(value.getType());
+    return elt.isInteger() ? elt.getIntOrFloatBitWidth() : 64;
+  }
+
+  /// Bounds stated about `value` itself (assumes on it).
+  Interval facts(Value value) {
+    Interval out = Interval::full(bitsOf(value));
+    if (Operation *def = value.getDefiningOp())
+      if (def->getName().getStringRef() == "triton_ext_range.assume_range")
+        if (auto lo = def->getAttrOfType<IntegerAttr>("lo"))
+          if (auto hi = def->getAttrOfType<IntegerAttr>("hi"))
+            out = out.meet({lo.getValue().getSExtValue(),
+                            hi.getValue().getSExtValue()});
+    // `llvm.intr.assume(cmpi pred, value, c)` anywhere in the function: the
+    // kernel promises it (a false assume is undefined behaviour).
+    // Only assumes in the entry block of the function count: they run on
+    // every execution, so their promise holds everywhere.
+    for (Operation *user : value.getUsers()) {
+      auto cmp = dyn_cast<arith::CmpIOp>(user);
+      if (!cmp || !llvm::any_of(cmp->getUsers(), [](Operation *u) {
+            return u->getName().getStringRef() == "llvm.intr.assume" &&
+                   isa_and_nonnull<triton::FuncOp>(u->getParentOp());
+          }))
+        continue;
+      bool lhs = cmp.getLhs() == value;
+      std::optional<int64_t> c = constantOf(lhs ? cmp.getRhs() : cmp.getLhs());
+      if (!c)
+        continue;
+      // `c < value` is `value > c`.
+      arith::CmpIPredicate pred =
+          lhs ? cmp.getPredicate() : mirror(cmp.getPredicate());
+      switch (pred) {
+      case arith::CmpIPredicate::slt:
+        out = out.meet({INT64_MIN, *c - 1});
+        break;
+      case arith::CmpIPredicate::sle:
+        out = out.meet({INT64_MIN, *c});
+        break;
+      case arith::CmpIPredicate::sgt:
+        out = out.meet({*c + 1, INT64_MAX});
+        break;
+      case arith::CmpIPredicate::sge:
+        out = out.meet({*c, INT64_MAX});
+        break;
+      case arith::CmpIPredicate::eq:
+        out = out.meet({*c, *c});
+        break;
+      default:
+        break;
+      }
+    }
+    return out;
+  }
+
+  static arith::CmpIPredicate mirror(arith::CmpIPredicate pred) {
+    switch (pred) {
+    case arith::CmpIPredicate::slt:
+      return arith::CmpIPredicate::sgt;
+    case arith::CmpIPredicate::sle:
+      return arith::CmpIPredicate::sge;
+    case arith::CmpIPredicate::sgt:
+      return arith::CmpIPredicate::slt;
+    case arith::CmpIPredicate::sge:
+      return arith::CmpIPredicate::sle;
+    default:
+      return pred;
+    }
+  }
+
+  Interval leaf(Value value, unsigned depth) {
+    Interval out = facts(value);
+    if (std::optional<int64_t> c = constantOf(value))
+      return {*c, *c};
+    if (depth >= kMaxDepth)
+      return out;
+    if (auto arg = dyn_cast<BlockArgument>(value)) {
+      // An scf.for induction variable with a positive step lies in
+      // [lb, ub - 1] whenever the body runs.
+      if (auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp()))
+        if (arg == loop.getInductionVar() && !loop.getUnsignedCmp()) {
+          std::optional<int64_t> step = constantOf(loop.getStep());
+          if (step && *step > 0) {
+            Interval lb = leaf(loop.getLowerBound(), depth + 1);
+            Interval ub = leaf(loop.getUpperBound(), depth + 1);
+            if (ub.hi > INT64_MIN)
+              return out.meet({lb.lo, ub.hi - 1});
+          }
+        }
+      return out;
+    }
+    Operation *def = value.getDefiningOp();
+    if (!def)
+      return out;
+    if (auto range = dyn_cast<triton::MakeRangeOp>(def))
+      return out.meet({range.getStart(), int64_t(range.getEnd()) - 1});
+    if (auto pid = dyn_cast<triton::GetProgramIdOp>(def))
+      return out.meet({0, pid.getAxisAsInt() == 0 ? INT32_MAX - 1 : 65534});
+    if (auto num = dyn_cast<triton::GetNumProgramsOp>(def))
+      return out.meet({1, num.getAxisAsInt() == 0 ? INT32_MAX : 65535});
+    if (isI32Arith(value)) // a cut leaf: the wrapped value, exact if it fits
+      return of(value, depth).within(Interval::full(32)) ? of(value, depth)
+                                                         : out;
+    if (isa<triton::SplatOp, triton::BroadcastOp, triton::ExpandDimsOp,
+            arith::ExtSIOp>(def))
+      return out.meet(leaf(def->getOperand(0), depth + 1));
+    if (isa<arith::ExtUIOp>(def)) {
+      Interval src = leaf(def->getOperand(0), depth + 1);
+      unsigned bits = bitsOf(def->getOperand(0));
+      return src.lo >= 0 ? out.meet(src)
+                         : out.meet({0, (int64_t(1) << bits) - 1});
+    }
+    std::optional<int64_t> rhs =
+        def->getNumOperands() == 2 ? constantOf(def->getOperand(1))
+                                   : std::nullopt;
+    if (isa<arith::RemSIOp>(def) && rhs && *rhs != 0 && *rhs != INT64_MIN) {
+      int64_t m = std::abs(*rhs) - 1;
+      Interval src = leaf(def->getOperand(0), depth + 1);
+      return out.meet({src.lo >= 0 ? 0 : -m, src.hi <= 0 ? 0 : m});
+    }
+    if (isa<arith::RemUIOp>(def) && rhs && *rhs > 0)
+      return out.meet({0, *rhs - 1});
+    if (isa<arith::DivSIOp>(def) && rhs && *rhs > 0) {
+      Interval src = leaf(def->getOperand(0), depth + 1);
+      return out.meet({src.lo / *rhs, src.hi / *rhs});
+    }
+    if (isa<arith::AndIOp>(def) && rhs && *rhs >= 0)
+      return out.meet({0, *rhs});
+    if (isa<arith::MinSIOp, arith::MaxSIOp>(def)) {
+      Interval a = leaf(def->getOperand(0), depth + 1);
+      Interval b = leaf(def->getOperand(1), depth + 1);
+      if (isa<arith::MinSIOp>(def))
+        return out.meet({std::min(a.lo, b.lo), std::min(a.hi, b.hi)});
+      return out.meet({std::max(a.lo, b.lo), std::max(a.hi, b.hi)});
+    }
+    return out;
+  }
+};
+
 /// What an offset site reports.
 constexpr StringLiteral kWhat = "i32 offset overflow lanes";
 
@@ -317,7 +532,12 @@ public:
     });
 
     OpBuilder builder(&getContext());
+    StaticRange ranges;
     for (Value root : roots) {
+      if (ranges.fitsI32(root)) {
+        LLVM_DEBUG(llvm::dbgs() << "offset proven not to wrap: " << root << "\n");
+        continue;
+      }
       Operation *def = root.getDefiningOp();
       Location loc = def->getLoc();
       builder.setInsertionPointAfter(def);
