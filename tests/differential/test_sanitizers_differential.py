@@ -260,7 +260,8 @@ def _loaded(j: int) -> int:
 def test_offset_overflow_check_2d_and_loaded_offsets(mode):
     cases = _args_2d(6000)
     result = compare(KERNEL_2D, "offset_overflow_check", [(OUT, X) + c for c in cases],
-                     memory=memory, options=(("mode", mode),))
+                     memory=memory,
+                     options=(("mode", mode), ("print", "every"), ("records", "false")))
     loaded = [_loaded(j) for j in range(4)]
     exact = []
     for m0, stride, n0 in cases:
