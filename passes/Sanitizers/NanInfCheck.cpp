@@ -439,25 +439,71 @@ private:
     return builder.create(state)->getResult(0);
   }
 
-  /// Counts non-finite lanes of `value` (under `mask`) and reports them.
+  /// Reports non-finite lanes of `value` (under `mask`). The fast path is
+  /// one NaN-propagating max reduction of |value| (masked-off lanes read
+  /// 0): the maximum is NaN if any lane is NaN and +Inf if any lane is
+  /// +-Inf, so `peak ueq +Inf` says whether anything is non-finite. That is
+  /// three ops per lane (abs, select, max; two without a mask) against five
+  /// for a count (abs, compare, and, extend, add); the count and first lane
+  /// are computed only when it fires.
   static void check(OpBuilder &builder, Location loc, Value value, Value mask,
                     Operation *site, StringRef what, const ReportOptions &report) {
     Type type = value.getType();
     auto floatTy = cast<FloatType>(getElementTypeOrSelf(type));
-    Value inf = arith::ConstantOp::create(
-        builder, loc, type, splatOrScalar(type, builder.getFloatAttr(
-            floatTy, APFloat::getInf(floatTy.getFloatSemantics()))));
+    TypedAttr infAttr = builder.getFloatAttr(
+        floatTy, APFloat::getInf(floatTy.getFloatSemantics()));
+    Value inf = arith::ConstantOp::create(builder, loc, type,
+                                          splatOrScalar(type, infAttr));
     Value absolute = math::AbsFOp::create(builder, loc, value);
-    // ueq: unordered (NaN) or equal to +Inf after abs (+-Inf).
-    Value bad = arith::CmpFOp::create(builder, loc, arith::CmpFPredicate::UEQ,
-                                      absolute, inf);
-    if (mask)
-      bad = arith::AndIOp::create(builder, loc, bad, mask);
-    Value count = countTrue(builder, loc, bad);
+    Value peak = absolute;
+    if (mask) {
+      Value zero = arith::ConstantOp::create(
+          builder, loc, type,
+          splatOrScalar(type, builder.getFloatAttr(floatTy, 0.0)));
+      peak = arith::SelectOp::create(builder, loc, mask, absolute, zero);
+    }
+    peak = maxAll(builder, loc, peak);
+    Value scalarInf = arith::ConstantOp::create(builder, loc, floatTy, infAttr);
+    // ueq: unordered (NaN) or equal to +Inf (a +-Inf lane).
+    Value found = arith::CmpFOp::create(
+        builder, loc, arith::CmpFPredicate::UEQ, peak, scalarInf);
+    // Built once, at the start of the reporting branch (the count needs it
+    // first; the first-lane search reuses it).
+    Value badLanes;
+    auto lanes = [&](OpBuilder &b, Location l) -> Value {
+      if (badLanes)
+        return badLanes;
+      Value bad = arith::CmpFOp::create(b, l, arith::CmpFPredicate::UEQ,
+                                        absolute, inf);
+      badLanes =
+          mask ? arith::AndIOp::create(b, l, bad, mask).getResult() : bad;
+      return badLanes;
+    };
     std::string kernel = kernelNameOf(site), kind = (what + " non-finite").str();
-    emitReport(
-        builder, loc, count, [&](OpBuilder &, Location) { return bad; },
-        ReportSite{"nan_inf_check", kernel, siteOf(loc), kind}, report);
+    emitReportWhen(
+        builder, loc, found,
+        [&](OpBuilder &b, Location l) { return countTrue(b, l, lanes(b, l)); },
+        lanes, ReportSite{"nan_inf_check", kernel, siteOf(loc), kind}, report);
+  }
+
+  /// NaN-propagating maximum over every lane of `value` (a float scalar).
+  static Value maxAll(OpBuilder &builder, Location loc, Value value) {
+    auto tensorTy = dyn_cast<RankedTensorType>(value.getType());
+    if (!tensorTy)
+      return value;
+    Type elt = tensorTy.getElementType();
+    for (int64_t rank = tensorTy.getRank(); rank > 0; --rank) {
+      auto reduce =
+          triton::ReduceOp::create(builder, loc, ValueRange{value}, /*axis=*/0);
+      OpBuilder::InsertionGuard guard(builder);
+      Block *body = builder.createBlock(&reduce.getCombineOp(), {}, {elt, elt},
+                                        {loc, loc});
+      Value combined = arith::MaximumFOp::create(
+          builder, loc, body->getArgument(0), body->getArgument(1));
+      triton::ReduceReturnOp::create(builder, loc, ValueRange{combined});
+      value = reduce.getResult()[0];
+    }
+    return value;
   }
 
   static TypedAttr splatOrScalar(Type type, TypedAttr scalar) {

@@ -295,6 +295,17 @@ static Value linearProgramId(OpBuilder &builder, Location loc) {
 void emitReport(OpBuilder &builder, Location loc, Value count,
                 LanesBuilder lanes, const ReportSite &site,
                 const ReportOptions &options) {
+  Value zero = arith::ConstantIntOp::create(builder, loc, count.getType(), 0);
+  Value found = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::sgt,
+                                      count, zero);
+  emitReportWhen(
+      builder, loc, found, [&](OpBuilder &, Location) { return count; },
+      lanes, site, options);
+}
+
+void emitReportWhen(OpBuilder &builder, Location loc, Value found,
+                    CountBuilder counter, LanesBuilder lanes,
+                    const ReportSite &site, const ReportOptions &options) {
   ReportMode mode = options.mode;
   PrintMode print = options.print;
   ModuleOp module =
@@ -303,16 +314,15 @@ void emitReport(OpBuilder &builder, Location loc, Value count,
                         site.kernel + " site=" + site.site + " " + site.what)
                            .str();
   Type i64 = builder.getI64Type();
-  Value zero = arith::ConstantIntOp::create(builder, loc, count.getType(), 0);
-  Value found = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::sgt,
-                                      count, zero);
   int64_t numel = 1;
   // Everything below runs only when something was found, so correct
-  // programs pay one compare and a branch.
+  // programs pay the test and a branch.
   auto ifOp = scf::IfOp::create(builder, loc, found, /*withElseRegion=*/false);
+  Value count;
   {
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPointToStart(ifOp.thenBlock());
+    count = counter(builder, loc);
     if (print == PrintMode::Every)
       triton::PrintOp::create(builder, loc, prefix + "=", /*hex=*/false,
                               ValueRange{count}, ArrayRef<int32_t>{1});
@@ -395,8 +405,9 @@ void emitReport(OpBuilder &builder, Location loc, Value count,
     }
   }
   if (mode == ReportMode::Abort) {
-    Value clean = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq,
-                                        count, zero);
+    Value clean = arith::XOrIOp::create(
+        builder, loc, found,
+        arith::ConstantIntOp::create(builder, loc, builder.getI1Type(), 1));
     triton::AssertOp::create(builder, loc, clean, prefix + " nonzero");
   }
 }

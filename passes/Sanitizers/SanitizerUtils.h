@@ -111,6 +111,17 @@ void emitReport(OpBuilder &builder, Location loc, Value count,
                 LanesBuilder lanes, const ReportSite &site,
                 const ReportOptions &options);
 
+/// Builds the finding count (i32 scalar) at the builder's insertion point;
+/// called only on the reporting path.
+using CountBuilder = function_ref<Value(OpBuilder &, Location)>;
+
+/// As emitReport, for a check whose fast path only decides whether anything
+/// was found (`found`, i1, the same in every thread of the program): the
+/// count is built by `counter` on the reporting path.
+void emitReportWhen(OpBuilder &builder, Location loc, Value found,
+                    CountBuilder counter, LanesBuilder lanes,
+                    const ReportSite &site, const ReportOptions &options);
+
 } // namespace mlir::triton_ext::sanitizers
 
 #endif // TRITON_EXT_SANITIZERS_UTILS_H

@@ -13,17 +13,20 @@
 // NORECORDS-NOT: llvm.mlir
 // NORECORDS-LABEL: tt.func @store_f32
 // NORECORDS:       scf.if
-// NORECORDS-NEXT:    tt.print "[triton-ext nan_inf_check] kernel=store_f32 site={{.*}} store non-finite="
+// NORECORDS:         "tt.reduce"
+// NORECORDS:         tt.print "[triton-ext nan_inf_check] kernel=store_f32 site={{.*}} store non-finite="
 // NORECORDS-NEXT:  {{^ *}}}
 // NORECORDS-NOT:   tt.atomic_rmw
 
-// A masked f32 store: count the non-finite lanes under the mask; when the
-// count is non-zero (a branch that is uniform over the program), update the
+// A masked f32 store. Fast path: one NaN-propagating max reduction of |x|
+// with masked-off lanes set to 0; its result is NaN or +Inf exactly when a
+// lane under the mask is non-finite (`ueq +Inf`). Only then (a branch that is
+// uniform over the program): count the lanes, find the first, update the
 // site's record in the module's counters global with one atomic each (lanes,
-// programs, INT64_MAX - first index via the min over the finding lanes) and
-// print one line only from thread 0 of the program whose `programs` update saw
-// zero. The site table is a module attribute and a constant global.
-// Record mode: no assert; abort mode adds a scalar assert.
+// programs, INT64_MAX - first index) and print one line only from thread 0 of
+// the program whose `programs` update saw zero. The site table is a module
+// attribute and a constant global. Record mode: no assert; abort mode adds a
+// scalar assert.
 // CHECK:       module attributes {triton_ext.sanitizer_sites = [{{.*}}"nan_inf_check|store non-finite|128|store_f32|{{[^"]*}}nan-inf-check.mlir:[[STORE_LINE:[0-9]+]]", "nan_inf_check|store non-finite|512|store_bf16_2d|
 // CHECK-DAG:   llvm.mlir.global external @triton_ext_sanitizer_counters(dense<0> : tensor<[[SLOTS:[0-9]+]]xi64>) {addr_space = 1 : i32, alignment = 8 : i64} : !llvm.array<[[SLOTS]] x i64>
 // CHECK-DAG:   llvm.mlir.global external constant @triton_ext_sanitizer_sites("{{.*}}nan_inf_check|store non-finite|128|store_f32|{{.*}}\0A
@@ -31,14 +34,20 @@
 // CHECK:         %[[X:.*]] = tt.load
 // CHECK:         %[[INF:.*]] = arith.constant dense<0x7F800000> : tensor<128xf32>
 // CHECK:         %[[ABS:.*]] = math.absf %[[X]] : tensor<128xf32>
-// CHECK:         %[[BAD:.*]] = arith.cmpf ueq, %[[ABS]], %[[INF]] : tensor<128xf32>
-// CHECK:         %[[BADM:.*]] = arith.andi %[[BAD]], %[[M:.*]] : tensor<128xi1>
-// CHECK:         %[[EXT:.*]] = arith.extui %[[BADM]] : tensor<128xi1> to tensor<128xi32>
-// CHECK:         %[[CNT:.*]] = "tt.reduce"(%[[EXT]]) <{axis = 0 : i32}>
-// CHECK:           arith.addi
-// CHECK:         }) : (tensor<128xi32>) -> i32
-// CHECK:         %[[FOUND:.*]] = arith.cmpi sgt, %[[CNT]], %{{.*}} : i32
+// CHECK:         %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<128xf32>
+// CHECK:         %[[MASKED:.*]] = arith.select %[[M:.*]], %[[ABS]], %[[ZERO]] : tensor<128xi1>, tensor<128xf32>
+// CHECK:         %[[PEAK:.*]] = "tt.reduce"(%[[MASKED]]) <{axis = 0 : i32}>
+// CHECK:           arith.maximumf
+// CHECK:         }) : (tensor<128xf32>) -> f32
+// CHECK:         %[[SINF:.*]] = arith.constant 0x7F800000 : f32
+// CHECK:         %[[FOUND:.*]] = arith.cmpf ueq, %[[PEAK]], %[[SINF]] : f32
 // CHECK:         scf.if %[[FOUND]] {
+// CHECK-NEXT:      %[[BAD:.*]] = arith.cmpf ueq, %[[ABS]], %[[INF]] : tensor<128xf32>
+// CHECK-NEXT:      %[[BADM:.*]] = arith.andi %[[BAD]], %[[M]] : tensor<128xi1>
+// CHECK-NEXT:      %[[EXT:.*]] = arith.extui %[[BADM]] : tensor<128xi1> to tensor<128xi32>
+// CHECK-NEXT:      %[[CNT:.*]] = "tt.reduce"(%[[EXT]]) <{axis = 0 : i32}>
+// CHECK:             arith.addi
+// CHECK:           }) : (tensor<128xi32>) -> i32
 // CHECK-NOT:       tt.print
 // CHECK:           %[[LANE:.*]] = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
 // CHECK:           %[[PICK:.*]] = arith.select %[[BADM]], %[[LANE]], %{{.*}} : tensor<128xi1>, tensor<128xi32>
@@ -65,12 +74,13 @@
 // CHECK:         tt.store %{{.*}}, %[[X]], %[[M]]
 // ABORT-LABEL: tt.func @store_f32
 // ABORT:         tt.print
-// ABORT:         %[[OK:.*]] = arith.cmpi eq
+// ABORT:         %[[OK:.*]] = arith.xori %{{.*}}, %true
 // ABORT-NEXT:    tt.assert %[[OK]], "[triton-ext nan_inf_check] kernel=store_f32 site={{.*}}nan-inf-check.mlir:{{[0-9]+}} store non-finite nonzero" : i1
 // ABORT-NEXT:    tt.store
 // EVERY-LABEL: tt.func @store_f32
 // EVERY:         scf.if %{{.*}} {
-// EVERY-NEXT:      tt.print "[triton-ext nan_inf_check] kernel=store_f32 site={{.*}} store non-finite="
+// EVERY:             "tt.reduce"
+// EVERY:           tt.print "[triton-ext nan_inf_check] kernel=store_f32 site={{.*}} store non-finite="
 // EVERY-NOT:       tt.elementwise_inline_asm
 // EVERY:           tt.atomic_rmw add
 // EVERY:         tt.store
@@ -206,8 +216,9 @@ tt.func @dot_to_fp8_store(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %p: tens
 // CHECK-NOT:     tt.print
 // CHECK:         %[[S:.*]] = arith.maxnumf %[[D]]
 // CHECK:         math.absf %[[D]] : tensor<32x32xf32>
-// CHECK:         %[[BAD:.*]] = arith.cmpf ueq
-// CHECK:         arith.andi %[[BAD]], %[[M:[^ ]*]] : tensor<32x32xi1>
+// CHECK:         arith.select %[[M:[^ ]*]], %{{.*}}, %{{.*}} : tensor<32x32xi1>, tensor<32x32xf32>
+// CHECK:         %[[BAD:.*]] = arith.cmpf ueq, %{{.*}}, %{{.*}} : tensor<32x32xf32>
+// CHECK:         arith.andi %[[BAD]], %[[M]] : tensor<32x32xi1>
 // CHECK:         tt.print "[triton-ext nan_inf_check] kernel=dot_masked_store site={{.*}} dot non-finite; first report of this site, lanes in this program="
 // CHECK:         tt.print "[triton-ext nan_inf_check] kernel=dot_masked_store site={{.*}} store non-finite; first report of this site, lanes in this program="
 // CHECK:         tt.store %{{.*}}, %[[S]], %[[M]]
