@@ -163,6 +163,8 @@ def decode(sites: Sequence[Site], counters: Sequence[int], *, all_sites: bool = 
 
 class _Cuda:
     NOT_FOUND = 500  # CUDA_ERROR_NOT_FOUND
+    # A module of another context, or one unloaded meanwhile: not readable from here.
+    SKIPPED = {NOT_FOUND, 201, 400}  # + CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_HANDLE
 
     def __init__(self) -> None:
         try:
@@ -183,6 +185,8 @@ class _Cuda:
 
     def module_of(self, function: int) -> int | None:
         module = ctypes.c_void_p()
+        if not hasattr(self.lib, "cuFuncGetModule"):  # drivers before CUDA 11
+            return None
         if self._call("cuFuncGetModule", ctypes.byref(module), ctypes.c_void_p(function)) != 0:
             return None
         return module.value
@@ -191,7 +195,7 @@ class _Cuda:
         ptr, size = ctypes.c_uint64(), ctypes.c_size_t()
         rc = self._call("cuModuleGetGlobal_v2", ctypes.byref(ptr), ctypes.byref(size), ctypes.c_void_p(module),
                         name.encode())
-        if rc == self.NOT_FOUND:
+        if rc in self.SKIPPED:
             return None
         if rc != 0:
             raise RuntimeError(f"cuModuleGetGlobal({name}) failed with CUDA error {rc}")

@@ -345,3 +345,16 @@ def test_decode_records_of_real_sites():
 def test_malformed_site_table_is_an_error():
     with pytest.raises(ValueError, match="expected pass\\|what\\|numel\\|kernel\\|file:line"):
         sanitizers.parse_site_table("nan_inf_check|store non-finite|x|k|f.py:1\n")
+
+
+def test_report_without_cuda_driver_says_what_is_missing():
+    import ctypes
+
+    try:
+        ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        pass
+    else:
+        pytest.skip("a CUDA driver is present; check_gpu.py tests report() on the GPU")
+    with pytest.raises(RuntimeError, match="needs the CUDA driver"):
+        sanitizers.report()
