@@ -15,14 +15,15 @@ Needs torch, triton 3.9.0, this repository (triton_ext) and the built TritonExtS
    matches a float64 reference. Includes issue 18's ``torch.compile``d ``log(x) * 2 + 1`` over
    4096 floats, repeated launches (one line until ``report()`` re-arms the site), and
    ``check()`` raising ``SanitizerError`` without killing the process.
-2. Tools (``--skip-tools`` leaves out): each planted bug run without triton_ext under
+2. Tools (``--skip-tools`` leaves them out): each planted bug run without triton_ext under
    ``TRITON_DEBUG=1`` (Triton's i32 overflow checks and device asserts),
    ``TRITON_INSTRUMENTATION_MODE=fpsan`` / ``iisan`` (the 3.9.0 modes that compile these
    kernels; ``gsan``/``consan`` detect races only), and ``compute-sanitizer --tool memcheck`` if
    it is on PATH or in /usr/local/cuda/bin. Records caught or not, output lines and the warm
    kernel time against the plain run.
 3. Overhead: ``triton-ext bench sanitizers`` (memory-bound, GEMM, attention; off, each
-   sanitizer, all three) into ``results/bench/``, and each kernel's time in the scenarios.
+   sanitizer, all three) into ``results/bench/`` (its ``--quick`` shapes when parts 1-2 took
+   longer than ``--budget-s``), and each kernel's time in the scenarios and tools.
 
 Prints a table, writes everything to --out as JSON (and a .log beside it), exits non-zero if a
 scenario fails (after writing the JSON).
@@ -471,18 +472,18 @@ def _tools() -> list[dict[str, Any]]:
     return rows
 
 
-def _bench(out_dir: Path) -> dict[str, Any]:
+def _bench(out_dir: Path, quick: bool) -> dict[str, Any]:
     start = time.perf_counter()
     try:
         proc = subprocess.run([sys.executable, "-m", "triton_ext", "bench", "sanitizers",
-                               "--out", str(out_dir)], capture_output=True, text=True, cwd=REPO,
-                              timeout=300)
+                               "--out", str(out_dir), *(["--quick"] if quick else [])],
+                              capture_output=True, text=True, cwd=REPO, timeout=300)
         rc, text = proc.returncode, proc.stdout + proc.stderr
     except subprocess.TimeoutExpired:
         rc, text = 124, "triton-ext bench sanitizers timed out after 300 s"
     wall = time.perf_counter() - start
     result: dict[str, Any] = {"rc": rc, "wall_s": round(wall, 1), "out": str(out_dir),
-                              "tail": text[-3000:]}
+                              "quick": quick, "tail": text[-3000:]}
     for path in sorted(out_dir.glob("bench-*.json")):
         result["json"] = str(path)
     return result
@@ -497,8 +498,9 @@ def main() -> int:
                         "instrumentation-mode / compute-sanitizer comparison")
     parser.add_argument("--skip-bench", action="store_true", help="no triton-ext bench run")
     parser.add_argument("--only", nargs="*", help="scenario names to run (default: all)")
-    parser.add_argument("--budget-s", type=float, default=240,
-                        help="skip the tools comparison when scenarios and bench took longer")
+    parser.add_argument("--budget-s", type=float, default=200,
+                        help="run the bench's quick shapes only when scenarios and tools took "
+                             "longer than this")
     args = parser.parse_args()
     if args.child:
         _child(args.child, args.plain)
@@ -525,17 +527,8 @@ def main() -> int:
                 f"raise {o.expect_raise}\n  got lines {o.lines} raised {o.raised}\n"
                 f"  output tail:\n{o.detail}")
 
-    bench: dict[str, Any] = {}
-    if not args.skip_bench:
-        bench = _bench(HERE / "results" / "bench")
-        say(f"\ntriton-ext bench sanitizers: rc={bench['rc']} in {bench['wall_s']}s -> "
-            f"{bench.get('json', bench['out'])}")
-        say(bench["tail"][-1500:])
-
     tools: list[dict[str, Any]] = []
-    if not args.skip_tools and time.perf_counter() - t0 > args.budget_s:
-        say(f"\ntools comparison skipped: {time.perf_counter() - t0:.0f}s > --budget-s")
-    elif not args.skip_tools:
+    if not args.skip_tools:
         tools = _tools()
         ours = {o.name: o for o in outcomes}
         say(f"\n{'bug':18} {'tool':36} {'caught':6} {'lines':>6} {'kernel ms':>9} {'x plain':>7}")
@@ -554,6 +547,15 @@ def main() -> int:
                     f"{str(bool(o.lines)):6} {o.output_lines:6} "
                     f"{(f'{o.kernel_ms:9.4f}' if o.kernel_ms else '-'):>9} "
                     f"{(f'{sl:7.2f}' if sl else '-'):>7}")
+
+    bench: dict[str, Any] = {}
+    if not args.skip_bench:
+        # The full bench takes about two minutes; past the budget, its quick shapes only.
+        quick = time.perf_counter() - t0 > args.budget_s
+        bench = _bench(HERE / "results" / "bench", quick)
+        say(f"\ntriton-ext bench sanitizers{' --quick' if quick else ''}: rc={bench['rc']} in "
+            f"{bench['wall_s']}s -> {bench.get('json', bench['out'])}")
+        say(bench["tail"][-1500:])
 
     import torch
     import triton
