@@ -358,3 +358,17 @@ def test_report_without_cuda_driver_says_what_is_missing():
         pytest.skip("a CUDA driver is present; check_gpu.py tests report() on the GPU")
     with pytest.raises(RuntimeError, match="needs the CUDA driver"):
         sanitizers.report()
+
+
+def test_every_planted_bug_keeps_its_check():
+    # The elisions of issue 18 (provably finite values, offsets that fit i32) must leave the
+    # checks that catch the planted bugs: 0/0 at ratio_store, the poisoned sum at window_store,
+    # the i32 wrap of row * stride at row_offset.
+    ratio = _compile(kernels.ratio_kernel, kernels.RATIO_SIG, {"BLOCK": 1024}, ("nan_inf_check",))
+    window = _compile(kernels.window_sum_kernel, kernels.SUM_SIG, {"BLOCK": 1024},
+                      ("masked_load_poison", "nan_inf_check"))
+    rows = _compile(kernels.row_copy_kernel, kernels.ROW_SIG, {"BLOCK": 1024},
+                    ("offset_overflow_check",))
+    assert [s.location for s in sanitizers.sites_of(ratio)] == [_site("ratio_store")]
+    assert [s.location for s in sanitizers.sites_of(window)] == [_site("window_store")]
+    assert _site("row_offset") in [s.location for s in sanitizers.sites_of(rows)]
