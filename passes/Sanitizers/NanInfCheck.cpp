@@ -447,7 +447,8 @@ private:
   /// for a count (abs, compare, and, extend, add); the count and first lane
   /// are computed only when it fires.
   static void check(OpBuilder &builder, Location loc, Value value, Value mask,
-                    Operation *site, StringRef what, const ReportOptions &report) {
+                    Operation *site, StringRef what,
+                    const ReportOptions &report) {
     Type type = value.getType();
     auto floatTy = cast<FloatType>(getElementTypeOrSelf(type));
     TypedAttr infAttr = builder.getFloatAttr(
@@ -479,7 +480,8 @@ private:
           mask ? arith::AndIOp::create(b, l, bad, mask).getResult() : bad;
       return badLanes;
     };
-    std::string kernel = kernelNameOf(site), kind = (what + " non-finite").str();
+    std::string kernel = kernelNameOf(site);
+    std::string kind = (what + " non-finite").str();
     emitReportWhen(
         builder, loc, found,
         [&](OpBuilder &b, Location l) { return countTrue(b, l, lanes(b, l)); },

@@ -308,9 +308,9 @@ struct Interval {
 /// exact value is representable), so its check is left out: no IR at all.
 ///
 /// Leaves: constants; `tt.make_range` [start, end - 1]; program ids and
-/// counts within the CUDA grid limits (x < 2^31 - 1, y and z < 65535); `scf.for`
-/// induction variables within their bounds; `remsi`/`remui`/`divsi`/`andi`
-/// by constants; min/max; sign/zero extension; values stated by
+/// counts within the CUDA grid limits (x < 2^31 - 1, y and z < 65535);
+/// `scf.for` induction variables within their bounds; `remsi`, `remui`,
+/// `divsi` and `andi` by constants; min/max; sign/zero extension; values stated by
 /// `llvm.intr.assume` (`tl.assume(x < c)` and friends) or
 /// `triton_ext_range.assume_range`; anything else gets its type's full range.
 /// Every rule over-approximates, so "fits" is a proof.
@@ -535,7 +535,8 @@ public:
     StaticRange ranges;
     for (Value root : roots) {
       if (ranges.fitsI32(root)) {
-        LLVM_DEBUG(llvm::dbgs() << "offset proven not to wrap: " << root << "\n");
+        LLVM_DEBUG(llvm::dbgs()
+                   << "offset proven not to wrap: " << root << "\n");
         continue;
       }
       Operation *def = root.getDefiningOp();
@@ -644,7 +645,8 @@ private:
   /// inside the loop cost a reduction per iteration and stopped the
   /// pipeliner (attention's K/V loads: 6 async copies became 0).
   static void checkAcrossIterations(OpBuilder &builder, Value root,
-                                    scf::ForOp loop, const ReportOptions &report) {
+                                    scf::ForOp loop,
+                                    const ReportOptions &report) {
     Operation *def = root.getDefiningOp();
     Location loc = def->getLoc();
     builder.setInsertionPointAfter(def);
@@ -680,7 +682,8 @@ private:
     std::string kernel = kernelNameOf(newLoop);
     emitReport(
         builder, loc, count, [&](OpBuilder &, Location) { return carried; },
-        ReportSite{"offset_overflow_check", kernel, siteOf(loc), kWhat}, report);
+        ReportSite{"offset_overflow_check", kernel, siteOf(loc), kWhat},
+        report);
   }
 };
 

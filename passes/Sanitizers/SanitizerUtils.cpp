@@ -217,7 +217,8 @@ static unsigned registerSite(ModuleOp module, StringRef entry) {
   for (Attribute site : sites)
     table += (cast<StringAttr>(site).getValue() + "\n").str();
   table.push_back('\0');
-  auto tableTy = LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8), table.size());
+  auto tableTy =
+      LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8), table.size());
   auto tableAttr = StringAttr::get(ctx, table);
   // External linkage keeps both globals in the cubin although no kernel code
   // reads the table: the host finds them by name.
@@ -253,17 +254,18 @@ static Value slotPointer(OpBuilder &builder, Location loc, int64_t slot) {
       builder, loc, LLVM::LLVMPointerType::get(ctx, 1), kCountersName);
   Type ptrTy = triton::PointerType::get(builder.getI64Type(),
                                         triton::PtrAddrSpace::Global);
-  Value base = UnrealizedConversionCastOp::create(builder, loc, TypeRange{ptrTy},
-                                                  ValueRange{address})
+  Value base = UnrealizedConversionCastOp::create(
+                   builder, loc, TypeRange{ptrTy}, ValueRange{address})
                    .getResult(0);
-  Value offset = arith::ConstantIntOp::create(builder, loc, builder.getI32Type(),
-                                              slot);
+  Value offset =
+      arith::ConstantIntOp::create(builder, loc, builder.getI32Type(), slot);
   return triton::AddPtrOp::create(builder, loc, ptrTy, base, offset);
 }
 
 static Value atomic(OpBuilder &builder, Location loc, triton::RMWOp op,
                     Value ptr, Value value) {
-  Value always = arith::ConstantIntOp::create(builder, loc, builder.getI1Type(), 1);
+  Value always =
+      arith::ConstantIntOp::create(builder, loc, builder.getI1Type(), 1);
   return triton::AtomicRMWOp::create(builder, loc, builder.getI64Type(), op,
                                      ptr, value, always,
                                      triton::MemSemantic::RELAXED,
@@ -357,8 +359,8 @@ void emitReportWhen(OpBuilder &builder, Location loc, Value found,
     unsigned index = registerSite(module, entry);
 
     Value lanesTotal = arith::ExtSIOp::create(builder, loc, i64, count);
-    atomic(builder, loc, triton::RMWOp::ADD, slotPointer(builder, loc, 3 * index),
-           lanesTotal);
+    atomic(builder, loc, triton::RMWOp::ADD,
+           slotPointer(builder, loc, 3 * index), lanesTotal);
     Value one = arith::ConstantIntOp::create(builder, loc, i64, 1);
     Value before = atomic(builder, loc, triton::RMWOp::ADD,
                           slotPointer(builder, loc, 3 * index + 1), one);
@@ -369,8 +371,8 @@ void emitReportWhen(OpBuilder &builder, Location loc, Value found,
             arith::ConstantIntOp::create(builder, loc, i64, numel)),
         arith::ExtSIOp::create(builder, loc, i64, firstLane));
     Value encoded = arith::SubIOp::create(
-        builder, loc, arith::ConstantIntOp::create(builder, loc, i64, INT64_MAX),
-        firstIndex);
+        builder, loc,
+        arith::ConstantIntOp::create(builder, loc, i64, INT64_MAX), firstIndex);
     atomic(builder, loc, triton::RMWOp::MAX,
            slotPointer(builder, loc, 3 * index + 2), encoded);
 
