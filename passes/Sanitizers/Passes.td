@@ -31,9 +31,9 @@ def TritonExtNanInfCheck : Pass<"triton-ext-nan-inf-check", "mlir::ModuleOp"> {
   }];
   let options = [
     Option<"mode", "mode", "std::string", /*default=*/"\"record\"",
-           "record: print kernel, site and count of non-finite elements per "
-           "program and let the kernel finish; abort: print, then tt.assert "
-           "(the kernel aborts).">,
+           "record: record findings per site (device counters) and let the "
+           "kernel finish; abort: print, then tt.assert (the kernel "
+           "aborts).">,
     Option<"print", "print", "std::string", /*default=*/"\"first\"",
            "first: one line per site, from the first program that reports "
            "it (totals from triton_ext.sanitizers.report()); every: one line "
@@ -97,8 +97,9 @@ def TritonExtOffsetOverflowCheck : Pass<"triton-ext-offset-overflow-check", "mli
   }];
   let options = [
     Option<"mode", "mode", "std::string", /*default=*/"\"record\"",
-           "record: print kernel, site and count of overflowing lanes per "
-           "program; abort: print, then tt.assert (the kernel aborts).">,
+           "record: record findings per site (device counters) and let the "
+           "kernel finish; abort: print, then tt.assert (the kernel "
+           "aborts).">,
     Option<"print", "print", "std::string", /*default=*/"\"first\"",
            "first: one line per site, from the first program that reports "
            "it (totals from triton_ext.sanitizers.report()); every: one line "

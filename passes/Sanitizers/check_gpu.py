@@ -2,7 +2,7 @@
 kernels silent, the Python API's records exact, Triton's own instrumentation and
 compute-sanitizer on the same bugs, and overhead on the in-house benchmarks.
 
-    python passes/Sanitizers/check_gpu.py --out passes/Sanitizers/results/sanitizers-h200.json
+    python -m passes.Sanitizers.check_gpu --out passes/Sanitizers/results/check-h200.json
 
 Needs torch, triton 3.9.0, this repository (triton_ext) and the built TritonExtSanitizers plugin
 (``TRITON_EXT_BUILD_DIR`` if not the default build dir). About 4-6 minutes on an H200;
@@ -22,7 +22,7 @@ Needs torch, triton 3.9.0, this repository (triton_ext) and the built TritonExtS
    it is on PATH or in /usr/local/cuda/bin. Records caught or not, output lines and the warm
    kernel time against the plain run.
 3. Overhead: ``triton-ext bench sanitizers`` (memory-bound, GEMM, attention; off, each
-   sanitizer, all three) into ``results/bench/`` (its ``--quick`` shapes when parts 1-2 took
+   sanitizer, all three) into ``results/`` (its ``--quick`` shapes when parts 1-2 took
    longer than ``--budget-s``), and each kernel's time in the scenarios and tools.
 
 Prints a table, writes everything to --out as JSON (and a .log beside it), exits non-zero if a
@@ -44,10 +44,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from triton_ext.testing import import_file, repo_root
+
 HERE = Path(__file__).resolve().parent
-REPO = HERE.parent.parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(REPO))  # the repository root holds triton_ext
+REPO = repo_root()
+#: Children run as this module from the repository root, like the parent (no sys.path edits).
+MODULE = "passes.Sanitizers.check_gpu"
 
 # One report line (print=first): `pid (x, y, z) idx ()[triton-ext PASS] kernel=K site=S WHAT;
 # first report of this site, lanes in this program=N`. Per-program lines (print=every) end in
@@ -113,7 +115,7 @@ def _child(scenario: str, plain: bool) -> None:
     import torch
     import triton
 
-    import kernels
+    kernels = import_file(__file__, "kernels.py")
 
     torch.manual_seed(int.from_bytes(os.urandom(4), "little"))
     spec = SCENARIOS[scenario]
@@ -128,7 +130,7 @@ def _child(scenario: str, plain: bool) -> None:
             triton_ext.enable(*spec["passes"], options=spec.get("options"))
             ctx = contextlib.nullcontext()
         else:
-            ctx = triton_ext.enabled(*spec["passes"], **spec.get("options", {}))
+            ctx = triton_ext.enabled(*spec["passes"], options=spec.get("options"))
     state: dict[str, Any] = {}
     with ctx:
         correct = spec["run"](torch, triton, kernels, "cuda", state, api)
@@ -303,7 +305,7 @@ def _run_torch_compile(torch, triton, kernels, dev, state, api) -> bool:
 
 
 def _site(name: str) -> str:
-    import kernels
+    kernels = import_file(__file__, "kernels.py")
     return f"{kernels.SOURCE}:{kernels.site_line(name)}"
 
 
@@ -367,8 +369,8 @@ def _run_child(args: list[str], env: dict[str, str] | None = None,
                wrapper: list[str] | None = None) -> tuple[int, str, float]:
     start = time.perf_counter()
     try:
-        proc = subprocess.run([*(wrapper or []), sys.executable, __file__, *args],
-                              capture_output=True, text=True, timeout=CHILD_TIMEOUT_S,
+        proc = subprocess.run([*(wrapper or []), sys.executable, "-m", MODULE, *args],
+                              capture_output=True, text=True, timeout=CHILD_TIMEOUT_S, cwd=REPO,
                               env={**os.environ, **(env or {})})
         rc, text = proc.returncode, proc.stdout + proc.stderr
     except subprocess.TimeoutExpired as exc:
@@ -552,7 +554,7 @@ def main() -> int:
     if not args.skip_bench:
         # The full bench takes about two minutes; past the budget, its quick shapes only.
         quick = time.perf_counter() - t0 > args.budget_s
-        bench = _bench(HERE / "results" / "bench", quick)
+        bench = _bench(HERE / "results", quick)
         say(f"\ntriton-ext bench sanitizers{' --quick' if quick else ''}: rc={bench['rc']} in "
             f"{bench['wall_s']}s -> {bench.get('json', bench['out'])}")
         say(bench["tail"][-1500:])

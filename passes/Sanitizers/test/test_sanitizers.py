@@ -1,0 +1,370 @@
+"""End-to-end CPU tests of the sanitizer passes: real kernels compiled through cubin.
+
+No GPU is needed: triton.compile with a GPUTarget runs ttir -> ttgir -> llir -> ptx -> cubin
+with the wheel's ptxas. Passes are enabled through triton_ext, so they run where registry.yaml
+places them (nan_inf_check at the end of make_ttgir; the other two at the end of make_ttir).
+Whether a planted bug is caught at run time is checked on a GPU by check_gpu.py.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import triton
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource
+
+import triton_ext
+from triton_ext.testing import import_file, require_built
+
+kernels = import_file(__file__, "../kernels.py")
+require_built("sanitizers")  # an unbuilt plugin fails, never skips
+pytestmark = pytest.mark.usefixtures("fresh_cache")  # compile from scratch: the IR read back is this run's
+
+TARGET = GPUTarget("cuda", 90, 32)
+ASYNC_COPY = "ttg.async_copy_global_to_local"
+ALL = ("nan_inf_check", "masked_load_poison", "offset_overflow_check")
+
+
+
+def _compile(fn: Any, signature: dict[str, str], constexprs: dict[str, Any],
+             passes: tuple[str, ...] = (), options: dict[str, Any] | None = None,
+             **pass_options: Any) -> Any:
+    src = ASTSource(fn, signature=signature, constexprs=constexprs,
+                    attrs=kernels.divisible(signature))
+    opts = options or {}
+    if not passes:
+        return triton.compile(src, target=TARGET, options=opts)
+    with triton_ext.enabled(*passes, **pass_options):
+        compiled = triton.compile(src, target=TARGET, options=opts)
+    assert compiled.asm["cubin"], "compilation did not reach cubin"
+    return compiled
+
+
+def _matmul(passes: tuple[str, ...] = (), dtype: str = "fp16", relu: bool = False,
+            **pass_options: Any) -> Any:
+    return _compile(kernels.matmul_kernel, kernels.matmul_signature(dtype),
+                    {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "RELU": relu}, passes,
+                    {"num_stages": 3, "num_warps": 4}, **pass_options)
+
+
+def _reports(ir: str, pass_name: str) -> list[tuple[str, str, str]]:
+    """(kernel, file:line, what) of every report the pass put into the IR."""
+    return re.findall(rf'tt\.print "\[triton-ext {pass_name}\] kernel=(\S+) site=(\S+) ([^"=;]+)[=;]',
+                      ir)
+
+
+def _site(name: str) -> str:
+    return f"{kernels.SOURCE}:{kernels.site_line(name)}"
+
+
+@pytest.fixture(scope="module")
+def baseline_async_copies() -> int:
+    count = _matmul().asm["ttgir"].count(ASYNC_COPY)
+    assert count > 0, "the matmul loop is not pipelined without sanitizers; the test is moot"
+    return count
+
+
+@pytest.mark.parametrize("passes", [("nan_inf_check",), ("masked_load_poison",),
+                                    ("offset_overflow_check",), ALL],
+                         ids=["nan_inf_check", "masked_load_poison", "offset_overflow_check",
+                              "all"])
+def test_async_copies_unchanged(passes, baseline_async_copies):
+    ttgir = _matmul(passes).asm["ttgir"]
+    assert ttgir.count(ASYNC_COPY) == baseline_async_copies
+
+
+@pytest.mark.parametrize("relu", [False, True], ids=["plain", "relu"])
+def test_nan_inf_check_matmul_sites_outside_loop(relu):
+    ttgir = _matmul(("nan_inf_check",), relu=relu).asm["ttgir"]
+    reports = _reports(ttgir, "nan_inf_check")
+    assert ("matmul_kernel", _site("matmul_store"), "store non-finite") in reports
+    # The plain epilogue (truncf, convert_layout) keeps NaN/Inf, so the store check covers the
+    # dot; a ReLU can hide -Inf, so the dot is checked too.
+    assert any(what == "dot non-finite" for _, _, what in reports) == relu, reports
+    # The checks sit after the pipelined loop: no print inside its body.
+    loop = ttgir[ttgir.index("scf.for"):]
+    body = loop[:loop.index("scf.yield")]
+    assert "tt.print" not in body and "tt.reduce" not in body
+
+
+def test_nan_inf_check_bf16_matmul_reaches_cubin():
+    reports = _reports(_matmul(("nan_inf_check",), dtype="bf16", relu=True).asm["ttgir"],
+                       "nan_inf_check")
+    assert len(reports) == 2
+
+
+def test_nan_inf_check_plain_matmul_one_reduction():
+    # The dot check covered by the store check is left out: one non-finite compare (on the
+    # stored fp16 value), no mask converted to the accumulator's layout.
+    ttgir = _matmul(("nan_inf_check",)).asm["ttgir"]
+    assert len(re.findall(r"= math\.absf", ttgir)) == 1
+    assert not re.search(r"tensor<128x128xi1, #mma>", ttgir)
+
+
+@pytest.mark.parametrize("mode", ["record", "abort"])
+def test_nan_inf_check_ratio_store(mode):
+    ttgir = _compile(kernels.ratio_kernel, kernels.RATIO_SIG, {"BLOCK": 1024},
+                     ("nan_inf_check",), mode=mode).asm["ttgir"]
+    assert _reports(ttgir, "nan_inf_check") == [
+        ("ratio_kernel", _site("ratio_store"), "store non-finite")]
+    assert ("tt.assert" in ttgir) == (mode == "abort")
+
+
+def test_masked_load_poison_sets_nan_other():
+    plain = _compile(kernels.window_sum_kernel, kernels.SUM_SIG, {"BLOCK": 1024}).asm["ttir"]
+    ttir = _compile(kernels.window_sum_kernel, kernels.SUM_SIG, {"BLOCK": 1024},
+                    ("masked_load_poison",)).asm["ttir"]
+    assert "0x7FC00000" not in plain
+    nan = re.search(r"(%\S+) = arith.constant dense<0x7FC00000> : tensor<1024xf32>", ttir)
+    assert nan, ttir
+    assert re.search(rf"tt\.load %\S+, %\S+, {re.escape(nan.group(1))} ", ttir), ttir
+
+
+@pytest.mark.parametrize("mode", ["record", "abort"])
+def test_offset_overflow_check_row_offset(mode):
+    compiled = _compile(kernels.row_copy_kernel, kernels.ROW_SIG, {"BLOCK": 1024},
+                        ("offset_overflow_check",), mode=mode)
+    reports = _reports(compiled.asm["ttir"], "offset_overflow_check")
+    assert ("row_copy_kernel", _site("row_offset"), "i32 offset overflow lanes") in reports
+    assert ("tt.assert" in compiled.asm["ttir"]) == (mode == "abort")
+    # The check survives to the LLVM IR (printf of the report, assertfail in abort mode).
+    llir = compiled.asm["llir"]
+    assert "vprintf" in llir
+    assert ("__assertfail" in llir) == (mode == "abort")
+
+
+def _defs(ir: str) -> dict[str, str]:
+    """SSA name (also `%x` for `%x#0`) -> the text of the line that defines it."""
+    out: dict[str, str] = {}
+    for line in ir.splitlines():
+        m = re.match(r"\s*(%[\w.-]+)(?::\d+)? = (.*)", line)
+        if m:
+            out[m.group(1)] = m.group(2)
+    return out
+
+
+@pytest.mark.parametrize("passes", [("nan_inf_check",), ALL], ids=["nan_inf_check", "all"])
+def test_dot_check_reads_waited_value_under_store_mask(passes):
+    # Issue 7 on the H200: the clean GEMM reported "dot non-finite" for the accumulator lanes
+    # outside M x N (undefined, NaN with masked_load_poison, never stored). The dot check must
+    # read the result of the warp_group_dot_wait {pendings = 0} after the loop and count only
+    # lanes under the store's mask (converted to the accumulator's #mma layout). The ReLU
+    # epilogue keeps the dot check (the plain one is covered by the store check).
+    ttgir = _matmul(passes, relu=True).asm["ttgir"]
+    defs = _defs(ttgir)
+    absf = re.findall(r"(%\S+) = math\.absf (%[\w.-]+)(?:#0)? : tensor<128x128xf32, #mma>", ttgir)
+    assert len(absf) == 1, absf
+    abs_name, checked = absf[0]
+    assert defs[checked].startswith("ttng.warp_group_dot_wait") and "pendings = 0" in defs[checked], \
+        defs[checked]
+    cmp = re.search(rf"(%\S+) = arith\.cmpf ueq, {re.escape(abs_name)},", ttgir)
+    assert cmp, "no non-finite compare on the accumulator"
+    andi = re.search(rf"= arith\.andi {re.escape(cmp.group(1))}, (%[\w.-]+) : tensor<128x128xi1, #mma>",
+                     ttgir)
+    assert andi, "the dot check counts lanes that no store writes (no mask)"
+    convert = re.match(r"ttg\.convert_layout (%[\w.-]+) : tensor<128x128xi1, #blocked\d*> -> "
+                       r"tensor<128x128xi1, #mma>", defs[andi.group(1)])
+    assert convert, defs[andi.group(1)]
+    store = re.search(r"tt\.store %\S+, %\S+, (%[\w.-]+) :", ttgir)
+    assert store and store.group(1) == convert.group(1), "the mask is not the store's"
+
+
+def _loop_ops(ttgir: str) -> list[str]:
+    """Op names in the body of the (only) scf.for, sorted."""
+    body = ttgir[ttgir.index("scf.for"):]
+    body = body[body.index("\n"):body.index("scf.yield")]
+    return sorted(re.findall(r"^\s*(?:%\S+ = )?\"?([a-z_]+\.[a-z_.]+)", body, re.M))
+
+
+@pytest.mark.parametrize("passes", [("masked_load_poison",), ("offset_overflow_check",), ALL],
+                         ids=["masked_load_poison", "offset_overflow_check", "all"])
+def test_pipelined_gemm_loop_unchanged(passes):
+    # The H200 GEMM ran 80% slower with all sanitizers: a NaN `other` on the dot operands made
+    # the pipeliner reload each tile into registers, select, write it back to shared memory and
+    # wait for every wgmma. The loop body must stay op-for-op what it is without sanitizers.
+    assert _loop_ops(_matmul(passes).asm["ttgir"]) == _loop_ops(_matmul().asm["ttgir"])
+
+
+def test_offset_check_of_loop_increment_is_hoisted():
+    # `b_ptrs += BLOCK_K * stride_bk` is computed in the loop body at ttir; its check goes in
+    # front of the loop (every iteration computes the same value).
+    ttir = _matmul(("offset_overflow_check",)).asm["ttir"]
+    line = next(n for n, text in enumerate(kernels.SOURCE.read_text().splitlines(), 1)
+                if "b_ptrs += BLOCK_K * stride_bk" in text)
+    site = f"site={kernels.SOURCE}:{line} "
+    assert site in ttir, "the loop increment is not checked"
+    assert ttir.index(site) < ttir.index("scf.for")
+
+
+def _attention(passes: tuple[str, ...] = ()) -> Any:
+    return _compile(kernels.bench_kernel, kernels.bench_signature("fp16"),
+                    {"WORKLOAD": kernels.ATTENTION, "BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 64},
+                    passes, {"num_stages": 3, "num_warps": 4})
+
+
+@pytest.mark.parametrize("passes", [("nan_inf_check",), ("masked_load_poison",),
+                                    ("offset_overflow_check",), ALL],
+                         ids=["nan_inf_check", "masked_load_poison", "offset_overflow_check",
+                              "all"])
+def test_attention_async_copies_unchanged(passes):
+    # `k_ptrs + start_n * stride_n` depends on the loop: its wrapped lanes are carried through
+    # the loop and reported after it. A report inside the loop took attention from 6 async
+    # copies to 0.
+    base = _attention().asm["ttgir"].count(ASYNC_COPY)
+    assert base > 0, "attention is not pipelined without sanitizers; the test is moot"
+    ttgir = _attention(passes).asm["ttgir"]
+    assert ttgir.count(ASYNC_COPY) == base
+    body = ttgir[ttgir.index("scf.for"):]
+    assert "tt.print" not in body[:body.index("scf.yield")]
+
+
+def test_bench_spec_cpu_check():
+    # What CI runs for the bench spec (triton-ext bench --cpu --quick sanitizers).
+    import subprocess
+    import os
+    repo = Path(__file__).resolve().parents[3]
+    proc = subprocess.run([sys.executable, "-m", "triton_ext", "bench", "--cpu", "--quick", "sanitizers"],
+                          capture_output=True, text=True, cwd=repo, env=dict(os.environ), timeout=900)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "15/15 kernel combination(s) ok" in proc.stdout, proc.stdout
+
+
+# ----------------------------------------------------------------------------------------------
+# Reporting (issue 18): one line per site, per-site records in the module, the Python API.
+
+from triton_ext import sanitizers  # noqa: E402
+
+
+def _ptx_bytes(ptx: str, symbol: str) -> bytes:
+    """Initializer bytes of a `.global .b8 symbol[N] = {...}` in PTX."""
+    m = re.search(rf"\.global \.align \d+ \.b8 {symbol}\[(\d+)\] = \{{([^}}]*)\}}", ptx)
+    assert m, f"{symbol} has no initializer in the PTX"
+    data = bytes(int(b) for b in m.group(2).split(","))
+    assert len(data) <= int(m.group(1))
+    return data.ljust(int(m.group(1)), b"\0")  # PTX leaves out trailing zeros
+
+
+def _print_guards(ttgir: str) -> list[str]:
+    """For each tt.print: the text of the op defining the condition of its enclosing scf.if."""
+    defs = _defs(ttgir)
+    lines = ttgir.splitlines()
+    guards = []
+    for i, line in enumerate(lines):
+        if "tt.print" in line:
+            cond = re.match(r"\s*scf\.if (%[\w.-]+)", lines[i - 1])
+            guards.append(defs.get(cond.group(1), "") if cond else "")
+    return guards
+
+
+def test_log_affine_one_print_per_site():
+    # torch.compile's `log(x) * 2 + 1` (Inductor's kernel shape): one store site, so exactly one
+    # print, reached only by thread 0 of the first program whose `programs` counter update read
+    # zero. Before issue 18 every thread of every program with a NaN printed.
+    compiled = _compile(kernels.log_affine_kernel, kernels.LOG_SIG, {"XBLOCK": 1024},
+                        ("nan_inf_check",))
+    ttgir = compiled.asm["ttgir"]
+    assert ttgir.count("tt.print") == 1
+    defs = _defs(ttgir)
+    (guard,) = _print_guards(ttgir)
+    first_program, thread_zero = re.match(r"arith\.andi (%[\w.-]+), (%[\w.-]+) : i1", guard).groups()
+    old = re.match(r"arith\.cmpi eq, (%[\w.-]+), %\S+ : i64", defs[first_program]).group(1)
+    assert defs[old].startswith("tt.atomic_rmw add"), defs[old]
+    tid = re.match(r"arith\.cmpi eq, (%[\w.-]+), %\S+ : i32", defs[thread_zero]).group(1)
+    assert "%tid.x" in defs[tid], defs[tid]
+    # The record lives in the cubin's module: one site, three int64, updated atomically.
+    ptx = compiled.asm["ptx"]
+    assert re.search(r"\.visible \.global \.align 8 \.b8 triton_ext_sanitizer_counters\[24\];", ptx)
+    assert len(re.findall(r"(?:atom|red)\.global\.gpu\.relaxed\.(?:add\.u64|max\.s64)", ptx)) == 3
+
+
+def test_site_table_from_real_kernel():
+    compiled = _compile(kernels.log_affine_kernel, kernels.LOG_SIG, {"XBLOCK": 1024},
+                        ("nan_inf_check",))
+    sites = sanitizers.sites_of(compiled)
+    assert sites == [sanitizers.Site("nan_inf_check", "store non-finite", 1024,
+                                     "log_affine_kernel", _site("log_affine_store"))]
+    # The table the host reads from the loaded module (a constant global) says the same.
+    table = _ptx_bytes(compiled.asm["ptx"], sanitizers.SITES_SYMBOL).decode()
+    assert sanitizers.parse_site_table(table) == sites
+    # A kernel compiled without the sanitizers has no table.
+    assert sanitizers.sites_of(_compile(kernels.log_affine_kernel, kernels.LOG_SIG,
+                                        {"XBLOCK": 1024})) == []
+
+
+def _line_of(text: str) -> str:
+    line = next(n for n, t in enumerate(kernels.SOURCE.read_text().splitlines(), 1) if text in t)
+    return f"{kernels.SOURCE}:{line}"
+
+
+def test_ttir_and_ttgir_sites_share_one_record_array():
+    # offset_overflow_check (end of make_ttir) and nan_inf_check (end of make_ttgir) append to
+    # one table and one counters global: the row offset (a tile of 1024 lanes), the scalar
+    # `row * ncols` of the store's pointer (one lane), the store's value; nine int64.
+    compiled = _compile(kernels.row_copy_kernel, kernels.ROW_SIG, {"BLOCK": 1024}, ALL)
+    sites = sanitizers.sites_of(compiled)
+    store_line = _line_of("tl.store(out_ptr + row * ncols + cols")
+    assert [(s.check, s.numel, s.kernel, s.location) for s in sites] == [
+        ("offset_overflow_check", 1024, "row_copy_kernel", _site("row_offset")),
+        ("offset_overflow_check", 1, "row_copy_kernel", store_line),
+        ("nan_inf_check", 1024, "row_copy_kernel", store_line)]
+    assert re.search(r"triton_ext_sanitizer_counters\[72\];", compiled.asm["ptx"])
+    table = _ptx_bytes(compiled.asm["ptx"], sanitizers.SITES_SYMBOL).decode()
+    assert sanitizers.parse_site_table(table) == sites
+
+
+def test_decode_records_of_real_sites():
+    compiled = _compile(kernels.row_copy_kernel, kernels.ROW_SIG, {"BLOCK": 1024}, ALL)
+    sites = sanitizers.sites_of(compiled)
+    offset = sites[0]
+    # What the device leaves after programs 130 and 199 wrapped 1024 lanes each (the first
+    # at lane 0 of program 130): lanes, programs, INT64_MAX - first index; the rest is clean.
+    first = 130 * 1024
+    counters = [2048, 2, sanitizers.INT64_MAX - first] + [0] * 6
+    (record,) = sanitizers.decode(sites, counters)
+    assert (record.site, record.lanes, record.programs) == (offset, 2048, 2)
+    assert (record.first_index, record.first_program, record.first_lane) == (first, 130, 0)
+    assert f"site={_site('row_offset')} i32 offset overflow lanes: lanes=2048" in record.line()
+    assert sanitizers.decode(sites, [0] * 9) == []
+    assert len(sanitizers.decode(sites, [0] * 9, all_sites=True)) == 3
+    with pytest.raises(ValueError, match="need 9 counters"):
+        sanitizers.decode(sites, [0] * 6)
+    err = sanitizers.SanitizerError([record])
+    assert "row_copy_kernel" in str(err) and _site("row_offset") in str(err)
+
+
+def test_malformed_site_table_is_an_error():
+    with pytest.raises(ValueError, match="expected pass\\|what\\|numel\\|kernel\\|file:line"):
+        sanitizers.parse_site_table("nan_inf_check|store non-finite|x|k|f.py:1\n")
+
+
+def test_report_without_cuda_driver_says_what_is_missing():
+    import ctypes
+
+    try:
+        ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        pass
+    else:
+        pytest.skip("a CUDA driver is present; check_gpu.py tests report() on the GPU")
+    with pytest.raises(RuntimeError, match="needs the CUDA driver"):
+        sanitizers.report()
+
+
+def test_every_planted_bug_keeps_its_check():
+    # The elisions of issue 18 (provably finite values, offsets that fit i32) must leave the
+    # checks that catch the planted bugs: 0/0 at ratio_store, the poisoned sum at window_store,
+    # the i32 wrap of row * stride at row_offset.
+    ratio = _compile(kernels.ratio_kernel, kernels.RATIO_SIG, {"BLOCK": 1024}, ("nan_inf_check",))
+    window = _compile(kernels.window_sum_kernel, kernels.SUM_SIG, {"BLOCK": 1024},
+                      ("masked_load_poison", "nan_inf_check"))
+    rows = _compile(kernels.row_copy_kernel, kernels.ROW_SIG, {"BLOCK": 1024},
+                    ("offset_overflow_check",))
+    assert [s.location for s in sanitizers.sites_of(ratio)] == [_site("ratio_store")]
+    assert [s.location for s in sanitizers.sites_of(window)] == [_site("window_store")]
+    assert _site("row_offset") in [s.location for s in sanitizers.sites_of(rows)]
