@@ -48,6 +48,7 @@
 #include "SanitizerUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -55,6 +56,8 @@
 #include "triton/Dialect/Triton/IR/Dialect.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/Debug.h"
+
+#include <cmath>
 
 #define DEBUG_TYPE "triton-ext-nan-inf-check"
 
@@ -98,19 +101,128 @@ static bool inWarpSpecializePartition(Operation *op) {
   return false;
 }
 
+/// Which non-finite values a float value may hold (per lane).
+struct NonFinite {
+  bool nan = true, posInf = true, negInf = true;
+  bool any() const { return nan || posInf || negInf; }
+  static NonFinite none() { return {false, false, false}; }
+};
+
+/// What a float value can hold, proven from how it is computed (issue 18:
+/// "no checks on values that cannot be non-finite"). Over-approximates:
+/// anything not listed may be NaN or +-Inf.
+///   constants: exactly; int-to-float conversions: finite when the integer
+///   type's range fits the float's (i32 to f32, i16 to f16 signed, ...);
+///   select (tl.where): either operand; maxnumf/minnumf (tl.maximum/minimum):
+///   NaN only if both are NaN, so min(max(x, lo), hi) with finite lo/hi is
+///   finite; tt.clampf without NaN propagation likewise; maximumf/minimumf
+///   propagate NaN; extf, negf, absf keep what they get.
+static NonFinite canHold(Value value, unsigned depth = 0) {
+  NonFinite all;
+  auto floatTy = dyn_cast<FloatType>(getElementTypeOrSelf(value.getType()));
+  if (!floatTy || depth > kMaxChain)
+    return all;
+  Operation *def = value.getDefiningOp();
+  if (!def)
+    return all;
+  if (auto cst = dyn_cast<arith::ConstantOp>(def)) {
+    NonFinite out = NonFinite::none();
+    auto visit = [&](const APFloat &v) {
+      out.nan |= v.isNaN();
+      out.posInf |= v.isInfinity() && !v.isNegative();
+      out.negInf |= v.isInfinity() && v.isNegative();
+    };
+    if (auto f = dyn_cast<FloatAttr>(cst.getValue()))
+      visit(f.getValue());
+    else if (auto dense = dyn_cast<DenseFPElementsAttr>(cst.getValue()))
+      for (APFloat v : dense.getValues<APFloat>())
+        visit(v);
+    else
+      return all;
+    return out;
+  }
+  if (isa<arith::SIToFPOp, arith::UIToFPOp>(def)) {
+    unsigned bits = getElementTypeOrSelf(def->getOperand(0).getType())
+                        .getIntOrFloatBitWidth();
+    bool isSigned = isa<arith::SIToFPOp>(def);
+    // Every integer of the type is below 2^(bits - signed) in magnitude; if
+    // that bound is at most the float's largest finite value, rounding to
+    // nearest cannot pass it, so the result is finite.
+    APFloat largest = APFloat::getLargest(floatTy.getFloatSemantics());
+    bool losesInfo = false;
+    largest.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven,
+                    &losesInfo);
+    double magnitude = std::ldexp(1.0, bits - (isSigned ? 1 : 0));
+    if (magnitude <= largest.convertToDouble())
+      return NonFinite::none();
+    return {false, true, isSigned};
+  }
+  if (auto select = dyn_cast<arith::SelectOp>(def)) {
+    NonFinite a = canHold(select.getTrueValue(), depth + 1);
+    NonFinite b = canHold(select.getFalseValue(), depth + 1);
+    return {a.nan || b.nan, a.posInf || b.posInf, a.negInf || b.negInf};
+  }
+  auto maxnum = [](NonFinite a, NonFinite b) -> NonFinite {
+    return {a.nan && b.nan, a.posInf || b.posInf,
+            (a.negInf && (b.negInf || b.nan)) ||
+                (b.negInf && (a.negInf || a.nan))};
+  };
+  auto minnum = [](NonFinite a, NonFinite b) -> NonFinite {
+    return {a.nan && b.nan,
+            (a.posInf && (b.posInf || b.nan)) ||
+                (b.posInf && (a.posInf || a.nan)),
+            a.negInf || b.negInf};
+  };
+  if (isa<arith::MaxNumFOp, arith::MinNumFOp>(def)) {
+    NonFinite a = canHold(def->getOperand(0), depth + 1);
+    NonFinite b = canHold(def->getOperand(1), depth + 1);
+    return isa<arith::MaxNumFOp>(def) ? maxnum(a, b) : minnum(a, b);
+  }
+  if (isa<arith::MaximumFOp, arith::MinimumFOp>(def)) {
+    NonFinite a = canHold(def->getOperand(0), depth + 1);
+    NonFinite b = canHold(def->getOperand(1), depth + 1);
+    if (isa<arith::MaximumFOp>(def))
+      return {a.nan || b.nan, a.posInf || b.posInf, a.negInf && b.negInf};
+    return {a.nan || b.nan, a.posInf && b.posInf, a.negInf || b.negInf};
+  }
+  if (auto clamp = dyn_cast<triton::ClampFOp>(def)) {
+    NonFinite x = canHold(clamp.getX(), depth + 1);
+    NonFinite lo = canHold(clamp.getMin(), depth + 1);
+    NonFinite hi = canHold(clamp.getMax(), depth + 1);
+    NonFinite out = minnum(maxnum(x, lo), hi);
+    if (clamp.getPropagateNan() != triton::PropagateNan::NONE)
+      out.nan |= x.nan;
+    return out;
+  }
+  if (isa<arith::ExtFOp>(def) ||
+      (isa<triton::FpToFpOp>(def) &&
+       getElementTypeOrSelf(def->getOperand(0).getType())
+               .getIntOrFloatBitWidth() < floatTy.getWidth()))
+    return canHold(def->getOperand(0), depth + 1);
+  if (isa<arith::NegFOp>(def)) {
+    NonFinite a = canHold(def->getOperand(0), depth + 1);
+    return {a.nan, a.negInf, a.posInf};
+  }
+  if (isa<math::AbsFOp>(def)) {
+    NonFinite a = canHold(def->getOperand(0), depth + 1);
+    return {a.nan, a.posInf || a.negInf, false};
+  }
+  if (isa<triton::SplatOp, triton::BroadcastOp, triton::ExpandDimsOp>(def) ||
+      def->getName().getStringRef() == "ttg.convert_layout")
+    return canHold(def->getOperand(0), depth + 1);
+  return all;
+}
+
 class NanInfCheckPass
     : public mlir::triton_ext::impl::TritonExtNanInfCheckBase<NanInfCheckPass> {
 public:
   using Base::Base;
 
   void runOnOperation() override {
-    std::optional<ReportMode> reportMode = parseMode(mode);
-    if (!reportMode) {
-      getOperation().emitError()
-          << "nan_inf_check: mode must be 'record' or 'abort', found '" << mode
-          << "'";
+    std::optional<ReportOptions> report = parseReportOptions(
+        getOperation(), "nan_inf_check", mode, print, records);
+    if (!report)
       return signalPassFailure();
-    }
     ModuleOp module = getOperation();
 
     // Collect first: checking inserts ops that the walk must not visit.
@@ -140,15 +252,19 @@ public:
         continue;
       Location loc = value.getDefiningOp() ? value.getDefiningOp()->getLoc()
                                            : after->getLoc();
-      checkDotAtStores(builder, loc, value, after, *reportMode);
+      checkDotAtStores(builder, loc, value, after, *report);
     }
     for (auto [op, value, mask] : stores) {
       if (!isCheckedFloat(value.getType()) || inWarpSpecializePartition(op)) {
         LLVM_DEBUG(llvm::dbgs() << "skip store: " << *op << "\n");
         continue;
       }
+      if (!canHold(value).any()) {
+        LLVM_DEBUG(llvm::dbgs() << "store of finite values: " << *op << "\n");
+        continue;
+      }
       builder.setInsertionPoint(op);
-      check(builder, op->getLoc(), value, mask, op, "store", *reportMode);
+      check(builder, op->getLoc(), value, mask, op, "store", *report);
     }
   }
 
@@ -181,7 +297,7 @@ private:
   /// Checks the dot result `value` under the masks of the stores that write
   /// its lanes, right before the last of them (see the file comment).
   static void checkDotAtStores(OpBuilder &builder, Location loc, Value value,
-                               Operation *site, ReportMode mode) {
+                               Operation *site, const ReportOptions &report) {
     auto valueTy = dyn_cast<RankedTensorType>(value.getType());
     if (!valueTy)
       return;
@@ -235,7 +351,7 @@ private:
                           .getResult()
                     : converted;
     }
-    check(builder, loc, value, lanes, site, "dot", mode);
+    check(builder, loc, value, lanes, site, "dot", report);
   }
 
   /// True if `user` maps lane i of its tensor operand `operand` to lane i of
@@ -323,23 +439,73 @@ private:
     return builder.create(state)->getResult(0);
   }
 
-  /// Counts non-finite lanes of `value` (under `mask`) and reports them.
+  /// Reports non-finite lanes of `value` (under `mask`). The fast path is
+  /// one NaN-propagating max reduction of |value| (masked-off lanes read
+  /// 0): the maximum is NaN if any lane is NaN and +Inf if any lane is
+  /// +-Inf, so `peak ueq +Inf` says whether anything is non-finite. That is
+  /// three ops per lane (abs, select, max; two without a mask) against five
+  /// for a count (abs, compare, and, extend, add); the count and first lane
+  /// are computed only when it fires.
   static void check(OpBuilder &builder, Location loc, Value value, Value mask,
-                    Operation *site, StringRef what, ReportMode mode) {
+                    Operation *site, StringRef what,
+                    const ReportOptions &report) {
     Type type = value.getType();
     auto floatTy = cast<FloatType>(getElementTypeOrSelf(type));
-    Value inf = arith::ConstantOp::create(
-        builder, loc, type, splatOrScalar(type, builder.getFloatAttr(
-            floatTy, APFloat::getInf(floatTy.getFloatSemantics()))));
+    TypedAttr infAttr = builder.getFloatAttr(
+        floatTy, APFloat::getInf(floatTy.getFloatSemantics()));
+    Value inf = arith::ConstantOp::create(builder, loc, type,
+                                          splatOrScalar(type, infAttr));
     Value absolute = math::AbsFOp::create(builder, loc, value);
-    // ueq: unordered (NaN) or equal to +Inf after abs (+-Inf).
-    Value bad = arith::CmpFOp::create(builder, loc, arith::CmpFPredicate::UEQ,
-                                      absolute, inf);
-    if (mask)
-      bad = arith::AndIOp::create(builder, loc, bad, mask);
-    Value count = countTrue(builder, loc, bad);
-    emitReport(builder, loc, count, "nan_inf_check", kernelNameOf(site),
-               siteOf(loc), (what + " non-finite").str(), mode);
+    Value peak = absolute;
+    if (mask) {
+      Value zero = arith::ConstantOp::create(
+          builder, loc, type,
+          splatOrScalar(type, builder.getFloatAttr(floatTy, 0.0)));
+      peak = arith::SelectOp::create(builder, loc, mask, absolute, zero);
+    }
+    peak = maxAll(builder, loc, peak);
+    Value scalarInf = arith::ConstantOp::create(builder, loc, floatTy, infAttr);
+    // ueq: unordered (NaN) or equal to +Inf (a +-Inf lane).
+    Value found = arith::CmpFOp::create(
+        builder, loc, arith::CmpFPredicate::UEQ, peak, scalarInf);
+    // Built once, at the start of the reporting branch (the count needs it
+    // first; the first-lane search reuses it).
+    Value badLanes;
+    auto lanes = [&](OpBuilder &b, Location l) -> Value {
+      if (badLanes)
+        return badLanes;
+      Value bad = arith::CmpFOp::create(b, l, arith::CmpFPredicate::UEQ,
+                                        absolute, inf);
+      badLanes =
+          mask ? arith::AndIOp::create(b, l, bad, mask).getResult() : bad;
+      return badLanes;
+    };
+    std::string kernel = kernelNameOf(site);
+    std::string kind = (what + " non-finite").str();
+    emitReportWhen(
+        builder, loc, found,
+        [&](OpBuilder &b, Location l) { return countTrue(b, l, lanes(b, l)); },
+        lanes, ReportSite{"nan_inf_check", kernel, siteOf(loc), kind}, report);
+  }
+
+  /// NaN-propagating maximum over every lane of `value` (a float scalar).
+  static Value maxAll(OpBuilder &builder, Location loc, Value value) {
+    auto tensorTy = dyn_cast<RankedTensorType>(value.getType());
+    if (!tensorTy)
+      return value;
+    Type elt = tensorTy.getElementType();
+    for (int64_t rank = tensorTy.getRank(); rank > 0; --rank) {
+      auto reduce =
+          triton::ReduceOp::create(builder, loc, ValueRange{value}, /*axis=*/0);
+      OpBuilder::InsertionGuard guard(builder);
+      Block *body = builder.createBlock(&reduce.getCombineOp(), {}, {elt, elt},
+                                        {loc, loc});
+      Value combined = arith::MaximumFOp::create(
+          builder, loc, body->getArgument(0), body->getArgument(1));
+      triton::ReduceReturnOp::create(builder, loc, ValueRange{combined});
+      value = reduce.getResult()[0];
+    }
+    return value;
   }
 
   static TypedAttr splatOrScalar(Type type, TypedAttr scalar) {

@@ -39,6 +39,7 @@
 #include "SanitizerUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/IRMapping.h"
@@ -49,6 +50,8 @@
 #include "triton/Dialect/Triton/IR/Dialect.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/Debug.h"
+
+#include <algorithm>
 
 #define DEBUG_TYPE "triton-ext-offset-overflow-check"
 
@@ -284,6 +287,222 @@ private:
   WideRecompute wide;
 };
 
+/// A closed interval of integers (int64 bounds; i32 trees stay far inside).
+struct Interval {
+  int64_t lo, hi;
+  static Interval full(unsigned bits) {
+    if (bits >= 64)
+      return {INT64_MIN, INT64_MAX};
+    return {-(int64_t(1) << (bits - 1)), (int64_t(1) << (bits - 1)) - 1};
+  }
+  bool within(Interval o) const { return lo >= o.lo && hi <= o.hi; }
+  Interval meet(Interval o) const {
+    return {std::max(lo, o.lo), std::min(hi, o.hi)};
+  }
+};
+
+/// Compile-time bounds of what wrappedLanes compares: the exact (unbounded)
+/// value of an i32 add/sub/mul tree, cut like WideRecompute (depth, product of
+/// products), over all lanes, programs and launches. A root whose interval
+/// fits in i32 never wraps (its i32 result is the exact value mod 2^32 and the
+/// exact value is representable), so its check is left out: no IR at all.
+///
+/// Leaves: constants; `tt.make_range` [start, end - 1]; program ids and
+/// counts within the CUDA grid limits (x < 2^31 - 1, y and z < 65535);
+/// `scf.for` induction variables within their bounds; `remsi`, `remui`,
+/// `divsi` and `andi` by constants; min/max; sign/zero extension; values stated by
+/// `llvm.intr.assume` (`tl.assume(x < c)` and friends) or
+/// `triton_ext_range.assume_range`; anything else gets its type's full range.
+/// Every rule over-approximates, so "fits" is a proof.
+class StaticRange {
+public:
+  Interval of(Value value, unsigned depth = 0, unsigned products = 0) {
+    Operation *def = value.getDefiningOp();
+    bool isMul = def && isa<arith::MulIOp>(def);
+    if (isI32Arith(value) && depth < kMaxDepth && !(isMul && products > 0)) {
+      unsigned inner = products + (isMul ? 1 : 0);
+      Interval a = of(def->getOperand(0), depth + 1, inner);
+      Interval b = of(def->getOperand(1), depth + 1, inner);
+      if (isa<arith::AddIOp>(def))
+        return clamp128(__int128(a.lo) + b.lo, __int128(a.hi) + b.hi);
+      if (isa<arith::SubIOp>(def))
+        return clamp128(__int128(a.lo) - b.hi, __int128(a.hi) - b.lo);
+      __int128 c[4] = {__int128(a.lo) * b.lo, __int128(a.lo) * b.hi,
+                       __int128(a.hi) * b.lo, __int128(a.hi) * b.hi};
+      return clamp128(*std::min_element(c, c + 4), *std::max_element(c, c + 4));
+    }
+    if (def && isa<triton::SplatOp, triton::BroadcastOp, triton::ExpandDimsOp>(
+                   def) &&
+        depth < kMaxDepth)
+      return of(def->getOperand(0), depth + 1, products).meet(facts(value));
+    return leaf(value, depth);
+  }
+
+  /// True if `root`'s exact value provably fits in i32 on every lane.
+  bool fitsI32(Value root) { return of(root).within(Interval::full(32)); }
+
+private:
+  static Interval clamp128(__int128 lo, __int128 hi) {
+    auto sat = [](__int128 v) -> int64_t {
+      return v > INT64_MAX ? INT64_MAX : v < INT64_MIN ? INT64_MIN : int64_t(v);
+    };
+    return {sat(lo), sat(hi)};
+  }
+
+  static std::optional<int64_t> constantOf(Value value) {
+    APInt bits;
+    if (auto cst = value.getDefiningOp<arith::ConstantOp>()) {
+      if (auto i = dyn_cast<IntegerAttr>(cst.getValue()))
+        return i.getValue().getSExtValue();
+      if (auto dense = dyn_cast<SplatElementsAttr>(cst.getValue()))
+        if (dense.getElementType().isInteger())
+          return dense.getSplatValue<APInt>().getSExtValue();
+    }
+    return std::nullopt;
+  }
+
+  static unsigned bitsOf(Value value) {
+    Type elt = getElementTypeOrSelf(value.getType());
+    return elt.isInteger() ? elt.getIntOrFloatBitWidth() : 64;
+  }
+
+  /// Bounds stated about `value` itself (assumes on it).
+  Interval facts(Value value) {
+    Interval out = Interval::full(bitsOf(value));
+    if (Operation *def = value.getDefiningOp())
+      if (def->getName().getStringRef() == "triton_ext_range.assume_range")
+        if (auto lo = def->getAttrOfType<IntegerAttr>("lo"))
+          if (auto hi = def->getAttrOfType<IntegerAttr>("hi"))
+            out = out.meet({lo.getValue().getSExtValue(),
+                            hi.getValue().getSExtValue()});
+    // `llvm.intr.assume(cmpi pred, value, c)` anywhere in the function: the
+    // kernel promises it (a false assume is undefined behaviour).
+    // Only assumes in the entry block of the function count: they run on
+    // every execution, so their promise holds everywhere.
+    for (Operation *user : value.getUsers()) {
+      auto cmp = dyn_cast<arith::CmpIOp>(user);
+      if (!cmp || !llvm::any_of(cmp->getUsers(), [](Operation *u) {
+            return u->getName().getStringRef() == "llvm.intr.assume" &&
+                   isa_and_nonnull<triton::FuncOp>(u->getParentOp());
+          }))
+        continue;
+      bool lhs = cmp.getLhs() == value;
+      std::optional<int64_t> c = constantOf(lhs ? cmp.getRhs() : cmp.getLhs());
+      if (!c)
+        continue;
+      // `c < value` is `value > c`.
+      arith::CmpIPredicate pred =
+          lhs ? cmp.getPredicate() : mirror(cmp.getPredicate());
+      switch (pred) {
+      case arith::CmpIPredicate::slt:
+        out = out.meet({INT64_MIN, *c - 1});
+        break;
+      case arith::CmpIPredicate::sle:
+        out = out.meet({INT64_MIN, *c});
+        break;
+      case arith::CmpIPredicate::sgt:
+        out = out.meet({*c + 1, INT64_MAX});
+        break;
+      case arith::CmpIPredicate::sge:
+        out = out.meet({*c, INT64_MAX});
+        break;
+      case arith::CmpIPredicate::eq:
+        out = out.meet({*c, *c});
+        break;
+      default:
+        break;
+      }
+    }
+    return out;
+  }
+
+  static arith::CmpIPredicate mirror(arith::CmpIPredicate pred) {
+    switch (pred) {
+    case arith::CmpIPredicate::slt:
+      return arith::CmpIPredicate::sgt;
+    case arith::CmpIPredicate::sle:
+      return arith::CmpIPredicate::sge;
+    case arith::CmpIPredicate::sgt:
+      return arith::CmpIPredicate::slt;
+    case arith::CmpIPredicate::sge:
+      return arith::CmpIPredicate::sle;
+    default:
+      return pred;
+    }
+  }
+
+  Interval leaf(Value value, unsigned depth) {
+    Interval out = facts(value);
+    if (std::optional<int64_t> c = constantOf(value))
+      return {*c, *c};
+    if (depth >= kMaxDepth)
+      return out;
+    if (auto arg = dyn_cast<BlockArgument>(value)) {
+      // An scf.for induction variable with a positive step lies in
+      // [lb, ub - 1] whenever the body runs.
+      if (auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp()))
+        if (arg == loop.getInductionVar() && !loop.getUnsignedCmp()) {
+          std::optional<int64_t> step = constantOf(loop.getStep());
+          if (step && *step > 0) {
+            Interval lb = leaf(loop.getLowerBound(), depth + 1);
+            Interval ub = leaf(loop.getUpperBound(), depth + 1);
+            if (ub.hi > INT64_MIN)
+              return out.meet({lb.lo, ub.hi - 1});
+          }
+        }
+      return out;
+    }
+    Operation *def = value.getDefiningOp();
+    if (!def)
+      return out;
+    if (auto range = dyn_cast<triton::MakeRangeOp>(def))
+      return out.meet({range.getStart(), int64_t(range.getEnd()) - 1});
+    if (auto pid = dyn_cast<triton::GetProgramIdOp>(def))
+      return out.meet({0, pid.getAxisAsInt() == 0 ? INT32_MAX - 1 : 65534});
+    if (auto num = dyn_cast<triton::GetNumProgramsOp>(def))
+      return out.meet({1, num.getAxisAsInt() == 0 ? INT32_MAX : 65535});
+    if (isI32Arith(value)) // a cut leaf: the wrapped value, exact if it fits
+      return of(value, depth).within(Interval::full(32)) ? of(value, depth)
+                                                         : out;
+    if (isa<triton::SplatOp, triton::BroadcastOp, triton::ExpandDimsOp,
+            arith::ExtSIOp>(def))
+      return out.meet(leaf(def->getOperand(0), depth + 1));
+    if (isa<arith::ExtUIOp>(def)) {
+      Interval src = leaf(def->getOperand(0), depth + 1);
+      unsigned bits = bitsOf(def->getOperand(0));
+      return src.lo >= 0 ? out.meet(src)
+                         : out.meet({0, (int64_t(1) << bits) - 1});
+    }
+    std::optional<int64_t> rhs =
+        def->getNumOperands() == 2 ? constantOf(def->getOperand(1))
+                                   : std::nullopt;
+    if (isa<arith::RemSIOp>(def) && rhs && *rhs != 0 && *rhs != INT64_MIN) {
+      int64_t m = std::abs(*rhs) - 1;
+      Interval src = leaf(def->getOperand(0), depth + 1);
+      return out.meet({src.lo >= 0 ? 0 : -m, src.hi <= 0 ? 0 : m});
+    }
+    if (isa<arith::RemUIOp>(def) && rhs && *rhs > 0)
+      return out.meet({0, *rhs - 1});
+    if (isa<arith::DivSIOp>(def) && rhs && *rhs > 0) {
+      Interval src = leaf(def->getOperand(0), depth + 1);
+      return out.meet({src.lo / *rhs, src.hi / *rhs});
+    }
+    if (isa<arith::AndIOp>(def) && rhs && *rhs >= 0)
+      return out.meet({0, *rhs});
+    if (isa<arith::MinSIOp, arith::MaxSIOp>(def)) {
+      Interval a = leaf(def->getOperand(0), depth + 1);
+      Interval b = leaf(def->getOperand(1), depth + 1);
+      if (isa<arith::MinSIOp>(def))
+        return out.meet({std::min(a.lo, b.lo), std::min(a.hi, b.hi)});
+      return out.meet({std::max(a.lo, b.lo), std::max(a.hi, b.hi)});
+    }
+    return out;
+  }
+};
+
+/// What an offset site reports.
+constexpr StringLiteral kWhat = "i32 offset overflow lanes";
+
 class OffsetOverflowCheckPass
     : public mlir::triton_ext::impl::TritonExtOffsetOverflowCheckBase<
           OffsetOverflowCheckPass> {
@@ -291,13 +510,10 @@ public:
   using Base::Base;
 
   void runOnOperation() override {
-    std::optional<ReportMode> reportMode = parseMode(mode);
-    if (!reportMode) {
-      getOperation().emitError()
-          << "offset_overflow_check: mode must be 'record' or 'abort', found '"
-          << mode << "'";
+    std::optional<ReportOptions> report = parseReportOptions(
+        getOperation(), "offset_overflow_check", mode, print, records);
+    if (!report)
       return signalPassFailure();
-    }
     // Each root is checked once, however many pointers it feeds.
     llvm::SetVector<Value> roots;
     getOperation().walk([&](Operation *op) {
@@ -316,7 +532,13 @@ public:
     });
 
     OpBuilder builder(&getContext());
+    StaticRange ranges;
     for (Value root : roots) {
+      if (ranges.fitsI32(root)) {
+        LLVM_DEBUG(llvm::dbgs()
+                   << "offset proven not to wrap: " << root << "\n");
+        continue;
+      }
       Operation *def = root.getDefiningOp();
       Location loc = def->getLoc();
       builder.setInsertionPointAfter(def);
@@ -332,7 +554,7 @@ public:
       if (auto loop = dyn_cast<scf::ForOp>(def->getParentOp())) {
         auto slice = loopInvariantSlice(root, loop);
         if (!slice) {
-          checkAcrossIterations(builder, root, loop, *reportMode);
+          checkAcrossIterations(builder, root, loop, *report);
           continue;
         }
         {
@@ -353,9 +575,12 @@ public:
         count = arith::SelectOp::create(
             builder, loc, tripGuard, count,
             arith::ConstantIntOp::create(builder, loc, count.getType(), 0));
-      emitReport(builder, loc, count, "offset_overflow_check",
-                 kernelNameOf(def), siteOf(loc), "i32 offset overflow lanes",
-                 *reportMode);
+      std::string kernel = kernelNameOf(def);
+      emitReport(
+          builder, loc, count,
+          [&](OpBuilder &b, Location l) { return wrappedLanes(b, l, root); },
+          ReportSite{"offset_overflow_check", kernel, siteOf(loc), kWhat},
+          *report);
     }
   }
 
@@ -420,7 +645,8 @@ private:
   /// inside the loop cost a reduction per iteration and stopped the
   /// pipeliner (attention's K/V loads: 6 async copies became 0).
   static void checkAcrossIterations(OpBuilder &builder, Value root,
-                                    scf::ForOp loop, ReportMode mode) {
+                                    scf::ForOp loop,
+                                    const ReportOptions &report) {
     Operation *def = root.getDefiningOp();
     Location loc = def->getLoc();
     builder.setInsertionPointAfter(def);
@@ -441,17 +667,23 @@ private:
     if (failed(widened)) {
       // Fall back to a check in place (inside the loop).
       builder.setInsertionPointAfter(bad.getDefiningOp());
-      emitReport(builder, loc, countTrue(builder, loc, bad),
-                 "offset_overflow_check", kernelNameOf(def), siteOf(loc),
-                 "i32 offset overflow lanes", mode);
+      std::string kernel = kernelNameOf(def);
+      emitReport(
+          builder, loc, countTrue(builder, loc, bad),
+          [&](OpBuilder &, Location) { return bad; },
+          ReportSite{"offset_overflow_check", kernel, siteOf(loc), kWhat},
+          report);
       return;
     }
     Operation *newLoop = widened->getOperation();
     builder.setInsertionPointAfter(newLoop);
-    Value count = countTrue(builder, loc, newLoop->getResults().back());
-    emitReport(builder, loc, count, "offset_overflow_check",
-               kernelNameOf(newLoop), siteOf(loc), "i32 offset overflow lanes",
-               mode);
+    Value carried = newLoop->getResults().back();
+    Value count = countTrue(builder, loc, carried);
+    std::string kernel = kernelNameOf(newLoop);
+    emitReport(
+        builder, loc, count, [&](OpBuilder &, Location) { return carried; },
+        ReportSite{"offset_overflow_check", kernel, siteOf(loc), kWhat},
+        report);
   }
 };
 

@@ -31,14 +31,23 @@ def TritonExtNanInfCheck : Pass<"triton-ext-nan-inf-check", "mlir::ModuleOp"> {
   }];
   let options = [
     Option<"mode", "mode", "std::string", /*default=*/"\"record\"",
-           "record: print kernel, site and count of non-finite elements per "
-           "program and let the kernel finish; abort: print, then tt.assert "
-           "(the kernel aborts).">,
+           "record: record findings per site (device counters) and let the "
+           "kernel finish; abort: print, then tt.assert (the kernel "
+           "aborts).">,
+    Option<"print", "print", "std::string", /*default=*/"\"first\"",
+           "first: one line per site, from the first program that reports "
+           "it (totals from triton_ext.sanitizers.report()); every: one line "
+           "per program with findings, from every thread; none: no line.">,
+    Option<"records", "records", "bool", /*default=*/"true",
+           "Keep per-site records (lanes, programs, first index) in a device "
+           "global of the module, read by triton_ext.sanitizers.report(). "
+           "false: no globals and no atomics; needs print=every or none.">,
     Option<"checkDots", "check-dots", "bool", /*default=*/"true",
            "Also check the results of dots outside loops and the final "
            "accumulator of dot loops.">,
   ];
   let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::LLVM::LLVMDialect",
                            "mlir::math::MathDialect",
                            "mlir::scf::SCFDialect",
                            "mlir::triton::TritonDialect"];
@@ -88,10 +97,20 @@ def TritonExtOffsetOverflowCheck : Pass<"triton-ext-offset-overflow-check", "mli
   }];
   let options = [
     Option<"mode", "mode", "std::string", /*default=*/"\"record\"",
-           "record: print kernel, site and count of overflowing lanes per "
-           "program; abort: print, then tt.assert (the kernel aborts).">,
+           "record: record findings per site (device counters) and let the "
+           "kernel finish; abort: print, then tt.assert (the kernel "
+           "aborts).">,
+    Option<"print", "print", "std::string", /*default=*/"\"first\"",
+           "first: one line per site, from the first program that reports "
+           "it (totals from triton_ext.sanitizers.report()); every: one line "
+           "per program with findings, from every thread; none: no line.">,
+    Option<"records", "records", "bool", /*default=*/"true",
+           "Keep per-site records (lanes, programs, first index) in a device "
+           "global of the module, read by triton_ext.sanitizers.report(). "
+           "false: no globals and no atomics; needs print=every or none.">,
   ];
   let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::LLVM::LLVMDialect",
                            "mlir::scf::SCFDialect",
                            "mlir::triton::TritonDialect"];
 }

@@ -5,17 +5,51 @@
 // Counting and reporting shared by nan_inf_check and offset_overflow_check.
 // The count is a plain sum reduction (`tt.reduce` with `arith.addi`), whose
 // result type Triton infers (slice layouts in TTGIR, plain tensors in TTIR),
-// so the same code serves both stages. The report only reads values: it adds
-// no store to user memory and changes no value the kernel computes.
+// so the same code serves both stages.
+//
+// Reporting (issue 18). A device printf per program printed 61-69k lines for
+// one 4096-element torch.compile kernel; nobody reads that. Each site now
+// owns a record of three i64 in a device global of the kernel's module
+// (`kCountersName`, an `llvm.mlir.global` in address space 1: a `.visible
+// .global` array in the cubin, zero-initialized when the module is loaded):
+//   [0] lanes     total finding lanes over all programs (atomic add)
+//   [1] programs  programs that found something (atomic add; its old value
+//                 elects the one program that prints)
+//   [2] first     INT64_MAX - the smallest finding index (atomic max, so a
+//                 zero-initialized record means "none"); the index is
+//                 pid_linear * numel + lane (row-major lane in the tile)
+// Why a module global rather than Triton's global scratch: the launcher
+// allocates global scratch per launch from the user's allocator and frees it
+// after, so nothing survives for the host to read, and profile scratch
+// belongs to Proton. A module global needs no launcher change, no extra
+// kernel argument and no host work per launch (so CUDA graphs and
+// torch.compile launchers work unchanged), persists across launches, and
+// the host finds it by name with cuModuleGetGlobal on the kernel's CUmodule
+// (triton_ext/sanitizers.py). Why no "last program prints a launch total":
+// that needs a ticket atomic from every program of every launch, one
+// contended same-address atomic per CTA on clean kernels; here a clean
+// program does no atomic at all (the records are only touched under
+// `count > 0`).
+//
+// All updates are in the `count > 0` branch. The count is a reduction over
+// the whole program, so the branch is uniform and the reductions and scalar
+// atomics inside it (which Triton lowers with a shared-memory broadcast and a
+// barrier) are legal. The report only reads kernel values; it writes only the
+// records, which no kernel code reads.
 //
 //===----------------------------------------------------------------------===//
 
 #include "SanitizerUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "triton/Dialect/Triton/IR/Dialect.h"
+#include "triton/Dialect/TritonGPU/IR/Dialect.h"
+
+#include <climits>
 
 namespace mlir::triton_ext::sanitizers {
 
@@ -25,6 +59,46 @@ std::optional<ReportMode> parseMode(StringRef text) {
   if (text == "abort")
     return ReportMode::Abort;
   return std::nullopt;
+}
+
+std::optional<PrintMode> parsePrint(StringRef text) {
+  if (text == "first")
+    return PrintMode::First;
+  if (text == "every")
+    return PrintMode::Every;
+  if (text == "none")
+    return PrintMode::None;
+  return std::nullopt;
+}
+
+std::optional<ReportOptions> parseReportOptions(Operation *op,
+                                                StringRef passName,
+                                                StringRef mode,
+                                                StringRef print, bool records) {
+  ReportOptions options;
+  options.records = records;
+  if (auto parsed = parseMode(mode)) {
+    options.mode = *parsed;
+  } else {
+    op->emitError() << passName << ": mode must be 'record' or 'abort', found '"
+                    << mode << "'";
+    return std::nullopt;
+  }
+  if (auto parsed = parsePrint(print)) {
+    options.print = *parsed;
+  } else {
+    op->emitError() << passName
+                    << ": print must be 'first', 'every' or 'none', found '"
+                    << print << "'";
+    return std::nullopt;
+  }
+  if (!records && options.print == PrintMode::First) {
+    // The one line per site is elected through the records' atomics.
+    op->emitError() << passName
+                    << ": print=first needs records=true (use print=every)";
+    return std::nullopt;
+  }
+  return options;
 }
 
 std::string siteOf(Location loc) {
@@ -41,50 +115,302 @@ std::string kernelNameOf(Operation *op) {
   return "unknown";
 }
 
+/// Reduces every dimension of `value` (i32 tensor) with addi or minsi.
+static Value reduceAll(OpBuilder &builder, Location loc, Value value,
+                       bool min) {
+  Type i32 = builder.getI32Type();
+  auto tensorTy = cast<RankedTensorType>(value.getType());
+  // Reduce the leading dimension until a scalar is left; Triton infers each
+  // result type (a slice of the previous layout in TTGIR).
+  for (int64_t rank = tensorTy.getRank(); rank > 0; --rank) {
+    auto reduce =
+        triton::ReduceOp::create(builder, loc, ValueRange{value}, /*axis=*/0);
+    OpBuilder::InsertionGuard guard(builder);
+    Block *body = builder.createBlock(&reduce.getCombineOp(), {}, {i32, i32},
+                                      {loc, loc});
+    Value lhs = body->getArgument(0), rhs = body->getArgument(1);
+    Value combined =
+        min ? arith::MinSIOp::create(builder, loc, lhs, rhs).getResult()
+            : arith::AddIOp::create(builder, loc, lhs, rhs).getResult();
+    triton::ReduceReturnOp::create(builder, loc, ValueRange{combined});
+    value = reduce.getResult()[0];
+  }
+  return value;
+}
+
 Value countTrue(OpBuilder &builder, Location loc, Value bad) {
   Type i32 = builder.getI32Type();
   auto tensorTy = dyn_cast<RankedTensorType>(bad.getType());
   if (!tensorTy)
     return arith::ExtUIOp::create(builder, loc, i32, bad);
-  Value count = arith::ExtUIOp::create(builder, loc,
-                                       tensorTy.clone(i32), bad);
-  // Reduce the leading dimension until a scalar is left; Triton infers each
-  // result type (a slice of the previous layout in TTGIR).
-  for (int64_t rank = tensorTy.getRank(); rank > 0; --rank) {
-    auto reduce =
-        triton::ReduceOp::create(builder, loc, ValueRange{count}, /*axis=*/0);
-    OpBuilder::InsertionGuard guard(builder);
-    Block *body = builder.createBlock(&reduce.getCombineOp(), {}, {i32, i32},
-                                      {loc, loc});
-    Value sum = arith::AddIOp::create(builder, loc, body->getArgument(0),
-                                      body->getArgument(1));
-    triton::ReduceReturnOp::create(builder, loc, ValueRange{sum});
-    count = reduce.getResult()[0];
+  Value count =
+      arith::ExtUIOp::create(builder, loc, tensorTy.clone(i32), bad);
+  return reduceAll(builder, loc, count, /*min=*/false);
+}
+
+/// Row-major index of each lane of a tensor of type `like` (i32, same shape
+/// and layout), or null for ranks above 2. In TTGIR the ranges of a 2-D
+/// tensor take the slice layouts of `like`'s layout, so expand_dims and
+/// broadcast bring them back to it without a layout conversion.
+static Value laneIndex(OpBuilder &builder, Location loc,
+                       RankedTensorType like) {
+  Type i32 = builder.getI32Type();
+  ArrayRef<int64_t> shape = like.getShape();
+  Attribute enc = like.getEncoding();
+  if (shape.size() == 1)
+    return triton::MakeRangeOp::create(
+        builder, loc, RankedTensorType::get(shape, i32, enc), 0, shape[0]);
+  if (shape.size() != 2)
+    return {};
+  auto along = [&](unsigned dim) -> Value {
+    Attribute sliceEnc;
+    if (enc) {
+      auto parent = dyn_cast<triton::gpu::DistributedEncodingTrait>(enc);
+      if (!parent)
+        return {};
+      sliceEnc = triton::gpu::SliceEncodingAttr::get(builder.getContext(),
+                                                     1 - dim, parent);
+    }
+    Value range = triton::MakeRangeOp::create(
+        builder, loc, RankedTensorType::get({shape[dim]}, i32, sliceEnc), 0,
+        shape[dim]);
+    Value expanded =
+        triton::ExpandDimsOp::create(builder, loc, range, 1 - dim);
+    return triton::BroadcastOp::create(
+        builder, loc, RankedTensorType::get(shape, i32, enc), expanded);
+  };
+  Value rows = along(0), cols = along(1);
+  if (!rows || !cols)
+    return {};
+  Value width = arith::ConstantOp::create(
+      builder, loc,
+      DenseElementsAttr::get(RankedTensorType::get(shape, i32, enc),
+                             builder.getI32IntegerAttr(shape[1])));
+  return arith::AddIOp::create(
+      builder, loc, arith::MulIOp::create(builder, loc, rows, width), cols);
+}
+
+/// Appends `entry` to the module's site table (or finds it: two checks of
+/// one kind at one line share a record) and sizes the counters global to
+/// match. Returns the site's index.
+static unsigned registerSite(ModuleOp module, StringRef entry) {
+  MLIRContext *ctx = module.getContext();
+  // The globals get the module's location: Triton's debug-info pass
+  // (LLVMDIScope) fails on a global located in an inlined callee.
+  Location loc = module.getLoc();
+  SmallVector<Attribute> sites;
+  if (auto existing = module->getAttrOfType<ArrayAttr>(kSitesAttrName))
+    sites.assign(existing.begin(), existing.end());
+  for (auto [idx, site] : llvm::enumerate(sites))
+    if (cast<StringAttr>(site).getValue() == entry)
+      return idx;
+  unsigned index = sites.size();
+  sites.push_back(StringAttr::get(ctx, entry));
+  module->setAttr(kSitesAttrName, ArrayAttr::get(ctx, sites));
+
+  int64_t slots = 3 * static_cast<int64_t>(sites.size());
+  auto i64 = IntegerType::get(ctx, 64);
+  auto arrayTy = LLVM::LLVMArrayType::get(i64, slots);
+  auto zeros = DenseElementsAttr::get(RankedTensorType::get({slots}, i64),
+                                      IntegerAttr::get(i64, 0));
+  std::string table;
+  for (Attribute site : sites)
+    table += (cast<StringAttr>(site).getValue() + "\n").str();
+  table.push_back('\0');
+  auto tableTy =
+      LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8), table.size());
+  auto tableAttr = StringAttr::get(ctx, table);
+  // External linkage keeps both globals in the cubin although no kernel code
+  // reads the table: the host finds them by name.
+  if (auto global = module.lookupSymbol<LLVM::GlobalOp>(kCountersName)) {
+    global.setGlobalType(arrayTy);
+    global.setValueAttr(zeros);
+  } else {
+    OpBuilder builder(ctx);
+    builder.setInsertionPointToStart(module.getBody());
+    LLVM::GlobalOp::create(builder, loc, arrayTy, /*isConstant=*/false,
+                           LLVM::Linkage::External, kCountersName, zeros,
+                           /*alignment=*/8, /*addrSpace=*/1);
   }
-  return count;
+  if (auto global = module.lookupSymbol<LLVM::GlobalOp>(kSitesGlobalName)) {
+    global.setGlobalType(tableTy);
+    global.setValueAttr(tableAttr);
+  } else {
+    OpBuilder builder(ctx);
+    builder.setInsertionPointToStart(module.getBody());
+    LLVM::GlobalOp::create(builder, loc, tableTy, /*isConstant=*/true,
+                           LLVM::Linkage::External, kSitesGlobalName,
+                           tableAttr, /*alignment=*/1, /*addrSpace=*/1);
+  }
+  return index;
+}
+
+/// Pointer (!tt.ptr<i64>) to slot `slot` of the counters global. The
+/// unrealized cast from the LLVM pointer is resolved when TritonGPU lowers
+/// to LLVM (!tt.ptr<i64, 1> becomes the same !llvm.ptr<1>).
+static Value slotPointer(OpBuilder &builder, Location loc, int64_t slot) {
+  MLIRContext *ctx = builder.getContext();
+  Value address = LLVM::AddressOfOp::create(
+      builder, loc, LLVM::LLVMPointerType::get(ctx, 1), kCountersName);
+  Type ptrTy = triton::PointerType::get(builder.getI64Type(),
+                                        triton::PtrAddrSpace::Global);
+  Value base = UnrealizedConversionCastOp::create(
+                   builder, loc, TypeRange{ptrTy}, ValueRange{address})
+                   .getResult(0);
+  Value offset =
+      arith::ConstantIntOp::create(builder, loc, builder.getI32Type(), slot);
+  return triton::AddPtrOp::create(builder, loc, ptrTy, base, offset);
+}
+
+static Value atomic(OpBuilder &builder, Location loc, triton::RMWOp op,
+                    Value ptr, Value value) {
+  Value always =
+      arith::ConstantIntOp::create(builder, loc, builder.getI1Type(), 1);
+  return triton::AtomicRMWOp::create(builder, loc, builder.getI64Type(), op,
+                                     ptr, value, always,
+                                     triton::MemSemantic::RELAXED,
+                                     triton::MemSyncScope::GPU);
+}
+
+/// The program's linear id, x + y * nx + z * nx * ny, as i64.
+static Value linearProgramId(OpBuilder &builder, Location loc) {
+  Type i64 = builder.getI64Type();
+  auto ext = [&](Value v) -> Value {
+    return arith::ExtSIOp::create(builder, loc, i64, v);
+  };
+  Value x = ext(triton::GetProgramIdOp::create(builder, loc,
+                                               triton::ProgramIDDim::X));
+  Value y = ext(triton::GetProgramIdOp::create(builder, loc,
+                                               triton::ProgramIDDim::Y));
+  Value z = ext(triton::GetProgramIdOp::create(builder, loc,
+                                               triton::ProgramIDDim::Z));
+  Value nx = ext(triton::GetNumProgramsOp::create(builder, loc,
+                                                  triton::ProgramIDDim::X));
+  Value ny = ext(triton::GetNumProgramsOp::create(builder, loc,
+                                                  triton::ProgramIDDim::Y));
+  Value yz = arith::AddIOp::create(
+      builder, loc, y, arith::MulIOp::create(builder, loc, z, ny));
+  return arith::AddIOp::create(builder, loc, x,
+                               arith::MulIOp::create(builder, loc, yz, nx));
 }
 
 void emitReport(OpBuilder &builder, Location loc, Value count,
-                StringRef passName, StringRef kernel, StringRef site,
-                StringRef what, ReportMode mode) {
-  std::string prefix = ("[triton-ext " + passName + "] kernel=" + kernel +
-                        " site=" + site + " " + what + "=")
-                           .str();
+                LanesBuilder lanes, const ReportSite &site,
+                const ReportOptions &options) {
   Value zero = arith::ConstantIntOp::create(builder, loc, count.getType(), 0);
   Value found = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::sgt,
                                       count, zero);
-  // Print only when something was found, so correct kernels print nothing.
+  emitReportWhen(
+      builder, loc, found, [&](OpBuilder &, Location) { return count; },
+      lanes, site, options);
+}
+
+void emitReportWhen(OpBuilder &builder, Location loc, Value found,
+                    CountBuilder counter, LanesBuilder lanes,
+                    const ReportSite &site, const ReportOptions &options) {
+  ReportMode mode = options.mode;
+  PrintMode print = options.print;
+  ModuleOp module =
+      builder.getInsertionBlock()->getParentOp()->getParentOfType<ModuleOp>();
+  std::string prefix = ("[triton-ext " + site.pass + "] kernel=" +
+                        site.kernel + " site=" + site.site + " " + site.what)
+                           .str();
+  Type i64 = builder.getI64Type();
+  int64_t numel = 1;
+  // Everything below runs only when something was found, so correct
+  // programs pay the test and a branch.
   auto ifOp = scf::IfOp::create(builder, loc, found, /*withElseRegion=*/false);
+  Value count;
   {
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPointToStart(ifOp.thenBlock());
-    triton::PrintOp::create(builder, loc, prefix, /*hex=*/false,
-                            ValueRange{count}, ArrayRef<int32_t>{1});
+    count = counter(builder, loc);
+    if (print == PrintMode::Every)
+      triton::PrintOp::create(builder, loc, prefix + "=", /*hex=*/false,
+                              ValueRange{count}, ArrayRef<int32_t>{1});
+  }
+  if (options.records) {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+
+    // First finding lane of this program (row-major), INT32_MAX if unknown.
+    Value bad = lanes(builder, loc);
+    Value firstLane;
+    if (auto badTy = dyn_cast<RankedTensorType>(bad.getType())) {
+      numel = badTy.getNumElements();
+      if (Value index = laneIndex(builder, loc, badTy)) {
+        Value none = arith::ConstantOp::create(
+            builder, loc,
+            DenseElementsAttr::get(cast<ShapedType>(index.getType()),
+                                   builder.getI32IntegerAttr(INT32_MAX)));
+        Value picked =
+            arith::SelectOp::create(builder, loc, bad, index, none);
+        firstLane = reduceAll(builder, loc, picked, /*min=*/true);
+      }
+    }
+    if (!firstLane)
+      firstLane = arith::ConstantIntOp::create(builder, loc,
+                                               builder.getI32Type(), 0);
+
+    std::string entry = (site.pass + "|" + site.what + "|" +
+                         std::to_string(numel) + "|" + site.kernel + "|" +
+                         site.site)
+                            .str();
+    unsigned index = registerSite(module, entry);
+
+    Value lanesTotal = arith::ExtSIOp::create(builder, loc, i64, count);
+    atomic(builder, loc, triton::RMWOp::ADD,
+           slotPointer(builder, loc, 3 * index), lanesTotal);
+    Value one = arith::ConstantIntOp::create(builder, loc, i64, 1);
+    Value before = atomic(builder, loc, triton::RMWOp::ADD,
+                          slotPointer(builder, loc, 3 * index + 1), one);
+    Value firstIndex = arith::AddIOp::create(
+        builder, loc,
+        arith::MulIOp::create(
+            builder, loc, linearProgramId(builder, loc),
+            arith::ConstantIntOp::create(builder, loc, i64, numel)),
+        arith::ExtSIOp::create(builder, loc, i64, firstLane));
+    Value encoded = arith::SubIOp::create(
+        builder, loc,
+        arith::ConstantIntOp::create(builder, loc, i64, INT64_MAX), firstIndex);
+    atomic(builder, loc, triton::RMWOp::MAX,
+           slotPointer(builder, loc, 3 * index + 2), encoded);
+
+    if (print == PrintMode::First) {
+      // One line per site: only the program whose update found the
+      // `programs` counter at zero, and in it only thread 0 (tt.print
+      // prints from every thread). The thread id comes from PTX; the scalar
+      // atomic's result is broadcast to all threads, so the branch around
+      // the print is the only per-thread one.
+      Type i32 = builder.getI32Type();
+      Value c0 = arith::ConstantIntOp::create(builder, loc, i32, 0);
+      Value tid = triton::ElementwiseInlineAsmOp::create(
+                      builder, loc, TypeRange{i32}, "mov.u32 $0, %tid.x;",
+                      "=r,r", /*pure=*/true, /*packed_element=*/1,
+                      ValueRange{c0})
+                      .getResult()[0];
+      Value firstProgram = arith::CmpIOp::create(
+          builder, loc, arith::CmpIPredicate::eq, before,
+          arith::ConstantIntOp::create(builder, loc, i64, 0));
+      Value threadZero = arith::CmpIOp::create(
+          builder, loc, arith::CmpIPredicate::eq, tid, c0);
+      Value prints =
+          arith::AndIOp::create(builder, loc, firstProgram, threadZero);
+      auto printIf =
+          scf::IfOp::create(builder, loc, prints, /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard printGuard(builder);
+      builder.setInsertionPointToStart(printIf.thenBlock());
+      triton::PrintOp::create(
+          builder, loc,
+          prefix + "; first report of this site, lanes in this program=",
+          /*hex=*/false, ValueRange{count}, ArrayRef<int32_t>{1});
+    }
   }
   if (mode == ReportMode::Abort) {
-    Value clean = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq,
-                                        count, zero);
-    triton::AssertOp::create(builder, loc, clean, prefix + "nonzero");
+    Value clean = arith::XOrIOp::create(
+        builder, loc, found,
+        arith::ConstantIntOp::create(builder, loc, builder.getI1Type(), 1));
+    triton::AssertOp::create(builder, loc, clean, prefix + " nonzero");
   }
 }
 

@@ -2,9 +2,12 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 //
-// The three sanitizer passes report the same way: a per-program count of bad
-// lanes, printed with `tt.print` when non-zero (kernel name, site, count), and
-// in abort mode followed by a scalar `tt.assert` that the count is zero.
+// The sanitizer passes report the same way (issue 18): a per-program count of
+// bad lanes; when it is non-zero, one atomic update per program of a per-site
+// record in a device global of the kernel's module, and one `tt.print` line
+// from the first program that reports the site (until the host resets the
+// record). In abort mode a scalar `tt.assert` that the count is zero follows.
+// See README.md ("Reporting") for why this design.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +17,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Location.h"
 #include "mlir/Support/LLVM.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <optional>
 #include <string>
@@ -23,8 +27,48 @@ namespace mlir::triton_ext::sanitizers {
 /// How a finding is reported.
 enum class ReportMode { Record, Abort };
 
+/// Which programs print a line for a site with findings.
+enum class PrintMode {
+  First, ///< one line per site, from the first program that reports it
+  Every, ///< one line per program with findings (every thread prints it)
+  None,  ///< no line; the records are read with triton_ext.sanitizers
+};
+
+/// The reporting options shared by the checking passes.
+struct ReportOptions {
+  ReportMode mode = ReportMode::Record;
+  PrintMode print = PrintMode::First;
+  /// Update the per-site records (module globals, atomics). Off: only the
+  /// per-program prints of `print=every` (what an IR interpreter can follow).
+  bool records = true;
+};
+
+/// Parses `mode`, `print` and `records`; emits an error on `op` and returns
+/// nullopt for a bad value (`passName` names the pass in the message).
+std::optional<ReportOptions> parseReportOptions(Operation *op,
+                                                StringRef passName,
+                                                StringRef mode,
+                                                StringRef print, bool records);
+
 /// Parses the `mode` option (`record` or `abort`).
 std::optional<ReportMode> parseMode(StringRef text);
+
+/// Parses the `print` option (`first`, `every` or `none`).
+std::optional<PrintMode> parsePrint(StringRef text);
+
+/// Name of the module-level device global that holds the per-site records
+/// (three i64 per site: lanes, programs, INT64_MAX - first index).
+inline constexpr StringLiteral kCountersName = "triton_ext_sanitizer_counters";
+
+/// Name of the module-level device global (constant bytes) that holds the
+/// site table: the entries of `kSitesAttrName`, one per line, NUL-ended. The
+/// host reads it from the loaded module, so the records describe themselves
+/// whatever launcher loaded the cubin (Triton's, or Inductor's static one).
+inline constexpr StringLiteral kSitesGlobalName = "triton_ext_sanitizer_sites";
+
+/// Name of the module attribute that lists the sites, one string per site:
+/// `pass|what|numel|kernel|file:line`, in the order of their records.
+inline constexpr StringLiteral kSitesAttrName = "triton_ext.sanitizer_sites";
 
 /// `file:line` of the innermost file location inside `loc` (callee first for
 /// inlined code), or `unknown`.
@@ -37,13 +81,46 @@ std::string kernelNameOf(Operation *op);
 /// scalar, built with `arith.extui` and one `tt.reduce` (add) per dimension.
 Value countTrue(OpBuilder &builder, Location loc, Value bad);
 
-/// Emits the report for `count` (i32) at the builder's insertion point:
-/// `scf.if count > 0 { tt.print "<prefix>" count }` and, in abort mode,
-/// `tt.assert count == 0, "<prefix>"`. The prefix reads
-/// `[triton-ext <pass>] kernel=<k> site=<file:line> <what>=`.
+/// Builds, at the builder's insertion point, the i1 value (scalar or tensor)
+/// whose true lanes are the findings. Called only on the reporting path.
+using LanesBuilder = function_ref<Value(OpBuilder &, Location)>;
+
+/// Where and how a site reports.
+struct ReportSite {
+  StringRef pass;   ///< e.g. `nan_inf_check`
+  StringRef kernel; ///< enclosing tt.func
+  std::string site; ///< file:line
+  StringRef what;   ///< e.g. `store non-finite`
+};
+
+/// Emits the report for `count` (i32, the same in every thread of the
+/// program) at the builder's insertion point:
+///
+///   scf.if count > 0 {                                   // uniform branch
+///     record[site].lanes    += count        (atomic, one thread)
+///     old = record[site].programs++         (atomic, one thread)
+///     record[site].first    max= INT64_MAX - (pid * numel + first lane)
+///     scf.if old == 0 && tid == 0 { tt.print "<prefix>" count }   // First
+///   }
+///   tt.assert count == 0, "<prefix>"                     // abort mode only
+///
+/// The records live in `kCountersName`, registered in `kSitesAttrName`;
+/// `lanes` rebuilds the finding lanes for the first index (only on the
+/// reporting path, so a clean program pays nothing for it).
 void emitReport(OpBuilder &builder, Location loc, Value count,
-                StringRef passName, StringRef kernel, StringRef site,
-                StringRef what, ReportMode mode);
+                LanesBuilder lanes, const ReportSite &site,
+                const ReportOptions &options);
+
+/// Builds the finding count (i32 scalar) at the builder's insertion point;
+/// called only on the reporting path.
+using CountBuilder = function_ref<Value(OpBuilder &, Location)>;
+
+/// As emitReport, for a check whose fast path only decides whether anything
+/// was found (`found`, i1, the same in every thread of the program): the
+/// count is built by `counter` on the reporting path.
+void emitReportWhen(OpBuilder &builder, Location loc, Value found,
+                    CountBuilder counter, LanesBuilder lanes,
+                    const ReportSite &site, const ReportOptions &options);
 
 } // namespace mlir::triton_ext::sanitizers
 

@@ -1,16 +1,32 @@
-"""GPU check of the sanitizer passes: planted bugs caught at the right line, no false
-positives on correct kernels, and overhead.
+"""GPU check of the sanitizers (issue 18): planted bugs caught with one line per site, clean
+kernels silent, the Python API's records exact, Triton's own instrumentation and
+compute-sanitizer on the same bugs, and overhead on the in-house benchmarks.
 
-    python -m passes.Sanitizers.check_gpu --out sanitizers-h200.json
+    python -m passes.Sanitizers.check_gpu --out passes/Sanitizers/results/check-h200.json
 
 Needs torch, triton 3.9.0, this repository (triton_ext) and the built TritonExtSanitizers plugin
-(`TRITON_EXT_BUILD_DIR` if not the default build dir). Every scenario runs in a child process
-(device printf goes to the child's stdout; an abort kills its CUDA context). A scenario passes
-when the reports in its output are exactly the expected (kernel, file:line, total count) and,
-where the kernel is correct, its result matches a float64 torch reference on fresh random inputs.
-Then triton.testing.do_bench times a memory-bound vector kernel and a GEMM with the sanitizers
-off and on. Prints a table, writes everything to --out as JSON, exits non-zero if a check fails
-(after writing the JSON).
+(``TRITON_EXT_BUILD_DIR`` if not the default build dir). About 4-6 minutes on an H200;
+``--skip-bench`` / ``--skip-tools`` leave parts out. Parts:
+
+1. Scenarios, each in a child process (device printf goes to the child's stdout; a device abort
+   kills its CUDA context). A scenario passes when its output has exactly one report line per
+   expected site (none for a clean kernel), the records from ``triton_ext.sanitizers.report()``
+   carry the expected lane totals and first index, and, where the kernel is correct, its result
+   matches a float64 reference. Includes issue 18's ``torch.compile``d ``log(x) * 2 + 1`` over
+   4096 floats, repeated launches (one line until ``report()`` re-arms the site), and
+   ``check()`` raising ``SanitizerError`` without killing the process.
+2. Tools (``--skip-tools`` leaves them out): each planted bug run without triton_ext under
+   ``TRITON_DEBUG=1`` (Triton's i32 overflow checks and device asserts),
+   ``TRITON_INSTRUMENTATION_MODE=fpsan`` / ``iisan`` (the 3.9.0 modes that compile these
+   kernels; ``gsan``/``consan`` detect races only), and ``compute-sanitizer --tool memcheck`` if
+   it is on PATH or in /usr/local/cuda/bin. Records caught or not, output lines and the warm
+   kernel time against the plain run.
+3. Overhead: ``triton-ext bench sanitizers`` (memory-bound, GEMM, attention; off, each
+   sanitizer, all three) into ``results/`` (its ``--quick`` shapes when parts 1-2 took
+   longer than ``--budget-s``), and each kernel's time in the scenarios and tools.
+
+Prints a table, writes everything to --out as JSON (and a .log beside it), exits non-zero if a
+scenario fails (after writing the JSON).
 """
 
 from __future__ import annotations
@@ -19,92 +35,204 @@ import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
-from collections import defaultdict
+import time
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from triton_ext.testing import import_file
+from triton_ext.testing import import_file, repo_root
 
 HERE = Path(__file__).resolve().parent
+REPO = repo_root()
+#: Children run as this module from the repository root, like the parent (no sys.path edits).
+MODULE = "passes.Sanitizers.check_gpu"
 
-REPORT = re.compile(r"pid \((\d+), (\d+), (\d+)\).*?\[triton-ext (\w+)\] kernel=(\S+) "
-                    r"site=(\S+) ([^=]+)=\s*(-?\d+)")
+# One report line (print=first): `pid (x, y, z) idx ()[triton-ext PASS] kernel=K site=S WHAT;
+# first report of this site, lanes in this program=N`. Per-program lines (print=every) end in
+# `WHAT=N`; both are counted.
+REPORT = re.compile(r"\[triton-ext (\w+)\] kernel=(\S+) site=(\S+) ([^=;\n]+?)(?:;[^=\n]*)?=\s*(-?\d+)")
 ALL = ("nan_inf_check", "masked_load_poison", "offset_overflow_check")
+CHILD_TIMEOUT_S = 180
 
 
 @dataclass
 class Outcome:
     name: str
     passes: list[str]
-    expected: dict[str, int]            # "kernel site what" -> total count over programs
-    found: dict[str, int] = field(default_factory=dict)
+    expected_lines: dict[str, int]      # "kernel site what" -> report lines expected
+    expected_records: dict[str, dict[str, int]]  # same key -> {"lanes": n, "first_index": i}
+    lines: dict[str, int] = field(default_factory=dict)
+    records: dict[str, dict[str, Any]] = field(default_factory=dict)
+    output_lines: int = 0
     aborted: bool = False
     expect_abort: bool = False
     abort_site_seen: bool | None = None
-    correct: bool | None = None         # result vs float64 reference (None: not checked)
+    raised: str | None = None
+    expect_raise: str | None = None
+    correct: bool | None = None          # result vs float64 reference (None: not checked)
+    kernel_ms: float | None = None
+    wall_s: float = 0.0
     detail: str = ""
 
     @property
     def ok(self) -> bool:
-        return (self.found == self.expected and self.aborted == self.expect_abort
-                and self.abort_site_seen is not False and self.correct is not False)
+        records_ok = all(self.records.get(k, {}).get(f) == v
+                         for k, want in self.expected_records.items() for f, v in want.items())
+        if not self.expect_abort and set(self.records) != set(self.expected_records):
+            records_ok = False
+        raise_ok = (self.expect_raise is None) or (self.raised is not None
+                                                   and self.expect_raise in self.raised)
+        return (self.lines == self.expected_lines and self.aborted == self.expect_abort
+                and self.abort_site_seen is not False and self.correct is not False
+                and (records_ok or self.expect_abort) and raise_ok)
 
 
 # --------------------------------------------------------------------------- child side
 
-def _child(scenario: str) -> None:
+def _timed(torch: Any, launch: Callable[[], Any], reps: int = 5) -> float:
+    """Median warm time (ms) of `launch` with CUDA events (works under compute-sanitizer)."""
+    launch()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        launch()
+        end.record()
+        torch.cuda.synchronize()
+        times.append(start.elapsed_time(end))
+    return sorted(times)[len(times) // 2]
+
+
+def _child(scenario: str, plain: bool) -> None:
+    """Runs one scenario; `plain` runs it without triton_ext (for the tool comparison)."""
+    import contextlib
+
     import torch
     import triton
 
     kernels = import_file(__file__, "kernels.py")
-    import triton_ext
 
     torch.manual_seed(int.from_bytes(os.urandom(4), "little"))
-    dev = "cuda"
     spec = SCENARIOS[scenario]
-    passes, options = spec["passes"], spec.get("options", {})
-    with triton_ext.enabled(*passes, **options):
-        correct = spec["run"](torch, triton, kernels, dev)
-    torch.cuda.synchronize()
-    print(f"RESULT {json.dumps({'correct': correct})}", flush=True)
+    if plain:
+        ctx: Any = contextlib.nullcontext()
+        api = None
+    else:
+        import triton_ext
+        from triton_ext import sanitizers as api
+        if spec.get("global"):
+            # Inductor compiles on other threads: enable for every thread.
+            triton_ext.enable(*spec["passes"], options=spec.get("options"))
+            ctx = contextlib.nullcontext()
+        else:
+            ctx = triton_ext.enabled(*spec["passes"], options=spec.get("options"))
+    state: dict[str, Any] = {}
+    with ctx:
+        correct = spec["run"](torch, triton, kernels, "cuda", state, api)
+        torch.cuda.synchronize()
+        if api is not None and not spec.get("no_report"):
+            # reset=False: the site stays reported, so the timed launches below print nothing.
+            records = [{"key": _key(r.site.kernel, r.site.location, r.site.what),
+                        "lanes": r.lanes, "programs": r.programs, "first_index": r.first_index}
+                       for r in api.report(reset=False)]
+            print(f"RECORDS {json.dumps(records)}", flush=True)
+        if "launch" in state:
+            print(f"KERNEL_MS {_timed(torch, state['launch'])}", flush=True)
+    print(f"RESULT {json.dumps({'correct': correct, **state.get('extra', {})})}", flush=True)
 
 
-def _run_ratio(torch, triton, kernels, dev) -> bool:
-    n, block = 1 << 20, 1024
+def _ratio_inputs(torch: Any, dev: str, n: int) -> tuple[Any, Any, Any]:
     x = torch.rand(n, device=dev) + 0.5
     y = torch.rand(n, device=dev) + 0.5
     bad = torch.randperm(n, device=dev)[:37]
     x[bad] = 0.0
     y[bad] = 0.0  # 0/0 = NaN at 37 places
+    return x, y, bad
+
+
+def _run_ratio(torch, triton, kernels, dev, state, api) -> bool:
+    n, block = 1 << 20, 1024
+    x, y, bad = _ratio_inputs(torch, dev, n)
     out = torch.empty_like(x)
-    kernels.ratio_kernel[(triton.cdiv(n, block),)](x, y, out, n, BLOCK=block)
+
+    def launch() -> None:
+        kernels.ratio_kernel[(triton.cdiv(n, block),)](x, y, out, n, BLOCK=block)
+
+    launch()
     torch.cuda.synchronize()
+    state["extra"] = {"first_bad": int(bad.min())}
     ref = x.double() / y.double()
     good = torch.ones(n, dtype=torch.bool, device=dev)
     good[bad] = False
+    state["launch"] = launch
     return bool(torch.allclose(out[good].double(), ref[good], rtol=1e-6)
                 and torch.isnan(out[bad]).all())
 
 
-def _run_window(torch, triton, kernels, dev) -> bool:
+def _run_ratio_rearm(torch, triton, kernels, dev, state, api) -> bool:
+    # Three launches print one line (the record counts 3 x 37 lanes); report() re-arms the site,
+    # so the fourth launch prints a second line; the final record holds that launch alone.
+    n, block = 1 << 20, 1024
+    x, y, bad = _ratio_inputs(torch, dev, n)
+    out = torch.empty_like(x)
+    for _ in range(3):
+        kernels.ratio_kernel[(triton.cdiv(n, block),)](x, y, out, n, BLOCK=block)
+    first = api.report()
+    kernels.ratio_kernel[(triton.cdiv(n, block),)](x, y, out, n, BLOCK=block)
+    torch.cuda.synchronize()
+    state["extra"] = {"first_report_lanes": sum(r.lanes for r in first),
+                      "first_bad": int(bad.min())}
+    return sum(r.lanes for r in first) == 3 * 37
+
+
+def _run_ratio_raises(torch, triton, kernels, dev, state, api) -> bool:
+    n, block = 1 << 20, 1024
+    x, y, _ = _ratio_inputs(torch, dev, n)
+    out = torch.empty_like(x)
+    kernels.ratio_kernel[(triton.cdiv(n, block),)](x, y, out, n, BLOCK=block)
+    try:
+        api.check()
+    except api.SanitizerError as exc:
+        print(f"RAISED {json.dumps(str(exc))}", flush=True)
+    # The process and its CUDA context are alive: run a clean kernel after the exception.
+    y2 = torch.empty_like(x)
+    kernels.scale_kernel[(triton.cdiv(n, block),)](x, y2, n, 2.0, BLOCK=block)
+    torch.cuda.synchronize()
+    return bool(torch.allclose(y2, x * 2.0))
+
+
+def _run_window(torch, triton, kernels, dev, state, api) -> None:
     n, block = 1000 * 1024 + 300, 1024  # the last block has 724 masked lanes
     x = torch.randn(n, device=dev)
     out = torch.empty(triton.cdiv(n, block), device=dev)
-    kernels.window_sum_kernel[(out.numel(),)](x, out, n, BLOCK=block)
+
+    def launch() -> None:
+        kernels.window_sum_kernel[(out.numel(),)](x, out, n, BLOCK=block)
+
+    launch()
+    torch.cuda.synchronize()
+    state["launch"] = launch
     return None  # the result is wrong by design when masked lanes are poisoned
 
 
-def _run_masked_sum(torch, triton, kernels, dev) -> bool:
+def _run_masked_sum(torch, triton, kernels, dev, state, api) -> bool:
     n, block = 1000 * 1024 + 300, 1024
     x = torch.randn(n, device=dev)
     out = torch.empty(triton.cdiv(n, block), device=dev)
-    kernels.masked_sum_kernel[(out.numel(),)](x, out, n, BLOCK=block)
+
+    def launch() -> None:
+        kernels.masked_sum_kernel[(out.numel(),)](x, out, n, BLOCK=block)
+
+    launch()
     torch.cuda.synchronize()
     pad = torch.zeros(out.numel() * block, dtype=torch.float64, device=dev)
     pad[:n] = x.double()
+    state["launch"] = launch
     return bool(torch.allclose(out.double(), pad.view(-1, block).sum(1), atol=1e-3))
 
 
@@ -112,14 +240,18 @@ ROW_STRIDE, ROW_COLS, ROW_BLOCK = 1 << 24, 1000, 1024
 
 
 def _run_rows(rows: int) -> Callable[..., bool]:
-    def run(torch, triton, kernels, dev) -> bool:
+    def run(torch, triton, kernels, dev, state, api) -> bool:
         # int8 rows 16 MiB apart; the kernel's pointer starts 2 GiB into a 4 GiB buffer, so a
         # wrapped (negative) i32 offset still lands inside the buffer and the kernel finishes.
-        base = torch.randint(-128, 127, (1 << 32,) + (), dtype=torch.int8, device=dev)
+        base = torch.randint(-128, 127, (1 << 32,), dtype=torch.int8, device=dev)
         x = base[1 << 31:]
         out = torch.empty(rows * ROW_COLS, dtype=torch.int8, device=dev)
-        kernels.row_copy_kernel[(rows,)](x, out, ROW_STRIDE, ROW_COLS, BLOCK=ROW_BLOCK)
+        def launch() -> None:
+            kernels.row_copy_kernel[(rows,)](x, out, ROW_STRIDE, ROW_COLS, BLOCK=ROW_BLOCK)
+
+        launch()
         torch.cuda.synchronize()
+        state["launch"] = launch
         safe = min(rows, (1 << 31) // ROW_STRIDE)
         idx = (torch.arange(safe, device=dev)[:, None] * ROW_STRIDE
                + torch.arange(ROW_COLS, device=dev)[None, :])
@@ -127,12 +259,17 @@ def _run_rows(rows: int) -> Callable[..., bool]:
     return run
 
 
-def _run_scale(torch, triton, kernels, dev) -> bool:
+def _run_scale(torch, triton, kernels, dev, state, api) -> bool:
     n, block = (1 << 24) + 17, 1024
     x = torch.randn(n, device=dev)
     y = torch.empty_like(x)
-    kernels.scale_kernel[(triton.cdiv(n, block),)](x, y, n, 1.5, BLOCK=block)
+
+    def launch() -> None:
+        kernels.scale_kernel[(triton.cdiv(n, block),)](x, y, n, 1.5, BLOCK=block)
+
+    launch()
     torch.cuda.synchronize()
+    state["launch"] = launch
     return bool(torch.allclose(y.double(), x.double() * 1.5))
 
 
@@ -146,12 +283,25 @@ def _matmul(torch, triton, kernels, a, b):
     return c
 
 
-def _run_gemm(torch, triton, kernels, dev) -> bool:
+def _run_gemm(torch, triton, kernels, dev, state, api) -> bool:
     a = torch.randn(1000, 512, dtype=torch.float16, device=dev)  # M, N not multiples of 128
     b = torch.randn(512, 777, dtype=torch.float16, device=dev)
     c = _matmul(torch, triton, kernels, a, b)
     torch.cuda.synchronize()
+    state["launch"] = lambda: _matmul(torch, triton, kernels, a, b)
     return bool((c.double() - a.double() @ b.double()).abs().max() < 0.1)
+
+
+def _run_torch_compile(torch, triton, kernels, dev, state, api) -> bool:
+    # Issue 18: this printed 61,000-69,000 lines under the per-program printf.
+    fn = torch.compile(lambda x: torch.log(x) * 2 + 1)
+    x = torch.randn(4096, device=dev)  # about half negative: NaN there
+    out = fn(x)
+    torch.cuda.synchronize()
+    nans = int(torch.isnan(out).sum())
+    neg = x < 0
+    state["extra"] = {"nan_lanes": nans, "first_nan": int(torch.nonzero(torch.isnan(out))[0])}
+    return bool(nans == int(neg.sum()) and torch.allclose(out[~neg], torch.log(x[~neg]) * 2 + 1))
 
 
 def _site(name: str) -> str:
@@ -164,125 +314,262 @@ def _key(kernel: str, site: str, what: str) -> str:
 
 
 OVERFLOW_ROWS = 200  # rows >= 128 wrap: 128 * 2**24 = 2**31
+NAN = "store non-finite"
+WRAP = "i32 offset overflow lanes"
+
+
+def _one(kernel: str, site: str, what: str) -> Callable[[], dict[str, int]]:
+    return lambda: {_key(kernel, _site(site), what): 1}
+
+
 SCENARIOS: dict[str, dict[str, Any]] = {
-    "nan_record": {"passes": ["nan_inf_check"], "run": _run_ratio,
-                   "expect": lambda: {_key("ratio_kernel", _site("ratio_store"),
-                                           "store non-finite"): 37}},
+    "nan_record": {
+        "passes": ["nan_inf_check"], "run": _run_ratio, "bug": True,
+        "lines": _one("ratio_kernel", "ratio_store", NAN),
+        # first_index: the smallest NaN element (1-D kernel: pid * BLOCK + lane = element)
+        "records": lambda extra: {_key("ratio_kernel", _site("ratio_store"), NAN):
+                                  {"lanes": 37, "first_index": extra["first_bad"]}}},
+    "nan_rearm": {
+        "passes": ["nan_inf_check"], "run": _run_ratio_rearm,
+        "lines": lambda: {_key("ratio_kernel", _site("ratio_store"), NAN): 2},
+        "records": lambda extra: {_key("ratio_kernel", _site("ratio_store"), NAN):
+                                  {"lanes": 37, "first_index": extra["first_bad"]}}},
+    "nan_check_raises": {
+        "passes": ["nan_inf_check"], "run": _run_ratio_raises, "no_report": True,
+        "lines": _one("ratio_kernel", "ratio_store", NAN), "raises": "ratio_store"},
     "nan_abort": {"passes": ["nan_inf_check"], "options": {"mode": "abort"}, "run": _run_ratio,
                   "abort": "ratio_store"},
-    "poison_window_sum": {"passes": ["masked_load_poison", "nan_inf_check"], "run": _run_window,
-                          "expect": lambda: {_key("window_sum_kernel", _site("window_store"),
-                                                  "store non-finite"): 1}},
-    "poison_masked_sum_clean": {"passes": list(ALL), "run": _run_masked_sum,
-                                "expect": lambda: {}},
-    "offset_record": {"passes": ["offset_overflow_check"], "run": _run_rows(OVERFLOW_ROWS),
-                      "expect": lambda: {_key("row_copy_kernel", _site("row_offset"),
-                                              "i32 offset overflow lanes"):
-                                         (OVERFLOW_ROWS - 128) * ROW_BLOCK}},
+    "poison_window_sum": {
+        "passes": ["masked_load_poison", "nan_inf_check"], "run": _run_window, "bug": True,
+        "lines": _one("window_sum_kernel", "window_store", NAN),
+        # one stored lane (the sum) in the last program (1000)
+        "records": lambda extra: {_key("window_sum_kernel", _site("window_store"), NAN):
+                                  {"lanes": 1, "first_index": 1000}}},
+    "poison_masked_sum_clean": {"passes": list(ALL), "run": _run_masked_sum},
+    "offset_record": {
+        "passes": ["offset_overflow_check"], "run": _run_rows(OVERFLOW_ROWS), "bug": True,
+        "lines": _one("row_copy_kernel", "row_offset", WRAP),
+        "records": lambda extra: {_key("row_copy_kernel", _site("row_offset"), WRAP):
+                                  {"lanes": (OVERFLOW_ROWS - 128) * ROW_BLOCK,
+                                   "first_index": 128 * ROW_BLOCK}}},
     "offset_abort": {"passes": ["offset_overflow_check"], "options": {"mode": "abort"},
                      "run": _run_rows(OVERFLOW_ROWS), "abort": "row_offset"},
-    "offset_clean": {"passes": ["offset_overflow_check"], "run": _run_rows(127),
-                     "expect": lambda: {}},
-    "scale_clean": {"passes": list(ALL), "run": _run_scale, "expect": lambda: {}},
-    "gemm_clean": {"passes": list(ALL), "run": _run_gemm, "expect": lambda: {}},
+    "offset_clean": {"passes": ["offset_overflow_check"], "run": _run_rows(127)},
+    "scale_clean": {"passes": list(ALL), "run": _run_scale},
+    "gemm_clean": {"passes": list(ALL), "run": _run_gemm},
+    "torch_compile_nan": {"passes": ["nan_inf_check"], "run": _run_torch_compile,
+                          "dynamic_site": True, "global": True,
+                          "env": {"TORCHINDUCTOR_FORCE_DISABLE_CACHES": "1"}},
 }
 
 
 # -------------------------------------------------------------------------- parent side
 
+def _run_child(args: list[str], env: dict[str, str] | None = None,
+               wrapper: list[str] | None = None) -> tuple[int, str, float]:
+    start = time.perf_counter()
+    try:
+        proc = subprocess.run([*(wrapper or []), sys.executable, "-m", MODULE, *args],
+                              capture_output=True, text=True, timeout=CHILD_TIMEOUT_S, cwd=REPO,
+                              env={**os.environ, **(env or {})})
+        rc, text = proc.returncode, proc.stdout + proc.stderr
+    except subprocess.TimeoutExpired as exc:
+        out = exc.stdout or b""
+        rc, text = 124, (out.decode() if isinstance(out, bytes) else out) + "\nTIMEOUT"
+    return rc, text, time.perf_counter() - start
+
+
 def _scenario(name: str) -> Outcome:
     spec = SCENARIOS[name]
-    proc = subprocess.run([sys.executable, __file__, "--child", name], capture_output=True,
-                          text=True, timeout=600)
-    text = proc.stdout + proc.stderr
-    out = Outcome(name, list(spec["passes"]), spec["expect"]() if "expect" in spec else {},
-                  expect_abort="abort" in spec)
-    # Every thread of a program prints the same line: count each (program, site) once.
-    per_program: dict[tuple[str, ...], int] = {}
+    rc, text, wall = _run_child(["--child", name], env=spec.get("env"))
+    result = re.search(r"^RESULT (.*)$", text, re.M)
+    extra = json.loads(result.group(1)) if result else {}
+    out = Outcome(name, list(spec["passes"]),
+                  spec["lines"]() if "lines" in spec else {},
+                  spec["records"](extra) if "records" in spec and result else {},
+                  expect_abort="abort" in spec, expect_raise=spec.get("raises"))
+    if out.expect_raise:
+        out.expect_raise = _site(out.expect_raise)
+    out.wall_s = round(wall, 1)
+    out.output_lines = len(text.splitlines())
+    lines: Counter[str] = Counter()
     for m in REPORT.finditer(text):
-        per_program[m.groups()[:7]] = int(m.group(8))
-    totals: dict[str, int] = defaultdict(int)
-    for key, count in per_program.items():
-        totals[_key(key[4], key[5], key[6])] += count
-    out.found = dict(totals)
-    result = re.search(r"^RESULT (.*)$", proc.stdout, re.M)
-    out.aborted = proc.returncode != 0 or result is None
+        lines[_key(m.group(2), m.group(3), m.group(4).strip())] += 1
+    out.lines = dict(lines)
+    records = re.search(r"^RECORDS (.*)$", text, re.M)
+    if records:
+        out.records = {r["key"]: {k: r[k] for k in ("lanes", "programs", "first_index")}
+                       for r in json.loads(records.group(1))}
+    raised = re.search(r"^RAISED (.*)$", text, re.M)
+    out.raised = json.loads(raised.group(1)) if raised else None
+    kernel_ms = re.search(r"^KERNEL_MS (\S+)$", text, re.M)
+    out.kernel_ms = float(kernel_ms.group(1)) if kernel_ms else None
+    out.aborted = rc != 0 or result is None
     if result:
-        out.correct = json.loads(result.group(1))["correct"]
+        out.correct = extra.get("correct")
+    if spec.get("dynamic_site") and result:
+        # Inductor names the kernel and the site: one line for the one store, and a record whose
+        # lanes are the NaN count and whose first index is the first NaN (1-D kernel).
+        keys = list(out.lines)
+        out.expected_lines = {keys[0]: 1} if len(keys) == 1 else {"<one Inductor site>": 1}
+        out.expected_records = {k: {"lanes": extra["nan_lanes"], "first_index": extra["first_nan"]}
+                                for k in out.records}
+        if len(out.records) != 1:
+            out.expected_records = {"<one Inductor record>": {}}
     if out.expect_abort:
-        out.expected = out.found  # the print before the assert may or may not flush
+        out.expected_lines = out.lines  # the device assert stops at the first program
         out.abort_site_seen = (f"site={_site(spec['abort'])}" in text
                                and ("Assertion" in text or "assert" in text.lower()))
-    out.detail = text[-1500:] if not out.ok else ""
+    out.detail = text[-2000:] if not out.ok else ""
     return out
 
 
-def _bench(passes: tuple[str, ...]) -> dict[str, float]:
-    import torch
-    import triton
+# ------------------------------------------------------------------- nearest tools (plain runs)
 
-    kernels = import_file(__file__, "kernels.py")
-    import triton_ext
+BUGS = {"nan_record": "NaN from 0/0 at a store", "poison_window_sum": "read of masked-off lanes",
+        "offset_record": "i32 offset wrap (still inside the buffer)"}
+# What counts as a tool reporting the bug: a device assert (TRITON_DEBUG's overflow checks,
+# instrumentation asserts) or a compute-sanitizer error summary.
+SIGNS = re.compile(r"Assertion|device-side assert|ERROR SUMMARY: [1-9]")
 
-    dev = "cuda"
-    n = 1 << 27
-    x = torch.randn(n, device=dev)
-    y = torch.empty_like(x)
-    a = torch.randn(4096, 4096, dtype=torch.float16, device=dev)
-    b = torch.randn(4096, 4096, dtype=torch.float16, device=dev)
-    with triton_ext.enabled(*passes):
-        vec = triton.testing.do_bench(
-            lambda: kernels.scale_kernel[(triton.cdiv(n, 1024),)](x, y, n, 1.5, BLOCK=1024),
-            warmup=50, rep=300)
-        gemm = triton.testing.do_bench(lambda: _matmul(torch, triton, kernels, a, b),
-                                       warmup=50, rep=300)
-    return {"vector_ms": vec, "gemm_ms": gemm,
-            "vector_gbps": 2 * n * 4 / vec / 1e6, "gemm_tflops": 2 * 4096 ** 3 / gemm / 1e9}
+
+def _compute_sanitizer() -> str | None:
+    found = shutil.which("compute-sanitizer")
+    if found:
+        return found
+    for candidate in ("/usr/local/cuda/bin/compute-sanitizer",
+                      *sorted(map(str, Path("/usr/local").glob("cuda-*/bin/compute-sanitizer")))):
+        if os.path.exists(candidate):
+            return candidate
+    return None
+
+
+def _tools() -> list[dict[str, Any]]:
+    sanitizer = _compute_sanitizer()
+    configs: list[tuple[str, dict[str, str], list[str] | None]] = [
+        ("plain", {}, None),
+        ("TRITON_DEBUG=1", {"TRITON_DEBUG": "1"}, None),
+        ("TRITON_INSTRUMENTATION_MODE=fpsan", {"TRITON_INSTRUMENTATION_MODE": "fpsan"}, None),
+        ("TRITON_INSTRUMENTATION_MODE=iisan", {"TRITON_INSTRUMENTATION_MODE": "iisan"}, None),
+    ]
+    if sanitizer:
+        configs.append(("compute-sanitizer memcheck", {}, [sanitizer, "--tool", "memcheck"]))
+    rows = []
+    for bug, what in BUGS.items():
+        plain_ms = None
+        for label, env, wrapper in configs:
+            rc, text, wall = _run_child(["--child", bug, "--plain"], env=env, wrapper=wrapper)
+            ms = re.search(r"^KERNEL_MS (\S+)$", text, re.M)
+            kernel_ms = float(ms.group(1)) if ms else None
+            if label == "plain":
+                plain_ms = kernel_ms
+            body = "\n".join(ln for ln in text.splitlines()
+                             if not ln.startswith(("RESULT", "KERNEL_MS", "RECORDS")))
+            caught = bool(SIGNS.search(body)) if label != "plain" else False
+            rows.append({"bug": bug, "what": what, "tool": label, "rc": rc, "caught": caught,
+                         "output_lines": len(body.splitlines()), "kernel_ms": kernel_ms,
+                         "slowdown": (kernel_ms / plain_ms) if kernel_ms and plain_ms else None,
+                         "wall_s": round(wall, 1), "tail": body[-600:]})
+    # triton_ext's own rows come from the scenarios (same kernels, same inputs).
+    return rows
+
+
+def _bench(out_dir: Path, quick: bool) -> dict[str, Any]:
+    start = time.perf_counter()
+    try:
+        proc = subprocess.run([sys.executable, "-m", "triton_ext", "bench", "sanitizers",
+                               "--out", str(out_dir), *(["--quick"] if quick else [])],
+                              capture_output=True, text=True, cwd=REPO, timeout=300)
+        rc, text = proc.returncode, proc.stdout + proc.stderr
+    except subprocess.TimeoutExpired:
+        rc, text = 124, "triton-ext bench sanitizers timed out after 300 s"
+    wall = time.perf_counter() - start
+    result: dict[str, Any] = {"rc": rc, "wall_s": round(wall, 1), "out": str(out_dir),
+                              "quick": quick, "tail": text[-3000:]}
+    for path in sorted(out_dir.glob("bench-*.json")):
+        result["json"] = str(path)
+    return result
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, help="JSON file for the results")
     parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--plain", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--skip-tools", action="store_true", help="no TRITON_DEBUG / "
+                        "instrumentation-mode / compute-sanitizer comparison")
+    parser.add_argument("--skip-bench", action="store_true", help="no triton-ext bench run")
+    parser.add_argument("--only", nargs="*", help="scenario names to run (default: all)")
+    parser.add_argument("--budget-s", type=float, default=200,
+                        help="run the bench's quick shapes only when scenarios and tools took "
+                             "longer than this")
     args = parser.parse_args()
     if args.child:
-        _child(args.child)
+        _child(args.child, args.plain)
         return 0
     if not args.out:
         parser.error("--out is required")
+    log: list[str] = []
 
-    outcomes = [_scenario(name) for name in SCENARIOS]
-    print(f"{'scenario':26} {'ok':3} {'aborted':8} {'correct':8} found")
+    def say(text: str = "") -> None:
+        print(text, flush=True)
+        log.append(text)
+
+    t0 = time.perf_counter()
+    outcomes = [_scenario(name) for name in (args.only or SCENARIOS)]
+    say(f"{'scenario':26} {'ok':3} {'lines':>5} {'out':>5} {'aborted':8} {'correct':8} "
+        f"{'kernel ms':>9}  records")
     for o in outcomes:
-        print(f"{o.name:26} {'yes' if o.ok else 'NO':3} {str(o.aborted):8} {str(o.correct):8} "
-              f"{o.found}")
+        ms = f"{o.kernel_ms:9.4f}" if o.kernel_ms is not None else f"{'-':>9}"
+        say(f"{o.name:26} {'yes' if o.ok else 'NO':3} {sum(o.lines.values()):5} "
+            f"{o.output_lines:5} {str(o.aborted):8} {str(o.correct):8} {ms}  "
+            f"{ {k.split()[0] + ' ' + Path(k.split()[1]).name: v for k, v in o.records.items()} }")
         if not o.ok:
-            print(f"  expected {o.expected}\n  output tail:\n{o.detail}")
+            say(f"  expected lines {o.expected_lines} records {o.expected_records} "
+                f"raise {o.expect_raise}\n  got lines {o.lines} raised {o.raised}\n"
+                f"  output tail:\n{o.detail}")
 
-    # Interleave configurations twice and keep the better time of each.
-    configs = {"off": (), "nan_inf_check": ("nan_inf_check",), "all": ALL}
-    timing: dict[str, dict[str, float]] = {}
-    for _ in range(2):
-        for label, passes in configs.items():
-            t = _bench(passes)
-            if label not in timing:
-                timing[label] = t
-            else:
-                timing[label] = {k: (min(timing[label][k], v) if k.endswith("_ms")
-                                     else max(timing[label][k], v)) for k, v in t.items()}
-    print(f"\n{'config':15} {'vector ms':>10} {'overhead':>9} {'gemm ms':>9} {'overhead':>9}")
-    for label, t in timing.items():
-        vo = t["vector_ms"] / timing["off"]["vector_ms"] - 1
-        go = t["gemm_ms"] / timing["off"]["gemm_ms"] - 1
-        t["vector_overhead"], t["gemm_overhead"] = vo, go
-        print(f"{label:15} {t['vector_ms']:10.4f} {vo:9.2%} {t['gemm_ms']:9.4f} {go:9.2%}")
+    tools: list[dict[str, Any]] = []
+    if not args.skip_tools:
+        tools = _tools()
+        ours = {o.name: o for o in outcomes}
+        say(f"\n{'bug':18} {'tool':36} {'caught':6} {'lines':>6} {'kernel ms':>9} {'x plain':>7}")
+        for row in tools:
+            ms = f"{row['kernel_ms']:9.4f}" if row["kernel_ms"] else f"{'-':>9}"
+            sl = f"{row['slowdown']:7.2f}" if row["slowdown"] else f"{'-':>7}"
+            say(f"{row['bug']:18} {row['tool']:36} {str(row['caught']):6} "
+                f"{row['output_lines']:6} {ms} {sl}")
+        for bug in BUGS:
+            o = ours.get(bug)
+            if o:
+                plain = next((r["kernel_ms"] for r in tools if r["bug"] == bug
+                              and r["tool"] == "plain"), None)
+                sl = (o.kernel_ms / plain) if o.kernel_ms and plain else None
+                say(f"{bug:18} {'triton_ext (' + ','.join(o.passes) + ')':36} "
+                    f"{str(bool(o.lines)):6} {o.output_lines:6} "
+                    f"{(f'{o.kernel_ms:9.4f}' if o.kernel_ms else '-'):>9} "
+                    f"{(f'{sl:7.2f}' if sl else '-'):>7}")
+
+    bench: dict[str, Any] = {}
+    if not args.skip_bench:
+        # The full bench takes about two minutes; past the budget, its quick shapes only.
+        quick = time.perf_counter() - t0 > args.budget_s
+        bench = _bench(HERE / "results", quick)
+        say(f"\ntriton-ext bench sanitizers{' --quick' if quick else ''}: rc={bench['rc']} in "
+            f"{bench['wall_s']}s -> {bench.get('json', bench['out'])}")
+        say(bench["tail"][-1500:])
 
     import torch
     import triton
     result = {"device": torch.cuda.get_device_name(), "triton": triton.__version__,
-              "scenarios": [asdict(o) | {"ok": o.ok} for o in outcomes], "timing": timing}
+              "torch": torch.__version__, "compute_sanitizer": _compute_sanitizer(),
+              "wall_s": round(time.perf_counter() - t0, 1),
+              "scenarios": [asdict(o) | {"ok": o.ok} for o in outcomes], "tools": tools,
+              "bench": bench}
+    args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2))
-    print(f"\nwrote {args.out}")
+    args.out.with_suffix(".log").write_text("\n".join(log) + "\n")
+    say(f"\nwrote {args.out} ({result['wall_s']} s)")
     return 0 if all(o.ok for o in outcomes) else 1
 
 

@@ -75,6 +75,20 @@ def row_copy_kernel(x_ptr, out_ptr, stride, ncols, BLOCK: tl.constexpr):
 
 
 @triton.jit
+def log_affine_kernel(in_ptr0, out_ptr0, xnumel, XBLOCK: tl.constexpr):
+    """What torch.compile (Inductor) generates for ``torch.log(x) * 2 + 1`` (issue 18): NaN
+    where x < 0. One 4096-element run under nan_inf_check printed 61-69k lines before."""
+    xoffset = tl.program_id(0) * XBLOCK
+    xindex = xoffset + tl.arange(0, XBLOCK)[:]
+    xmask = xindex < xnumel
+    tmp0 = tl.load(in_ptr0 + xindex, xmask)
+    tmp1 = tl.log(tmp0)
+    tmp2 = tmp1 * 2.0
+    tmp3 = tmp2 + 1.0
+    tl.store(out_ptr0 + xindex, tmp3, xmask)  # SITE: log_affine_store
+
+
+@triton.jit
 def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
                   stride_am, stride_bk, stride_cm,
                   BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
@@ -171,6 +185,7 @@ def bench_signature(dtype: str = "fp16") -> dict[str, str]:
 VECTOR_SIG = {"x_ptr": "*fp32", "y_ptr": "*fp32", "n": "i32", "alpha": "fp32"}
 RATIO_SIG = {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32"}
 SUM_SIG = {"x_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32"}
+LOG_SIG = {"in_ptr0": "*fp32", "out_ptr0": "*fp32", "xnumel": "i32"}
 ROW_SIG = {"x_ptr": "*fp32", "out_ptr": "*fp32", "stride": "i32", "ncols": "i32"}
 
 

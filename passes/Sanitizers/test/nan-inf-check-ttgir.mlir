@@ -18,8 +18,8 @@
 // CHECK:         %[[ABS:.*]] = math.absf %[[W]] : tensor<64x32xf32, #mma>
 // CHECK:         %[[BAD:.*]] = arith.cmpf ueq, %[[ABS]]
 // CHECK:         arith.andi %[[BAD]], %[[CM]] : tensor<64x32xi1, #mma>
-// CHECK:         tt.print "[triton-ext nan_inf_check] kernel=wgmma_accumulator site={{.*}} dot non-finite="
-// CHECK:         tt.print "[triton-ext nan_inf_check] kernel=wgmma_accumulator site={{.*}} store non-finite="
+// CHECK:         tt.print "[triton-ext nan_inf_check] kernel=wgmma_accumulator site={{.*}} dot non-finite; first report of this site, lanes in this program="
+// CHECK:         tt.print "[triton-ext nan_inf_check] kernel=wgmma_accumulator site={{.*}} store non-finite; first report of this site, lanes in this program="
 // CHECK:         tt.store %{{.*}}, %{{.*}}, %[[M]]
 #blocked = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
 #mma = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 32, 16]}>
@@ -46,7 +46,7 @@ module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.targ
   // CHECK-LABEL: tt.func @wgmma_plain_epilogue
   // CHECK-NOT:     dot non-finite
   // CHECK-NOT:     tensor<64x32xi1, #mma>
-  // CHECK:         tt.print "[triton-ext nan_inf_check] kernel=wgmma_plain_epilogue site={{.*}} store non-finite="
+  // CHECK:         tt.print "[triton-ext nan_inf_check] kernel=wgmma_plain_epilogue site={{.*}} store non-finite; first report of this site, lanes in this program="
   // CHECK-NOT:     tt.print
   tt.func @wgmma_plain_epilogue(%init: tensor<64x32xf32, #mma>, %p: tensor<64x32x!tt.ptr<f16>, #blocked>, %m: tensor<64x32xi1, #blocked>, %n: i32) {
     %c0 = arith.constant 0 : i32

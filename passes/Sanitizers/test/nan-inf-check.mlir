@@ -1,30 +1,94 @@
 // RUN: %opt %s --pass nan_inf_check --no-debug-info | FileCheck %s
 // RUN: %opt %s --pass 'nan_inf_check{mode=abort}' --no-debug-info | FileCheck %s --check-prefix=ABORT
 // RUN: %opt %s --pass 'nan_inf_check{check-dots=false}' --no-debug-info | FileCheck %s --check-prefix=NODOTS
+// RUN: %opt %s --pass 'nan_inf_check{print=every}' --no-debug-info | FileCheck %s --check-prefix=EVERY
+// RUN: %opt %s --pass 'nan_inf_check{print=none}' --no-debug-info | FileCheck %s --check-prefix=NONE
+// RUN: not %opt %s --pass 'nan_inf_check{print=all}' --no-debug-info 2>&1 | FileCheck %s --check-prefix=BADPRINT
+// BADPRINT: print must be 'first', 'every' or 'none', found 'all'
+// RUN: %opt %s --pass 'nan_inf_check{print=every records=false}' --no-debug-info | FileCheck %s --check-prefix=NORECORDS
+// RUN: not %opt %s --pass 'nan_inf_check{records=false}' --no-debug-info 2>&1 | FileCheck %s --check-prefix=BADRECORDS
+// BADRECORDS: print=first needs records=true (use print=every)
+// Without records: per-program prints only, no module globals, no atomics.
+// NORECORDS-NOT: triton_ext.sanitizer_sites
+// NORECORDS-NOT: llvm.mlir
+// NORECORDS-LABEL: tt.func @store_f32
+// NORECORDS:       scf.if
+// NORECORDS:         "tt.reduce"
+// NORECORDS:         tt.print "[triton-ext nan_inf_check] kernel=store_f32 site={{.*}} store non-finite="
+// NORECORDS-NEXT:  {{^ *}}}
+// NORECORDS-NOT:   tt.atomic_rmw
 
-// A masked f32 store: count the non-finite lanes under the mask, print when
-// non-zero (record mode: no assert); abort mode adds a scalar assert.
+// A masked f32 store. Fast path: one NaN-propagating max reduction of |x|
+// with masked-off lanes set to 0; its result is NaN or +Inf exactly when a
+// lane under the mask is non-finite (`ueq +Inf`). Only then (a branch that is
+// uniform over the program): count the lanes, find the first, update the
+// site's record in the module's counters global with one atomic each (lanes,
+// programs, INT64_MAX - first index) and print one line only from thread 0 of
+// the program whose `programs` update saw zero. The site table is a module
+// attribute and a constant global. Record mode: no assert; abort mode adds a
+// scalar assert.
+// CHECK:       module attributes {triton_ext.sanitizer_sites = [{{.*}}"nan_inf_check|store non-finite|128|store_f32|{{[^"]*}}nan-inf-check.mlir:[[STORE_LINE:[0-9]+]]", "nan_inf_check|store non-finite|512|store_bf16_2d|
+// CHECK-DAG:   llvm.mlir.global external @triton_ext_sanitizer_counters(dense<0> : tensor<[[SLOTS:[0-9]+]]xi64>) {addr_space = 1 : i32, alignment = 8 : i64} : !llvm.array<[[SLOTS]] x i64>
+// CHECK-DAG:   llvm.mlir.global external constant @triton_ext_sanitizer_sites("{{.*}}nan_inf_check|store non-finite|128|store_f32|{{.*}}\0A
 // CHECK-LABEL: tt.func @store_f32
 // CHECK:         %[[X:.*]] = tt.load
 // CHECK:         %[[INF:.*]] = arith.constant dense<0x7F800000> : tensor<128xf32>
 // CHECK:         %[[ABS:.*]] = math.absf %[[X]] : tensor<128xf32>
-// CHECK:         %[[BAD:.*]] = arith.cmpf ueq, %[[ABS]], %[[INF]] : tensor<128xf32>
-// CHECK:         %[[BADM:.*]] = arith.andi %[[BAD]], %[[M:.*]] : tensor<128xi1>
-// CHECK:         %[[EXT:.*]] = arith.extui %[[BADM]] : tensor<128xi1> to tensor<128xi32>
-// CHECK:         %[[CNT:.*]] = "tt.reduce"(%[[EXT]]) <{axis = 0 : i32}>
-// CHECK:           arith.addi
-// CHECK:         }) : (tensor<128xi32>) -> i32
-// CHECK:         %[[FOUND:.*]] = arith.cmpi sgt, %[[CNT]], %{{.*}} : i32
+// CHECK:         %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<128xf32>
+// CHECK:         %[[MASKED:.*]] = arith.select %[[M:.*]], %[[ABS]], %[[ZERO]] : tensor<128xi1>, tensor<128xf32>
+// CHECK:         %[[PEAK:.*]] = "tt.reduce"(%[[MASKED]]) <{axis = 0 : i32}>
+// CHECK:           arith.maximumf
+// CHECK:         }) : (tensor<128xf32>) -> f32
+// CHECK:         %[[SINF:.*]] = arith.constant 0x7F800000 : f32
+// CHECK:         %[[FOUND:.*]] = arith.cmpf ueq, %[[PEAK]], %[[SINF]] : f32
 // CHECK:         scf.if %[[FOUND]] {
-// CHECK-NEXT:      tt.print "[triton-ext nan_inf_check] kernel=store_f32 site={{.*}}nan-inf-check.mlir:35 store non-finite=" {{.*}} : %[[CNT]] : i32
+// CHECK-NEXT:      %[[BAD:.*]] = arith.cmpf ueq, %[[ABS]], %[[INF]] : tensor<128xf32>
+// CHECK-NEXT:      %[[BADM:.*]] = arith.andi %[[BAD]], %[[M]] : tensor<128xi1>
+// CHECK-NEXT:      %[[EXT:.*]] = arith.extui %[[BADM]] : tensor<128xi1> to tensor<128xi32>
+// CHECK-NEXT:      %[[CNT:.*]] = "tt.reduce"(%[[EXT]]) <{axis = 0 : i32}>
+// CHECK:             arith.addi
+// CHECK:           }) : (tensor<128xi32>) -> i32
+// CHECK-NOT:       tt.print
+// CHECK:           %[[LANE:.*]] = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
+// CHECK:           %[[PICK:.*]] = arith.select %[[BADM]], %[[LANE]], %{{.*}} : tensor<128xi1>, tensor<128xi32>
+// CHECK:           %[[FIRST:.*]] = "tt.reduce"(%[[PICK]]) <{axis = 0 : i32}>
+// CHECK:             arith.minsi
+// CHECK:           %[[CNT64:.*]] = arith.extsi %[[CNT]] : i32 to i64
+// CHECK:           %[[G0:.*]] = llvm.mlir.addressof @triton_ext_sanitizer_counters : !llvm.ptr<1>
+// CHECK:           %[[B0:.*]] = builtin.unrealized_conversion_cast %[[G0]] : !llvm.ptr<1> to !tt.ptr<i64>
+// CHECK:           %[[P0:.*]] = tt.addptr %[[B0]], %{{.*}} : !tt.ptr<i64>, i32
+// CHECK:           tt.atomic_rmw add, relaxed, gpu, %[[P0]], %[[CNT64]], %{{.*}} : (!tt.ptr<i64>, i64, i1) -> i64
+// CHECK:           %[[OLD:.*]] = tt.atomic_rmw add, relaxed, gpu, %{{.*}}, %{{.*}}, %{{.*}} : (!tt.ptr<i64>, i64, i1) -> i64
+// CHECK:           tt.get_program_id x
+// CHECK:           %[[ENC:.*]] = arith.subi %{{.*}}, %{{.*}} : i64
+// CHECK:           tt.atomic_rmw max, relaxed, gpu, %{{.*}}, %[[ENC]], %{{.*}} : (!tt.ptr<i64>, i64, i1) -> i64
+// CHECK:           %[[TID:.*]] = tt.elementwise_inline_asm "mov.u32 $0, %tid.x;"
+// CHECK:           %[[FIRSTPROG:.*]] = arith.cmpi eq, %[[OLD]], %{{.*}} : i64
+// CHECK:           %[[THREAD0:.*]] = arith.cmpi eq, %[[TID]], %{{.*}} : i32
+// CHECK:           %[[PRINTS:.*]] = arith.andi %[[FIRSTPROG]], %[[THREAD0]] : i1
+// CHECK:           scf.if %[[PRINTS]] {
+// CHECK-NEXT:        tt.print "[triton-ext nan_inf_check] kernel=store_f32 site={{.*}}nan-inf-check.mlir:[[STORE_LINE]] store non-finite; first report of this site, lanes in this program=" {{.*}} : %[[CNT]] : i32
+// CHECK-NEXT:      }
 // CHECK-NEXT:    }
 // CHECK-NOT:     tt.assert
 // CHECK:         tt.store %{{.*}}, %[[X]], %[[M]]
 // ABORT-LABEL: tt.func @store_f32
 // ABORT:         tt.print
-// ABORT:         %[[OK:.*]] = arith.cmpi eq
-// ABORT-NEXT:    tt.assert %[[OK]], "[triton-ext nan_inf_check] kernel=store_f32 site={{.*}}nan-inf-check.mlir:35 store non-finite=nonzero" : i1
+// ABORT:         %[[OK:.*]] = arith.xori %{{.*}}, %true
+// ABORT-NEXT:    tt.assert %[[OK]], "[triton-ext nan_inf_check] kernel=store_f32 site={{.*}}nan-inf-check.mlir:{{[0-9]+}} store non-finite nonzero" : i1
 // ABORT-NEXT:    tt.store
+// EVERY-LABEL: tt.func @store_f32
+// EVERY:         scf.if %{{.*}} {
+// EVERY:             "tt.reduce"
+// EVERY:           tt.print "[triton-ext nan_inf_check] kernel=store_f32 site={{.*}} store non-finite="
+// EVERY-NOT:       tt.elementwise_inline_asm
+// EVERY:           tt.atomic_rmw add
+// EVERY:         tt.store
+// NONE-LABEL:  tt.func @store_f32
+// NONE-NOT:      tt.print
+// NONE:          tt.atomic_rmw add
+// NONE-NOT:      tt.print
+// NONE:          tt.store
 tt.func @store_f32(%p: !tt.ptr<f32>, %n: i32) {
   %r = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
   %ns = tt.splat %n : i32 -> tensor<128xi32>
@@ -73,8 +137,8 @@ tt.func @store_i32_unchecked(%p: tensor<128x!tt.ptr<i32>>, %x: tensor<128xi32>) 
 // CHECK:           scf.yield
 // CHECK:         }
 // CHECK:         math.absf %[[ACC]] : tensor<32x32xf32>
-// CHECK:         tt.print "[triton-ext nan_inf_check] kernel=dot_loop_accumulator site={{.*}} dot non-finite="
-// CHECK:         tt.print "[triton-ext nan_inf_check] kernel=dot_loop_accumulator site={{.*}} store non-finite="
+// CHECK:         tt.print "[triton-ext nan_inf_check] kernel=dot_loop_accumulator site={{.*}} dot non-finite; first report of this site, lanes in this program="
+// CHECK:         tt.print "[triton-ext nan_inf_check] kernel=dot_loop_accumulator site={{.*}} store non-finite; first report of this site, lanes in this program="
 // CHECK:         tt.store
 // NODOTS-LABEL: tt.func @dot_loop_accumulator
 // NODOTS-NOT:    dot non-finite
@@ -97,7 +161,7 @@ tt.func @dot_loop_accumulator(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %p: 
 // the dot check would.
 // CHECK-LABEL: tt.func @dot_covered_by_store
 // CHECK-NOT:     dot non-finite
-// CHECK:         tt.print "[triton-ext nan_inf_check] kernel=dot_covered_by_store site={{.*}} store non-finite="
+// CHECK:         tt.print "[triton-ext nan_inf_check] kernel=dot_covered_by_store site={{.*}} store non-finite; first report of this site, lanes in this program="
 // CHECK-NOT:     tt.print
 // CHECK:         tt.store
 // CHECK-NOT:     tt.print
@@ -152,10 +216,11 @@ tt.func @dot_to_fp8_store(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %p: tens
 // CHECK-NOT:     tt.print
 // CHECK:         %[[S:.*]] = arith.maxnumf %[[D]]
 // CHECK:         math.absf %[[D]] : tensor<32x32xf32>
-// CHECK:         %[[BAD:.*]] = arith.cmpf ueq
-// CHECK:         arith.andi %[[BAD]], %[[M:[^ ]*]] : tensor<32x32xi1>
-// CHECK:         tt.print "[triton-ext nan_inf_check] kernel=dot_masked_store site={{.*}} dot non-finite="
-// CHECK:         tt.print "[triton-ext nan_inf_check] kernel=dot_masked_store site={{.*}} store non-finite="
+// CHECK:         arith.select %[[M:[^ ]*]], %{{.*}}, %{{.*}} : tensor<32x32xi1>, tensor<32x32xf32>
+// CHECK:         %[[BAD:.*]] = arith.cmpf ueq, %{{.*}}, %{{.*}} : tensor<32x32xf32>
+// CHECK:         arith.andi %[[BAD]], %[[M]] : tensor<32x32xi1>
+// CHECK:         tt.print "[triton-ext nan_inf_check] kernel=dot_masked_store site={{.*}} dot non-finite; first report of this site, lanes in this program="
+// CHECK:         tt.print "[triton-ext nan_inf_check] kernel=dot_masked_store site={{.*}} store non-finite; first report of this site, lanes in this program="
 // CHECK:         tt.store %{{.*}}, %[[S]], %[[M]]
 tt.func @dot_masked_store(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %p: tensor<32x32x!tt.ptr<f32>>, %m: tensor<32x32xi1>) {
   %zero = arith.constant dense<0.0> : tensor<32x32xf32>

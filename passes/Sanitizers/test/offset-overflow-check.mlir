@@ -33,7 +33,11 @@
 // CHECK:         }
 // CHECK:         %[[FOUND:.*]] = arith.cmpi sgt, %[[CNT]], %c0_i32
 // CHECK:         scf.if %[[FOUND]]
-// CHECK-NEXT:      tt.print "[triton-ext offset_overflow_check] kernel=row_offset site={{.*}}offset-overflow-check.mlir:[[@LINE+11]] i32 offset overflow lanes="
+// On the reporting path the wrapped lanes are rebuilt for the first index.
+// CHECK:           arith.cmpi ne, %{{.*}}, %{{.*}} : tensor<128xi64>
+// CHECK:           arith.minsi
+// CHECK:           tt.atomic_rmw add
+// CHECK:           tt.print "[triton-ext offset_overflow_check] kernel=row_offset site={{.*}}offset-overflow-check.mlir:[[@LINE+11]] i32 offset overflow lanes; first report of this site, lanes in this program="
 // CHECK-NOT:     tt.assert
 // CHECK:         tt.addptr %{{.*}}, %[[OFF]]
 // ABORT-LABEL: tt.func @row_offset
@@ -148,7 +152,7 @@ tt.func @unchecked(%p: !tt.ptr<f32>, %a: i64, %b: i64) -> (tensor<128xf32>, f32)
 // CHECK:         %[[W:.*]] = arith.extsi %[[MUL]] : i32 to i64
 // CHECK:         %[[CNT:.*]] = arith.extui
 // CHECK:         arith.select %[[RUNS]], %[[CNT]], %{{.*}} : i32
-// CHECK:         tt.print "[triton-ext offset_overflow_check] kernel=invariant_increment site={{.*}}offset-overflow-check.mlir:[[@LINE+11]] i32 offset overflow lanes="
+// CHECK:         tt.print "[triton-ext offset_overflow_check] kernel=invariant_increment site={{.*}}offset-overflow-check.mlir:[[@LINE+11]] i32 offset overflow lanes; first report of this site, lanes in this program="
 // CHECK:         scf.for
 // CHECK-NOT:       tt.print
 // CHECK:           scf.yield
@@ -180,7 +184,7 @@ tt.func @invariant_increment(%p: tensor<64x!tt.ptr<f16>>, %stride: i32, %n: i32)
 // CHECK:           %[[OR:.*]] = arith.ori %[[ANY]], %[[BAD]] : i1
 // CHECK:           scf.yield %{{.*}}, %[[OR]]
 // CHECK:         %[[CNT:.*]] = arith.extui %[[R]]#1 : i1 to i32
-// CHECK:         tt.print "[triton-ext offset_overflow_check] kernel=loop_dependent_offset site={{.*}} i32 offset overflow lanes=" {{.*}} : %[[CNT]] : i32
+// CHECK:         tt.print "[triton-ext offset_overflow_check] kernel=loop_dependent_offset site={{.*}} i32 offset overflow lanes; first report of this site, lanes in this program=" {{.*}} : %[[CNT]] : i32
 tt.func @loop_dependent_offset(%p: !tt.ptr<f16>, %stride: i32, %n: i32) {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32

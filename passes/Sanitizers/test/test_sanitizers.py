@@ -55,7 +55,7 @@ def _matmul(passes: tuple[str, ...] = (), dtype: str = "fp16", relu: bool = Fals
 
 def _reports(ir: str, pass_name: str) -> list[tuple[str, str, str]]:
     """(kernel, file:line, what) of every report the pass put into the IR."""
-    return re.findall(rf'tt\.print "\[triton-ext {pass_name}\] kernel=(\S+) site=(\S+) ([^"=]+)=',
+    return re.findall(rf'tt\.print "\[triton-ext {pass_name}\] kernel=(\S+) site=(\S+) ([^"=;]+)[=;]',
                       ir)
 
 
@@ -233,3 +233,138 @@ def test_bench_spec_cpu_check():
                           capture_output=True, text=True, cwd=repo, env=dict(os.environ), timeout=900)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "15/15 kernel combination(s) ok" in proc.stdout, proc.stdout
+
+
+# ----------------------------------------------------------------------------------------------
+# Reporting (issue 18): one line per site, per-site records in the module, the Python API.
+
+from triton_ext import sanitizers  # noqa: E402
+
+
+def _ptx_bytes(ptx: str, symbol: str) -> bytes:
+    """Initializer bytes of a `.global .b8 symbol[N] = {...}` in PTX."""
+    m = re.search(rf"\.global \.align \d+ \.b8 {symbol}\[(\d+)\] = \{{([^}}]*)\}}", ptx)
+    assert m, f"{symbol} has no initializer in the PTX"
+    data = bytes(int(b) for b in m.group(2).split(","))
+    assert len(data) <= int(m.group(1))
+    return data.ljust(int(m.group(1)), b"\0")  # PTX leaves out trailing zeros
+
+
+def _print_guards(ttgir: str) -> list[str]:
+    """For each tt.print: the text of the op defining the condition of its enclosing scf.if."""
+    defs = _defs(ttgir)
+    lines = ttgir.splitlines()
+    guards = []
+    for i, line in enumerate(lines):
+        if "tt.print" in line:
+            cond = re.match(r"\s*scf\.if (%[\w.-]+)", lines[i - 1])
+            guards.append(defs.get(cond.group(1), "") if cond else "")
+    return guards
+
+
+def test_log_affine_one_print_per_site():
+    # torch.compile's `log(x) * 2 + 1` (Inductor's kernel shape): one store site, so exactly one
+    # print, reached only by thread 0 of the first program whose `programs` counter update read
+    # zero. Before issue 18 every thread of every program with a NaN printed.
+    compiled = _compile(kernels.log_affine_kernel, kernels.LOG_SIG, {"XBLOCK": 1024},
+                        ("nan_inf_check",))
+    ttgir = compiled.asm["ttgir"]
+    assert ttgir.count("tt.print") == 1
+    defs = _defs(ttgir)
+    (guard,) = _print_guards(ttgir)
+    first_program, thread_zero = re.match(r"arith\.andi (%[\w.-]+), (%[\w.-]+) : i1", guard).groups()
+    old = re.match(r"arith\.cmpi eq, (%[\w.-]+), %\S+ : i64", defs[first_program]).group(1)
+    assert defs[old].startswith("tt.atomic_rmw add"), defs[old]
+    tid = re.match(r"arith\.cmpi eq, (%[\w.-]+), %\S+ : i32", defs[thread_zero]).group(1)
+    assert "%tid.x" in defs[tid], defs[tid]
+    # The record lives in the cubin's module: one site, three int64, updated atomically.
+    ptx = compiled.asm["ptx"]
+    assert re.search(r"\.visible \.global \.align 8 \.b8 triton_ext_sanitizer_counters\[24\];", ptx)
+    assert len(re.findall(r"(?:atom|red)\.global\.gpu\.relaxed\.(?:add\.u64|max\.s64)", ptx)) == 3
+
+
+def test_site_table_from_real_kernel():
+    compiled = _compile(kernels.log_affine_kernel, kernels.LOG_SIG, {"XBLOCK": 1024},
+                        ("nan_inf_check",))
+    sites = sanitizers.sites_of(compiled)
+    assert sites == [sanitizers.Site("nan_inf_check", "store non-finite", 1024,
+                                     "log_affine_kernel", _site("log_affine_store"))]
+    # The table the host reads from the loaded module (a constant global) says the same.
+    table = _ptx_bytes(compiled.asm["ptx"], sanitizers.SITES_SYMBOL).decode()
+    assert sanitizers.parse_site_table(table) == sites
+    # A kernel compiled without the sanitizers has no table.
+    assert sanitizers.sites_of(_compile(kernels.log_affine_kernel, kernels.LOG_SIG,
+                                        {"XBLOCK": 1024})) == []
+
+
+def _line_of(text: str) -> str:
+    line = next(n for n, t in enumerate(kernels.SOURCE.read_text().splitlines(), 1) if text in t)
+    return f"{kernels.SOURCE}:{line}"
+
+
+def test_ttir_and_ttgir_sites_share_one_record_array():
+    # offset_overflow_check (end of make_ttir) and nan_inf_check (end of make_ttgir) append to
+    # one table and one counters global: the row offset (a tile of 1024 lanes), the scalar
+    # `row * ncols` of the store's pointer (one lane), the store's value; nine int64.
+    compiled = _compile(kernels.row_copy_kernel, kernels.ROW_SIG, {"BLOCK": 1024}, ALL)
+    sites = sanitizers.sites_of(compiled)
+    store_line = _line_of("tl.store(out_ptr + row * ncols + cols")
+    assert [(s.check, s.numel, s.kernel, s.location) for s in sites] == [
+        ("offset_overflow_check", 1024, "row_copy_kernel", _site("row_offset")),
+        ("offset_overflow_check", 1, "row_copy_kernel", store_line),
+        ("nan_inf_check", 1024, "row_copy_kernel", store_line)]
+    assert re.search(r"triton_ext_sanitizer_counters\[72\];", compiled.asm["ptx"])
+    table = _ptx_bytes(compiled.asm["ptx"], sanitizers.SITES_SYMBOL).decode()
+    assert sanitizers.parse_site_table(table) == sites
+
+
+def test_decode_records_of_real_sites():
+    compiled = _compile(kernels.row_copy_kernel, kernels.ROW_SIG, {"BLOCK": 1024}, ALL)
+    sites = sanitizers.sites_of(compiled)
+    offset = sites[0]
+    # What the device leaves after programs 130 and 199 wrapped 1024 lanes each (the first
+    # at lane 0 of program 130): lanes, programs, INT64_MAX - first index; the rest is clean.
+    first = 130 * 1024
+    counters = [2048, 2, sanitizers.INT64_MAX - first] + [0] * 6
+    (record,) = sanitizers.decode(sites, counters)
+    assert (record.site, record.lanes, record.programs) == (offset, 2048, 2)
+    assert (record.first_index, record.first_program, record.first_lane) == (first, 130, 0)
+    assert f"site={_site('row_offset')} i32 offset overflow lanes: lanes=2048" in record.line()
+    assert sanitizers.decode(sites, [0] * 9) == []
+    assert len(sanitizers.decode(sites, [0] * 9, all_sites=True)) == 3
+    with pytest.raises(ValueError, match="need 9 counters"):
+        sanitizers.decode(sites, [0] * 6)
+    err = sanitizers.SanitizerError([record])
+    assert "row_copy_kernel" in str(err) and _site("row_offset") in str(err)
+
+
+def test_malformed_site_table_is_an_error():
+    with pytest.raises(ValueError, match="expected pass\\|what\\|numel\\|kernel\\|file:line"):
+        sanitizers.parse_site_table("nan_inf_check|store non-finite|x|k|f.py:1\n")
+
+
+def test_report_without_cuda_driver_says_what_is_missing():
+    import ctypes
+
+    try:
+        ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        pass
+    else:
+        pytest.skip("a CUDA driver is present; check_gpu.py tests report() on the GPU")
+    with pytest.raises(RuntimeError, match="needs the CUDA driver"):
+        sanitizers.report()
+
+
+def test_every_planted_bug_keeps_its_check():
+    # The elisions of issue 18 (provably finite values, offsets that fit i32) must leave the
+    # checks that catch the planted bugs: 0/0 at ratio_store, the poisoned sum at window_store,
+    # the i32 wrap of row * stride at row_offset.
+    ratio = _compile(kernels.ratio_kernel, kernels.RATIO_SIG, {"BLOCK": 1024}, ("nan_inf_check",))
+    window = _compile(kernels.window_sum_kernel, kernels.SUM_SIG, {"BLOCK": 1024},
+                      ("masked_load_poison", "nan_inf_check"))
+    rows = _compile(kernels.row_copy_kernel, kernels.ROW_SIG, {"BLOCK": 1024},
+                    ("offset_overflow_check",))
+    assert [s.location for s in sanitizers.sites_of(ratio)] == [_site("ratio_store")]
+    assert [s.location for s in sanitizers.sites_of(window)] == [_site("window_store")]
+    assert _site("row_offset") in [s.location for s in sanitizers.sites_of(rows)]

@@ -1,0 +1,265 @@
+"""Read what the sanitizer passes found: per-site records, and an exception instead of an abort.
+
+The ``nan_inf_check`` and ``offset_overflow_check`` passes (``passes/Sanitizers``) give every
+kernel module they instrument two device globals: ``triton_ext_sanitizer_sites``, the site table
+(one ``pass|what|numel|kernel|file:line`` line per site), and ``triton_ext_sanitizer_counters``,
+three int64 per site that programs with findings update atomically (lanes, programs, and
+``INT64_MAX - first index``). By default the first program that reports a site prints one line;
+everything else is read here::
+
+    import triton_ext
+    from triton_ext import sanitizers
+
+    triton_ext.enable("nan_inf_check")
+    kernel[grid](...)
+    for record in sanitizers.report():      # synchronizes, reads and re-arms every site
+        print(record.line())
+    sanitizers.check()                      # raises SanitizerError naming each site
+
+``report`` finds the loaded kernels by scanning the garbage collector for Triton's
+``CompiledKernel`` objects and any launcher object with a CUDA ``function`` handle (Inductor's
+static launcher), so it costs milliseconds: call it between steps, not per launch. Reading
+needs CUDA (``libcuda``); parsing the site table and decoding records (:func:`sites_of`,
+:func:`decode`) are plain Python and work on CPU.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import gc
+import re
+from dataclasses import dataclass
+from typing import Any, Iterable, Sequence
+
+__all__ = [
+    "COUNTERS_SYMBOL",
+    "SITES_SYMBOL",
+    "Site",
+    "Record",
+    "SanitizerError",
+    "sites_of",
+    "parse_site_table",
+    "decode",
+    "report",
+    "check",
+    "reset",
+]
+
+COUNTERS_SYMBOL = "triton_ext_sanitizer_counters"
+SITES_SYMBOL = "triton_ext_sanitizer_sites"
+SLOTS_PER_SITE = 3
+INT64_MAX = (1 << 63) - 1
+
+
+class SanitizerError(RuntimeError):
+    """A sanitizer found something; ``records`` lists every site with findings."""
+
+    def __init__(self, records: Sequence["Record"]) -> None:
+        self.records = list(records)
+        lines = "\n".join("  " + r.line() for r in self.records)
+        super().__init__(f"triton-ext sanitizers found problems at {len(self.records)} site(s):\n{lines}")
+
+
+@dataclass(frozen=True)
+class Site:
+    """One instrumented source site of one kernel module."""
+
+    check: str  # pass name: nan_inf_check, offset_overflow_check
+    what: str  # e.g. "store non-finite", "i32 offset overflow lanes"
+    numel: int  # lanes per program at the site (the first index counts in these)
+    kernel: str
+    location: str  # file:line
+
+
+@dataclass(frozen=True)
+class Record:
+    """What one site found since the last reset."""
+
+    site: Site
+    lanes: int  # finding lanes over all programs (and launches)
+    programs: int  # programs that found something
+    first_index: int | None  # smallest pid_linear * numel + lane; None if unknown
+
+    @property
+    def first_program(self) -> int | None:
+        return None if self.first_index is None else self.first_index // self.site.numel
+
+    @property
+    def first_lane(self) -> int | None:
+        return None if self.first_index is None else self.first_index % self.site.numel
+
+    def line(self) -> str:
+        first = "" if self.first_index is None else (
+            f" first index={self.first_index} (program {self.first_program}, lane {self.first_lane})")
+        return (f"[triton-ext {self.site.check}] kernel={self.site.kernel} site={self.site.location} "
+                f"{self.site.what}: lanes={self.lanes} programs={self.programs}{first}")
+
+
+def parse_site_table(text: str) -> list[Site]:
+    """Sites of a table as the passes write it (``pass|what|numel|kernel|file:line`` lines)."""
+    sites = []
+    for entry in text.split("\n"):
+        entry = entry.rstrip("\0")
+        if not entry:
+            continue
+        parts = entry.split("|", 4)
+        if len(parts) != 5 or not parts[2].isdigit():
+            raise ValueError(f"malformed sanitizer site entry {entry!r}: expected pass|what|numel|kernel|file:line")
+        check, what, numel, kernel, location = parts
+        sites.append(Site(check, what, int(numel), kernel, location))
+    return sites
+
+
+_SITES_ATTR = re.compile(r'triton_ext\.sanitizer_sites = \[(.*?)\]', re.S)
+_MLIR_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
+
+
+def _unescape_mlir(text: str) -> str:
+    # MLIR prints non-printable and quote/backslash characters as \XX hex escapes.
+    return re.sub(r"\\([0-9A-Fa-f]{2})", lambda m: chr(int(m.group(1), 16)), text).replace('\\"', '"')
+
+
+def sites_of(compiled: Any) -> list[Site]:
+    """Sites of a compiled kernel (``triton.compile`` result or ``CompiledKernel``), from its IR.
+
+    Reads the ``triton_ext.sanitizer_sites`` module attribute of the TTGIR (or TTIR when no
+    TTGIR is kept); a kernel compiled without the sanitizers has none.
+    """
+    asm = getattr(compiled, "asm", None)
+    if asm is None:
+        raise TypeError(f"expected a compiled Triton kernel with .asm, got {type(compiled).__name__}")
+    for stage in ("ttgir", "ttir"):
+        text = asm.get(stage) if hasattr(asm, "get") else None
+        if not text:
+            continue
+        match = _SITES_ATTR.search(text)
+        if match is None:
+            return []
+        entries = [_unescape_mlir(s) for s in _MLIR_STRING.findall(match.group(1))]
+        return parse_site_table("\n".join(entries))
+    return []
+
+
+def decode(sites: Sequence[Site], counters: Sequence[int], *, all_sites: bool = False) -> list[Record]:
+    """Records from a site table and its counters (``SLOTS_PER_SITE`` int64 per site).
+
+    Sites without findings are left out unless ``all_sites``.
+    """
+    if len(counters) < SLOTS_PER_SITE * len(sites):
+        raise ValueError(f"{len(sites)} sites need {SLOTS_PER_SITE * len(sites)} counters, got {len(counters)}")
+    records = []
+    for index, site in enumerate(sites):
+        lanes, programs, first = counters[SLOTS_PER_SITE * index:SLOTS_PER_SITE * (index + 1)]
+        if not (lanes or programs or all_sites):
+            continue
+        first_index = INT64_MAX - first if first > 0 else None
+        records.append(Record(site, lanes, programs, first_index))
+    return records
+
+
+# ---------------------------------------------------------------------------------------------
+# Device side (CUDA driver through ctypes: libcuda is what Triton's own launcher uses)
+
+
+class _Cuda:
+    NOT_FOUND = 500  # CUDA_ERROR_NOT_FOUND
+    # A module of another context, or one unloaded meanwhile: not readable from here.
+    SKIPPED = {NOT_FOUND, 201, 400}  # + CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_HANDLE
+
+    def __init__(self) -> None:
+        try:
+            self.lib = ctypes.CDLL("libcuda.so.1")
+        except OSError as exc:
+            raise RuntimeError("triton_ext.sanitizers.report() needs the CUDA driver (libcuda.so.1)") from exc
+
+    def _call(self, name: str, *args: Any) -> int:
+        return int(getattr(self.lib, name)(*args))
+
+    def _ok(self, name: str, *args: Any) -> None:
+        rc = self._call(name, *args)
+        if rc != 0:
+            raise RuntimeError(f"{name} failed with CUDA error {rc}")
+
+    def synchronize(self) -> None:
+        self._ok("cuCtxSynchronize")
+
+    def module_of(self, function: int) -> int | None:
+        module = ctypes.c_void_p()
+        if not hasattr(self.lib, "cuFuncGetModule"):  # drivers before CUDA 11
+            return None
+        if self._call("cuFuncGetModule", ctypes.byref(module), ctypes.c_void_p(function)) != 0:
+            return None
+        return module.value
+
+    def global_of(self, module: int, name: str) -> tuple[int, int] | None:
+        ptr, size = ctypes.c_uint64(), ctypes.c_size_t()
+        rc = self._call("cuModuleGetGlobal_v2", ctypes.byref(ptr), ctypes.byref(size), ctypes.c_void_p(module),
+                        name.encode())
+        if rc in self.SKIPPED:
+            return None
+        if rc != 0:
+            raise RuntimeError(f"cuModuleGetGlobal({name}) failed with CUDA error {rc}")
+        return ptr.value, size.value
+
+    def read(self, ptr: int, size: int) -> bytes:
+        buf = ctypes.create_string_buffer(size)
+        self._ok("cuMemcpyDtoH_v2", buf, ctypes.c_uint64(ptr), ctypes.c_size_t(size))
+        return buf.raw
+
+    def zero(self, ptr: int, size: int) -> None:
+        self._ok("cuMemsetD8_v2", ctypes.c_uint64(ptr), ctypes.c_ubyte(0), ctypes.c_size_t(size))
+
+
+def _loaded_modules(kernels: Iterable[Any] | None) -> list[int]:
+    """CUmodule handles of loaded kernels: the given ones, or every one the GC can see."""
+    if kernels is None:
+        from triton.compiler.compiler import CompiledKernel
+
+        kernels = [o for o in gc.get_objects()
+                   if isinstance(o, CompiledKernel) or type(o).__name__ == "StaticallyLaunchedCudaKernel"]
+    cuda = _Cuda()
+    modules: list[int] = []
+    for kernel in kernels:
+        module = kernel.__dict__.get("module") if hasattr(kernel, "__dict__") else None
+        if not isinstance(module, int):
+            function = getattr(kernel, "function", None)
+            module = cuda.module_of(function) if isinstance(function, int) and function else None
+        if module and module not in modules:
+            modules.append(module)
+    return modules
+
+
+def report(kernels: Iterable[Any] | None = None, *, reset: bool = True, synchronize: bool = True) -> list[Record]:
+    """Records of every site with findings in the loaded kernels (or in ``kernels``).
+
+    Synchronizes the current CUDA context first. With ``reset`` (default) the records are zeroed
+    after reading, so the next finding at a site prints a line again and counts start over.
+    """
+    cuda = _Cuda()
+    if synchronize:
+        cuda.synchronize()
+    records: list[Record] = []
+    for module in _loaded_modules(kernels):
+        table = cuda.global_of(module, SITES_SYMBOL)
+        counters = cuda.global_of(module, COUNTERS_SYMBOL)
+        if table is None or counters is None:
+            continue  # not instrumented
+        sites = parse_site_table(cuda.read(*table).decode("utf-8", "replace"))
+        raw = cuda.read(*counters)
+        values = [int.from_bytes(raw[i:i + 8], "little", signed=True) for i in range(0, len(raw), 8)]
+        records.extend(decode(sites, values))
+        if reset:
+            cuda.zero(*counters)
+    return records
+
+
+def reset(kernels: Iterable[Any] | None = None) -> None:
+    """Zero every site's record (re-arming its one-line print)."""
+    report(kernels, reset=True)
+
+
+def check(kernels: Iterable[Any] | None = None) -> None:
+    """Raise :class:`SanitizerError` naming every site with findings since the last reset."""
+    records = report(kernels, reset=True)
+    if records:
+        raise SanitizerError(records)
