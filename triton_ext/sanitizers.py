@@ -210,17 +210,28 @@ class _Cuda:
         self._ok("cuMemsetD8_v2", ctypes.c_uint64(ptr), ctypes.c_ubyte(0), ctypes.c_size_t(size))
 
 
+def _is_kernel(o: Any, compiled_kernel: type) -> bool:
+    # The GC also holds weakref proxies; asking a dead one for its class raises ReferenceError
+    # (seen on the H200 after torch.compile), and such an object is no kernel.
+    try:
+        return isinstance(o, compiled_kernel) or type(o).__name__ == "StaticallyLaunchedCudaKernel"
+    except ReferenceError:
+        return False
+
+
 def _loaded_modules(kernels: Iterable[Any] | None) -> list[int]:
     """CUmodule handles of loaded kernels: the given ones, or every one the GC can see."""
     if kernels is None:
         from triton.compiler.compiler import CompiledKernel
 
-        kernels = [o for o in gc.get_objects()
-                   if isinstance(o, CompiledKernel) or type(o).__name__ == "StaticallyLaunchedCudaKernel"]
+        kernels = [o for o in gc.get_objects() if _is_kernel(o, CompiledKernel)]
     cuda = _Cuda()
     modules: list[int] = []
     for kernel in kernels:
-        module = kernel.__dict__.get("module") if hasattr(kernel, "__dict__") else None
+        try:
+            module = kernel.__dict__.get("module") if hasattr(kernel, "__dict__") else None
+        except ReferenceError:
+            continue
         if not isinstance(module, int):
             function = getattr(kernel, "function", None)
             module = cuda.module_of(function) if isinstance(function, int) and function else None

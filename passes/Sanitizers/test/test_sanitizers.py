@@ -368,3 +368,23 @@ def test_every_planted_bug_keeps_its_check():
     assert [s.location for s in sanitizers.sites_of(ratio)] == [_site("ratio_store")]
     assert [s.location for s in sanitizers.sites_of(window)] == [_site("window_store")]
     assert _site("row_offset") in [s.location for s in sanitizers.sites_of(rows)]
+
+
+def test_dead_weakref_proxies_are_not_kernels():
+    # report() scans the GC for compiled kernels; a dead weakref proxy there raised ReferenceError
+    # on the H200 (after torch.compile) and report() failed.
+    import weakref
+
+    from triton.compiler.compiler import CompiledKernel
+
+    from triton_ext import sanitizers
+
+    class Thing:
+        pass
+
+    thing = Thing()
+    proxy = weakref.proxy(thing)
+    del thing
+    with pytest.raises(ReferenceError):
+        isinstance(proxy, CompiledKernel)
+    assert sanitizers._is_kernel(proxy, CompiledKernel) is False
