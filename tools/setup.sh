@@ -39,6 +39,9 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   .venv/bin/python -m pip install -q -e '.[test,build]'
   touch "$stamp"
 fi
+# The .pth that makes TRITON_EXT_ENABLE work without `import triton_ext` (an editable install
+# cannot place it; the core wheel ships it).
+.venv/bin/triton-ext startup-hook install >/dev/null
 say "toolchain"
 .venv/bin/triton-ext toolchain
 say "building plugins"

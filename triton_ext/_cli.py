@@ -257,6 +257,7 @@ _DELEGATED = {
     "new": ("_scaffold", "scaffold an extension (see triton-ext new --help)"),
     "test": ("_testcmd", "run extensions' lit and pytest tests (see triton-ext test --help)"),
     "wheel": ("_wheel", "build the core wheel and extension wheels (see triton-ext wheel --help)"),
+    "startup-hook": ("_startup_hook", "install/remove the .pth that makes TRITON_EXT_ENABLE work without an import"),
 }
 
 
