@@ -36,7 +36,14 @@ stamp=.venv/.triton-ext-deps
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   say "installing triton-ext and its dependencies into .venv (pip caches downloads)"
   .venv/bin/python -m pip install -q --upgrade pip
-  .venv/bin/python -m pip install -q -e '.[test,build]'
+  if ! .venv/bin/python -c 'import torch' 2>/dev/null; then
+    # The real-world corpus (tests/realworld) imports torch. A CPU build: PyPI's Linux torch
+    # wheels pull about 3 GB of nvidia-* libraries that compiling on a CPU never uses.
+    say "installing a CPU torch for the real-world kernel corpus"
+    .venv/bin/python -m pip install -q 'torch==2.13.0+cpu' \
+      || { say "no CPU torch wheel found; installing torch from the index (large)"; .venv/bin/python -m pip install -q torch; }
+  fi
+  .venv/bin/python -m pip install -q -e '.[test,build,realworld]'
   touch "$stamp"
 fi
 # The .pth that makes TRITON_EXT_ENABLE work without `import triton_ext` (an editable install
