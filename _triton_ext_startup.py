@@ -19,12 +19,15 @@ from __future__ import annotations
 import os
 import sys
 
-__all__ = ["activate", "EXIT_STATUS"]
+__all__ = ["activate", "tag_torch_caches", "EXIT_STATUS", "TAG_PREFIX"]
 
 #: Exit status of a process whose start-up activation failed under TRITON_EXT_STRICT=1.
 EXIT_STATUS = 2
 
 _TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
+#: Prefix of triton-ext's part of TORCH_COMPILE_CACHE_KEY_TAG.
+TAG_PREFIX = "triton-ext-"
 
 
 def _one_line(text: str) -> str:
@@ -51,6 +54,35 @@ def activate() -> None:
         sys.stderr.flush()
         if strict:
             os._exit(EXIT_STATUS)  # SystemExit inside site would print a second, fatal traceback
+        return
+    tag_torch_caches()
+
+
+def tag_torch_caches() -> None:
+    """Put the enabled set into torch.compile's cache keys (``TORCH_COMPILE_CACHE_KEY_TAG``).
+
+    Inductor's FX graph cache and autotune cache store compiled Triton kernels; their keys do
+    not cover Triton's stages hook, so a run with other passes enabled could be served kernels
+    compiled with the old set. torch reads the variable when ``torch.compiler.config`` is first
+    imported, which a start-up hook precedes; compile workers inherit it. triton-ext's part is
+    the hash its stages hook returns (passes, options, positions, plugin bytes), replacing any
+    part inherited from a parent with another set. ``TRITON_EXT_TORCH_CACHE_TAG=0`` turns it off.
+    """
+    if os.environ.get("TRITON_EXT_TORCH_CACHE_TAG", "1").strip().lower() in _FALSE:
+        return
+    from triton import knobs
+
+    hook = knobs.runtime.add_stages_inspection_hook
+    if hook is None:
+        return
+    _, digest = hook()
+    parts = [p for p in os.environ.get("TORCH_COMPILE_CACHE_KEY_TAG", "").split(",")
+             if p and not p.startswith(TAG_PREFIX)]
+    tag = ",".join(parts + [TAG_PREFIX + str(digest)[:16]])
+    os.environ["TORCH_COMPILE_CACHE_KEY_TAG"] = tag
+    config = sys.modules.get("torch.compiler.config")
+    if config is not None:  # torch already imported (not at start-up): set the live value too
+        config.cache_key_tag = tag
 
 
 activate()
