@@ -7,15 +7,20 @@ both before ``passes.plugin.extend_with`` sees the library.
 
 from __future__ import annotations
 
+import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 from ._errors import LoadError
 from ._manifest import Extension
-from ._preflight import LibraryReport, preflight
+from ._preflight import LibraryReport, preflight, sha256_file
 
-__all__ = ["LoadedLibrary", "load", "load_extension", "loaded", "library_of_pass"]
+__all__ = ["LoadedLibrary", "load", "load_extension", "loaded", "library_of_pass", "loaded_library", "infra_sha256"]
+
+#: The shared library every plugin links against (option parsing, pass nesting, the entry point's
+#: tables). It is loaded once per process, by soname, from whichever plugin folder came first.
+INFRA_LIBRARY = "libTritonExtPassInfra.so"
 
 
 @dataclass(frozen=True)
@@ -25,10 +30,65 @@ class LoadedLibrary:
     path: Path
     report: LibraryReport
     extension: str | None
+    #: sha256 of the libTritonExtPassInfra.so serving this library ("" if it links none).
+    infra_sha256: str = ""
 
 
 _lock = threading.RLock()
 _loaded: dict[Path, LoadedLibrary] = {}
+_digests: dict[tuple[str, int, int], str] = {}
+
+
+def _mapped_infra() -> Path | None:
+    """The infra library the dynamic linker really mapped into this process, if any.
+
+    A plugin finds it through ``RUNPATH=$ORIGIN``, but once one copy is mapped every later plugin
+    reuses it by soname, whatever sits beside that plugin: only the process's own map says which
+    bytes run.
+    """
+    try:
+        with open("/proc/self/maps") as maps:
+            for line in maps:
+                path = line.rstrip("\n").split(maxsplit=5)[-1]
+                if path.endswith("/" + INFRA_LIBRARY):
+                    return Path(path)
+    except OSError:
+        pass
+    return None
+
+
+def _links_infra(plugin: Path) -> bool:
+    # The soname sits in the dynamic string table of every library that has it as DT_NEEDED.
+    try:
+        return INFRA_LIBRARY.encode() in plugin.read_bytes()
+    except OSError:
+        return False
+
+
+def infra_sha256(plugin: Path) -> str:
+    """sha256 of the pass-infra library serving ``plugin`` ("" when it links none).
+
+    Part of the compile-cache key: the infra parses pass options and nests passes, so new infra
+    bytes can change what a kernel compiles to although no plugin changed.
+    """
+    if not _links_infra(plugin):
+        return ""
+    path = _mapped_infra()
+    if path is None:
+        beside = plugin.parent / INFRA_LIBRARY
+        path = beside if beside.exists() else None
+    if path is None:
+        return ""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return ""
+    memo = (str(path), st.st_mtime_ns, st.st_size)
+    with _lock:
+        digest = _digests.get(memo)
+        if digest is None:
+            digest = _digests[memo] = sha256_file(path)
+        return digest
 
 
 def loaded() -> tuple[LoadedLibrary, ...]:
@@ -94,8 +154,14 @@ def load(path: str | Path, extension: str | None = None) -> LibraryReport:
                 ir.builder.extend_with(str(key))
         except RuntimeError as exc:
             raise LoadError(f"{key}: Triton refused the library: {exc}", extension=extension, path=key) from exc
-        _loaded[key] = LoadedLibrary(key, report, extension)
+        _loaded[key] = LoadedLibrary(key, report, extension, infra_sha256(key))
         return report
+
+
+def loaded_library(path: str | Path) -> LoadedLibrary | None:
+    """The record of a library loaded through :func:`load` (None if it was not)."""
+    with _lock:
+        return _loaded.get(Path(path).resolve())
 
 
 def load_extension(ext: Extension) -> LibraryReport:

@@ -48,7 +48,7 @@ __all__ = [
     "record",
 ]
 
-KEY_VERSION = "triton_ext-1"
+KEY_VERSION = "triton_ext-2"
 
 
 class StagesHook(Protocol):
@@ -69,6 +69,9 @@ class Enabled:
     extension: Extension
     options: tuple[tuple[str, Any], ...]
     library_sha256: str
+    #: The pass-infra library's digest: it parses options and nests passes, so it is part of
+    #: what a kernel compiles to, like the plugin's own bytes.
+    infra_sha256: str = ""
 
     @property
     def args(self) -> tuple[str, ...]:
@@ -88,6 +91,7 @@ class Enabled:
             "args": list(self.args),
             "targets": [[t.backend, t.min_arch, t.max_arch, list(t.archs)] for t in self.extension.targets],
             "library_sha256": self.library_sha256,
+            "infra_sha256": self.infra_sha256,
         }
 
 
@@ -138,7 +142,7 @@ def current() -> Selection:
 
 def _build(names: Sequence[str], options: Mapping[str, Any] | None, manifest: Manifest | None = None) -> list[Enabled]:
     """Resolve names, check options, load libraries; return the new entries."""
-    from ._loader import load_extension
+    from ._loader import load_extension, loaded_library
 
     manifest = manifest or load_manifest()
     specs: list[PassSpec] = []
@@ -182,7 +186,9 @@ def _build(names: Sequence[str], options: Mapping[str, Any] | None, manifest: Ma
                 except TypeError as exc:
                     raise UnknownPassError(f"pass {spec.name}: {exc}", extension=ext.name) from None
         report = load_extension(ext)
-        out.append(Enabled(spec, ext, tuple(sorted(values)), report.sha256))
+        record = loaded_library(report.path)
+        infra = record.infra_sha256 if record is not None else ""
+        out.append(Enabled(spec, ext, tuple(sorted(values)), report.sha256, infra))
     return out
 
 
@@ -251,6 +257,9 @@ def enabled(*names: str, **options: Any) -> Iterator[Selection]:
 
 _previous: StagesHook | None = None
 _installed: StagesHook | None = None
+#: Triton's ``AsyncCompileMode`` context variable (``triton.runtime._async_compile.active_mode``),
+#: looked up once at install; None in a Triton without async compiles.
+_async_mode: contextvars.ContextVar[Any] | None = None
 _combined: dict[tuple[str, str, str], tuple[str, str]] = {}
 _recording = threading.local()
 _keyed = threading.local()
@@ -284,6 +293,8 @@ def _hook(*args: Any, **kwargs: Any) -> Any:
         # with other passes under this key.
         selection = _scoped.get() or _global
         _keyed.selection = selection
+        if _async_mode is not None and (mode := _async_mode.get()) is not None:
+            _carry_selection_into(mode)
         if _previous is None:
             return selection.key_and_hash
         return _key_and_hash()
@@ -309,12 +320,52 @@ def _hook(*args: Any, **kwargs: Any) -> Any:
     return None
 
 
+def _carry_selection_into(mode: Any) -> None:
+    """Make an ``AsyncCompileMode`` compile under the selection of the thread that submits.
+
+    Under ``AsyncCompileMode`` the JIT computes the kernel's in-memory key on the launching
+    thread (through this hook, so with that thread's ``enabled()`` set) but runs
+    ``compiler.compile`` on an executor thread, where the scoped set is not visible: the kernel
+    would compile without the passes and be cached under the key that names them. Wrapping the
+    mode's ``submit`` snapshots the launching thread's selection and installs it around the
+    compile on the worker, so the worker's key and stages see the same set. The future's
+    de-duplication key gets the selection's hash too: Triton keys it on source and options only,
+    so two selections of one kernel would otherwise share one compile.
+    """
+    if getattr(mode, "_triton_ext_carries_selection", False):
+        return
+    submit = mode.submit
+
+    def submit_under_selection(key: Any, compile_fn: Callable[[], Any], *rest: Any) -> Any:
+        selection = current()
+
+        def compile_with_selection() -> Any:
+            token = _scoped.set(selection)
+            try:
+                return compile_fn()
+            finally:
+                _scoped.reset(token)
+
+        keyed = (key, selection.hash) if selection.entries else key
+        return submit(keyed, compile_with_selection, *rest)
+
+    mode.submit = submit_under_selection
+    mode._triton_ext_carries_selection = True
+
+
 def install() -> None:
     """Install the hook (and the pipeline tap), chaining any hook already there."""
-    global _previous, _installed
+    global _previous, _installed, _async_mode
     from triton import knobs
 
     with _lock:
+        if _async_mode is None:
+            try:
+                from triton.runtime import _async_compile
+
+                _async_mode = _async_compile.active_mode
+            except (ImportError, AttributeError):  # a Triton without async compiles
+                _async_mode = None
         install_tap()
         current_hook = knobs.runtime.add_stages_inspection_hook
         if _installed is not None and current_hook is _installed:

@@ -49,3 +49,23 @@ def test_jit_launches_do_not_reuse_a_stale_kernel(registry: Path) -> None:
     with triton_ext.enabled("plugin"):
         assert launch()
     assert not launch()
+
+
+def test_async_compile_mode_compiles_with_the_scoped_passes(registry: Path) -> None:
+    # Under AsyncCompileMode the JIT compiles on an executor thread; the kernel it caches under the
+    # key that names the pass must have been compiled with the pass (a later synchronous launch in
+    # the same enabled() block gets exactly that kernel).
+    from concurrent.futures import ThreadPoolExecutor
+
+    from triton.runtime._async_compile import AsyncCompileMode
+
+    triton_ext.enable("plugin")  # installs the hook
+    triton_ext.disable()
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        with AsyncCompileMode(pool):
+            with triton_ext.enabled("plugin"):
+                scalar_kernel.warmup(7, BLOCK=64, grid=(1,))
+            scalar_kernel.warmup(7, BLOCK=128, grid=(1,))
+    with triton_ext.enabled("plugin"):
+        assert "tt.func public @foo" in scalar_kernel[(1,)](7, BLOCK=64).asm["ttir"]
+    assert "tt.func public @foo" not in scalar_kernel[(1,)](7, BLOCK=128).asm["ttir"]

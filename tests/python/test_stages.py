@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 import threading
 import warnings
 from pathlib import Path
@@ -297,3 +299,89 @@ def test_enabled_by_default_and_extension_names(tmp_path: Path, build_dir: Path,
     assert triton_ext.enabled_passes() == {}
     triton_ext.enable("test_plugin", options={"num-warps": 2})
     assert triton_ext.enabled_passes()["plugin"]["options"] == {"num-warps": 2}
+
+
+def _submit_like_the_jit(mode: Any, block: int) -> Any:
+    """What runtime/jit.py does for one launch under AsyncCompileMode: ask the hook for its hash on
+    the launching thread, then hand ``compiler.compile`` to the mode's executor."""
+    from triton.runtime._async_compile import FutureKernel  # noqa: F401  (the class the mode returns)
+
+    knobs.runtime.add_stages_inspection_hook()
+    src = triton.compiler.ASTSource(add_one, signature={"x": "*fp32", "n": "i32"}, constexprs={"BLOCK": block})
+    return mode.submit(f"add_one-{block}", lambda: triton.compile(src, target=CUDA90), lambda kernel: None, lambda fk: None)
+
+
+def test_async_compile_workers_see_the_scoped_selection(registry: Path) -> None:
+    # Triton's AsyncCompileMode runs compiler.compile on an executor thread, which does not see the
+    # launching thread's enabled() block; the kernel must still compile with its passes.
+    from concurrent.futures import ThreadPoolExecutor
+
+    from triton.runtime._async_compile import AsyncCompileMode
+
+    triton_ext.enable("plugin")  # installs the hook
+    triton_ext.disable()
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        with AsyncCompileMode(pool) as mode:
+            with triton_ext.enabled("plugin"):
+                on = _submit_like_the_jit(mode, 256)
+            off = _submit_like_the_jit(mode, 512)
+            # Same source and options, other selection: not de-duplicated into the first compile.
+            with triton_ext.enabled("plugin"):
+                on_again = _submit_like_the_jit(mode, 512)
+        assert renamed(on.result())
+        assert not renamed(off.result())
+        assert renamed(on_again.result())
+
+
+def test_async_compile_keeps_the_set_of_submission_time(registry: Path) -> None:
+    # A global enable() between submit and the worker's compile must not reach that compile.
+    import threading as _threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from triton.runtime._async_compile import AsyncCompileMode
+
+    triton_ext.enable("plugin")
+    triton_ext.disable()
+    gate = _threading.Event()
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pool.submit(gate.wait)  # hold the only worker until the set has changed
+        with AsyncCompileMode(pool) as mode:
+            future = _submit_like_the_jit(mode, 1024)
+            triton_ext.enable("plugin")
+            gate.set()
+            assert not renamed(future.result())
+    triton_ext.disable()
+
+
+def test_cache_key_covers_the_pass_infra_library(tmp_path: Path) -> None:
+    # Two build trees whose plugin is byte-identical but whose libTritonExtPassInfra.so differs must
+    # give different keys: the infra parses options and nests passes.
+    import subprocess
+    import sys
+
+    from conftest import BUILD_PLUGINS, REPO
+
+    plugin = BUILD_PLUGINS / "libTritonExtLoopSplit.so"
+    infra = BUILD_PLUGINS / "libTritonExtPassInfra.so"
+    assert plugin.exists() and infra.exists(), f"build the plugins first ({BUILD_PLUGINS})"
+    trees = []
+    for i in range(2):
+        root = tmp_path / f"build{i}"
+        (root / "plugins").mkdir(parents=True)
+        shutil.copy2(plugin, root / "plugins" / plugin.name)
+        data = infra.read_bytes() + (b"\0" * (i + 1))  # trailing bytes: same code, other digest
+        (root / "plugins" / infra.name).write_bytes(data)
+        trees.append(root)
+    script = (
+        "import triton_ext\nfrom triton import knobs\n"
+        "triton_ext.enable('loop_split')\nprint(knobs.runtime.add_stages_inspection_hook()[1])\n"
+    )
+    keys = []
+    for root in trees:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("TRITON_EXT_ENABLE")}
+        env.update(TRITON_EXT_BUILD_DIR=str(root), TRITON_EXT_REGISTRY=str(REPO / "registry.yaml"),
+                   TRITON_EXT_CACHE_DIR=str(tmp_path / "preflight"))
+        out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, cwd=REPO)
+        assert out.returncode == 0, out.stderr
+        keys.append(out.stdout.strip().splitlines()[-1])
+    assert keys[0] and keys[1] and keys[0] != keys[1]

@@ -3,21 +3,23 @@
 // RUN: %opt %s --pass 'loop_split{max-parts=2},canonicalize,cse' --no-debug-info | FileCheck %s --check-prefix=PARTS2
 
 // Scalar `iv < diag`: two loops, split at diag rounded up to the step; the
-// select folds to %x in the first loop and to %y in the second.
+// select folds to %x in the first loop and to %y in the second. Neither side
+// does arithmetic, so no guard is needed and no comparing loop is kept.
 // CHECK-LABEL: tt.func @split_at_slt
 // CHECK-DAG:     %[[C63:.*]] = arith.constant 63 : i64
 // CHECK-DAG:     %[[C64:.*]] = arith.constant 64 : i64
-// CHECK:         %[[N:.*]] = arith.extsi %arg0 : i32 to i64
 // CHECK:         %[[DIAG:.*]] = arith.extsi %arg1 : i32 to i64
-// CHECK:         %[[UBE:.*]] = arith.maxsi %[[N]], %{{.*}} : i64
 // CHECK:         %[[LO:.*]] = arith.maxsi %[[DIAG]], %{{.*}} : i64
+// CHECK:         %[[N:.*]] = arith.extsi %arg0 : i32 to i64
+// CHECK:         %[[UBE:.*]] = arith.maxsi %[[N]], %{{.*}} : i64
 // CHECK:         %[[M:.*]] = arith.minsi %[[LO]], %[[UBE]] : i64
+// CHECK:         %[[M32:.*]] = arith.trunci %[[M]] : i64 to i32
 // CHECK:         %[[UP:.*]] = arith.addi %[[M]], %[[C63]] : i64
 // CHECK:         %[[Q:.*]] = arith.divui %[[UP]], %[[C64]] : i64
 // CHECK:         %[[R0:.*]] = arith.muli %[[Q]], %[[C64]] : i64
 // CHECK:         %[[R:.*]] = arith.minsi %[[R0]], %[[UBE]] : i64
-// CHECK:         %[[M32:.*]] = arith.trunci %[[M]] : i64 to i32
 // CHECK:         %[[R32:.*]] = arith.trunci %[[R]] : i64 to i32
+// CHECK-NOT:     arith.select
 // CHECK:         %[[FIRST:.*]] = scf.for %{{.*}} = %{{.*}} to %[[M32]] step %{{.*}} iter_args(%[[A:.*]] = %{{.*}})
 // CHECK-NOT:       arith.cmpi
 // CHECK-NOT:       arith.select
@@ -26,6 +28,8 @@
 // CHECK-NOT:       arith.cmpi
 // CHECK-NOT:       arith.select
 // CHECK:           arith.addf %[[B]], %arg3 : f32
+// CHECK-NOT:     scf.for
+// CHECK:         tt.return
 tt.func @split_at_slt(%n: i32, %diag: i32, %x: f32, %y: f32) -> f32 {
   %c0 = arith.constant 0 : i32
   %c64 = arith.constant 64 : i32
@@ -106,21 +110,36 @@ tt.func @fold_whole_loop(%x: f32, %y: f32) -> f32 {
   tt.return %r : f32
 }
 
-// i64 loop, unsigned predicate: the guard bounds lb, ub and the invariant by
-// 2^60 and requires a non-negative comparand; if it fails, m = lb (first
-// loop empty) and every iteration runs in the second loop, which compares.
+// i64 loop, unsigned predicate: unsigned and signed order agree only on
+// non-negative values, so the guard requires diag >= 0 (lb = 0 is known to
+// be). The guard can fail at run time, so three loops: below diag (%x),
+// a middle loop that keeps the comparison, from diag on (%y). When the guard
+// holds the middle loop is empty; when it fails (diag < 0: the unsigned
+// comparison is false on every iteration) the first and last loops are empty
+// and every iteration runs in the middle one (issue 14: it used to be folded
+// away, n=64, diag=-1 gave 0.0 instead of 4.0).
 // CHECK-LABEL: tt.func @split_i64_unsigned
-// CHECK-DAG:     %[[MAX:.*]] = arith.constant 1152921504606846976 : i64
-// CHECK-DAG:     %[[MIN:.*]] = arith.constant -1152921504606846976 : i64
-// CHECK-DAG:     arith.cmpi sle, %arg1, %[[MAX]] : i64
-// CHECK-DAG:     arith.cmpi sge, %arg1, %[[MIN]] : i64
-// CHECK-DAG:     arith.cmpi sge, %arg1, %{{.*}} : i64
-// CHECK:         %[[OK:.*]] = arith.andi
-// CHECK:         %[[M:.*]] = arith.select %[[OK]], %{{.*}}, %{{.*}} : i64
-// CHECK:         %[[FIRST:.*]] = scf.for %{{.*}} = %{{.*}} to %[[M]] step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (f32) : i64
+// CHECK-NOT:     1152921504606846976
+// CHECK:         %[[M:.*]] = arith.minsi
+// CHECK:         %[[OK:.*]] = arith.cmpi sge, %arg1, %{{.*}} : i64
+// CHECK:         %[[M1:.*]] = arith.select %[[OK]], %[[M]], %{{.*}} : i64
+// CHECK:         %[[R1:.*]] = arith.select %[[OK]], %{{.*}}, %{{.*}} : i64
+// CHECK:         %[[M2:.*]] = arith.select %[[OK]], %[[M]], %[[UBE:.*]] : i64
+// CHECK:         %[[R2:.*]] = arith.select %[[OK]], %{{.*}}, %[[UBE]] : i64
+// CHECK:         %[[FIRST:.*]] = scf.for %{{.*}} = %{{.*}} to %[[M1]] step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (f32) : i64
 // CHECK-NEXT:      arith.addf %{{.*}}, %arg2
-// CHECK:         scf.for {{.*}} iter_args(%{{.*}} = %[[FIRST]]) -> (f32) : i64
+// CHECK:         %[[MID:.*]] = scf.for %[[IV:.*]] = %[[R1]] to %[[M2]] step {{.*}} iter_args(%{{.*}} = %[[FIRST]]) -> (f32) : i64
+// CHECK-NEXT:      arith.cmpi ult, %[[IV]], %arg1 : i64
+// CHECK-NEXT:      arith.select
+// CHECK:         scf.for %{{.*}} = %[[R2]] to %arg0 step {{.*}} iter_args(%{{.*}} = %[[MID]]) -> (f32) : i64
 // CHECK-NEXT:      arith.addf %{{.*}}, %arg3
+// PARTS2-LABEL: tt.func @split_i64_unsigned
+// PARTS2:         scf.for
+// PARTS2-NEXT:      arith.addf %{{.*}}, %arg2
+// PARTS2:         scf.for %{{.*}} to %arg0
+// PARTS2-NEXT:      arith.cmpi ult
+// PARTS2-NOT:     scf.for
+// PARTS2:         tt.return
 tt.func @split_i64_unsigned(%n: i64, %diag: i64, %x: f32, %y: f32) -> f32 {
   %c0 = arith.constant 0 : i64
   %c16 = arith.constant 16 : i64
@@ -160,31 +179,38 @@ tt.func @split_scf_if(%n: i32, %diag: i32, %x: tensor<16xf32>) -> tensor<16xf32>
 
 // Causal mask `offs_m[:, None] >= start_n + offs_n[None, :]`: all true for
 // start_n < m0 - 62, all false from m0 + 128 on (m0 = start_m * 128); the
-// loop runs to an unrelated %n_ctx, so three loops; only the middle one keeps the compare and the select. The i32
-// guard checks that neither side can wrap. Loop attributes are copied.
+// loop runs to an unrelated %n_ctx, so three loops; only the middle one
+// keeps the compare and the select. The guard checks that neither side can
+// wrap: (n_ctx - 1) + 63 <= INT32_MAX and m0 + 127 <= INT32_MAX, each one
+// comparison with a constant. Every loop attribute tl.range sets (num_stages,
+// unroll factor, disallow_acc_multi_buffer, warp_specialize, disable_licm) is
+// copied to every part (tt.flatten nests are left alone: loop-split-limits.mlir).
 // CHECK-LABEL: tt.func @causal_mask
-// CHECK-DAG:     %[[IMAX:.*]] = arith.constant 2147483647 : i64
+// CHECK-DAG:     %[[UBMAX:.*]] = arith.constant 2147483585 : i32
+// CHECK-DAG:     %[[M0MAX:.*]] = arith.constant 2147483520 : i32
 // CHECK-DAG:     %[[K1:.*]] = arith.constant -62 : i64
 // CHECK-DAG:     %[[K2:.*]] = arith.constant 128 : i64
 // CHECK-DAG:     %[[NINF:.*]] = arith.constant dense<0xFF800000> : tensor<128x64xf32>
 // CHECK:         %[[M0:.*]] = arith.muli %arg0,
 // CHECK:         %[[M0W:.*]] = arith.extsi %[[M0]] : i32 to i64
-// CHECK:         arith.cmpi sle, %{{.*}}, %[[IMAX]] : i64
 // CHECK:         arith.addi %[[M0W]], %[[K1]] : i64
+// CHECK:         %[[OK1:.*]] = arith.cmpi sle, %arg1, %[[UBMAX]] : i32
+// CHECK:         %[[OK2:.*]] = arith.cmpi sle, %[[M0]], %[[M0MAX]] : i32
+// CHECK:         arith.andi %[[OK1]], %[[OK2]] : i1
 // CHECK:         arith.addi %[[M0W]], %[[K2]] : i64
 // CHECK:         %[[L1:.*]] = scf.for
 // CHECK-NOT:       arith.cmpi
 // CHECK-NOT:       arith.select
 // CHECK:           arith.addf %{{.*}}, %arg2 : tensor<128x64xf32>
-// CHECK:         } {tt.disallow_acc_multi_buffer, tt.flatten, tt.loop_unroll_factor = 1 : i32, tt.num_stages = 3 : i32, tt.warp_specialize}
+// CHECK:         } {llvm.loop_annotation = #[[LICM:[^,]+]], tt.disallow_acc_multi_buffer, tt.loop_unroll_factor = 1 : i32, tt.num_stages = 3 : i32, tt.warp_specialize}
 // CHECK:         %[[L2:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[L1]])
 // CHECK:           arith.cmpi sge, %{{.*}}, %{{.*}} : tensor<128x64xi32>
 // CHECK:           arith.select
-// CHECK:         } {tt.disallow_acc_multi_buffer, tt.flatten, tt.loop_unroll_factor = 1 : i32, tt.num_stages = 3 : i32, tt.warp_specialize}
+// CHECK:         } {llvm.loop_annotation = #[[LICM]], tt.disallow_acc_multi_buffer, tt.loop_unroll_factor = 1 : i32, tt.num_stages = 3 : i32, tt.warp_specialize}
 // CHECK:         scf.for {{.*}} iter_args(%{{.*}} = %[[L2]])
 // CHECK-NOT:       arith.cmpi
 // CHECK:           arith.addf %{{.*}}, %[[NINF]] : tensor<128x64xf32>
-// CHECK:         } {tt.disallow_acc_multi_buffer, tt.flatten, tt.loop_unroll_factor = 1 : i32, tt.num_stages = 3 : i32, tt.warp_specialize}
+// CHECK:         } {llvm.loop_annotation = #[[LICM]], tt.disallow_acc_multi_buffer, tt.loop_unroll_factor = 1 : i32, tt.num_stages = 3 : i32, tt.warp_specialize}
 tt.func @causal_mask(%start_m: i32, %n_ctx: i32, %qk: tensor<128x64xf32>) -> tensor<128x64xf32> {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
@@ -209,7 +235,7 @@ tt.func @causal_mask(%start_m: i32, %n_ctx: i32, %qk: tensor<128x64xf32>) -> ten
     %s = arith.select %mask, %qk, %ninf : tensor<128x64xi1>, tensor<128x64xf32>
     %n = arith.addf %acc, %s : tensor<128x64xf32>
     scf.yield %n : tensor<128x64xf32>
-  } {tt.num_stages = 3 : i32, tt.loop_unroll_factor = 1 : i32, tt.disallow_acc_multi_buffer, tt.flatten, tt.warp_specialize}
+  } {tt.num_stages = 3 : i32, tt.loop_unroll_factor = 1 : i32, tt.disallow_acc_multi_buffer, tt.warp_specialize, llvm.loop_annotation = #llvm.loop_annotation<licm = <disable = true>>}
   tt.return %r : tensor<128x64xf32>
 }
 

@@ -1,0 +1,517 @@
+//===- LoopSplitAnalysis.cpp - Where and whether to split a loop ----------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+// Model. Each side of an `arith.cmpi` is read as `[iv] + [inv] + [lo, hi]`:
+// an optional induction variable, an optional loop-invariant scalar and a
+// constant interval. The interval comes from `tt.make_range` bounds and
+// integer constants, and is carried through `tt.splat`, `tt.expand_dims`,
+// `tt.broadcast`, `arith.addi` and `arith.subi` of a constant. Exactly one
+// side may hold the iv. With the iv on the left (the predicate is swapped
+// otherwise), L = iv + A + [aLo, aHi], R = B + [bLo, bHi] and C = B - A, the
+// whole comparison is constant below P1 = C + k1 and from P2 = C + k2 on,
+// where k1 <= k2 follow from the intervals (see planComparison). A scalar
+// comparison is the interval [0, 0] on both sides, so k1 == k2.
+//
+// Wrapping. The interval reasoning is about mathematical values, but the
+// kernel computes with wrapping iN arithmetic. Addition modulo 2^N is
+// associative, so a sum whose mathematical value fits iN is computed exactly
+// whatever the order of the additions; as each side is monotone in the iv and
+// in its offsets, it is enough that the extremes fit:
+//   lb + A + aLo >= MIN,  (ub - 1) + A + aHi <= MAX,
+//   B + bLo >= MIN,       B + bHi <= MAX
+// (for unsigned predicates both minimums >= 0 instead of >= MIN: unsigned and
+// signed order agree on non-negative values). These are the guard's checks
+// (see collectGuard); checks whose values are constants are decided here, so
+// a scalar `iv < n` needs no guard at all. For i64 loops with an invariant on
+// the iv side the sums have two unknown terms, so the guard instead bounds
+// lb, ub, A and B by 2^60, which keeps every sum far from 2^63.
+//
+// When the guard may fail at run time, the plan always has a middle part that
+// keeps the comparison, and the split points are selected so that, on
+// failure, the low and high parts are empty and the middle part is [lb, ub):
+// the loop then runs exactly as before. When the guard is known to fail, the
+// loop is left alone.
+//
+// Split points (built by LoopSplit.cpp, in i64; i32 values sign-extended):
+//   ubE = max(lb, ub)                      (a zero-trip loop stays empty)
+//   m1 = clamp(P1, lb, ubE), m2 = clamp(P2, m1, ubE)
+//   r(m) = first iteration >= m, or ubE if there is none before ubE
+// Low is [lb, m1), mid [r1, m2), high [r2, ub). Every iteration below m1 is
+// in low, every one in [m1, m2) in mid (none lies in [m1, r1)), every one
+// from m2 on in high; so the parts run exactly the original iterations, in
+// order. For i32 loops every value is exact in i64. For i64 loops P = B + k
+// is computed with saturation (clamping a saturated value gives the clamp of
+// the exact one, since lb and ubE are representable), or as B - A + k, exact
+// when the 2^60 bounds of the guard hold (and replaced by the failure values
+// when they do not); LoopSplit.cpp explains why r cannot wrap.
+//
+// Empty parts are dropped when that is known whatever the guard gives: from
+// constants (P1 <= lb: no iteration below P1; P2 >= ub: none from P2 on), and
+// for bounds written in terms of the comparand (lb = start_m * BM against
+// offs_m = start_m * BM + arange), symbolically, see linearDifference. A loop
+// where both constant parts are empty is left alone (nothing would fold).
+//
+//===----------------------------------------------------------------------===//
+
+#include "LoopSplitAnalysis.h"
+
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Matchers.h"
+#include "triton/Dialect/Triton/IR/Dialect.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <limits>
+#include <optional>
+
+using namespace mlir;
+
+namespace mlir::triton_ext::loop_split {
+namespace {
+
+/// Exact arithmetic on sums of a few 64-bit values and offsets.
+using Wide = __int128;
+
+/// Recursion limit for the affine walk; masks are a handful of ops deep.
+constexpr unsigned kMaxDepth = 16;
+
+/// Adds two offsets; nullopt if the sum leaves [-kMaxOffset, kMaxOffset].
+std::optional<int64_t> addOffsets(int64_t a, int64_t b) {
+  int64_t sum;
+  if (__builtin_add_overflow(a, b, &sum) || sum > kMaxOffset ||
+      sum < -kMaxOffset)
+    return std::nullopt;
+  return sum;
+}
+
+/// Reads `value` as an AffineRange relative to `loop`. Fails for anything
+/// whose values are not a known function of the iv (data-dependent) and for
+/// non-constant values defined inside the loop.
+FailureOr<AffineRange> analyzeAffine(Value value, scf::ForOp loop,
+                                     unsigned depth = 0) {
+  if (depth > kMaxDepth)
+    return failure();
+  APInt constant;
+  if (matchPattern(value, m_ConstantInt(&constant))) {
+    if (constant.getSignificantBits() > 64)
+      return failure();
+    int64_t c = constant.getSExtValue();
+    if (c > kMaxOffset || c < -kMaxOffset)
+      return failure();
+    return AffineRange{false, Value(), c, c};
+  }
+  if (value == loop.getInductionVar())
+    return AffineRange{true, Value(), 0, 0};
+  // A scalar from outside the loop is one invariant term, however it was
+  // computed (`start_m * BLOCK_M` need not be understood).
+  if (value.getType().isSignlessInteger() &&
+      !loop.getRegion().isAncestor(value.getParentRegion()))
+    return AffineRange{false, value, 0, 0};
+
+  Operation *def = value.getDefiningOp();
+  if (!def)
+    return failure();
+  return llvm::TypeSwitch<Operation *, FailureOr<AffineRange>>(def)
+      .Case<triton::SplatOp>([&](auto op) {
+        return analyzeAffine(op.getSrc(), loop, depth + 1);
+      })
+      .Case<triton::ExpandDimsOp>([&](auto op) {
+        return analyzeAffine(op.getSrc(), loop, depth + 1);
+      })
+      .Case<triton::BroadcastOp>([&](auto op) {
+        return analyzeAffine(op.getSrc(), loop, depth + 1);
+      })
+      .Case<triton::MakeRangeOp>([&](auto op) -> FailureOr<AffineRange> {
+        int64_t start = op.getStart(), end = op.getEnd();
+        if (end <= start || end > kMaxOffset)
+          return failure();
+        return AffineRange{false, Value(), start, end - 1};
+      })
+      .Case<arith::AddIOp>([&](auto op) -> FailureOr<AffineRange> {
+        auto lhs = analyzeAffine(op.getLhs(), loop, depth + 1);
+        auto rhs = analyzeAffine(op.getRhs(), loop, depth + 1);
+        if (failed(lhs) || failed(rhs))
+          return failure();
+        // Two iv terms would make the side 2*iv; two invariants would need
+        // their sum, which may wrap. Neither occurs in the masks we target.
+        if ((lhs->hasIv && rhs->hasIv) || (lhs->inv && rhs->inv))
+          return failure();
+        auto lo = addOffsets(lhs->lo, rhs->lo);
+        auto hi = addOffsets(lhs->hi, rhs->hi);
+        if (!lo || !hi)
+          return failure();
+        return AffineRange{lhs->hasIv || rhs->hasIv,
+                           lhs->inv ? lhs->inv : rhs->inv, *lo, *hi};
+      })
+      .Case<arith::SubIOp>([&](auto op) -> FailureOr<AffineRange> {
+        auto lhs = analyzeAffine(op.getLhs(), loop, depth + 1);
+        auto rhs = analyzeAffine(op.getRhs(), loop, depth + 1);
+        // Only a constant interval may be subtracted: -iv or -inv would need
+        // a sign in the model.
+        if (failed(lhs) || failed(rhs) || rhs->hasIv || rhs->inv)
+          return failure();
+        auto lo = addOffsets(lhs->lo, -rhs->hi);
+        auto hi = addOffsets(lhs->hi, -rhs->lo);
+        if (!lo || !hi)
+          return failure();
+        return AffineRange{lhs->hasIv, lhs->inv, *lo, *hi};
+      })
+      .Default([](Operation *) { return failure(); });
+}
+
+/// `value` as scale * base + offset, all modulo 2^N as the kernel computes it;
+/// base is null for constants. Follows addi/subi/muli with a constant.
+struct Linear {
+  Value base;
+  int64_t scale = 1, offset = 0;
+};
+
+Linear linearize(Value value, unsigned depth = 0) {
+  APInt constant;
+  if (matchPattern(value, m_ConstantInt(&constant)) &&
+      constant.getSignificantBits() <= 64)
+    return {Value(), 0, constant.getSExtValue()};
+  Operation *def = value.getDefiningOp();
+  if (!def || depth > kMaxDepth || isa<ShapedType>(value.getType()))
+    return {value, 1, 0};
+  Linear self{value, 1, 0};
+  auto constOperand = [&](Value v) -> std::optional<int64_t> {
+    if (matchPattern(v, m_ConstantInt(&constant)) &&
+        constant.getSignificantBits() <= 64)
+      return constant.getSExtValue();
+    return std::nullopt;
+  };
+  int64_t r1, r2;
+  if (auto add = dyn_cast<arith::AddIOp>(def)) {
+    for (auto [x, y] : {std::pair(add.getLhs(), add.getRhs()),
+                        std::pair(add.getRhs(), add.getLhs())})
+      if (auto c = constOperand(y)) {
+        Linear l = linearize(x, depth + 1);
+        if (__builtin_add_overflow(l.offset, *c, &r1))
+          return self;
+        return {l.base, l.scale, r1};
+      }
+  } else if (auto sub = dyn_cast<arith::SubIOp>(def)) {
+    if (auto c = constOperand(sub.getRhs())) {
+      Linear l = linearize(sub.getLhs(), depth + 1);
+      if (__builtin_sub_overflow(l.offset, *c, &r1))
+        return self;
+      return {l.base, l.scale, r1};
+    }
+  } else if (auto mul = dyn_cast<arith::MulIOp>(def)) {
+    for (auto [x, y] : {std::pair(mul.getLhs(), mul.getRhs()),
+                        std::pair(mul.getRhs(), mul.getLhs())})
+      if (auto c = constOperand(y)) {
+        Linear l = linearize(x, depth + 1);
+        if (__builtin_mul_overflow(l.scale, *c, &r1) ||
+            __builtin_mul_overflow(l.offset, *c, &r2))
+          return self;
+        return {l.base, r1, r2};
+      }
+  }
+  return self;
+}
+
+/// d such that a == b + d modulo 2^N, if both are linear in the same base
+/// with the same scale and |d| < 2^(N-2). Then, as N-bit values, a <= b + d
+/// when d >= 0 and a >= b + d when d <= 0: the N-bit a is b + d or b + d
+/// minus (resp. plus) 2^N, since b + d overflows at most once.
+std::optional<int64_t> linearDifference(Value a, Value b) {
+  unsigned width = a.getType().getIntOrFloatBitWidth();
+  Linear la = linearize(a), lb = linearize(b);
+  if (!la.base || la.base != lb.base || la.scale != lb.scale)
+    return std::nullopt;
+  int64_t d;
+  int64_t limit = int64_t(1) << (width - 2);
+  if (__builtin_sub_overflow(la.offset, lb.offset, &d) || d >= limit ||
+      d <= -limit)
+    return std::nullopt;
+  return d;
+}
+
+/// Predicate for `b pred a` given `a pred b`.
+arith::CmpIPredicate swapPredicate(arith::CmpIPredicate pred) {
+  using P = arith::CmpIPredicate;
+  switch (pred) {
+  case P::slt: return P::sgt;
+  case P::sle: return P::sge;
+  case P::sgt: return P::slt;
+  case P::sge: return P::sle;
+  case P::ult: return P::ugt;
+  case P::ule: return P::uge;
+  case P::ugt: return P::ult;
+  case P::uge: return P::ule;
+  default: return pred;
+  }
+}
+
+/// Reads `cmp` as an ordered comparison of an iv-affine side with an
+/// invariant side, or fails.
+FailureOr<Comparison> planComparison(arith::CmpIOp cmp, scf::ForOp loop) {
+  if (cmp.getResult().use_empty())
+    return failure();
+  auto lhs = analyzeAffine(cmp.getLhs(), loop);
+  auto rhs = analyzeAffine(cmp.getRhs(), loop);
+  if (failed(lhs) || failed(rhs) || lhs->hasIv == rhs->hasIv)
+    return failure();
+  Comparison plan;
+  plan.cmp = cmp;
+  arith::CmpIPredicate pred = cmp.getPredicate();
+  plan.ivSide = *lhs;
+  plan.otherSide = *rhs;
+  if (rhs->hasIv) {
+    std::swap(plan.ivSide, plan.otherSide);
+    pred = swapPredicate(pred);
+  }
+  using P = arith::CmpIPredicate;
+  plan.isUnsigned =
+      pred == P::ult || pred == P::ule || pred == P::ugt || pred == P::uge;
+  // With L = iv + A + [ivLo, ivHi], R = B + [oLo, oHi] and C = B - A:
+  //   L <= R everywhere iff iv + A + ivHi <= B + oLo iff iv < C + oLo-ivHi+1
+  //   L <= R nowhere    iff iv + A + ivLo >  B + oHi iff iv >= C + oHi-ivLo+1
+  // and likewise for the other predicates; `lt` drops the +1, `ge`/`gt` are
+  // the negations of `lt`/`le` so the regions swap their values.
+  int64_t below = plan.otherSide.lo - plan.ivSide.hi;
+  int64_t above = plan.otherSide.hi - plan.ivSide.lo;
+  switch (pred) {
+  case P::slt: case P::ult:
+    plan.k1 = below, plan.k2 = above, plan.lowValue = true;
+    break;
+  case P::sle: case P::ule:
+    plan.k1 = below + 1, plan.k2 = above + 1, plan.lowValue = true;
+    break;
+  case P::sgt: case P::ugt:
+    plan.k1 = below + 1, plan.k2 = above + 1, plan.lowValue = false;
+    break;
+  case P::sge: case P::uge:
+    plan.k1 = below, plan.k2 = above, plan.lowValue = false;
+    break;
+  default:
+    // eq/ne are known only outside a band and in no contiguous range of
+    // iterations on both sides; not worth a split.
+    return failure();
+  }
+  return plan;
+}
+
+std::optional<Wide> constantOf(Value value) {
+  if (!value)
+    return Wide(0);
+  if (std::optional<int64_t> c = getConstantIntValue(value))
+    return Wide(*c);
+  return std::nullopt;
+}
+
+bool fitsI64(Wide v) {
+  return v >= Wide(std::numeric_limits<int64_t>::min()) &&
+         v <= Wide(std::numeric_limits<int64_t>::max());
+}
+
+/// Collects the guard's conjuncts, deciding at compile time those it can.
+struct GuardCollector {
+  Wide typeMin, typeMax;
+  SmallVector<GuardCheck, 4> runtime;
+  bool knownFalse = false;
+  bool unrepresentable = false;
+
+  explicit GuardCollector(unsigned width)
+      : typeMin(-(Wide(1) << (width - 1))),
+        typeMax((Wide(1) << (width - 1)) - 1) {}
+
+  /// sum(terms) + offset <= bound (atMost) or >= bound. Null terms are zero.
+  void add(ArrayRef<Value> terms, Wide offset, bool atMost, Wide bound) {
+    SmallVector<Value, 3> unknown;
+    for (Value term : terms) {
+      if (std::optional<Wide> c = constantOf(term))
+        offset += *c;
+      else
+        unknown.push_back(term);
+    }
+    auto holds = [&](Wide lhs) { return atMost ? lhs <= bound : lhs >= bound; };
+    if (unknown.empty()) {
+      knownFalse |= !holds(offset);
+      return;
+    }
+    if (unknown.size() == 1) {
+      // term <= t (>= t): always true when t is past the type's extreme on
+      // the permissive side, never when it is past the other extreme.
+      Wide t = bound - offset;
+      if (atMost ? t >= typeMax : t <= typeMin)
+        return;
+      if (atMost ? t < typeMin : t > typeMax) {
+        knownFalse = true;
+        return;
+      }
+      runtime.push_back({unknown, 0, int64_t(t), atMost});
+      return;
+    }
+    if (!fitsI64(offset) || !fitsI64(bound)) {
+      unrepresentable = true;
+      return;
+    }
+    runtime.push_back({unknown, int64_t(offset), int64_t(bound), atMost});
+  }
+};
+
+/// The guard of the file header for `cmp` in `loop`.
+GuardCollector collectGuard(const Comparison &cmp, scf::ForOp loop,
+                            unsigned width) {
+  GuardCollector guard(width);
+  Value lb = loop.getLowerBound(), ub = loop.getUpperBound();
+  const AffineRange &iv = cmp.ivSide, &other = cmp.otherSide;
+  Value a = iv.inv, b = other.inv;
+  if (width == 64 && a) {
+    // Two unknown terms on the iv side: bound each value so that no i64 sum
+    // of them and the offsets (|offsets| <= 2^42) can reach 2^63. Then the
+    // kernel's sums do not wrap and B - A + k is exact.
+    for (Value v : {lb, ub, a, b}) {
+      guard.add({v}, 0, /*atMost=*/false, -Wide(kMaxI64Runtime));
+      guard.add({v}, 0, /*atMost=*/true, Wide(kMaxI64Runtime));
+    }
+    if (cmp.isUnsigned) {
+      guard.add({lb, a}, iv.lo, /*atMost=*/false, 0);
+      guard.add({b}, other.lo, /*atMost=*/false, 0);
+    }
+    return guard;
+  }
+  Wide lowest = cmp.isUnsigned ? Wide(0) : guard.typeMin;
+  guard.add({lb, a}, iv.lo, /*atMost=*/false, lowest);
+  guard.add({ub, a}, Wide(iv.hi) - 1, /*atMost=*/true, guard.typeMax);
+  guard.add({b}, other.lo, /*atMost=*/false, lowest);
+  guard.add({b}, other.hi, /*atMost=*/true, guard.typeMax);
+  return guard;
+}
+
+/// First lattice point lb + j * step at or after m, or ubE if none is below
+/// ubE (mathematical values, lb <= m <= ubE).
+Wide roundUp(Wide m, Wide lb, Wide ubE, Wide step) {
+  Wide r = lb + (m - lb + step - 1) / step * step;
+  return r < ubE ? r : ubE;
+}
+
+} // namespace
+
+FailureOr<SplitPlan> analyzeLoop(scf::ForOp loop, unsigned maxParts,
+                                 const char *&reason) {
+  Type ivType = loop.getInductionVar().getType();
+  if (!ivType.isSignlessInteger(32) && !ivType.isSignlessInteger(64)) {
+    reason = "induction variable is not i32 or i64";
+    return failure();
+  }
+  // An unsigned loop orders its iterations by unsigned comparison; the model
+  // (clamps, rounding, the guard) is signed. Triton does not emit them.
+  if (loop.getUnsignedCmp()) {
+    reason = "unsigned loop (scf.for unsigned)";
+    return failure();
+  }
+  // `tl.range(..., flatten=True)` asks Triton to fuse the nest under that
+  // loop into one loop later in the pipeline; split parts would defeat it
+  // (Triton's test_tl_range_fuse counts the loops). Respect the request for
+  // the marked loop and every loop inside it.
+  for (Operation *op = loop; op; op = op->getParentOfType<scf::ForOp>())
+    if (op->hasAttr("tt.flatten")) {
+      reason = "inside a loop nest marked tt.flatten";
+      return failure();
+    }
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+  if (!step || *step <= 0 || *step > kMaxOffset) {
+    reason = "step is not a constant in (0, 2^40]";
+    return failure();
+  }
+  unsigned width = ivType.getIntOrFloatBitWidth();
+
+  std::optional<Comparison> found;
+  loop.getBody()->walk<WalkOrder::PreOrder>([&](arith::CmpIOp cmp) {
+    if (auto candidate = planComparison(cmp, loop); succeeded(candidate)) {
+      found = *candidate;
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (!found) {
+    reason = "no comparison of the iv with an invariant";
+    return failure();
+  }
+
+  SplitPlan plan;
+  plan.comparison = *found;
+  plan.step = *step;
+  const Comparison &cmp = plan.comparison;
+  GuardCollector guard = collectGuard(cmp, loop, width);
+  if (guard.knownFalse) {
+    reason = "the comparison's operands can wrap (guard known to fail)";
+    return failure();
+  }
+  if (guard.unrepresentable) {
+    reason = "guard constants do not fit i64";
+    return failure();
+  }
+  plan.guard = std::move(guard.runtime);
+  plan.hasBand = cmp.k1 != cmp.k2;
+  plan.needMid = plan.hasBand || !plan.guard.empty();
+
+  // Emptiness known whatever the guard gives (on failure low and high are
+  // empty anyway): P1 <= lb puts m1 at lb; P2 >= ub puts m2, hence r2, at or
+  // past ub (m2 = min(max(P2, m1), ubE) >= min(ub, ubE) = ub, or the loop is
+  // empty).
+  Value lbV = loop.getLowerBound(), ubV = loop.getUpperBound();
+  Value a = cmp.ivSide.inv, b = cmp.otherSide.inv;
+  std::optional<Wide> lb = constantOf(lbV), ub = constantOf(ubV);
+  bool invariantsConstant = !a && !b;
+  if (lb && ub && *lb >= *ub) {
+    reason = "the loop runs no iteration";
+    return failure();
+  }
+  if (invariantsConstant && lb && ub) {
+    // Everything is constant (so the guard was decided: needMid == hasBand):
+    // evaluate the split points exactly.
+    Wide ubE = *ub, s = *step;
+    Wide m1 = std::min(std::max(Wide(cmp.k1), *lb), ubE);
+    Wide m2 = std::min(std::max(Wide(cmp.k2), m1), ubE);
+    Wide r1 = roundUp(m1, *lb, ubE, s), r2 = roundUp(m2, *lb, ubE, s);
+    plan.lowEmpty = m1 <= *lb;
+    plan.highEmpty = (plan.needMid ? r2 : r1) >= *ub;
+  } else {
+    if (invariantsConstant && lb && Wide(cmp.k1) <= *lb)
+      plan.lowEmpty = true;
+    if (invariantsConstant && ub && Wide(cmp.k2) >= *ub)
+      plan.highEmpty = true;
+    // Bounds written in terms of the comparand, as in causal attention
+    // (lb = start_m * BM, ub = (start_m + 1) * BM against offs_m), are
+    // compared symbolically; see linearDifference for why wrapping is fine.
+    // With C = B: the low part is empty if lb >= B + k1, the high part if
+    // ub <= B + k2.
+    if (b && !a) {
+      auto dLow = linearDifference(lbV, b);
+      if (dLow && cmp.k1 <= *dLow && *dLow <= 0)
+        plan.lowEmpty = true;
+      auto dHigh = linearDifference(ubV, b);
+      if (dHigh && 0 <= *dHigh && *dHigh <= cmp.k2)
+        plan.highEmpty = true;
+    }
+  }
+  // With two parts and a comparing part, the comparing part runs to the end
+  // (or, if nothing is known below, from the start).
+  if (maxParts < 3 && plan.needMid && !plan.lowEmpty)
+    plan.highEmpty = true;
+  if (plan.lowEmpty && plan.highEmpty) {
+    reason = "no iteration has a known comparison";
+    return failure();
+  }
+
+  plan.lowPart = !plan.lowEmpty;
+  plan.highPart = !plan.highEmpty;
+  plan.midPart = plan.needMid;
+  if (plan.needMid && invariantsConstant && lb && ub) {
+    // All constant: the middle part [start, end) may be empty.
+    Wide ubE = *ub, s = *step;
+    Wide m1 = std::min(std::max(Wide(cmp.k1), *lb), ubE);
+    Wide m2 = std::min(std::max(Wide(cmp.k2), m1), ubE);
+    Wide start = plan.lowEmpty ? *lb : roundUp(m1, *lb, ubE, s);
+    Wide end = plan.highEmpty ? *ub : m2;
+    plan.midPart = start < end;
+  }
+  return plan;
+}
+
+} // namespace mlir::triton_ext::loop_split

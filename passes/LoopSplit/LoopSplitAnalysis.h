@@ -1,0 +1,100 @@
+//===- LoopSplitAnalysis.h - Where and whether to split a loop -*- C++ -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+// The analysis half of loop_split: reads an `scf.for` and decides, without
+// creating or changing any IR, whether it can be split on a comparison of its
+// induction variable and into which parts. LoopSplit.cpp only builds what the
+// returned plan describes. See LoopSplitAnalysis.cpp for the model and the
+// reasons each decision is legal.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TRITON_EXT_LOOPSPLIT_ANALYSIS_H
+#define TRITON_EXT_LOOPSPLIT_ANALYSIS_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <cstdint>
+
+namespace mlir::triton_ext::loop_split {
+
+/// Constants and make_range bounds beyond this magnitude are refused.
+constexpr int64_t kMaxOffset = int64_t(1) << 40;
+/// Bound on lb, ub and invariants of an i64 loop whose iv side also holds an
+/// invariant, checked at run time (sums of such values cannot wrap in i64).
+constexpr int64_t kMaxI64Runtime = int64_t(1) << 60;
+
+/// One side of a comparison: [iv] + [inv] + [lo, hi], elementwise.
+struct AffineRange {
+  bool hasIv = false;
+  Value inv; // Loop-invariant scalar, or null for zero.
+  int64_t lo = 0, hi = 0;
+};
+
+/// The comparison a loop is split on, normalized so that the iv is on the
+/// left. With C = inv(other) - inv(iv), the comparison is `lowValue` on every
+/// element for iv < C + k1 and `!lowValue` for iv >= C + k2 (k1 <= k2).
+struct Comparison {
+  arith::CmpIOp cmp;
+  AffineRange ivSide, otherSide;
+  int64_t k1 = 0, k2 = 0;
+  bool lowValue = false;
+  bool isUnsigned = false;
+};
+
+/// One conjunct of the run-time guard, on mathematical (unbounded) values:
+///   sum(terms) + offset <= bound   (atMost)
+///   sum(terms) + offset >= bound   (!atMost)
+/// Terms have the iv type. A check with one term compares that term with the
+/// constant bound - offset, which the analysis has checked fits the iv type.
+/// A check with several terms is evaluated in i64: exact for i32 loops
+/// (terms sign-extended), and for i64 loops it only appears together with
+/// checks that bound every term by kMaxI64Runtime, so its sum cannot wrap
+/// whenever the other checks hold.
+struct GuardCheck {
+  SmallVector<Value, 3> terms;
+  int64_t offset = 0;
+  int64_t bound = 0;
+  bool atMost = false;
+};
+
+/// The decision for one loop. Parts, in order, all with the original step:
+///   low  [lb, lowEnd)          comparison folded to `lowValue`
+///   mid  [midStart, midEnd)    original comparison kept
+///   high [highStart, ub)       comparison folded to `!lowValue`
+/// A part whose flag is false is not emitted; LoopSplitAnalysis.cpp explains
+/// why the emitted parts run exactly the original iterations, in order.
+struct SplitPlan {
+  Comparison comparison;
+  int64_t step = 1;
+  /// Conjuncts of the guard that are not known at compile time; empty when
+  /// the guard is known to hold.
+  SmallVector<GuardCheck, 4> guard;
+  /// The comparison has a band of unknown iterations (k1 != k2).
+  bool hasBand = false;
+  /// A part keeps the comparison: there is a band, or the guard may fail and
+  /// then every iteration must run there.
+  bool needMid = false;
+  /// The low (high) part is known to hold no iteration whatever the guard
+  /// gives; the neighbouring part then starts at lb (ends at ub).
+  bool lowEmpty = false, highEmpty = false;
+  bool lowPart = false, midPart = false, highPart = false;
+
+  unsigned numParts() const {
+    return unsigned(lowPart) + unsigned(midPart) + unsigned(highPart);
+  }
+};
+
+/// Decides whether and how to split `loop` into at most `maxParts` (2 or 3)
+/// parts. On failure `reason` says why the loop is left alone. Creates and
+/// changes no IR.
+FailureOr<SplitPlan> analyzeLoop(scf::ForOp loop, unsigned maxParts,
+                                 const char *&reason);
+
+} // namespace mlir::triton_ext::loop_split
+
+#endif // TRITON_EXT_LOOPSPLIT_ANALYSIS_H

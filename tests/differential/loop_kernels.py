@@ -1,0 +1,229 @@
+"""TTIR kernels for the LoopSplit differential tests, and boundary-weighted arguments for them.
+
+Each kernel is one ``scf.for`` over ``[lb, ub)`` with a constant step whose body compares an
+iv-affine side with a loop-invariant side, the way the pass finds it in real kernels: a scalar
+``iv + c <pred> n + d`` or a 2-D causal-style mask ``(n + d + rows)[:, None] <pred> (iv + c +
+cols)[None, :]``. The body folds the comparison and the iv into an accumulator
+(``acc * 3 + select(c, 1, 2) + iv``, wrapping), so a dropped, repeated or reordered iteration,
+or a wrong iv, changes the result; the interpreter counts the trips separately.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+PREDICATES = ("slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge", "eq", "ne")
+
+
+@dataclass(frozen=True)
+class LoopKernel:
+    form: str  # "scalar" or "tensor"
+    width: int  # 32 or 64
+    unsigned_loop: bool  # scf.for unsigned
+    pred: str
+    iv_left: bool = True  # iv side is the cmpi's lhs
+    step: int = 1
+    iv_off: int = 0  # constant added to the iv side
+    inv_off: int = 0  # constant added to the invariant (computed before the loop)
+    rows: int = 4  # tensor form: make_range sizes (powers of two)
+    cols: int = 4
+    ranges: bool = True  # tensor form: False compares splats only (a one-element-wide range)
+    const_bounds: tuple[int, int] | None = None  # lb, ub as constants in the IR (args unused)
+    inv_inside: bool = False  # compute n + inv_off inside the loop body (as the front end does)
+
+    @property
+    def name(self) -> str:
+        loop = "u" if self.unsigned_loop else "s"
+        shape = f"{self.rows}x{self.cols}" if self.form == "tensor" else "scalar"
+        if self.form == "tensor" and not self.ranges:
+            shape += "-splat"
+        side = "iv-lhs" if self.iv_left else "iv-rhs"
+        bounds = f"-bounds{self.const_bounds[0]}..{self.const_bounds[1]}" if self.const_bounds else ""
+        return (f"{shape}-i{self.width}-{loop}loop-{self.pred}-{side}-step{self.step}"
+                f"-ivoff{self.iv_off}-invoff{self.inv_off}{'-inside' if self.inv_inside else ''}"
+                f"{bounds}")
+
+    def ttir(self) -> str:
+        t = f"i{self.width}"
+        shape = f"{self.rows}x{self.cols}"
+        tens = f"tensor<{shape}x{t}>"
+        res_ty = tens if self.form == "tensor" else t
+        lines = [
+            f"tt.func @k(%lb: {t}, %ub: {t}, %n: {t}) -> {res_ty} {{",
+            f"  %c1 = arith.constant 1 : {t}",
+            f"  %c2 = arith.constant 2 : {t}",
+            f"  %c3 = arith.constant 3 : {t}",
+            f"  %step = arith.constant {self.step} : {t}",
+        ]
+        inv = "%n"
+        inv_lines: list[str] = []
+        if self.inv_off:
+            inv_lines = [f"  %invoff = arith.constant {self.inv_off} : {t}",
+                         f"  %inv = arith.addi %n, %invoff : {t}"]
+            inv = "%inv"
+        row_lines: list[str] = []
+        if self.form == "tensor":
+            lines += [
+                f"  %zero = arith.constant dense<0> : {tens}",
+                f"  %one = arith.constant dense<1> : {tens}",
+                f"  %two = arith.constant dense<2> : {tens}",
+                f"  %three = arith.constant dense<3> : {tens}",
+            ]
+            if self.ranges:
+                lines += self._range("rows", self.rows, t)
+                lines += self._range("cols", self.cols, t)
+            row_lines += [
+                f"  %invs = tt.splat {inv} : {t} -> tensor<{self.rows}x{t}>",
+                f"  %rv = arith.addi %invs, %rows : tensor<{self.rows}x{t}>" if self.ranges else
+                f"  %rv = tt.splat {inv} : {t} -> tensor<{self.rows}x{t}>",
+                f"  %re = tt.expand_dims %rv {{axis = 1 : i32}} : tensor<{self.rows}x{t}> -> tensor<{self.rows}x1x{t}>",
+                f"  %rb = tt.broadcast %re : tensor<{self.rows}x1x{t}> -> {tens}",
+            ]
+            init = "%zero"
+        else:
+            lines += [f"  %c0 = arith.constant 0 : {t}"]
+            init = "%c0"
+        if not self.inv_inside:
+            lines += inv_lines + row_lines
+        unsigned = "unsigned " if self.unsigned_loop else ""
+        lb, ub = "%lb", "%ub"
+        if self.const_bounds:
+            lines += [f"  %clb = arith.constant {self.const_bounds[0]} : {t}",
+                      f"  %cub = arith.constant {self.const_bounds[1]} : {t}"]
+            lb, ub = "%clb", "%cub"
+        lines.append(f"  %r = scf.for {unsigned}%iv = {lb} to {ub} step %step iter_args(%a = {init})"
+                     f" -> ({res_ty}) : {t} {{")
+        # The invariant side: before the loop, or inside it as the front end emits `i < n + 1`
+        # (no LICM runs before the pass).
+        if self.inv_inside:
+            lines += ["  " + ln for ln in inv_lines + row_lines]
+        x = "%iv"
+        if self.iv_off:
+            lines += [f"    %ivoff = arith.constant {self.iv_off} : {t}",
+                      f"    %x = arith.addi %iv, %ivoff : {t}"]
+            x = "%x"
+        if self.form == "tensor":
+            lhs, rhs = ("%cb", "%rb") if self.iv_left else ("%rb", "%cb")
+            lines += [
+                f"    %xs = tt.splat {x} : {t} -> tensor<{self.cols}x{t}>",
+                f"    %cv = arith.addi %xs, %cols : tensor<{self.cols}x{t}>" if self.ranges else
+                f"    %cv = tt.splat {x} : {t} -> tensor<{self.cols}x{t}>",
+                f"    %ce = tt.expand_dims %cv {{axis = 0 : i32}} : tensor<{self.cols}x{t}> -> tensor<1x{self.cols}x{t}>",
+                f"    %cb = tt.broadcast %ce : tensor<1x{self.cols}x{t}> -> {tens}",
+                f"    %c = arith.cmpi {self.pred}, {lhs}, {rhs} : {tens}",
+                f"    %m = arith.muli %a, %three : {tens}",
+                f"    %v = arith.select %c, %one, %two : tensor<{shape}xi1>, {tens}",
+                f"    %s = arith.addi %m, %v : {tens}",
+                f"    %ivs = tt.splat %iv : {t} -> {tens}",
+                f"    %y = arith.addi %s, %ivs : {tens}",
+            ]
+        else:
+            lhs, rhs = (x, inv) if self.iv_left else (inv, x)
+            lines += [
+                f"    %c = arith.cmpi {self.pred}, {lhs}, {rhs} : {t}",
+                f"    %m = arith.muli %a, %c3 : {t}",
+                f"    %v = arith.select %c, %c1, %c2 : {t}",
+                f"    %s = arith.addi %m, %v : {t}",
+                f"    %y = arith.addi %s, %iv : {t}",
+            ]
+        lines += [f"    scf.yield %y : {res_ty}", "  }", f"  tt.return %r : {res_ty}", "}"]
+        return "\n".join(lines) + "\n"
+
+    @staticmethod
+    def _range(name: str, size: int, t: str) -> list[str]:
+        # make_range is i32; an i64 loop sees it sign-extended, as the front end emits it.
+        rng = f"tensor<{size}xi32>"
+        if t == "i32":
+            return [f"  %{name} = tt.make_range {{end = {size} : i32, start = 0 : i32}} : {rng}"]
+        return [f"  %{name}32 = tt.make_range {{end = {size} : i32, start = 0 : i32}} : {rng}",
+                f"  %{name} = arith.extsi %{name}32 : {rng} to tensor<{size}x{t}>"]
+
+
+# The k(out, lb, ub, n) kernel of issue 14, as the front end emits it (acc * 3 + 1 or 2).
+ISSUE14_TTIR = {
+    width: f"""
+tt.func @k(%lb: i{width}, %ub: i{width}, %n: i{width}) -> i{width} {{
+  %c0 = arith.constant 0 : i{width}
+  %c1 = arith.constant 1 : i{width}
+  %c2 = arith.constant 2 : i{width}
+  %c3 = arith.constant 3 : i{width}
+  %r = scf.for %iv = %lb to %ub step %c1 iter_args(%a = %c0) -> (i{width}) : i{width} {{
+    %c = arith.cmpi slt, %iv, %n : i{width}
+    %m = arith.muli %a, %c3 : i{width}
+    %v = arith.select %c, %c1, %c2 : i{width}
+    %s = arith.addi %m, %v : i{width}
+    scf.yield %s : i{width}
+  }}
+  tt.return %r : i{width}
+}}
+""" for width in (32, 64)}
+
+
+def to_signed(v: int, width: int) -> int:
+    v &= (1 << width) - 1
+    return v - (1 << width) if v >> (width - 1) else v
+
+
+def trips(lb: int, ub: int, step: int, width: int, unsigned_loop: bool) -> int:
+    lo, hi = (lb & ((1 << width) - 1), ub & ((1 << width) - 1)) if unsigned_loop else (lb, ub)
+    return 0 if lo >= hi else -((lo - hi) // step)
+
+
+def in_domain(lb: int, ub: int, step: int, width: int, unsigned_loop: bool, max_trips: int) -> bool:
+    """Few enough trips to interpret. The reference is scf.for's own semantics (the trip count
+    ``ceildiv(ub - lb, step)``), also where the final increment would leave the type."""
+    return trips(lb, ub, step, width, unsigned_loop) <= max_trips
+
+
+def anchors(width: int) -> list[int]:
+    """Values where integer arithmetic changes behaviour: 0, the signed and unsigned limits,
+    2^31 and 2^32 (i64), and the powers the pass's guards use (2^40, 2^60..2^62)."""
+    top = 1 << (width - 1)
+    pts = [0, 1, -1, top - 1, -top, top // 2, -top // 2]
+    if width == 64:
+        pts += [1 << 31, (1 << 31) - 1, -(1 << 31), 1 << 32, (1 << 32) - 1, 1 << 40, -(1 << 40),
+                1 << 60, -(1 << 60), 1 << 61, -(1 << 61), 1 << 62, -(1 << 62)]
+    else:
+        pts += [1 << 30, -(1 << 30), 1 << 16]
+    return pts
+
+
+def boundary_int(rng: random.Random, width: int, spread: int) -> int:
+    """An integer near a limit (most of the time) or anywhere in the type."""
+    r = rng.random()
+    if r < 0.8:
+        return to_signed(rng.choice(anchors(width)) + rng.randint(-spread, spread), width)
+    return to_signed(rng.getrandbits(width), width)
+
+
+def loop_args(rng: random.Random, kernel: LoopKernel, count: int, max_trips: int = 40
+              ) -> list[tuple[int, int, int]]:
+    """``count`` (lb, ub, n) triples in the kernel's domain, weighted to the limits: empty and
+    reversed ranges, bounds near 2^31 / 2^63 / the unsigned wrap, and comparands near the
+    bounds (where the split points fall) or at the limits themselves."""
+    w, step = kernel.width, kernel.step
+    reach = step * max_trips
+    near = step * 4 + kernel.rows + kernel.cols + abs(kernel.iv_off) + abs(kernel.inv_off)
+    out: list[tuple[int, int, int]] = []
+    while len(out) < count:
+        lb = boundary_int(rng, w, reach + near)
+        kind = rng.random()
+        if kind < 0.1:
+            span = -rng.randint(0, reach)  # reversed or empty
+        elif kind < 0.15:
+            span = 0
+        else:
+            span = rng.randint(1, reach)
+        ub = to_signed(lb + span, w)
+        k = rng.random()
+        if k < 0.6:
+            n = to_signed(rng.choice((lb, ub)) + rng.randint(-near, near)
+                          - kernel.inv_off + kernel.iv_off * rng.choice((0, 1)), w)
+        elif k < 0.9:
+            n = boundary_int(rng, w, near)
+        else:
+            n = to_signed(lb + rng.randint(-near, max(span, 0) + near), w)
+        if in_domain(lb, ub, step, w, kernel.unsigned_loop, max_trips):
+            out.append((lb, ub, n))
+    return out

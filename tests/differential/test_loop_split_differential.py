@@ -1,0 +1,207 @@
+"""Differential tests of loop_split (issue 14): every loop is interpreted with and without the
+real plugin pass (plus the canonicalize/cse the registry runs after it) on generated arguments
+weighted to the limits of i32/i64, and results and trip counts must agree.
+
+Forms: scalar and tensor comparisons x i32/i64 x signed/unsigned ``scf.for`` x the ten
+``arith.cmpi`` predicates. ``test_generated_form`` runs at least 10,000 argument sets per form
+(spread over operand orders, steps, offsets and shapes); the hypothesis tests add shrinking
+searches and the explicit boundary examples of issue 14.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("numpy")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from hypothesis import HealthCheck, example, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from harness import compare  # noqa: E402
+from interp import Machine  # noqa: E402
+from loop_kernels import (ISSUE14_TTIR, PREDICATES, LoopKernel, anchors, in_domain,  # noqa: E402
+                          loop_args, to_signed, trips)
+
+CASES_PER_FORM = 10_000
+FORMS = [(form, width, unsigned_loop, pred)
+         for form in ("scalar", "tensor") for width in (32, 64)
+         for unsigned_loop in (False, True) for pred in PREDICATES]
+
+
+def _form_id(form: tuple[str, int, bool, str]) -> str:
+    f, w, u, p = form
+    return f"{f}-i{w}-{'unsigned' if u else 'signed'}-loop-{p}"
+
+
+def _variants(form: str, width: int, unsigned_loop: bool, pred: str) -> list[LoopKernel]:
+    """Kernel shapes that exercise the pass's cases: either operand order, steps 1, 3 and 64,
+    offsets on either side (invariant offset before the loop and, as the front end emits it,
+    inside), and for tensors a 2-D causal-style mask, a one-row mask and a splat-only mask."""
+    base = dict(form=form, width=width, unsigned_loop=unsigned_loop, pred=pred)
+    if form == "scalar":
+        return [LoopKernel(**base, iv_left=True, step=1),
+                LoopKernel(**base, iv_left=False, step=3, iv_off=1, inv_off=2),
+                LoopKernel(**base, iv_left=True, step=64, iv_off=-5, inv_off=7, inv_inside=True),
+                LoopKernel(**base, iv_left=False, step=1, inv_off=1, inv_inside=True)]
+    return [LoopKernel(**base, iv_left=True, step=1, rows=4, cols=4),
+            LoopKernel(**base, iv_left=False, step=3, rows=2, cols=8, inv_off=-3),
+            LoopKernel(**base, iv_left=True, step=2, rows=1, cols=1, ranges=False, inv_off=1,
+                       inv_inside=True),
+            LoopKernel(**base, iv_left=False, step=64, rows=1, cols=4, iv_off=2)]
+
+
+def _check(kernel: LoopKernel, cases: list[tuple[int, int, int]]) -> None:
+    result = compare(kernel.ttir(), "loop_split", cases)
+    if result.count:
+        pytest.fail(result.report(kernel.name), pytrace=False)
+
+
+@pytest.mark.parametrize("form", FORMS, ids=_form_id)
+def test_generated_form(form):
+    variants = _variants(*form)
+    per_variant = -(-CASES_PER_FORM // len(variants))
+    for kernel in variants:
+        rng = random.Random(kernel.name)  # deterministic per kernel
+        _check(kernel, loop_args(rng, kernel, per_variant))
+
+
+# -- the launches of issue 14 and the bugs it lists -------------------------------------------
+
+ISSUE14_LAUNCHES = [(0, 10, 5), (2**61, 2**61 + 10, 2**61 + 5), (2**62, 2**62 + 10, 2**62 + 3)]
+
+
+@pytest.mark.parametrize("args", ISSUE14_LAUNCHES, ids=["small", "2^61", "2^62"])
+def test_issue14_kernel(args):
+    result = compare(ISSUE14_TTIR[64], "loop_split", [args])
+    expected = {(0, 10, 5): 29645, (2**61, 2**61 + 10, 2**61 + 5): 29645,
+                (2**62, 2**62 + 10, 2**62 + 3): 30617}[args]
+    assert result.before.returns[0][0] == expected  # the oracle agrees with the H200
+    if result.count:
+        pytest.fail(result.report("issue 14 kernel"), pytrace=False)
+
+
+def test_issue14_n_plus_one_variant():
+    # `if i < n + 1` with n = 2^31 - 1: n + 1 wraps to INT32_MIN inside the loop, the
+    # comparison is false on every iteration, the loop must still run 8 times.
+    kernel = LoopKernel("scalar", 32, False, "slt", step=1, inv_off=1, inv_inside=True)
+    _check(kernel, [(0, 8, 2**31 - 1), (0, 8, 2**31 - 2), (-5, 8, 2**31 - 1)])
+
+
+def test_i64_split_point_round_up_near_int64_max():
+    # ub within one step of INT64_MAX as constants: the round-up of the split point must not
+    # wrap (it turned 7 iterations into 2^62).
+    top = 2**63 - 1
+    for lb, ub in [(top - 27, top - 1), (top - 26, top), (top - 30, top - 2), (top - 9, top - 1)]:
+        kernel = LoopKernel("scalar", 64, False, "slt", step=4, const_bounds=(lb, ub))
+        _check(kernel, [(0, 0, n) for n in (lb - 1, lb, lb + 1, ub - 5, ub - 1, ub, top)])
+
+
+def test_unsigned_loop_bounds():
+    # scf.for unsigned over [2147483645, 2^31 + 3): a signed min/max of the bounds is wrong.
+    kernel = LoopKernel("scalar", 32, True, "slt", step=1)
+    _check(kernel, [(2147483645, to_signed(2**31 + 3, 32), n)
+                    for n in (2147483647, -2147483648, 0, 2147483646)])
+
+
+# -- the interpreter itself against a plain Python model of the kernel ------------------------
+
+def _python_model(k: LoopKernel, lb: int, ub: int, n: int) -> tuple[int, int]:
+    w = k.width
+    mask = (1 << w) - 1
+
+    def cmp(a: int, b: int) -> bool:
+        if k.pred[0] == "u":
+            a, b = a & mask, b & mask
+        if k.pred in ("eq", "ne"):
+            return (a == b) == (k.pred == "eq")
+        return {"lt": a < b, "le": a <= b, "gt": a > b, "ge": a >= b}[k.pred[1:]]
+
+    count = trips(lb, ub, k.step, w, k.unsigned_loop)
+    acc, inv = 0, to_signed(n + k.inv_off, w)
+    for i in range(count):
+        iv = to_signed(lb + i * k.step, w)
+        x = to_signed(iv + k.iv_off, w)
+        c = cmp(x, inv) if k.iv_left else cmp(inv, x)
+        acc = to_signed(acc * 3 + (1 if c else 2) + iv, w)
+    return acc, count
+
+
+@pytest.mark.parametrize("width,unsigned_loop", list(itertools.product((32, 64), (False, True))))
+def test_interpreter_matches_python_model(width, unsigned_loop):
+    from host_passes import before_after
+    from harness import columns
+
+    for pred in PREDICATES:
+        k = LoopKernel("scalar", width, unsigned_loop, pred, iv_left=pred < "t", step=3,
+                       iv_off=-1, inv_off=5)
+        cases = loop_args(random.Random(f"model-{k.name}"), k, 300)
+        prog = before_after(k.ttir(), "loop_split").before["k"]
+        got = Machine(len(cases)).run(prog, columns(cases))
+        for lane, (lb, ub, n) in enumerate(cases):
+            acc, count = _python_model(k, lb, ub, n)
+            assert (int(got.returns[0][lane]), int(got.trips[lane])) == (acc, count), (k.name, lb, ub, n)
+
+
+# -- hypothesis: shrinking search over kernel shapes and boundary-weighted arguments -----------
+
+def _near_limits(width: int) -> st.SearchStrategy[int]:
+    lo, hi = -(1 << (width - 1)), (1 << (width - 1)) - 1
+    return st.one_of(
+        st.sampled_from(anchors(width)),
+        st.builds(lambda a, d: to_signed(a + d, width), st.sampled_from(anchors(width)),
+                  st.integers(-200, 200)),
+        st.integers(lo, hi))
+
+
+@st.composite
+def _kernel_and_args(draw):
+    form = draw(st.sampled_from(("scalar", "tensor")))
+    width = draw(st.sampled_from((32, 64)))
+    kernel = LoopKernel(
+        form=form, width=width, unsigned_loop=draw(st.booleans()),
+        pred=draw(st.sampled_from(PREDICATES)), iv_left=draw(st.booleans()),
+        step=draw(st.sampled_from((1, 2, 3, 16, 64))),
+        iv_off=draw(st.sampled_from((0, 1, -1, 5))), inv_off=draw(st.sampled_from((0, 1, -2, 7))),
+        rows=draw(st.sampled_from((1, 2, 4))), cols=draw(st.sampled_from((1, 4))),
+        ranges=draw(st.booleans()), inv_inside=draw(st.booleans()))
+    cases = []
+    for _ in range(draw(st.integers(1, 16))):
+        lb = draw(_near_limits(width))
+        span = draw(st.one_of(st.integers(-3 * kernel.step, 0),
+                              st.integers(1, 40 * kernel.step)))
+        ub = to_signed(lb + span, width)
+        n = draw(st.one_of(_near_limits(width),
+                           st.builds(lambda b, d: to_signed(b + d, width),
+                                     st.sampled_from((lb, ub)), st.integers(-12, 12))))
+        if in_domain(lb, ub, kernel.step, width, kernel.unsigned_loop, 64):
+            cases.append((lb, ub, n))
+    if cases and draw(st.integers(0, 3)) == 0:
+        # Bounds as constants: the pass may fold its guard and split-point arithmetic.
+        lb, ub = cases[0][:2]
+        kernel = dataclasses.replace(kernel, const_bounds=(lb, ub))
+        cases = [(lb, ub, n) for _, _, n in cases]
+    return kernel, cases
+
+
+@settings(max_examples=400, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(_kernel_and_args())
+@example((LoopKernel("scalar", 64, False, "slt"), ISSUE14_LAUNCHES))
+@example((LoopKernel("scalar", 32, False, "slt", inv_off=1, inv_inside=True), [(0, 8, 2**31 - 1)]))
+@example((LoopKernel("tensor", 32, False, "sge", rows=1, cols=1, ranges=False),
+          [(0, 10, 2**31 - 1), (-(2**31), -(2**31) + 10, 5)]))
+@example((LoopKernel("scalar", 32, True, "ult", step=3), [(2147483645, -2147483645, -1)]))
+@example((LoopKernel("scalar", 64, False, "uge", step=1), [(-5, 5, 0), (2**63 - 9, 2**63 - 1, -1)]))
+@example((LoopKernel("scalar", 64, False, "slt", step=4, const_bounds=(2**63 - 28, 2**63 - 2)),
+          [(2**63 - 28, 2**63 - 2, 2**63 - 11)]))
+def test_hypothesis_loop_split(kernel_and_cases):
+    kernel, cases = kernel_and_cases
+    if cases:
+        _check(kernel, cases)
