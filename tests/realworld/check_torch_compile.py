@@ -145,6 +145,8 @@ def _commit() -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=HERE / "results" / "torch-compile-h200.json")
+    parser.add_argument("--runs", default="".join(r[0] for r in RUNS),
+                        help="which runs, in order (default: all, ABCDEFGH)")
     args = parser.parse_args()
     import torch
 
@@ -163,7 +165,7 @@ def main() -> int:
                 added.append(dest)
             site = target
         try:
-            for name, enable, threads, cache_set, expect in RUNS:
+            for name, enable, threads, cache_set, expect in [r for r in RUNS if r[0] in args.runs]:
                 rec = run_child(name, enable, threads, Path(tmp) / f"caches-{cache_set}", userbase,
                                 untagged=cache_set == "untagged")
                 rec["cache_set"] = cache_set
