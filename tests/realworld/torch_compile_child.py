@@ -47,7 +47,7 @@ def main() -> int:
         "fxgraph_cache_miss": int(counters.get("fxgraph_cache_miss", 0)),
         "softmax_nonfinite": int((~torch.isfinite(y)).sum()),
         "gemm_nonfinite": int((~torch.isfinite(z)).sum()),
-        "cache_key_tag": torch.compiler.config.cache_key_tag,
+        "cache_key_tag": getattr(torch.compiler.config, "cache_key_tag", None),
         "torch": torch.__version__,
     }), flush=True)
     return 0
