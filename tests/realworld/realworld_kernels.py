@@ -339,7 +339,7 @@ def liger_kl_div_fwd(t: Tensors) -> Launch:
     return Launch(dict(y_ptr=t.log_softmax(n, VOCAB), y_stride=VOCAB, gt_ptr=t.log_softmax(n, VOCAB),
                        gt_stride=VOCAB, loss_ptr=t.zeros(n), loss_stride=1, n_cols=VOCAB, eps=1e-10,
                        BLOCK_SIZE=block, log_target=True, reduction=1),
-                  (n,), 32)
+                  (n,), 16)  # kl_div.get_num_warps(16384); reduction 1 = "sum"
 
 
 def liger_jsd(t: Tensors) -> Launch:
@@ -445,7 +445,7 @@ def liger_moe_gather_weighted_sum(t: Tensors) -> Launch:
                        s_rev_ptr=t.arange(0, tk), out_ptr=t.zeros(_MOE_T, _MOE_H, dtype=torch.bfloat16),
                        stride_Y_TK=_MOE_H, stride_out_T=_MOE_H, H_dim=_MOE_H, K_dim=_MOE_K, stride_Y_H=1,
                        stride_out_H=1, BLOCK_H=bh, BLOCK_K=_np2(_MOE_K), w_is_None=False),
-                  (_MOE_T, _cdiv(_MOE_H, bh)), 4)
+                  (_MOE_T,), 4, 4)  # one program per token; it walks H in BLOCK_H tiles
 
 
 # --------------------------------------------------------------------------- #
@@ -483,7 +483,7 @@ def fla_parallel_attn_bwd_dq(t: Tensors) -> Launch:
 
 
 def fla_parallel_attn_bwd_dkv(t: Tensors) -> Launch:
-    bt, bs, bk, bv = 128, 32, 128, 128
+    bt, bs, bk, bv = 128, 64, 128, 128  # the launcher's Hopper config, shared with dq
     args = _fla_attn_bwd_args(t)
     args.update(dk=t.zeros(_B, _T, _HQ, _D), dv=t.zeros(_B, _T, _HQ, _D), dg_cumsum=None, BT=bt, BS=bs, BK=bk, BV=bv)
     return Launch(args, (_cdiv(_T, bt), _B * _HQ), 8)
@@ -515,11 +515,12 @@ def fla_rotary(t: Tensors) -> Launch:
 
 
 def fla_layer_norm_fwd(t: Tensors) -> Launch:
-    rows, d, bt = 8192, 1024, 16
+    # The blocked kernel, which the launcher uses for D <= 512 (a head-wise norm).
+    rows, d, bt = 16384, 512, 16
     return Launch(dict(x=t.randn(rows, d, dtype=torch.bfloat16), y=t.zeros(rows, d, dtype=torch.bfloat16),
                        w=t.randn(d, dtype=torch.float32), b=t.randn(d, dtype=torch.float32), res=None,
                        res_out=None, mean=t.zeros(rows), rstd=t.zeros(rows), eps=1e-5, T=rows, G=1, D=d,
-                       BT=bt, BD=_np2(d), NB=_cdiv(rows, bt), IS_RMS_NORM=False, HAS_RESIDUAL=False,
+                       BT=bt, BD=_np2(d), NB=_cdiv(rows, 2048), IS_RMS_NORM=False, HAS_RESIDUAL=False,
                        STORE_RESIDUAL_OUT=False, HAS_WEIGHT=True, HAS_BIAS=True),
                   (_cdiv(rows, bt),), 8)
 
@@ -527,7 +528,7 @@ def fla_layer_norm_fwd(t: Tensors) -> Launch:
 def fla_l2norm_fwd(t: Tensors) -> Launch:
     rows, d, bt = 16384, 128, 32
     return Launch(dict(x=t.randn(rows, d, dtype=torch.bfloat16), y=t.zeros(rows, d, dtype=torch.bfloat16),
-                       rstd=t.zeros(rows), eps=1e-6, T=rows, D=d, BD=_np2(d), NB=_cdiv(rows, bt), BT=bt),
+                       rstd=t.zeros(rows), eps=1e-6, T=rows, D=d, BD=_np2(d), NB=_cdiv(rows, 2048 * 32), BT=bt),
                   (_cdiv(rows, bt),), 4)
 
 
@@ -548,13 +549,15 @@ def fla_softmax_fwd(t: Tensors) -> Launch:
 
 
 def _fla_matmul(t: Tensors, bm: int, bn: int, bk: int, warps: int, stages: int) -> Launch:
+    # fla.ops.utils.matmul.matmul on 2-D inputs: a batch of one, grid (B, M tiles, N tiles).
     m = n = k = 2048
-    return Launch(dict(a=t.randn(m, k), b=t.randn(k, n), c=t.zeros(m, n), input=None, alpha=None, beta=None,
-                       M=m, N=n, K=k, stride_ab=0, stride_am=k, stride_ak=1, stride_bk=n, stride_bn=1,
-                       stride_cb=0, stride_cm=n, stride_cn=1, BM=bm, BK=bk, BN=bn, G=4, ACTIVATION="",
-                       HAS_INPUT=False, HAS_ALPHA=False, HAS_BETA=False, ALLOW_TF32=False, X_DIM=2),
-                  (_cdiv(m, bm) * _cdiv(n, bn), 1), warps, stages,
-                  reference=lambda a: {"c": (a["a"].double() @ a["b"].double()).float()}, atol=1e-1)
+    return Launch(dict(a=t.randn(1, m, k), b=t.randn(k, n), c=t.zeros(1, m, n), input=None, alpha=None,
+                       beta=None, M=m, N=n, K=k, stride_ab=m * k, stride_am=k, stride_ak=1, stride_bk=n,
+                       stride_bn=1, stride_cb=m * n, stride_cm=n, stride_cn=1, BM=bm, BK=bk, BN=bn, G=4,
+                       ACTIVATION="", HAS_INPUT=False, HAS_ALPHA=False, HAS_BETA=False, ALLOW_TF32=False,
+                       X_DIM=2),
+                  (1, _cdiv(m, bm), _cdiv(n, bn)), warps, stages,
+                  reference=lambda a: {"c": (a["a"].double() @ a["b"].double()).to(a["c"].dtype)}, atol=1e-1)
 
 
 def fla_matmul_fp16_128x256x64(t: Tensors) -> Launch:
@@ -565,6 +568,7 @@ def fla_matmul_fp16_128x256x64(t: Tensors) -> Launch:
     launch = _fla_matmul(t, 128, 256, 64, 8, 2)
     for name in ("a", "b", "c"):
         launch.args[name] = launch.args[name].to(torch.float16)
+    launch.args["ALLOW_TF32"] = True  # as the launcher sets it for non-fp32 inputs
     launch.atol = 2.0
     return launch
 
