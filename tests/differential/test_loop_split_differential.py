@@ -57,8 +57,9 @@ def _variants(form: str, width: int, unsigned_loop: bool, pred: str) -> list[Loo
             LoopKernel(**base, iv_left=False, step=64, rows=1, cols=4, iv_off=2)]
 
 
-def _check(kernel: LoopKernel, cases: list[tuple[int, int, int]]) -> None:
-    result = compare(kernel.ttir(), "loop_split", cases)
+def _check(kernel: LoopKernel, cases: list[tuple[int, int, int]],
+           options: tuple[tuple[str, str], ...] = ()) -> None:
+    result = compare(kernel.ttir(), "loop_split", cases, options=options)
     if result.count:
         pytest.fail(result.report(kernel.name), pytrace=False)
 
@@ -70,6 +71,26 @@ def test_generated_form(form):
     for kernel in variants:
         rng = random.Random(kernel.name)  # deterministic per kernel
         _check(kernel, loop_args(rng, kernel, per_variant))
+
+
+@pytest.mark.parametrize("form", FORMS, ids=_form_id)
+def test_generated_form_two_parts(form):
+    # max-parts=2: a band where the mask is only partly known stays with the rest in one
+    # unspecialized loop (a different split plan).
+    for kernel in _variants(*form):
+        rng = random.Random("two-parts-" + kernel.name)
+        _check(kernel, loop_args(rng, kernel, 500), options=(("max-parts", "2"),))
+
+
+@pytest.mark.parametrize("width", [8, 16])
+@pytest.mark.parametrize("unsigned_loop", [False, True], ids=["signed-loop", "unsigned-loop"])
+def test_narrow_integer_loops(width, unsigned_loop):
+    # i8/i16 induction variables (the pass handles i32/i64; whatever it does here must be exact).
+    for pred in PREDICATES:
+        for kernel in (LoopKernel("scalar", width, unsigned_loop, pred, step=1, inv_off=1),
+                       LoopKernel("scalar", width, unsigned_loop, pred, iv_left=False, step=3,
+                                  iv_off=-2, inv_inside=True)):
+            _check(kernel, loop_args(random.Random(kernel.name), kernel, 500))
 
 
 # -- the launches of issue 14 and the bugs it lists -------------------------------------------
