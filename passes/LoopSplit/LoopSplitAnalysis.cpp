@@ -382,6 +382,36 @@ GuardCollector collectGuard(const Comparison &cmp, scf::ForOp loop,
   return guard;
 }
 
+/// k' in [k, k + step) with B - A + k' on the lattice lb + j * step, when
+/// that is known for every value of the invariants. The lattice residue of a
+/// value v = scale * base + offset (mod 2^N, see linearize) is offset mod
+/// step when step divides scale and 2^N: reducing mod 2^N keeps residues mod
+/// a power of two up to 2^N, and the signed reading of an N-bit pattern
+/// differs from it by a multiple of 2^N. Constants are scale 0.
+std::optional<int64_t> latticeOffset(int64_t k, int64_t step, Value lb,
+                                     Value a, Value b) {
+  if (step <= 1 || (step & (step - 1)) != 0)
+    return std::nullopt;
+  Wide residue = k;
+  for (auto [value, sign] : {std::pair(lb, -1), std::pair(a, -1),
+                             std::pair(b, 1)}) {
+    if (!value)
+      continue;
+    Linear l = linearize(value);
+    if (l.base && l.scale % step != 0)
+      return std::nullopt;
+    residue += Wide(sign) * Wide(l.offset);
+  }
+  Wide r = residue % step;
+  if (r < 0)
+    r += step;
+  Wide shifted = Wide(k) + (r ? step - r : 0);
+  // |k| <= 2^41 and step <= 2^40, so this fits; keep the offset bound.
+  if (shifted > 2 * Wide(kMaxOffset))
+    return std::nullopt;
+  return int64_t(shifted);
+}
+
 /// First lattice point lb + j * step at or after m, or ubE if none is below
 /// ubE (mathematical values, lb <= m <= ubE).
 Wide roundUp(Wide m, Wide lb, Wide ubE, Wide step) {
@@ -498,6 +528,9 @@ FailureOr<SplitPlan> analyzeLoop(scf::ForOp loop, unsigned maxParts,
     reason = "no iteration has a known comparison";
     return failure();
   }
+
+  plan.k1Lattice = latticeOffset(cmp.k1, *step, lbV, a, b);
+  plan.k2Lattice = latticeOffset(cmp.k2, *step, lbV, a, b);
 
   plan.lowPart = !plan.lowEmpty;
   plan.highPart = !plan.highEmpty;

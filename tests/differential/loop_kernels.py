@@ -31,6 +31,9 @@ class LoopKernel:
     ranges: bool = True  # tensor form: False compares splats only (a one-element-wide range)
     const_bounds: tuple[int, int] | None = None  # lb, ub as constants in the IR (args unused)
     inv_inside: bool = False  # compute n + inv_off inside the loop body (as the front end does)
+    # lb and n rounded to multiples of the step, `(x / step) * step`, before the loop: the pass
+    # then knows where the split points fall on the iteration lattice (issue 17).
+    lattice: bool = False
 
     @property
     def name(self) -> str:
@@ -42,7 +45,7 @@ class LoopKernel:
         bounds = f"-bounds{self.const_bounds[0]}..{self.const_bounds[1]}" if self.const_bounds else ""
         return (f"{shape}-i{self.width}-{loop}loop-{self.pred}-{side}-step{self.step}"
                 f"-ivoff{self.iv_off}-invoff{self.inv_off}{'-inside' if self.inv_inside else ''}"
-                f"{bounds}")
+                f"{bounds}{'-lattice' if self.lattice else ''}")
 
     def ttir(self) -> str:
         t = f"i{self.width}"
@@ -57,10 +60,16 @@ class LoopKernel:
             f"  %step = arith.constant {self.step} : {t}",
         ]
         inv = "%n"
+        if self.lattice:
+            lines += [f"  %lbq = arith.divsi %lb, %step : {t}",
+                      f"  %lba = arith.muli %lbq, %step : {t}",
+                      f"  %nq = arith.divsi %n, %step : {t}",
+                      f"  %na = arith.muli %nq, %step : {t}"]
+            inv = "%na"
         inv_lines: list[str] = []
         if self.inv_off:
             inv_lines = [f"  %invoff = arith.constant {self.inv_off} : {t}",
-                         f"  %inv = arith.addi %n, %invoff : {t}"]
+                         f"  %inv = arith.addi {inv}, %invoff : {t}"]
             inv = "%inv"
         row_lines: list[str] = []
         if self.form == "tensor":
@@ -87,7 +96,7 @@ class LoopKernel:
         if not self.inv_inside:
             lines += inv_lines + row_lines
         unsigned = "unsigned " if self.unsigned_loop else ""
-        lb, ub = "%lb", "%ub"
+        lb, ub = ("%lba" if self.lattice else "%lb"), "%ub"
         if self.const_bounds:
             lines += [f"  %clb = arith.constant {self.const_bounds[0]} : {t}",
                       f"  %cub = arith.constant {self.const_bounds[1]} : {t}"]

@@ -82,6 +82,36 @@ def test_generated_form_two_parts(form):
         _check(kernel, loop_args(rng, kernel, 500), options=(("max-parts", "2"),))
 
 
+LATTICE_FORMS = [(form, width, False, pred) for form in ("scalar", "tensor")
+                 for width in (32, 64) for pred in PREDICATES]
+
+
+def _lattice_variants(form: str, width: int, unsigned_loop: bool, pred: str) -> list[LoopKernel]:
+    """lb and n multiples of a power-of-two step (issue 17: the split points are then found
+    without rounding, and one part ends where the next starts), with offsets that put the flip
+    point on, just before and just after an iteration, as in causal attention (n = start_m *
+    BLOCK_M, `offs_m >= start_n + offs_n`)."""
+    base = dict(form=form, width=width, unsigned_loop=unsigned_loop, pred=pred, lattice=True)
+    if form == "scalar":
+        return [LoopKernel(**base, iv_left=True, step=4),
+                LoopKernel(**base, iv_left=False, step=8, iv_off=1, inv_off=-3),
+                LoopKernel(**base, iv_left=True, step=64, iv_off=-5, inv_off=63, inv_inside=True),
+                LoopKernel(**base, iv_left=False, step=2, inv_off=1)]
+    return [LoopKernel(**base, iv_left=False, step=4, rows=8, cols=4),
+            LoopKernel(**base, iv_left=True, step=8, rows=2, cols=8, inv_off=-3),
+            LoopKernel(**base, iv_left=False, step=8, rows=16, cols=8),
+            LoopKernel(**base, iv_left=True, step=16, rows=1, cols=4, iv_off=2, inv_off=16)]
+
+
+@pytest.mark.parametrize("form", LATTICE_FORMS, ids=_form_id)
+def test_lattice_form(form):
+    variants = _lattice_variants(*form)
+    per_variant = -(-CASES_PER_FORM // len(variants))
+    for kernel in variants:
+        rng = random.Random(kernel.name)
+        _check(kernel, loop_args(rng, kernel, per_variant))
+
+
 @pytest.mark.parametrize("width", [8, 16])
 @pytest.mark.parametrize("unsigned_loop", [False, True], ids=["signed-loop", "unsigned-loop"])
 def test_narrow_integer_loops(width, unsigned_loop):
