@@ -26,9 +26,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
-sys.path.insert(0, str(REPO))
 
-from triton_ext._startup_hook import PTH_LINE, PTH_NAME  # noqa: E402
+from triton_ext.dev.startup_hook import PTH_LINE, PTH_NAME
 
 
 def _site_packages(venv: Path) -> Path:

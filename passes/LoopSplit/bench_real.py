@@ -7,8 +7,7 @@ third-party wheels from .whl installed; a missing package is reported and skippe
     python passes/LoopSplit/bench_real.py --out passes/LoopSplit/results/bench-real-h200.json
 
 What it records (JSON):
-- ``attention``: the one-loop causal attention forward of ``causal_attention.py`` (``kernels.py``
-  after the layout change), fp16, BLOCK_M 128, BLOCK_N 64, 3 stages, 4 warps at head_dim 64 and 8
+- ``attention``: the one-loop causal attention forward of ``kernels.py``, fp16, BLOCK_M 128, BLOCK_N 64, 3 stages, 4 warps at head_dim 64 and 8
   at 128, seq 4096 and 8192: the tensor-mask and ``if start_n >= diag`` forms with and without
   loop_split, and the hand-split kernel. Outputs compared bitwise (split vs unsplit and vs
   hand-split) and with the float32 torch reference on two heads; registers and spills from
@@ -45,13 +44,10 @@ import triton
 from triton.testing import do_bench
 
 import triton_ext
+from triton_ext.bench import import_file
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-try:  # the kernels module's name after the layout change
-    import kernels as attn  # type: ignore[import-not-found]
-except ImportError:
-    import causal_attention as attn  # type: ignore[no-redef]
+attn = import_file(__file__, "kernels.py")  # the attention kernels shared with the tests
 
 BLOCK_M, BLOCK_N = 128, 64
 ROUNDS = 5

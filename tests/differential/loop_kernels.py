@@ -34,6 +34,10 @@ class LoopKernel:
     # lb and n rounded to multiples of the step, `(x / step) * step`, before the loop: the pass
     # then knows where the split points fall on the iteration lattice (issue 17).
     lattice: bool = False
+    # tensor form: the rows are `rows_op(make_range, rows_k)` with a constant (issue 17: monotone
+    # maps such as vLLM's `offs_m // num_queries_per_kv`): "divsi", "divui", "shrsi", "minsi".
+    rows_op: str = ""
+    rows_k: int = 0
 
     @property
     def name(self) -> str:
@@ -45,7 +49,8 @@ class LoopKernel:
         bounds = f"-bounds{self.const_bounds[0]}..{self.const_bounds[1]}" if self.const_bounds else ""
         return (f"{shape}-i{self.width}-{loop}loop-{self.pred}-{side}-step{self.step}"
                 f"-ivoff{self.iv_off}-invoff{self.inv_off}{'-inside' if self.inv_inside else ''}"
-                f"{bounds}{'-lattice' if self.lattice else ''}")
+                f"{bounds}{'-lattice' if self.lattice else ''}"
+                f"{f'-rows-{self.rows_op}{self.rows_k}' if self.rows_op else ''}")
 
     def ttir(self) -> str:
         t = f"i{self.width}"
@@ -82,9 +87,15 @@ class LoopKernel:
             if self.ranges:
                 lines += self._range("rows", self.rows, t)
                 lines += self._range("cols", self.cols, t)
+            rows = "%rows"
+            if self.rows_op:
+                rows = "%rowsm"
+                row_lines += [
+                    f"  %rowsk = arith.constant dense<{self.rows_k}> : tensor<{self.rows}x{t}>",
+                    f"  %rowsm = arith.{self.rows_op} %rows, %rowsk : tensor<{self.rows}x{t}>"]
             row_lines += [
                 f"  %invs = tt.splat {inv} : {t} -> tensor<{self.rows}x{t}>",
-                f"  %rv = arith.addi %invs, %rows : tensor<{self.rows}x{t}>" if self.ranges else
+                f"  %rv = arith.addi %invs, {rows} : tensor<{self.rows}x{t}>" if self.ranges else
                 f"  %rv = tt.splat {inv} : {t} -> tensor<{self.rows}x{t}>",
                 f"  %re = tt.expand_dims %rv {{axis = 1 : i32}} : tensor<{self.rows}x{t}> -> tensor<{self.rows}x1x{t}>",
                 f"  %rb = tt.broadcast %re : tensor<{self.rows}x1x{t}> -> {tens}",

@@ -1,6 +1,6 @@
 """GPU check of the real-world corpus: each pass that fires vs. no pass, outputs and speed.
 
-    TRITON_EXT_BUILD_DIR=$PWD/build python tests/realworld/check_gpu.py \
+    TRITON_EXT_BUILD_DIR=$PWD/build python -m tests.realworld.check_gpu \
         --out tests/realworld/results/realworld-gpu-h200.json
 
 For each kernel of realworld_kernels.py (imported from its pinned package), in a child process
@@ -42,7 +42,6 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
-sys.path[:0] = [str(HERE), str(REPO)]
 os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
 os.environ.setdefault("TRITON_EXT_ENTRY_POINTS", "0")
 os.environ.pop("TRITON_EXT_ENABLE", None)  # passes are enabled per launch below
@@ -84,7 +83,7 @@ def run_kernel(name: str, passes: list[str], seed: int) -> dict[str, Any]:
     import torch
 
     import triton_ext
-    from realworld_kernels import BY_NAME, Tensors
+    from tests.realworld.realworld_kernels import BY_NAME, Tensors
 
     kernel = BY_NAME[name]
     fn = kernel.fn()
@@ -152,7 +151,7 @@ def time_kernels(plan: dict[str, list[str]], rounds: int, seed: int, out: Path) 
     from triton.testing import do_bench
 
     import triton_ext
-    from realworld_kernels import BY_NAME, Tensors
+    from tests.realworld.realworld_kernels import BY_NAME, Tensors
 
     results: dict[str, Any] = {}
     for name, passes in plan.items():
@@ -254,7 +253,7 @@ def main() -> int:
         return 0
 
     import triton_ext
-    from realworld_kernels import REALWORLD
+    from tests.realworld.realworld_kernels import REALWORLD
 
     target_ok = []
     manifest = triton_ext.manifest()
@@ -280,11 +279,11 @@ def main() -> int:
 
     def check(kernel: Any) -> dict[str, Any]:
         child_out = tmp_root / f"{kernel.name}.json"
-        cmd = [sys.executable, __file__, "--child", kernel.name, "--child-out", str(child_out),
+        cmd = [sys.executable, "-m", "tests.realworld.check_gpu", "--child", kernel.name, "--child-out", str(child_out),
                "--seed", str(args.seed), "--passes", *passes]
         t0 = time.time()
         try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout, cwd=REPO)
             rc, tail = proc.returncode, (proc.stdout + proc.stderr)[-3000:]
         except subprocess.TimeoutExpired as exc:
             rc, tail = -1, f"timed out after {args.timeout}s: {str(exc.stdout or '')[-1000:]}"
@@ -307,8 +306,9 @@ def main() -> int:
     plan_file, timing_out = tmp_root / "timing-plan.json", tmp_root / "timing.json"
     plan_file.write_text(json.dumps(plan), encoding="utf-8")
     t0 = time.time()
-    proc = subprocess.run([sys.executable, __file__, "--timing-plan", str(plan_file), "--child-out", str(timing_out),
-                           "--rounds", str(args.rounds), "--seed", str(args.seed)], capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-m", "tests.realworld.check_gpu", "--timing-plan", str(plan_file), "--child-out", str(timing_out),
+                           "--rounds", str(args.rounds), "--seed", str(args.seed)], capture_output=True, text=True,
+                          cwd=REPO)
     timing = json.loads(timing_out.read_text(encoding="utf-8")) if timing_out.exists() else {}
     if proc.returncode != 0:
         failures.append(f"timing process exited {proc.returncode}: {(proc.stdout + proc.stderr)[-800:]}")

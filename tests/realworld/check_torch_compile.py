@@ -1,6 +1,6 @@
 """torch.compile with TRITON_EXT_ENABLE and no import: reach and cache staleness (GPU).
 
-    TRITON_EXT_BUILD_DIR=$PWD/build python tests/realworld/check_torch_compile.py \
+    TRITON_EXT_BUILD_DIR=$PWD/build python -m tests.realworld.check_torch_compile \
         --out tests/realworld/results/torch-compile-h200.json
 
 Runs tests/realworld/torch_compile_child.py (a script that never imports triton_ext) several
@@ -47,9 +47,8 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
-sys.path.insert(0, str(REPO))
 
-from triton_ext._startup_hook import PTH_LINE, PTH_NAME  # noqa: E402
+from triton_ext.dev.startup_hook import PTH_LINE, PTH_NAME
 
 CHILD = HERE / "torch_compile_child.py"
 REPORT = re.compile(r"\[triton-ext nan_inf_check\] kernel=(\S+)")

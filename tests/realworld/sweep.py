@@ -37,9 +37,10 @@ def _compile(kernel: Any, names: list[str]) -> tuple[Any, list[str]]:
     from triton.compiler import ASTSource
 
     import triton_ext
-    from realworld_kernels import Tensors, compile_args
-    from test_corpus_passes import TARGET
     from triton_ext import _stages
+    from triton_ext.testing import CUDA90
+
+    from tests.realworld.realworld_kernels import Tensors, compile_args
 
     fn = kernel.fn()
     launch = kernel.build(Tensors("meta"))
@@ -49,9 +50,9 @@ def _compile(kernel: Any, names: list[str]) -> tuple[Any, list[str]]:
     with triton_ext.settings.scope(strict=True), _stages.record() as plans:
         if names:
             with triton_ext.enabled(*names):
-                compiled = triton.compile(src, target=TARGET, options=options)
+                compiled = triton.compile(src, target=CUDA90, options=options)
         else:
-            compiled = triton.compile(src, target=TARGET, options=options)
+            compiled = triton.compile(src, target=CUDA90, options=options)
     placed = sorted({n for plan in plans for n in plan.placed_names()})
     return compiled, placed
 
@@ -60,8 +61,10 @@ def sweep_kernel(kernel_name: str, pass_names: list[str]) -> list[dict[str, Any]
     """Baseline plus one compile per pass; returns :class:`Outcome` dicts."""
     import triton
 
-    from realworld_kernels import BY_NAME
-    from test_corpus_passes import TARGET, _verify_text
+    from triton_ext.testing import CUDA90
+
+    from tests.corpus.test_corpus_passes import _verify_text
+    from tests.realworld.realworld_kernels import BY_NAME
 
     kernel = BY_NAME[kernel_name]
     triton.knobs.cache.dir = tempfile.mkdtemp(prefix=f"realworld-{kernel_name}-")
@@ -75,7 +78,7 @@ def sweep_kernel(kernel_name: str, pass_names: list[str]) -> list[dict[str, Any]
             if not compiled.asm.get("cubin"):
                 raise RuntimeError("no cubin")
             for stage in ("ttir", "ttgir"):
-                _verify_text(compiled.asm[stage], TARGET)
+                _verify_text(compiled.asm[stage], CUDA90)
             texts = {s: str(compiled.asm.get(s, "")) for s in STAGES}
             if name is None:
                 baseline = texts

@@ -28,16 +28,16 @@ from typing import Any
 import pytest
 
 import triton_ext
-from triton_ext._settings import repo_root
+from triton_ext.testing import CUDA90, repo_root
 
 try:
     import torch  # noqa: F401
-    from realworld_kernels import REALWORLD, UPSTREAM_INCOMPATIBLE, Tensors, compile_args
+    from tests.realworld.realworld_kernels import REALWORLD, UPSTREAM_INCOMPATIBLE, Tensors, compile_args
 except ImportError as exc:  # the extra is part of the test set-up: say how to get it
     raise ImportError(f"{exc}; the real-world corpus needs the 'realworld' extra and a CPU torch: "
                       "run `bash tools/setup.sh` (or see the realworld notes in pyproject.toml)") from exc
-from sweep import sweep_kernel
-from test_corpus_passes import TARGET, _why_not
+from tests.corpus.test_corpus_passes import _why_not
+from tests.realworld.sweep import sweep_kernel
 
 OUT = repo_root() / "build" / "realworld" / "cpu-reach.json"
 PACKAGES = ("liger-kernel", "fla-core", "torchao")
@@ -86,7 +86,7 @@ def sweep() -> dict[tuple[str, str | None], dict[str, Any]]:
     OUT.write_text(json.dumps({
         "what": "real-world kernels x registered passes, compiled through cubin for cuda:90 on CPU",
         "commit": _commit(), "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "target": f"{TARGET.backend}:{TARGET.arch}", "versions": _versions(), "workers": workers,
+        "target": f"{CUDA90.backend}:{CUDA90.arch}", "versions": _versions(), "workers": workers,
         "wall_seconds": round(time.perf_counter() - start, 1),
         "kernels": [{"name": k.name, "package": k.package, "module": k.module, "attr": k.attr, "kind": k.kind}
                     for k in REALWORLD],
@@ -151,4 +151,4 @@ def test_upstream_incompatible_kernels_still_fail_without_passes(name: str) -> N
     fn = kernel.fn()
     signature, constexprs, attrs = compile_args(fn, kernel.build(Tensors("meta")))
     with pytest.raises(CompilationError):
-        triton.compile(ASTSource(fn, signature, constexprs, attrs), target=TARGET)
+        triton.compile(ASTSource(fn, signature, constexprs, attrs), target=CUDA90)

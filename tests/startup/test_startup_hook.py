@@ -15,20 +15,19 @@ from pathlib import Path
 
 import pytest
 
-from triton_ext import _startup_hook
-from triton_ext._settings import repo_root
+from triton_ext.dev import startup_hook
+from triton_ext.testing import require_built
 
 SCRIPT = Path(__file__).with_name("loop_kernel_script.py")
 
 
 @pytest.fixture(scope="module", autouse=True)
 def _pth_installed() -> None:
-    path = _startup_hook.site_dir() / _startup_hook.PTH_NAME
-    if not path.exists() or path.read_text(encoding="utf-8") != _startup_hook.PTH_LINE:
+    path = startup_hook.site_dir() / startup_hook.PTH_NAME
+    if not path.exists() or path.read_text(encoding="utf-8") != startup_hook.PTH_LINE:
         pytest.fail(f"{path} is missing or stale: run `bash tools/setup.sh` "
                     "(or `triton-ext startup-hook install`)")
-    if not (repo_root() / "build" / "plugins" / "libTritonExtLoopSplit.so").exists():
-        pytest.fail("libTritonExtLoopSplit.so is not built: run `triton-ext build loop_split`")
+    require_built("loop_split")
 
 
 def _run(env_extra: dict[str, str], *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -81,7 +80,7 @@ def test_pth_line_reads_only_the_environment() -> None:
         saved = {k: os.environ.pop(k) for k in list(os.environ) if k == "TRITON_EXT_ENABLE"}
         os.environ.update(env)
         try:
-            exec(_startup_hook.PTH_LINE, namespace)
+            exec(startup_hook.PTH_LINE, namespace)
         finally:
             os.environ.pop("TRITON_EXT_ENABLE", None)
             os.environ.update(saved)

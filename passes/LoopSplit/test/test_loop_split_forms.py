@@ -15,6 +15,11 @@ from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource
 
 import triton_ext
+from triton_ext.testing import import_file
+
+# triton_ext_range (assume_range) lives in language/RangeFacts; importing it loads its plugins.
+triton_ext_range = import_file(__file__, "../../../language/RangeFacts/triton_ext_range",
+                               name="triton_ext_range")
 
 TARGET = GPUTarget("cuda", 90, 32)
 SIGNATURE = {"Q": "*fp16", "K": "*fp16", "V": "*fp16", "Out": "*fp16", "sm_scale": "fp32",
@@ -80,4 +85,38 @@ def test_causal_split_point_is_one_value_without_division(head_dim):
         loops = FOR.findall(ir)
         assert len(loops) == 2, loops
         assert loops[0][1] == loops[1][0], loops  # first loop's ub is the second loop's lb
+    assert compiled.asm["cubin"]
+
+
+@triton.jit
+def causal_mask_sum(Out, HAS_FACT: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    start_m = tl.program_id(0)
+    if HAS_FACT:
+        start_m = triton_ext_range.assume_range(start_m, 0, 1 << 20)
+    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, BLOCK_N)
+    acc = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)
+    for start_n in range(0, (start_m + 1) * BLOCK_M, BLOCK_N):
+        mask = offs_m[:, None] >= start_n + offs_n[None, :]
+        acc += tl.where(mask, 1.0, 0.0)
+    tl.store(Out + offs_m[:, None] * BLOCK_N + offs_n[None, :], acc)
+
+
+GUARD_CHECK = re.compile(r"arith\.cmpi sle, %\S+, %\S+ : i32 ")  # a scalar no-wrap check
+
+
+@pytest.mark.parametrize("has_fact", [False, True])
+def test_range_fact_drops_the_guard(has_fact):
+    # Issue 17.3: start_m = assume_range(program_id, 0, 2^20) proves m0 + 127 and ub + 62 fit
+    # i32, so the no-wrap guard (a cmpi per check and a select per split point) is dropped;
+    # without the fact it stays. Facts are read before range_facts_lower removes them.
+    src = ASTSource(causal_mask_sum, signature={"Out": "*fp32", "HAS_FACT": "constexpr",
+                                                "BLOCK_M": "constexpr", "BLOCK_N": "constexpr"},
+                    constexprs={"HAS_FACT": has_fact, "BLOCK_M": 128, "BLOCK_N": 64})
+    with triton_ext.enabled("loop_split", "range_facts_lower"):
+        compiled = triton.compile(src, target=TARGET)
+    ttir = compiled.asm["ttir"]
+    assert "triton_ext_range" not in ttir  # lowered
+    assert len(FOR.findall(ttir)) == 2, ttir
+    assert bool(GUARD_CHECK.search(ttir)) == (not has_fact), ttir
     assert compiled.asm["cubin"]
