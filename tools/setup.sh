@@ -33,12 +33,31 @@ if ! .venv/bin/python -c 'import sysconfig,os,sys; sys.exit(not os.path.exists(o
   fi
 fi
 stamp=.venv/.triton-ext-deps
+# torch for the real-world corpus: a CPU build (see below); override both to use another.
+TORCH_CPU=${TORCH_CPU:-2.13.0+cpu}
+TORCH_CPU_INDEX=${TORCH_CPU_INDEX:-https://download.pytorch.org/whl/cpu}
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   say "installing triton-ext and its dependencies into .venv (pip caches downloads)"
   .venv/bin/python -m pip install -q --upgrade pip
-  .venv/bin/python -m pip install -q -e '.[test,build]'
+  if ! .venv/bin/python -c 'import torch' 2>/dev/null; then
+    # The real-world corpus (tests/realworld) imports torch; it needs a CPU build. PyPI has no
+    # CPU torch for Linux: its wheel (500 MiB) links cuDNN, cuBLAS, NCCL... (import fails
+    # without the ~3 GB of nvidia-*/cuda-* packages) and pins an older triton (torch 2.13.0:
+    # triton==3.7.1), which cannot be installed next to triton==3.9.0. The +cpu build (190 MiB)
+    # needs neither: from a local wheel folder (pip's find-links) when there is one, else from
+    # PyTorch's CPU index.
+    say "installing a CPU torch (torch==$TORCH_CPU) for the real-world kernel corpus"
+    .venv/bin/python -m pip install -q "torch==$TORCH_CPU" 2>/dev/null \
+      || .venv/bin/python -m pip install -q "torch==$TORCH_CPU" --extra-index-url "$TORCH_CPU_INDEX" \
+      || { say "error: could not install torch==$TORCH_CPU from the package index or $TORCH_CPU_INDEX;"
+           say "put the wheel in a find-links folder (PIP_FIND_LINKS) or set TORCH_CPU_INDEX to a mirror"; exit 1; }
+  fi
+  .venv/bin/python -m pip install -q -e '.[test,build,realworld]'
   touch "$stamp"
 fi
+# The .pth that makes TRITON_EXT_ENABLE work without `import triton_ext` (an editable install
+# cannot place it; the core wheel ships it).
+.venv/bin/triton-ext startup-hook install >/dev/null
 say "toolchain"
 .venv/bin/triton-ext toolchain
 say "building plugins"

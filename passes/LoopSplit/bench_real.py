@@ -4,7 +4,7 @@ registers, and third-party kernels where the pass fires, each with and without t
 Run from the repository root on the GPU host (offline triton and triton_ext on PYTHONPATH; the
 third-party wheels from .whl installed; a missing package is reported and skipped):
 
-    python passes/LoopSplit/bench_real.py --out passes/LoopSplit/results/bench-real-h200.json
+    python passes/LoopSplit/bench_real.py --out passes/LoopSplit/results/real-h200.json
 
 What it records (JSON):
 - ``attention``: the one-loop causal attention forward of ``kernels.py``, fp16, BLOCK_M 128, BLOCK_N 64, 3 stages, 4 warps at head_dim 64 and 8
@@ -237,7 +237,7 @@ REAL = [
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", type=Path, default=HERE / "results" / "bench-real-h200.json")
+    ap.add_argument("--out", type=Path, default=HERE / "results" / "real-h200.json")
     ap.add_argument("--seqs", type=int, nargs="+", default=[4096, 8192])
     args = ap.parse_args()
     if not torch.cuda.is_available():

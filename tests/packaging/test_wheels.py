@@ -78,6 +78,12 @@ def test_wheel_contents(wheels) -> None:
         record = z.read("triton_ext-0.1.0.dist-info/RECORD").decode()
         assert "triton_ext/plugins/libTritonExtPassInfra.so,sha256=" in record
         assert "triton-ext = triton_ext.dev.cli:main" in z.read("triton_ext-0.1.0.dist-info/entry_points.txt").decode()
+        # Start-up activation (issue 16): the .pth and the module it imports, at the top level.
+        from triton_ext.dev.startup_hook import PTH_LINE, PTH_NAME
+
+        assert z.read(PTH_NAME).decode() == PTH_LINE
+        assert "_triton_ext_startup.py" in names
+        assert f"{PTH_NAME},sha256=" in record
     with zipfile.ZipFile(wheels["loop_split"]) as z:
         names = set(z.namelist())
         assert names >= {"triton_ext/plugins/libTritonExtLoopSplit.so", "triton_ext_loop_split/__init__.py",
@@ -103,6 +109,16 @@ def test_pass_changes_the_kernel_outside_the_repo(venv, tmp_path) -> None:
     assert off_data["loops"] == 1
     assert on_data["loops"] > off_data["loops"], (off_data, on_data)
     assert on_data["cubin_bytes"] > 0
+
+
+def test_installed_wheel_activates_without_import(venv, tmp_path) -> None:
+    # The wheel's triton_ext_startup.pth: a script that never imports triton_ext gets the pass.
+    shutil.copy(REPO / "tests" / "startup" / "loop_kernel_script.py", tmp_path / "script.py")
+    on = _run_in_venv(venv, tmp_path, ["script.py"], TRITON_EXT_ENABLE="loop_split")
+    assert on.returncode == 0, on.stderr[-4000:]
+    assert json.loads(on.stdout)["parent"] == {"loops": 2, "cubin": True, "triton_ext_imported": True}
+    off = _run_in_venv(venv, tmp_path, ["script.py"])
+    assert json.loads(off.stdout)["parent"] == {"loops": 1, "cubin": True, "triton_ext_imported": False}
 
 
 def test_installed_cli_lists_the_extension(venv, tmp_path) -> None:

@@ -261,6 +261,8 @@ _DELEGATED = {
     "toolchain": ("triton_ext.dev.toolchain", "set up the C++ toolchain (see triton-ext toolchain --help)"),
     "build": ("triton_ext.dev.build", "build extensions (see triton-ext build --help)"),
     "bench": ("triton_ext.bench.cli", "benchmark passes on GPUs, or --cpu compile check (see triton-ext bench --help)"),
+    "startup-hook": ("triton_ext.dev.startup_hook",
+                     "install/remove the .pth that makes TRITON_EXT_ENABLE work without an import"),
 }
 
 

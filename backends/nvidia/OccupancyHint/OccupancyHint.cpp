@@ -20,8 +20,16 @@
 // Declines (per kernel, LLVM_DEBUG): no `nvvm.reqntid`; `nvvm.minctasm`
 // already set; N * threads > 2048 (sm_90 threads per SM); N * (shared + 1 KiB
 // reserved) > 228 KiB (sm_90 shared memory per SM, from the module's
-// `ttg.shared`); 65536 / (N * threads) < min-registers. Ops are matched by
-// name ("llvm.func") so the plugin does not depend on LLVM-dialect TypeIDs.
+// `ttg.shared`); 65536 / (N * threads) < min-registers; 65536 / (N * threads)
+// below the kernel's wgmma register floor (see wgmmaFloor). Ops are matched by
+// name ("llvm.func", "llvm.inline_asm") so the plugin does not depend on
+// LLVM-dialect TypeIDs.
+//
+// Why the wgmma floor: ptxas may spill ordinary values to meet the cap, but a
+// wgmma accumulator must stay in registers for the whole asynchronous group,
+// so a cap below it is a hard ptxas error ("Insufficient registers (128) to
+// compile instruction ... register target of 154 or higher" for a 128x256x64
+// fp16 GEMM tile at 8 warps, issue 16), not a slower kernel.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,7 +38,10 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Debug.h"
+
+#include <string>
 
 #define DEBUG_TYPE "triton-ext-nvidia-occupancy-hint"
 
@@ -49,6 +60,41 @@ constexpr int64_t kMaxThreadsPerSm = 2048;
 constexpr int64_t kRegistersPerSm = 65536;
 constexpr int64_t kSharedPerSm = 228 * 1024;
 constexpr int64_t kSharedReservedPerCta = 1024;
+/// Registers a wgmma kernel needs beyond its accumulators (addresses, shared
+/// memory descriptors, loop state, epilogue). The 128x256x64 fp16 tile needs
+/// 154 with 128 accumulator registers; 32 covers that with a margin.
+constexpr int64_t kWgmmaReserve = 32;
+
+/// Accumulator registers per thread of one wgmma instruction, from its PTX
+/// text "wgmma.mma_async.sync.aligned.m64n<N>k<K>.<acc>....": a warpgroup
+/// (128 threads) holds the 64 x N accumulator, so each thread holds N / 2
+/// 32-bit values (f32, s32) or N / 4 registers of packed f16. 0 when `text`
+/// is not a wgmma or its shape cannot be read.
+int64_t wgmmaAccumulatorRegisters(StringRef text, std::string &shape) {
+  size_t at = text.find("wgmma.mma_async");
+  if (at == StringRef::npos)
+    return 0;
+  StringRef rest = text.drop_front(at);
+  size_t m = rest.find(".m64n");
+  if (m == StringRef::npos)
+    return 0;
+  rest = rest.drop_front(m + 5);
+  int64_t n = 0;
+  StringRef digits = rest.take_while([](char c) { return c >= '0' && c <= '9'; });
+  if (digits.empty() || digits.getAsInteger(10, n) || n <= 0)
+    return 0;
+  rest = rest.drop_front(digits.size());
+  if (!rest.consume_front("k"))
+    return 0;
+  rest = rest.drop_while([](char c) { return c >= '0' && c <= '9'; });
+  if (!rest.consume_front("."))
+    return 0;
+  StringRef acc = rest.take_until([](char c) { return c == '.' || c == ' '; });
+  shape = ("n" + digits + "." + acc).str();
+  if (acc == "f16")
+    return n / 4;
+  return n / 2; // f32, s32
+}
 
 class OccupancyHintPass
     : public mlir::triton_ext::impl::TritonExtOccupancyHintBase<
@@ -96,9 +142,40 @@ private:
       return decline(name, "threads per SM would exceed 2048");
     if (ctas * (shared + kSharedReservedPerCta) > kSharedPerSm)
       return decline(name, "shared memory does not allow that many CTAs");
-    if (kRegistersPerSm / (ctas * threads) < int64_t(minRegisters))
+    int64_t budget = kRegistersPerSm / (ctas * threads);
+    if (budget < int64_t(minRegisters))
       return decline(name, "register budget below min-registers");
+    if (int64_t floor = wgmmaFloor(func); floor > 0 && budget < floor)
+      return decline(name, "register budget below the wgmma accumulators' "
+                           "floor (ptxas would fail, not spill)");
     return success();
+  }
+
+  /// Registers the kernel's wgmma accumulators need, plus kWgmmaReserve; 0
+  /// without wgmma. Accumulators of different shapes (attention's S and O)
+  /// can be live together, so their sizes add up; the several instructions
+  /// of one shape (the k-steps of one tile) share one accumulator. This can
+  /// overestimate (two same-shape dots in sequence count once, two shapes
+  /// that are never live together count twice), which only makes the pass
+  /// decline more often.
+  static int64_t wgmmaFloor(Operation &func) {
+    llvm::StringMap<int64_t> byShape;
+    func.walk([&](Operation *op) {
+      if (op->getName().getStringRef() != "llvm.inline_asm")
+        return;
+      auto text = op->getAttrOfType<StringAttr>("asm_string");
+      if (!text)
+        return;
+      std::string shape;
+      if (int64_t regs = wgmmaAccumulatorRegisters(text.getValue(), shape))
+        byShape[shape] = regs;
+    });
+    if (byShape.empty())
+      return 0;
+    int64_t total = kWgmmaReserve;
+    for (const auto &entry : byShape)
+      total += entry.getValue();
+    return total;
   }
 
   LogicalResult decline(StringRef kernel, StringRef why) {
