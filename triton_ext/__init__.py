@@ -51,6 +51,10 @@ __all__ = [
     "UnknownPassError",
     "PassFailedError",
     "TritonExtWarning",
+    "Config",
+    "tunable",
+    "autotune",
+    "passes_of",
 ]
 
 
@@ -116,6 +120,19 @@ def uninstall() -> None:
     from . import _stages
 
     _stages.uninstall()
+
+
+# triton-ext autotune hook-in (issue 19): Config, tunable and autotune import triton, so they
+# load on first use (``triton_ext.Config``), not at ``import triton_ext``.
+_AUTOTUNE_NAMES = ("Config", "tunable", "autotune", "passes_of")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _AUTOTUNE_NAMES:
+        from . import _autotune
+
+        return getattr(_autotune, name)
+    raise AttributeError(f"module 'triton_ext' has no attribute {name!r}")
 
 
 def _enable_from_environment() -> None:

@@ -251,6 +251,18 @@ def enabled(*names: str, **options: Any) -> Iterator[Selection]:
         _scoped.reset(token)
 
 
+# triton-ext autotune hook-in (issue 19): triton_ext.autotune runs each config under its own set.
+@contextlib.contextmanager
+def using(selection: Selection) -> Iterator[Selection]:
+    """Make exactly ``selection`` this thread's (context's) enabled set until the block ends."""
+    install()
+    token = _scoped.set(selection)
+    try:
+        yield selection
+    finally:
+        _scoped.reset(token)
+
+
 # --------------------------------------------------------------------------- #
 # The hook
 # --------------------------------------------------------------------------- #
