@@ -257,6 +257,8 @@ _DELEGATED = {
     "new": ("_scaffold", "scaffold an extension (see triton-ext new --help)"),
     "test": ("_testcmd", "run extensions' lit and pytest tests (see triton-ext test --help)"),
     "wheel": ("_wheel", "build the core wheel and extension wheels (see triton-ext wheel --help)"),
+    # issue 19
+    "pipeline": ("_pipeline_view", "show the pass pipeline a compile runs, plugin passes in place (see --help)"),
 }
 
 

@@ -38,7 +38,8 @@ __all__ = [
 
 SCHEMA_VERSION = 1
 STAGES = ("ttir", "ttgir", "llir")
-KINDS = ("pass", "dialect", "backend", "language")
+# "pipeline" (issue 19): entries that only edit Triton's own pipeline (skips) and need no library.
+KINDS = ("pass", "dialect", "backend", "language", "pipeline")
 STATUSES = ("stable", "experimental")
 BACKENDS = ("cuda", "hip")
 OPTION_TYPES = ("int", "float", "bool", "str")
@@ -49,6 +50,8 @@ _SNAKE = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$")
 _KEBAB = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _ANCHOR = re.compile(r"^([a-z][a-z0-9_]*\.)*[a-z][a-z0-9_]*$")
+# skips/replaces also accept the MLIR argument spelling (triton-licm), see _overrides.canonical.
+_BUILTIN = re.compile(r"^([a-z][a-z0-9_]*\.)*[a-z][a-z0-9_-]*$")
 
 
 # --------------------------------------------------------------------------- #
@@ -97,14 +100,27 @@ class PassSpec:
     enabled_by_default: bool = False
     options: tuple[OptionSpec, ...] = ()
     line: int = 0
+    # Overrides of built-in passes (issue 19, docs/registry-schema.md "Overriding built-in passes").
+    replaces: str | None = None
+    skips: tuple[str, ...] = ()
+    #: False for a ``kind: pipeline`` entry: it edits Triton's pipeline and adds no plugin pass.
+    adds_pass: bool = True
 
     @property
     def anchor(self) -> str | None:
-        return self.after or self.before
+        return self.after or self.before or self.replaces
 
     @property
     def position(self) -> str:
         """Human-readable place, e.g. ``ttir after loop_unroll (first)`` or ``ttir end``."""
+        skips = f", skipping {', '.join(self.skips)}" if self.skips else ""
+        if not self.adds_pass:
+            return f"{self.stage}: no pass{skips}"
+        if self.replaces:
+            return f"{self.stage} in place of {self.replaces} ({self.occurrence}){skips}"
+        return self._place() + skips
+
+    def _place(self) -> str:
         if self.after:
             return f"{self.stage} after {self.after} ({self.occurrence})"
         if self.before:
@@ -357,7 +373,7 @@ def _parse_option(c: _Checker, name: str, key: yaml.Node, node: yaml.Node, where
 def _parse_pass(c: _Checker, ext: str, name: str, key: yaml.Node, node: yaml.Node, where: str) -> PassSpec | None:
     if not _SNAKE.match(name):
         c.error(key, where, f"expected a snake_case pass name, found {name!r}")
-    allowed = ("stage", "after", "before", "occurrence", "then", "enabled_by_default", "options")
+    allowed = ("stage", "after", "before", "replaces", "skips", "occurrence", "then", "enabled_by_default", "options")
     fields = c.mapping(node, where, allowed, ("stage",), owner=key)
     if fields is None:
         return None
@@ -370,11 +386,21 @@ def _parse_pass(c: _Checker, ext: str, name: str, key: yaml.Node, node: yaml.Nod
         before = c.name(fields["before"][1], f"{where}.before", _ANCHOR, "a built-in pass name like 'loop_unroll'")
     if "after" in fields and "before" in fields:
         c.error(fields["before"][0], f"{where}.before", "expected either after or before, found both")
+    replaces = None
+    skips: tuple[str, ...] = ()
+    if "replaces" in fields:
+        replaces = c.name(fields["replaces"][1], f"{where}.replaces", _BUILTIN, "a built-in pass name like 'loop_unroll'")
+        for other in ("after", "before"):
+            if other in fields:
+                c.error(fields[other][0], f"{where}.{other}", "expected no after/before with replaces (the pass takes "
+                                                             "the replaced pass's place), found both")
+    if "skips" in fields:
+        skips = c.strings(fields["skips"][1], f"{where}.skips", _BUILTIN)
     occurrence = "first"
     if "occurrence" in fields:
         occurrence = c.choice(fields["occurrence"][1], f"{where}.occurrence", OCCURRENCES) or "first"
-        if "after" not in fields and "before" not in fields:
-            c.error(fields["occurrence"][0], f"{where}.occurrence", "expected only with after or before, found neither")
+        if "after" not in fields and "before" not in fields and "replaces" not in fields:
+            c.error(fields["occurrence"][0], f"{where}.occurrence", "expected only with after, before or replaces, found none")
     then = c.strings(fields["then"][1], f"{where}.then", _ANCHOR) if "then" in fields else ()
     enabled_by_default = False
     if "enabled_by_default" in fields:
@@ -401,7 +427,23 @@ def _parse_pass(c: _Checker, ext: str, name: str, key: yaml.Node, node: yaml.Nod
         enabled_by_default=enabled_by_default,
         options=tuple(options),
         line=key.start_mark.line + 1,
+        replaces=replaces,
+        skips=skips,
     )
+
+
+def _check_pipeline_pass(c: _Checker, spec: PassSpec, key: yaml.Node, node: yaml.Node, where: str) -> PassSpec:
+    """A ``kind: pipeline`` entry adds no pass: it may only skip built-ins."""
+    fields = {k.value: k for k, _ in node.value if isinstance(k, yaml.ScalarNode)} if isinstance(node, yaml.MappingNode) else {}
+    for name in ("after", "before", "replaces", "then", "options", "occurrence"):
+        if name in fields:
+            c.error(fields[name], f"{where}.{name}", "expected only stage, skips and enabled_by_default in a "
+                                                        "kind: pipeline entry (it adds no pass), found " + name)
+    if not spec.skips:
+        c.error(key, f"{where}.skips", "required field is missing (a kind: pipeline entry skips at least one built-in)")
+    from dataclasses import replace
+
+    return replace(spec, adds_pass=False)
 
 
 def _parse_targets(c: _Checker, node: yaml.Node, where: str) -> tuple[Target, ...]:
@@ -439,6 +481,11 @@ def _parse_extension(
         c.error(key, where, f"expected a snake_case extension name like 'loop_split', found {name!r}")
     allowed = ("kind", "directory", "library", "status", "summary", "owners", "targets", "passes")
     required = ("kind", "directory", "library", "status", "summary", "targets")
+    # A kind: pipeline entry has no library (issue 19).
+    is_pipeline = isinstance(node, yaml.MappingNode) and any(
+        getattr(k, "value", None) == "kind" and getattr(v, "value", None) == "pipeline" for k, v in node.value)
+    if is_pipeline:
+        required = tuple(r for r in required if r != "library")
     fields = c.mapping(node, where, allowed, required, owner=key)
     if fields is None:
         return None
@@ -446,6 +493,11 @@ def _parse_extension(
     kind = c.choice(fields["kind"][1], f"{where}.kind", KINDS) if "kind" in fields else None
     directory = c.scalar(fields["directory"][1], f"{where}.directory", (str,), "a folder like passes/LoopSplit") if "directory" in fields else None
     library = c.name(fields["library"][1], f"{where}.library", _IDENT, "a library name like TritonExtLoopSplit") if "library" in fields else None
+    if is_pipeline and "library" in fields:
+        c.error(fields["library"][0], f"{where}.library", "expected no library in a kind: pipeline entry (it only "
+                                                          "edits Triton's pipeline), found one")
+    elif is_pipeline:
+        library = ""
     status = c.choice(fields["status"][1], f"{where}.status", STATUSES) if "status" in fields else None
     summary = c.scalar(fields["summary"][1], f"{where}.summary", (str,), "a one-sentence summary") if "summary" in fields else None
     owners = c.strings(fields["owners"][1], f"{where}.owners") if "owners" in fields else ()
@@ -455,10 +507,12 @@ def _parse_extension(
         pass_nodes = c.mapping(fields["passes"][1], f"{where}.passes")
         for pass_name, (pass_key, pass_node) in (pass_nodes or {}).items():
             spec = _parse_pass(c, name, pass_name, pass_key, pass_node, f"{where}.passes.{pass_name}")
+            if spec is not None and is_pipeline:
+                spec = _check_pipeline_pass(c, spec, pass_key, pass_node, f"{where}.passes.{pass_name}")
             if spec is not None:
                 passes.append(spec)
-    elif kind == "pass":
-        c.error(key, f"{where}.passes", "required field is missing (kind: pass declares at least one pass)")
+    elif kind in ("pass", "pipeline"):
+        c.error(key, f"{where}.passes", f"required field is missing (kind: {kind} declares at least one pass)")
     if len(c.errors) != ok:
         return None
     return Extension(

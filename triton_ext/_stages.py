@@ -33,6 +33,7 @@ from typing import Any, Callable, Iterator, Mapping, Protocol, Sequence
 
 from ._errors import PassFailedError, TritonExtWarning, UnknownPassError
 from ._manifest import Extension, Manifest, PassSpec, load_manifest
+from ._overrides import canonical as canonical_builtin, check as check_overrides
 from ._pipeline import Insertion, Plan, activate, install_tap, resolve_builtin, uninstall_tap
 from ._settings import settings
 
@@ -88,6 +89,9 @@ class Enabled:
             "before": s.before,
             "occurrence": s.occurrence,
             "then": list(s.then),
+            "replaces": s.replaces,
+            "skips": list(s.skips),
+            "adds_pass": s.adds_pass,
             "args": list(self.args),
             "targets": [[t.backend, t.min_arch, t.max_arch, list(t.archs)] for t in self.extension.targets],
             "library_sha256": self.library_sha256,
@@ -170,13 +174,21 @@ def _build(names: Sequence[str], options: Mapping[str, Any] | None, manifest: Ma
         ext = manifest.extension_of(spec)
         for cleanup in spec.then + ((spec.anchor,) if spec.anchor else ()):
             try:
-                resolve_builtin(cleanup)
+                canonical_builtin(cleanup)
             except KeyError as exc:
                 raise UnknownPassError(
                     f"pass {spec.name} ({ext.source}:{spec.line}) names {exc.args[0]}; fix registry.yaml",
                     extension=ext.name,
                     path=ext.source,
                 ) from None
+        try:  # replaces/skips (issue 19)
+            check_overrides(spec, f"{ext.source}:{spec.line}")
+        except KeyError as exc:
+            raise UnknownPassError(
+                f"pass {spec.name} ({ext.source}:{spec.line}) {exc.args[0]}; fix registry.yaml",
+                extension=ext.name,
+                path=ext.source,
+            ) from None
         values: list[tuple[str, Any]] = []
         for option_name, value in options.items():
             declared = {o.name: o for o in spec.options}
@@ -185,6 +197,9 @@ def _build(names: Sequence[str], options: Mapping[str, Any] | None, manifest: Ma
                     values.append((option_name, declared[option_name].coerce(value)))
                 except TypeError as exc:
                     raise UnknownPassError(f"pass {spec.name}: {exc}", extension=ext.name) from None
+        if not spec.adds_pass:  # a kind: pipeline entry: nothing to load (issue 19)
+            out.append(Enabled(spec, ext, tuple(sorted(values)), ""))
+            continue
         report = load_extension(ext)
         record = loaded_library(report.path)
         infra = record.infra_sha256 if record is not None else ""
@@ -317,7 +332,8 @@ def _hook(*args: Any, **kwargs: Any) -> Any:
     # do not affect this compile.
     selection = getattr(_keyed, "selection", None) or current()
     _keyed.selection = None
-    if not selection.entries:
+    record_all = getattr(_recording, "all_stages", False)  # triton-ext pipeline (issue 19)
+    if not selection.entries and not record_all:
         return None
     target = backend.target
     for stage in ("ttir", "ttgir", "llir"):
@@ -327,7 +343,7 @@ def _hook(*args: Any, **kwargs: Any) -> Any:
             e for e in selection.entries
             if e.spec.stage == stage and e.extension.applies_to(target.backend, target.arch)
         ]
-        if entries:
+        if entries or record_all:
             stages[stage] = _wrap_stage(stage, stages[stage], tuple(entries))
     return None
 
@@ -410,15 +426,22 @@ def installed() -> bool:
 
 
 @contextlib.contextmanager
-def record() -> Iterator[list[Plan]]:
-    """Collect the plans of stages run on this thread inside the block (tests, CLI)."""
+def record(all_stages: bool = False) -> Iterator[list[Plan]]:
+    """Collect the plans of stages run on this thread inside the block (tests, CLI).
+
+    ``all_stages`` (``triton-ext pipeline``, issue 19) runs every stage under a plan, also
+    stages and compiles without enabled passes, so the stock pipeline is recorded too.
+    """
     plans: list[Plan] = []
     previous = getattr(_recording, "plans", None)
+    previous_all = getattr(_recording, "all_stages", False)
     _recording.plans = plans
+    _recording.all_stages = all_stages
     try:
         yield plans
     finally:
         _recording.plans = previous
+        _recording.all_stages = previous_all
 
 
 # --------------------------------------------------------------------------- #
@@ -508,13 +531,20 @@ def _wrap_stage(stage: str, original: StageFn, entries: tuple[Enabled, ...]) -> 
             for ins in plan.pending:
                 entry = by_name[ins.spec.name]
                 where = (
-                    f"anchor {ins.spec.anchor!r} ({'after' if ins.spec.after else 'before'})"
+                    f"anchor {ins.spec.anchor!r} ({'after' if ins.spec.after else 'before' if ins.spec.before else 'replaces'})"
                     if ins.spec.anchor
                     else f"the main pass manager run of stage {stage}"
                 )
                 _warn_or_raise(
                     f"triton-ext: pass {ins.spec.name} (extension {entry.extension.name}) was not run: "
                     f"{where} never appeared in stage {stage} ({entry.extension.source}:{ins.spec.line})",
+                    entry,
+                )
+            for name, by in plan.unmatched_skips():  # issue 19: a skip that removed nothing
+                entry = by_name[by]
+                _warn_or_raise(
+                    f"triton-ext: pass {by} (extension {entry.extension.name}) skips {name!r}, but stage {stage} "
+                    f"never added it ({entry.extension.source}:{entry.spec.line})",
                     entry,
                 )
             _apply_launch_requests(result, metadata)
