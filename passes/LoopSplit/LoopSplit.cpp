@@ -15,7 +15,8 @@
 // the parts, each a clone of the loop with its own bounds.
 //
 // Declines (leaves the loop unchanged): non-constant or non-positive step,
-// an iv that is not i32/i64, `scf.for unsigned` loops, comparisons that are
+// an iv that is not i32/i64, `scf.for unsigned` loops, loops in a nest marked
+// `tt.flatten` (Triton fuses it later), comparisons that are
 // not affine in the iv with make_range/constant offsets (data-dependent
 // masks), comparands defined inside the loop (other than through the ops
 // above), eq/ne predicates, constants beyond 2^40, a guard known to fail (the
@@ -286,7 +287,7 @@ struct SplitLoopOnComparison : OpRewritePattern<scf::ForOp> {
     for (const Part &part : parts) {
       rewriter.setInsertionPoint(loop);
       IRMapping mapping;
-      // Cloning keeps the loop's attributes (tt.num_stages, tt.flatten, ...).
+      // Cloning keeps the loop's attributes (tt.num_stages, ...).
       auto clone = cast<scf::ForOp>(rewriter.clone(*loop, mapping));
       clone.setLowerBound(part.lb);
       clone.setUpperBound(part.ub);

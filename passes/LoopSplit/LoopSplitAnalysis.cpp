@@ -404,6 +404,15 @@ FailureOr<SplitPlan> analyzeLoop(scf::ForOp loop, unsigned maxParts,
     reason = "unsigned loop (scf.for unsigned)";
     return failure();
   }
+  // `tl.range(..., flatten=True)` asks Triton to fuse the nest under that
+  // loop into one loop later in the pipeline; split parts would defeat it
+  // (Triton's test_tl_range_fuse counts the loops). Respect the request for
+  // the marked loop and every loop inside it.
+  for (Operation *op = loop; op; op = op->getParentOfType<scf::ForOp>())
+    if (op->hasAttr("tt.flatten")) {
+      reason = "inside a loop nest marked tt.flatten";
+      return failure();
+    }
   std::optional<int64_t> step = getConstantIntValue(loop.getStep());
   if (!step || *step <= 0 || *step > kMaxOffset) {
     reason = "step is not a constant in (0, 2^40]";

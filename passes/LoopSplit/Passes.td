@@ -34,8 +34,10 @@ def TritonExtLoopSplit : Pass<"triton-ext-loop-split", "mlir::ModuleOp"> {
     ```
 
     After (split points computed in i64, clamped to the bounds and rounded up
-    to the step; a runtime guard sends every iteration to the unspecialized
-    loop if the original arithmetic could wrap):
+    to the step). When the comparison's operands might wrap, a run-time guard
+    decides the bounds, and a middle loop that keeps the comparison takes
+    every iteration if the guard fails (it is empty otherwise); a guard known
+    to fail leaves the loop alone. Here `%iv < %diag` cannot wrap:
 
     ```mlir
     %r0 = scf.for %iv = %c0 to %m step %c64 iter_args(%a = %init) -> (f32) : i32 {
@@ -46,8 +48,9 @@ def TritonExtLoopSplit : Pass<"triton-ext-loop-split", "mlir::ModuleOp"> {
     }
     ```
 
-    Loop attributes (`tt.num_stages`, `tt.flatten`, ...) are copied to every
-    part. Run `canonicalize` and `cse` afterwards.
+    Loop attributes (`tt.num_stages`, `tt.warp_specialize`, ...) are copied to
+    every part; nests marked `tt.flatten` are left alone. Run `canonicalize`
+    and `cse` afterwards.
   }];
   let options = [
     Option<"maxParts", "max-parts", "unsigned", /*default=*/"3",

@@ -161,3 +161,55 @@ def test_unsigned_predicate_keeps_a_comparing_loop():
     assert len(loops) == 3, ttir
     assert [_keeps_comparison(loop) for loop in loops] == [False, True, False], ttir
 
+
+
+# Issue 17, item 5: respect what the kernel author asked for.
+
+
+@triton.jit
+def _attributed_loop(out, lb, ub, n):
+    acc = 0
+    for i in tl.range(lb, ub, num_stages=3, loop_unroll_factor=1, disallow_acc_multi_buffer=True,
+                      warp_specialize=True, disable_licm=True):
+        if i < n:
+            acc = acc * 3 + 1
+        else:
+            acc = acc * 3 + 2
+    tl.store(out, acc)
+
+
+@triton.jit
+def _flattened_nest(out, n, m, BLOCK: tl.constexpr):
+    acc = tl.zeros((BLOCK,), tl.float32)
+    for i in tl.range(0, n, flatten=True):
+        for j in tl.range(0, m, BLOCK):
+            offs = j + tl.arange(0, BLOCK)
+            acc += tl.where(offs < m, 1.0, 0.0)
+    tl.store(out + tl.arange(0, BLOCK), acc)
+
+
+_LOOP_ATTRIBUTES = ("llvm.loop_annotation = ", "tt.disallow_acc_multi_buffer",
+                    "tt.loop_unroll_factor = 1 : i32", "tt.num_stages = 3 : i32", "tt.warp_specialize")
+
+
+def test_every_loop_attribute_is_kept_on_both_parts():
+    ttir = _compile_scalar(_attributed_loop, "i32")
+    loops = causal_attention.top_level_loop_bodies(ttir)
+    assert len(loops) == 2, ttir
+    for loop in loops:
+        closing = loop.splitlines()[-1]
+        for attribute in _LOOP_ATTRIBUTES:
+            assert attribute in closing, (attribute, closing)
+
+
+def test_flatten_nest_is_left_alone():
+    # Like Triton's test_tl_range_fuse: the nest marked flatten=True becomes one loop in TTGIR.
+    # Splitting the inner loop first left three loops there.
+    src = ASTSource(_flattened_nest, signature={"out": "*fp32", "n": "i32", "m": "i32",
+                                                "BLOCK": "constexpr"}, constexprs={"BLOCK": 64})
+    plain = triton.compile(src, target=TARGET)
+    with triton_ext.enabled("loop_split"):
+        split = triton.compile(src, target=TARGET)
+    assert plain.asm["ttgir"].count("scf.for") == 1, plain.asm["ttgir"]
+    assert split.asm["ttir"].count("scf.for") == plain.asm["ttir"].count("scf.for") == 2
+    assert split.asm["ttgir"].count("scf.for") == 1, split.asm["ttgir"]

@@ -75,6 +75,11 @@ def _print(text: str, pipeline: tuple[tuple[str, tuple[str, ...] | None], ...]) 
     return module.str_nodebug()
 
 
+def print_ir(text: str) -> str:
+    """``text`` parsed and printed again by MLIR without locations."""
+    return _print(text, ())
+
+
 def pipeline_for(name: str, options: dict[str, str] | None = None
                  ) -> tuple[tuple[str, tuple[str, ...] | None], ...]:
     """The plugin pass ``name`` with its declared defaults (``options`` override some) and the

@@ -244,3 +244,62 @@ tt.func @decline_unsigned_loop(%ub: i32, %n: i32, %x: f32, %y: f32) -> f32 {
   }
   tt.return %r : f32
 }
+
+// Issue 17: `tl.range(..., flatten=True)` asks Triton to fuse the nest under
+// the marked loop into one loop; splitting the inner loop (or the marked one)
+// would defeat it. Both are left alone.
+// CHECK-LABEL: tt.func @flatten_nest_left_alone
+// UNCHANGED-LABEL: tt.func @flatten_nest_left_alone
+// UNCHANGED-NOT:   arith.extsi
+// UNCHANGED:       scf.for
+// UNCHANGED:         arith.cmpi slt
+// UNCHANGED:         scf.for
+// UNCHANGED:           arith.cmpi slt
+// UNCHANGED:         }
+// UNCHANGED-NOT:     scf.for
+// UNCHANGED:       } {tt.flatten}
+// UNCHANGED-NOT:   scf.for
+// UNCHANGED:       tt.return
+tt.func @flatten_nest_left_alone(%n: i32, %m: i32, %x: f32, %y: f32) -> f32 {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %init = arith.constant 0.0 : f32
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%a = %init) -> (f32) : i32 {
+    %ci = arith.cmpi slt, %i, %m : i32
+    %w = arith.select %ci, %x, %y : f32
+    %q = scf.for %j = %c0 to %n step %c1 iter_args(%b = %a) -> (f32) : i32 {
+      %c = arith.cmpi slt, %j, %m : i32
+      %v = arith.select %c, %x, %y : f32
+      %s = arith.addf %b, %v : f32
+      scf.yield %s : f32
+    }
+    %t = arith.addf %q, %w : f32
+    scf.yield %t : f32
+  } {tt.flatten}
+  tt.return %r : f32
+}
+
+// Without the mark the same nest splits: the inner loop on the outer iv's
+// invariant m, and the outer loop too: two outer loops of two inner ones.
+// CHECK-LABEL: tt.func @unmarked_nest_splits
+// CHECK-COUNT-6: scf.for
+// CHECK-NOT:     scf.for
+// CHECK:         tt.return
+tt.func @unmarked_nest_splits(%n: i32, %m: i32, %x: f32, %y: f32) -> f32 {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %init = arith.constant 0.0 : f32
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%a = %init) -> (f32) : i32 {
+    %ci = arith.cmpi slt, %i, %m : i32
+    %w = arith.select %ci, %x, %y : f32
+    %q = scf.for %j = %c0 to %n step %c1 iter_args(%b = %a) -> (f32) : i32 {
+      %c = arith.cmpi slt, %j, %m : i32
+      %v = arith.select %c, %x, %y : f32
+      %s = arith.addf %b, %v : f32
+      scf.yield %s : f32
+    }
+    %t = arith.addf %q, %w : f32
+    scf.yield %t : f32
+  }
+  tt.return %r : f32
+}

@@ -182,7 +182,9 @@ tt.func @split_scf_if(%n: i32, %diag: i32, %x: tensor<16xf32>) -> tensor<16xf32>
 // loop runs to an unrelated %n_ctx, so three loops; only the middle one
 // keeps the compare and the select. The guard checks that neither side can
 // wrap: (n_ctx - 1) + 63 <= INT32_MAX and m0 + 127 <= INT32_MAX, each one
-// comparison with a constant. Loop attributes are copied.
+// comparison with a constant. Every loop attribute tl.range sets (num_stages,
+// unroll factor, disallow_acc_multi_buffer, warp_specialize, disable_licm) is
+// copied to every part (tt.flatten nests are left alone: loop-split-limits.mlir).
 // CHECK-LABEL: tt.func @causal_mask
 // CHECK-DAG:     %[[UBMAX:.*]] = arith.constant 2147483585 : i32
 // CHECK-DAG:     %[[M0MAX:.*]] = arith.constant 2147483520 : i32
@@ -200,15 +202,15 @@ tt.func @split_scf_if(%n: i32, %diag: i32, %x: tensor<16xf32>) -> tensor<16xf32>
 // CHECK-NOT:       arith.cmpi
 // CHECK-NOT:       arith.select
 // CHECK:           arith.addf %{{.*}}, %arg2 : tensor<128x64xf32>
-// CHECK:         } {tt.disallow_acc_multi_buffer, tt.flatten, tt.loop_unroll_factor = 1 : i32, tt.num_stages = 3 : i32, tt.warp_specialize}
+// CHECK:         } {llvm.loop_annotation = #[[LICM:[^,]+]], tt.disallow_acc_multi_buffer, tt.loop_unroll_factor = 1 : i32, tt.num_stages = 3 : i32, tt.warp_specialize}
 // CHECK:         %[[L2:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[L1]])
 // CHECK:           arith.cmpi sge, %{{.*}}, %{{.*}} : tensor<128x64xi32>
 // CHECK:           arith.select
-// CHECK:         } {tt.disallow_acc_multi_buffer, tt.flatten, tt.loop_unroll_factor = 1 : i32, tt.num_stages = 3 : i32, tt.warp_specialize}
+// CHECK:         } {llvm.loop_annotation = #[[LICM]], tt.disallow_acc_multi_buffer, tt.loop_unroll_factor = 1 : i32, tt.num_stages = 3 : i32, tt.warp_specialize}
 // CHECK:         scf.for {{.*}} iter_args(%{{.*}} = %[[L2]])
 // CHECK-NOT:       arith.cmpi
 // CHECK:           arith.addf %{{.*}}, %[[NINF]] : tensor<128x64xf32>
-// CHECK:         } {tt.disallow_acc_multi_buffer, tt.flatten, tt.loop_unroll_factor = 1 : i32, tt.num_stages = 3 : i32, tt.warp_specialize}
+// CHECK:         } {llvm.loop_annotation = #[[LICM]], tt.disallow_acc_multi_buffer, tt.loop_unroll_factor = 1 : i32, tt.num_stages = 3 : i32, tt.warp_specialize}
 tt.func @causal_mask(%start_m: i32, %n_ctx: i32, %qk: tensor<128x64xf32>) -> tensor<128x64xf32> {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
@@ -233,7 +235,7 @@ tt.func @causal_mask(%start_m: i32, %n_ctx: i32, %qk: tensor<128x64xf32>) -> ten
     %s = arith.select %mask, %qk, %ninf : tensor<128x64xi1>, tensor<128x64xf32>
     %n = arith.addf %acc, %s : tensor<128x64xf32>
     scf.yield %n : tensor<128x64xf32>
-  } {tt.num_stages = 3 : i32, tt.loop_unroll_factor = 1 : i32, tt.disallow_acc_multi_buffer, tt.flatten, tt.warp_specialize}
+  } {tt.num_stages = 3 : i32, tt.loop_unroll_factor = 1 : i32, tt.disallow_acc_multi_buffer, tt.warp_specialize, llvm.loop_annotation = #llvm.loop_annotation<licm = <disable = true>>}
   tt.return %r : tensor<128x64xf32>
 }
 
