@@ -137,6 +137,11 @@ def __getattr__(name: str) -> Any:
 
 def _enable_from_environment() -> None:
     names = settings.enable
+    if names and names[0].split(":")[0] == "auto":  # issue 19: TRITON_EXT_ENABLE=auto[:a,b]
+        from . import _auto
+
+        _auto.activate(_auto.parse(names) or ())
+        return
     if names:
         enable(*names)
 
