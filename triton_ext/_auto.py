@@ -93,6 +93,7 @@ class _Auto:
         self.by_name = dict(self.variants)
         self.choices: dict[tuple[Any, ...], Selection] = {}
         self.decisions: list[Decision] = []
+        self.refused: set[tuple[Any, ...]] = set()
         self.lock = threading.RLock()
         self.tls = threading.local()
 
@@ -142,8 +143,12 @@ class _Auto:
         if refused is None and torch.cuda.is_current_stream_capturing():
             refused = "launched during CUDA graph capture"
         if refused is not None:
-            self.decisions.append(Decision(name, "", refused=refused))
-            return Selection()  # not remembered: a later, plain launch may tune
+            if key not in self.refused:  # report once per specialization
+                self.refused.add(key)
+                self.decisions.append(Decision(name, "", refused=refused))
+            if not refused.startswith("launched during"):
+                self.choices[key] = Selection()  # the arguments' kinds are part of the specialization
+            return Selection()  # during capture: not remembered, a later plain launch may tune
         path = self._disk_path(fn, key)
         if path.exists():
             try:

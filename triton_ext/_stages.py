@@ -270,7 +270,8 @@ def enabled(*names: str, **options: Any) -> Iterator[Selection]:
 @contextlib.contextmanager
 def using(selection: Selection) -> Iterator[Selection]:
     """Make exactly ``selection`` this thread's (context's) enabled set until the block ends."""
-    install()
+    if _installed is None:  # runs per launch in the autotune and auto modes: skip the lock
+        install()
     token = _scoped.set(selection)
     try:
         yield selection
