@@ -259,6 +259,7 @@ _DELEGATED = {
     "wheel": ("_wheel", "build the core wheel and extension wheels (see triton-ext wheel --help)"),
     # issue 19
     "pipeline": ("_pipeline_view", "show the pass pipeline a compile runs, plugin passes in place (see --help)"),
+    "tune": ("_tune", "find the best pass set for a bench spec's kernels (see triton-ext tune --help)"),
 }
 
 
