@@ -362,6 +362,9 @@ class Machine:
             return []
         if name == "reduce":
             return self._reduce(op, ins, active)
+        if name == "dot":
+            a, b, c = ins
+            return [(np.matmul(a.astype(np.float64), b.astype(np.float64)) + c).astype(c.dtype)]
         raise UnsupportedIR(f"tt.{name} is outside the interpreted subset: {op.text}")
 
     def _reduce(self, op: Op, ins: list[Array], active: Array) -> list[Array]:

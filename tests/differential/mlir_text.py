@@ -296,6 +296,8 @@ def _parse_op(ln: str, lines: _Lines) -> Op:
         elif " to " in sig:
             rtypes = [parse_type(sig.split(" to ")[-1])]
         else:
+            if name == "tt.load":  # the signature names the pointer type: load its pointee
+                sig = re.sub(r"!tt\.ptr<([^<>]+)>", r"\1", _split_top(sig, ",")[0])
             tys = [parse_type(t) for t in _split_top(sig, ",")]
             rtypes = [tys[0] if name in ("tt.addptr", "tt.load") else tys[-1]] * len(results)
     return Op(name, results, operands, rtypes, attrs, [], ln)

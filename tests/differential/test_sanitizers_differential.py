@@ -1,0 +1,206 @@
+"""Differential tests of the sanitizers' guards: offset_overflow_check, masked_load_poison and
+nan_inf_check, each run for real on a kernel and interpreted with and without it over
+boundary-weighted i32 arguments (products and sums near 2^31, empty and reversed loops) and
+float memory holding 0, denormals, FLT_MAX, +-Inf and NaN.
+
+A sanitizer must not change what a correct kernel computes (stores, trip counts), and what it
+reports must be exact: offset_overflow_check's count is the number of lanes whose i32 offset
+differs from the exact integer (in at least one iteration, for loop-dependent offsets);
+nan_inf_check's count is the number of stored lanes holding NaN or +-Inf; masked_load_poison
+changes exactly the masked-off lanes (to NaN, or INT_MIN for integers), which only a kernel that
+reads them can see. ``mode=abort`` must abort exactly the programs that report.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("numpy")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import numpy as np  # noqa: E402
+
+from harness import compare  # noqa: E402
+from interp import mismatched_lanes  # noqa: E402
+from loop_kernels import to_signed  # noqa: E402
+
+R = 8
+I32_MIN, I32_MAX = -(2**31), 2**31 - 1
+SPECIAL = np.array([0.0, 1.5, -2.0, 3.0e38, -3.0e38, np.inf, -np.inf, np.nan, 1e-45, -0.0, 7.0,
+                    0.25, 1e-38, 65504.0, -1.0, 2.0], np.float32)
+
+# One kernel for the three sanitizers: a masked load at offsets `a * s + b + arange`, a loop
+# over [lb, ub) loading at `iv * s + arange` (a loop-dependent offset), a division that makes
+# NaN/Inf from the special values, and a masked store at the first offsets. UNMASKED stores
+# every lane (an incorrect kernel that reads the masked-off lanes).
+KERNEL = """
+tt.func public @k(%out: !tt.ptr<{t}>, %x: !tt.ptr<{t}>, %a: i32, %s: i32, %b: i32, %n: i32,
+                  %lb: i32, %ub: i32) {{
+  %r = tt.make_range {{end = {R} : i32, start = 0 : i32}} : tensor<{R}xi32>
+  %as = arith.muli %a, %s : i32
+  %base = arith.addi %as, %b : i32
+  %bs = tt.splat %base : i32 -> tensor<{R}xi32>
+  %offs = arith.addi %bs, %r : tensor<{R}xi32>
+  %ns = tt.splat %n : i32 -> tensor<{R}xi32>
+  %m = arith.cmpi slt, %offs, %ns : tensor<{R}xi32>
+  %xp = tt.splat %x : !tt.ptr<{t}> -> tensor<{R}x!tt.ptr<{t}>>
+  %xq = tt.addptr %xp, %offs : tensor<{R}x!tt.ptr<{t}>>, tensor<{R}xi32>
+  %v = tt.load %xq, %m : tensor<{R}x!tt.ptr<{t}>>
+  %c1 = arith.constant 1 : i32
+  %one = arith.constant dense<{one}> : tensor<{R}x{t}>
+  %acc = scf.for %iv = %lb to %ub step %c1 iter_args(%ac = %one) -> (tensor<{R}x{t}>) : i32 {{
+    %ivs = arith.muli %iv, %s : i32
+    %ivt = tt.splat %ivs : i32 -> tensor<{R}xi32>
+    %o2 = arith.addi %ivt, %r : tensor<{R}xi32>
+    %q = tt.addptr %xp, %o2 : tensor<{R}x!tt.ptr<{t}>>, tensor<{R}xi32>
+    %w = tt.load %q : tensor<{R}x!tt.ptr<{t}>>
+    %sum = {add} %ac, %w : tensor<{R}x{t}>
+    scf.yield %sum : tensor<{R}x{t}>
+  }}
+  %y = {div} %v, %acc : tensor<{R}x{t}>
+  %op = tt.splat %out : !tt.ptr<{t}> -> tensor<{R}x!tt.ptr<{t}>>
+  %oq = tt.addptr %op, %offs : tensor<{R}x!tt.ptr<{t}>>, tensor<{R}xi32>
+  tt.store %oq, %y{store_mask} : tensor<{R}x!tt.ptr<{t}>>
+  tt.return
+}}
+"""
+OUT, X = 1 << 40, 2 << 40
+
+
+def kernel(dtype: str = "f32", masked_store: bool = True) -> str:
+    floaty = dtype == "f32"
+    return KERNEL.format(R=R, t=dtype, one="1.000000e+00" if floaty else "1",
+                         add="arith.addf" if floaty else "arith.addi",
+                         div="arith.divf" if floaty else "arith.xori",
+                         store_mask=", %m" if masked_store else "")
+
+
+def memory(addr: np.ndarray, ty) -> np.ndarray:
+    h = (addr.astype(np.uint64) * np.uint64(2654435761)) >> np.uint64(7)
+    if ty.kind == "float":
+        return SPECIAL[(h % np.uint64(len(SPECIAL))).astype(np.int64)]
+    return (h % np.uint64(1 << 31)).astype(np.int64) - (1 << 30)
+
+
+def _i32(rng: random.Random) -> int:
+    pts = [0, 1, -1, I32_MAX, I32_MIN, 46340, 46341, -46341, 65536, 1 << 30, -(1 << 30), 7, 3]
+    if rng.random() < 0.75:
+        return to_signed(rng.choice(pts) + rng.randint(-20, 20), 32)
+    return to_signed(rng.getrandbits(32), 32)
+
+
+def sanitizer_args(seed: str, count: int) -> list[tuple[int, ...]]:
+    """(a, s, b, n, lb, ub): products a * s and sums near 2^31, comparands n near the offsets,
+    loops of 0..12 iterations anywhere (iv * s then wraps for large iv or s)."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(count):
+        a, s, b = _i32(rng), _i32(rng), _i32(rng)
+        base = to_signed(a * s + b, 32)
+        n = to_signed(base + rng.randint(-3, R + 3), 32) if rng.random() < 0.6 else _i32(rng)
+        lb = _i32(rng) if rng.random() < 0.5 else rng.randint(-5, 5)
+        ub = min(max(lb + rng.randint(-3, 12), I32_MIN), I32_MAX)  # at most 12 trips
+        out.append((a, s, b, n, lb, ub))
+    return out
+
+
+def _reports(result, lanes: int, tag: str) -> dict[int, np.ndarray]:
+    """Per-site (source line) reported counts, summed over prints, for each lane."""
+    sites: dict[int, np.ndarray] = {}
+    for ev in result.prints:
+        if tag not in ev.message:
+            continue
+        site = int(re.search(r"site=\S+:(\d+)", ev.message).group(1))
+        counts = sites.setdefault(site, np.zeros(lanes, np.int64))
+        counts += np.where(ev.mask, ev.values[0], 0)
+    return sites
+
+
+def _line(text: str, prefix: str) -> int:
+    """1-based line of the op starting with ``prefix`` (the sanitizer names that line)."""
+    return next(i for i, ln in enumerate(text.splitlines(), 1) if ln.strip().startswith(prefix))
+
+
+def _exact_offset_wraps(a: int, s: int, b: int, lb: int, ub: int) -> tuple[int, int]:
+    """(lanes of a*s + b + r outside i32, lanes of iv*s + r outside i32 in some iteration)."""
+    first = sum(not I32_MIN <= a * s + b + r <= I32_MAX for r in range(R))
+    wrapped = set()
+    for iv in range(lb, ub):
+        wrapped |= {r for r in range(R) if not I32_MIN <= iv * s + r <= I32_MAX}
+    return first, len(wrapped)
+
+
+def _run(text: str, pass_name: str, cases, **options: str):
+    full = [(OUT, X) + c for c in cases]
+    return compare(text, pass_name, full, memory=memory, options=tuple(options.items()))
+
+
+def _unchanged(result, *keys: str) -> None:
+    diffs = mismatched_lanes(result.before, result.after, result.cases)
+    changed = {k: int(diffs[k].sum()) for k in keys if diffs[k].any()}
+    assert not changed, changed
+
+
+@pytest.mark.parametrize("mode", ["record", "abort"])
+def test_offset_overflow_check_counts_exactly(mode):
+    cases = sanitizer_args(f"offset-{mode}", 6000)
+    text = kernel()
+    result = _run(text, "offset_overflow_check", cases, mode=mode)
+    wraps = np.array([_exact_offset_wraps(a, s, b, lb, ub) for a, s, b, n, lb, ub in cases])
+    assert wraps[:, 0].any() and wraps[:, 1].any() and (wraps.sum(axis=1) == 0).any()
+    reports = _reports(result.after, len(cases), "offset_overflow_check")
+    first_site, loop_site = _line(text, "%offs ="), _line(text, "%o2 =")
+    assert set(reports) <= {first_site, loop_site}, sorted(reports)
+    zero = np.zeros(len(cases), np.int64)
+    got = np.stack([reports.get(first_site, zero), reports.get(loop_site, zero)], axis=1)
+    bad = np.nonzero((got != wraps).any(axis=1))[0]
+    assert bad.size == 0, [(cases[i], "exact", wraps[i].tolist(), "reported", got[i].tolist())
+                           for i in bad[:5]]
+    # What the kernel stores and how often it loops do not change.
+    _unchanged(result, "memory", "trips", "runaway", "undefined")
+    aborted = result.after.assert_failed
+    assert (aborted == (wraps.sum(axis=1) > 0)).all() if mode == "abort" else not aborted.any()
+
+
+def test_masked_load_poison_keeps_correct_kernels():
+    result = _run(kernel(), "masked_load_poison", sanitizer_args("poison", 6000))
+    assert result.count == 0, result.report("masked store kernel")
+
+
+@pytest.mark.parametrize("dtype", ["f32", "i32"])
+def test_masked_load_poison_marks_exactly_the_masked_off_lanes(dtype):
+    cases = sanitizer_args(f"poison-{dtype}", 6000)
+    result = _run(kernel(dtype, masked_store=False), "masked_load_poison", cases)
+    (before,), (after,) = ([ev.value for ev in r.stores] for r in (result.before, result.after))
+    masked_off = np.array([[not to_signed(to_signed(a * s + b, 32) + r, 32) < n for r in range(R)]
+                           for a, s, b, n, lb, ub in cases])
+    assert masked_off.any() and (~masked_off).any()
+    if dtype == "f32":  # y = v / acc: NaN in v stays NaN
+        assert np.isnan(after[masked_off]).all()
+        same = (before == after) | (np.isnan(before) & np.isnan(after))
+    else:  # y = v xor acc, and interp.py reads masked-off lanes without `other` as -7777
+        acc = before ^ -7777
+        assert ((after ^ acc)[masked_off] == I32_MIN).all()
+        same = before == after
+    assert same[~masked_off].all()
+
+
+@pytest.mark.parametrize("mode", ["record", "abort"])
+def test_nan_inf_check_counts_exactly(mode):
+    cases = sanitizer_args(f"naninf-{mode}", 6000)
+    result = _run(kernel(), "nan_inf_check", cases, mode=mode)
+    (ev,) = result.before.stores
+    bad_lanes = (~np.isfinite(ev.value) & ev.mask).sum(axis=1)
+    assert bad_lanes.any() and (bad_lanes == 0).any()
+    reports = _reports(result.after, len(cases), "nan_inf_check")
+    got = sum(reports.values()) if reports else np.zeros(len(cases), np.int64)
+    bad = np.nonzero(got != bad_lanes)[0]
+    assert bad.size == 0, [(cases[i], int(bad_lanes[i]), int(got[i])) for i in bad[:5]]
+    _unchanged(result, "memory", "trips", "runaway", "undefined")
+    aborted = result.after.assert_failed
+    assert (aborted == (bad_lanes > 0)).all() if mode == "abort" else not aborted.any()
