@@ -112,6 +112,9 @@ def test_configs_differing_only_in_passes_compile_to_different_kernels(host_only
         single = triton.autotune(configs=[configs[i]], key=["M"])(triton_ext.tunable(naive_dot_kernel))
         kernels[i] = single.warmup(*ARGS, grid=(1,))[0]
 
+    # Triton's JIT creates its per-device cache lazily in a defaultdict, which two threads can
+    # race on (one thread's kernel cache is then dropped): create it once, as a first launch would.
+    naive_dot_kernel.device_caches[0]
     threads = [threading.Thread(target=warm, args=(i,)) for i in range(3)]
     for t in threads:
         t.start()
