@@ -30,8 +30,14 @@
 // permutation of the grid: every tile is still computed exactly once, by one
 // program. Triton programs are independent and their order is unspecified,
 // so only the order in which tiles are produced changes. The G used at run
-// time is min(G, nx): with G >= nx the order is the identity either way, and
-// the clamp keeps G * ny <= nx * ny < 2^31, so the i32 math cannot overflow.
+// time is min(G, nx): with G >= nx the order is the identity either way.
+//
+// The index math runs in i64: a legal grid may hold 2^31 programs or more
+// (x up to 2^31 - 1 programs, y up to 65535), and then L = py * nx + px
+// wraps in i32 (the differential tester found grid (2^31 - 1, 2) sending
+// program (6567516, 1) to tile x = -1070458069). With nx, ny < 2^31 every
+// intermediate is below nx * ny < 2^62, and new_x < nx, new_y < ny fit the
+// i32 the kernel reads. The cost is a few 64-bit divisions once per program.
 //
 // Declines (the kernel is left as it is):
 //  * it does not read both program ids x and y (a 1-D kernel may group its
@@ -161,16 +167,22 @@ private:
     Location loc = NameLoc::get(b.getStringAttr("grid_swizzle"),
                                 facts.pidX.front().getLoc());
 
-    Value px = tt::GetProgramIdOp::create(b, loc, kAxisX);
-    Value py = tt::GetProgramIdOp::create(b, loc, kAxisY);
-    Value nx = tt::GetNumProgramsOp::create(b, loc, kAxisX);
-    Value ny = tt::GetNumProgramsOp::create(b, loc, kAxisY);
-    Value option = arith::ConstantIntOp::create(b, loc, groupSize, 32);
+    // Program ids and grid sizes are non-negative i32, so sign extension is
+    // exact.
+    Type i64 = b.getI64Type();
+    auto wide = [&](Value v) -> Value {
+      return arith::ExtSIOp::create(b, loc, i64, v);
+    };
+    Value px = wide(tt::GetProgramIdOp::create(b, loc, kAxisX));
+    Value py = wide(tt::GetProgramIdOp::create(b, loc, kAxisY));
+    Value nx = wide(tt::GetNumProgramsOp::create(b, loc, kAxisX));
+    Value ny = wide(tt::GetNumProgramsOp::create(b, loc, kAxisY));
+    Value option = arith::ConstantIntOp::create(b, loc, groupSize, 64);
 
     // Launch index: the hardware launches x fastest.
     Value rowStart = arith::MulIOp::create(b, loc, py, nx);
     Value linear = arith::AddIOp::create(b, loc, rowStart, px);
-    // min(G, nx): the same order, and G * ny stays below nx * ny < 2^31.
+    // min(G, nx): the same order when G >= nx.
     Value group = arith::MinSIOp::create(b, loc, option, nx);
     Value perGroup = arith::MulIOp::create(b, loc, group, ny);
     Value groupId = arith::DivSIOp::create(b, loc, linear, perGroup);
@@ -179,8 +191,11 @@ private:
     Value groupRows = arith::MinSIOp::create(b, loc, left, group);
     Value inGroup = arith::RemSIOp::create(b, loc, linear, perGroup);
     Value rowInGroup = arith::RemSIOp::create(b, loc, inGroup, groupRows);
-    Value newX = arith::AddIOp::create(b, loc, first, rowInGroup);
-    Value newY = arith::DivSIOp::create(b, loc, inGroup, groupRows);
+    Type i32 = b.getI32Type();
+    Value newX = arith::TruncIOp::create(
+        b, loc, i32, arith::AddIOp::create(b, loc, first, rowInGroup));
+    Value newY = arith::TruncIOp::create(
+        b, loc, i32, arith::DivSIOp::create(b, loc, inGroup, groupRows));
 
     for (tt::GetProgramIdOp pid : facts.pidX) {
       pid.getResult().replaceAllUsesWith(newX);

@@ -64,7 +64,7 @@ def _body(ir: str) -> str:
                      if "module attributes" not in line and not line.startswith("#loc"))
 
 
-_SCALAR = re.compile(r"^\s*(%\S+) = (tt\.get_program_id|tt\.get_num_programs|arith\.\w+) (.*) : i32$")
+_SCALAR = re.compile(r"^\s*(%\S+) = (tt\.get_program_id|tt\.get_num_programs|arith\.\w+) (.*?) : (i32|i64)(?: to (i32|i64))?$")
 
 
 def _trunc_div(a: int, b: int) -> int:
@@ -80,7 +80,8 @@ BINARY: dict[str, Callable[[int, int], int]] = {
 
 
 def _evaluate_prelude(ttir: str, px: int, py: int, nx: int, ny: int) -> dict[str, int]:
-    """Values of the scalar i32 ops at the top of the kernel for one program of an nx x ny grid."""
+    """Values of the scalar i32/i64 ops at the top of the kernel for one program of an nx x ny grid
+    (each result checked against its type's range: the math must not wrap)."""
     lines = _strip(ttir).splitlines()
     start = next(i for i, line in enumerate(lines) if "tt.func public" in line) + 1
     env: dict[str, int] = {}
@@ -88,17 +89,23 @@ def _evaluate_prelude(ttir: str, px: int, py: int, nx: int, ny: int) -> dict[str
         m = _SCALAR.match(line)
         if not m:
             break
-        name, op, rest = m.groups()
+        name, op, rest, width, to = m.groups()
+        bits = int((to or width)[1:])
         if op == "tt.get_program_id":
             env[name] = {"x": px, "y": py, "z": 0}[rest]
         elif op == "tt.get_num_programs":
             env[name] = {"x": nx, "y": ny, "z": 1}[rest]
         elif op == "arith.constant":
             env[name] = int(rest)
+        elif op == "arith.extsi":
+            env[name] = env[rest.strip()]
+        elif op == "arith.trunci":
+            env[name] = env[rest.strip()]
+            assert -(1 << 31) <= env[name] < (1 << 31), f"{line}: truncation changes the value"
         elif op in BINARY:
             lhs, rhs = (env[v.strip()] for v in rest.split(","))
             env[name] = BINARY[op](lhs, rhs)
-            assert -(1 << 31) <= env[name] < (1 << 31), f"{line}: i32 overflow"
+            assert -(1 << (bits - 1)) <= env[name] < (1 << (bits - 1)), f"{line}: i{bits} overflow"
         else:
             break
     return env
@@ -149,6 +156,19 @@ def test_naive_gemm_swizzled():
     assert on.asm["cubin"]
 
 
+@pytest.mark.parametrize("nx, ny", [((1 << 31) - 1, 2), ((1 << 31) - 1, 65535), (1 << 16, 1 << 15), (3, 65535)])
+def test_grids_of_2_31_programs_and_more(nx, ny):
+    # A legal launch can hold 2^31 programs or more; the launch index must not wrap (it did in i32:
+    # grid (2^31 - 1, 2) sent program (6567516, 1) to tile x = -1070458069).
+    ttir = _compile("naive", enabled=True).asm["ttir"]
+    new_x, new_y = _tile_coords(ttir)
+    for px, py in [(0, 0), (nx - 1, ny - 1), (6567516 % nx, 1 % ny), (nx // 2, ny - 1), (nx - 1, 0)]:
+        env = _evaluate_prelude(ttir, px, py, nx, ny)
+        got = (env[new_x], env[new_y])
+        assert got == _grouped(px, py, nx, ny, 8), (nx, ny, px, py, got)
+        assert 0 <= got[0] < nx and 0 <= got[1] < ny
+
+
 def test_without_the_pass_program_ids_untouched():
     off = _compile("naive", enabled=False)
     assert "grid_swizzled" not in off.asm["ttir"]
@@ -163,7 +183,7 @@ def test_without_the_pass_program_ids_untouched():
 @pytest.mark.parametrize("group", [2, 4, 16])
 def test_group_size_option(group):
     ttir = _compile("naive", enabled=True, group_size=group).asm["ttir"]
-    assert f"arith.constant {group} : i32" in _strip(ttir)
+    assert f"arith.constant {group} : i64" in _strip(ttir)
     _check_swizzle(ttir, group=group)
 
 

@@ -169,12 +169,17 @@ def parse_module(text: str) -> dict[str, Func]:
     funcs: dict[str, Func] = {}
     while lines.i < len(lines.lines):
         ln = lines.next()
-        m = re.match(r"^tt\.func\s+(?:public\s+|private\s+)?@([\w.$]+)\((.*)\)(.*)\{$", ln)
-        if not m:
+        m = re.match(r"^tt\.func\s+(?:public\s+|private\s+)?@([\w.$]+)\(", ln)
+        if not m or not ln.endswith("{"):
             continue
+        depth, end = 1, m.end()
+        while depth:
+            depth += {"(": 1, ")": -1}.get(ln[end], 0)
+            end += 1
+        arg_text = ln[m.end():end - 1]
         args, types = [], []
-        if m.group(2).strip():
-            for a in _split_top(m.group(2), ","):
+        if arg_text.strip():
+            for a in _split_top(arg_text, ","):
                 a, _ = _strip_attr_dicts(a)
                 name, ty = a.split(":", 1)
                 args.append(name.strip())

@@ -204,3 +204,74 @@ def test_nan_inf_check_counts_exactly(mode):
     _unchanged(result, "memory", "trips", "runaway", "undefined")
     aborted = result.after.assert_failed
     assert (aborted == (bad_lanes > 0)).all() if mode == "abort" else not aborted.any()
+
+
+# A 2-D offset tree (rows * stride + cols, the interval path over two make_ranges) and the same
+# plus offsets loaded from memory (tensor leaves that are not ranges: the lane-by-lane path).
+KERNEL_2D = """
+tt.func public @k(%out: !tt.ptr<f32>, %idx: !tt.ptr<i32>, %m0: i32, %stride: i32, %n0: i32) {
+  %r = tt.make_range {end = 4 : i32, start = 0 : i32} : tensor<4xi32>
+  %ms = tt.splat %m0 : i32 -> tensor<4xi32>
+  %rows = arith.addi %ms, %r : tensor<4xi32>
+  %re = tt.expand_dims %rows {axis = 1 : i32} : tensor<4xi32> -> tensor<4x1xi32>
+  %rb = tt.broadcast %re : tensor<4x1xi32> -> tensor<4x4xi32>
+  %ss = tt.splat %stride : i32 -> tensor<4x4xi32>
+  %prod = arith.muli %rb, %ss : tensor<4x4xi32>
+  %ns = tt.splat %n0 : i32 -> tensor<4xi32>
+  %cols = arith.addi %ns, %r : tensor<4xi32>
+  %ce = tt.expand_dims %cols {axis = 0 : i32} : tensor<4xi32> -> tensor<1x4xi32>
+  %cb = tt.broadcast %ce : tensor<1x4xi32> -> tensor<4x4xi32>
+  %offs = arith.addi %prod, %cb : tensor<4x4xi32>
+  %ip = tt.splat %idx : !tt.ptr<i32> -> tensor<4x!tt.ptr<i32>>
+  %iq = tt.addptr %ip, %r : tensor<4x!tt.ptr<i32>>, tensor<4xi32>
+  %ld = tt.load %iq : tensor<4x!tt.ptr<i32>>
+  %le = tt.expand_dims %ld {axis = 0 : i32} : tensor<4xi32> -> tensor<1x4xi32>
+  %lb = tt.broadcast %le : tensor<1x4xi32> -> tensor<4x4xi32>
+  %offs2 = arith.addi %offs, %lb : tensor<4x4xi32>
+  %one = arith.constant dense<1.000000e+00> : tensor<4x4xf32>
+  %two = arith.constant dense<2.000000e+00> : tensor<4x4xf32>
+  %op = tt.splat %out : !tt.ptr<f32> -> tensor<4x4x!tt.ptr<f32>>
+  %p1 = tt.addptr %op, %offs : tensor<4x4x!tt.ptr<f32>>, tensor<4x4xi32>
+  tt.store %p1, %one : tensor<4x4x!tt.ptr<f32>>
+  %p2 = tt.addptr %op, %offs2 : tensor<4x4x!tt.ptr<f32>>, tensor<4x4xi32>
+  tt.store %p2, %two : tensor<4x4x!tt.ptr<f32>>
+  tt.return
+}
+"""
+
+
+def _args_2d(count: int) -> list[tuple[int, int, int]]:
+    rng = random.Random("offset-2d")
+    return [(_i32(rng), _i32(rng), _i32(rng)) for _ in range(count)]
+
+
+def _loaded(j: int) -> int:
+    from mlir_text import Type
+
+    return int(memory(np.array([X + j], np.int64), Type("int", 32))[0])
+
+
+@pytest.mark.parametrize("mode", ["record", "abort"])
+def test_offset_overflow_check_2d_and_loaded_offsets(mode):
+    cases = _args_2d(6000)
+    result = compare(KERNEL_2D, "offset_overflow_check", [(OUT, X) + c for c in cases],
+                     memory=memory, options=(("mode", mode),))
+    loaded = [_loaded(j) for j in range(4)]
+    exact = []
+    for m0, stride, n0 in cases:
+        first = [(m0 + i) * stride + n0 + j for i in range(4) for j in range(4)]
+        second = [first[i * 4 + j] + loaded[j] for i in range(4) for j in range(4)]
+        exact.append([sum(not I32_MIN <= v <= I32_MAX for v in vals) for vals in (first, second)])
+    exact = np.array(exact)
+    assert exact[:, 0].any() and exact[:, 1].any() and (exact.sum(axis=1) == 0).any()
+    reports = _reports(result.after, len(cases), "offset_overflow_check")
+    sites = (_line(KERNEL_2D, "%offs ="), _line(KERNEL_2D, "%offs2 ="))
+    assert set(reports) <= set(sites), sorted(reports)
+    zero = np.zeros(len(cases), np.int64)
+    got = np.stack([reports.get(s, zero) for s in sites], axis=1)
+    bad = np.nonzero((got != exact).any(axis=1))[0]
+    assert bad.size == 0, [(cases[i], "exact", exact[i].tolist(), "reported", got[i].tolist())
+                           for i in bad[:5]]
+    _unchanged(result, "memory", "trips", "runaway", "undefined")
+    aborted = result.after.assert_failed
+    assert (aborted == (exact.sum(axis=1) > 0)).all() if mode == "abort" else not aborted.any()

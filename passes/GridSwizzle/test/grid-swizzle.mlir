@@ -5,27 +5,34 @@
 
 // A naive 2-D GEMM tile: pid x picks the A rows, pid y the B columns. Every
 // use of the program ids is replaced by the grouped coordinates, computed
-// once at the top of the entry block.
+// once at the top of the entry block, in i64 (a grid of 2^31 or more programs
+// would wrap the i32 launch index) and truncated back to the kernel's i32.
 // CHECK-LABEL: tt.func public @gemm
 // CHECK-SAME:    attributes {triton_ext.grid_swizzled}
-// CHECK-DAG:     %[[PX:.*]] = tt.get_program_id x : i32
-// CHECK-DAG:     %[[PY:.*]] = tt.get_program_id y : i32
-// CHECK-DAG:     %[[NX:.*]] = tt.get_num_programs x : i32
-// CHECK-DAG:     %[[NY:.*]] = tt.get_num_programs y : i32
-// G8-DAG:        %[[G:.*]] = arith.constant 8 : i32
-// G4-DAG:        %[[G:.*]] = arith.constant 4 : i32
-// CHECK:         %[[ROW:.*]] = arith.muli %[[PY]], %[[NX]] : i32
-// CHECK-NEXT:    %[[L:.*]] = arith.addi %[[ROW]], %[[PX]] : i32
-// CHECK-NEXT:    %[[GC:.*]] = arith.minsi %[[G]], %[[NX]] : i32
-// CHECK-NEXT:    %[[PER:.*]] = arith.muli %[[GC]], %[[NY]] : i32
-// CHECK-NEXT:    %[[GID:.*]] = arith.divsi %[[L]], %[[PER]] : i32
-// CHECK-NEXT:    %[[FIRST:.*]] = arith.muli %[[GID]], %[[GC]] : i32
-// CHECK-NEXT:    %[[LEFT:.*]] = arith.subi %[[NX]], %[[FIRST]] : i32
-// CHECK-NEXT:    %[[GSZ:.*]] = arith.minsi %[[LEFT]], %[[GC]] : i32
-// CHECK-NEXT:    %[[IN:.*]] = arith.remsi %[[L]], %[[PER]] : i32
-// CHECK-NEXT:    %[[R:.*]] = arith.remsi %[[IN]], %[[GSZ]] : i32
-// CHECK-NEXT:    %[[NEWX:.*]] = arith.addi %[[FIRST]], %[[R]] : i32
-// CHECK-NEXT:    %[[NEWY:.*]] = arith.divsi %[[IN]], %[[GSZ]] : i32
+// CHECK-DAG:     %[[PX32:.*]] = tt.get_program_id x : i32
+// CHECK-DAG:     %[[PX:.*]] = arith.extsi %[[PX32]] : i32 to i64
+// CHECK-DAG:     %[[PY32:.*]] = tt.get_program_id y : i32
+// CHECK-DAG:     %[[PY:.*]] = arith.extsi %[[PY32]] : i32 to i64
+// CHECK-DAG:     %[[NX32:.*]] = tt.get_num_programs x : i32
+// CHECK-DAG:     %[[NX:.*]] = arith.extsi %[[NX32]] : i32 to i64
+// CHECK-DAG:     %[[NY32:.*]] = tt.get_num_programs y : i32
+// CHECK-DAG:     %[[NY:.*]] = arith.extsi %[[NY32]] : i32 to i64
+// G8-DAG:        %[[G:.*]] = arith.constant 8 : i64
+// G4-DAG:        %[[G:.*]] = arith.constant 4 : i64
+// CHECK:         %[[ROW:.*]] = arith.muli %[[PY]], %[[NX]] : i64
+// CHECK-NEXT:    %[[L:.*]] = arith.addi %[[ROW]], %[[PX]] : i64
+// CHECK-NEXT:    %[[GC:.*]] = arith.minsi %[[G]], %[[NX]] : i64
+// CHECK-NEXT:    %[[PER:.*]] = arith.muli %[[GC]], %[[NY]] : i64
+// CHECK-NEXT:    %[[GID:.*]] = arith.divsi %[[L]], %[[PER]] : i64
+// CHECK-NEXT:    %[[FIRST:.*]] = arith.muli %[[GID]], %[[GC]] : i64
+// CHECK-NEXT:    %[[LEFT:.*]] = arith.subi %[[NX]], %[[FIRST]] : i64
+// CHECK-NEXT:    %[[GSZ:.*]] = arith.minsi %[[LEFT]], %[[GC]] : i64
+// CHECK-NEXT:    %[[IN:.*]] = arith.remsi %[[L]], %[[PER]] : i64
+// CHECK-NEXT:    %[[R:.*]] = arith.remsi %[[IN]], %[[GSZ]] : i64
+// CHECK-NEXT:    %[[X64:.*]] = arith.addi %[[FIRST]], %[[R]] : i64
+// CHECK-NEXT:    %[[NEWX:.*]] = arith.trunci %[[X64]] : i64 to i32
+// CHECK-NEXT:    %[[Y64:.*]] = arith.divsi %[[IN]], %[[GSZ]] : i64
+// CHECK-NEXT:    %[[NEWY:.*]] = arith.trunci %[[Y64]] : i64 to i32
 // CHECK-NOT:     tt.get_program_id
 // CHECK:         arith.muli %[[NEWX]], %{{.*}} : i32
 // CHECK-NOT:     tt.get_program_id
@@ -63,8 +70,10 @@ tt.func public @gemm(%a: !tt.ptr<f16>, %b: !tt.ptr<f16>, %c: !tt.ptr<f32>, %lda:
 // CHECK-NOT:     tt.get_program_id x
 // CHECK:         arith.remsi
 // CHECK-NEXT:    arith.remsi
-// CHECK-NEXT:    %[[NEWX:.*]] = arith.addi
-// CHECK-NEXT:    %[[NEWY:.*]] = arith.divsi
+// CHECK-NEXT:    arith.addi
+// CHECK-NEXT:    %[[NEWX:.*]] = arith.trunci
+// CHECK-NEXT:    arith.divsi
+// CHECK-NEXT:    %[[NEWY:.*]] = arith.trunci
 // CHECK-NOT:     tt.get_program_id x
 // CHECK:         arith.addi %[[NEWX]], %[[PZ:.*]] : i32
 // CHECK:         scf.for

@@ -303,3 +303,43 @@ tt.func @unmarked_nest_splits(%n: i32, %m: i32, %x: f32, %y: f32) -> f32 {
   }
   tt.return %r : f32
 }
+
+// A causal mask over keys from the diagonal block on (lb = m0): nothing is
+// known below m0 - 62 <= lb, so the low part is empty. With three parts: a
+// comparing loop, then the all-false rest. With max-parts=2 the same two
+// (it used to decline: two parts meant low + comparing rest only).
+// CHECK-LABEL: tt.func @mask_from_diagonal
+// CHECK:         scf.for %{{.*}} = %[[M0:[^ ]+]] to
+// CHECK:           arith.cmpi sge
+// CHECK:         scf.for
+// CHECK-NOT:       arith.cmpi
+// CHECK:         tt.return
+// PARTS2-LABEL: tt.func @mask_from_diagonal
+// PARTS2:         scf.for
+// PARTS2:           arith.cmpi sge
+// PARTS2:         scf.for %{{.*}} to %arg1
+// PARTS2-NOT:       arith.cmpi
+// PARTS2:         tt.return
+tt.func @mask_from_diagonal(%start_m: i32, %n_ctx: i32, %qk: tensor<128x64xf32>) -> tensor<128x64xf32> {
+  %c64 = arith.constant 64 : i32
+  %c128 = arith.constant 128 : i32
+  %ninf = arith.constant dense<0xFF800000> : tensor<128x64xf32>
+  %m0 = arith.muli %start_m, %c128 : i32
+  %rm = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
+  %sm = tt.splat %m0 : i32 -> tensor<128xi32>
+  %offs_m = arith.addi %sm, %rm : tensor<128xi32>
+  %offs_n = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+  %em = tt.expand_dims %offs_m {axis = 1 : i32} : tensor<128xi32> -> tensor<128x1xi32>
+  %en = tt.expand_dims %offs_n {axis = 0 : i32} : tensor<64xi32> -> tensor<1x64xi32>
+  %r = scf.for %start_n = %m0 to %n_ctx step %c64 iter_args(%acc = %qk) -> (tensor<128x64xf32>) : i32 {
+    %sn = tt.splat %start_n : i32 -> tensor<1x64xi32>
+    %cols = arith.addi %sn, %en : tensor<1x64xi32>
+    %bm = tt.broadcast %em : tensor<128x1xi32> -> tensor<128x64xi32>
+    %bn = tt.broadcast %cols : tensor<1x64xi32> -> tensor<128x64xi32>
+    %mask = arith.cmpi sge, %bm, %bn : tensor<128x64xi32>
+    %s = arith.select %mask, %qk, %ninf : tensor<128x64xi1>, tensor<128x64xf32>
+    %n = arith.addf %acc, %s : tensor<128x64xf32>
+    scf.yield %n : tensor<128x64xf32>
+  }
+  tt.return %r : tensor<128x64xf32>
+}
