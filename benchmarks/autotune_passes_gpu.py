@@ -33,6 +33,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "passes" / "GridSwizzle"))
+os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
 
 import torch  # noqa: E402
 import triton  # noqa: E402
