@@ -61,7 +61,7 @@ def _cmd_list(args: argparse.Namespace) -> int:
         print(f"no extensions (registry: {settings.registry})")
         return 0
     for ext in manifest.extensions:
-        built = "built" if ext.library_path().exists() else "not built"
+        built = "built" if ext.library_path().exists() else "no library" if not ext.library else "not built"
         print(f"{ext.name:24} {ext.kind:8} {ext.status:12} {built:10} {ext.summary}")
         for p in ext.passes:
             default = " (on by default)" if p.enabled_by_default else ""
@@ -141,6 +141,9 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
         return 1
     print(f"build dir: {settings.build_dir}")
     for ext in manifest.extensions:
+        if not ext.library:  # a kind: pipeline entry (issue 19) edits Triton's pipeline, loads nothing
+            print(f"  {ext.name}: ok (pipeline edit, no library)")
+            continue
         path = ext.library_path()
         try:
             report = preflight(path, ext.name)

@@ -175,6 +175,8 @@ def test_pipeline_cli_text_and_diff(overrides: Any, capsys: pytest.CaptureFixtur
     assert changed == ["+ttgir/make_ttgir: ttir.triton_licm"], diff
     assert main(["pipeline", "--target", "cuda"]) == 1
     assert "expected cuda:<capability>" in capsys.readouterr().err
+    assert main(["list"]) == 0
+    assert re.search(r"^no_licm +pipeline +experimental +no library ", capsys.readouterr().out, re.M)
 
 
 def test_unknown_builtin_is_a_clear_error(overrides: Any) -> None:
