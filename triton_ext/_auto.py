@@ -26,7 +26,8 @@ nested in tuples. Launches inside ``triton_ext.enabled`` blocks or ``triton_ext.
 First launch costs one compile per variant plus about 3 x 4 x 100 ms of timing; each later
 launch, one extra binder call. Kernels with side effects outside their tensor arguments (device
 printf, writes through pointers held in other tensors) are not detected: do not use this mode on
-them.
+them. Only launches through ``JITFunction.run`` are seen: Inductor launches its compiled kernels
+through its own launcher, so its generated kernels are not tuned.
 """
 
 from __future__ import annotations
