@@ -1,33 +1,10 @@
-"""Repository-wide pytest setup: every test module ends with no triton_ext pass enabled and
-Triton's (single) stages hook empty, so the suite's order does not matter."""
-
-from __future__ import annotations
+"""Repository-wide pytest setup: the plugin of :mod:`triton_ext.testing` (isolated caches and
+environment before Triton is imported; every module ends with no pass enabled and Triton's stages
+hook empty, so the suite's order does not matter)."""
 
 import os
-from typing import Iterator
 
-import pytest
+# Importing triton_ext (which loading the plugin does) enables what TRITON_EXT_ENABLE names.
+os.environ.pop("TRITON_EXT_ENABLE", None)
 
-os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
-
-
-def _reset_triton_ext() -> None:
-    import sys
-
-    if "triton_ext._stages" in sys.modules:
-        from triton_ext import _stages
-
-        _stages.disable()
-        _stages.uninstall()
-    if "triton" in sys.modules:
-        from triton import knobs
-
-        knobs.runtime.add_stages_inspection_hook = None
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _isolated_triton_ext_state() -> Iterator[None]:
-    # Reset after each module (its own fixtures tear down first), so a module's enabled passes
-    # and hooks never leak into the next one; within a module, tests manage their own state.
-    yield
-    _reset_triton_ext()
+pytest_plugins = ["triton_ext.testing.plugin"]

@@ -18,7 +18,7 @@ config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".mlir"]
 config.test_source_root = os.path.dirname(os.path.abspath(__file__))
 config.test_exec_root = os.path.join(config.test_source_root, "build", "lit")
-config.excludes = [".venv", "build", ".git", "Inputs", "fixtures", "node_modules"]
+config.excludes = [".venv", "build", ".git", "Inputs", "fixtures", "node_modules", "templates"]
 
 filecheck = os.path.join(os.path.dirname(triton.__file__), "FileCheck")
 config.substitutions.append(("%opt", f"{sys.executable} -m triton_ext opt"))

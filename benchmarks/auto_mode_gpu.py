@@ -1,13 +1,13 @@
 """GPU check of the transparent mode, ``TRITON_EXT_ENABLE=auto`` (issue 19.2), over the corpus.
 
-    TRITON_EXT_BUILD_DIR=<build> python benchmarks/auto_mode_gpu.py --out auto-mode-h200.json \
+    TRITON_EXT_BUILD_DIR=$PWD/build python -m benchmarks.auto_mode_gpu --out auto-mode-h200.json \
         [--candidates grid_swizzle,loop_split] [--kernels NAME ...]
 
 For every kernel of the reliability corpus (tests/corpus/corpus_kernels.py, inputs and launches
 from tests/corpus/check_gpu.py) plus grid_swizzle's naive GEMM at 4096^3 and 8192^3:
 
 1. stock: fresh inputs (fixed seed), one launch, outputs kept; then ``do_bench`` of the launch;
-2. auto: the mode is activated (``triton_ext._auto.activate``, what ``TRITON_EXT_ENABLE=auto:...``
+2. auto: the mode is activated (``triton_ext.auto_mode``, what ``TRITON_EXT_ENABLE=auto:...``
    does at import) with an empty decision cache; fresh inputs with the same seed; the first launch
    is timed wall-clock (compiles and times the variants: the first-launch cost); its outputs must
    equal the stock outputs (bit-identical reported, within the kernel's tolerance required);
@@ -33,16 +33,15 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-HERE = Path(__file__).resolve().parent
-REPO = HERE.parent
-sys.path[:0] = [str(REPO / "tests" / "corpus"), str(REPO), str(REPO / "passes" / "GridSwizzle")]
+import torch
+import triton
 
-import check_gpu  # noqa: E402  (torch, triton, triton_ext, the corpus and its input builders)
-import torch  # noqa: E402
-import triton  # noqa: E402
+import triton_ext
+from tests.corpus import check_gpu  # the corpus and its input builders (run from the checkout)
+from triton_ext.testing import import_file, repo_root
 
-from triton_ext import _auto  # noqa: E402
-from grid_swizzle_kernels import matmul_naive_kernel  # noqa: E402
+REPO = repo_root()
+matmul_naive_kernel = import_file(REPO / "passes" / "GridSwizzle" / "kernels.py").matmul_naive_kernel
 
 
 def gemm_case(n: int) -> Callable[[], tuple[Callable[[], Any], dict[str, torch.Tensor], float, float]]:
@@ -80,8 +79,7 @@ def measure(name: str, build: Callable[[], Any], candidates: list[str], seed: in
     stock_out = {k: v.clone() for k, v in outputs.items()}
     stock_ms = [triton.testing.do_bench(go)]
 
-    auto = _auto.activate(candidates)
-    try:
+    with triton_ext.auto_mode(*candidates) as auto:
         torch.manual_seed(seed)
         go, outputs, atol, rtol = build()
         start = time.perf_counter()
@@ -92,15 +90,10 @@ def measure(name: str, build: Callable[[], Any], candidates: list[str], seed: in
         worst = max(check_gpu.max_violation(outputs[k], stock_out[k].double(), atol, rtol) for k in outputs)
         auto_ms = [triton.testing.do_bench(go)]
         decision = auto.decisions[-1] if auto.decisions else None
-    finally:
-        _auto.deactivate()
     for _ in range(2):  # more interleaved rounds
         stock_ms.append(triton.testing.do_bench(go))
-        _auto.activate(candidates)
-        try:
+        with triton_ext.auto_mode(*candidates):
             auto_ms.append(triton.testing.do_bench(go))
-        finally:
-            _auto.deactivate()
     s, a = statistics.median(stock_ms), statistics.median(auto_ms)
     return {"kernel": name, "stock_ms": s, "auto_ms": a, "speedup": s / a,
             "spread": max((max(v) - min(v)) / statistics.median(v) for v in (stock_ms, auto_ms)),
@@ -127,12 +120,12 @@ def main() -> int:
     candidates = [c for c in args.candidates.split(",") if c]
     triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device="cuda"))
     if args.child:
-        auto = _auto.activate(candidates)
-        for name, build in cases(args.kernels).items():
-            torch.manual_seed(args.seed)
-            go, *_ = build()
-            go()
-        torch.cuda.synchronize()
+        with triton_ext.auto_mode(*candidates) as auto:
+            for name, build in cases(args.kernels).items():
+                torch.manual_seed(args.seed)
+                go, *_ = build()
+                go()
+            torch.cuda.synchronize()
         print(json.dumps([{"kernel": d.kernel, "choice": d.choice, "from_disk": d.from_disk, "refused": d.refused}
                           for d in auto.decisions]))
         return 0
@@ -146,9 +139,10 @@ def main() -> int:
         r = rows[-1]
         print(f"{name:32} " + (f"{r['speedup']:.3f}x choice={r['choice']!r} first launch {r['first_launch_s']:.2f}s "
                                f"identical={r['outputs_identical']}" if "error" not in r else r["error"]), flush=True)
-    proc = subprocess.run([sys.executable, __file__, "--child", "--candidates", args.candidates, "--seed",
-                           str(args.seed)] + (["--kernels", *args.kernels] if args.kernels else []),
-                          capture_output=True, text=True, timeout=300, env=os.environ)
+    proc = subprocess.run([sys.executable, "-m", "benchmarks.auto_mode_gpu", "--child", "--candidates",
+                           args.candidates, "--seed", str(args.seed)]
+                          + (["--kernels", *args.kernels] if args.kernels else []),
+                          capture_output=True, text=True, timeout=300, env=os.environ, cwd=REPO)
     second = json.loads(proc.stdout.strip().splitlines()[-1]) if proc.returncode == 0 else []
     good = [r for r in rows if "error" not in r]
     speedups = [r["speedup"] for r in good]

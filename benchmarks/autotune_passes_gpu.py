@@ -1,8 +1,8 @@
 """GPU check of passes as autotuning dimensions (issue 19.1): ``triton_ext.autotune`` on an H200.
 
-    TRITON_EXT_BUILD_DIR=<build> python benchmarks/autotune_passes_gpu.py --out autotune-passes-h200.json
+    TRITON_EXT_BUILD_DIR=$PWD/build python -m benchmarks.autotune_passes_gpu --out autotune-passes-h200.json
 
-The kernel is grid_swizzle's naive 2-D GEMM (passes/GridSwizzle/grid_swizzle_kernels.py). For each
+The kernel is grid_swizzle's naive 2-D GEMM (passes/GridSwizzle/kernels.py). For each
 shape, ``triton_ext.autotune`` tunes four configs that differ only in passes: no pass, and
 grid_swizzle with group sizes 4, 8 and 16. ``knobs.autotuning.listener`` records what Triton's
 autotuner saw (the best config's pass set, each config's timing, cache hit or not). Then:
@@ -29,17 +29,16 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-REPO = HERE.parent
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "passes" / "GridSwizzle"))
 os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
 
 import torch  # noqa: E402
 import triton  # noqa: E402
 
 import triton_ext  # noqa: E402
-from grid_swizzle_kernels import matmul_naive_kernel  # noqa: E402
+from triton_ext.testing import import_file, repo_root  # noqa: E402
+
+REPO = repo_root()
+matmul_naive_kernel = import_file(REPO / "passes" / "GridSwizzle" / "kernels.py").matmul_naive_kernel
 
 SHAPES = [(4096, 4096, 4096), (8192, 8192, 8192), (8192, 2048, 4096)]
 BLOCKS = {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64}
@@ -137,8 +136,9 @@ def main() -> int:
                    event["timings_ms"][json.dumps(best)] <= min(no_pass, best_single) * (1 + spread)}
         ok &= same and row["never_slower_than_best_of_no_pass_and_best_single"]
         rows.append(row)
-    proc = subprocess.run([sys.executable, __file__, "--child"], env={**os.environ, "TRITON_CACHE_DIR": cache},
-                          capture_output=True, text=True, timeout=200)
+    proc = subprocess.run([sys.executable, "-m", "benchmarks.autotune_passes_gpu", "--child"],
+                          env={**os.environ, "TRITON_CACHE_DIR": cache}, capture_output=True, text=True,
+                          timeout=200, cwd=REPO)
     second = json.loads(proc.stdout.strip().splitlines()[-1]) if proc.returncode == 0 else []
     reused = bool(second) and all(e["cache_hit"] for e in second) and [e["best_passes"] for e in second] == [
         e["best_passes"] for e in first_events]

@@ -1,6 +1,6 @@
 """Per-launch cost of the triton_ext stages hook on a cached kernel (issue 3, target < 1 us).
 
-    python benchmarks/loader_launch_overhead.py --out benchmarks/results/loader-launch-overhead-h200.json
+    python -m benchmarks.loader_launch_overhead --out benchmarks/results/loader-launch-overhead-h200.json
 
 Triton calls the stages hook with no arguments on every launch of a @triton.jit kernel (the
 result joins the in-memory kernel cache key), so the loader's answer must be precomputed. This
@@ -22,8 +22,10 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
+from triton_ext.testing import repo_root  # noqa: E402
+
+REPO = repo_root()
+
 
 import torch  # noqa: E402
 import triton  # noqa: E402

@@ -1,6 +1,6 @@
 """GPU timing of the built-in-pass overrides worked example (issue 19.4, docs/overriding-passes.md).
 
-    TRITON_EXT_BUILD_DIR=<build> python benchmarks/overrides_gpu.py --out overrides-h200.json
+    TRITON_EXT_BUILD_DIR=$PWD/build python -m benchmarks.overrides_gpu --out overrides-h200.json
 
 Kernels and registry entries are those of docs/examples/overrides/measure.py (the CPU measurement):
 ``scaled_rows`` (a loop asking for 4x unrolling) stock vs ``skip_loop_unroll``, and a naive GEMM
@@ -19,15 +19,15 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "docs" / "examples" / "overrides"))
+import torch
+import triton
 
-import measure  # noqa: E402  (sets TRITON_EXT_REGISTRY to the repository registry + the example entries)
-import torch  # noqa: E402
-import triton  # noqa: E402
+import triton_ext
+from triton_ext import canonical_passes
+from triton_ext.testing import import_file, repo_root
 
-import triton_ext  # noqa: E402
-from triton_ext._autotune import canonical_passes  # noqa: E402
+# Sets TRITON_EXT_REGISTRY to the repository registry + the example entries, on import.
+measure = import_file(repo_root() / "docs" / "examples" / "overrides" / "measure.py")
 
 # The per-launch pass set goes through triton_ext.tunable (a precomputed selection per set), so
 # timing does not include enabling passes.

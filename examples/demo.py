@@ -21,28 +21,20 @@ import sys
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "passes" / "LoopSplit"))
+import triton
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource
 
-import triton  # noqa: E402
-from triton.backends.compiler import GPUTarget  # noqa: E402
-from triton.compiler import ASTSource  # noqa: E402
+import triton_ext
+from triton_ext.testing import import_file, repo_root
 
-import causal_attention  # noqa: E402
-import triton_ext  # noqa: E402
-from triton_ext import _stages  # noqa: E402
-from triton_ext._preflight import preflight  # noqa: E402
+causal_attention = import_file(repo_root() / "passes" / "LoopSplit" / "kernels.py")
 
 TARGET = GPUTarget("cuda", 90, 32)
 
 
 def rule(title: str) -> None:
     print(f"\n=== {title} " + "=" * max(0, 74 - len(title)))
-
-
-
-
 
 
 def describe_loops(label: str, ttir: str) -> None:
@@ -61,7 +53,7 @@ def compile_kernel(enabled: bool):
     start = time.monotonic()
     if not enabled:
         return triton.compile(src, target=TARGET), time.monotonic() - start, []
-    with _stages.record() as plans, triton_ext.enabled("loop_split"):
+    with triton_ext.record_pipelines() as plans, triton_ext.enabled("loop_split"):
         compiled = triton.compile(src, target=TARGET)
     return compiled, time.monotonic() - start, plans
 
@@ -76,7 +68,7 @@ def main() -> int:
         state = "not built"
         if lib is not None and Path(lib).exists():
             try:
-                report = preflight(Path(lib))
+                report = triton_ext.check_library(lib)
                 state = f"built, preflight ok, passes {', '.join(report.passes)}"
             except triton_ext.TritonExtError as exc:
                 state = f"built, preflight FAILED: {exc}"

@@ -8,7 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+from triton_ext.testing import repo_root
+
+REPO = repo_root()
 
 
 def test_demo_shows_the_split(tmp_path: Path) -> None:

@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+from triton_ext.testing import repo_root
+
+REPO = repo_root()
 ROOTS = ("passes", "backends", "dialects", "language", "tools")
 LIT_FILES = sorted(p for root in ROOTS for p in (REPO / root).rglob("*.mlir")
                    if "Inputs" not in p.parts)

@@ -5,6 +5,8 @@
 set -uo pipefail
 eval "$(bash .gpu/install-offline-triton.sh install .gpu)" || { echo "offline triton install failed"; exit 1; }
 export PYTHONUNBUFFERED=1 TRITON_DEFAULT_FP_FUSION=1 TRITON_EXT_BUILD_DIR=$PWD/build
+# triton_ext (and the tests/extension folders, run as `python -m ...`) from this checkout.
+export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH}
 export RESULTS=${RESULTS:-/tmp/gpu-results}
 mkdir -p "$RESULTS"
 python3 -c 'import triton, torch, yaml; print("triton", triton.__version__, "torch", torch.__version__, torch.cuda.get_device_name())'

@@ -7,9 +7,12 @@ libraries are checked in a child process and loaded, and the stages hook is
 installed so that each enabled pass runs at its declared place::
 
     import triton_ext
-    triton_ext.enable("loop_split", options={"max-splits": 2})
-    with triton_ext.enabled("loop_split", max_splits=4):
-        ...  # kernels compiled here on this thread use max-splits=4
+    triton_ext.enable("loop_split", options={"max-parts": 2})
+    with triton_ext.enabled("loop_split", options={"max-parts": 3}):
+        ...  # kernels compiled here on this thread use max-parts=3
+
+Options are spelled as the pass's flag (``options={"max-parts": 2}``), the one documented form;
+keyword arguments with ``_`` for ``-`` (``max_parts=2``) are accepted by both functions.
 
 ``TRITON_EXT_STRICT=1`` turns warnings about failing or unplaced passes into
 :class:`PassFailedError`. See ``docs/registry-schema.md`` for registry.yaml.
@@ -17,11 +20,13 @@ installed so that each enabled pass runs at its declared place::
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
 from ._errors import (
     LoadError,
     ManifestError,
+    OptionError,
     PassFailedError,
     PreflightError,
     TritonExtError,
@@ -41,6 +46,8 @@ __all__ = [
     "enabled_passes",
     "load",
     "load_extension",
+    "check_library",
+    "record_pipelines",
     "manifest",
     "settings",
     "uninstall",
@@ -49,20 +56,23 @@ __all__ = [
     "PreflightError",
     "LoadError",
     "UnknownPassError",
+    "OptionError",
     "PassFailedError",
     "TritonExtWarning",
     "Config",
     "tunable",
     "autotune",
     "passes_of",
+    "canonical_passes",
+    "auto_mode",
 ]
 
 
-def enable(*names: str, options: Mapping[str, Any] | None = None) -> None:
+def enable(*names: str, options: Mapping[str, Any] | None = None, **keywords: Any) -> None:
     """Enable passes by pass or extension name, for every thread; options by flag spelling."""
     from . import _stages
 
-    _stages.enable(*names, options=options)
+    _stages.enable(*names, options=options, **keywords)
 
 
 def disable(*names: str) -> None:
@@ -72,11 +82,12 @@ def disable(*names: str) -> None:
     _stages.disable(*names)
 
 
-def enabled(*names: str, **options: Any) -> Any:
-    """Context manager: enable passes for the current thread until the block ends."""
+def enabled(*names: str, options: Mapping[str, Any] | None = None, **keywords: Any) -> Any:
+    """Context manager: enable passes for the current thread until the block ends (options as
+    for :func:`enable`)."""
     from . import _stages
 
-    return _stages.enabled(*names, **options)
+    return _stages.enabled(*names, options=options, **keywords)
 
 
 def enabled_passes() -> dict[str, dict[str, Any]]:
@@ -110,6 +121,22 @@ def load_extension(name: str) -> LibraryReport:
     return _loader.load_extension(manifest().extension(name))
 
 
+def check_library(path: str | Path, extension: str | None = None) -> LibraryReport:
+    """Check a plugin library in a child process without loading it here (preflight); raises
+    :class:`PreflightError` saying what to fix. Verdicts are cached by the library's sha256."""
+    from ._preflight import preflight
+
+    return preflight(Path(path), extension)
+
+
+def record_pipelines() -> Any:
+    """Context manager collecting, for each stage compiled on this thread inside the block, the
+    plan that ran (``plan.stage``, ``plan.runs``: the pass-manager pipelines, ``plan.order``)."""
+    from . import _stages
+
+    return _stages.record()
+
+
 def manifest() -> Manifest:
     """The registry: registry.yaml merged with installed packages' fragments."""
     return load_manifest()
@@ -124,7 +151,7 @@ def uninstall() -> None:
 
 # triton-ext autotune hook-in (issue 19): Config, tunable and autotune import triton, so they
 # load on first use (``triton_ext.Config``), not at ``import triton_ext``.
-_AUTOTUNE_NAMES = ("Config", "tunable", "autotune", "passes_of")
+_AUTOTUNE_NAMES = ("Config", "tunable", "autotune", "passes_of", "canonical_passes")
 
 
 def __getattr__(name: str) -> Any:
@@ -132,6 +159,10 @@ def __getattr__(name: str) -> Any:
         from . import _autotune
 
         return getattr(_autotune, name)
+    if name == "auto_mode":  # the transparent mode for a block (TRITON_EXT_ENABLE=auto for a process)
+        from . import _auto
+
+        return _auto.auto_mode
     raise AttributeError(f"module 'triton_ext' has no attribute {name!r}")
 
 

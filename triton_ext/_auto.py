@@ -32,6 +32,7 @@ through its own launcher, so its generated kernels are not tuned.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -40,10 +41,10 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
-from . import _stages
-from ._stages import Selection
+from . import _hook, _selection
+from ._selection import Selection
 
 __all__ = ["MARGIN", "parse", "activate", "deactivate", "active", "Decision"]
 
@@ -90,7 +91,7 @@ class _Auto:
                           and manifest.extension_of(p).library_path().exists()]
         self.variants: list[tuple[str, Selection]] = [("", Selection())]
         for name in candidates:
-            self.variants.append((name, Selection.of(_stages._build([name], None))))
+            self.variants.append((name, Selection.of(_selection._build([name], None))))
         self.by_name = dict(self.variants)
         self.choices: dict[tuple[Any, ...], Selection] = {}
         self.decisions: list[Decision] = []
@@ -102,7 +103,7 @@ class _Auto:
 
     def launch(self, fn: Any, original: Callable[..., Any], args: tuple[Any, ...], grid: Any, warmup: bool,
                kwargs: dict[str, Any]) -> Any:
-        if warmup or getattr(self.tls, "busy", False) or _stages.current().entries:
+        if warmup or getattr(self.tls, "busy", False) or _selection.current().entries:
             return original(fn, *args, grid=grid, warmup=warmup, **kwargs)
         key = self._memory_key(fn, args, kwargs)
         selection = self.choices.get(key)
@@ -113,7 +114,7 @@ class _Auto:
                     selection = self._decide(fn, original, key, args, grid, kwargs)
         if not selection.entries:
             return original(fn, *args, grid=grid, warmup=warmup, **kwargs)
-        with _stages.using(selection):
+        with _selection.using(selection):
             return original(fn, *args, grid=grid, warmup=warmup, **kwargs)
 
     @staticmethod
@@ -174,7 +175,7 @@ class _Auto:
             ptx: dict[str, str] = {}
             for variant, selection in self.variants:
                 try:
-                    with _stages.using(selection):
+                    with _selection.using(selection):
                         kernel = original(fn, *args, grid=grid, warmup=True, **kwargs)
                     ptx[variant] = kernel.asm.get("ptx", "") if kernel is not None else ""
                 except Exception:  # a variant that cannot compile is not a candidate
@@ -188,7 +189,7 @@ class _Auto:
                 for _ in range(ROUNDS):  # interleaved, so drift hits every variant alike
                     for variant in timings:
                         restore()
-                        with _stages.using(self.by_name[variant]):
+                        with _selection.using(self.by_name[variant]):
                             timings[variant].append(triton.testing.do_bench(
                                 lambda: original(fn, *args, grid=grid, warmup=False, **kwargs), warmup=10, rep=40))
             restore()
@@ -243,7 +244,7 @@ def activate(candidates: Sequence[str] = ()) -> _Auto:
     from triton.runtime.jit import JITFunction
 
     auto = _Auto(candidates)
-    _stages.install()
+    _hook.install()
     with _lock:
         _active = auto
         if _original_run is None:
@@ -271,6 +272,18 @@ def deactivate() -> None:
         if _original_run is not None:
             JITFunction.run = _original_run
             _original_run = None
+
+
+@contextlib.contextmanager
+def auto_mode(*candidates: str) -> Iterator[_Auto]:
+    """The transparent mode inside the block (``triton_ext.auto_mode("grid_swizzle")``); no names:
+    every optimization pass, as ``TRITON_EXT_ENABLE=auto``. Yields the mode, whose ``decisions``
+    list what each kernel's first launch chose."""
+    auto = activate(candidates)
+    try:
+        yield auto
+    finally:
+        deactivate()
 
 
 def active() -> _Auto | None:

@@ -46,7 +46,7 @@ import triton
 from triton.runtime.jit import KernelInterface
 
 from ._errors import UnknownPassError
-from ._stages import Enabled, Selection, _build, using
+from ._selection import Enabled, Selection, _build, using
 
 __all__ = ["PASSES_KWARG", "Config", "Tunable", "tunable", "autotune", "passes_of", "selection_for", "canonical_passes"]
 

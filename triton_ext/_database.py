@@ -2,20 +2,19 @@
 
 The infra derives each pass's MLIR argument (its opt flag), summary and option defaults from the
 MLIR pass object; the nanobind module ``_infra`` (built beside the plugins) exposes that. Reading
-it loads the plugin, which runs the plugin's code, so :func:`describe_library` does it in a child
-process: a broken plugin cannot take the caller down, and nothing is compiled.
+it loads the plugin, so it happens in the preflight child (:mod:`triton_ext._probe`), the one
+process that loads a plugin to read it; the answer is part of the cached preflight verdict.
 """
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from ._errors import PreflightError
-from ._settings import settings
+from ._preflight import preflight
+
+__all__ = ["PassDescription", "describe_library"]
 
 
 @dataclass(frozen=True)
@@ -36,35 +35,10 @@ class PassDescription:
         return {k: v for k, _, v in pairs}
 
 
-def infra_module_dirs() -> list[Path]:
-    """Where the ``_infra`` bindings may live: the build folder, or this package (wheels)."""
-    return [Path(settings.build_dir) / "plugins", Path(__file__).resolve().parent]
-
-
-def describe_library(path: Path, timeout: float = 120.0) -> list[PassDescription]:
-    """Describe the passes of the plugin at ``path`` (loaded in a child process)."""
-    cmd = [sys.executable, "-m", "triton_ext._database", str(path),
-           *map(str, infra_module_dirs())]
-    res = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    if res.returncode != 0:
-        tail = (res.stderr.strip().splitlines() or ["(no output)"])[-1]
-        raise PreflightError(f"{path}: cannot describe its passes: {tail}", path=path)
-    return [PassDescription(**item) for item in json.loads(res.stdout)]
-
-
-def _child(argv: list[str]) -> int:
-    path, search = argv[0], argv[1:]
-    import triton._C.libtriton  # noqa: F401  (plugins resolve MLIR symbols from it)
-
-    sys.path[:0] = [d for d in search if Path(d).is_dir()]
-    try:
-        import _infra  # type: ignore[import-not-found]
-    except ImportError as exc:
-        print(f"the _infra bindings are not built ({exc}); run `triton-ext build`", file=sys.stderr)
-        return 2
-    print(json.dumps(_infra.describe(str(Path(path).resolve()))))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(_child(sys.argv[1:]))
+def describe_library(path: Path, extension: str | None = None) -> list[PassDescription]:
+    """Describe the passes of the plugin at ``path`` (from its preflight verdict)."""
+    report = preflight(Path(path), extension)
+    if report.descriptions is None:
+        raise PreflightError(f"{path}: cannot describe its passes: the _infra bindings are not built "
+                             "beside it; run `triton-ext build`", extension=extension, path=path)
+    return [PassDescription(**item) for item in report.descriptions]

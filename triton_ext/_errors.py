@@ -15,6 +15,7 @@ __all__ = [
     "PreflightError",
     "LoadError",
     "UnknownPassError",
+    "OptionError",
     "PassFailedError",
     "TritonExtWarning",
 ]
@@ -64,6 +65,11 @@ class UnknownPassError(TritonExtError, KeyError):
 
     def __str__(self) -> str:  # KeyError would quote the message.
         return self.message
+
+
+class OptionError(UnknownPassError, ValueError):
+    """An option value the pass refuses: the wrong type, or outside what its Passes.td states
+    ("(2 or 3)", "(at least 2)"). Raised by ``enable``/``enabled``, before anything compiles."""
 
 
 class PassFailedError(TritonExtError):

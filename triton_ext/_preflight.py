@@ -46,6 +46,8 @@ class LibraryReport:
     dialects: tuple[str, ...] = ()
     ops: tuple[str, ...] = ()
     cached: bool = False
+    #: What the passes say about themselves (pass database); None when _infra is not built.
+    descriptions: tuple[dict[str, Any], ...] | None = None
 
 
 def sha256_file(path: Path) -> str:
@@ -204,6 +206,7 @@ def preflight(path: str | Path, extension: str | None = None, *, use_cache: bool
         dialects=tuple(verdict.get("dialects", ())),
         ops=tuple(verdict.get("ops", ())),
         cached=cached,
+        descriptions=None if verdict.get("descriptions") is None else tuple(verdict["descriptions"]),
     )
 
 

@@ -2,12 +2,15 @@
 
 Runs the plugin's static initializers and entry point, reads ``PluginInfo`` with
 ctypes, and (when that looks sound) lets Triton itself load it with
-``passes.plugin.extend_with``. Anything that crashes here crashes only this
-child; :mod:`triton_ext._preflight` turns the outcome into a verdict.
+``passes.plugin.extend_with``; then reads what its passes say about themselves from
+libTritonExtPassInfra's pass database (the ``_infra`` bindings: flag, summary, option
+defaults). This is the one process that loads a plugin to read it. Anything that crashes
+here crashes only this child; :mod:`triton_ext._preflight` turns the outcome into a
+verdict, cached by the library's sha256.
 
 Output: ``{"ok": bool, "error": str|null, "stage": str, "api_version": int|null,
 "plugin_name", "plugin_version", "triton_version", "passes": [...],
-"dialects": [...], "ops": [...]}``.
+"dialects": [...], "ops": [...], "descriptions": [...] | null}`` (null: no ``_infra``).
 """
 
 from __future__ import annotations
@@ -15,9 +18,10 @@ from __future__ import annotations
 import ctypes
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
-PROBE_VERSION = 1
+PROBE_VERSION = 2
 API_VERSION = 2
 ENTRY_POINT = "tritonGetPluginInfo"
 
@@ -145,9 +149,39 @@ def probe(path: str) -> dict[str, Any]:
     if missing:
         result["error"] = f"Triton loaded it but bound no add_{missing[0]}"
         return result
+    result["stage"] = "describe"
+    try:
+        result["descriptions"] = _describe(path)
+    except Exception as exc:  # the bindings are a convenience: a broken one must not block loading
+        result["descriptions"] = None
+        result["describe_error"] = f"{type(exc).__name__}: {exc}"
     result["stage"] = "done"
     result["ok"] = True
     return result
+
+
+def infra_module_dirs(path: str) -> list[Path]:
+    """Where the ``_infra`` bindings may be: beside the plugin, in the build's plugins/ folder, or
+    in this package (a wheel install)."""
+    from ._settings import settings
+
+    return [Path(path).resolve().parent, Path(settings.build_dir) / "plugins", Path(__file__).resolve().parent]
+
+
+def _describe(path: str) -> list[dict[str, Any]] | None:
+    """The plugin's passes as its pass database describes them; None without the bindings."""
+    import importlib.machinery
+    import importlib.util
+
+    found = [f for d in infra_module_dirs(path) if d.is_dir() for f in sorted(d.glob("_infra*.so"))]
+    if not found:
+        return None
+    loader = importlib.machinery.ExtensionFileLoader("_infra", str(found[0]))
+    spec = importlib.util.spec_from_file_location("_infra", found[0], loader=loader)
+    assert spec is not None
+    infra = importlib.util.module_from_spec(spec)
+    loader.exec_module(infra)
+    return [dict(item) for item in infra.describe(str(Path(path).resolve()))]
 
 
 def main(argv: list[str] | None = None) -> int:

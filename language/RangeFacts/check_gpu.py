@@ -1,6 +1,6 @@
 """H200 check of triton_ext_range.assume_range: a kernel using facts gives the float64 reference.
 
-    TRITON_EXT_BUILD_DIR=build python language/RangeFacts/check_gpu.py --out range_facts_gpu.json
+    TRITON_EXT_BUILD_DIR=build python -m language.RangeFacts.check_gpu --out range_facts_gpu.json
 
 Needs torch, triton 3.9.0, triton_ext from this checkout and the built plugins
 (`triton-ext build range_facts_ir range_facts`). Fresh random inputs on every run.
@@ -10,18 +10,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # triton_ext from the checkout
 
 import torch
 import triton
 import triton.language as tl
 
-import triton_ext_range
+from triton_ext.testing import import_file
+
+triton_ext_range = import_file(__file__, "triton_ext_range", name="triton_ext_range")
 
 
 @triton.jit

@@ -15,9 +15,10 @@ from typing import Any, Mapping
 
 import triton
 
-from triton_ext._bench import BenchSpec, Case, Metric, Target, Variant
+from triton_ext.bench import BenchSpec, Case, Metric, Target, Variant, import_file
 
-from grid_swizzle_kernels import matmul_grouped_kernel, matmul_naive_kernel
+kernels = import_file(__file__, "kernels.py")
+matmul_grouped_kernel, matmul_naive_kernel = kernels.matmul_grouped_kernel, kernels.matmul_naive_kernel
 
 BLOCK_M, BLOCK_N, BLOCK_K = 128, 128, 64
 SIZES = (2048, 4096, 6144, 8192)
@@ -97,10 +98,15 @@ SPEC = BenchSpec(
     variants=(
         Variant("naive", matmul_naive_kernel, "baseline"),
         Variant("naive+grid_swizzle", matmul_naive_kernel, "pass"),
+        Variant("naive+grid_swizzle_g3", matmul_naive_kernel, "pass", options={"group-size": 3}),
         Variant("hand_grouped", matmul_grouped_kernel, "handwritten"),
     ),
     shapes=tuple({"M": s, "N": s, "K": s} for s in SIZES),
     quick_shapes=({"M": 4096, "N": 4096, "K": 4096},),
+    # --check: M / BLOCK_M tiles = 15, 23, 3 (short last groups) and N, K off the block sizes.
+    check_shapes=({"M": 1920, "N": 2176, "K": 1000}, {"M": 2944, "N": 384, "K": 512},
+                  {"M": 300, "N": 4000, "K": 256}, {"M": 4096, "N": 4096, "K": 4096}),
+    bit_identical=True,
     dtypes=("fp16",),
     signature=_signature,
     constexprs=_constexprs,

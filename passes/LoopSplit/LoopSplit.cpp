@@ -193,26 +193,41 @@ private:
     return b;
   }
 
+  /// With a known lattice offset (SplitPlan::k1Lattice), m1 is computed from
+  /// B - A + k1Lattice instead of B - A + k1: the clamps of the two agree on
+  /// which iterations lie below them, as no iteration lies in
+  /// [P1, P1 + k1Lattice - k1). So m1 is itself an iteration (or lb or ubE)
+  /// and r1 == m1: no division, and the low part ends where the middle part
+  /// starts, in one value, as in a hand-split kernel. Likewise for m2 and r2.
   Value m1() {
-    if (!m1Value)
-      m1Value = min(max(point(plan.comparison.k1), lbW()), ubE());
+    if (!m1Value) {
+      int64_t k = plan.k1Lattice.value_or(plan.comparison.k1);
+      m1Value = min(max(point(k), lbW()), ubE());
+    }
     return m1Value;
   }
   Value m2() {
-    if (!m2Value)
-      m2Value = plan.hasBand
-                    ? min(max(point(plan.comparison.k2), m1()), ubE())
-                    : m1();
+    if (!m2Value) {
+      int64_t k = plan.k2Lattice.value_or(plan.comparison.k2);
+      bool sameK = plan.k1Lattice && plan.k2Lattice
+                       ? *plan.k1Lattice == *plan.k2Lattice
+                       : !plan.hasBand;
+      m2Value = sameK ? m1() : min(max(point(k), m1()), ubE());
+    }
     return m2Value;
   }
   Value r1() {
     if (!r1Value)
-      r1Value = roundUp(m1());
+      r1Value = plan.k1Lattice ? m1() : roundUp(m1());
     return r1Value;
   }
   Value r2() {
-    if (!r2Value)
-      r2Value = plan.hasBand ? roundUp(m2()) : r1();
+    if (!r2Value) {
+      if (plan.k2Lattice)
+        r2Value = m2();
+      else
+        r2Value = plan.hasBand ? roundUp(m2()) : r1();
+    }
     return r2Value;
   }
 

@@ -61,6 +61,8 @@
 #include "triton/Dialect/Triton/IR/Dialect.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <algorithm>
+#include <iterator>
 #include <limits>
 #include <optional>
 
@@ -82,6 +84,16 @@ std::optional<int64_t> addOffsets(int64_t a, int64_t b) {
       sum < -kMaxOffset)
     return std::nullopt;
   return sum;
+}
+
+/// The constant interval of `range` lies in the signed range of `value`'s
+/// element type.
+bool fitsElement(const AffineRange &range, Value value) {
+  unsigned width = getElementTypeOrSelf(value.getType()).getIntOrFloatBitWidth();
+  if (width >= 64)
+    return true; // |lo|, |hi| <= 2^41
+  int64_t max = (int64_t(1) << (width - 1)) - 1;
+  return range.lo >= -max - 1 && range.hi <= max;
 }
 
 /// Reads `value` as an AffineRange relative to `loop`. Fails for anything
@@ -156,6 +168,55 @@ FailureOr<AffineRange> analyzeAffine(Value value, scf::ForOp loop,
           return failure();
         return AffineRange{lhs->hasIv, lhs->inv, *lo, *hi};
       })
+      // Monotone maps of a constant interval (issue 17: `offs_m // k` packs
+      // grouped-query heads along M). A side with neither iv nor invariant is
+      // a sum of make_range values and constants; when its interval fits the
+      // element type, each element's wrapping sum equals its mathematical
+      // value (see Wrapping in the header), so the kernel's operands, and
+      // hence results, are the mathematical ones (checked by fitsElement;
+      // `(arange + 2^31 - 2) / 2` wraps first and is refused). Then
+      // x -> trunc(x / k) and
+      // x >> s (floor(x / 2^s)) are nondecreasing for k > 0, and so are
+      // x -> min(x, y) and max(x, y) in each argument; the image of [lo, hi]
+      // lies in [f(lo), f(hi)]. Unsigned division and shifts read the bits
+      // as unsigned: equal to the signed value only when lo >= 0. Divisors,
+      // shift amounts or operands that are not constants (or hold the iv or
+      // an invariant) are refused: x / k with a runtime k, or (iv + c) / k, is
+      // not of the form iv + inv + [lo, hi].
+      .Case<arith::DivSIOp, arith::DivUIOp, arith::ShRSIOp, arith::ShRUIOp>(
+          [&](Operation *op) -> FailureOr<AffineRange> {
+            auto lhs = analyzeAffine(op->getOperand(0), loop, depth + 1);
+            std::optional<int64_t> k = getConstantIntValue(op->getOperand(1));
+            if (failed(lhs) || lhs->hasIv || lhs->inv || !k || *k <= 0 ||
+                !fitsElement(*lhs, op->getOperand(0)))
+              return failure();
+            bool isUnsigned = isa<arith::DivUIOp, arith::ShRUIOp>(op);
+            if (isUnsigned && lhs->lo < 0)
+              return failure();
+            if (isa<arith::ShRSIOp, arith::ShRUIOp>(op)) {
+              unsigned width = getElementTypeOrSelf(op->getResult(0).getType())
+                                   .getIntOrFloatBitWidth();
+              if (*k >= int64_t(width) || *k >= 62)
+                return failure();
+              // >> is floor division by 2^s (arithmetic shift).
+              return AffineRange{false, Value(), lhs->lo >> *k, lhs->hi >> *k};
+            }
+            return AffineRange{false, Value(), lhs->lo / *k, lhs->hi / *k};
+          })
+      .Case<arith::MinSIOp, arith::MaxSIOp>(
+          [&](Operation *op) -> FailureOr<AffineRange> {
+            auto lhs = analyzeAffine(op->getOperand(0), loop, depth + 1);
+            auto rhs = analyzeAffine(op->getOperand(1), loop, depth + 1);
+            if (failed(lhs) || failed(rhs) || lhs->hasIv || rhs->hasIv ||
+                lhs->inv || rhs->inv || !fitsElement(*lhs, op->getOperand(0)) ||
+                !fitsElement(*rhs, op->getOperand(1)))
+              return failure();
+            if (isa<arith::MinSIOp>(op))
+              return AffineRange{false, Value(), std::min(lhs->lo, rhs->lo),
+                                 std::min(lhs->hi, rhs->hi)};
+            return AffineRange{false, Value(), std::max(lhs->lo, rhs->lo),
+                               std::max(lhs->hi, rhs->hi)};
+          })
       .Default([](Operation *) { return failure(); });
 }
 
@@ -307,6 +368,56 @@ bool fitsI64(Wide v) {
          v <= Wide(std::numeric_limits<int64_t>::max());
 }
 
+/// Signed bounds of the scalar `value` that the kernel states or Triton
+/// guarantees (issue 17.3): a `triton_ext_range.assume_range` fact (the
+/// program is undefined outside it, as with llvm.intr.assume, so a guard
+/// check it proves may be dropped), `tt.get_program_id` (in [0, 2^31 - 1)),
+/// constants, and addi/subi/muli of such values. A result interval is used
+/// only if it fits the type: then no execution within the operands' bounds
+/// wraps, so every value equals its mathematical one and lies in the
+/// interval.
+std::optional<std::pair<Wide, Wide>> factRange(Value value,
+                                               unsigned depth = 0) {
+  if (!value.getType().isSignlessInteger() || depth > kMaxDepth)
+    return std::nullopt;
+  if (std::optional<int64_t> c = getConstantIntValue(value))
+    return std::pair(Wide(*c), Wide(*c));
+  Operation *def = value.getDefiningOp();
+  if (!def)
+    return std::nullopt;
+  unsigned width = value.getType().getIntOrFloatBitWidth();
+  Wide typeMin = -(Wide(1) << (width - 1)), typeMax = (Wide(1) << (width - 1)) - 1;
+  auto fits = [&](Wide lo, Wide hi) -> std::optional<std::pair<Wide, Wide>> {
+    if (lo < typeMin || hi > typeMax)
+      return std::nullopt;
+    return std::pair(lo, hi);
+  };
+  if (def->getName().getStringRef() == "triton_ext_range.assume_range") {
+    auto lo = def->getAttrOfType<IntegerAttr>("lo");
+    auto hi = def->getAttrOfType<IntegerAttr>("hi");
+    if (!lo || !hi)
+      return std::nullopt;
+    return fits(Wide(lo.getValue().getSExtValue()),
+                Wide(hi.getValue().getSExtValue()));
+  }
+  if (isa<triton::GetProgramIdOp>(def))
+    return fits(0, (Wide(1) << 31) - 2);
+  if (!isa<arith::AddIOp, arith::SubIOp, arith::MulIOp>(def))
+    return std::nullopt;
+  auto a = factRange(def->getOperand(0), depth + 1);
+  auto b = factRange(def->getOperand(1), depth + 1);
+  if (!a || !b)
+    return std::nullopt;
+  if (isa<arith::AddIOp>(def))
+    return fits(a->first + b->first, a->second + b->second);
+  if (isa<arith::SubIOp>(def))
+    return fits(a->first - b->second, a->second - b->first);
+  Wide p[] = {a->first * b->first, a->first * b->second,
+              a->second * b->first, a->second * b->second};
+  return fits(*std::min_element(std::begin(p), std::end(p)),
+              *std::max_element(std::begin(p), std::end(p)));
+}
+
 /// Collects the guard's conjuncts, deciding at compile time those it can.
 struct GuardCollector {
   Wide typeMin, typeMax;
@@ -332,6 +443,23 @@ struct GuardCollector {
       knownFalse |= !holds(offset);
       return;
     }
+    // Bounds the kernel states (or Triton guarantees) decide the check when
+    // every value they allow satisfies it; otherwise it stays a run-time
+    // check (a fact never makes the guard fail at compile time: declining
+    // would be legal, but the run-time check is as exact).
+    Wide sumLo = offset, sumHi = offset;
+    bool allKnown = true;
+    for (Value term : unknown) {
+      std::optional<std::pair<Wide, Wide>> r = factRange(term);
+      if (!r) {
+        allKnown = false;
+        break;
+      }
+      sumLo += r->first;
+      sumHi += r->second;
+    }
+    if (allKnown && holds(atMost ? sumHi : sumLo))
+      return;
     if (unknown.size() == 1) {
       // term <= t (>= t): always true when t is past the type's extreme on
       // the permissive side, never when it is past the other extreme.
@@ -380,6 +508,36 @@ GuardCollector collectGuard(const Comparison &cmp, scf::ForOp loop,
   guard.add({b}, other.lo, /*atMost=*/false, lowest);
   guard.add({b}, other.hi, /*atMost=*/true, guard.typeMax);
   return guard;
+}
+
+/// k' in [k, k + step) with B - A + k' on the lattice lb + j * step, when
+/// that is known for every value of the invariants. The lattice residue of a
+/// value v = scale * base + offset (mod 2^N, see linearize) is offset mod
+/// step when step divides scale and 2^N: reducing mod 2^N keeps residues mod
+/// a power of two up to 2^N, and the signed reading of an N-bit pattern
+/// differs from it by a multiple of 2^N. Constants are scale 0.
+std::optional<int64_t> latticeOffset(int64_t k, int64_t step, Value lb,
+                                     Value a, Value b) {
+  if (step <= 1 || (step & (step - 1)) != 0)
+    return std::nullopt;
+  Wide residue = k;
+  for (auto [value, sign] : {std::pair(lb, -1), std::pair(a, -1),
+                             std::pair(b, 1)}) {
+    if (!value)
+      continue;
+    Linear l = linearize(value);
+    if (l.base && l.scale % step != 0)
+      return std::nullopt;
+    residue += Wide(sign) * Wide(l.offset);
+  }
+  Wide r = residue % step;
+  if (r < 0)
+    r += step;
+  Wide shifted = Wide(k) + (r ? step - r : 0);
+  // |k| <= 2^41 and step <= 2^40, so this fits; keep the offset bound.
+  if (shifted > 2 * Wide(kMaxOffset))
+    return std::nullopt;
+  return int64_t(shifted);
 }
 
 /// First lattice point lb + j * step at or after m, or ubE if none is below
@@ -498,6 +656,9 @@ FailureOr<SplitPlan> analyzeLoop(scf::ForOp loop, unsigned maxParts,
     reason = "no iteration has a known comparison";
     return failure();
   }
+
+  plan.k1Lattice = latticeOffset(cmp.k1, *step, lbV, a, b);
+  plan.k2Lattice = latticeOffset(cmp.k2, *step, lbV, a, b);
 
   plan.lowPart = !plan.lowEmpty;
   plan.highPart = !plan.highEmpty;

@@ -19,6 +19,7 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <cstdint>
+#include <optional>
 
 namespace mlir::triton_ext::loop_split {
 
@@ -83,6 +84,14 @@ struct SplitPlan {
   /// gives; the neighbouring part then starts at lb (ends at ub).
   bool lowEmpty = false, highEmpty = false;
   bool lowPart = false, midPart = false, highPart = false;
+  /// When the split points' position on the iteration lattice is known
+  /// (power-of-two step, lb, A and B multiples of it plus constants), the
+  /// offsets k1 <= k1Lattice < k1 + step (and k2Lattice) such that
+  /// B - A + kLattice is the first iteration at or after B - A + k. The part
+  /// bounds are then clamps of B - A + kLattice, with no division, and the end
+  /// of one part is the start of the next (issue 17: the rounded start of the
+  /// diagonal loop cost registers, and hid its trip count from LLVM).
+  std::optional<int64_t> k1Lattice, k2Lattice;
 
   unsigned numParts() const {
     return unsigned(lowPart) + unsigned(midPart) + unsigned(highPart);

@@ -13,8 +13,9 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping
 
-import causal_attention
-from triton_ext._bench import BenchSpec, Case, Metric, Target, Variant, top_level_loops
+from triton_ext.bench import BenchSpec, Case, Metric, Target, Variant, top_level_loops, import_file
+
+causal_attention = import_file(__file__, "kernels.py")
 
 BLOCK_M, BLOCK_N = 128, 64
 SEQS = (1024, 2048, 4096, 8192, 16384)
@@ -31,7 +32,7 @@ def _constexprs(case: Case) -> dict[str, Any]:
 
 
 def _compile_options(case: Case) -> dict[str, Any]:
-    # As in check_gpu.py: 8 warps for the 128-wide head (register pressure of the accumulator).
+    # 8 warps for the 128-wide head (register pressure of the accumulator).
     return {"num_warps": 8 if case.params["head_dim"] == 128 else 4, "num_stages": 3}
 
 
@@ -119,7 +120,7 @@ SPEC = BenchSpec(
     launch=_launch,
     reference=_reference,
     checked=_checked,
-    # Max abs error against float64 (as in check_gpu.py): P is rounded to the input dtype for P@V.
+    # Max abs error against float64 : P is rounded to the input dtype for P@V.
     tolerance={"fp16": 2e-2, "bf16": 6e-2},
     metric=Metric("TFLOP/s", _flops, "2 * heads * seq^2 * head_dim / time (causal: half of 4 h n^2 d)"),
     x_axis="seq",

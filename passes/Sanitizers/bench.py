@@ -20,8 +20,9 @@ from typing import Any, Mapping
 
 import triton
 
-import kernels
-from triton_ext._bench import BenchSpec, Case, Metric, Target, Variant
+from triton_ext.bench import BenchSpec, Case, Metric, Target, Variant, import_file
+
+kernels = import_file(__file__, "kernels.py")
 
 ALL = ("nan_inf_check", "masked_load_poison", "offset_overflow_check")
 ASYNC_COPY = "ttg.async_copy_global_to_local"

@@ -1,7 +1,7 @@
 """GPU check of the sanitizer passes: planted bugs caught at the right line, no false
 positives on correct kernels, and overhead.
 
-    python passes/Sanitizers/check_gpu.py --out sanitizers-h200.json
+    python -m passes.Sanitizers.check_gpu --out sanitizers-h200.json
 
 Needs torch, triton 3.9.0, this repository (triton_ext) and the built TritonExtSanitizers plugin
 (`TRITON_EXT_BUILD_DIR` if not the default build dir). Every scenario runs in a child process
@@ -26,9 +26,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from triton_ext.testing import import_file
+
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent.parent))  # the repository root holds triton_ext
 
 REPORT = re.compile(r"pid \((\d+), (\d+), (\d+)\).*?\[triton-ext (\w+)\] kernel=(\S+) "
                     r"site=(\S+) ([^=]+)=\s*(-?\d+)")
@@ -59,7 +59,7 @@ def _child(scenario: str) -> None:
     import torch
     import triton
 
-    import kernels
+    kernels = import_file(__file__, "kernels.py")
     import triton_ext
 
     torch.manual_seed(int.from_bytes(os.urandom(4), "little"))
@@ -155,7 +155,7 @@ def _run_gemm(torch, triton, kernels, dev) -> bool:
 
 
 def _site(name: str) -> str:
-    import kernels
+    kernels = import_file(__file__, "kernels.py")
     return f"{kernels.SOURCE}:{kernels.site_line(name)}"
 
 
@@ -221,7 +221,7 @@ def _bench(passes: tuple[str, ...]) -> dict[str, float]:
     import torch
     import triton
 
-    import kernels
+    kernels = import_file(__file__, "kernels.py")
     import triton_ext
 
     dev = "cuda"

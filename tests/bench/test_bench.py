@@ -13,10 +13,12 @@ from xml.etree import ElementTree
 import pytest
 
 from triton_ext import TritonExtError
-from triton_ext import _bench
-from triton_ext._bench import BenchSpec, Case, Target, Timing, Variant
+from triton_ext import bench as _bench
+from triton_ext.bench import BenchSpec, Case, Target, Timing, Variant
 
-REPO = Path(__file__).resolve().parents[2]
+from triton_ext.testing import repo_root
+
+REPO = repo_root()
 SPECS = Path(__file__).resolve().parent / "specs"
 
 

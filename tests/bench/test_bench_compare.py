@@ -1,6 +1,6 @@
 """``triton-ext bench --compare`` (issue 19.6): the regression gate over bench-<gpu>.json files.
 
-The baseline is a committed H200 report (passes/GridSwizzle/bench-h200.json); the "current" files
+The baseline is a committed H200 report (passes/GridSwizzle/results/bench-h200.json); the "current" files
 are that report with some results' timing rounds scaled, written back with the bench's own
 ``write_json`` (time, spread and metric recomputed from the rounds the way the bench does).
 """
@@ -15,11 +15,12 @@ from typing import Any
 
 import pytest
 
-from triton_ext import _bench
-from triton_ext._cli import main
+from triton_ext import bench
+from triton_ext.dev.cli import main
+from triton_ext.testing import repo_root
 
-REPO = Path(__file__).resolve().parents[2]
-COMMITTED = REPO / "passes" / "GridSwizzle" / "bench-h200.json"
+REPO = repo_root()
+COMMITTED = REPO / "passes" / "GridSwizzle" / "results" / "bench-h200.json"
 
 
 def _scaled(report: dict[str, Any], variant: str, factor: float, where: int = 0) -> dict[str, Any]:
@@ -36,7 +37,7 @@ def _scaled(report: dict[str, Any], variant: str, factor: float, where: int = 0)
 
 
 def _write(tmp: Path, name: str, report: dict[str, Any]) -> Path:
-    return _bench.write_json(report, tmp / name / "passes" / "GridSwizzle" / "bench-h200.json")
+    return bench.write_json(report, tmp / name / "passes" / "GridSwizzle" / "results" / "bench-h200.json")
 
 
 def test_regression_beyond_spread_fails_and_within_spread_passes(tmp_path: Path,
@@ -90,7 +91,7 @@ def test_bad_input_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert "not a bench report" in capsys.readouterr().err
     assert main(["bench", "--compare", str(tmp_path / "nope.json")]) == 1
     assert "no such file or folder" in capsys.readouterr().err
-    other = REPO / "passes" / "LoopSplit" / "bench-h200.json"
+    other = REPO / "passes" / "LoopSplit" / "results" / "bench-h200.json"
     assert main(["bench", "--compare", str(COMMITTED), "--current", str(other)]) == 1
     assert "is spec 'grid_swizzle' but" in capsys.readouterr().err
 

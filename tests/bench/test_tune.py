@@ -9,11 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from triton_ext._cli import main
+from triton_ext.dev.cli import main
 
-REPO = Path(__file__).resolve().parents[2]
-pytestmark = pytest.mark.skipif(not (REPO / "build" / "plugins" / "libTritonExtGridSwizzle.so").exists(),
-                                reason="plugins not built (tools/setup.sh)")
+from triton_ext.testing import require_built
+
+
+@pytest.fixture(autouse=True)
+def _built() -> None:
+    require_built("grid_swizzle", "loop_split")  # an unbuilt plugin fails the test, never skips it
 
 
 def test_tune_cpu_reports_applicable_candidates(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -30,7 +33,7 @@ def test_tune_cpu_reports_applicable_candidates(tmp_path: Path, capsys: pytest.C
 
 
 def test_tune_pairs_applicable_passes(tmp_path: Path) -> None:
-    from triton_ext._tune import Candidate, _with_pairs
+    from triton_ext.dev.tune import Candidate, _with_pairs
 
     pairs = _with_pairs([Candidate(("a",)), Candidate(("b",)), Candidate(("c",), (("x", 1),))])
     assert [c.label for c in pairs] == ["a", "b", "c{x=1}", "a+b"]

@@ -7,17 +7,12 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
+from triton_ext.testing import repo_root
 
-_TMP = Path(tempfile.mkdtemp(prefix="triton-ext-cli-"))
-os.environ.setdefault("TRITON_CACHE_DIR", str(_TMP / "triton-cache"))
-os.environ.setdefault("TRITON_EXT_CACHE_DIR", str(_TMP / "preflight"))
-os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
+REPO = repo_root()
+
 
 #: What a checkout needs to configure, build and lit-test extensions (no extensions themselves).
 CHECKOUT_FILES = ("CMakeLists.txt", "cmake", "infra", "triton_ext", "lit.cfg.py", "pyproject.toml",

@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from cli_support import REPO, cli, scratch_checkout
+from tests.cli.cli_support import REPO, cli, scratch_checkout
 
-from triton_ext import _build
-from triton_ext._scaffold import ScaffoldError, names_for, scaffold
+from triton_ext.dev import build as _build
+from triton_ext._manifest import load_manifest
+from triton_ext.dev.scaffold import ScaffoldError, names_for, scaffold
 
 NO_TESTS_BUILD = ("TRITON_EXT_BUILD_TESTS=OFF", "TRITON_EXT_BUILD_PYTHON=OFF")
 
@@ -28,15 +29,17 @@ def scaffolded(tmp_path_factory) -> Path:
 def test_layout_follows_contributing(scaffolded) -> None:
     folder = scaffolded / "passes" / "DemoThing"
     assert sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file()) == [
-        "CMakeLists.txt", "DemoThing.cpp", "Passes.td", "README.md", "bench.py",
-        "test/demo-thing.mlir", "test_demo_thing.py"]
+        "CMakeLists.txt", "DemoThing.cpp", "Passes.td", "README.md", "bench.py", "kernels.py",
+        "test/demo-thing.mlir", "test/test_demo_thing.py"]
     cpp = (folder / "DemoThing.cpp").read_text()
     assert "TRITON_EXT_REGISTER_PASS(demo_thing, DemoThingPass);" in cpp
     assert '#define DEBUG_TYPE "triton-ext-demo-thing"' in cpp
     assert 'def TritonExtDemoThing : Pass<"triton-ext-demo-thing"' in (folder / "Passes.td").read_text()
     entry = yaml.safe_load((scaffolded / "registry.yaml").read_text())["extensions"]["demo_thing"]
     assert entry["directory"] == "passes/DemoThing" and entry["library"] == "TritonExtDemoThing"
-    assert entry["passes"]["demo_thing"]["options"]["min-loops"]["default"] == 0
+    assert "options" not in entry["passes"]["demo_thing"]  # one source: Passes.td declares them
+    spec = load_manifest(scaffolded / "registry.yaml", entry_points=False).find_pass("demo_thing")
+    assert [(o.name, o.type, o.default) for o in spec.options] == [("min-loops", "int", 0)]
     # The entries that were there are untouched.
     assert "loop_split" in yaml.safe_load((scaffolded / "registry.yaml").read_text())["extensions"]
 
@@ -50,7 +53,7 @@ def test_builds_and_its_own_tests_pass(scaffolded) -> None:
               TRITON_EXT_BUILD_DIR=str(build_dir))
     assert res.returncode == 0, res.stdout[-6000:] + res.stderr[-3000:]
     assert "demo_thing: lit ok" in res.stderr and "demo_thing: pytest ok" in res.stderr
-    assert "3 passed" in res.stdout  # the generated pytest file ran its three tests
+    assert "4 passed" in res.stdout  # the generated pytest file ran its four tests, none skipped
 
 
 def test_a_broken_generated_test_fails_the_command(scaffolded) -> None:
@@ -58,7 +61,9 @@ def test_a_broken_generated_test_fails_the_command(scaffolded) -> None:
     lit_file = scaffolded / "passes" / "DemoThing" / "test" / "demo-thing.mlir"
     text = lit_file.read_text()
     if not (scaffolded / "build" / "plugins" / "libTritonExtDemoThing.so").exists():
-        pytest.skip("needs test_builds_and_its_own_tests_pass first")
+        result = _build.build(["DemoThing"], scaffolded / "build", quiet=True, root=scaffolded,
+                              defines=NO_TESTS_BUILD)
+        assert result.ok, result.failed
     try:
         lit_file.write_text(text.replace("loops = 1 : i64", "loops = 7 : i64"))
         res = cli("test", "demo_thing", "--registry", str(scaffolded / "registry.yaml"), "--no-pytest",

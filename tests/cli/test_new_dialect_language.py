@@ -22,10 +22,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from cli_support import REPO, cli, scratch_checkout
+from tests.cli.cli_support import REPO, cli, scratch_checkout
 
-from triton_ext import _build
-from triton_ext._scaffold import ScaffoldError, scaffold, scaffold_all
+from triton_ext.dev import build as _build
+from triton_ext.dev.scaffold import ScaffoldError, scaffold, scaffold_all
 
 NO_TESTS_BUILD = ("TRITON_EXT_BUILD_TESTS=OFF", "TRITON_EXT_BUILD_PYTHON=OFF")
 OP = "triton_ext_demo.scale"
@@ -65,7 +65,7 @@ def _layout(folder: Path, camel: str) -> list[str]:
         rel = re.sub(r"^test/[a-z-]+?(-invalid|-lower)?\.mlir$", r"test/<kebab>\1.mlir", rel)
         rel = re.sub(r"^test/Inputs/.*\.mlir$", "test/Inputs/<case>.mlir", rel)
         rel = re.sub(r"^triton_ext_[a-z_]+/__init__\.py$", "<package>/__init__.py", rel)
-        rel = re.sub(r"^test_[a-z_]+\.py$", "test_<snake>.py", rel)
+        rel = re.sub(r"^test/test_[a-z_]+\.py$", "test/test_<snake>.py", rel)
         out.add(rel)
     return sorted(out)
 
@@ -99,7 +99,7 @@ def test_language_layout_is_the_worked_examples(scaffolded) -> None:
                  if p != "check_gpu.py" and not p.startswith("results/")]  # GPU-only extras
     assert _layout(folder, "Demo") == reference == [
         "<Name>Builder.cpp", "<package>/__init__.py", "CMakeLists.txt", "README.md",
-        "test_<snake>.py"]
+        "test/test_<snake>.py"]
     assert (folder / "CMakeLists.txt").read_text().strip().endswith(
         "triton_ext_add_language(Demo SOURCES DemoBuilder.cpp)")
     builder = (folder / "DemoBuilder.cpp").read_text()

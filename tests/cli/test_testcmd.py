@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cli_support import REPO, cli
+from tests.cli.cli_support import REPO, cli
 
 
 def test_help_lists_new_test_and_wheel() -> None:

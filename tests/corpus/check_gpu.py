@@ -1,6 +1,6 @@
 """GPU check of the corpus: every kernel with no pass, each registered pass alone, and all.
 
-    TRITON_EXT_BUILD_DIR=$PWD/build python tests/corpus/check_gpu.py --out corpus-gpu.json
+    TRITON_EXT_BUILD_DIR=$PWD/build python -m tests.corpus.check_gpu --out corpus-gpu.json   # from the checkout
 
 For each corpus kernel (tests/corpus/corpus_kernels.py) builds fresh random inputs (one seed
 per run, the same inputs for every configuration of a kernel), launches the kernel without
@@ -8,7 +8,7 @@ plugin passes and under each configuration, and compares every output with a flo
 reference and with the output of the unmodified kernel, within the kernel's tolerance.
 Passes are discovered from the registry; a pass whose library is not built or whose targets
 exclude this GPU is reported as skipped. Prints a table, writes JSON (the "gpu" section that
-tools/reliability_table.py renders, plus every comparison), and exits non-zero if any
+tests/reliability/reliability_table.py renders, plus every comparison), and exits non-zero if any
 comparison failed. Needs torch, triton 3.9.0 and the built plugins.
 """
 
@@ -27,7 +27,6 @@ from typing import Any, Callable
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
-sys.path[:0] = [str(HERE), str(REPO), str(REPO / "tests" / "reliability")]
 os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
 os.environ["TRITON_EXT_ENTRY_POINTS"] = os.environ.get("TRITON_EXT_ENTRY_POINTS", "0")
 
@@ -35,7 +34,7 @@ import torch  # noqa: E402
 import triton  # noqa: E402
 
 import triton_ext  # noqa: E402
-from corpus_kernels import BY_NAME, CORPUS, CorpusKernel  # noqa: E402
+from tests.corpus.corpus_kernels import BY_NAME, CORPUS, CorpusKernel  # noqa: E402
 
 DEV = "cuda"
 F64 = torch.float64

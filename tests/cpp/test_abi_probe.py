@@ -1,6 +1,6 @@
 """The ABI probe: plugins built from Debian's LLVM 23 headers must agree with libtriton.
 
-The probe plugin (tools/abi-probe) runs inside stock triton on a real kernel compiled through
+The probe plugin (tests/cpp/abi-probe) runs inside stock triton on a real kernel compiled through
 cubin and reports each check; a mismatch fails with a table of what was expected and found.
 It runs in a child process so that a crash (the likeliest symptom of header drift) is reported
 rather than taking the test session down.
@@ -15,9 +15,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-import sys as _sys
-_sys.path.insert(0, __import__("os").path.dirname(__file__))
-from cpp_support import TEST_PLUGINS
+from tests.cpp.cpp_support import TEST_PLUGINS
 
 PROBE = TEST_PLUGINS / "libTritonExtAbiProbe.so"
 

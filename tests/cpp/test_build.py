@@ -11,12 +11,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
-import sys as _sys
-_sys.path.insert(0, __import__("os").path.dirname(__file__))
-from cpp_support import BUILD, REPO
+from tests.cpp.cpp_support import BUILD, REPO
 
-from triton_ext import _build
-from triton_ext._build import BuildError
+from triton_ext.dev import build as _build
+from triton_ext.dev.build import BuildError
 
 GOOD = """\
 #include "triton-ext/PassInfra.h"

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from triton_ext import _toolchain
-from triton_ext._toolchain import ToolchainError
+from triton_ext.dev import toolchain as _toolchain
+from triton_ext.dev.toolchain import ToolchainError
 
 
 def test_recorded_toolchain_is_complete() -> None:

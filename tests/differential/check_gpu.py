@@ -1,6 +1,6 @@
 """GPU differential check of loop_split through the ordinary JIT (issue 14).
 
-    python tests/differential/check_gpu.py [--out tests/differential/results/check-h200.json]
+    python -m tests.differential.check_gpu [--out tests/differential/results/check-h200.json]
 
 1. The launches of issue 14, each without and with ``triton_ext.enabled("loop_split")``:
    ``issue14`` with (0, 10, 5), (2^61, 2^61 + 10, 2^61 + 5), (2^62, 2^62 + 10, 2^62 + 3), and
@@ -31,16 +31,14 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent.parent))  # the repository root holds triton_ext
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 import triton  # noqa: E402
 
-import gpu_kernels as gk  # noqa: E402
+from tests.differential import gpu_kernels as gk  # noqa: E402
 import triton_ext  # noqa: E402
-from loop_kernels import LoopKernel, loop_args, trips  # noqa: E402
+from tests.differential.loop_kernels import LoopKernel, loop_args, trips  # noqa: E402
 
 DEFAULT_OUT = HERE / "results" / "check-h200.json"
 ISSUE14 = [("issue14", (0, 10, 5)), ("issue14", (2**61, 2**61 + 10, 2**61 + 5)),
@@ -80,8 +78,8 @@ def run_issue14() -> list[dict[str, Any]]:
 def _host_runaway(compiled: Any, cases: list[tuple[int, int, int]]) -> np.ndarray:
     """Lanes on which the compiled TTIR, interpreted on the host, runs away or newly wraps its
     iv (all False if the TTIR is outside the interpreter's subset)."""
-    from jit_interp import kernel_func, run_programs
-    from mlir_text import UnsupportedIR
+    from tests.differential.jit_interp import kernel_func, run_programs
+    from tests.differential.mlir_text import UnsupportedIR
 
     try:
         func = kernel_func(compiled.asm["ttir"])

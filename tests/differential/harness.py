@@ -7,8 +7,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from host_passes import Programs, before_after
-from interp import Machine, RunResult, mismatched_lanes
+from tests.differential.host_passes import Programs, before_after
+from tests.differential.interp import Machine, RunResult, mismatched_lanes
 
 
 @dataclass

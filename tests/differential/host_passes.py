@@ -18,7 +18,7 @@ from triton_ext._loader import load_extension
 from triton_ext._manifest import load_manifest
 from triton_ext._pipeline import resolve_builtin
 
-from mlir_text import Func, parse_module
+from tests.differential.mlir_text import Func, parse_module
 
 
 @dataclass(frozen=True)

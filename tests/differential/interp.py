@@ -25,7 +25,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from mlir_text import Block, Func, Op, Type, UnsupportedIR
+from tests.differential.mlir_text import Block, Func, Op, Type, UnsupportedIR
 
 Array = np.ndarray
 
@@ -298,7 +298,7 @@ class Machine:
 
     @staticmethod
     def _src_width(op: Op) -> int:
-        from mlir_text import parse_type, _sig
+        from tests.differential.mlir_text import parse_type, _sig
 
         _, sig = _sig(op.text.split("=", 1)[-1])
         return parse_type(sig.split(" to ")[0]).width

@@ -11,9 +11,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from host_passes import print_ir
-from interp import Machine, RunResult
-from mlir_text import Func, parse_module
+from tests.differential.host_passes import print_ir
+from tests.differential.interp import Machine, RunResult
+from tests.differential.mlir_text import Func, parse_module
 
 _SPAN = 1 << 40
 
@@ -62,7 +62,7 @@ def stored(result: RunResult, arg: int, per_program: int, by_program: bool = Tru
     """(programs, per_program) values each program stored through pointer argument ``arg``,
     at ``pointer(arg) + program * per_program + j`` (``by_program``) or at ``pointer(arg) + j``
     (last write of each program wins)."""
-    from interp import final_memory
+    from tests.differential.interp import final_memory
 
     lane, addr, val = final_memory(result.stores)
     base = pointer(arg)

@@ -31,6 +31,13 @@ class LoopKernel:
     ranges: bool = True  # tensor form: False compares splats only (a one-element-wide range)
     const_bounds: tuple[int, int] | None = None  # lb, ub as constants in the IR (args unused)
     inv_inside: bool = False  # compute n + inv_off inside the loop body (as the front end does)
+    # lb and n rounded to multiples of the step, `(x / step) * step`, before the loop: the pass
+    # then knows where the split points fall on the iteration lattice (issue 17).
+    lattice: bool = False
+    # tensor form: the rows are `rows_op(make_range, rows_k)` with a constant (issue 17: monotone
+    # maps such as vLLM's `offs_m // num_queries_per_kv`): "divsi", "divui", "shrsi", "minsi".
+    rows_op: str = ""
+    rows_k: int = 0
 
     @property
     def name(self) -> str:
@@ -42,7 +49,8 @@ class LoopKernel:
         bounds = f"-bounds{self.const_bounds[0]}..{self.const_bounds[1]}" if self.const_bounds else ""
         return (f"{shape}-i{self.width}-{loop}loop-{self.pred}-{side}-step{self.step}"
                 f"-ivoff{self.iv_off}-invoff{self.inv_off}{'-inside' if self.inv_inside else ''}"
-                f"{bounds}")
+                f"{bounds}{'-lattice' if self.lattice else ''}"
+                f"{f'-rows-{self.rows_op}{self.rows_k}' if self.rows_op else ''}")
 
     def ttir(self) -> str:
         t = f"i{self.width}"
@@ -57,10 +65,16 @@ class LoopKernel:
             f"  %step = arith.constant {self.step} : {t}",
         ]
         inv = "%n"
+        if self.lattice:
+            lines += [f"  %lbq = arith.divsi %lb, %step : {t}",
+                      f"  %lba = arith.muli %lbq, %step : {t}",
+                      f"  %nq = arith.divsi %n, %step : {t}",
+                      f"  %na = arith.muli %nq, %step : {t}"]
+            inv = "%na"
         inv_lines: list[str] = []
         if self.inv_off:
             inv_lines = [f"  %invoff = arith.constant {self.inv_off} : {t}",
-                         f"  %inv = arith.addi %n, %invoff : {t}"]
+                         f"  %inv = arith.addi {inv}, %invoff : {t}"]
             inv = "%inv"
         row_lines: list[str] = []
         if self.form == "tensor":
@@ -73,9 +87,15 @@ class LoopKernel:
             if self.ranges:
                 lines += self._range("rows", self.rows, t)
                 lines += self._range("cols", self.cols, t)
+            rows = "%rows"
+            if self.rows_op:
+                rows = "%rowsm"
+                row_lines += [
+                    f"  %rowsk = arith.constant dense<{self.rows_k}> : tensor<{self.rows}x{t}>",
+                    f"  %rowsm = arith.{self.rows_op} %rows, %rowsk : tensor<{self.rows}x{t}>"]
             row_lines += [
                 f"  %invs = tt.splat {inv} : {t} -> tensor<{self.rows}x{t}>",
-                f"  %rv = arith.addi %invs, %rows : tensor<{self.rows}x{t}>" if self.ranges else
+                f"  %rv = arith.addi %invs, {rows} : tensor<{self.rows}x{t}>" if self.ranges else
                 f"  %rv = tt.splat {inv} : {t} -> tensor<{self.rows}x{t}>",
                 f"  %re = tt.expand_dims %rv {{axis = 1 : i32}} : tensor<{self.rows}x{t}> -> tensor<{self.rows}x1x{t}>",
                 f"  %rb = tt.broadcast %re : tensor<{self.rows}x1x{t}> -> {tens}",
@@ -87,7 +107,7 @@ class LoopKernel:
         if not self.inv_inside:
             lines += inv_lines + row_lines
         unsigned = "unsigned " if self.unsigned_loop else ""
-        lb, ub = "%lb", "%ub"
+        lb, ub = ("%lba" if self.lattice else "%lb"), "%ub"
         if self.const_bounds:
             lines += [f"  %clb = arith.constant {self.const_bounds[0]} : {t}",
                       f"  %cub = arith.constant {self.const_bounds[1]} : {t}"]

@@ -8,18 +8,15 @@ the same set of tiles, each exactly once (a permutation), for group sizes 8 (def
 from __future__ import annotations
 
 import random
-import sys
-from pathlib import Path
 
 import pytest
 
-pytest.importorskip("numpy")
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+import numpy  # noqa: E402,F401  (a test dependency: pip install -e .[test]; a missing one fails)
 
 import numpy as np  # noqa: E402
 
-from host_passes import before_after  # noqa: E402
-from interp import Machine  # noqa: E402
+from tests.differential.host_passes import before_after  # noqa: E402
+from tests.differential.interp import Machine  # noqa: E402
 
 KERNEL = """
 tt.func public @k(%outx: !tt.ptr<i32>, %outy: !tt.ptr<i32>, %dots: !tt.ptr<f32>) {

@@ -5,21 +5,18 @@ trunc/ceil/floor division, undefined behaviour flagged per lane)."""
 from __future__ import annotations
 
 import itertools
-import sys
-from pathlib import Path
 
 import pytest
 
-pytest.importorskip("numpy")
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+import numpy  # noqa: E402,F401  (a test dependency: pip install -e .[test]; a missing one fails)
 
 import numpy as np  # noqa: E402
 
-from harness import columns  # noqa: E402
-from host_passes import print_ir  # noqa: E402
-from interp import Machine  # noqa: E402
-from loop_kernels import to_signed  # noqa: E402
-from mlir_text import parse_module  # noqa: E402
+from tests.differential.harness import columns  # noqa: E402
+from tests.differential.host_passes import print_ir  # noqa: E402
+from tests.differential.interp import Machine  # noqa: E402
+from tests.differential.loop_kernels import to_signed  # noqa: E402
+from tests.differential.mlir_text import parse_module  # noqa: E402
 
 WIDTHS = (1, 8, 16, 32, 64)
 

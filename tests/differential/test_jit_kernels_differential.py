@@ -6,31 +6,24 @@ runaway guard) without a GPU."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 
 import pytest
 
-pytest.importorskip("numpy")
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
 import triton  # noqa: E402
 from triton.backends.compiler import GPUTarget  # noqa: E402
 from triton.compiler import ASTSource  # noqa: E402
 
-import gpu_kernels as gk  # noqa: E402
+from tests.differential import gpu_kernels as gk  # noqa: E402
 import triton_ext  # noqa: E402
-from jit_interp import kernel_func, run_programs, stored  # noqa: E402
+
+pytestmark = pytest.mark.usefixtures("fresh_cache")  # compile from scratch
+from tests.differential.jit_interp import kernel_func, run_programs, stored  # noqa: E402
 
 TARGET = GPUTarget("cuda", 90, 32)
 CONSTEXPRS = ("STEP", "IV_OFF", "INV_OFF", "PRED", "UNSIGNED", "TENSOR", "R")
 
-
-@pytest.fixture(autouse=True)
-def _fresh_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(triton.knobs.cache, "dir", str(tmp_path / "cache"), raising=False)
 
 
 def _ttir(fn, signature: dict[str, str], constexprs: dict[str, object], split: bool) -> str:
@@ -45,7 +38,7 @@ def _cases_for(config, count):
     # check_gpu.py imports torch at module level; its generator is small enough to mirror here.
     import random
 
-    from loop_kernels import LoopKernel, loop_args, trips
+    from tests.differential.loop_kernels import LoopKernel, loop_args, trips
 
     kernel = LoopKernel("tensor" if config["TENSOR"] else "scalar", config["width"], False, "slt",
                         step=config["STEP"], iv_off=config["IV_OFF"], inv_off=config["INV_OFF"],

@@ -13,20 +13,17 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import random
-import sys
-from pathlib import Path
 
 import pytest
 
-pytest.importorskip("numpy")
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+import numpy  # noqa: E402,F401  (a test dependency: pip install -e .[test]; a missing one fails)
 
 from hypothesis import HealthCheck, example, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from harness import compare  # noqa: E402
-from interp import Machine  # noqa: E402
-from loop_kernels import (ISSUE14_TTIR, PREDICATES, LoopKernel, anchors, in_domain,  # noqa: E402
+from tests.differential.harness import compare  # noqa: E402
+from tests.differential.interp import Machine  # noqa: E402
+from tests.differential.loop_kernels import (ISSUE14_TTIR, PREDICATES, LoopKernel, anchors, in_domain,  # noqa: E402
                           loop_args, to_signed, trips)
 
 CASES_PER_FORM = 10_000
@@ -80,6 +77,56 @@ def test_generated_form_two_parts(form):
     for kernel in _variants(*form):
         rng = random.Random("two-parts-" + kernel.name)
         _check(kernel, loop_args(rng, kernel, 500), options=(("max-parts", "2"),))
+
+
+LATTICE_FORMS = [(form, width, False, pred) for form in ("scalar", "tensor")
+                 for width in (32, 64) for pred in PREDICATES]
+
+
+def _lattice_variants(form: str, width: int, unsigned_loop: bool, pred: str) -> list[LoopKernel]:
+    """lb and n multiples of a power-of-two step (issue 17: the split points are then found
+    without rounding, and one part ends where the next starts), with offsets that put the flip
+    point on, just before and just after an iteration, as in causal attention (n = start_m *
+    BLOCK_M, `offs_m >= start_n + offs_n`)."""
+    base = dict(form=form, width=width, unsigned_loop=unsigned_loop, pred=pred, lattice=True)
+    if form == "scalar":
+        return [LoopKernel(**base, iv_left=True, step=4),
+                LoopKernel(**base, iv_left=False, step=8, iv_off=1, inv_off=-3),
+                LoopKernel(**base, iv_left=True, step=64, iv_off=-5, inv_off=63, inv_inside=True),
+                LoopKernel(**base, iv_left=False, step=2, inv_off=1)]
+    return [LoopKernel(**base, iv_left=False, step=4, rows=8, cols=4),
+            LoopKernel(**base, iv_left=True, step=8, rows=2, cols=8, inv_off=-3),
+            LoopKernel(**base, iv_left=False, step=8, rows=16, cols=8),
+            LoopKernel(**base, iv_left=True, step=16, rows=1, cols=4, iv_off=2, inv_off=16)]
+
+
+@pytest.mark.parametrize("form", LATTICE_FORMS, ids=_form_id)
+def test_lattice_form(form):
+    variants = _lattice_variants(*form)
+    per_variant = -(-CASES_PER_FORM // len(variants))
+    for kernel in variants:
+        rng = random.Random(kernel.name)
+        _check(kernel, loop_args(rng, kernel, per_variant))
+
+
+MONOTONE_FORMS = [("tensor", 32, False, pred) for pred in PREDICATES]
+
+
+@pytest.mark.parametrize("form", MONOTONE_FORMS, ids=_form_id)
+def test_monotone_rows_form(form):
+    # Issue 17: rows mapped by a monotone function of the make_range before the comparison
+    # (`offs_m // num_queries_per_kv`, shifts, clamps), as in grouped-query attention.
+    base = dict(zip(("form", "width", "unsigned_loop", "pred"), form))
+    variants = [LoopKernel(**base, iv_left=False, step=4, rows=16, cols=4, rows_op="divsi", rows_k=4),
+                LoopKernel(**base, iv_left=True, step=8, rows=32, cols=8, rows_op="divui", rows_k=3,
+                           inv_off=-5, lattice=True),
+                LoopKernel(**base, iv_left=False, step=2, rows=16, cols=2, rows_op="shrsi", rows_k=2,
+                           inv_inside=True),
+                LoopKernel(**base, iv_left=True, step=4, rows=16, cols=4, rows_op="minsi", rows_k=9)]
+    per_variant = -(-CASES_PER_FORM // len(variants))
+    for kernel in variants:
+        rng = random.Random(kernel.name)
+        _check(kernel, loop_args(rng, kernel, per_variant))
 
 
 @pytest.mark.parametrize("width", [8, 16])
@@ -156,8 +203,8 @@ def _python_model(k: LoopKernel, lb: int, ub: int, n: int) -> tuple[int, int]:
 
 @pytest.mark.parametrize("width,unsigned_loop", list(itertools.product((32, 64), (False, True))))
 def test_interpreter_matches_python_model(width, unsigned_loop):
-    from host_passes import before_after
-    from harness import columns
+    from tests.differential.host_passes import before_after
+    from tests.differential.harness import columns
 
     for pred in PREDICATES:
         k = LoopKernel("scalar", width, unsigned_loop, pred, iv_left=pred < "t", step=3,

@@ -15,19 +15,16 @@ from __future__ import annotations
 
 import random
 import re
-import sys
-from pathlib import Path
 
 import pytest
 
-pytest.importorskip("numpy")
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+import numpy  # noqa: E402,F401  (a test dependency: pip install -e .[test]; a missing one fails)
 
 import numpy as np  # noqa: E402
 
-from harness import compare  # noqa: E402
-from interp import mismatched_lanes  # noqa: E402
-from loop_kernels import to_signed  # noqa: E402
+from tests.differential.harness import compare  # noqa: E402
+from tests.differential.interp import mismatched_lanes  # noqa: E402
+from tests.differential.loop_kernels import to_signed  # noqa: E402
 
 R = 8
 I32_MIN, I32_MAX = -(2**31), 2**31 - 1
@@ -246,7 +243,7 @@ def _args_2d(count: int) -> list[tuple[int, int, int]]:
 
 
 def _loaded(j: int) -> int:
-    from mlir_text import Type
+    from tests.differential.mlir_text import Type
 
     return int(memory(np.array([X + j], np.int64), Type("int", 32))[0])
 

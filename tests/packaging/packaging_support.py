@@ -2,25 +2,18 @@
 
 from __future__ import annotations
 
-import os
-import sys
-import tempfile
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
-BUILD = Path(os.environ.get("TRITON_EXT_BUILD_DIR") or REPO / "build")
+from triton_ext.testing import build_dir, repo_root
 
-_TMP = Path(tempfile.mkdtemp(prefix="triton-ext-packaging-"))
-os.environ.setdefault("TRITON_CACHE_DIR", str(_TMP / "triton-cache"))
-os.environ.setdefault("TRITON_EXT_CACHE_DIR", str(_TMP / "preflight"))
-os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
+REPO = repo_root()
+BUILD = build_dir()
+
 
 
 def ensure_built(name: str) -> Path:
     """Build `name` into BUILD unless its library is there; returns the plugins folder."""
-    from triton_ext import _build
+    from triton_ext.dev import build as _build
 
     plugins = BUILD / "plugins"
     from triton_ext._manifest import load_manifest

@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pytest
 
-from packaging_support import BUILD, REPO, ensure_built
+from tests.packaging.packaging_support import BUILD, REPO, ensure_built
 
-from triton_ext import _wheel
+from triton_ext.dev import wheel as _wheel
 
 HERE = Path(__file__).resolve().parent
 MAIN_SITE = Path(next(p for p in sys.path if p.endswith("site-packages") and (Path(p) / "triton").is_dir()))
@@ -77,7 +77,7 @@ def test_wheel_contents(wheels) -> None:
         assert not any("libTritonExtLoopSplit" in n for n in names)
         record = z.read("triton_ext-0.1.0.dist-info/RECORD").decode()
         assert "triton_ext/plugins/libTritonExtPassInfra.so,sha256=" in record
-        assert "triton-ext = triton_ext._cli:main" in z.read("triton_ext-0.1.0.dist-info/entry_points.txt").decode()
+        assert "triton-ext = triton_ext.dev.cli:main" in z.read("triton_ext-0.1.0.dist-info/entry_points.txt").decode()
     with zipfile.ZipFile(wheels["loop_split"]) as z:
         names = set(z.namelist())
         assert names >= {"triton_ext/plugins/libTritonExtLoopSplit.so", "triton_ext_loop_split/__init__.py",

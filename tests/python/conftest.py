@@ -8,31 +8,20 @@ Triton's own test plugin (one pass, ``plugin``, which renames functions to
 
 from __future__ import annotations
 
-import os
 import shutil
-import sys
-import tempfile
 from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
+import triton
+import triton.language as tl
+from triton.backends.compiler import GPUTarget
 
-# Before triton is imported anywhere: a private kernel cache and preflight cache.
-_SESSION_TMP = Path(tempfile.mkdtemp(prefix="triton-ext-tests-"))
-os.environ["TRITON_CACHE_DIR"] = str(_SESSION_TMP / "triton-cache")
-os.environ["TRITON_EXT_CACHE_DIR"] = str(_SESSION_TMP / "preflight")
-os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
-os.environ.pop("TRITON_EXT_ENABLE", None)
-os.environ.pop("TRITON_EXT_STRICT", None)
-os.environ["TRITON_EXT_ENTRY_POINTS"] = "0"
+from triton_ext.testing import repo_root
+from triton_ext.testing.plugin import SESSION_TMP
 
-import triton  # noqa: E402
-import triton.language as tl  # noqa: E402
-from triton.backends.compiler import GPUTarget  # noqa: E402
+REPO = repo_root()
 
 TRITON_PLUGIN = Path(triton.__file__).parent / "plugins" / "libTritonPluginsTestLib.so"
 BUILD_PLUGINS = REPO / "build" / "plugins"
@@ -70,7 +59,7 @@ def write_registry(directory: Path, stage: str = "ttir", position: str = "after:
 @pytest.fixture(scope="session")
 def build_dir() -> Path:
     """A build tree whose plugins/ holds a copy of Triton's test plugin (one path per session)."""
-    root = _SESSION_TMP / "build"
+    root = SESSION_TMP / "build"
     (root / "plugins").mkdir(parents=True, exist_ok=True)
     target = root / "plugins" / TRITON_PLUGIN.name
     if not target.exists():
@@ -88,18 +77,9 @@ def registry(tmp_path: Path, build_dir: Path, monkeypatch: pytest.MonkeyPatch) -
 
 
 @pytest.fixture(autouse=True)
-def clean_triton_ext() -> Iterator[None]:
-    """Leave no enabled pass, hook or tap behind."""
-    from triton import knobs
-
-    before = knobs.runtime.add_stages_inspection_hook
+def _clean_after_each_test(clean_triton_ext: None) -> Iterator[None]:
+    """Leave no enabled pass, hook or tap (the testing plugin's ``clean_triton_ext``, per test)."""
     yield
-    import triton_ext
-    from triton_ext import _stages
-
-    _stages.disable()
-    triton_ext.uninstall()
-    knobs.runtime.add_stages_inspection_hook = before
 
 
 @triton.jit
@@ -137,6 +117,6 @@ def renamed(kernel: Any) -> bool:
 @pytest.fixture(scope="session")
 def cc() -> str:
     compiler = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
-    if compiler is None:
-        pytest.skip("no C compiler to build broken plugins with")
+    if compiler is None:  # the toolchain provides clang; a missing compiler is a broken setup
+        pytest.fail("no C compiler (cc, gcc or clang) to build broken plugins with; run tools/setup.sh")
     return compiler

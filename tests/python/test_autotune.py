@@ -29,12 +29,13 @@ from triton.backends.compiler import GPUTarget
 from triton.runtime.driver import driver
 from triton.runtime.jit import MockTensor
 
-from conftest import REPO
+from tests.python.conftest import REPO
+from triton_ext.testing import require_built
 
 BUILD = Path(os.environ.get("TRITON_EXT_BUILD_DIR") or REPO / "build")
-pytestmark = pytest.mark.skipif(
-    not (BUILD / "plugins" / "libTritonExtGridSwizzle.so").exists(), reason="grid_swizzle not built (tools/setup.sh)"
-)
+@pytest.fixture(autouse=True)
+def _grid_swizzle_built() -> None:
+    require_built("grid_swizzle")  # an unbuilt plugin fails the test, never skips it
 
 
 class HostOnly:
@@ -157,10 +158,9 @@ def test_pass_set_errors_are_clear(host_only: Path) -> None:
 # it there (no benchmark) and gets back the pass set with the config.
 _CHILD = r"""
 import json, sys
-sys.path.insert(0, {tests!r})
 import triton
 import os
-import test_autotune as t
+import tests.python.test_autotune as t  # run from the checkout (cwd)
 os.environ["TRITON_CACHE_DIR"] = {cache!r}  # conftest (imported by the test module) set its own
 import triton_ext
 from triton.runtime.driver import driver
@@ -190,9 +190,8 @@ print(json.dumps({{"hit": hit, "benched": bool(benched), "best": triton_ext.pass
 def _child(cache: Path) -> dict[str, Any]:
     env = {**os.environ, "TRITON_CACHE_DIR": str(cache), "TRITON_EXT_REGISTRY": str(REPO / "registry.yaml"),
            "TRITON_EXT_BUILD_DIR": str(BUILD)}
-    tests = str(Path(__file__).parent)
-    out = subprocess.run([sys.executable, "-c", _CHILD.format(tests=tests, cache=str(cache))], env=env, capture_output=True,
-                         text=True, timeout=600, cwd=tests)
+    out = subprocess.run([sys.executable, "-c", _CHILD.format(cache=str(cache))], env=env, capture_output=True,
+                         text=True, timeout=600, cwd=REPO)
     assert out.returncode == 0, out.stderr[-4000:]
     return json.loads(out.stdout.strip().splitlines()[-1])
 

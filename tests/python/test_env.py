@@ -10,15 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
+from tests.python.conftest import REPO
 from triton_ext import settings
 
 CHILD = textwrap.dedent(
     """\
     import sys
     import triton_ext  # first: conftest clears TRITON_EXT_ENABLE for the test session
-    sys.path.insert(0, {tests!r})
-    from conftest import compile_kernel, renamed
+    from tests.python.conftest import compile_kernel, renamed
     from triton import knobs
     print("hook", knobs.runtime.add_stages_inspection_hook is not None)
     print("renamed", renamed(compile_kernel()))
@@ -29,7 +28,7 @@ CHILD = textwrap.dedent(
 
 def run_child(env_extra: dict[str, str]) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, PYTHONPATH=str(REPO), **env_extra)
-    code = CHILD.format(tests=str(Path(__file__).parent))
+    code = CHILD
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
 
 

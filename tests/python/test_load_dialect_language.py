@@ -19,14 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from triton_ext._manifest import load_manifest
+from triton_ext.testing import repo_root, require_built
 
-REPO = Path(__file__).resolve().parents[2]
-_LIBS = [load_manifest(REPO / "registry.yaml", entry_points=False).extension(n).library_path()
-         for n in ("range_facts_ir", "range_facts")]
-pytestmark = pytest.mark.skipif(
-    not all(p.exists() for p in _LIBS),
-    reason="needs `triton-ext build range_facts_ir range_facts`")
+REPO = repo_root()
+_LIBS = require_built("range_facts_ir", "range_facts")  # an unbuilt plugin fails, never skips
 
 REGISTRY = """\
 schema: 1

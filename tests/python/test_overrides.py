@@ -24,7 +24,7 @@ import pytest
 import triton
 import triton.language as tl
 
-from conftest import CUDA90, REPO
+from tests.python.conftest import CUDA90, REPO
 
 REGISTRY = """\
 schema: 1
@@ -80,14 +80,14 @@ def _compile() -> Any:
 
 
 def _args(view: Any) -> list[str]:
-    from triton_ext._pipeline_view import split_pipeline
+    from triton_ext.dev.pipeline import split_pipeline
 
     return split_pipeline(view.pipeline)
 
 
 def test_replaced_and_skipped_builtins_are_gone_from_what_triton_runs(overrides: Any) -> None:
     import triton_ext
-    from triton_ext._pipeline_view import collect
+    from triton_ext.dev.pipeline import collect
 
     stock = {v.label: v for v in collect(CUDA90)}
     edited = {v.label: v for v in collect(CUDA90, ["plugin", "skip_licm"])}
@@ -163,7 +163,7 @@ def test_pipeline_view_matches_mlir_dump(overrides: Any, tmp_path: Path) -> None
 
 
 def test_pipeline_cli_text_and_diff(overrides: Any, capsys: pytest.CaptureFixture[str]) -> None:
-    from triton_ext._cli import main
+    from triton_ext.dev.cli import main
 
     assert main(["pipeline", "--target", "cuda:90", "--enable", "plugin"]) == 0
     text = capsys.readouterr().out

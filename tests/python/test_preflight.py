@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import TRITON_PLUGIN
+from tests.python.conftest import TRITON_PLUGIN
 from triton_ext import _loader, _preflight
 from triton_ext._errors import LoadError, PreflightError
 from triton_ext._preflight import preflight

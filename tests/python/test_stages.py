@@ -16,7 +16,7 @@ from triton import knobs
 from triton.backends.compiler import GPUTarget
 
 import triton_ext
-from conftest import CUDA90, add_one, add_one_with_helper, compile_kernel, renamed, write_registry
+from tests.python.conftest import CUDA90, add_one, add_one_with_helper, compile_kernel, renamed, write_registry
 from triton_ext import _stages
 from triton_ext._errors import PassFailedError, TritonExtWarning, UnknownPassError
 
@@ -359,7 +359,7 @@ def test_cache_key_covers_the_pass_infra_library(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    from conftest import BUILD_PLUGINS, REPO
+    from tests.python.conftest import BUILD_PLUGINS, REPO
 
     plugin = BUILD_PLUGINS / "libTritonExtLoopSplit.so"
     infra = BUILD_PLUGINS / "libTritonExtPassInfra.so"

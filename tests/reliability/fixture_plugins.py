@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from triton_ext.testing import repo_root
+
+REPO = repo_root()
 
 GOOD = ("FixtureA", "FixtureB")
 BROKEN = ("BadApiVersion", "WrongTritonVersion", "NullPassTable", "CrashOnLoad", "NoEntryPoint")
@@ -30,12 +32,13 @@ def fixture_dirs() -> list[Path]:
 
 
 def fixture_library(name: str) -> Path:
-    """``libTritonExt<name>.so`` from the first build that has it, or skip the test."""
+    """``libTritonExt<name>.so`` from the first build that has it; fails the test when none has it
+    (an unbuilt plugin must not look like a pass)."""
     for directory in fixture_dirs():
         path = directory / f"libTritonExt{name}.so"
         if path.exists():
             return path
-    pytest.skip(f"fixture plugin libTritonExt{name}.so not built in {' or '.join(map(str, fixture_dirs()))}; "
+    pytest.fail(f"fixture plugin libTritonExt{name}.so not built in {' or '.join(map(str, fixture_dirs()))}; "
                 f"build with `triton-ext build` (fixtures are part of every build)")
 
 

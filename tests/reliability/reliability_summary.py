@@ -4,7 +4,7 @@ Tests call :func:`record` once per attempt (a kernel compiled under a pass set, 
 registry document, a malformed plugin loaded, a concurrent compile checked). At the end of
 the pytest session each section that recorded something is written to
 ``<out>/<section>.json``, where ``<out>`` is ``$TRITON_EXT_RELIABILITY_OUT`` or
-``<build dir>/reliability``. ``tools/reliability_table.py`` turns those files into the
+``<build dir>/reliability``. ``tests/reliability/reliability_table.py`` turns those files into the
 README table (``tests/reliability/RESULTS.md``).
 """
 

@@ -21,11 +21,11 @@ from typing import Any
 
 import pytest
 
-import reliability_summary as summary
+from tests.reliability import reliability_summary as summary
 import triton
 import triton_ext
-from corpus_kernels import BY_NAME, CorpusKernel
-from fixture_plugins import FIXTURE_A, FIXTURE_B, standard_tree
+from tests.corpus.corpus_kernels import BY_NAME, CorpusKernel
+from tests.reliability.fixture_plugins import FIXTURE_A, FIXTURE_B, standard_tree
 from triton.backends.compiler import GPUTarget
 from triton_ext import _stages
 

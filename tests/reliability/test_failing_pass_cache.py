@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pytest
 
-import reliability_summary as summary
+from tests.reliability import reliability_summary as summary
 import triton
 import triton_ext
-from corpus_kernels import BY_NAME, CorpusKernel
-from fixture_plugins import FAILING, INVALID, Entry, standard_tree
+from tests.corpus.corpus_kernels import BY_NAME, CorpusKernel
+from tests.reliability.fixture_plugins import FAILING, INVALID, Entry, standard_tree
 from triton.backends.compiler import GPUTarget
 from triton_ext import PassFailedError, TritonExtWarning
 

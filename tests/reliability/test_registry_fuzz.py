@@ -18,12 +18,14 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import reliability_summary as summary
+from tests.reliability import reliability_summary as summary
 from triton_ext import ManifestError
 from triton_ext._manifest import load_manifest, parse_registry
 
+from triton_ext.testing import repo_root
+
 SECTION = "registry_fuzz"
-REPO = Path(__file__).resolve().parents[2]
+REPO = repo_root()
 REAL_REGISTRY = (REPO / "registry.yaml").read_text()
 FUZZ = settings(max_examples=100, deadline=None, derandomize=True, database=None,
                 suppress_health_check=list(HealthCheck))

@@ -6,7 +6,8 @@ CTA reads data written by other CTAs of the previous kernel). The graph is captu
 call for each enabled pass set and buffer set, inside the variant's ``triton_ext.enabled`` scope,
 so the pass variant's kernels carry the wait and are launched (and captured) with PDL;
 the loader copies the pass's launch_pdl mark into the compile metadata. The metric is the time of one chain; divide by
-``CHAIN`` for the time per kernel boundary. ``check_gpu.py`` does the same with more variants.
+``CHAIN`` for the time per kernel boundary. ``triton-ext bench --check nvidia_auto_pdl`` checks the
+outputs only: every variant against the float64 chain, the pass variants bit for bit with the baseline.
 """
 
 from __future__ import annotations
@@ -16,9 +17,9 @@ from typing import Any, Mapping
 
 import triton
 
-from triton_ext._bench import BenchSpec, Case, Metric, Target, Variant
+from triton_ext.bench import BenchSpec, Case, Metric, Target, Variant, import_file
 
-from auto_pdl_kernels import step_kernel
+step_kernel = import_file(__file__, "kernels.py").step_kernel
 
 CHAIN = 32  # even: the result ends in buffer "a"
 BLOCK = 1024
@@ -116,6 +117,7 @@ SPEC = BenchSpec(
     ),
     shapes=tuple({"n": n} for n in (4096, 32768, 262144, 1 << 20)),
     quick_shapes=({"n": 32768},),
+    bit_identical=True,
     dtypes=("fp32",),
     signature=_signature,
     constexprs=_constexprs,

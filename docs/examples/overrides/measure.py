@@ -34,7 +34,6 @@ def combined_registry() -> Path:
 
 os.environ["TRITON_EXT_REGISTRY"] = str(combined_registry())
 os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
-sys.path.insert(0, str(REPO))
 
 import triton  # noqa: E402
 import triton.language as tl  # noqa: E402

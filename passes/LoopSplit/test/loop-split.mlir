@@ -65,13 +65,13 @@ tt.func @split_invariant_on_left(%n: i32, %diag: i32, %x: f32, %y: f32) -> f32 {
   tt.return %r : f32
 }
 
-// Constant bounds: `iv > 100` over 0..256 step 64 splits at 101 (iterations
-// 0, 64 false) and resumes at 128 (rounded to the step), all folded.
+// Constant bounds: `iv > 100` over 0..256 step 64 flips at 101 (iterations
+// 0, 64 false); the first iteration from there is 128, which ends the first
+// loop and starts the second (issue 17: one split point on the lattice).
 // CHECK-LABEL: tt.func @split_static_bounds
-// CHECK-DAG:     %[[C101:.*]] = arith.constant 101 : i32
 // CHECK-DAG:     %[[C128:.*]] = arith.constant 128 : i32
 // CHECK-NOT:     arith.extsi
-// CHECK:         %[[FIRST:.*]] = scf.for %{{.*}} = %{{.*}} to %[[C101]] step
+// CHECK:         %[[FIRST:.*]] = scf.for %{{.*}} = %{{.*}} to %[[C128]] step
 // CHECK-NEXT:      arith.addf %{{.*}}, %arg1
 // CHECK:         scf.for %{{.*}} = %[[C128]] to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %[[FIRST]])
 // CHECK-NEXT:      arith.addf %{{.*}}, %arg0
@@ -178,7 +178,10 @@ tt.func @split_scf_if(%n: i32, %diag: i32, %x: tensor<16xf32>) -> tensor<16xf32>
 }
 
 // Causal mask `offs_m[:, None] >= start_n + offs_n[None, :]`: all true for
-// start_n < m0 - 62, all false from m0 + 128 on (m0 = start_m * 128); the
+// start_n < m0 - 62, all false from m0 + 128 on (m0 = start_m * 128). As m0
+// is a multiple of the step 64 (and lb = 0), the first iteration at or after
+// m0 - 62 is m0 itself: the split points are clamps of m0 and m0 + 128, with
+// no division, and each loop ends where the next starts (issue 17). The
 // loop runs to an unrelated %n_ctx, so three loops; only the middle one
 // keeps the compare and the select. The guard checks that neither side can
 // wrap: (n_ctx - 1) + 63 <= INT32_MAX and m0 + 127 <= INT32_MAX, each one
@@ -188,26 +191,28 @@ tt.func @split_scf_if(%n: i32, %diag: i32, %x: tensor<16xf32>) -> tensor<16xf32>
 // CHECK-LABEL: tt.func @causal_mask
 // CHECK-DAG:     %[[UBMAX:.*]] = arith.constant 2147483585 : i32
 // CHECK-DAG:     %[[M0MAX:.*]] = arith.constant 2147483520 : i32
-// CHECK-DAG:     %[[K1:.*]] = arith.constant -62 : i64
 // CHECK-DAG:     %[[K2:.*]] = arith.constant 128 : i64
 // CHECK-DAG:     %[[NINF:.*]] = arith.constant dense<0xFF800000> : tensor<128x64xf32>
 // CHECK:         %[[M0:.*]] = arith.muli %arg0,
 // CHECK:         %[[M0W:.*]] = arith.extsi %[[M0]] : i32 to i64
-// CHECK:         arith.addi %[[M0W]], %[[K1]] : i64
+// CHECK:         arith.maxsi %[[M0W]],
 // CHECK:         %[[OK1:.*]] = arith.cmpi sle, %arg1, %[[UBMAX]] : i32
 // CHECK:         %[[OK2:.*]] = arith.cmpi sle, %[[M0]], %[[M0MAX]] : i32
 // CHECK:         arith.andi %[[OK1]], %[[OK2]] : i1
+// CHECK:         %[[S1:.*]] = arith.trunci
 // CHECK:         arith.addi %[[M0W]], %[[K2]] : i64
-// CHECK:         %[[L1:.*]] = scf.for
+// CHECK-NOT:     arith.divui
+// CHECK:         %[[S2:.*]] = arith.trunci
+// CHECK:         %[[L1:.*]] = scf.for %{{.*}} = %{{.*}} to %[[S1]] step
 // CHECK-NOT:       arith.cmpi
 // CHECK-NOT:       arith.select
 // CHECK:           arith.addf %{{.*}}, %arg2 : tensor<128x64xf32>
 // CHECK:         } {llvm.loop_annotation = #[[LICM:[^,]+]], tt.disallow_acc_multi_buffer, tt.loop_unroll_factor = 1 : i32, tt.num_stages = 3 : i32, tt.warp_specialize}
-// CHECK:         %[[L2:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[L1]])
+// CHECK:         %[[L2:.*]] = scf.for %{{.*}} = %[[S1]] to %[[S2]] step {{.*}} iter_args(%{{.*}} = %[[L1]])
 // CHECK:           arith.cmpi sge, %{{.*}}, %{{.*}} : tensor<128x64xi32>
 // CHECK:           arith.select
 // CHECK:         } {llvm.loop_annotation = #[[LICM]], tt.disallow_acc_multi_buffer, tt.loop_unroll_factor = 1 : i32, tt.num_stages = 3 : i32, tt.warp_specialize}
-// CHECK:         scf.for {{.*}} iter_args(%{{.*}} = %[[L2]])
+// CHECK:         scf.for %{{.*}} = %[[S2]] to %arg1 step {{.*}} iter_args(%{{.*}} = %[[L2]])
 // CHECK-NOT:       arith.cmpi
 // CHECK:           arith.addf %{{.*}}, %[[NINF]] : tensor<128x64xf32>
 // CHECK:         } {llvm.loop_annotation = #[[LICM]], tt.disallow_acc_multi_buffer, tt.loop_unroll_factor = 1 : i32, tt.num_stages = 3 : i32, tt.warp_specialize}
@@ -473,9 +478,11 @@ tt.func @nested_outer_iv_comparand(%n: i32, %x: f32, %y: f32) -> f32 {
 // all-false part is provably empty (same base, see linearDifference), so two
 // loops.
 // CHECK-LABEL: tt.func @causal_mask_ends_at_diagonal
-// CHECK:         scf.for
+// CHECK-NOT:     arith.divui
+// CHECK:         %[[S:.*]] = arith.trunci
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %[[S]] step
 // CHECK-NOT:       arith.cmpi
-// CHECK:         scf.for
+// CHECK:         scf.for %{{.*}} = %[[S]] to
 // CHECK:           arith.cmpi sge
 // CHECK-NOT:     scf.for
 // CHECK:         tt.return
@@ -542,4 +549,52 @@ tt.func @negative_diagonal_block_only(%start_m: i32, %qk: tensor<128x64xf32>) ->
     scf.yield %n : tensor<128x64xf32>
   }
   tt.return %r : tensor<128x64xf32>
+}
+
+// Lattice unknown (issue 17 negative cases): m0 = start_m * 96 is not a
+// multiple of the step 64, and a step of 48 is not a power of two (residues
+// mod 48 do not survive i32 wrapping), so the first iteration after the split
+// point is found by rounding (divui) and the low part ends at the unrounded
+// point.
+// CHECK-LABEL: tt.func @lattice_unknown_scale
+// CHECK:         arith.divui
+// CHECK:         scf.for
+// CHECK:         scf.for
+// CHECK-LABEL: tt.func @lattice_unknown_step
+// CHECK:         arith.divui
+// CHECK:         scf.for
+// CHECK:         scf.for
+tt.func @lattice_unknown_scale(%start_m: i32, %x: f32, %y: f32) -> f32 {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c64 = arith.constant 64 : i32
+  %c96 = arith.constant 96 : i32
+  %init = arith.constant 0.0 : f32
+  %m0 = arith.muli %start_m, %c96 : i32
+  %hi0 = arith.addi %start_m, %c1 : i32
+  %hi = arith.muli %hi0, %c96 : i32
+  %r = scf.for %iv = %c0 to %hi step %c64 iter_args(%a = %init) -> (f32) : i32 {
+    %c = arith.cmpi slt, %iv, %m0 : i32
+    %v = arith.select %c, %x, %y : f32
+    %s = arith.addf %a, %v : f32
+    scf.yield %s : f32
+  }
+  tt.return %r : f32
+}
+tt.func @lattice_unknown_step(%start_m: i32, %x: f32, %y: f32) -> f32 {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c48 = arith.constant 48 : i32
+  %c96 = arith.constant 96 : i32
+  %init = arith.constant 0.0 : f32
+  %m0 = arith.muli %start_m, %c96 : i32
+  %hi0 = arith.addi %start_m, %c1 : i32
+  %hi = arith.muli %hi0, %c96 : i32
+  %r = scf.for %iv = %c0 to %hi step %c48 iter_args(%a = %init) -> (f32) : i32 {
+    %c = arith.cmpi slt, %iv, %m0 : i32
+    %v = arith.select %c, %x, %y : f32
+    %s = arith.addf %a, %v : f32
+    scf.yield %s : f32
+  }
+  tt.return %r : f32
 }

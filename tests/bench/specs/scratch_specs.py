@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from triton_ext._bench import BenchSpec, Metric, Variant
+from triton_ext.bench import BenchSpec, Metric, Variant
 
 
 def _gpu_only(*_: Any) -> Any:

@@ -6,12 +6,9 @@ from __future__ import annotations
 import triton
 import triton.language as tl
 
-import sys
-from pathlib import Path
+from triton_ext.bench import import_file
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from scratch_specs import make_spec  # noqa: E402
+make_spec = import_file(__file__, "../scratch_specs.py").make_spec
 
 
 @triton.jit

@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import triton
 import triton.language as tl
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from triton_ext.bench import import_file, top_level_loops
 
-from scratch_specs import make_spec  # noqa: E402
-from triton_ext._bench import top_level_loops  # noqa: E402
+make_spec = import_file(__file__, "../scratch_specs.py").make_spec
 
 
 @triton.jit

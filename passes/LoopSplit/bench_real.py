@@ -1,0 +1,276 @@
+"""loop_split on an H200 (issue 17): one-loop causal attention against the hand-split kernel, with
+registers, and third-party kernels where the pass fires, each with and without the pass.
+
+Run from the repository root on the GPU host (offline triton and triton_ext on PYTHONPATH; the
+third-party wheels from .whl installed; a missing package is reported and skipped):
+
+    python passes/LoopSplit/bench_real.py --out passes/LoopSplit/results/bench-real-h200.json
+
+What it records (JSON):
+- ``attention``: the one-loop causal attention forward of ``kernels.py``, fp16, BLOCK_M 128, BLOCK_N 64, 3 stages, 4 warps at head_dim 64 and 8
+  at 128, seq 4096 and 8192: the tensor-mask and ``if start_n >= diag`` forms with and without
+  loop_split, and the hand-split kernel. Outputs compared bitwise (split vs unsplit and vs
+  hand-split) and with the float32 torch reference on two heads; registers and spills from
+  ``cuobjdump -res-usage`` on each compiled cubin (and Triton's n_regs/n_spills); median time per
+  variant over interleaved rounds and the ratio hand-split / split.
+- ``real``: Liger-Kernel's cross entropy, KL divergence and group norm (loop_split fires on their
+  Triton kernels, tests/realworld on the CPU) and FlagGems' causal attention forward if
+  ``flag_gems`` imports: outputs with and without the pass (bitwise, and max abs difference),
+  interleaved timing, ratio off / on.
+
+Exit status 1 if any output differs beyond its tolerance. Runs in about 2 minutes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import math
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import torch
+import triton
+from triton.testing import do_bench
+
+import triton_ext
+
+from triton_ext.testing import import_file  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+attn = import_file(__file__, "kernels.py")  # the attention kernels shared with the tests
+
+BLOCK_M, BLOCK_N = 128, 64
+ROUNDS = 5
+
+
+def _pass_ctx(on: bool) -> contextlib.AbstractContextManager:
+    return triton_ext.enabled("loop_split") if on else contextlib.nullcontext()
+
+
+def _cuobjdump() -> str | None:
+    bundled = Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "cuobjdump"
+    return str(bundled) if bundled.exists() else shutil.which("cuobjdump")
+
+
+def _res_usage(cubin: bytes) -> dict[str, int] | str:
+    tool = _cuobjdump()
+    if tool is None:
+        return "no cuobjdump"
+    with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
+        f.write(cubin)
+        f.flush()
+        out = subprocess.run([tool, "-res-usage", f.name], capture_output=True, text=True).stdout
+    m = re.search(r"REG:(\d+) STACK:(\d+) SHARED:(\d+) LOCAL:(\d+)", out)
+    if not m:
+        return out.strip()[-200:]
+    return {k: int(v) for k, v in zip(("reg", "stack", "shared", "local"), m.groups())}
+
+
+def _interleaved(fns: dict[str, Callable[[], Any]], ctxs: dict[str, bool]) -> dict[str, float]:
+    """Median ms per variant over ROUNDS rounds, each round running every variant once."""
+    times: dict[str, list[float]] = {k: [] for k in fns}
+    for _ in range(ROUNDS):
+        for name, fn in fns.items():
+            with _pass_ctx(ctxs[name]):
+                times[name].append(do_bench(fn, warmup=10, rep=40))
+    return {k: statistics.median(v) for k, v in times.items()}
+
+
+# -- one-loop causal attention -----------------------------------------------------------------
+
+ATTN_VARIANTS = {  # name -> (form, loop_split on)
+    "tensor": ("tensor", False), "tensor+split": ("tensor", True),
+    "scalar": ("scalar", False), "scalar+split": ("scalar", True),
+    "hand_split": ("hand_split", False),
+}
+
+
+def _attn_case(seq: int, head_dim: int) -> dict[str, Any]:
+    heads = 16384 * (2048 // head_dim) // seq
+    gen = torch.Generator(device="cuda").manual_seed(seq * 1000 + head_dim)
+    q, k, v = (torch.randn((heads, seq, head_dim), device="cuda", dtype=torch.float16,
+                           generator=gen) for _ in range(3))
+    warps = 8 if head_dim == 128 else 4
+    outs: dict[str, torch.Tensor] = {}
+    fns: dict[str, Callable[[], Any]] = {}
+    regs: dict[str, Any] = {}
+    for name, (form, on) in ATTN_VARIANTS.items():
+        out = torch.empty_like(q)
+        kernel = attn.KERNELS[form]
+
+        def launch(kernel=kernel, out=out):
+            return kernel[(seq // BLOCK_M, heads)](
+                q, k, v, out, 1.0 / math.sqrt(head_dim), q.stride(0), q.stride(1),
+                HEAD_DIM=head_dim, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, num_warps=warps, num_stages=3)
+
+        with _pass_ctx(on):
+            compiled = launch()
+        torch.cuda.synchronize()
+        loops = len(attn.top_level_loop_bodies(compiled.asm["ttir"]))
+        regs[name] = {"cuobjdump": _res_usage(compiled.asm["cubin"]),
+                      "n_regs": getattr(compiled, "n_regs", None),
+                      "n_spills": getattr(compiled, "n_spills", None), "ttir_loops": loops}
+        outs[name], fns[name] = out, launch
+    # float32 reference on the first and last head
+    ref_err = {}
+    for h in sorted({0, heads - 1}):
+        s = (q[h].float() @ k[h].float().T) / math.sqrt(head_dim)
+        s.masked_fill_(torch.ones(seq, seq, device="cuda", dtype=torch.bool).triu(1), float("-inf"))
+        ref = torch.softmax(s, -1) @ v[h].float()
+        for name, out in outs.items():
+            ref_err[name] = max(ref_err.get(name, 0.0), (out[h].float() - ref).abs().max().item())
+    ms = _interleaved(fns, {n: on for n, (_, on) in ATTN_VARIANTS.items()})
+    return {
+        "seq": seq, "head_dim": head_dim, "heads": heads, "num_warps": warps,
+        "registers": regs, "ms": ms,
+        "hand_split_over_split": {f: ms["hand_split"] / ms[f + "+split"] for f in ("tensor", "scalar")},
+        "unsplit_over_split": {f: ms[f] / ms[f + "+split"] for f in ("tensor", "scalar")},
+        "bitwise": {f"{f}+split==hand_split": torch.equal(outs[f + "+split"], outs["hand_split"])
+                    for f in ("tensor", "scalar")}
+        | {f"{f}+split=={f}": torch.equal(outs[f + "+split"], outs[f]) for f in ("tensor", "scalar")},
+        "max_abs_err_vs_fp32": ref_err,
+        "ok": all(e < 2e-2 for e in ref_err.values()),
+    }
+
+
+# -- third-party kernels -----------------------------------------------------------------------
+
+@dataclass
+class RealResult:
+    name: str
+    package: str
+    shape: str
+    ok: bool = False
+    bitwise: bool = False
+    max_abs_diff: float = 0.0
+    ms_off: float = 0.0
+    ms_on: float = 0.0
+    speedup: float = 0.0
+    error: str = ""
+    notes: list[str] = field(default_factory=list)
+
+
+def _outputs(fn: Callable[[], Any]) -> list[torch.Tensor]:
+    res = fn()
+    res = res if isinstance(res, (tuple, list)) else (res,)
+    return [r.detach().clone() for r in res if isinstance(r, torch.Tensor)]
+
+
+def _real(name: str, package: str, shape: str, make: Callable[[], Callable[[], Any]],
+          atol: float) -> RealResult:
+    r = RealResult(name, package, shape)
+    try:
+        fn = make()
+        with _pass_ctx(False):
+            off = _outputs(fn)
+        with _pass_ctx(True):
+            on = _outputs(fn)
+        torch.cuda.synchronize()
+        r.bitwise = all(torch.equal(a, b) for a, b in zip(off, on))
+        r.max_abs_diff = max(((a.float() - b.float()).abs().max().item() for a, b in zip(off, on)),
+                             default=0.0)
+        r.ok = r.max_abs_diff <= atol and len(off) == len(on)
+        ms = _interleaved({"off": fn, "on": fn}, {"off": False, "on": True})
+        r.ms_off, r.ms_on = ms["off"], ms["on"]
+        r.speedup = r.ms_off / r.ms_on
+    except Exception as exc:  # a package that is missing or fails is reported, not fatal
+        r.error = f"{type(exc).__name__}: {exc}"[:300]
+    return r
+
+
+def _liger_cross_entropy() -> Callable[[], Any]:
+    from liger_kernel.ops.cross_entropy import LigerCrossEntropyFunction
+
+    g = torch.Generator(device="cuda").manual_seed(0)
+    x = torch.randn(8192, 32000, device="cuda", dtype=torch.bfloat16, generator=g)
+    y = torch.randint(0, 32000, (8192,), device="cuda", generator=g)
+    # The kernel writes the gradient into its input: each call gets a fresh copy (copy timed too).
+    return lambda: LigerCrossEntropyFunction.apply(x.clone(), y, None)
+
+
+def _liger_kl_div() -> Callable[[], Any]:
+    from liger_kernel.ops.kl_div import LigerKLDivLossFunction
+
+    g = torch.Generator(device="cuda").manual_seed(1)
+    p = torch.randn(8192, 32000, device="cuda", generator=g).log_softmax(-1)
+    t = torch.randn(8192, 32000, device="cuda", generator=g).softmax(-1)
+    return lambda: LigerKLDivLossFunction.apply(p, t, "batchmean", False, 1e-10)
+
+
+def _liger_group_norm() -> Callable[[], Any]:
+    from liger_kernel.ops.group_norm import LigerGroupNormFunction
+
+    g = torch.Generator(device="cuda").manual_seed(2)
+    x = torch.randn(16, 512, 4096, device="cuda", generator=g)
+    w = torch.randn(512, device="cuda", generator=g)
+    b = torch.randn(512, device="cuda", generator=g)
+    return lambda: LigerGroupNormFunction.apply(x, w, b, 512, 32, 1e-6)
+
+
+def _flag_gems_attention() -> Callable[[], Any]:
+    from flag_gems.ops.attention import scaled_dot_product_attention_forward
+
+    g = torch.Generator(device="cuda").manual_seed(3)
+    q, k, v = (torch.randn(4, 16, 4096, 128, device="cuda", dtype=torch.float16, generator=g)
+               for _ in range(3))
+    return lambda: scaled_dot_product_attention_forward(q, k, v, is_causal=True)
+
+
+REAL = [
+    ("liger_cross_entropy", "liger-kernel", "bf16 8192x32000", _liger_cross_entropy, 0.0),
+    ("liger_kl_div", "liger-kernel", "fp32 8192x32000", _liger_kl_div, 0.0),
+    ("liger_group_norm", "liger-kernel", "fp32 16x512x4096, 32 groups", _liger_group_norm, 0.0),
+    ("flag_gems_attention_causal", "flag-gems", "fp16 4x16x4096x128", _flag_gems_attention, 0.0),
+]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", type=Path, default=HERE / "results" / "bench-real-h200.json")
+    ap.add_argument("--seqs", type=int, nargs="+", default=[4096, 8192])
+    args = ap.parse_args()
+    if not torch.cuda.is_available():
+        raise SystemExit("bench_real.py needs a CUDA GPU (run it on the H200)")
+    t0 = time.time()
+    attention = []
+    for head_dim in (64, 128):
+        for seq in args.seqs:
+            case = _attn_case(seq, head_dim)
+            attention.append(case)
+            regs = {k: v["cuobjdump"] for k, v in case["registers"].items()}
+            print(f"attn d={head_dim} seq={seq}: hand/split {case['hand_split_over_split']} "
+                  f"bitwise {case['bitwise']} regs {regs}", flush=True)
+    real = []
+    for name, package, shape, make, atol in REAL:
+        r = _real(name, package, shape, make, atol)
+        real.append(asdict(r))
+        print(f"{name}: ok={r.ok} bitwise={r.bitwise} speedup={r.speedup:.3f} {r.error}", flush=True)
+    result = {
+        "what": "loop_split on one-loop causal attention vs hand-split, and third-party kernels "
+                "with/without the pass (issue 17)",
+        "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "device": torch.cuda.get_device_name(), "torch": torch.__version__,
+        "triton": triton.__version__, "python": platform.python_version(),
+        "rounds": ROUNDS, "seconds": round(time.time() - t0, 1),
+        "attention": attention, "real": real,
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=1))
+    print(f"wrote {args.out} in {result['seconds']} s")
+    bad = [c for c in attention if not c["ok"]] + [r for r in real if not r["ok"] and not r["error"]]
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

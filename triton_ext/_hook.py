@@ -1,0 +1,178 @@
+"""The stages hook: the only code that assigns Triton's ``add_stages_inspection_hook``.
+
+Triton calls the hook two ways:
+
+* ``hook()`` on every kernel launch and every ``triton.compile``: it must return
+  ``(key, hash)``. We answer from the tuple the :class:`~triton_ext._selection.Selection`
+  precomputed when the enabled set changed; it covers each enabled pass, its options and
+  position, and the sha256 of each library (hashed once, at load). Nothing enabled gives
+  ``("", "")``, so Triton's cache keys are those of a stock install.
+* ``hook(backend, stages, options, language, capability)`` at the end of
+  ``backend.add_stages``: we wrap ``stages["ttir" | "ttgir" | "llir"]`` with the stage runner
+  (:mod:`triton_ext._runner`) for the enabled set as it was when the key was computed.
+
+A hook installed before ours is chained (called first, its key joined to ours) and put back by
+:func:`uninstall`.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import hashlib
+import threading
+from typing import Any, Callable, Protocol
+
+from . import _selection
+from ._pipeline import install_tap, uninstall_tap
+from ._runner import records_all_stages, wrap_stage
+from ._selection import _lock, _scoped, current
+
+__all__ = ["StagesHook", "install", "uninstall", "installed"]
+
+
+class StagesHook(Protocol):
+    """Triton's ``PipelineStagesHook``: key/hash query or stage editing."""
+
+    def __call__(self, *args: Any) -> Any: ...
+
+
+_previous: StagesHook | None = None
+_installed: StagesHook | None = None
+#: Triton's ``AsyncCompileMode`` context variable (``triton.runtime._async_compile.active_mode``),
+#: looked up once at install; None in a Triton without async compiles.
+_async_mode: contextvars.ContextVar[Any] | None = None
+_combined: dict[tuple[str, str, str], tuple[str, str]] = {}
+_keyed = threading.local()
+
+
+def _key_and_hash() -> tuple[str, str]:
+    ours = current()
+    previous = _previous
+    if previous is None:
+        return (ours.key, ours.hash)
+    prev_key, prev_hash = previous()
+    if not ours.entries:
+        return (prev_key, prev_hash)
+    memo = (str(prev_key), str(prev_hash), ours.hash)
+    hit = _combined.get(memo)
+    if hit is None:
+        joined = hashlib.sha256(f"{prev_hash}|{ours.hash}".encode()).hexdigest()
+        hit = (f"{prev_key}|{ours.key}", joined)
+        if len(_combined) > 64:
+            _combined.clear()
+        _combined[memo] = hit
+    return hit
+
+
+def _hook(*args: Any, **kwargs: Any) -> Any:
+    if not args and not kwargs:
+        # Every kernel launch comes through here: answer from the selection's prebuilt tuple
+        # with as few calls as possible (measured in benchmarks/loader_launch_overhead.py).
+        # Remember the set the key was computed for: triton.compile asks for the key before
+        # add_stages runs, and a concurrent enable() in between must not put a kernel compiled
+        # with other passes under this key.
+        selection = _scoped.get() or _selection._global
+        _keyed.selection = selection
+        if _async_mode is not None and (mode := _async_mode.get()) is not None:
+            _carry_selection_into(mode)
+        if _previous is None:
+            return selection.key_and_hash
+        return _key_and_hash()
+    if _previous is not None:
+        _previous(*args, **kwargs)
+    backend, stages, _options, _language, _capability = args
+    # The set this compile's cache key was computed for (see above); later enable/disable calls
+    # do not affect this compile.
+    selection = getattr(_keyed, "selection", None) or current()
+    _keyed.selection = None
+    record_all = records_all_stages()  # triton-ext pipeline (issue 19): the stock stages too
+    if not selection.entries and not record_all:
+        return None
+    target = backend.target
+    for stage in ("ttir", "ttgir", "llir"):
+        if stage not in stages:
+            continue  # e.g. Gluon kernels start at ttgir
+        entries = [
+            e for e in selection.entries
+            if e.spec.stage == stage and e.extension.applies_to(target.backend, target.arch)
+        ]
+        if entries or record_all:
+            stages[stage] = wrap_stage(stage, stages[stage], tuple(entries))
+    return None
+
+
+def _carry_selection_into(mode: Any) -> None:
+    """Make an ``AsyncCompileMode`` compile under the selection of the thread that submits.
+
+    Under ``AsyncCompileMode`` the JIT computes the kernel's in-memory key on the launching
+    thread (through this hook, so with that thread's ``enabled()`` set) but runs
+    ``compiler.compile`` on an executor thread, where the scoped set is not visible: the kernel
+    would compile without the passes and be cached under the key that names them. Wrapping the
+    mode's ``submit`` snapshots the launching thread's selection and installs it around the
+    compile on the worker, so the worker's key and stages see the same set. The future's
+    de-duplication key gets the selection's hash too: Triton keys it on source and options only,
+    so two selections of one kernel would otherwise share one compile.
+    """
+    if getattr(mode, "_triton_ext_carries_selection", False):
+        return
+    submit = mode.submit
+
+    def submit_under_selection(key: Any, compile_fn: Callable[[], Any], *rest: Any) -> Any:
+        selection = current()
+
+        def compile_with_selection() -> Any:
+            token = _scoped.set(selection)
+            try:
+                return compile_fn()
+            finally:
+                _scoped.reset(token)
+
+        keyed = (key, selection.hash) if selection.entries else key
+        return submit(keyed, compile_with_selection, *rest)
+
+    mode.submit = submit_under_selection
+    mode._triton_ext_carries_selection = True
+
+
+def install() -> None:
+    """Install the hook (and the pipeline tap), chaining any hook already there."""
+    global _previous, _installed, _async_mode
+    from triton import knobs
+
+    with _lock:
+        if _async_mode is None:
+            try:
+                from triton.runtime import _async_compile
+
+                _async_mode = _async_compile.active_mode
+            except (ImportError, AttributeError):  # a Triton without async compiles
+                _async_mode = None
+        install_tap()
+        current_hook = knobs.runtime.add_stages_inspection_hook
+        if _installed is not None and current_hook is _installed:
+            return
+        _previous = current_hook
+        _installed = _hook
+        knobs.runtime.add_stages_inspection_hook = _hook
+
+
+def uninstall() -> None:
+    """Put back the hook that was there before :func:`install`; remove the tap."""
+    global _previous, _installed
+    from triton import knobs
+
+    with _lock:
+        if _installed is None:
+            return
+        if knobs.runtime.add_stages_inspection_hook is _installed:
+            knobs.runtime.add_stages_inspection_hook = _previous
+        _previous = None
+        _installed = None
+        _combined.clear()
+        uninstall_tap()
+
+
+def installed() -> bool:
+    from triton import knobs
+
+    return _installed is not None and knobs.runtime.add_stages_inspection_hook is _installed

@@ -1,0 +1,472 @@
+"""Validation of registry.yaml (schema 1) over YAML nodes, into the model of :mod:`._manifest`.
+
+Validation walks the YAML node tree, so every problem is reported as
+``FILE:LINE: FIELD: expected ..., found ...``; all problems of a file are
+collected into one :class:`~triton_ext._errors.ManifestError`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Iterable
+
+import yaml
+
+from ._errors import ManifestError
+from ._manifest import (
+    BACKENDS, KINDS, OCCURRENCES, OPTION_TYPES, SCHEMA_VERSION, STAGES, STATUSES, Extension, Manifest,
+    OptionSpec, PassSpec, Target, _ANCHOR, _BUILTIN, _IDENT, _KEBAB, _SNAKE, _suggest,
+)
+from ._passes_td import TdOption, flag_of, help_constraints, read_passes_td
+
+__all__ = ["parse_registry", "merge"]
+
+# --------------------------------------------------------------------------- #
+# Validation over YAML nodes
+# --------------------------------------------------------------------------- #
+
+
+
+def _describe(node: yaml.Node) -> str:
+    if isinstance(node, yaml.MappingNode):
+        return "a mapping"
+    if isinstance(node, yaml.SequenceNode):
+        return "a list"
+    value = _construct(node)
+    if value is None:
+        return "nothing"
+    return repr(value)
+
+
+class _Checker:
+    """Collects ``FILE:LINE: FIELD: message`` errors while converting nodes."""
+
+    read_sources = False  # read Passes.td beside the registry (parse_registry's read_sources)
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.errors: list[str] = []
+
+    def error(self, node: yaml.Node | None, where: str, message: str) -> None:
+        line = node.start_mark.line + 1 if node is not None else 1
+        self.errors.append(f"{self.path}:{line}: {where}: {message}")
+
+    def mapping(
+        self,
+        node: yaml.Node,
+        where: str,
+        allowed: Iterable[str] | None = None,
+        required: Iterable[str] = (),
+        owner: yaml.Node | None = None,
+    ) -> dict[str, tuple[yaml.Node, yaml.Node]] | None:
+        """Key -> (key node, value node); reports duplicates, unknown and missing keys."""
+        if not isinstance(node, yaml.MappingNode):
+            self.error(node, where, f"expected a mapping, found {_describe(node)}")
+            return None
+        allowed = list(allowed) if allowed is not None else None
+        out: dict[str, tuple[yaml.Node, yaml.Node]] = {}
+        for key_node, value_node in node.value:
+            key = _construct(key_node)
+            if not isinstance(key, str):
+                self.error(key_node, where, f"expected a string key, found {key!r}")
+                continue
+            field_name = f"{where}.{key}" if where else key
+            if key in out:
+                first = out[key][0].start_mark.line + 1
+                self.error(key_node, field_name, f"duplicate key (first defined on line {first})")
+                continue
+            if allowed is not None and key not in allowed:
+                self.error(
+                    key_node,
+                    field_name,
+                    f"unknown field; expected one of {', '.join(allowed)}" + _suggest(key, allowed),
+                )
+                continue
+            out[key] = (key_node, value_node)
+        for key in required:
+            if key not in out:
+                self.error(owner or node, f"{where}.{key}" if where else key, "required field is missing")
+        return out
+
+    def scalar(self, node: yaml.Node, where: str, types: tuple[type, ...], expected: str) -> Any:
+        if isinstance(node, yaml.ScalarNode):
+            try:
+                value = _construct(node, strict=True)
+            except yaml.YAMLError as exc:
+                self.error(node, where, f"expected {expected}, found a value YAML cannot read "
+                                        f"({getattr(exc, 'problem', None) or exc})")
+                return None
+            if isinstance(value, types) and not (isinstance(value, bool) and bool not in types):
+                return value
+        self.error(node, where, f"expected {expected}, found {_describe(node)}")
+        return None
+
+    def choice(self, node: yaml.Node, where: str, choices: tuple[str, ...]) -> str | None:
+        if isinstance(node, yaml.ScalarNode):
+            value = _construct(node)
+            if value in choices:
+                return value
+        self.error(node, where, f"expected one of {', '.join(choices)}, found {_describe(node)}")
+        return None
+
+    def name(self, node: yaml.Node, where: str, pattern: re.Pattern[str], expected: str) -> str | None:
+        value = self.scalar(node, where, (str,), expected)
+        if value is not None and not pattern.match(value):
+            self.error(node, where, f"expected {expected}, found {value!r}")
+            return None
+        return value
+
+    def strings(self, node: yaml.Node, where: str, pattern: re.Pattern[str] | None = None) -> tuple[str, ...]:
+        if not isinstance(node, yaml.SequenceNode):
+            self.error(node, where, f"expected a list of strings, found {_describe(node)}")
+            return ()
+        out = []
+        for i, item in enumerate(node.value):
+            value = self.scalar(item, f"{where}[{i}]", (str,), "a string")
+            if value is not None and pattern is not None and not pattern.match(value):
+                self.error(item, f"{where}[{i}]", f"expected a pass name like 'cse', found {value!r}")
+            elif value is not None:
+                out.append(value)
+        return tuple(out)
+
+
+def _parse_option(c: _Checker, name: str, key: yaml.Node, node: yaml.Node, where: str) -> OptionSpec | None:
+    if not _KEBAB.match(name):
+        c.error(key, where, f"expected a kebab-case option flag like 'max-splits', found {name!r}")
+    fields = c.mapping(node, where, ("default", "type", "help"), ("default", "type", "help"), owner=key)
+    if fields is None:
+        return None
+    type_ = c.choice(fields["type"][1], f"{where}.type", OPTION_TYPES) if "type" in fields else None
+    help_ = c.scalar(fields["help"][1], f"{where}.help", (str,), "a help sentence") if "help" in fields else None
+    default = None
+    if "default" in fields and type_ is not None:
+        python_types = {"int": (int,), "float": (int, float), "bool": (bool,), "str": (str,)}[type_]
+        default = c.scalar(fields["default"][1], f"{where}.default", python_types, f"a value of type {type_}")
+        if type_ == "float" and default is not None:
+            default = float(default)
+    if type_ is None or help_ is None or default is None:
+        return None
+    # The same constraints a Passes.td help states ("(2 or 3)", "(at least 2)"): an installed
+    # fragment carries the help text copied from Passes.td.
+    choices, minimum = help_constraints(help_, type_)
+    return OptionSpec(name=name, type=type_, default=default, help=help_, choices=choices, minimum=minimum,
+                      origin=f"{c.path.name}:{key.start_mark.line + 1}")
+
+
+def _parse_pass(c: _Checker, ext: str, name: str, key: yaml.Node, node: yaml.Node, where: str) -> PassSpec | None:
+    if not _SNAKE.match(name):
+        c.error(key, where, f"expected a snake_case pass name, found {name!r}")
+    allowed = ("stage", "after", "before", "replaces", "skips", "occurrence", "then", "enabled_by_default", "options")
+    fields = c.mapping(node, where, allowed, ("stage",), owner=key)
+    if fields is None:
+        return None
+    ok = len(c.errors)
+    stage = c.choice(fields["stage"][1], f"{where}.stage", STAGES) if "stage" in fields else None
+    after = before = None
+    if "after" in fields:
+        after = c.name(fields["after"][1], f"{where}.after", _ANCHOR, "a built-in pass name like 'loop_unroll'")
+    if "before" in fields:
+        before = c.name(fields["before"][1], f"{where}.before", _ANCHOR, "a built-in pass name like 'loop_unroll'")
+    if "after" in fields and "before" in fields:
+        c.error(fields["before"][0], f"{where}.before", "expected either after or before, found both")
+    replaces = None
+    skips: tuple[str, ...] = ()
+    if "replaces" in fields:
+        replaces = c.name(fields["replaces"][1], f"{where}.replaces", _BUILTIN, "a built-in pass name like 'loop_unroll'")
+        for other in ("after", "before"):
+            if other in fields:
+                c.error(fields[other][0], f"{where}.{other}", "expected no after/before with replaces (the pass takes "
+                                                             "the replaced pass's place), found both")
+    if "skips" in fields:
+        skips = c.strings(fields["skips"][1], f"{where}.skips", _BUILTIN)
+    occurrence = "first"
+    if "occurrence" in fields:
+        occurrence = c.choice(fields["occurrence"][1], f"{where}.occurrence", OCCURRENCES) or "first"
+        if "after" not in fields and "before" not in fields and "replaces" not in fields:
+            c.error(fields["occurrence"][0], f"{where}.occurrence", "expected only with after, before or replaces, found none")
+    then = c.strings(fields["then"][1], f"{where}.then", _ANCHOR) if "then" in fields else ()
+    enabled_by_default = False
+    if "enabled_by_default" in fields:
+        enabled_by_default = bool(
+            c.scalar(fields["enabled_by_default"][1], f"{where}.enabled_by_default", (bool,), "true or false")
+        )
+    options: list[OptionSpec] = []
+    if "options" in fields:
+        option_nodes = c.mapping(fields["options"][1], f"{where}.options")
+        for option_name, (option_key, option_node) in (option_nodes or {}).items():
+            option = _parse_option(c, option_name, option_key, option_node, f"{where}.options.{option_name}")
+            if option is not None:
+                options.append(option)
+    if len(c.errors) != ok or stage is None:
+        return None
+    return PassSpec(
+        name=name,
+        extension=ext,
+        stage=stage,
+        after=after,
+        before=before,
+        occurrence=occurrence,
+        then=then,
+        enabled_by_default=enabled_by_default,
+        options=tuple(options),
+        line=key.start_mark.line + 1,
+        replaces=replaces,
+        skips=skips,
+    )
+
+
+def _check_pipeline_pass(c: _Checker, spec: PassSpec, key: yaml.Node, node: yaml.Node, where: str) -> PassSpec:
+    """A ``kind: pipeline`` entry adds no pass: it may only skip built-ins."""
+    fields = {k.value: k for k, _ in node.value if isinstance(k, yaml.ScalarNode)} if isinstance(node, yaml.MappingNode) else {}
+    for name in ("after", "before", "replaces", "then", "options", "occurrence"):
+        if name in fields:
+            c.error(fields[name], f"{where}.{name}", "expected only stage, skips and enabled_by_default in a "
+                                                        "kind: pipeline entry (it adds no pass), found " + name)
+    if not spec.skips:
+        c.error(key, f"{where}.skips", "required field is missing (a kind: pipeline entry skips at least one built-in)")
+    return replace(spec, adds_pass=False)
+
+
+def _passes_td(c: _Checker, directory: str | None) -> tuple[Path, dict[str, list[TdOption]]] | None:
+    """The extension folder's Passes.td (relative to the registry file), read; None if absent."""
+    if directory is None or not c.read_sources:
+        return None
+    path = c.path.parent / directory / "Passes.td"
+    if not path.is_file():
+        return None  # an installed fragment: its options were copied from Passes.td by `triton-ext wheel`
+    try:
+        return path, read_passes_td(path)
+    except ManifestError as exc:
+        c.errors.append(exc.message)
+        return None
+
+
+def _options_from_td(c: _Checker, spec: PassSpec, td: tuple[Path, dict[str, list[TdOption]]],
+                     key: yaml.Node, where: str) -> PassSpec:
+    """``spec`` with the options Passes.td declares for its flag (the one source of options)."""
+    path, table = td
+    declared = table.get(flag_of(spec.name))
+    if declared is None:
+        return spec  # no pass with this flag in Passes.td: the registry's options stand
+    if spec.options:
+        c.error(key, f"{where}.options", f"expected no options here: {path.name} declares the options of "
+                f"{spec.name} ({', '.join(o.flag for o in declared) or 'none'}); remove them from the registry")
+        return spec
+    options = tuple(OptionSpec(o.flag, o.type, o.default, o.help, o.choices, o.minimum,
+                               f"{path.parent.name}/{path.name}:{o.line}") for o in declared)
+    return replace(spec, options=options)
+
+
+def _parse_targets(c: _Checker, node: yaml.Node, where: str) -> tuple[Target, ...]:
+    fields = c.mapping(node, where, BACKENDS)
+    if fields is None:
+        return ()
+    if not fields:
+        c.error(node, where, f"expected at least one of {', '.join(BACKENDS)}, found an empty mapping")
+    targets = []
+    for backend, (_, value) in fields.items():
+        sub = f"{where}.{backend}"
+        if isinstance(value, yaml.ScalarNode) and value.value in ("", "~", "null"):
+            targets.append(Target(backend))
+            continue
+        allowed = ("min_arch", "max_arch") if backend == "cuda" else ("archs",)
+        spec = c.mapping(value, sub, allowed)
+        if spec is None:
+            continue
+        min_arch = max_arch = None
+        archs: tuple[str, ...] = ()
+        if "min_arch" in spec:
+            min_arch = c.scalar(spec["min_arch"][1], f"{sub}.min_arch", (int,), "an integer like 80")
+        if "max_arch" in spec:
+            max_arch = c.scalar(spec["max_arch"][1], f"{sub}.max_arch", (int,), "an integer like 90")
+        if "archs" in spec:
+            archs = c.strings(spec["archs"][1], f"{sub}.archs")
+        targets.append(Target(backend, min_arch, max_arch, archs))
+    return tuple(targets)
+
+
+def _parse_extension(
+    c: _Checker, name: str, key: yaml.Node, node: yaml.Node, where: str, library_dir: Path | None
+) -> Extension | None:
+    if not _SNAKE.match(name):
+        c.error(key, where, f"expected a snake_case extension name like 'loop_split', found {name!r}")
+    allowed = ("kind", "directory", "library", "status", "summary", "owners", "targets", "passes")
+    required = ("kind", "directory", "library", "status", "summary", "targets")
+    # A kind: pipeline entry has no library (issue 19).
+    is_pipeline = isinstance(node, yaml.MappingNode) and any(
+        getattr(k, "value", None) == "kind" and getattr(v, "value", None) == "pipeline" for k, v in node.value)
+    if is_pipeline:
+        required = tuple(r for r in required if r != "library")
+    fields = c.mapping(node, where, allowed, required, owner=key)
+    if fields is None:
+        return None
+    ok = len(c.errors)
+    kind = c.choice(fields["kind"][1], f"{where}.kind", KINDS) if "kind" in fields else None
+    directory = c.scalar(fields["directory"][1], f"{where}.directory", (str,), "a folder like passes/LoopSplit") if "directory" in fields else None
+    library = c.name(fields["library"][1], f"{where}.library", _IDENT, "a library name like TritonExtLoopSplit") if "library" in fields else None
+    if is_pipeline and "library" in fields:
+        c.error(fields["library"][0], f"{where}.library", "expected no library in a kind: pipeline entry (it only "
+                                                          "edits Triton's pipeline), found one")
+    elif is_pipeline:
+        library = ""
+    status = c.choice(fields["status"][1], f"{where}.status", STATUSES) if "status" in fields else None
+    summary = c.scalar(fields["summary"][1], f"{where}.summary", (str,), "a one-sentence summary") if "summary" in fields else None
+    owners = c.strings(fields["owners"][1], f"{where}.owners") if "owners" in fields else ()
+    targets = _parse_targets(c, fields["targets"][1], f"{where}.targets") if "targets" in fields else ()
+    passes: list[PassSpec] = []
+    td = _passes_td(c, directory)
+    if "passes" in fields:
+        pass_nodes = c.mapping(fields["passes"][1], f"{where}.passes")
+        for pass_name, (pass_key, pass_node) in (pass_nodes or {}).items():
+            spec = _parse_pass(c, name, pass_name, pass_key, pass_node, f"{where}.passes.{pass_name}")
+            if spec is not None and td is not None:
+                spec = _options_from_td(c, spec, td, pass_key, f"{where}.passes.{pass_name}")
+            if spec is not None and is_pipeline:
+                spec = _check_pipeline_pass(c, spec, pass_key, pass_node, f"{where}.passes.{pass_name}")
+            if spec is not None:
+                passes.append(spec)
+    elif kind in ("pass", "pipeline"):
+        c.error(key, f"{where}.passes", f"required field is missing (kind: {kind} declares at least one pass)")
+    if len(c.errors) != ok:
+        return None
+    return Extension(
+        name=name,
+        kind=kind,  # type: ignore[arg-type]
+        directory=directory,  # type: ignore[arg-type]
+        library=library,  # type: ignore[arg-type]
+        status=status,  # type: ignore[arg-type]
+        summary=summary,  # type: ignore[arg-type]
+        owners=owners,
+        targets=targets,
+        passes=tuple(passes),
+        source=c.path,
+        line=key.start_mark.line + 1,
+        library_dir=library_dir,
+    )
+
+
+MAX_DEPTH = 32
+
+
+def _construct(node: yaml.Node, strict: bool = False) -> Any:
+    """The Python value of a scalar node. A fresh SafeLoader each time: loaders keep state, and
+    threads may parse registries at once. A tag YAML cannot construct gives the raw text (the
+    field check then reports it), or raises with ``strict``."""
+    try:
+        return yaml.SafeLoader("").construct_object(node, deep=True)
+    except yaml.YAMLError:
+        if strict:
+            raise
+        return getattr(node, "value", None)
+
+
+def _depth(root: yaml.Node) -> int:
+    """Nesting depth of a composed document, without recursion (inputs may be hostile)."""
+    deepest, stack = 0, [(root, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if deepest > MAX_DEPTH:
+            return deepest
+        if isinstance(node, yaml.MappingNode):
+            stack.extend((n, depth + 1) for pair in node.value for n in pair)
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend((n, depth + 1) for n in node.value)
+    return deepest
+
+
+def parse_registry(text: str, path: Path | str = "registry.yaml", library_dir: Path | None = None,
+                   *, read_sources: bool = False) -> Manifest:
+    """Validate one registry document; raise :class:`ManifestError` listing every problem.
+
+    With ``read_sources`` (the registry read from disk by ``load_manifest``), each pass's options
+    come from the ``Passes.td`` in its extension folder next to the registry, when there is one."""
+    path = Path(path)
+    c = _Checker(path)
+    c.read_sources = read_sources
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except RecursionError:
+        raise ManifestError(f"{path}:1: nested too deeply for a registry; a registry needs at most "
+                            "6 levels (extensions.<name>.passes.<pass>.options.<flag>)",
+                            path=path) from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else 1
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise ManifestError(f"{path}:{line}: not valid YAML: {problem}", path=path) from None
+    if root is None:
+        raise ManifestError(f"{path}:1: expected a mapping with 'schema' and 'extensions', found an empty file", path=path)
+    if _depth(root) > MAX_DEPTH:
+        raise ManifestError(f"{path}:1: nested more than {MAX_DEPTH} levels deep; a registry needs "
+                            "at most 6 (extensions.<name>.passes.<pass>.options.<flag>)", path=path)
+    fields = c.mapping(root, "", ("schema", "extensions"), ("schema", "extensions"))
+    extensions: list[Extension] = []
+    if fields is not None:
+        if "schema" in fields:
+            schema = c.scalar(fields["schema"][1], "schema", (int,), f"{SCHEMA_VERSION}")
+            if schema is not None and schema != SCHEMA_VERSION:
+                c.error(fields["schema"][1], "schema", f"expected {SCHEMA_VERSION}, found {schema}; this triton_ext reads schema {SCHEMA_VERSION} only")
+        if "extensions" in fields:
+            ext_nodes = c.mapping(fields["extensions"][1], "extensions")
+            for ext_name, (ext_key, ext_node) in (ext_nodes or {}).items():
+                ext = _parse_extension(c, ext_name, ext_key, ext_node, f"extensions.{ext_name}", library_dir)
+                if ext is not None:
+                    extensions.append(ext)
+    manifest = Manifest(tuple(extensions), (path,))
+    _check_unique_passes(c, manifest)
+    if c.errors:
+        summary = c.errors[0] if len(c.errors) == 1 else f"{len(c.errors)} problems in {path}:\n  " + "\n  ".join(c.errors)
+        raise ManifestError(summary, path=path, errors=tuple(c.errors))
+    return manifest
+
+
+def _check_unique_passes(c: _Checker, manifest: Manifest) -> None:
+    seen: dict[str, PassSpec] = {}
+    for ext in manifest.extensions:
+        for spec in ext.passes:
+            first = seen.get(spec.name)
+            if first is not None:
+                first_ext = manifest.extension(first.extension)
+                c.errors.append(
+                    f"{ext.source}:{spec.line}: extensions.{ext.name}.passes.{spec.name}: "
+                    f"expected a pass name unique across extensions, found it also in "
+                    f"extension {first.extension} ({first_ext.source}:{first.line}); rename one of them"
+                )
+            else:
+                seen[spec.name] = spec
+
+
+def merge(manifests: Iterable[Manifest]) -> Manifest:
+    """Join manifests; the same extension or pass name from two sources is an error."""
+    extensions: list[Extension] = []
+    sources: list[Path] = []
+    by_name: dict[str, Extension] = {}
+    problems: list[str] = []
+    for manifest in manifests:
+        sources.extend(manifest.sources)
+        for ext in manifest.extensions:
+            other = by_name.get(ext.name)
+            if other is not None:
+                problems.append(
+                    f"{ext.source}:{ext.line}: extensions.{ext.name}: expected a unique extension name, "
+                    f"found it already declared at {other.source}:{other.line}; "
+                    f"uninstall one package or rename the extension"
+                )
+                continue
+            by_name[ext.name] = ext
+            extensions.append(ext)
+    merged = Manifest(tuple(extensions), tuple(sources))
+    c = _Checker(Path("registry"))
+    _check_unique_passes(c, merged)
+    problems.extend(c.errors)
+    if problems:
+        raise ManifestError(
+            problems[0] if len(problems) == 1 else "conflicting registries:\n  " + "\n  ".join(problems),
+            errors=tuple(problems),
+        )
+    return merged
+
+

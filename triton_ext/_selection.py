@@ -1,0 +1,262 @@
+"""The enabled set: which passes run, with which options, for every thread or one block.
+
+:func:`enable`/:func:`disable` change the set every thread sees; :func:`enabled` scopes a set to
+the current context. A :class:`Selection` is immutable and carries its precomputed ``(key, hash)``
+for the stages hook (:mod:`triton_ext._hook`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import hashlib
+import json
+import threading
+from dataclasses import dataclass
+from typing import Any, Iterator, Mapping, Sequence
+
+from ._errors import OptionError, UnknownPassError
+from ._manifest import Extension, Manifest, PassSpec, load_manifest
+from ._overrides import canonical as canonical_builtin, check as check_overrides
+
+__all__ = ["Enabled", "Selection", "KEY_VERSION", "current", "enable", "disable", "enabled", "using", "spell_options"]
+
+KEY_VERSION = "triton_ext-2"
+
+
+@dataclass(frozen=True)
+class Enabled:
+    """One enabled pass: its spec, extension, arguments and library digest."""
+
+    spec: PassSpec
+    extension: Extension
+    options: tuple[tuple[str, Any], ...]
+    library_sha256: str
+    #: The pass-infra library's digest: it parses options and nests passes, so it is part of
+    #: what a kernel compiles to, like the plugin's own bytes.
+    infra_sha256: str = ""
+
+    @property
+    def args(self) -> tuple[str, ...]:
+        values = dict(self.options)
+        return tuple(o.render(values.get(o.name, o.default)) for o in self.spec.options)
+
+    def describe(self) -> dict[str, Any]:
+        s = self.spec
+        return {
+            "extension": self.extension.name,
+            "pass": s.name,
+            "stage": s.stage,
+            "after": s.after,
+            "before": s.before,
+            "occurrence": s.occurrence,
+            "then": list(s.then),
+            "replaces": s.replaces,
+            "skips": list(s.skips),
+            "adds_pass": s.adds_pass,
+            "args": list(self.args),
+            "targets": [[t.backend, t.min_arch, t.max_arch, list(t.archs)] for t in self.extension.targets],
+            "library_sha256": self.library_sha256,
+            "infra_sha256": self.infra_sha256,
+        }
+
+
+@dataclass(frozen=True)
+class Selection:
+    """An immutable enabled set with its precomputed ``(key, hash)``."""
+
+    entries: tuple[Enabled, ...] = ()
+    key: str = ""
+    hash: str = ""
+    key_and_hash: tuple[str, str] = ("", "")
+
+    @classmethod
+    def of(cls, entries: Sequence[Enabled]) -> Selection:
+        entries = tuple(entries)
+        if not entries:
+            return cls()
+        text = json.dumps([KEY_VERSION] + [e.describe() for e in entries], sort_keys=True)
+        digest = hashlib.sha256(text.encode()).hexdigest()
+        key = f"{KEY_VERSION}-{digest}"
+        return cls(entries, key, digest, (key, digest))
+
+    def names(self) -> tuple[str, ...]:
+        return tuple(e.spec.name for e in self.entries)
+
+    def without(self, names: Sequence[str]) -> Selection:
+        return Selection.of([e for e in self.entries if e.spec.name not in names])
+
+    def with_(self, new: Sequence[Enabled]) -> Selection:
+        replaced = {e.spec.name for e in new}
+        return Selection.of([e for e in self.entries if e.spec.name not in replaced] + list(new))
+
+
+# --------------------------------------------------------------------------- #
+# The enabled set
+# --------------------------------------------------------------------------- #
+
+_lock = threading.RLock()
+_global = Selection()
+_scoped: contextvars.ContextVar[Selection | None] = contextvars.ContextVar("triton_ext_selection", default=None)
+
+
+def current() -> Selection:
+    """The enabled set seen by this thread (a scoped ``enabled()`` block wins)."""
+    scoped = _scoped.get()
+    return scoped if scoped is not None else _global
+
+
+def _build(names: Sequence[str], options: Mapping[str, Any] | None, manifest: Manifest | None = None) -> list[Enabled]:
+    """Resolve names, check options, load libraries; return the new entries."""
+    from ._loader import load_extension, loaded_library
+
+    manifest = manifest or load_manifest()
+    specs: list[PassSpec] = []
+    for name in names:
+        if name == "default":
+            specs.extend(p for p in manifest.passes if p.enabled_by_default)
+        elif (ext := _passless(manifest, name)) is not None:
+            # A dialect or language extension without passes: enabling it is loading it (its
+            # dialects and builder ops stay registered; Triton cannot unload a library).
+            load_extension(ext)
+        else:
+            specs.extend(manifest.resolve(name))
+    options = dict(options or {})
+    for option in options:
+        if not any(option in {o.name for o in s.options} for s in specs):
+            owners = ", ".join(s.name for s in specs) or "nothing"
+            declared = sorted({o.name for s in specs for o in s.options})
+            raise UnknownPassError(
+                f"option {option!r} is declared by none of {owners}; expected one of {declared or 'none'}"
+                + (f"; did you mean {_close(option, declared)!r}?" if _close(option, declared) else ""),
+                extension=specs[0].extension if specs else None,
+            )
+    out: list[Enabled] = []
+    for spec in specs:
+        ext = manifest.extension_of(spec)
+        for cleanup in spec.then + ((spec.anchor,) if spec.anchor else ()):
+            try:
+                canonical_builtin(cleanup)
+            except KeyError as exc:
+                raise UnknownPassError(
+                    f"pass {spec.name} ({ext.source}:{spec.line}) names {exc.args[0]}; fix registry.yaml",
+                    extension=ext.name,
+                    path=ext.source,
+                ) from None
+        try:  # replaces/skips (issue 19)
+            check_overrides(spec, f"{ext.source}:{spec.line}")
+        except KeyError as exc:
+            raise UnknownPassError(
+                f"pass {spec.name} ({ext.source}:{spec.line}) {exc.args[0]}; fix registry.yaml",
+                extension=ext.name,
+                path=ext.source,
+            ) from None
+        values: list[tuple[str, Any]] = []
+        for option_name, value in options.items():
+            declared = {o.name: o for o in spec.options}
+            if option_name in declared:
+                try:
+                    values.append((option_name, declared[option_name].coerce(value)))
+                except (TypeError, ValueError) as exc:
+                    raise OptionError(f"pass {spec.name}: {exc}", extension=ext.name) from None
+        if not spec.adds_pass:  # a kind: pipeline entry: nothing to load (issue 19)
+            out.append(Enabled(spec, ext, tuple(sorted(values)), ""))
+            continue
+        report = load_extension(ext)
+        record = loaded_library(report.path)
+        infra = record.infra_sha256 if record is not None else ""
+        out.append(Enabled(spec, ext, tuple(sorted(values)), report.sha256, infra))
+    return out
+
+
+def _passless(manifest: Manifest, name: str) -> Extension | None:
+    """The extension called ``name`` when it declares no passes (a pass name wins)."""
+    from ._errors import TritonExtError
+
+    if any(p.name == name for p in manifest.passes):
+        return None
+    try:
+        ext = manifest.extension(name)
+    except TritonExtError:
+        return None
+    return ext if not ext.passes else None
+
+
+def _close(name: str, known: Sequence[str]) -> str | None:
+    import difflib
+
+    hits = difflib.get_close_matches(name, list(known), n=1)
+    return hits[0] if hits else None
+
+
+def enable(*names: str, options: Mapping[str, Any] | None = None, **keywords: Any) -> Selection:
+    """Enable passes (or every pass of an extension) for all threads; install the hook.
+
+    ``options`` maps the pass's flag to a value (``{"max-parts": 2}``); keyword arguments with
+    ``_`` for ``-`` are accepted too."""
+    global _global
+    from ._hook import install
+
+    install()
+    entries = _build(names, spell_options(options, keywords))
+    with _lock:
+        _global = _global.with_(entries)
+        return _global
+
+
+def disable(*names: str) -> Selection:
+    """Disable passes (or extensions) enabled with :func:`enable`; no names: all."""
+    global _global
+    with _lock:
+        if not names:
+            _global = Selection()
+            return _global
+        manifest = load_manifest()
+        drop = [s.name for n in names if _passless(manifest, n) is None for s in manifest.resolve(n)]
+        _global = _global.without(drop)
+        return _global
+
+
+def spell_options(options: Mapping[str, Any] | None, keywords: Mapping[str, Any]) -> dict[str, Any]:
+    """One option spelling: the pass's flag (``{"max-parts": 2}``). Keyword arguments are accepted
+    too, with ``_`` for ``-`` (``max_parts=2``); naming one option both ways is an error."""
+    spelled = dict(options or {})
+    for key, value in keywords.items():
+        flag = key.replace("_", "-")
+        if flag in spelled:
+            raise UnknownPassError(f"option {flag!r} given twice (as {key}= and in options=); give it once")
+        spelled[flag] = value
+    return spelled
+
+
+@contextlib.contextmanager
+def enabled(*names: str, options: Mapping[str, Any] | None = None, **keywords: Any) -> Iterator[Selection]:
+    """Enable passes for this thread (context) until the block ends.
+
+    Options as for :func:`enable` (``options={"max-parts": 2}``); ``max_parts=2`` is accepted too.
+    """
+    from ._hook import install
+
+    install()
+    selection = current().with_(_build(names, spell_options(options, keywords)))
+    token = _scoped.set(selection)
+    try:
+        yield selection
+    finally:
+        _scoped.reset(token)
+
+
+@contextlib.contextmanager
+def using(selection: Selection) -> Iterator[Selection]:
+    """Make exactly ``selection`` this thread's (context's) enabled set until the block ends.
+
+    triton_ext.autotune and the transparent mode (issue 19) run each variant under its own set."""
+    from . import _hook
+
+    if _hook._installed is None:  # runs per launch in the autotune and auto modes: skip the lock
+        _hook.install()
+    token = _scoped.set(selection)
+    try:
+        yield selection
+    finally:
+        _scoped.reset(token)

@@ -1,0 +1,321 @@
+"""The ``triton-ext`` command (also ``python -m triton_ext``).
+
+Subcommands: ``list``, ``info NAME``, ``doctor``, ``opt FILE --pass NAMES``, and
+``toolchain``/``build``/``new``/``test``/``wheel``/``bench``, which are handed to the modules of
+:mod:`triton_ext.dev` and to :mod:`triton_ext.bench`. Errors go to stderr with exit status 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import re
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+from .._errors import TritonExtError
+from .._manifest import Extension, Manifest, load_manifest
+from .._settings import repo_root, settings
+
+__all__ = ["main"]
+
+
+
+def _extension_dict(ext: Extension) -> dict[str, Any]:
+    path = ext.library_path()
+    return {
+        "name": ext.name,
+        "kind": ext.kind,
+        "status": ext.status,
+        "summary": ext.summary,
+        "directory": ext.directory,
+        "library": str(path),
+        "built": path.exists(),
+        "owners": list(ext.owners),
+        "targets": {
+            t.backend: {k: v for k, v in (("min_arch", t.min_arch), ("max_arch", t.max_arch), ("archs", list(t.archs))) if v}
+            for t in ext.targets
+        },
+        "source": f"{ext.source}:{ext.line}",
+        "passes": {
+            p.name: {
+                "stage": p.stage,
+                "position": p.position,
+                "then": list(p.then),
+                "enabled_by_default": p.enabled_by_default,
+                "options": {o.name: {"type": o.type, "default": o.default, "help": o.help} for o in p.options},
+            }
+            for p in ext.passes
+        },
+    }
+
+
+def _cmd_list(args: argparse.Namespace) -> int:
+    manifest = load_manifest()
+    if args.json:
+        print(json.dumps([_extension_dict(e) for e in manifest.extensions], indent=2))
+        return 0
+    if not manifest.extensions:
+        print(f"no extensions (registry: {settings.registry})")
+        return 0
+    for ext in manifest.extensions:
+        built = "built" if ext.library_path().exists() else "no library" if not ext.library else "not built"
+        print(f"{ext.name:24} {ext.kind:8} {ext.status:12} {built:10} {ext.summary}")
+        for p in ext.passes:
+            default = " (on by default)" if p.enabled_by_default else ""
+            print(f"  pass {p.name}: {p.position}{default}")
+    return 0
+
+
+REPO_ROOT = repo_root()
+
+
+def _cmd_info(args: argparse.Namespace) -> int:
+    manifest = load_manifest()
+    try:
+        ext = manifest.extension(args.name)
+    except TritonExtError:
+        ext = manifest.extension_of(manifest.find_pass(args.name))
+    info = _extension_dict(ext)
+    print(f"{ext.name}: {ext.summary}")
+    for key in ("kind", "status", "directory", "library", "built", "owners", "targets", "source"):
+        print(f"  {key}: {info[key]}")
+    for name, p in info["passes"].items():
+        print(f"  pass {name}: {p['position']}" + (f", then {', '.join(p['then'])}" if p["then"] else ""))
+        print(f"    enabled_by_default: {p['enabled_by_default']}")
+        for option, o in p["options"].items():
+            print(f"    --{option} ({o['type']}, default {o['default']!r}): {o['help']}")
+    directory = REPO_ROOT / ext.directory
+    tests = sorted(str(f.relative_to(REPO_ROOT)) for f in directory.rglob("*")
+                   if f.suffix == ".mlir" or (f.name.startswith("test_") and f.suffix == ".py"))
+    benches = sorted(str(f.relative_to(REPO_ROOT)) for f in [directory / "bench.py",
+                                                               *directory.glob("results/*")]
+                     if f.is_file())
+    print(f"  tests: {', '.join(tests) or 'none found'}")
+    print(f"  benchmarks: {', '.join(benches) or 'none found'}")
+    library = ext.library_path()
+    if ext.passes and library.exists():
+        # What the passes say about themselves (libTritonExtPassInfra's database).
+        from .._database import describe_library
+
+        try:
+            for d in describe_library(library):
+                print(f"  plugin pass {d.name}: flag {d.argument}, runs on {d.anchor}: {d.summary}")
+                for flag, default in d.option_defaults.items():
+                    print(f"    {flag} = {default} (default compiled into the pass)")
+        except TritonExtError as exc:
+            print(f"  plugin: cannot describe ({exc})")
+    return 0
+
+
+def _cmd_doctor(args: argparse.Namespace) -> int:
+    from .._preflight import _triton_version, preflight
+
+    problems = 0
+    print(f"triton: {_triton_version()}")
+    print(f"python: {sys.executable}")
+    from .toolchain import manifest_path, read_toolchain
+
+    toolchain_json = manifest_path()
+    toolchain = read_toolchain()
+    if toolchain is not None:
+        print(f"toolchain: {toolchain_json}")
+        print(f"  compiler: {toolchain.cxx} ({toolchain.cxx_version})")
+        print(f"  LLVM headers: Debian sid {toolchain.llvm_version}; mlir-tblgen: {toolchain.mlir_tblgen}")
+        print(f"  built against triton {toolchain.triton_version} at {toolchain.triton_dir}")
+        for note in toolchain.notes:
+            print(f"  note: {note}")
+    elif toolchain_json.exists():
+        problems += 1
+        print(f"toolchain: PROBLEM: {toolchain_json} is incomplete or stale\n  fix: triton-ext toolchain --force")
+    else:
+        problems += 1
+        print(f"toolchain: PROBLEM: not set up ({toolchain_json} missing)\n  fix: triton-ext toolchain")
+    print(f"registry: {settings.registry}")
+    try:
+        manifest = load_manifest()
+    except TritonExtError as exc:
+        print(f"  PROBLEM: {exc}\n  fix: correct registry.yaml at the lines named above")
+        return 1
+    print(f"build dir: {settings.build_dir}")
+    for ext in manifest.extensions:
+        if not ext.library:  # a kind: pipeline entry (issue 19) edits Triton's pipeline, loads nothing
+            print(f"  {ext.name}: ok (pipeline edit, no library)")
+            continue
+        path = ext.library_path()
+        try:
+            report = preflight(path, ext.name)
+        except TritonExtError as exc:
+            problems += 1
+            print(f"  {ext.name}: PROBLEM: {exc}")
+            print(f"    fix: triton-ext build {ext.name}")
+            continue
+        missing = [p.name for p in ext.passes if p.name not in report.passes]
+        if missing:
+            problems += 1
+            print(f"  {ext.name}: PROBLEM: library lacks declared pass {missing[0]} (has {', '.join(report.passes)})")
+            print(f"    fix: triton-ext build {ext.name}")
+            continue
+        print(f"  {ext.name}: ok ({path}, passes {', '.join(report.passes)})")
+    print("all well" if not problems else f"{problems} problem(s)")
+    return 0 if not problems else 1
+
+
+def _split_pass_list(chunks: Sequence[str]) -> list[tuple[str, dict[str, str]]]:
+    """Parse ``a,b{flag=1 other=x},c`` (MLIR's textual-pipeline option syntax) into names and
+    option overrides."""
+    out: list[tuple[str, dict[str, str]]] = []
+    for chunk in chunks:
+        for m in re.finditer(r"([A-Za-z0-9_.]+)(?:\{([^}]*)\})?", chunk):
+            options: dict[str, str] = {}
+            for item in (m.group(2) or "").split():
+                flag, eq, value = item.partition("=")
+                if not eq:
+                    raise TritonExtError(f"--pass {m.group(1)}{{{m.group(2)}}}: expected "
+                                         f"flag=value, found '{item}'")
+                options[flag] = value
+            out.append((m.group(1), options))
+    return out
+
+
+def _cmd_opt(args: argparse.Namespace) -> int:
+    from triton._C import libtriton
+    from triton._C.libtriton import ir
+
+    from .._loader import load_extension
+    from .._pipeline import resolve_builtin
+
+    names_with_options = _split_pass_list(args.passes)
+    names = [n for n, _ in names_with_options]
+    given = dict(names_with_options)
+    if not names:
+        raise TritonExtError("--pass: expected at least one pass name, found none")
+    manifest: Manifest | None = None
+    steps: list[Any] = []
+    for name in names:
+        try:
+            builtin = resolve_builtin(name)
+            steps.append(("builtin", name, builtin.fn))
+            continue
+        except KeyError:
+            pass
+        manifest = manifest or load_manifest()
+        spec = manifest.find_pass(name)
+        load_extension(manifest.extension_of(spec))
+        overrides = given.get(name) or {}
+        declared = {o.name: o for o in spec.options}
+        for flag in overrides:
+            if flag not in declared:
+                raise TritonExtError(
+                    f"--pass {name}{{{flag}=...}}: unknown option '{flag}'; "
+                    f"{name} declares: {', '.join(declared) or 'no options'}")
+        # Values given on the command line go to the pass verbatim: the pass parses them.
+        args_list = [f"{o.name}={overrides[o.name]}" if o.name in overrides else o.render(o.default)
+                     for o in spec.options]
+        steps.append(("plugin", name, args_list))
+    path = Path(args.file)
+    if not path.exists():
+        raise TritonExtError(f"{path}: no such file; expected an .mlir/.ttir/.ttgir file", path=path)
+    context = ir.context()
+    ir.load_dialects(context)
+    for vendor in ("nvidia", "amd"):
+        module = getattr(libtriton, vendor, None)
+        if module is not None and hasattr(module, "load_dialects"):
+            module.load_dialects(context)
+    try:
+        module = ir.parse_mlir_module(str(path), context)
+    except RuntimeError as exc:
+        raise TritonExtError(f"{path}: cannot parse the module: {exc}", path=path) from exc
+    module.context = context
+    pm = ir.pass_manager(context)
+    for kind, name, payload in steps:
+        if kind == "builtin":
+            payload(pm)
+        else:
+            getattr(libtriton.passes.plugin, f"add_{name}")(pm, payload)
+    try:
+        pm.run(module, "triton-ext-opt")
+    except RuntimeError as exc:
+        raise TritonExtError(f"{path}: running {', '.join(names)} failed: {exc}", path=path) from exc
+    sys.stdout.write(module.str() if not args.no_debug_info else module.str_nodebug())
+    sys.stdout.write("\n")
+    return 0
+
+
+def _delegate(module_name: str, argv: Sequence[str]) -> int:
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name != module_name:
+            raise
+        print(f"triton-ext: this install has no {module_name} module", file=sys.stderr)
+        return 1
+    return int(module.main(list(argv)) or 0)
+
+
+#: Subcommands with their own argument parsers: name -> (module, help).
+_DELEGATED = {
+    "new": ("triton_ext.dev.scaffold", "scaffold an extension (see triton-ext new --help)"),
+    "test": ("triton_ext.dev.testcmd", "run extensions' lit and pytest tests (see triton-ext test --help)"),
+    "wheel": ("triton_ext.dev.wheel", "build the core wheel and extension wheels (see triton-ext wheel --help)"),
+    "toolchain": ("triton_ext.dev.toolchain", "set up the C++ toolchain (see triton-ext toolchain --help)"),
+    "build": ("triton_ext.dev.build", "build extensions (see triton-ext build --help)"),
+    "bench": ("triton_ext.bench.cli", "benchmark passes on GPUs, or --cpu compile check (see triton-ext bench --help)"),
+    "pipeline": ("triton_ext.dev.pipeline", "show the pass pipeline a compile runs, plugin passes in place (see --help)"),
+    "tune": ("triton_ext.dev.tune", "find the best pass set for a bench spec's kernels (see triton-ext tune --help)"),
+}
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="triton-ext", description="Out-of-tree MLIR passes for Triton.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    p = sub.add_parser("list", help="list the extensions in the registry")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(run=_cmd_list)
+    p = sub.add_parser("info", help="describe one extension or pass")
+    p.add_argument("name")
+    p.set_defaults(run=_cmd_info)
+    p = sub.add_parser("doctor", help="check Triton, the toolchain and every library")
+    p.set_defaults(run=_cmd_doctor)
+    p = sub.add_parser("opt", help="run passes over an MLIR file and print the result")
+    p.add_argument("file")
+    p.add_argument("--pass", dest="passes", action="append", required=True, metavar="NAME[,NAME...]",
+                   help="passes to run in order: registry passes or built-ins (canonicalize, cse, loop_unroll, ...); options as in MLIR pipelines: loop_split{max-parts=2}")
+    p.add_argument("--no-debug-info", action="store_true", help="print without locations")
+    p.set_defaults(run=_cmd_opt)
+    for name, (_, text) in _DELEGATED.items():
+        sub.add_parser(name, help=text, add_help=False)
+    return parser
+
+
+#: Exit status of a command whose reader went away (``triton-ext list --json | head``), as a
+#: Unix tool killed by SIGPIPE reports it: 128 + 13.
+EXIT_BROKEN_PIPE = 141
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; 0 on success, 1 on a :class:`TritonExtError` (message on stderr), 2 on a
+    usage error (argparse), 141 when stdout was closed by the reader."""
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        # The reader (head, grep -q) closed the pipe: nothing more to say. Point stdout at
+        # /dev/null so that the interpreter's final flush does not raise again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
+
+
+def _main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in _DELEGATED:
+        return _delegate(_DELEGATED[argv[0]][0], argv[1:])
+    args = _parser().parse_args(argv)
+    try:
+        return int(args.run(args))
+    except TritonExtError as exc:
+        print(f"triton-ext: error: {exc}", file=sys.stderr)
+        return 1

@@ -1,0 +1,184 @@
+"""``triton_ext.testing``: what extension tests, the corpus and the reliability suites share.
+
+Public authoring API (documented in CONTRIBUTING.md). The pytest plugin
+:mod:`triton_ext.testing.plugin` (loaded by the repository's root ``conftest.py``) isolates the
+test session before Triton is imported and gives the fixtures ``fresh_cache`` (a private Triton
+kernel cache per test, so IR read back is this run's) and ``clean_triton_ext`` (no pass, hook or
+tap left behind). The helpers::
+
+    from triton_ext.testing import CUDA90, compile_through_cubin, import_file, require_built
+
+    kernels = import_file(__file__, "../kernels.py")      # a sibling module, no sys.path edit
+    require_built("loop_split")                            # an unbuilt plugin FAILS, never skips
+    compiled = compile_through_cubin(kernels.attn, signature, constexprs, passes=("loop_split",))
+
+Only a missing GPU may skip a test (:func:`require_gpu`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from .._modules import import_file
+
+__all__ = [
+    "CUDA90",
+    "isolate_environment",
+    "use_fresh_cache",
+    "compile_through_cubin",
+    "reset",
+    "require_built",
+    "require_gpu",
+    "strip_locations",
+    "import_file",
+    "repo_root",
+    "build_dir",
+]
+
+#: ``(backend, arch, warp size)`` of the target every CPU test compiles for: sm_90 runs the whole
+#: pipeline ttir -> ttgir -> llir -> ptx -> cubin with the wheel's ptxas, no GPU needed.
+CUDA90_TUPLE = ("cuda", 90, 32)
+
+#: Variables a test session must not inherit: they enable passes or change failures into errors.
+_INHERITED = ("TRITON_EXT_ENABLE", "TRITON_EXT_STRICT")
+
+
+def isolate_environment(tmp: Path | None = None) -> Path:
+    """Before Triton is imported: private kernel and preflight caches for this process, FP fusion
+    on, no pass enabled from the environment, no entry-point fragments.
+
+    The caches are always new (a kernel cached by an earlier run, or by a child process of this
+    one, would skip the stages under test). Returns the private folder. Called once by the pytest
+    plugin; scripts may call it too.
+    """
+    tmp = Path(tmp) if tmp is not None else Path(tempfile.mkdtemp(prefix="triton-ext-tests-"))
+    os.environ["TRITON_CACHE_DIR"] = str(tmp / "triton-cache")
+    os.environ["TRITON_EXT_CACHE_DIR"] = str(tmp / "preflight")
+    os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
+    for var in _INHERITED:
+        os.environ.pop(var, None)
+    os.environ["TRITON_EXT_ENTRY_POINTS"] = "0"
+    return tmp
+
+
+def use_fresh_cache(directory: Path, monkeypatch: Any) -> Path:
+    """Point Triton's kernel cache at ``directory`` for one test (``monkeypatch`` undoes it)."""
+    import triton
+
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(directory))
+    monkeypatch.setattr(triton.knobs.cache, "dir", str(directory), raising=False)
+    return directory
+
+
+def __getattr__(name: str) -> Any:
+    if name == "CUDA90":  # built on first use, so importing this module does not import triton
+        from triton.backends.compiler import GPUTarget
+
+        return GPUTarget(*CUDA90_TUPLE)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def compile_through_cubin(
+    fn: Any,
+    signature: Mapping[str, str],
+    constexprs: Mapping[str, Any] | None = None,
+    *,
+    passes: Sequence[str] = (),
+    pass_options: Mapping[str, Any] | None = None,
+    target: Any = None,
+    options: Mapping[str, Any] | None = None,
+    attrs: Any = None,
+) -> Any:
+    """``triton.compile`` of a ``@triton.jit`` function for ``target`` (default sm_90) with
+    ``passes`` enabled on this thread (``triton_ext.enabled``); fails unless a cubin came out.
+
+    ``signature`` may leave the constexprs out: they are added as ``"constexpr"``.
+    """
+    import triton
+    from triton.compiler import ASTSource
+
+    import triton_ext
+
+    constexprs = dict(constexprs or {})
+    full = {**dict(signature), **{k: "constexpr" for k in constexprs if k not in signature}}
+    kwargs: dict[str, Any] = {"signature": full, "constexprs": constexprs}
+    if attrs is not None:
+        kwargs["attrs"] = attrs
+    src = ASTSource(fn, **kwargs)
+    target = target if target is not None else __getattr__("CUDA90")
+    opts = dict(options or {})
+    if passes:
+        with triton_ext.enabled(*passes, options=pass_options):
+            compiled = triton.compile(src, target=target, options=opts)
+    else:
+        compiled = triton.compile(src, target=target, options=opts)
+    if getattr(target, "backend", "") == "cuda":
+        assert compiled.asm.get("cubin"), "compilation did not reach cubin"
+    return compiled
+
+
+def reset() -> None:
+    """Disable every pass, remove triton_ext's hook and tap, and leave Triton's hook slot empty."""
+    import sys
+
+    if "triton_ext._hook" in sys.modules:
+        from .. import _stages
+
+        _stages.disable()
+        _stages.uninstall()
+    if "triton" in sys.modules:
+        from triton import knobs
+
+        knobs.runtime.add_stages_inspection_hook = None
+
+
+def require_built(*extensions: str) -> list[Path]:
+    """The libraries of ``extensions``; FAILS the calling test (or module, at import) when one is
+    not built: a broken build must not look green. Only a missing GPU may skip."""
+    import pytest
+
+    from .._manifest import load_manifest
+
+    manifest = load_manifest()
+    paths = [manifest.extension(name).library_path() for name in extensions]
+    missing = [str(p) for p in paths if not p.exists()]
+    if missing:
+        pytest.fail(f"plugin(s) not built: {', '.join(missing)}; run `triton-ext build {' '.join(extensions)}`",
+                    pytrace=False)
+    return paths
+
+
+def require_gpu() -> Any:
+    """``torch`` when a CUDA GPU is visible; otherwise skip (the one allowed reason to skip)."""
+    import pytest
+
+    torch = pytest.importorskip("torch", reason="needs a GPU (torch is not installed)")
+    if not torch.cuda.is_available():
+        pytest.skip("needs a GPU (no CUDA device visible)")
+    return torch
+
+
+_LOC = re.compile(r"\s*loc\((?:[^()]|\([^()]*\))*\)")
+
+
+def strip_locations(ir: str) -> str:
+    """IR text without ``loc(...)`` annotations."""
+    return _LOC.sub("", ir)
+
+
+def repo_root() -> Path:
+    """The checkout that holds triton_ext (registry.yaml, extension folders, build/)."""
+    from .._settings import repo_root as _root
+
+    return _root()
+
+
+def build_dir() -> Path:
+    """The build tree (``$TRITON_EXT_BUILD_DIR`` or ``<checkout>/build``); plugins are in ``plugins/``."""
+    from .._settings import settings
+
+    return Path(settings.build_dir)

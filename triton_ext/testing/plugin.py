@@ -1,0 +1,46 @@
+"""The pytest plugin of :mod:`triton_ext.testing` (``pytest_plugins = ["triton_ext.testing.plugin"]``
+in the repository's root ``conftest.py``; an extension repository's conftest does the same).
+
+At import, before any test module imports Triton, the session is isolated
+(:func:`~triton_ext.testing.isolate_environment`). Fixtures:
+
+- ``fresh_cache``: a private Triton kernel cache for one test.
+- ``clean_triton_ext``: after the test, no enabled pass, hook or tap (autouse where a suite wants
+  it per test; the plugin itself resets after every module, so order never matters).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from . import isolate_environment, reset, use_fresh_cache
+
+SESSION_TMP = isolate_environment()
+
+
+@pytest.fixture
+def fresh_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Compile from scratch in this test, so the IR read back is this run's."""
+    return use_fresh_cache(tmp_path / "triton-cache", monkeypatch)
+
+
+@pytest.fixture
+def clean_triton_ext() -> Iterator[None]:
+    """Leave no enabled pass, hook or tap behind; put back the hook that was there before."""
+    from triton import knobs
+
+    before = knobs.runtime.add_stages_inspection_hook
+    yield
+    reset()
+    knobs.runtime.add_stages_inspection_hook = before
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _triton_ext_module_isolation() -> Iterator[None]:
+    # After each module (its own fixtures tear down first): a module's enabled passes and hooks
+    # never leak into the next one; within a module, tests manage their own state.
+    yield
+    reset()
