@@ -29,7 +29,8 @@ LEGACY_GPU_SCRIPTS = {"passes/Sanitizers/check_gpu.py", "language/RangeFacts/che
                       # it came in on main after this list was written
                       "passes/LoopSplit/bench_real.py"}
 #: Extra Python a folder may keep for exploration (not run by tests or CI).
-EXPLORATION = {"backends/nvidia/StreamEviction/explore.py"}
+EXPLORATION = {"backends/nvidia/StreamEviction/explore.py",
+               "passes/LoopSplit/bench_real.py"}  # issue 17's third-party GPU timings, run by hand
 
 
 def _kind(folder: str) -> str:

@@ -59,6 +59,12 @@ __all__ = [
     "OptionError",
     "PassFailedError",
     "TritonExtWarning",
+    "Config",
+    "tunable",
+    "autotune",
+    "passes_of",
+    "canonical_passes",
+    "auto_mode",
 ]
 
 
@@ -143,8 +149,30 @@ def uninstall() -> None:
     _stages.uninstall()
 
 
+# triton-ext autotune hook-in (issue 19): Config, tunable and autotune import triton, so they
+# load on first use (``triton_ext.Config``), not at ``import triton_ext``.
+_AUTOTUNE_NAMES = ("Config", "tunable", "autotune", "passes_of", "canonical_passes")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _AUTOTUNE_NAMES:
+        from . import _autotune
+
+        return getattr(_autotune, name)
+    if name == "auto_mode":  # the transparent mode for a block (TRITON_EXT_ENABLE=auto for a process)
+        from . import _auto
+
+        return _auto.auto_mode
+    raise AttributeError(f"module 'triton_ext' has no attribute {name!r}")
+
+
 def _enable_from_environment() -> None:
     names = settings.enable
+    if names and names[0].split(":")[0] == "auto":  # issue 19: TRITON_EXT_ENABLE=auto[:a,b]
+        from . import _auto
+
+        _auto.activate(_auto.parse(names) or ())
+        return
     if names:
         enable(*names)
 

@@ -24,7 +24,7 @@ from typing import Any, Callable, Protocol
 
 from . import _selection
 from ._pipeline import install_tap, uninstall_tap
-from ._runner import wrap_stage
+from ._runner import records_all_stages, wrap_stage
 from ._selection import _lock, _scoped, current
 
 __all__ = ["StagesHook", "install", "uninstall", "installed"]
@@ -85,7 +85,8 @@ def _hook(*args: Any, **kwargs: Any) -> Any:
     # do not affect this compile.
     selection = getattr(_keyed, "selection", None) or current()
     _keyed.selection = None
-    if not selection.entries:
+    record_all = records_all_stages()  # triton-ext pipeline (issue 19): the stock stages too
+    if not selection.entries and not record_all:
         return None
     target = backend.target
     for stage in ("ttir", "ttgir", "llir"):
@@ -95,7 +96,7 @@ def _hook(*args: Any, **kwargs: Any) -> Any:
             e for e in selection.entries
             if e.spec.stage == stage and e.extension.applies_to(target.backend, target.arch)
         ]
-        if entries:
+        if entries or record_all:
             stages[stage] = wrap_stage(stage, stages[stage], tuple(entries))
     return None
 

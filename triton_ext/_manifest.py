@@ -35,7 +35,8 @@ __all__ = [
 
 SCHEMA_VERSION = 1
 STAGES = ("ttir", "ttgir", "llir")
-KINDS = ("pass", "dialect", "backend", "language")
+# "pipeline" (issue 19): entries that only edit Triton's own pipeline (skips) and need no library.
+KINDS = ("pass", "dialect", "backend", "language", "pipeline")
 STATUSES = ("stable", "experimental")
 BACKENDS = ("cuda", "hip")
 OPTION_TYPES = ("int", "float", "bool", "str")
@@ -46,6 +47,8 @@ _SNAKE = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$")
 _KEBAB = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _ANCHOR = re.compile(r"^([a-z][a-z0-9_]*\.)*[a-z][a-z0-9_]*$")
+# skips/replaces also accept the MLIR argument spelling (triton-licm), see _overrides.canonical.
+_BUILTIN = re.compile(r"^([a-z][a-z0-9_]*\.)*[a-z][a-z0-9_-]*$")
 
 
 # --------------------------------------------------------------------------- #
@@ -107,14 +110,27 @@ class PassSpec:
     enabled_by_default: bool = False
     options: tuple[OptionSpec, ...] = ()
     line: int = 0
+    # Overrides of built-in passes (issue 19, docs/registry-schema.md "Overriding built-in passes").
+    replaces: str | None = None
+    skips: tuple[str, ...] = ()
+    #: False for a ``kind: pipeline`` entry: it edits Triton's pipeline and adds no plugin pass.
+    adds_pass: bool = True
 
     @property
     def anchor(self) -> str | None:
-        return self.after or self.before
+        return self.after or self.before or self.replaces
 
     @property
     def position(self) -> str:
         """Human-readable place, e.g. ``ttir after loop_unroll (first)`` or ``ttir end``."""
+        skips = f", skipping {', '.join(self.skips)}" if self.skips else ""
+        if not self.adds_pass:
+            return f"{self.stage}: no pass{skips}"
+        if self.replaces:
+            return f"{self.stage} in place of {self.replaces} ({self.occurrence}){skips}"
+        return self._place() + skips
+
+    def _place(self) -> str:
         if self.after:
             return f"{self.stage} after {self.after} ({self.occurrence})"
         if self.before:

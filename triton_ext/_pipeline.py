@@ -69,8 +69,15 @@ class Plan:
     def __init__(self, stage: str, insertions: Sequence[Insertion]) -> None:
         self.stage = stage
         self.insertions = tuple(insertions)
-        self.pending: list[Insertion] = list(insertions)
+        # A kind: pipeline entry adds no pass; it only skips (issue 19).
+        self.pending: list[Insertion] = [i for i in insertions if i.spec.adds_pass]
         self.order: list[str] = []  # qualified names, plugin passes as "plugin.<name>"
+        # Overrides (issue 19): (skip name, pass that asks) and what each removed.
+        self.skips: list[tuple[str, str]] = [(n, i.spec.name) for i in insertions for n in i.spec.skips]
+        self.removed: list[tuple[str, str, str]] = []  # (built-in qualname, "skipped"|"replaced", by pass)
+        #: Every pass of every run, in order: (run label, mark, name) with mark "builtin",
+        #: "plugin", "cleanup", "skipped" or "replaced" (the last two did not run).
+        self.listing: list[tuple[str, str, str]] = []
         self.runs: list[tuple[str, str]] = []  # (label, pm.get_pipeline_str())
         self.failed_run: tuple[str, tuple[Insertion, ...]] | None = None
         self._buffers: dict[int, tuple[Any, list[tuple[_Builtin, tuple[Any, ...], dict[str, Any]]]]] = {}
@@ -81,6 +88,13 @@ class Plan:
 
     @staticmethod
     def _matches(anchor: str, builtin: _Builtin) -> bool:
+        if "-" in anchor or anchor not in _builtins:
+            from ._overrides import canonical
+
+            try:
+                anchor = canonical(anchor)
+            except KeyError:
+                return False
         anchor = ALIASES.get(anchor, anchor)
         return anchor == builtin.short or anchor == builtin.qualname or builtin.qualname.endswith("." + anchor)
 
@@ -89,6 +103,7 @@ class Plan:
         _, entries = self._buffers.pop(id(pm), (pm, []))
         before: dict[int, list[Insertion]] = {}
         after: dict[int, list[Insertion]] = {}
+        instead: dict[int, list[Insertion]] = {}
         placed: list[Insertion] = []
         for ins in list(self.pending):
             anchor = ins.spec.anchor
@@ -98,7 +113,8 @@ class Plan:
             if not hits:
                 continue
             index = hits[0] if ins.spec.occurrence == "first" else hits[-1]
-            (after if ins.spec.after else before).setdefault(index, []).append(ins)
+            side = instead if ins.spec.replaces else after if ins.spec.after else before
+            side.setdefault(index, []).append(ins)
             placed.append(ins)
         tail: list[Insertion] = []
         if label in MAIN_RUNS.get(self.stage, ()):
@@ -106,11 +122,24 @@ class Plan:
             placed.extend(tail)
         for ins in placed:
             self.pending.remove(ins)
+        self._label = label
         for i, (builtin, args, kwargs) in enumerate(entries):
             for ins in before.get(i, ()):
                 self._add_plugin(pm, ins)
-            builtin.fn(pm, *args, **kwargs)
-            self.order.append(builtin.qualname)
+            skipped_by = next((by for name, by in self.skips if self._matches(name, builtin)), None)
+            if i in instead:
+                by = instead[i][0].spec.name
+                self.removed.append((builtin.qualname, "replaced", by))
+                self.listing.append((label, "replaced", builtin.qualname))
+                for ins in instead[i]:
+                    self._add_plugin(pm, ins)
+            elif skipped_by is not None:
+                self.removed.append((builtin.qualname, "skipped", skipped_by))
+                self.listing.append((label, "skipped", builtin.qualname))
+            else:
+                builtin.fn(pm, *args, **kwargs)
+                self.order.append(builtin.qualname)
+                self.listing.append((label, "builtin", builtin.qualname))
             for ins in after.get(i, ()):
                 self._add_plugin(pm, ins)
         for ins in tail:
@@ -126,14 +155,24 @@ class Plan:
 
         getattr(passes.plugin, f"add_{ins.spec.name}")(pm, list(ins.args))
         self.order.append(f"plugin.{ins.spec.name}")
+        label = getattr(self, "_label", "")
+        self.listing.append((label, "plugin", ins.spec.name))
         for cleanup in ins.spec.then:
             builtin = resolve_builtin(cleanup)
             builtin.fn(pm)
             self.order.append(builtin.qualname)
+            self.listing.append((label, "cleanup", builtin.qualname))
 
     def note_failure(self, pm: Any, label: str) -> None:
         if self.failed_run is None:
             self.failed_run = (label, tuple(self._in_pm.get(id(pm), ())))
+
+    def unmatched_skips(self) -> list[tuple[str, str]]:
+        """Skips that removed nothing in this stage: (name, pass that asked)."""
+        hit = {(name, by) for name, by in self.skips
+               if any(by == r_by and self._matches(name, _builtins[q]) for q, kind, r_by in self.removed
+                      if kind == "skipped" and q in _builtins)}
+        return [s for s in self.skips if s not in hit]
 
     def placed_names(self) -> list[str]:
         return [name[len("plugin."):] for name in self.order if name.startswith("plugin.")]

@@ -21,7 +21,7 @@ from ._pipeline import Insertion, Plan, activate
 from ._selection import Enabled
 from ._settings import settings
 
-__all__ = ["StageFn", "wrap_stage", "record"]
+__all__ = ["StageFn", "wrap_stage", "record", "records_all_stages"]
 
 _recording = threading.local()
 
@@ -31,15 +31,27 @@ class StageFn(Protocol):
 
 
 @contextlib.contextmanager
-def record() -> Iterator[list[Plan]]:
-    """Collect the plans of stages run on this thread inside the block (tests, CLI)."""
+def record(all_stages: bool = False) -> Iterator[list[Plan]]:
+    """Collect the plans of stages run on this thread inside the block (tests, CLI).
+
+    ``all_stages`` (``triton-ext pipeline``, issue 19) runs every stage under a plan, also
+    stages and compiles without enabled passes, so the stock pipeline is recorded too.
+    """
     plans: list[Plan] = []
     previous = getattr(_recording, "plans", None)
+    previous_all = getattr(_recording, "all_stages", False)
     _recording.plans = plans
+    _recording.all_stages = all_stages
     try:
         yield plans
     finally:
         _recording.plans = previous
+        _recording.all_stages = previous_all
+
+
+def records_all_stages() -> bool:
+    """True inside ``record(all_stages=True)`` on this thread (the hook wraps every stage)."""
+    return getattr(_recording, "all_stages", False)
 
 
 def _warn_or_raise(message: str, entry: Enabled) -> None:
@@ -108,13 +120,20 @@ def wrap_stage(stage: str, original: StageFn, entries: tuple[Enabled, ...]) -> S
             for ins in plan.pending:
                 entry = by_name[ins.spec.name]
                 where = (
-                    f"anchor {ins.spec.anchor!r} ({'after' if ins.spec.after else 'before'})"
+                    f"anchor {ins.spec.anchor!r} ({'after' if ins.spec.after else 'before' if ins.spec.before else 'replaces'})"
                     if ins.spec.anchor
                     else f"the main pass manager run of stage {stage}"
                 )
                 _warn_or_raise(
                     f"triton-ext: pass {ins.spec.name} (extension {entry.extension.name}) was not run: "
                     f"{where} never appeared in stage {stage} ({entry.extension.source}:{ins.spec.line})",
+                    entry,
+                )
+            for name, by in plan.unmatched_skips():  # issue 19: a skip that removed nothing
+                entry = by_name[by]
+                _warn_or_raise(
+                    f"triton-ext: pass {by} (extension {entry.extension.name}) skips {name!r}, but stage {stage} "
+                    f"never added it ({entry.extension.source}:{entry.spec.line})",
                     entry,
                 )
             apply_launch_requests(result, metadata)

@@ -17,7 +17,7 @@ import yaml
 from ._errors import ManifestError
 from ._manifest import (
     BACKENDS, KINDS, OCCURRENCES, OPTION_TYPES, SCHEMA_VERSION, STAGES, STATUSES, Extension, Manifest,
-    OptionSpec, PassSpec, Target, _ANCHOR, _IDENT, _KEBAB, _SNAKE, _suggest,
+    OptionSpec, PassSpec, Target, _ANCHOR, _BUILTIN, _IDENT, _KEBAB, _SNAKE, _suggest,
 )
 from ._passes_td import TdOption, flag_of, help_constraints, read_passes_td
 
@@ -158,7 +158,7 @@ def _parse_option(c: _Checker, name: str, key: yaml.Node, node: yaml.Node, where
 def _parse_pass(c: _Checker, ext: str, name: str, key: yaml.Node, node: yaml.Node, where: str) -> PassSpec | None:
     if not _SNAKE.match(name):
         c.error(key, where, f"expected a snake_case pass name, found {name!r}")
-    allowed = ("stage", "after", "before", "occurrence", "then", "enabled_by_default", "options")
+    allowed = ("stage", "after", "before", "replaces", "skips", "occurrence", "then", "enabled_by_default", "options")
     fields = c.mapping(node, where, allowed, ("stage",), owner=key)
     if fields is None:
         return None
@@ -171,11 +171,21 @@ def _parse_pass(c: _Checker, ext: str, name: str, key: yaml.Node, node: yaml.Nod
         before = c.name(fields["before"][1], f"{where}.before", _ANCHOR, "a built-in pass name like 'loop_unroll'")
     if "after" in fields and "before" in fields:
         c.error(fields["before"][0], f"{where}.before", "expected either after or before, found both")
+    replaces = None
+    skips: tuple[str, ...] = ()
+    if "replaces" in fields:
+        replaces = c.name(fields["replaces"][1], f"{where}.replaces", _BUILTIN, "a built-in pass name like 'loop_unroll'")
+        for other in ("after", "before"):
+            if other in fields:
+                c.error(fields[other][0], f"{where}.{other}", "expected no after/before with replaces (the pass takes "
+                                                             "the replaced pass's place), found both")
+    if "skips" in fields:
+        skips = c.strings(fields["skips"][1], f"{where}.skips", _BUILTIN)
     occurrence = "first"
     if "occurrence" in fields:
         occurrence = c.choice(fields["occurrence"][1], f"{where}.occurrence", OCCURRENCES) or "first"
-        if "after" not in fields and "before" not in fields:
-            c.error(fields["occurrence"][0], f"{where}.occurrence", "expected only with after or before, found neither")
+        if "after" not in fields and "before" not in fields and "replaces" not in fields:
+            c.error(fields["occurrence"][0], f"{where}.occurrence", "expected only with after, before or replaces, found none")
     then = c.strings(fields["then"][1], f"{where}.then", _ANCHOR) if "then" in fields else ()
     enabled_by_default = False
     if "enabled_by_default" in fields:
@@ -202,7 +212,21 @@ def _parse_pass(c: _Checker, ext: str, name: str, key: yaml.Node, node: yaml.Nod
         enabled_by_default=enabled_by_default,
         options=tuple(options),
         line=key.start_mark.line + 1,
+        replaces=replaces,
+        skips=skips,
     )
+
+
+def _check_pipeline_pass(c: _Checker, spec: PassSpec, key: yaml.Node, node: yaml.Node, where: str) -> PassSpec:
+    """A ``kind: pipeline`` entry adds no pass: it may only skip built-ins."""
+    fields = {k.value: k for k, _ in node.value if isinstance(k, yaml.ScalarNode)} if isinstance(node, yaml.MappingNode) else {}
+    for name in ("after", "before", "replaces", "then", "options", "occurrence"):
+        if name in fields:
+            c.error(fields[name], f"{where}.{name}", "expected only stage, skips and enabled_by_default in a "
+                                                        "kind: pipeline entry (it adds no pass), found " + name)
+    if not spec.skips:
+        c.error(key, f"{where}.skips", "required field is missing (a kind: pipeline entry skips at least one built-in)")
+    return replace(spec, adds_pass=False)
 
 
 def _passes_td(c: _Checker, directory: str | None) -> tuple[Path, dict[str, list[TdOption]]] | None:
@@ -270,6 +294,11 @@ def _parse_extension(
         c.error(key, where, f"expected a snake_case extension name like 'loop_split', found {name!r}")
     allowed = ("kind", "directory", "library", "status", "summary", "owners", "targets", "passes")
     required = ("kind", "directory", "library", "status", "summary", "targets")
+    # A kind: pipeline entry has no library (issue 19).
+    is_pipeline = isinstance(node, yaml.MappingNode) and any(
+        getattr(k, "value", None) == "kind" and getattr(v, "value", None) == "pipeline" for k, v in node.value)
+    if is_pipeline:
+        required = tuple(r for r in required if r != "library")
     fields = c.mapping(node, where, allowed, required, owner=key)
     if fields is None:
         return None
@@ -277,6 +306,11 @@ def _parse_extension(
     kind = c.choice(fields["kind"][1], f"{where}.kind", KINDS) if "kind" in fields else None
     directory = c.scalar(fields["directory"][1], f"{where}.directory", (str,), "a folder like passes/LoopSplit") if "directory" in fields else None
     library = c.name(fields["library"][1], f"{where}.library", _IDENT, "a library name like TritonExtLoopSplit") if "library" in fields else None
+    if is_pipeline and "library" in fields:
+        c.error(fields["library"][0], f"{where}.library", "expected no library in a kind: pipeline entry (it only "
+                                                          "edits Triton's pipeline), found one")
+    elif is_pipeline:
+        library = ""
     status = c.choice(fields["status"][1], f"{where}.status", STATUSES) if "status" in fields else None
     summary = c.scalar(fields["summary"][1], f"{where}.summary", (str,), "a one-sentence summary") if "summary" in fields else None
     owners = c.strings(fields["owners"][1], f"{where}.owners") if "owners" in fields else ()
@@ -289,10 +323,12 @@ def _parse_extension(
             spec = _parse_pass(c, name, pass_name, pass_key, pass_node, f"{where}.passes.{pass_name}")
             if spec is not None and td is not None:
                 spec = _options_from_td(c, spec, td, pass_key, f"{where}.passes.{pass_name}")
+            if spec is not None and is_pipeline:
+                spec = _check_pipeline_pass(c, spec, pass_key, pass_node, f"{where}.passes.{pass_name}")
             if spec is not None:
                 passes.append(spec)
-    elif kind == "pass":
-        c.error(key, f"{where}.passes", "required field is missing (kind: pass declares at least one pass)")
+    elif kind in ("pass", "pipeline"):
+        c.error(key, f"{where}.passes", f"required field is missing (kind: {kind} declares at least one pass)")
     if len(c.errors) != ok:
         return None
     return Extension(

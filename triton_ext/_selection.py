@@ -17,9 +17,9 @@ from typing import Any, Iterator, Mapping, Sequence
 
 from ._errors import OptionError, UnknownPassError
 from ._manifest import Extension, Manifest, PassSpec, load_manifest
-from ._pipeline import resolve_builtin
+from ._overrides import canonical as canonical_builtin, check as check_overrides
 
-__all__ = ["Enabled", "Selection", "KEY_VERSION", "current", "enable", "disable", "enabled", "spell_options"]
+__all__ = ["Enabled", "Selection", "KEY_VERSION", "current", "enable", "disable", "enabled", "using", "spell_options"]
 
 KEY_VERSION = "triton_ext-2"
 
@@ -51,6 +51,9 @@ class Enabled:
             "before": s.before,
             "occurrence": s.occurrence,
             "then": list(s.then),
+            "replaces": s.replaces,
+            "skips": list(s.skips),
+            "adds_pass": s.adds_pass,
             "args": list(self.args),
             "targets": [[t.backend, t.min_arch, t.max_arch, list(t.archs)] for t in self.extension.targets],
             "library_sha256": self.library_sha256,
@@ -133,13 +136,21 @@ def _build(names: Sequence[str], options: Mapping[str, Any] | None, manifest: Ma
         ext = manifest.extension_of(spec)
         for cleanup in spec.then + ((spec.anchor,) if spec.anchor else ()):
             try:
-                resolve_builtin(cleanup)
+                canonical_builtin(cleanup)
             except KeyError as exc:
                 raise UnknownPassError(
                     f"pass {spec.name} ({ext.source}:{spec.line}) names {exc.args[0]}; fix registry.yaml",
                     extension=ext.name,
                     path=ext.source,
                 ) from None
+        try:  # replaces/skips (issue 19)
+            check_overrides(spec, f"{ext.source}:{spec.line}")
+        except KeyError as exc:
+            raise UnknownPassError(
+                f"pass {spec.name} ({ext.source}:{spec.line}) {exc.args[0]}; fix registry.yaml",
+                extension=ext.name,
+                path=ext.source,
+            ) from None
         values: list[tuple[str, Any]] = []
         for option_name, value in options.items():
             declared = {o.name: o for o in spec.options}
@@ -148,6 +159,9 @@ def _build(names: Sequence[str], options: Mapping[str, Any] | None, manifest: Ma
                     values.append((option_name, declared[option_name].coerce(value)))
                 except (TypeError, ValueError) as exc:
                     raise OptionError(f"pass {spec.name}: {exc}", extension=ext.name) from None
+        if not spec.adds_pass:  # a kind: pipeline entry: nothing to load (issue 19)
+            out.append(Enabled(spec, ext, tuple(sorted(values)), ""))
+            continue
         report = load_extension(ext)
         record = loaded_library(report.path)
         infra = record.infra_sha256 if record is not None else ""
@@ -225,6 +239,22 @@ def enabled(*names: str, options: Mapping[str, Any] | None = None, **keywords: A
 
     install()
     selection = current().with_(_build(names, spell_options(options, keywords)))
+    token = _scoped.set(selection)
+    try:
+        yield selection
+    finally:
+        _scoped.reset(token)
+
+
+@contextlib.contextmanager
+def using(selection: Selection) -> Iterator[Selection]:
+    """Make exactly ``selection`` this thread's (context's) enabled set until the block ends.
+
+    triton_ext.autotune and the transparent mode (issue 19) run each variant under its own set."""
+    from . import _hook
+
+    if _hook._installed is None:  # runs per launch in the autotune and auto modes: skip the lock
+        _hook.install()
     token = _scoped.set(selection)
     try:
         yield selection

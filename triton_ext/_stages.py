@@ -11,9 +11,9 @@ from __future__ import annotations
 from ._hook import StagesHook, install, installed, uninstall
 from ._launch import LAUNCH_FIELDS
 from ._runner import StageFn, record
-from ._selection import KEY_VERSION, Enabled, Selection, current, disable, enable, enabled, spell_options
+from ._selection import KEY_VERSION, Enabled, Selection, current, disable, enable, enabled, spell_options, using
 
 __all__ = [
     "Enabled", "Selection", "KEY_VERSION", "StagesHook", "StageFn", "LAUNCH_FIELDS",
-    "enable", "disable", "enabled", "current", "spell_options", "install", "uninstall", "installed", "record",
+    "enable", "disable", "enabled", "current", "using", "spell_options", "install", "uninstall", "installed", "record",
 ]

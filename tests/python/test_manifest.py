@@ -65,7 +65,7 @@ def test_valid_registry_parses_into_frozen_dataclasses() -> None:
     [
         ("stage: ttir", "stage: ttri", 15, "extensions.loop_split.passes.loop_split.stage",
          "expected one of ttir, ttgir, llir, found 'ttri'"),
-        ("kind: pass", "kind: pas", 4, "extensions.loop_split.kind", "expected one of pass, dialect, backend, language, found 'pas'"),
+        ("kind: pass", "kind: pas", 4, "extensions.loop_split.kind", "expected one of pass, dialect, backend, language, pipeline, found 'pas'"),
         ("status: experimental", "status: beta", 7, "extensions.loop_split.status", "found 'beta'"),
         ("    passes:\n", "    pases:\n", 13, "extensions.loop_split.pases", "did you mean 'passes'?"),
         ("schema: 1", "schema: 2", 1, "schema", "expected 1, found 2"),
@@ -82,7 +82,7 @@ def test_valid_registry_parses_into_frozen_dataclasses() -> None:
         ("    library: TritonExtLoopSplit\n", "", 3, "extensions.loop_split.library", "required field is missing"),
         ("        stage: ttir\n", "", 14, "passes.loop_split.stage", "required field is missing"),
         ("owners: [triton-ext maintainers]", "owners: triton-ext maintainers", 9, "owners", "expected a list of strings"),
-        ("after: loop_unroll", "occurrence: last", 16, "occurrence", "expected only with after or before"),
+        ("after: loop_unroll", "occurrence: last", 16, "occurrence", "expected only with after, before or replaces"),
     ],
 )
 def test_malformed_field_names_file_line_field(old: str, new: str, line: int, field: str, message: str) -> None:

@@ -22,7 +22,7 @@ every spec found beside the registry's extensions.
 
 The package: :mod:`.spec` (the model a ``bench.py`` declares; finding specs), :mod:`.cpu`
 (compile-only check), :mod:`.gpu` (timing on GPUs), :mod:`.report` (JSON, Markdown, charts),
-:mod:`.cli` (the command). Extension code imports from here::
+:mod:`.cli` (the command), :mod:`.compare` (``--compare``, the regression gate). Extension code imports from here::
 
     from triton_ext.bench import BenchSpec, Case, Metric, Target, Variant, import_file
 

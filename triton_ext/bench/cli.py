@@ -44,6 +44,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="rewrite BENCHMARK.md and the chart from a bench-<gpu>.json (e.g. where matplotlib exists)")
     p.add_argument("--summary", action="store_true",
                    help="print a markdown summary of the committed bench-*.json files instead of running")
+    p.add_argument("--compare", metavar="BASELINE", help="regression gate: compare results with committed ones "
+                   "(see triton_ext/bench/compare.py; --current FILE|DIR, --tolerance, --markdown)")
     p.add_argument("--readme", type=Path, metavar="FILE",
                    help="with --summary: replace the table between the markers in FILE (README.md) "
                         f"instead of printing it ({SUMMARY_BEGIN} ... {SUMMARY_END})")
@@ -86,6 +88,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["--worker"]:
         return _worker_main(*argv[1:4])
+    if any(a == "--compare" or a.startswith("--compare=") for a in argv):  # issue 19: regression gate
+        from .compare import main as compare_main
+
+        return compare_main(argv)
     args = _parser().parse_args(argv)
     if args.from_json:
         report = json.loads(args.from_json.read_text())

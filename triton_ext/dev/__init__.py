@@ -9,6 +9,9 @@ Nothing here is imported when a kernel is compiled; the runtime is the top-level
 - :mod:`.wheel`: the core wheel and one wheel per extension.
 - :mod:`.scaffold`: ``triton-ext new``; templates are files under ``scaffold/templates``.
 - :mod:`.testcmd`: ``triton-ext test``, an extension's lit and pytest tests.
+- :mod:`.pipeline`: ``triton-ext pipeline``, the pass pipeline per stage with plugin passes and
+  overridden built-ins in place (``--diff`` between two enabled sets).
+- :mod:`.tune`: ``triton-ext tune``, the best pass set for a bench spec's kernels.
 
 The benchmark is public authoring API and lives in :mod:`triton_ext.bench`.
 """

@@ -62,7 +62,7 @@ def _cmd_list(args: argparse.Namespace) -> int:
         print(f"no extensions (registry: {settings.registry})")
         return 0
     for ext in manifest.extensions:
-        built = "built" if ext.library_path().exists() else "not built"
+        built = "built" if ext.library_path().exists() else "no library" if not ext.library else "not built"
         print(f"{ext.name:24} {ext.kind:8} {ext.status:12} {built:10} {ext.summary}")
         for p in ext.passes:
             default = " (on by default)" if p.enabled_by_default else ""
@@ -142,6 +142,9 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
         return 1
     print(f"build dir: {settings.build_dir}")
     for ext in manifest.extensions:
+        if not ext.library:  # a kind: pipeline entry (issue 19) edits Triton's pipeline, loads nothing
+            print(f"  {ext.name}: ok (pipeline edit, no library)")
+            continue
         path = ext.library_path()
         try:
             report = preflight(path, ext.name)
@@ -263,6 +266,8 @@ _DELEGATED = {
     "bench": ("triton_ext.bench.cli", "benchmark passes on GPUs, or --cpu compile check (see triton-ext bench --help)"),
     "startup-hook": ("triton_ext.dev.startup_hook",
                      "install/remove the .pth that makes TRITON_EXT_ENABLE work without an import"),
+    "pipeline": ("triton_ext.dev.pipeline", "show the pass pipeline a compile runs, plugin passes in place (see --help)"),
+    "tune": ("triton_ext.dev.tune", "find the best pass set for a bench spec's kernels (see triton-ext tune --help)"),
 }
 
 

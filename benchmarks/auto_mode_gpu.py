@@ -1,0 +1,169 @@
+"""GPU check of the transparent mode, ``TRITON_EXT_ENABLE=auto`` (issue 19.2), over the corpus.
+
+    TRITON_EXT_BUILD_DIR=$PWD/build python -m benchmarks.auto_mode_gpu --out auto-mode-h200.json \
+        [--candidates grid_swizzle,loop_split] [--kernels NAME ...]
+
+For every kernel of the reliability corpus (tests/corpus/corpus_kernels.py, inputs and launches
+from tests/corpus/check_gpu.py) plus grid_swizzle's naive GEMM at 4096^3 and 8192^3:
+
+1. stock: fresh inputs (fixed seed), one launch, outputs kept; then ``do_bench`` of the launch;
+2. auto: the mode is activated (``triton_ext.auto_mode``, what ``TRITON_EXT_ENABLE=auto:...``
+   does at import) with an empty decision cache; fresh inputs with the same seed; the first launch
+   is timed wall-clock (compiles and times the variants: the first-launch cost); its outputs must
+   equal the stock outputs (bit-identical reported, within the kernel's tolerance required);
+   then ``do_bench`` of the launch (the mode's per-launch lookup included);
+3. a second process with the same decision folder must take every choice from disk.
+
+Reports per kernel: choice, applicable passes, variant timings, speedup (stock / auto, median of
+3 interleaved do_bench rounds), first-launch cost; overall geometric mean and the worst kernel.
+Default candidates are grid_swizzle and loop_split, so it stays under 4 minutes on an H200.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import torch
+import triton
+
+import triton_ext
+from tests.corpus import check_gpu  # the corpus and its input builders (run from the checkout)
+from triton_ext.testing import import_file, repo_root
+
+REPO = repo_root()
+matmul_naive_kernel = import_file(REPO / "passes" / "GridSwizzle" / "kernels.py").matmul_naive_kernel
+
+
+def gemm_case(n: int) -> Callable[[], tuple[Callable[[], Any], dict[str, torch.Tensor], float, float]]:
+    def build() -> tuple[Callable[[], Any], dict[str, torch.Tensor], float, float]:
+        a = torch.randn(n, n, device="cuda", dtype=torch.float16) / n**0.5
+        b = torch.randn(n, n, device="cuda", dtype=torch.float16)
+        c = torch.empty(n, n, device="cuda", dtype=torch.float16)
+        grid = (triton.cdiv(n, 128), triton.cdiv(n, 128))
+
+        def go() -> None:
+            matmul_naive_kernel[grid](a, b, c, n, n, n, a.stride(0), b.stride(0), c.stride(0), BLOCK_M=128,
+                                      BLOCK_N=128, BLOCK_K=64, num_warps=8, num_stages=3)
+        return go, {"c": c}, 1e-2, 1e-2
+    return build
+
+
+def corpus_case(name: str) -> Callable[[], tuple[Callable[[], Any], dict[str, torch.Tensor], float, float]]:
+    kernel = check_gpu.BY_NAME[name]
+
+    def build() -> tuple[Callable[[], Any], dict[str, torch.Tensor], float, float]:
+        run = check_gpu.BUILDERS[name]()
+        options = {"num_warps": kernel.num_warps} if kernel.gluon else kernel.options()
+
+        def go() -> None:
+            kernel.fn[run.grid](*run.args, **kernel.constexprs, **options)
+        return go, run.outputs, run.atol, run.rtol
+    return build
+
+
+def measure(name: str, build: Callable[[], Any], candidates: list[str], seed: int) -> dict[str, Any]:
+    torch.manual_seed(seed)
+    go, outputs, atol, rtol = build()
+    go()
+    torch.cuda.synchronize()
+    stock_out = {k: v.clone() for k, v in outputs.items()}
+    stock_ms = [triton.testing.do_bench(go)]
+
+    with triton_ext.auto_mode(*candidates) as auto:
+        torch.manual_seed(seed)
+        go, outputs, atol, rtol = build()
+        start = time.perf_counter()
+        go()
+        torch.cuda.synchronize()
+        first_launch_s = time.perf_counter() - start
+        identical = all(torch.equal(outputs[k], stock_out[k]) for k in outputs)
+        worst = max(check_gpu.max_violation(outputs[k], stock_out[k].double(), atol, rtol) for k in outputs)
+        auto_ms = [triton.testing.do_bench(go)]
+        decision = auto.decisions[-1] if auto.decisions else None
+    for _ in range(2):  # more interleaved rounds
+        stock_ms.append(triton.testing.do_bench(go))
+        with triton_ext.auto_mode(*candidates):
+            auto_ms.append(triton.testing.do_bench(go))
+    s, a = statistics.median(stock_ms), statistics.median(auto_ms)
+    return {"kernel": name, "stock_ms": s, "auto_ms": a, "speedup": s / a,
+            "spread": max((max(v) - min(v)) / statistics.median(v) for v in (stock_ms, auto_ms)),
+            "choice": decision.choice if decision else None, "applicable": decision.applicable if decision else [],
+            "variant_ms": decision.timings_ms if decision else {}, "refused": decision.refused if decision else None,
+            "first_launch_s": first_launch_s, "outputs_identical": identical, "outputs_within_tolerance": worst <= 0}
+
+
+def cases(only: list[str] | None) -> dict[str, Callable[[], Any]]:
+    out: dict[str, Callable[[], Any]] = {name: corpus_case(name) for name in check_gpu.BUILDERS}
+    out["grid_swizzle_naive_gemm_4096"] = gemm_case(4096)
+    out["grid_swizzle_naive_gemm_8192"] = gemm_case(8192)
+    return {k: v for k, v in out.items() if not only or k in only}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--out", default="auto-mode-h200.json")
+    parser.add_argument("--candidates", default="grid_swizzle,loop_split")
+    parser.add_argument("--kernels", nargs="*")
+    parser.add_argument("--seed", type=int, default=1234)
+    parser.add_argument("--child", action="store_true", help="(internal) the second process")
+    args = parser.parse_args()
+    candidates = [c for c in args.candidates.split(",") if c]
+    triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device="cuda"))
+    if args.child:
+        with triton_ext.auto_mode(*candidates) as auto:
+            for name, build in cases(args.kernels).items():
+                torch.manual_seed(args.seed)
+                go, *_ = build()
+                go()
+            torch.cuda.synchronize()
+        print(json.dumps([{"kernel": d.kernel, "choice": d.choice, "from_disk": d.from_disk, "refused": d.refused}
+                          for d in auto.decisions]))
+        return 0
+    os.environ["TRITON_EXT_AUTO_DIR"] = tempfile.mkdtemp(prefix="triton-ext-auto-")
+    rows = []
+    for name, build in cases(args.kernels).items():
+        try:
+            rows.append(measure(name, build, candidates, args.seed))
+        except Exception as exc:  # report and go on
+            rows.append({"kernel": name, "error": f"{type(exc).__name__}: {exc}"})
+        r = rows[-1]
+        print(f"{name:32} " + (f"{r['speedup']:.3f}x choice={r['choice']!r} first launch {r['first_launch_s']:.2f}s "
+                               f"identical={r['outputs_identical']}" if "error" not in r else r["error"]), flush=True)
+    proc = subprocess.run([sys.executable, "-m", "benchmarks.auto_mode_gpu", "--child", "--candidates",
+                           args.candidates, "--seed", str(args.seed)]
+                          + (["--kernels", *args.kernels] if args.kernels else []),
+                          capture_output=True, text=True, timeout=300, env=os.environ, cwd=REPO)
+    second = json.loads(proc.stdout.strip().splitlines()[-1]) if proc.returncode == 0 else []
+    good = [r for r in rows if "error" not in r]
+    speedups = [r["speedup"] for r in good]
+    geomean = math.exp(sum(math.log(x) for x in speedups) / len(speedups)) if speedups else None
+    tuned = [d for d in second if not d["refused"]]
+    report = {
+        "gpu": torch.cuda.get_device_name(), "triton": triton.__version__, "candidates": candidates, "rows": rows,
+        "geomean_speedup": geomean, "worst": min(good, key=lambda r: r["speedup"]) if good else None,
+        "all_outputs_within_tolerance": all(r["outputs_within_tolerance"] for r in good),
+        "errors": [r for r in rows if "error" in r],
+        "second_process": second, "second_process_all_from_disk": bool(tuned) and all(d["from_disk"] for d in tuned),
+        "second_process_stderr": proc.stderr[-2000:] if proc.returncode else "",
+        "first_launch_s": {"median": statistics.median([r["first_launch_s"] for r in good]) if good else None,
+                           "max": max([r["first_launch_s"] for r in good], default=None)},
+    }
+    Path(args.out).write_text(json.dumps(report, indent=2, default=str))
+    print(f"geomean {geomean}, worst {report['worst'] and report['worst']['kernel']} "
+          f"{report['worst'] and report['worst']['speedup']:.3f}x, outputs ok {report['all_outputs_within_tolerance']}, "
+          f"second process from disk {report['second_process_all_from_disk']}; wrote {args.out}")
+    return 0 if report["all_outputs_within_tolerance"] and not report["errors"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

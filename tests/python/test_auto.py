@@ -1,0 +1,95 @@
+"""The transparent mode's CPU-testable parts (issue 19.2): ``TRITON_EXT_ENABLE=auto[:a,b]``
+parsing and activation at import, the ``JITFunction.run`` wrapper (installed, bypassed for
+warmup compiles, put back), and the per-specialization decision key. Choosing a variant times
+kernels, so it needs a GPU: ``benchmarks/auto_mode_gpu.py``."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import triton
+import triton.language as tl
+from triton.runtime.driver import driver
+from triton.runtime.jit import JITFunction, MockTensor
+
+from tests.python.conftest import REPO
+from tests.python.test_autotune import HostOnly
+from triton_ext.testing import require_built
+
+BUILD = Path(os.environ.get("TRITON_EXT_BUILD_DIR") or REPO / "build")
+needs_build = pytest.mark.usefixtures("grid_swizzle_built")
+
+
+@pytest.fixture
+def grid_swizzle_built() -> None:
+    require_built("grid_swizzle")  # an unbuilt plugin fails the test, never skips it
+
+
+def test_parse() -> None:
+    from triton_ext._auto import parse
+
+    assert parse(("auto",)) == ()
+    assert parse(("auto:grid_swizzle", "loop_split")) == ("grid_swizzle", "loop_split")
+    assert parse(("grid_swizzle",)) is None and parse(()) is None
+
+
+def _child(enable: str, code: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "TRITON_EXT_ENABLE": enable, "TRITON_EXT_REGISTRY": str(REPO / "registry.yaml"),
+           "TRITON_EXT_BUILD_DIR": str(BUILD), "PYTHONPATH": str(REPO)}
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+
+
+@needs_build
+def test_environment_activates_and_deactivate_restores() -> None:
+    code = ("import triton_ext\nfrom triton.runtime.jit import JITFunction\nfrom triton_ext import _auto\n"
+            "a = _auto.active()\nprint([n for n, _ in a.variants], hasattr(JITFunction.run, '__wrapped__'))\n"
+            "_auto.deactivate()\nprint(hasattr(JITFunction.run, '__wrapped__'), _auto.active())\n")
+    out = _child("auto:grid_swizzle,loop_split", code)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.splitlines() == ["['', 'grid_swizzle', 'loop_split'] True", "False None"]
+    # Bare auto: every built optimization pass, no sanitizer.
+    out = _child("auto", code)
+    assert out.returncode == 0, out.stderr[-3000:]
+    names = eval(out.stdout.splitlines()[0].rsplit(" ", 1)[0])
+    assert "grid_swizzle" in names and "loop_split" in names and "nan_inf_check" not in names
+    # A misspelled candidate stops the import with the registry's message.
+    out = _child("auto:grid_swizle", "import triton_ext")
+    assert out.returncode != 0 and "unknown pass 'grid_swizle'" in out.stderr and "did you mean 'grid_swizzle'" in out.stderr
+
+
+@triton.jit
+def scale(x, y, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y + offs, tl.load(x + offs, mask=offs < n) * 2, mask=offs < n)
+
+
+@needs_build
+def test_wrapper_keys_per_specialization_and_leaves_warmup_alone(monkeypatch: pytest.MonkeyPatch,
+                                                                 tmp_path: Path) -> None:
+    from triton_ext import _auto
+
+    monkeypatch.setenv("TRITON_EXT_REGISTRY", str(REPO / "registry.yaml"))
+    monkeypatch.setenv("TRITON_EXT_BUILD_DIR", str(BUILD))
+    monkeypatch.setattr(triton.knobs.cache, "dir", str(tmp_path / "cache"), raising=False)
+    monkeypatch.setattr(driver, "_active", HostOnly())
+    original = JITFunction.run
+    auto = _auto.activate(["grid_swizzle"])
+    try:
+        assert JITFunction.run is not original
+        # A warmup compile goes straight through: no decision, the stock kernel.
+        kernel = scale.warmup(MockTensor(tl.float32), MockTensor(tl.float32), 1024, BLOCK=128, grid=(1,))
+        assert "tt.func public @scale" in kernel.asm["ttir"] and auto.decisions == []
+        a = auto._memory_key(scale, (MockTensor(tl.float32), MockTensor(tl.float32), 1024), {"BLOCK": 128})
+        b = auto._memory_key(scale, (MockTensor(tl.float32), MockTensor(tl.float32), 1000), {"BLOCK": 128})
+        c = auto._memory_key(scale, (MockTensor(tl.float32), MockTensor(tl.float32), 2048), {"BLOCK": 128})
+        assert a != b and a == c  # 1024 and 2048 share the JIT's specialization (divisible by 16)
+        assert auto._refusal((MockTensor(tl.float32), 3), {}) == (
+            "argument 0 is a MockTensor, whose memory cannot be copied and restored")
+    finally:
+        _auto.deactivate()
+    assert JITFunction.run is original

@@ -1,0 +1,290 @@
+"""Transparent pass selection for kernels you cannot edit: ``TRITON_EXT_ENABLE=auto[:a,b]`` (issue 19.2).
+
+With ``TRITON_EXT_ENABLE=auto`` (every registry pass that is an optimization: all but the
+``sanitizers`` checks) or ``auto:grid_swizzle,loop_split`` (those passes), importing
+``triton_ext`` wraps ``JITFunction.run`` (as the pipeline tap wraps Triton's pass bindings; put
+back by :func:`deactivate`). At a kernel's first launch for a specialization (the JIT's own
+specialization and options, on this device):
+
+1. each variant (no pass, each candidate pass alone) is compiled with ``warmup=True``; a pass
+   whose PTX equals the stock kernel's does not apply and is not timed;
+2. the applicable variants are timed with ``triton.testing.do_bench`` in 3 interleaved rounds on
+   the launch's own arguments, every tensor argument restored from a copy before each
+   variant and after the last (as Triton's autotuner does with ``restore_value``);
+3. the fastest is kept if it beats no pass by more than 1% (:data:`MARGIN`), else no pass;
+   the choice is remembered in memory and on disk (``$TRITON_EXT_AUTO_DIR``, default
+   ``~/.cache/triton-ext/auto``) under a key of the kernel's source hash, specialization, options,
+   GPU name and every variant's selection key (which holds the plugins' bytes);
+4. the launch then runs with the chosen variant, and so does every later launch of that
+   specialization (a dictionary lookup and a context-variable set per launch).
+
+Refused (launched with no pass, choice not recorded): launches during CUDA graph capture (nothing
+may be timed there), and launches with an argument whose memory the mode cannot restore: anything
+with a ``data_ptr`` that is not a torch tensor (a raw pointer, a tensor descriptor), or tensors
+nested in tuples. Launches inside ``triton_ext.enabled`` blocks or ``triton_ext.Config`` configs,
+``warmup`` calls and launches while another decision is being timed keep their explicit set.
+First launch costs one compile per variant plus about 3 x 4 x 100 ms of timing; each later
+launch, one extra binder call. Kernels with side effects outside their tensor arguments (device
+printf, writes through pointers held in other tensors) are not detected: do not use this mode on
+them. Only launches through ``JITFunction.run`` are seen: Inductor launches its compiled kernels
+through its own launcher, so its generated kernels are not tuned.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import statistics
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterator, Sequence
+
+from . import _hook, _selection
+from ._selection import Selection
+
+__all__ = ["MARGIN", "parse", "activate", "deactivate", "active", "Decision"]
+
+#: A pass must beat no pass by this fraction to be chosen (no kernel below 0.99x).
+MARGIN = 0.01
+ROUNDS = 3
+#: Extensions whose passes are checks (they print or abort), never candidates of bare ``auto``.
+NOT_OPTIMIZATIONS = ("sanitizers",)
+
+
+def parse(names: Sequence[str]) -> tuple[str, ...] | None:
+    """``("auto",)`` -> ``()`` (default candidates); ``("auto:a", "b")`` -> ``("a", "b")``; else None."""
+    if not names or not (names[0] == "auto" or names[0].startswith("auto:")):
+        return None
+    first = names[0][len("auto:"):] if names[0].startswith("auto:") else ""
+    return tuple(n for n in (first, *names[1:]) if n)
+
+
+@dataclass
+class Decision:
+    kernel: str
+    choice: str  # "" = no pass
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    applicable: list[str] = field(default_factory=list)
+    refused: str | None = None
+    first_launch_s: float = 0.0
+    from_disk: bool = False
+
+
+def _cache_dir() -> Path:
+    from ._settings import settings
+
+    return Path(os.environ.get("TRITON_EXT_AUTO_DIR") or settings.cache_dir.parent / "auto")
+
+
+class _Auto:
+    def __init__(self, candidates: Sequence[str]) -> None:
+        from ._manifest import load_manifest
+
+        manifest = load_manifest()
+        if not candidates:
+            candidates = [p.name for p in manifest.passes
+                          if p.adds_pass and manifest.extension_of(p).name not in NOT_OPTIMIZATIONS
+                          and manifest.extension_of(p).library_path().exists()]
+        self.variants: list[tuple[str, Selection]] = [("", Selection())]
+        for name in candidates:
+            self.variants.append((name, Selection.of(_selection._build([name], None))))
+        self.by_name = dict(self.variants)
+        self.choices: dict[tuple[Any, ...], Selection] = {}
+        self.decisions: list[Decision] = []
+        self.refused: set[tuple[Any, ...]] = set()
+        self.lock = threading.RLock()
+        self.tls = threading.local()
+
+    # -- per launch ------------------------------------------------------------------------
+
+    def launch(self, fn: Any, original: Callable[..., Any], args: tuple[Any, ...], grid: Any, warmup: bool,
+               kwargs: dict[str, Any]) -> Any:
+        if warmup or getattr(self.tls, "busy", False) or _selection.current().entries:
+            return original(fn, *args, grid=grid, warmup=warmup, **kwargs)
+        key = self._memory_key(fn, args, kwargs)
+        selection = self.choices.get(key)
+        if selection is None:
+            with self.lock:
+                selection = self.choices.get(key)
+                if selection is None:
+                    selection = self._decide(fn, original, key, args, grid, kwargs)
+        if not selection.entries:
+            return original(fn, *args, grid=grid, warmup=warmup, **kwargs)
+        with _selection.using(selection):
+            return original(fn, *args, grid=grid, warmup=warmup, **kwargs)
+
+    @staticmethod
+    def _memory_key(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+        from triton.runtime.driver import driver
+
+        device = driver.active.get_current_device()
+        binder = fn.device_caches[device][4]
+        _, specialization, options = binder(*args, **kwargs)
+        return (id(fn), device, tuple(specialization), str(options))
+
+    # -- first launch ----------------------------------------------------------------------
+
+    def _disk_path(self, fn: Any, key: tuple[Any, ...]) -> Path:
+        import torch
+
+        text = json.dumps([fn.cache_key, repr(key[2]), key[3], torch.cuda.get_device_name(key[1]),
+                           [(n, s.key) for n, s in self.variants]], default=str)
+        return _cache_dir() / f"{getattr(fn, '__name__', 'kernel')[:80]}-{hashlib.sha256(text.encode()).hexdigest()[:32]}.json"
+
+    def _decide(self, fn: Any, original: Callable[..., Any], key: tuple[Any, ...], args: tuple[Any, ...], grid: Any,
+                kwargs: dict[str, Any]) -> Selection:
+        import torch
+
+        start = time.perf_counter()
+        name = getattr(fn, "__name__", "kernel")
+        refused = self._refusal(args, kwargs)
+        if refused is None and torch.cuda.is_current_stream_capturing():
+            refused = "launched during CUDA graph capture"
+        if refused is not None:
+            if key not in self.refused:  # report once per specialization
+                self.refused.add(key)
+                self.decisions.append(Decision(name, "", refused=refused))
+            if not refused.startswith("launched during"):
+                self.choices[key] = Selection()  # the arguments' kinds are part of the specialization
+            return Selection()  # during capture: not remembered, a later plain launch may tune
+        path = self._disk_path(fn, key)
+        if path.exists():
+            try:
+                saved = json.loads(path.read_text())
+                selection = self.by_name[saved["choice"]]
+                self.choices[key] = selection
+                self.decisions.append(Decision(name, saved["choice"], saved.get("timings_ms", {}),
+                                               saved.get("applicable", []), from_disk=True,
+                                               first_launch_s=time.perf_counter() - start))
+                return selection
+            except (OSError, ValueError, KeyError):
+                pass  # unreadable or from another candidate set: tune again
+        tensors = [a for a in (*args, *kwargs.values()) if _restorable(a)]
+        saved_tensors = [t.clone() for t in tensors]
+
+        def restore() -> None:
+            for t, s in zip(tensors, saved_tensors):
+                t.copy_(s)
+
+        self.tls.busy = True
+        try:
+            ptx: dict[str, str] = {}
+            for variant, selection in self.variants:
+                try:
+                    with _selection.using(selection):
+                        kernel = original(fn, *args, grid=grid, warmup=True, **kwargs)
+                    ptx[variant] = kernel.asm.get("ptx", "") if kernel is not None else ""
+                except Exception:  # a variant that cannot compile is not a candidate
+                    if variant == "":
+                        raise
+            applicable = [v for v, _ in self.variants[1:] if v in ptx and ptx[v] != ptx[""]]
+            timings: dict[str, list[float]] = {v: [] for v in ["", *applicable]}
+            if applicable:
+                import triton
+
+                for _ in range(ROUNDS):  # interleaved, so drift hits every variant alike
+                    for variant in timings:
+                        restore()
+                        with _selection.using(self.by_name[variant]):
+                            timings[variant].append(triton.testing.do_bench(
+                                lambda: original(fn, *args, grid=grid, warmup=False, **kwargs), warmup=10, rep=40))
+            restore()
+        finally:
+            self.tls.busy = False
+            del saved_tensors
+        medians = {v: statistics.median(t) for v, t in timings.items() if t}
+        choice = ""
+        if medians:
+            best = min(medians, key=medians.get)
+            if best and medians[best] < medians[""] * (1 - MARGIN):
+                choice = best
+        decision = Decision(name, choice, medians, applicable, first_launch_s=time.perf_counter() - start)
+        self.decisions.append(decision)
+        selection = self.by_name[choice]
+        self.choices[key] = selection
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(json.dumps({"kernel": name, "choice": choice, "timings_ms": medians,
+                                       "applicable": applicable}))
+            tmp.replace(path)
+        except OSError:
+            pass  # the in-memory choice still holds for this process
+        return selection
+
+    @staticmethod
+    def _refusal(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str | None:
+        for i, a in enumerate((*args, *kwargs.values())):
+            if _restorable(a):
+                continue
+            if hasattr(a, "data_ptr") or hasattr(a, "base"):
+                return f"argument {i} is a {type(a).__name__}, whose memory cannot be copied and restored"
+            if isinstance(a, (tuple, list)) and any(hasattr(x, "data_ptr") for x in a):
+                return f"argument {i} holds tensors in a {type(a).__name__}; not restored"
+        return None
+
+
+def _restorable(value: Any) -> bool:
+    """A tensor the mode can copy and restore (torch's ``clone``/``copy_``)."""
+    return all(hasattr(value, name) for name in ("data_ptr", "clone", "copy_"))
+
+
+_lock = threading.Lock()
+_active: _Auto | None = None
+_original_run: Callable[..., Any] | None = None
+
+
+def activate(candidates: Sequence[str] = ()) -> _Auto:
+    """Turn the mode on for this process (``TRITON_EXT_ENABLE=auto...`` calls this at import)."""
+    global _active, _original_run
+    from triton.runtime.jit import JITFunction
+
+    auto = _Auto(candidates)
+    _hook.install()
+    with _lock:
+        _active = auto
+        if _original_run is None:
+            original = JITFunction.run
+            _original_run = original
+
+            def run(self: Any, *args: Any, grid: Any, warmup: bool, **kwargs: Any) -> Any:
+                current = _active
+                if current is None:
+                    return original(self, *args, grid=grid, warmup=warmup, **kwargs)
+                return current.launch(self, original, args, grid, warmup, kwargs)
+
+            run.__wrapped__ = original  # type: ignore[attr-defined]
+            JITFunction.run = run
+    return auto
+
+
+def deactivate() -> None:
+    """Put ``JITFunction.run`` back."""
+    global _active, _original_run
+    from triton.runtime.jit import JITFunction
+
+    with _lock:
+        _active = None
+        if _original_run is not None:
+            JITFunction.run = _original_run
+            _original_run = None
+
+
+@contextlib.contextmanager
+def auto_mode(*candidates: str) -> Iterator[_Auto]:
+    """The transparent mode inside the block (``triton_ext.auto_mode("grid_swizzle")``); no names:
+    every optimization pass, as ``TRITON_EXT_ENABLE=auto``. Yields the mode, whose ``decisions``
+    list what each kernel's first launch chose."""
+    auto = activate(candidates)
+    try:
+        yield auto
+    finally:
+        deactivate()
+
+
+def active() -> _Auto | None:
+    return _active
