@@ -29,8 +29,7 @@ LEGACY_GPU_SCRIPTS = {"passes/Sanitizers/check_gpu.py", "language/RangeFacts/che
                       # it came in on main after this list was written
                       "passes/LoopSplit/bench_real.py"}
 #: Extra Python a folder may keep for exploration (not run by tests or CI).
-EXPLORATION = {"backends/nvidia/StreamEviction/explore.py",
-               "passes/LoopSplit/bench_real.py"}  # issue 17's third-party GPU timings, run by hand
+EXPLORATION = {"backends/nvidia/StreamEviction/explore.py"}
 
 
 def _kind(folder: str) -> str:
