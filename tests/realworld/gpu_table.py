@@ -27,7 +27,7 @@ def render(data: dict[str, Any], source: str) -> str:
     versions = data["versions"]
     pkg_text = ", ".join(f"{p} {versions.get(p, '?')}" for p in packages)
     lines = [
-        f"{data['gpu']}, driver {data['driver']}, triton {data['versions'].get('triton')}, "
+        f"{data['gpu']}, driver {data['driver']}, triton {data['versions'].get('triton_imported', data['versions'].get('triton', '?')).split(' ')[0]}, "
         f"torch {data['versions'].get('torch')}, commit {data['commit']}, {data['date'][:10]}; "
         f"{len(kernels)} kernels from {pkg_text}; "
         f"{data['rounds']} interleaved timing rounds ([json]({source})).",
@@ -42,7 +42,8 @@ def render(data: dict[str, Any], source: str) -> str:
             firing = [r for r in recs if r.get("fires")]
             errors = [r for r in recs if "error" in r] + [k for k in ks if "error" in k]
             same = sum(1 for r in firing if r.get("outputs_unchanged"))
-            speed = [r["speedup"] for r in firing if "speedup" in r]
+            # A timing of 0 means the variant could not be timed (see the JSON), not a speedup.
+            speed = [r["speedup"] for r in firing if r.get("speedup")]
             cell = lambda v: f"{v:.3f}" if v is not None else "-"  # noqa: E731
             fires = f"{len(firing)}/{len(ks)}" + (f" ({len(errors)} errors)" if errors else "")
             lines.append(f"| `{p}` | {pkg} | {fires} | {same}/{len(firing)} | "
@@ -50,6 +51,10 @@ def render(data: dict[str, Any], source: str) -> str:
                          f"{cell(max(speed) if speed else None)} | {cell(min(speed) if speed else None)} |")
     if data.get("failures"):
         lines += ["", "Failures: " + "; ".join(data["failures"])]
+    unverifiable = sorted({u.split(" + ")[0] for u in data.get("unverifiable", [])})
+    if unverifiable:
+        lines += ["", "Not counted as unchanged, and not as a pass failure: " + ", ".join(unverifiable)
+                  + " (the kernel without any pass does not repeat its own output on the same inputs)."]
     return "\n".join(lines) + "\n"
 
 
