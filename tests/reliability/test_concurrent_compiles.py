@@ -47,6 +47,13 @@ class Job:
     value: int | None  # FixtureB's option, when B is in the set
 
 
+def _cause_chain(exc: BaseException) -> str:
+    """The innermost causes of a compile error (a CompilationError's message alone hides them)."""
+    import traceback
+
+    return "".join(traceback.format_exception(exc))[-4000:]
+
+
 def _compile(job: Job) -> Any:
     k: CorpusKernel = BY_NAME[job.kernel]
     from triton.compiler import ASTSource
@@ -98,7 +105,7 @@ def test_concurrent_compiles_match_their_pass_sets(tmp_path: Path, monkeypatch: 
         except BaseException as exc:  # a crash in a thread must fail the test, not vanish
             summary.record(SECTION, "scoped compile (enabled() per thread) matches its pass set", False, repr(exc))
             with lock:
-                errors.append(f"scoped worker {index}: {type(exc).__name__}: {exc}")
+                errors.append(f"scoped worker {index}: {type(exc).__name__}: {exc}\n{_cause_chain(exc)}")
 
     def global_worker() -> None:
         try:
@@ -117,7 +124,7 @@ def test_concurrent_compiles_match_their_pass_sets(tmp_path: Path, monkeypatch: 
         except BaseException as exc:
             summary.record(SECTION, "global-set compile matches the set", False, repr(exc))
             with lock:
-                errors.append(f"global worker: {type(exc).__name__}: {exc}")
+                errors.append(f"global worker: {type(exc).__name__}: {exc}\n{_cause_chain(exc)}")
 
     def toggler() -> None:
         flips = 0
