@@ -21,6 +21,37 @@ from . import isolate_environment, reset, use_fresh_cache
 SESSION_TMP = isolate_environment()
 
 
+def _serialize_ast_parse() -> None:
+    """Make ``ast.parse`` safe to call from several threads at once.
+
+    CPython 3.11's AST constructor keeps its recursion depth in interpreter-wide state: two threads
+    parsing at once fail with ``SystemError: AST constructor recursion depth mismatch`` (seen here
+    on 3.11.7 in Triton's ``JITFunction.parse`` during the concurrent-compile and autotune tests,
+    in about half of the full runs). Applied below 3.13 to be safe. Triton parses every kernel's
+    source with ``ast.parse``, so tests that compile on several threads serialize that call; the
+    rest of the compile stays concurrent.
+    """
+    import ast
+    import sys
+    import threading
+
+    if sys.version_info >= (3, 13) or getattr(ast.parse, "_triton_ext_serialized", False):
+        return
+    original = ast.parse
+    lock = threading.Lock()
+
+    def parse(*args, **kwargs):  # type: ignore[no-untyped-def]
+        with lock:
+            return original(*args, **kwargs)
+
+    parse._triton_ext_serialized = True  # type: ignore[attr-defined]
+    parse.__wrapped__ = original  # type: ignore[attr-defined]
+    ast.parse = parse
+
+
+_serialize_ast_parse()
+
+
 @pytest.fixture
 def fresh_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Compile from scratch in this test, so the IR read back is this run's."""
