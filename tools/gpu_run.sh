@@ -4,6 +4,16 @@
 # under $RESULTS and packing them into $OUT/gpu-results.tgz (one file comes back).
 set -uo pipefail
 eval "$(bash .gpu/install-offline-triton.sh install .gpu)" || { echo "offline triton install failed"; exit 1; }
+# Third-party packages the host lacks travel as wheels: in .whl/ of this checkout, or staged in
+# $WHEEL_STAGE by an earlier call when they do not fit beside triton's parts in one transfer.
+wheels=$(ls .whl/*.whl "${WHEEL_STAGE:-/root/wheels}"/*.whl 2>/dev/null)
+if [ -n "$wheels" ]; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site-extra $wheels \
+    || { echo "wheel install failed"; exit 1; }
+  export PYTHONPATH=${PYTHONPATH:+$PYTHONPATH:}/tmp/site-extra
+fi
+# The wheel's cuobjdump (registers and spills of a cubin) loses its mode bit in transit.
+chmod +x /tmp/site/triton/backends/nvidia/bin/* 2>/dev/null
 export PYTHONUNBUFFERED=1 TRITON_DEFAULT_FP_FUSION=1 TRITON_EXT_BUILD_DIR=$PWD/build
 # triton_ext (and the tests/extension folders, run as `python -m ...`) from this checkout.
 export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH}
