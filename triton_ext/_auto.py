@@ -8,14 +8,23 @@ specialization and options, on this device):
 
 1. each variant (no pass, each candidate pass alone) is compiled with ``warmup=True``; a pass
    whose PTX equals the stock kernel's does not apply and is not timed;
-2. the applicable variants are timed with ``triton.testing.do_bench`` in 3 interleaved rounds on
-   the launch's own arguments, every tensor argument restored from a copy before each
-   variant and after the last (as Triton's autotuner does with ``restore_value``);
-3. the fastest is kept if it beats no pass by more than 1% (:data:`MARGIN`), else no pass;
-   the choice is remembered in memory and on disk (``$TRITON_EXT_AUTO_DIR``, default
+2. the applicable variants are timed with ``triton.testing.do_bench`` (median of each call's
+   samples) in :data:`ROUNDS` interleaved rounds, the order reversed every other round, on the
+   launch's own arguments, every tensor argument restored from a copy before each variant and
+   after the last (as Triton's autotuner does with ``restore_value``);
+3. :func:`winners`: a variant *wins* when its median beats no pass's by more than the noise:
+   ``median(v) < median(no pass) * (1 - t)`` with ``t = max(MARGIN, spread(no pass),
+   spread(v))``, where a variant's spread is ``(max - min) / median`` of its per-round
+   timings (the run-to-run spread, as ``triton-ext bench`` reports it). When two passes win,
+   their combination (``a+b``, both passes in one pipeline) is compiled and becomes a finalist too;
+4. confirmation: the best winner (and the combination) are timed again against no pass in
+   :data:`CONFIRM_ROUNDS` fresh interleaved rounds and :func:`choose` applies the same rule to
+   those timings only, so a variant that won the first rounds by chance (the best of several
+   noisy draws) has to win again on new samples; otherwise no pass is kept;
+5. the choice is remembered in memory and on disk (``$TRITON_EXT_AUTO_DIR``, default
    ``~/.cache/triton-ext/auto``) under a key of the kernel's source hash, specialization, options,
    GPU name and every variant's selection key (which holds the plugins' bytes);
-4. the launch then runs with the chosen variant, and so does every later launch of that
+6. the launch then runs with the chosen variant, and so does every later launch of that
    specialization (a dictionary lookup and a context-variable set per launch).
 
 Refused (launched with no pass, choice not recorded): launches during CUDA graph capture (nothing
@@ -23,8 +32,9 @@ may be timed there), and launches with an argument whose memory the mode cannot 
 with a ``data_ptr`` that is not a torch tensor (a raw pointer, a tensor descriptor), or tensors
 nested in tuples. Launches inside ``triton_ext.enabled`` blocks or ``triton_ext.Config`` configs,
 ``warmup`` calls and launches while another decision is being timed keep their explicit set.
-First launch costs one compile per variant plus about 3 x 4 x 100 ms of timing; each later
-launch, one extra binder call. Kernels with side effects outside their tensor arguments (device
+First launch costs one compile per variant (one more for a combination) plus about
+``(ROUNDS x variants + CONFIRM_ROUNDS x finalists) x 40 ms`` of timing; each later launch, one
+extra binder call. Kernels with side effects outside their tensor arguments (device
 printf, writes through pointers held in other tensors) are not detected: do not use this mode on
 them. Only launches through ``JITFunction.run`` are seen: Inductor launches its compiled kernels
 through its own launcher, so its generated kernels are not tuned.
@@ -41,18 +51,52 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from . import _hook, _selection
 from ._selection import Selection
 
-__all__ = ["MARGIN", "parse", "activate", "deactivate", "active", "Decision"]
+__all__ = ["MARGIN", "parse", "activate", "deactivate", "active", "Decision", "spread", "winners", "choose"]
 
-#: A pass must beat no pass by this fraction to be chosen (no kernel below 0.99x).
+#: A pass must beat no pass by at least this fraction, and by more than the measured spread.
 MARGIN = 0.01
-ROUNDS = 3
+#: Interleaved timing rounds over every applicable variant, then over the finalists again.
+ROUNDS = 5
+CONFIRM_ROUNDS = 5
 #: Extensions whose passes are checks (they print or abort), never candidates of bare ``auto``.
 NOT_OPTIMIZATIONS = ("sanitizers",)
+
+
+def spread(samples: Sequence[float]) -> float:
+    """Run-to-run spread of one variant's per-round timings: ``(max - min) / median``."""
+    if not samples:
+        raise ValueError("spread: no timings")
+    mid = statistics.median(samples)
+    return (max(samples) - min(samples)) / mid if mid > 0 else float("inf")
+
+
+def winners(timings: Mapping[str, Sequence[float]], margin: float = MARGIN) -> list[str]:
+    """Variants that beat no pass (``""``) by more than the noise, fastest first.
+
+    ``v`` wins when ``median(v) < median("") * (1 - t)``, ``t = max(margin, spread(""),
+    spread(v))``: a difference smaller than either variant's own round-to-round spread is noise."""
+    if "" not in timings:
+        raise ValueError("winners: the timings must include no pass (key '')")
+    base, base_spread = statistics.median(timings[""]), spread(timings[""])
+    out = []
+    for name, samples in timings.items():
+        if name == "" or not samples:
+            continue
+        threshold = max(margin, base_spread, spread(samples))
+        if statistics.median(samples) < base * (1 - threshold):
+            out.append(name)
+    return sorted(out, key=lambda n: statistics.median(timings[n]))
+
+
+def choose(timings: Mapping[str, Sequence[float]], margin: float = MARGIN) -> str:
+    """The fastest winner (:func:`winners`), or ``""`` (no pass) when none wins."""
+    found = winners(timings, margin)
+    return found[0] if found else ""
 
 
 def parse(names: Sequence[str]) -> tuple[str, ...] | None:
@@ -67,8 +111,10 @@ def parse(names: Sequence[str]) -> tuple[str, ...] | None:
 class Decision:
     kernel: str
     choice: str  # "" = no pass
-    timings_ms: dict[str, float] = field(default_factory=dict)
+    timings_ms: dict[str, float] = field(default_factory=dict)  # first rounds, median per variant
     applicable: list[str] = field(default_factory=list)
+    confirm_ms: dict[str, float] = field(default_factory=dict)  # confirmation rounds, median per finalist
+    spreads: dict[str, float] = field(default_factory=dict)  # (max - min) / median, first rounds
     refused: str | None = None
     first_launch_s: float = 0.0
     from_disk: bool = False
@@ -92,12 +138,22 @@ class _Auto:
         self.variants: list[tuple[str, Selection]] = [("", Selection())]
         for name in candidates:
             self.variants.append((name, Selection.of(_selection._build([name], None))))
-        self.by_name = dict(self.variants)
+        self.by_name = dict(self.variants)  # and combinations "a+b", added when first tried
         self.choices: dict[tuple[Any, ...], Selection] = {}
         self.decisions: list[Decision] = []
         self.refused: set[tuple[Any, ...]] = set()
         self.lock = threading.RLock()
         self.tls = threading.local()
+
+    def selection(self, variant: str) -> Selection:
+        """The selection of a variant: ``""``, a candidate, or a combination ``"a+b"``."""
+        found = self.by_name.get(variant)
+        if found is None:
+            names = variant.split("+")
+            if not all(n in self.by_name for n in names):
+                raise KeyError(variant)
+            found = self.by_name[variant] = Selection.of(_selection._build(names, None))
+        return found
 
     # -- per launch ------------------------------------------------------------------------
 
@@ -155,7 +211,7 @@ class _Auto:
         if path.exists():
             try:
                 saved = json.loads(path.read_text())
-                selection = self.by_name[saved["choice"]]
+                selection = self.selection(saved["choice"])
                 self.choices[key] = selection
                 self.decisions.append(Decision(name, saved["choice"], saved.get("timings_ms", {}),
                                                saved.get("applicable", []), from_disk=True,
@@ -171,46 +227,65 @@ class _Auto:
                 t.copy_(s)
 
         self.tls.busy = True
+        timings: dict[str, list[float]] = {}
+        confirm: dict[str, list[float]] = {}
         try:
             ptx: dict[str, str] = {}
-            for variant, selection in self.variants:
+
+            def compile_variant(variant: str) -> None:
                 try:
-                    with _selection.using(selection):
+                    with _selection.using(self.selection(variant)):
                         kernel = original(fn, *args, grid=grid, warmup=True, **kwargs)
                     ptx[variant] = kernel.asm.get("ptx", "") if kernel is not None else ""
                 except Exception:  # a variant that cannot compile is not a candidate
                     if variant == "":
                         raise
-            applicable = [v for v, _ in self.variants[1:] if v in ptx and ptx[v] != ptx[""]]
-            timings: dict[str, list[float]] = {v: [] for v in ["", *applicable]}
-            if applicable:
+
+            def time_rounds(variants: list[str], rounds: int) -> dict[str, list[float]]:
                 import triton
 
-                for _ in range(ROUNDS):  # interleaved, so drift hits every variant alike
-                    for variant in timings:
+                out: dict[str, list[float]] = {v: [] for v in variants}
+                for r in range(rounds):  # interleaved, so drift hits every variant alike
+                    for variant in (variants if r % 2 == 0 else variants[::-1]):
                         restore()
-                        with _selection.using(self.by_name[variant]):
-                            timings[variant].append(triton.testing.do_bench(
-                                lambda: original(fn, *args, grid=grid, warmup=False, **kwargs), warmup=10, rep=40))
+                        with _selection.using(self.selection(variant)):
+                            out[variant].append(triton.testing.do_bench(
+                                lambda: original(fn, *args, grid=grid, warmup=False, **kwargs), warmup=10, rep=25,
+                                return_mode="median"))
+                return out
+
+            for variant, _ in self.variants:
+                compile_variant(variant)
+            applicable = [v for v, _ in self.variants[1:] if v in ptx and ptx[v] != ptx[""]]
+            if applicable:
+                timings = time_rounds(["", *applicable], ROUNDS)
+                found = winners(timings)
+                finalists = found[:1]
+                if len(found) >= 2:  # two passes win alone: try them together
+                    combo = "+".join(sorted(found[:2]))
+                    compile_variant(combo)
+                    if combo in ptx and ptx[combo] not in (ptx[found[0]], ptx[found[1]]):
+                        finalists.append(combo)
+                if finalists:
+                    confirm = time_rounds(["", *finalists], CONFIRM_ROUNDS)
             restore()
         finally:
             self.tls.busy = False
             del saved_tensors
         medians = {v: statistics.median(t) for v, t in timings.items() if t}
-        choice = ""
-        if medians:
-            best = min(medians, key=medians.get)
-            if best and medians[best] < medians[""] * (1 - MARGIN):
-                choice = best
-        decision = Decision(name, choice, medians, applicable, first_launch_s=time.perf_counter() - start)
+        choice = choose(confirm) if confirm else ""
+        decision = Decision(name, choice, medians, applicable, first_launch_s=time.perf_counter() - start,
+                            confirm_ms={v: statistics.median(t) for v, t in confirm.items()},
+                            spreads={v: spread(t) for v, t in timings.items() if t})
         self.decisions.append(decision)
-        selection = self.by_name[choice]
+        selection = self.selection(choice)
         self.choices[key] = selection
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_suffix(f".{os.getpid()}.tmp")
             tmp.write_text(json.dumps({"kernel": name, "choice": choice, "timings_ms": medians,
-                                       "applicable": applicable}))
+                                       "applicable": applicable, "confirm_ms": decision.confirm_ms,
+                                       "spreads": decision.spreads}))
             tmp.replace(path)
         except OSError:
             pass  # the in-memory choice still holds for this process

@@ -93,3 +93,44 @@ def test_wrapper_keys_per_specialization_and_leaves_warmup_alone(monkeypatch: py
     finally:
         _auto.deactivate()
     assert JITFunction.run is original
+
+
+# -- the decision rule (pure functions over per-round timings, ms) ---------------------------------
+
+
+def test_spread_is_range_over_median() -> None:
+    from triton_ext._auto import spread
+
+    assert spread([1.0, 1.0, 1.0]) == 0.0
+    assert spread([0.9, 1.0, 1.2]) == pytest.approx(0.3)
+    with pytest.raises(ValueError, match="no timings"):
+        spread([])
+
+
+def test_a_win_smaller_than_the_spread_keeps_no_pass() -> None:
+    from triton_ext._auto import MARGIN, choose, winners
+
+    # 3% faster by the medians, but no pass's own rounds spread over 6%: noise, keep no pass
+    # (the first rule, "median 1% below no pass", chose the pass here).
+    noisy = {"": [1.00, 1.04, 0.98, 1.00, 0.99], "nvidia_auto_pdl": [0.97, 0.97, 0.96, 0.97, 0.98]}
+    assert choose(noisy) == "" and winners(noisy) == []
+    # The same 3% with tight rounds is a real win.
+    tight = {"": [1.00, 1.00, 1.005, 0.998, 1.0], "nvidia_auto_pdl": [0.97, 0.971, 0.969, 0.97, 0.97]}
+    assert choose(tight) == "nvidia_auto_pdl"
+    # A pass whose own rounds are noisy must win by more than its spread too.
+    wobbly = {"": [1.0] * 5, "grid_swizzle": [0.90, 0.96, 1.02, 0.95, 0.95]}
+    assert choose(wobbly) == ""
+    # Never less than MARGIN, even with no measured noise.
+    assert choose({"": [1.0] * 5, "loop_split": [1.0 - MARGIN / 2] * 5}) == ""
+    assert choose({"": [1.0] * 5, "loop_split": [1.0 - 2 * MARGIN] * 5}) == "loop_split"
+
+
+def test_winners_are_sorted_fastest_first_and_slower_passes_never_win() -> None:
+    from triton_ext._auto import choose, winners
+
+    timings = {"": [1.0] * 5, "a": [0.95] * 5, "b": [0.90] * 5, "c": [1.10] * 5, "d": [0.995] * 5}
+    assert winners(timings) == ["b", "a"]
+    assert choose(timings) == "b"
+    assert choose({"": [1.0] * 3}) == ""
+    with pytest.raises(ValueError, match="no pass"):
+        winners({"a": [1.0]})

@@ -1,0 +1,562 @@
+"""Pass selection on the GPU (issue 19, "Done when"): no pass, each pass, pairs, the transparent
+mode's choice and pass-aware autotuning, per kernel of the real-kernel corpus and the bench kernels.
+
+    TRITON_EXT_BUILD_DIR=$PWD/build python -m benchmarks.pass_selection_gpu --set realworld \
+        --out benchmarks/results/pass-selection-realworld-h200.json
+    TRITON_EXT_BUILD_DIR=$PWD/build python -m benchmarks.pass_selection_gpu --set bench \
+        --out benchmarks/results/pass-selection-bench-h200.json
+
+Items: ``--set realworld`` is tests/realworld (35 kernels of liger-kernel, fla-core, torchao,
+launched as their packages' launchers do, inputs from ``realworld_kernels.py``; checks reuse
+``tests/realworld/check_gpu.py``); ``--set bench`` is every baseline kernel of the bench specs
+(grid_swizzle, loop_split) at their quick shapes. Candidates: every built performance pass for
+the GPU (loop_split, grid_swizzle, nvidia_auto_pdl, nvidia_occupancy_hint,
+nvidia_stream_eviction; never the sanitizers).
+
+1. *Compile and check* (one child process per item, ``--jobs`` at once, one shared cold Triton
+   cache): launch with no pass (twice: a kernel that does not repeat its own output cannot be
+   checked), then the transparent mode's first launch with the cache still cold (its wall time is
+   the *cold first-launch cost*: compiling every variant and timing them; the GPU is shared with
+   the other children then, so its choice is not used), then each candidate alone and each pair of
+   firing candidates: a variant *fires* when its PTX (locations stripped) differs from the stock
+   kernel's, and a firing variant's every tensor argument must equal the no-pass output (bitwise,
+   or within the dtype's tolerance for kernels marked nondeterministic).
+2. *Time* (one process, nothing else on the GPU; kernels come from the warm cache), per item:
+   the transparent mode (``triton_ext.auto_mode``, empty decision folder) makes its decision on the
+   first launch (*warm first-launch cost*), and its outputs are compared with no pass's;
+   ``triton_ext.autotune`` over ``triton_ext.Config``s that differ only in passes (no pass, each
+   firing pass, each firing pair; the launcher's ``num_warps``/``num_stages``) tunes on a scratch
+   copy, then its launch on fresh inputs is compared with no pass's. Then every variant (no pass,
+   each firing pass and pair, ``auto`` launched through the mode with the recorded choice,
+   ``autotuned`` launched through the autotuner) is timed in ``--rounds`` interleaved rounds,
+   the order reversed every other round, ``do_bench(warmup=10, rep=25, return_mode="median")``
+   per round. A variant's time is the median of its rounds, its spread ``(max - min) / median``.
+
+Verdicts per item: ``auto_speedup`` = no pass / auto; ``autotuned_ok``: the autotuned time is at
+most ``min(no pass, best single pass) * (1 + spread)``, spread the larger of the two timings'.
+Summary: geometric mean and worst auto speedup, kernels at >= 1.03x (autotuned and auto, third
+party only for ``realworld``), outputs, first-launch costs. Writes the JSON and a markdown table
+beside it (``.md``). Exits 1 when an output changed or a child failed; the speed targets are
+reported (``targets``), not enforced.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import datetime
+import itertools
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from tests.realworld import check_gpu  # sets the environment the corpus check uses, and its helpers
+
+REPO = Path(__file__).resolve().parents[1]
+PERFORMANCE_PASSES = ("loop_split", "grid_swizzle", "nvidia_auto_pdl", "nvidia_occupancy_hint", "nvidia_stream_eviction")
+BENCH_SPECS = ("grid_swizzle", "loop_split")
+OPTION_KEYS = ("num_warps", "num_stages", "num_ctas", "maxnreg")
+
+
+@dataclass
+class Item:
+    name: str
+    package: str  # PyPI distribution, or "bench:<spec>"
+    third_party: bool
+    fn: Any  # the JITFunction
+    nondeterministic: bool
+    num_warps: int
+    num_stages: int
+    fresh: Callable[[], dict[str, Any]]  # new inputs, the same values every call
+    call: Callable[[Any, dict[str, Any], bool], Any]  # (kernel or autotuner, inputs, pass launch options?)
+
+
+class _WithoutOptions:
+    """``kernel[grid](..., num_warps=...)`` for an autotuner, whose configs carry the options."""
+
+    def __init__(self, tuned: Any) -> None:
+        self.tuned = tuned
+
+    def __getitem__(self, grid: Any) -> Callable[..., Any]:
+        run = self.tuned[grid]
+        return lambda *a, **kw: run(*a, **{k: v for k, v in kw.items() if k not in OPTION_KEYS})
+
+
+def realworld_items(seed: int) -> dict[str, Callable[[], Item]]:
+    from tests.realworld.realworld_kernels import REALWORLD, Tensors
+
+    def make(kernel: Any) -> Callable[[], Item]:
+        def build() -> Item:
+            launch = kernel.build(Tensors("cuda", seed))
+            master = launch.args
+
+            def call(k: Any, inputs: dict[str, Any], options: bool = True) -> Any:
+                extra = {"num_warps": launch.num_warps, "num_stages": launch.num_stages} if options else {}
+                return k[launch.grid](**inputs, **extra)
+            return Item(kernel.name, kernel.package, True, kernel.fn(), kernel.nondeterministic, launch.num_warps,
+                        launch.num_stages, lambda: check_gpu._clone(master), call)
+        return build
+    return {k.name: make(k) for k in REALWORLD}
+
+
+def bench_items(seed: int) -> dict[str, Callable[[], Item]]:
+    import torch
+
+    from triton_ext.bench import find_specs
+
+    out: dict[str, Callable[[], Item]] = {}
+    for spec in find_specs(list(BENCH_SPECS)):
+        for case in spec.cases(quick=True):
+            for base in (v for v in spec.variants if v.role == "baseline"):
+                name = f"{spec.name}.{base.name}." + ".".join(f"{k}{v}" for k, v in case.params.items()) + f".{case.dtype}"
+
+                def build(spec: Any = spec, case: Any = case, base: Any = base, name: str = name) -> Item:
+                    gen = torch.Generator(device="cuda")
+                    gen.manual_seed(seed)
+                    master = spec.make_inputs(case, "cuda", gen)
+                    opts = spec.compile_options(case)
+
+                    def call(k: Any, inputs: dict[str, Any], options: bool = True) -> Any:
+                        return spec.launch(k if options else _WithoutOptions(k), inputs, case)
+                    return Item(name, f"bench:{spec.name}", False, base.kernel, False, opts.get("num_warps", 4),
+                                opts.get("num_stages", 3), lambda: check_gpu._clone(master), call)
+                out[name] = build
+    return out
+
+
+def items_of(which: str, seed: int) -> dict[str, Callable[[], Item]]:
+    return realworld_items(seed) if which == "realworld" else bench_items(seed)
+
+
+def candidates() -> list[str]:
+    import triton_ext
+
+    manifest = triton_ext.manifest()
+    out = []
+    for name in PERFORMANCE_PASSES:
+        try:
+            spec = manifest.find_pass(name)
+        except Exception:  # noqa: BLE001  (not in this registry)
+            continue
+        ext = manifest.extension_of(spec)
+        if ext.applies_to("cuda", 90) and ext.library_path().exists():
+            out.append(name)
+    return out
+
+
+def _ptx(kernel: Any) -> str:
+    from triton_ext.dev.tune import _ptx
+
+    return _ptx(kernel)
+
+
+def _compare(item: Item, base: dict[str, Any], got: dict[str, Any]) -> dict[str, str]:
+    """Argument -> why it differs from the no-pass output (empty: unchanged)."""
+    import torch
+
+    out = {}
+    for arg, value in got.items():
+        if isinstance(value, torch.Tensor):
+            ok, detail = check_gpu._same(base[arg], value, item.nondeterministic)
+            if not ok:
+                out[arg] = detail
+    return out
+
+
+# -- 1. compile and check (a child per item) --------------------------------------------------------
+
+
+def child(which: str, name: str, seed: int, cands: list[str]) -> dict[str, Any]:
+    import torch
+
+    import triton_ext
+
+    item = items_of(which, seed)[name]()
+    rec: dict[str, Any] = {"kernel": name, "package": item.package, "third_party": item.third_party,
+                           "num_warps": item.num_warps, "num_stages": item.num_stages, "variants": {}}
+    t0 = time.perf_counter()
+    base = item.fresh()
+    stock = item.call(item.fn, base)
+    torch.cuda.synchronize()
+    rec["stock_first_launch_s"] = round(time.perf_counter() - t0, 3)
+    base_ptx = _ptx(stock)
+    again = item.fresh()
+    item.call(item.fn, again)
+    torch.cuda.synchronize()
+    unrepeatable = _compare(item, base, again)
+    rec["baseline_repeatable"] = not unrepeatable
+    if unrepeatable:
+        rec["baseline_differences"] = unrepeatable
+
+    os.environ["TRITON_EXT_AUTO_DIR"] = tempfile.mkdtemp(prefix="auto-cold-")
+    with triton_ext.auto_mode(*cands) as auto:
+        x = item.fresh()
+        t0 = time.perf_counter()
+        item.call(item.fn, x)
+        torch.cuda.synchronize()
+        rec["auto_cold_first_launch_s"] = round(time.perf_counter() - t0, 3)
+        d = auto.decisions[-1] if auto.decisions else None
+        rec["auto_cold"] = {"choice": d.choice, "applicable": d.applicable, "refused": d.refused} if d else None
+        rec["auto_cold_mismatches"] = _compare(item, base, x)
+
+    ptx: dict[str, str] = {}
+
+    def variant(names: tuple[str, ...]) -> None:
+        label = "+".join(names)
+        v: dict[str, Any] = {}
+        rec["variants"][label] = v
+        try:
+            x = item.fresh()
+            t0 = time.perf_counter()
+            with triton_ext.enabled(*names):
+                k = item.call(item.fn, x)
+            torch.cuda.synchronize()
+            v["first_launch_s"] = round(time.perf_counter() - t0, 3)
+            ptx[label] = _ptx(k)
+            v["fires"] = ptx[label] != base_ptx
+            if len(names) > 1:
+                v["same_ptx_as"] = [n for n in names if ptx.get(n) == ptx[label]]
+            if v["fires"]:
+                mismatches = _compare(item, base, x)
+                v["outputs_unchanged"] = not mismatches
+                if mismatches:
+                    v["mismatches"] = mismatches
+        except Exception as exc:  # noqa: BLE001  (recorded; the parent reports it)
+            v["error"] = f"{type(exc).__name__}: {' '.join(str(exc).split())[:600]}"
+            v["traceback"] = traceback.format_exc()[-1500:]
+
+    for p in cands:
+        variant((p,))
+    firing = [p for p in cands if rec["variants"][p].get("fires")]
+    for a, b in itertools.combinations(firing, 2):
+        variant((a, b))
+    return rec
+
+
+# -- 2. timing (one process) ------------------------------------------------------------------------
+
+
+def spread(xs: list[float]) -> float:
+    from triton_ext._auto import spread as _spread
+
+    return _spread(xs)
+
+
+def time_items(which: str, plan: dict[str, list[str]], seed: int, rounds: int, cands: list[str],
+               out: Path) -> None:
+    import torch
+    from triton.testing import do_bench
+
+    import triton_ext
+
+    builders = items_of(which, seed)
+    results: dict[str, Any] = {}
+    for name, variants in plan.items():
+        rec: dict[str, Any] = {}
+        results[name] = rec
+        try:
+            item = builders[name]()
+            stock_out = item.fresh()
+            item.call(item.fn, stock_out)
+            torch.cuda.synchronize()
+
+            os.environ["TRITON_EXT_AUTO_DIR"] = tempfile.mkdtemp(prefix="auto-warm-")
+            with triton_ext.auto_mode(*cands) as auto:
+                x = item.fresh()
+                t0 = time.perf_counter()
+                item.call(item.fn, x)
+                torch.cuda.synchronize()
+                rec["auto_first_launch_s"] = round(time.perf_counter() - t0, 3)
+                d = auto.decisions[-1]
+                rec["auto"] = {"choice": d.choice, "applicable": d.applicable, "refused": d.refused,
+                               "timings_ms": d.timings_ms, "confirm_ms": d.confirm_ms, "spreads": d.spreads}
+            rec["auto_mismatches"] = _compare(item, stock_out, x)
+            del x
+
+            sets = [()] + [tuple(v.split("+")) for v in variants]
+            configs = [triton_ext.Config({}, passes=list(s), num_warps=item.num_warps, num_stages=item.num_stages)
+                       for s in sets]
+            tuned = triton_ext.autotune(configs=configs, key=[], cache_results=False)(item.fn)
+            scratch = item.fresh()
+            t0 = time.perf_counter()
+            item.call(tuned, scratch, False)
+            torch.cuda.synchronize()
+            rec["autotune_s"] = round(time.perf_counter() - t0, 3)
+            del scratch
+            best = triton_ext.passes_of(tuned.best_config) or {}
+            rec["autotuned"] = {"choice": "+".join(p for p in sets_order(best, sets)),
+                                "timings_ms": {"+".join(s) or "none": round(float(t[0] if isinstance(t, (list, tuple)) else t), 5)
+                                               for s, t in zip(sets, [tuned.configs_timings.get(c) for c in configs])
+                                               if t is not None} if getattr(tuned, "configs_timings", None) else {}}
+            x = item.fresh()
+            item.call(tuned, x, False)
+            torch.cuda.synchronize()
+            rec["autotuned_mismatches"] = _compare(item, stock_out, x)
+            del x, stock_out
+
+            inputs = item.fresh()
+
+            def runner(label: str) -> Callable[[], float]:
+                if label == "auto":
+                    def go() -> float:
+                        with triton_ext.auto_mode(*cands):  # a new mode object: the choice comes from disk
+                            return do_bench(lambda: item.call(item.fn, inputs), warmup=10, rep=25, return_mode="median")
+                elif label == "autotuned":
+                    def go() -> float:
+                        return do_bench(lambda: item.call(tuned, inputs, False), warmup=10, rep=25, return_mode="median")
+                elif label == "none":
+                    def go() -> float:
+                        return do_bench(lambda: item.call(item.fn, inputs), warmup=10, rep=25, return_mode="median")
+                else:
+                    def go() -> float:
+                        with triton_ext.enabled(*label.split("+")):
+                            return do_bench(lambda: item.call(item.fn, inputs), warmup=10, rep=25, return_mode="median")
+                return go
+
+            labels = ["none", *variants, "auto", "autotuned"]
+            runners = {label: runner(label) for label in labels}
+            ms: dict[str, list[float]] = {label: [] for label in labels}
+            for r in range(rounds):
+                for label in (labels if r % 2 == 0 else labels[::-1]):
+                    ms[label].append(runners[label]())
+            rec["ms"] = {k: [round(x, 5) for x in v] for k, v in ms.items()}
+            del inputs, tuned
+        except Exception as exc:  # noqa: BLE001
+            rec["timing_error"] = f"{type(exc).__name__}: {' '.join(str(exc).split())[:600]}"
+            rec["traceback"] = traceback.format_exc()[-1500:]
+        torch.cuda.empty_cache()
+        out.write_text(json.dumps(results), encoding="utf-8")
+
+
+def sets_order(best: dict[str, Any], sets: list[tuple[str, ...]]) -> tuple[str, ...]:
+    """The tuple among ``sets`` naming exactly the passes of ``best``."""
+    for s in sets:
+        if set(s) == set(best):
+            return s
+    return tuple(sorted(best))
+
+
+# -- verdicts and reports -------------------------------------------------------------------------
+
+
+def verdicts(rec: dict[str, Any]) -> None:
+    """Add speedups and verdicts to an item's record (in place)."""
+    ms = rec.get("ms")
+    if not ms:
+        return
+    med = {k: statistics.median(v) for k, v in ms.items()}
+    spr = {k: spread(v) for k, v in ms.items()}
+    none = med["none"]
+    rec["median_ms"] = {k: round(v, 5) for k, v in med.items()}
+    rec["spread"] = {k: round(v, 4) for k, v in spr.items()}
+    rec["speedup"] = {k: round(none / v, 4) for k, v in med.items()}
+    singles = [k for k in med if k not in ("none", "auto", "autotuned") and "+" not in k]
+    best_single = min(singles, key=med.get) if singles else None
+    ref = "none" if best_single is None or med["none"] <= med[best_single] else best_single
+    rec["best_single"] = best_single
+    rec["reference"] = ref  # the better of no pass and the best single pass
+    allowed = max(spr["autotuned"], spr[ref])
+    rec["autotuned_vs_reference"] = round(med[ref] / med["autotuned"], 4)
+    rec["autotuned_ok"] = med["autotuned"] <= med[ref] * (1 + allowed)
+    rec["auto_speedup"] = rec["speedup"]["auto"]
+    rec["autotuned_speedup"] = rec["speedup"]["autotuned"]
+
+
+def geomean(xs: list[float]) -> float | None:
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
+
+
+def markdown(payload: dict[str, Any]) -> str:
+    s = payload["summary"]
+    lines = [f"# Pass selection: {payload['set']} ({payload['gpu']}, commit {payload['commit']}, {payload['date']})", "",
+             f"Candidates: {', '.join(payload['candidates'])}. Times: median of {payload['rounds']} interleaved "
+             "`do_bench` rounds; x = no pass / variant; spread = (max - min) / median of the rounds. "
+             "`auto` = `TRITON_EXT_ENABLE=auto` (the transparent mode, choice recorded then reused); "
+             "`autotuned` = `triton_ext.autotune` over configs differing only in passes.", "",
+             f"- auto: geometric mean {s['auto_geomean']:.4f}x, worst {s['auto_worst'][0]} {s['auto_worst'][1]:.4f}x, "
+             f"{s['auto_at_1_03']} kernel(s) >= 1.03x" if s.get("auto_geomean") else "- auto: no timings",
+             f"- autotuned: geometric mean {s['autotuned_geomean']:.4f}x, {s['autotuned_at_1_03']} kernel(s) >= 1.03x"
+             f"{' (third party)' if payload['set'] == 'realworld' else ''}; never slower than the better of no pass and "
+             f"the best single pass (within spread) on {s['autotuned_ok']}/{s['timed']}" if s.get("autotuned_geomean") else "",
+             f"- outputs unchanged: {s['outputs_unchanged']} ({len(payload['failures'])} failure(s), "
+             f"{len(payload['unverifiable'])} unverifiable)",
+             f"- first launch in auto mode: cold cache median {s['cold_first_launch_s']['median']} s, max "
+             f"{s['cold_first_launch_s']['max']} s (stock cold launch median {s['stock_first_launch_s']['median']} s); "
+             f"warm compile cache (timing only) median {s['warm_first_launch_s']['median']} s, max "
+             f"{s['warm_first_launch_s']['max']} s", "",
+             "| kernel | no pass ms | spread | best single | x | pairs x | auto choice | auto x | autotuned | autotuned x | ok | first launch s |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in payload["kernels"]:
+        if "speedup" not in r:
+            lines.append(f"| {r['kernel']} | {r.get('error') or r.get('timing_error') or 'no firing pass (auto = no pass)'} "
+                         "|  |  |  |  |  |  |  |  |  |  |")
+            continue
+        sp = r["speedup"]
+        pairs = " ".join(f"{k}:{v:.3f}" for k, v in sp.items() if "+" in k) or "-"
+        bs = r["best_single"]
+        lines.append(f"| {r['kernel']} | {r['median_ms']['none']:.4f} | {100 * r['spread']['none']:.1f}% | {bs or '-'} | "
+                     f"{sp[bs]:.3f} | {pairs} | {r['auto']['choice'] or 'none'} | {sp['auto']:.3f} | "
+                     f"{r['autotuned']['choice'] or 'none'} | {sp['autotuned']:.3f} | "
+                     f"{'yes' if r['autotuned_ok'] else 'NO'} | {r.get('auto_cold_first_launch_s')} / {r.get('auto_first_launch_s')} |")
+    lines += ["", "first launch s: cold Triton cache (compiles, with other kernels compiling at once) / warm cache "
+              "(the timing of the variants alone)."]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--set", choices=("realworld", "bench"), default="realworld")
+    parser.add_argument("--out", type=Path, required=False)
+    parser.add_argument("--kernels", nargs="*", default=None)
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--jobs", type=int, default=max(1, min(14, (os.cpu_count() or 2) - 2)))
+    parser.add_argument("--timeout", type=int, default=240)
+    parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--child-out", type=Path, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--timing-plan", type=Path, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--candidates", default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        rec = child(args.set, args.child, args.seed, args.candidates.split(","))
+        args.child_out.write_text(json.dumps(rec), encoding="utf-8")
+        return 0
+    if args.timing_plan:
+        time_items(args.set, json.loads(args.timing_plan.read_text(encoding="utf-8")), args.seed, args.rounds,
+                   args.candidates.split(","), args.child_out)
+        return 0
+
+    out = args.out or REPO / "benchmarks" / "results" / f"pass-selection-{args.set}-h200.json"
+    started = time.time()
+    cands = candidates()
+    names = [n for n in items_of(args.set, args.seed) if args.kernels is None or n in args.kernels]
+    tmp = Path(tempfile.mkdtemp(prefix="pass-selection-"))
+    os.environ["TRITON_CACHE_DIR"] = str(tmp / "triton-cache")  # cold, shared by every child
+    base_cmd = [sys.executable, "-m", "benchmarks.pass_selection_gpu", "--set", args.set, "--seed", str(args.seed),
+                "--candidates", ",".join(cands)]
+
+    def check(name: str) -> dict[str, Any]:
+        child_out = tmp / f"{abs(hash(name))}.json"
+        t0 = time.time()
+        try:
+            proc = subprocess.run([*base_cmd, "--child", name, "--child-out", str(child_out)], capture_output=True,
+                                  text=True, timeout=args.timeout, cwd=REPO)
+            rc, tail = proc.returncode, (proc.stdout + proc.stderr)[-3000:]
+        except subprocess.TimeoutExpired:
+            rc, tail = -1, f"timed out after {args.timeout}s"
+        rec = json.loads(child_out.read_text()) if rc == 0 and child_out.exists() else {
+            "kernel": name, "error": f"child exited {rc}", "log_tail": tail}
+        rec["seconds"] = round(time.time() - t0, 1)
+        return rec
+
+    with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
+        records = list(pool.map(check, names))
+    compile_s = time.time() - started
+    print(f"{len(records)} kernels compiled and checked in {compile_s:.0f}s; timing", flush=True)
+    plan = {r["kernel"]: [k for k, v in r["variants"].items() if v.get("fires") and "error" not in v]
+            for r in records if "error" not in r}
+    plan = {k: v for k, v in plan.items() if v}
+    plan_file, timing_out = tmp / "plan.json", tmp / "timing.json"
+    plan_file.write_text(json.dumps(plan))
+    t0 = time.time()
+    proc = subprocess.run([*base_cmd, "--timing-plan", str(plan_file), "--child-out", str(timing_out), "--rounds",
+                           str(args.rounds)], capture_output=True, text=True, cwd=REPO)
+    timing = json.loads(timing_out.read_text()) if timing_out.exists() else {}
+    failures: list[str] = []
+    unverifiable: list[str] = []
+    if proc.returncode != 0:
+        failures.append(f"timing process exited {proc.returncode}: {(proc.stdout + proc.stderr)[-1500:]}")
+    print(f"timing took {time.time() - t0:.0f}s", flush=True)
+
+    for rec in records:
+        rec.update(timing.get(rec["kernel"], {}))
+        verdicts(rec)
+        k = rec["kernel"]
+        if "error" in rec:
+            failures.append(f"{k}: {rec['error']} {rec.get('log_tail', '')[-600:]}")
+            continue
+        if "timing_error" in rec:
+            failures.append(f"{k}: timing: {rec['timing_error']}")
+        changed: list[str] = []
+        for label, v in rec["variants"].items():
+            if "error" in v:
+                failures.append(f"{k} + {label}: {v['error']}")
+            elif v.get("fires") and not v.get("outputs_unchanged"):
+                changed.append(f"{label} {v.get('mismatches')}")
+        for what in ("auto_cold_mismatches", "auto_mismatches", "autotuned_mismatches"):
+            if rec.get(what):
+                changed.append(f"{what.split('_mismatches')[0]} {rec[what]}")
+        for c in changed:
+            if rec.get("baseline_repeatable") is False:
+                unverifiable.append(f"{k}: {c} (the kernel without passes does not repeat its own output)")
+            else:
+                failures.append(f"{k}: outputs changed: {c}")
+        if "speedup" in rec:
+            print(f"{k:40} none {rec['median_ms']['none']:.4f}ms  best single {rec['best_single']} "
+                  f"{rec['speedup'][rec['best_single']]:.3f}x  auto[{rec['auto']['choice'] or 'none'}] "
+                  f"{rec['auto_speedup']:.3f}x  autotuned[{rec['autotuned']['choice'] or 'none'}] "
+                  f"{rec['autotuned_speedup']:.3f}x {'ok' if rec['autotuned_ok'] else 'SLOWER'}", flush=True)
+        else:
+            print(f"{k:40} no firing pass: auto and autotuning keep no pass", flush=True)
+
+    timed = [r for r in records if "speedup" in r]
+    # A kernel no candidate changes runs the stock kernel in every mode: speedup 1 by construction.
+    untouched = [r for r in records if "error" not in r and r["kernel"] not in plan]
+    auto_x = {**{r["kernel"]: r["auto_speedup"] for r in timed}, **{r["kernel"]: 1.0 for r in untouched}}
+    tuned_x = {**{r["kernel"]: r["autotuned_speedup"] for r in timed}, **{r["kernel"]: 1.0 for r in untouched}}
+    worst = min(auto_x.items(), key=lambda kv: kv[1]) if auto_x else ("", 0.0)
+
+    def stats(key: str) -> dict[str, float | None]:
+        xs = [r[key] for r in records if isinstance(r.get(key), (int, float))]
+        return {"median": round(statistics.median(xs), 2) if xs else None, "max": round(max(xs), 2) if xs else None}
+
+    third = {r["kernel"] for r in records if r.get("third_party", False)}
+    summary = {
+        "kernels": len(records), "timed": len(timed), "no_firing_pass": [r["kernel"] for r in untouched], "compile_check_s": round(compile_s, 1),
+        "auto_geomean": geomean(list(auto_x.values())), "auto_worst": list(worst),
+        "auto_below_0_99": sorted(k for k, v in auto_x.items() if v < 0.99),
+        "auto_at_1_03": sum(1 for v in auto_x.values() if v >= 1.03),
+        "autotuned_geomean": geomean(list(tuned_x.values())),
+        "autotuned_at_1_03": sum(1 for k, v in tuned_x.items() if v >= 1.03 and (k in third or args.set == "bench")),
+        "autotuned_ok": sum(1 for r in timed if r["autotuned_ok"]),
+        "autotuned_slower": [r["kernel"] for r in timed if not r["autotuned_ok"]],
+        "outputs_unchanged": not failures,
+        "cold_first_launch_s": stats("auto_cold_first_launch_s"), "warm_first_launch_s": stats("auto_first_launch_s"),
+        "stock_first_launch_s": stats("stock_first_launch_s"),
+    }
+    targets = {"autotuned_never_slower": summary["autotuned_ok"] == len(timed)}
+    if args.set == "realworld":
+        targets.update({"autotuned_1_03_on_5_third_party": summary["autotuned_at_1_03"] >= 5,
+                        "auto_geomean_1_02": (summary["auto_geomean"] or 0) >= 1.02,
+                        "auto_none_below_0_99": not summary["auto_below_0_99"]})
+    payload = {
+        "what": "pass selection: no pass, each pass, pairs, transparent auto mode, pass-aware autotuning",
+        "set": args.set, "commit": check_gpu._commit(),
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        **check_gpu._gpu_info(), "versions": check_gpu._versions(), "candidates": cands, "rounds": args.rounds,
+        "seed": args.seed, "wall_seconds": round(time.time() - started, 1), "summary": summary, "targets": targets,
+        "failures": failures, "unverifiable": unverifiable, "kernels": records,
+    }
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(payload, indent=1, default=str) + "\n", encoding="utf-8")
+    out.with_suffix(".md").write_text(markdown(payload), encoding="utf-8")
+    print(f"wrote {out} and {out.with_suffix('.md')} in {payload['wall_seconds']}s")
+    print(json.dumps({"summary": summary, "targets": targets}, default=str))
+    for u in unverifiable:
+        print("  UNVERIFIABLE", u)
+    for f in failures:
+        print("  FAIL", f[:1500])
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
