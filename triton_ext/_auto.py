@@ -12,10 +12,11 @@ specialization and options, on this device):
    samples) in :data:`ROUNDS` interleaved rounds, the order reversed every other round, on the
    launch's own arguments, every tensor argument restored from a copy before each variant and
    after the last (as Triton's autotuner does with ``restore_value``);
-3. :func:`winners`: a variant *wins* when its median beats no pass's by more than the noise:
-   ``median(v) < median(no pass) * (1 - t)`` with ``t = max(MARGIN, spread(no pass),
-   spread(v))``, where a variant's spread is ``(max - min) / median`` of its per-round
-   timings (the run-to-run spread, as ``triton-ext bench`` reports it). When two passes win,
+3. :func:`winners`: a variant *wins* when it beats no pass by more than the noise. The noise is
+   measured on paired ratios: per round, no pass's time over the variant's (interleaved rounds,
+   so drift between rounds cancels). The variant wins when the median ratio is at least
+   ``1 + MARGIN`` and the median gain exceeds the ratios' spread below the median (its lowest
+   ratio is above 1: faster than no pass in every round). When two passes win,
    their combination (``a+b``, both passes in one pipeline) is compiled and becomes a finalist too;
 4. confirmation: the best winner (and the combination) are timed again against no pass in
    :data:`CONFIRM_ROUNDS` fresh interleaved rounds and :func:`choose` applies the same rule to
@@ -56,9 +57,10 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 from . import _hook, _selection
 from ._selection import Selection
 
-__all__ = ["MARGIN", "parse", "activate", "deactivate", "active", "Decision", "spread", "winners", "choose"]
+__all__ = ["MARGIN", "parse", "activate", "deactivate", "active", "Decision", "spread", "paired_ratios", "winners",
+           "choose"]
 
-#: A pass must beat no pass by at least this fraction, and by more than the measured spread.
+#: A pass must beat no pass by at least this fraction (median of the paired ratios), and in every round.
 MARGIN = 0.01
 #: Interleaved timing rounds over every applicable variant, then over the finalists again.
 ROUNDS = 5
@@ -75,22 +77,34 @@ def spread(samples: Sequence[float]) -> float:
     return (max(samples) - min(samples)) / mid if mid > 0 else float("inf")
 
 
+def paired_ratios(timings: Mapping[str, Sequence[float]], variant: str) -> list[float]:
+    """Per round, no pass's time over ``variant``'s (> 1: the variant was faster in that round).
+
+    Rounds are interleaved, so a drift of the GPU's clock or of a neighbour's load between rounds
+    hits both timings of a round alike and cancels in their ratio."""
+    return [b / t for b, t in zip(timings[""], timings[variant]) if t > 0]
+
+
 def winners(timings: Mapping[str, Sequence[float]], margin: float = MARGIN) -> list[str]:
     """Variants that beat no pass (``""``) by more than the noise, fastest first.
 
-    ``v`` wins when ``median(v) < median("") * (1 - t)``, ``t = max(margin, spread(""),
-    spread(v))``: a difference smaller than either variant's own round-to-round spread is noise."""
+    The noise is measured on the paired ratios ``r`` (:func:`paired_ratios`): ``v`` wins when
+    ``median(r) >= 1 + margin`` and ``median(r) - 1 > median(r) - min(r)``, that is, its median
+    gain exceeds the spread of its rounds below the median: it was faster than no pass in every
+    round. A variant slower in any round, or faster by less than ``margin``, loses."""
     if "" not in timings:
         raise ValueError("winners: the timings must include no pass (key '')")
-    base, base_spread = statistics.median(timings[""]), spread(timings[""])
-    out = []
+    found: dict[str, float] = {}
     for name, samples in timings.items():
         if name == "" or not samples:
             continue
-        threshold = max(margin, base_spread, spread(samples))
-        if statistics.median(samples) < base * (1 - threshold):
-            out.append(name)
-    return sorted(out, key=lambda n: statistics.median(timings[n]))
+        r = paired_ratios(timings, name)
+        if not r:
+            continue
+        mid = statistics.median(r)
+        if mid >= 1 + margin and min(r) > 1:
+            found[name] = mid
+    return sorted(found, key=lambda n: -found[n])
 
 
 def choose(timings: Mapping[str, Sequence[float]], margin: float = MARGIN) -> str:
