@@ -180,6 +180,9 @@ def child(which: str, name: str, seed: int, cands: list[str]) -> dict[str, Any]:
 
     import triton_ext
 
+    from triton_ext import _hook
+
+    _hook.install()  # as auto mode does at import: the stock compile below is the one it reuses
     item = items_of(which, seed)[name]()
     rec: dict[str, Any] = {"kernel": name, "package": item.package, "third_party": item.third_party,
                            "num_warps": item.num_warps, "num_stages": item.num_stages, "variants": {}}
@@ -237,7 +240,7 @@ def child(which: str, name: str, seed: int, cands: list[str]) -> dict[str, Any]:
     for p in cands:
         variant((p,))
     firing = [p for p in cands if rec["variants"][p].get("fires")]
-    for a, b in itertools.combinations(firing, 2):
+    for a, b in itertools.combinations(sorted(firing), 2):  # sorted as auto mode names a pair
         variant((a, b))
     return rec
 
@@ -258,6 +261,9 @@ def time_items(which: str, plan: dict[str, list[str]], seed: int, rounds: int, c
 
     import triton_ext
 
+    from triton_ext import _hook
+
+    _hook.install()
     builders = items_of(which, seed)
     results: dict[str, Any] = {}
     for name, variants in plan.items():
