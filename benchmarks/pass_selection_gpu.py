@@ -317,8 +317,11 @@ def time_items(which: str, plan: dict[str, list[str]], seed: int, rounds: int, c
             def runner(label: str) -> Callable[[], float]:
                 if label == "auto":
                     def go() -> float:
-                        with triton_ext.auto_mode(*cands):  # a new mode object: the choice comes from disk
-                            return do_bench(lambda: item.call(item.fn, inputs), warmup=10, rep=25, return_mode="median")
+                        with triton_ext.auto_mode(*cands) as again:  # a new mode object: the choice comes from disk
+                            t = do_bench(lambda: item.call(item.fn, inputs), warmup=10, rep=25, return_mode="median")
+                        reused.append(bool(again.decisions) and all(
+                            d.refused or (d.from_disk and d.choice == rec["auto"]["choice"]) for d in again.decisions))
+                        return t
                 elif label == "autotuned":
                     def go() -> float:
                         return do_bench(lambda: item.call(tuned, inputs, False), warmup=10, rep=25, return_mode="median")
@@ -331,6 +334,7 @@ def time_items(which: str, plan: dict[str, list[str]], seed: int, rounds: int, c
                             return do_bench(lambda: item.call(item.fn, inputs), warmup=10, rep=25, return_mode="median")
                 return go
 
+            reused: list[bool] = []
             labels = ["none", *variants, "auto", "autotuned"]
             runners = {label: runner(label) for label in labels}
             ms: dict[str, list[float]] = {label: [] for label in labels}
@@ -338,6 +342,7 @@ def time_items(which: str, plan: dict[str, list[str]], seed: int, rounds: int, c
                 for label in (labels if r % 2 == 0 else labels[::-1]):
                     ms[label].append(runners[label]())
             rec["ms"] = {k: [round(x, 5) for x in v] for k, v in ms.items()}
+            rec["auto_choice_reused_from_disk"] = all(reused)
             del inputs, tuned
         except Exception as exc:  # noqa: BLE001
             rec["timing_error"] = f"{type(exc).__name__}: {' '.join(str(exc).split())[:600]}"
@@ -505,6 +510,8 @@ def main() -> int:
             continue
         if "timing_error" in rec:
             failures.append(f"{k}: timing: {rec['timing_error']}")
+        if rec.get("auto_choice_reused_from_disk") is False:
+            failures.append(f"{k}: a new auto mode did not take the recorded choice from disk")
         if "not_timed" in rec or (k in plan and k not in timing):
             rec.setdefault("not_timed", "the timing process ended first")
             not_timed.append(k)
