@@ -6,6 +6,10 @@ mode's choice and pass-aware autotuning, per kernel of the real-kernel corpus an
     TRITON_EXT_BUILD_DIR=$PWD/build python -m benchmarks.pass_selection_gpu --set bench \
         --out benchmarks/results/pass-selection-bench-h200.json
 
+``--shard 0/2`` and ``--shard 1/2`` split a set into two runs of under 4 minutes each on an H200;
+``--merge A.json B.json --out X.json`` joins their reports (CPU only). ``--budget`` (280 s) bounds a
+run: kernels not timed by then are reported as such and the report is still written.
+
 Items: ``--set realworld`` is tests/realworld (35 kernels of liger-kernel, fla-core, torchao,
 launched as their packages' launchers do, inputs from ``realworld_kernels.py``; checks reuse
 ``tests/realworld/check_gpu.py``); ``--set bench`` is every baseline kernel of the bench specs
@@ -426,6 +430,69 @@ def markdown(payload: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def summarize(which: str, records: list[dict[str, Any]], not_timed: list[str], changed_outputs: list[str],
+              compile_s: float) -> tuple[dict[str, Any], dict[str, bool]]:
+    """The summary and the issue's targets over items whose records :func:`verdicts` completed."""
+    timed = [r for r in records if "speedup" in r]
+    # A kernel no candidate changes runs the stock kernel in every mode: speedup 1 by construction.
+    untouched = [r for r in records if "error" not in r and "not_timed" not in r and "timing_error" not in r
+                 and not any(v.get("fires") and "error" not in v for v in r.get("variants", {}).values())]
+    auto_x = {**{r["kernel"]: r["auto_speedup"] for r in timed}, **{r["kernel"]: 1.0 for r in untouched}}
+    tuned_x = {**{r["kernel"]: r["autotuned_speedup"] for r in timed}, **{r["kernel"]: 1.0 for r in untouched}}
+    worst = min(auto_x.items(), key=lambda kv: kv[1]) if auto_x else ("", 0.0)
+
+    def stats(key: str) -> dict[str, float | None]:
+        xs = [r[key] for r in records if isinstance(r.get(key), (int, float))]
+        return {"median": round(statistics.median(xs), 2) if xs else None, "max": round(max(xs), 2) if xs else None}
+
+    third = {r["kernel"] for r in records if r.get("third_party", False)}
+    summary = {
+        "kernels": len(records), "timed": len(timed), "no_firing_pass": [r["kernel"] for r in untouched],
+        "not_timed": not_timed, "compile_check_s": round(compile_s, 1),
+        "auto_geomean": geomean(list(auto_x.values())), "auto_worst": list(worst),
+        "auto_below_0_99": sorted(k for k, v in auto_x.items() if v < 0.99),
+        "auto_at_1_03": sum(1 for v in auto_x.values() if v >= 1.03),
+        "auto_choices": {r["kernel"]: r["auto"]["choice"] for r in timed},
+        "autotuned_geomean": geomean(list(tuned_x.values())),
+        "autotuned_at_1_03": sum(1 for k, v in tuned_x.items() if v >= 1.03 and (k in third or which == "bench")),
+        "autotuned_ok": sum(1 for r in timed if r["autotuned_ok"]),
+        "autotuned_slower": [r["kernel"] for r in timed if not r["autotuned_ok"]],
+        "outputs_unchanged": not changed_outputs, "changed_outputs": sorted(set(changed_outputs)),
+        "cold_first_launch_s": stats("auto_cold_first_launch_s"), "warm_first_launch_s": stats("auto_first_launch_s"),
+        "stock_first_launch_s": stats("stock_first_launch_s"),
+    }
+    targets = {"autotuned_never_slower": summary["autotuned_ok"] == len(timed), "all_timed": not not_timed}
+    if which == "realworld":
+        targets.update({"autotuned_1_03_on_5_third_party": summary["autotuned_at_1_03"] >= 5,
+                        "auto_geomean_1_02": (summary["auto_geomean"] or 0) >= 1.02,
+                        "auto_none_below_0_99": not summary["auto_below_0_99"]})
+    return summary, targets
+
+
+def merge(paths: list[Path], out: Path) -> int:
+    """One report from the shards' reports (``--shard i/n`` runs of the same set and commit)."""
+    parts = [json.loads(p.read_text(encoding="utf-8")) for p in paths]
+    first = parts[0]
+    if len({(p["set"], p["commit"], tuple(p["candidates"])) for p in parts}) != 1:
+        raise SystemExit(f"--merge: the reports differ in set, commit or candidates: {[str(p) for p in paths]}")
+    records = [r for p in parts for r in p["kernels"]]
+    failures = [f for p in parts for f in p["failures"]]
+    payload = {**first, "shards": [{"file": p.name, "date": d["date"], "wall_seconds": d["wall_seconds"]}
+                                   for p, d in zip(paths, parts)],
+               "wall_seconds": round(sum(d["wall_seconds"] for d in parts), 1), "kernels": records,
+               "failures": failures, "unverifiable": [u for p in parts for u in p["unverifiable"]]}
+    summary, targets = summarize(first["set"], records, [n for p in parts for n in p["summary"]["not_timed"]],
+                                 [c for p in parts for c in p["summary"]["changed_outputs"]],
+                                 max(p["summary"]["compile_check_s"] for p in parts))
+    payload.update(summary=summary, targets=targets)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(payload, indent=1, default=str) + "\n", encoding="utf-8")
+    out.with_suffix(".md").write_text(markdown(payload), encoding="utf-8")
+    print(f"wrote {out} and {out.with_suffix('.md')}")
+    print(json.dumps({"summary": summary, "targets": targets}, default=str))
+    return 1 if failures else 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--set", choices=("realworld", "bench"), default="realworld")
@@ -438,6 +505,10 @@ def main() -> int:
     parser.add_argument("--budget", type=float, default=280, help="seconds for the whole run: kernels not timed "
                         "by then are reported as not timed, so the report is always written")
     parser.add_argument("--deadline", type=float, default=float("inf"), help=argparse.SUPPRESS)
+    parser.add_argument("--shard", default=None, metavar="I/N", help="only every N-th kernel from the I-th (0-based); "
+                        "--merge joins the shards' reports")
+    parser.add_argument("--merge", nargs="+", type=Path, default=None, metavar="JSON",
+                        help="write --out from these shard reports (no GPU needed)")
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--child-out", type=Path, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--timing-plan", type=Path, default=None, help=argparse.SUPPRESS)
@@ -453,9 +524,16 @@ def main() -> int:
         return 0
 
     out = args.out or REPO / "benchmarks" / "results" / f"pass-selection-{args.set}-h200.json"
+    if args.merge:
+        return merge(args.merge, out)
     started = time.time()
     cands = candidates()
     names = [n for n in items_of(args.set, args.seed) if args.kernels is None or n in args.kernels]
+    if args.shard:
+        i, n = (int(x) for x in args.shard.split("/"))
+        if not 0 <= i < n:
+            raise SystemExit(f"--shard {args.shard}: expected I/N with 0 <= I < N")
+        names = names[i::n]
     tmp = Path(tempfile.mkdtemp(prefix="pass-selection-"))
     os.environ["TRITON_CACHE_DIR"] = str(tmp / "triton-cache")  # cold, shared by every child
     base_cmd = [sys.executable, "-m", "benchmarks.pass_selection_gpu", "--set", args.set, "--seed", str(args.seed),
@@ -538,43 +616,14 @@ def main() -> int:
         else:
             print(f"{k:40} no firing pass: auto and autotuning keep no pass", flush=True)
 
-    timed = [r for r in records if "speedup" in r]
-    # A kernel no candidate changes runs the stock kernel in every mode: speedup 1 by construction.
-    untouched = [r for r in records if "error" not in r and r["kernel"] not in plan]
-    auto_x = {**{r["kernel"]: r["auto_speedup"] for r in timed}, **{r["kernel"]: 1.0 for r in untouched}}
-    tuned_x = {**{r["kernel"]: r["autotuned_speedup"] for r in timed}, **{r["kernel"]: 1.0 for r in untouched}}
-    worst = min(auto_x.items(), key=lambda kv: kv[1]) if auto_x else ("", 0.0)
-
-    def stats(key: str) -> dict[str, float | None]:
-        xs = [r[key] for r in records if isinstance(r.get(key), (int, float))]
-        return {"median": round(statistics.median(xs), 2) if xs else None, "max": round(max(xs), 2) if xs else None}
-
-    third = {r["kernel"] for r in records if r.get("third_party", False)}
-    summary = {
-        "kernels": len(records), "timed": len(timed), "no_firing_pass": [r["kernel"] for r in untouched],
-        "not_timed": not_timed, "compile_check_s": round(compile_s, 1),
-        "auto_geomean": geomean(list(auto_x.values())), "auto_worst": list(worst),
-        "auto_below_0_99": sorted(k for k, v in auto_x.items() if v < 0.99),
-        "auto_at_1_03": sum(1 for v in auto_x.values() if v >= 1.03),
-        "autotuned_geomean": geomean(list(tuned_x.values())),
-        "autotuned_at_1_03": sum(1 for k, v in tuned_x.items() if v >= 1.03 and (k in third or args.set == "bench")),
-        "autotuned_ok": sum(1 for r in timed if r["autotuned_ok"]),
-        "autotuned_slower": [r["kernel"] for r in timed if not r["autotuned_ok"]],
-        "outputs_unchanged": not changed_outputs, "changed_outputs": sorted(set(changed_outputs)),
-        "cold_first_launch_s": stats("auto_cold_first_launch_s"), "warm_first_launch_s": stats("auto_first_launch_s"),
-        "stock_first_launch_s": stats("stock_first_launch_s"),
-    }
-    targets = {"autotuned_never_slower": summary["autotuned_ok"] == len(timed), "all_timed": not not_timed}
-    if args.set == "realworld":
-        targets.update({"autotuned_1_03_on_5_third_party": summary["autotuned_at_1_03"] >= 5,
-                        "auto_geomean_1_02": (summary["auto_geomean"] or 0) >= 1.02,
-                        "auto_none_below_0_99": not summary["auto_below_0_99"]})
+    summary, targets = summarize(args.set, records, not_timed, changed_outputs, compile_s)
     payload = {
         "what": "pass selection: no pass, each pass, pairs, transparent auto mode, pass-aware autotuning",
         "set": args.set, "commit": check_gpu._commit(),
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         **check_gpu._gpu_info(), "versions": check_gpu._versions(), "candidates": cands, "rounds": args.rounds,
-        "seed": args.seed, "wall_seconds": round(time.time() - started, 1), "summary": summary, "targets": targets,
+        "seed": args.seed, "shard": args.shard, "wall_seconds": round(time.time() - started, 1), "summary": summary,
+        "targets": targets,
         "failures": failures, "unverifiable": unverifiable, "kernels": records,
     }
     out.parent.mkdir(parents=True, exist_ok=True)
