@@ -158,9 +158,17 @@ def candidates() -> list[str]:
 
 
 def _ptx(kernel: Any) -> str:
-    from triton_ext.dev.tune import _ptx
+    """The kernel's PTX without locations and comments (what auto mode and ``triton-ext tune`` compare)."""
+    text = kernel.asm.get("ptx", "")
+    return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith((".loc", ".file", "//")))
 
-    return _ptx(kernel)
+
+def _install_hook() -> None:
+    """Install triton_ext's stages hook, as auto mode does at import (an empty ``enabled`` block)."""
+    import triton_ext
+
+    with triton_ext.enabled():
+        pass
 
 
 def _compare(item: Item, base: dict[str, Any], got: dict[str, Any]) -> dict[str, str]:
@@ -184,9 +192,7 @@ def child(which: str, name: str, seed: int, cands: list[str]) -> dict[str, Any]:
 
     import triton_ext
 
-    from triton_ext import _hook
-
-    _hook.install()  # as auto mode does at import: the stock compile below is the one it reuses
+    _install_hook()  # as auto mode does at import: the stock compile below is the one it reuses
     item = items_of(which, seed)[name]()
     rec: dict[str, Any] = {"kernel": name, "package": item.package, "third_party": item.third_party,
                            "num_warps": item.num_warps, "num_stages": item.num_stages, "variants": {}}
@@ -253,9 +259,9 @@ def child(which: str, name: str, seed: int, cands: list[str]) -> dict[str, Any]:
 
 
 def spread(xs: list[float]) -> float:
-    from triton_ext._auto import spread as _spread
-
-    return _spread(xs)
+    """Run-to-run spread of one variant's per-round times: ``(max - min) / median``."""
+    mid = statistics.median(xs)
+    return (max(xs) - min(xs)) / mid if mid > 0 else float("inf")
 
 
 def time_items(which: str, plan: dict[str, list[str]], seed: int, rounds: int, cands: list[str],
@@ -265,9 +271,7 @@ def time_items(which: str, plan: dict[str, list[str]], seed: int, rounds: int, c
 
     import triton_ext
 
-    from triton_ext import _hook
-
-    _hook.install()
+    _install_hook()
     builders = items_of(which, seed)
     results: dict[str, Any] = {}
     for name, variants in plan.items():

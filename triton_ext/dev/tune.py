@@ -196,9 +196,10 @@ def corpus_kernel(name: str) -> Any | None:
     root = repo_root()
     if not (root / "tests" / "realworld" / "realworld_kernels.py").is_file():
         return None
-    if str(root) not in sys.path:
-        sys.path.insert(0, str(root))
+    from .._modules import import_file
+
     try:
+        import_file(root / "tests", name="tests")  # the checkout's tests package, by its path
         from tests.realworld.realworld_kernels import BY_NAME
     except ImportError as exc:
         raise TritonExtError(f"tune: {name!r} is no bench spec, and the real-world corpus cannot be imported "
