@@ -33,8 +33,11 @@ nvidia_stream_eviction; never the sanitizers).
    copy, then its launch on fresh inputs is compared with no pass's. Then every variant (no pass,
    each firing pass and pair, ``auto`` launched through the mode with the recorded choice,
    ``autotuned`` launched through the autotuner) is timed in ``--rounds`` interleaved rounds,
-   the order reversed every other round, ``do_bench(warmup=10, rep=25, return_mode="median")``
-   per round. A variant's time is the median of its rounds, its spread ``(max - min) / median``.
+   the order reversed every other round, by ``triton_ext.testing.gpu_time_ms`` (the kernel's
+   median GPU time, an L2 flush before each call as ``do_bench`` does, every call queued behind
+   a GPU sleep so the CPU's launch cost stays out: with ``do_bench`` a 10 us kernel launched
+   through a longer Python path measured up to 2.5x slower on the H200, the GPU waiting for the
+   CPU) per round. A variant's time is the median of its rounds, its spread ``(max - min) / median``.
 
 Verdicts per item: ``auto_speedup`` = no pass / auto; ``autotuned_ok``: the autotuned time is at
 most ``min(no pass, best single pass) * (1 + spread)``, spread the larger of the two timings'.
@@ -48,6 +51,7 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import contextlib
 import datetime
 import itertools
 import json
@@ -61,7 +65,7 @@ import time
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from tests.realworld import check_gpu  # sets the environment the corpus check uses, and its helpers
 
@@ -267,9 +271,9 @@ def spread(xs: list[float]) -> float:
 def time_items(which: str, plan: dict[str, list[str]], seed: int, rounds: int, cands: list[str],
                out: Path, deadline: float) -> None:
     import torch
-    from triton.testing import do_bench
 
     import triton_ext
+    from triton_ext.testing import gpu_time_ms, launch_cost_us
 
     _install_hook()
     builders = items_of(which, seed)
@@ -322,33 +326,37 @@ def time_items(which: str, plan: dict[str, list[str]], seed: int, rounds: int, c
 
             inputs = item.fresh()
 
-            def runner(label: str) -> Callable[[], float]:
+            def launcher(label: str) -> Callable[[], Any]:
+                """One launch of ``label``'s variant (to be called inside :func:`scope`)."""
+                if label == "autotuned":
+                    return lambda: item.call(tuned, inputs, False)
+                return lambda: item.call(item.fn, inputs)
+
+            @contextlib.contextmanager
+            def scope(label: str) -> Iterator[None]:
                 if label == "auto":
-                    def go() -> float:
-                        with triton_ext.auto_mode(*cands) as again:  # a new mode object: the choice comes from disk
-                            t = do_bench(lambda: item.call(item.fn, inputs), warmup=10, rep=25, return_mode="median")
-                        reused.append(bool(again.decisions) and all(
-                            d.refused or (d.from_disk and d.choice == rec["auto"]["choice"]) for d in again.decisions))
-                        return t
-                elif label == "autotuned":
-                    def go() -> float:
-                        return do_bench(lambda: item.call(tuned, inputs, False), warmup=10, rep=25, return_mode="median")
-                elif label == "none":
-                    def go() -> float:
-                        return do_bench(lambda: item.call(item.fn, inputs), warmup=10, rep=25, return_mode="median")
+                    with triton_ext.auto_mode(*cands) as again:  # a new mode object: the choice comes from disk
+                        yield
+                    reused.append(bool(again.decisions) and all(
+                        d.refused or (d.from_disk and d.choice == rec["auto"]["choice"]) for d in again.decisions))
+                elif label in ("none", "autotuned"):
+                    yield
                 else:
-                    def go() -> float:
-                        with triton_ext.enabled(*label.split("+")):
-                            return do_bench(lambda: item.call(item.fn, inputs), warmup=10, rep=25, return_mode="median")
-                return go
+                    with triton_ext.enabled(*label.split("+")):
+                        yield
 
             reused: list[bool] = []
             labels = ["none", *variants, "auto", "autotuned"]
-            runners = {label: runner(label) for label in labels}
             ms: dict[str, list[float]] = {label: [] for label in labels}
             for r in range(rounds):
                 for label in (labels if r % 2 == 0 else labels[::-1]):
-                    ms[label].append(runners[label]())
+                    with scope(label):
+                        ms[label].append(gpu_time_ms(launcher(label), rep_ms=25))
+            # What each path costs the CPU per launch (kept out of the GPU times above).
+            rec["launch_us"] = {}
+            for label in ("none", "auto", "autotuned"):
+                with scope(label):
+                    rec["launch_us"][label] = round(launch_cost_us(launcher(label)), 2)
             rec["ms"] = {k: [round(x, 5) for x in v] for k, v in ms.items()}
             rec["auto_choice_reused_from_disk"] = all(reused)
             del inputs, tuned
@@ -401,7 +409,8 @@ def markdown(payload: dict[str, Any]) -> str:
     s = payload["summary"]
     lines = [f"# Pass selection: {payload['set']} ({payload['gpu']}, commit {payload['commit']}, {payload['date']})", "",
              f"Candidates: {', '.join(payload['candidates'])}. Times: median of {payload['rounds']} interleaved "
-             "`do_bench` rounds; x = no pass / variant; spread = (max - min) / median of the rounds. "
+             "rounds of `triton_ext.testing.gpu_time_ms` (GPU time; the CPU's launch cost is kept out and "
+             "reported apart: launch us); x = no pass / variant; spread = (max - min) / median of the rounds. "
              "`auto` = `TRITON_EXT_ENABLE=auto` (the transparent mode, choice recorded then reused); "
              "`autotuned` = `triton_ext.autotune` over configs differing only in passes.", "",
              f"- auto: geometric mean {s['auto_geomean']:.4f}x, worst {s['auto_worst'][0]} {s['auto_worst'][1]:.4f}x, "
@@ -414,7 +423,8 @@ def markdown(payload: dict[str, Any]) -> str:
              f"- first launch in auto mode: cold cache median {s['cold_first_launch_s']['median']} s, max "
              f"{s['cold_first_launch_s']['max']} s (stock cold launch median {s['stock_first_launch_s']['median']} s); "
              f"warm compile cache (timing only) median {s['warm_first_launch_s']['median']} s, max "
-             f"{s['warm_first_launch_s']['max']} s", "",
+             f"{s['warm_first_launch_s']['max']} s",
+             f"- CPU cost per launch (median over kernels, us): {s.get('launch_us_median')}", "",
              "| kernel | no pass ms | spread | best single | x | pairs x | auto choice | auto x | autotuned | autotuned x | ok | first launch s |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in payload["kernels"]:
@@ -464,6 +474,8 @@ def summarize(which: str, records: list[dict[str, Any]], not_timed: list[str], c
         "outputs_unchanged": not changed_outputs, "changed_outputs": sorted(set(changed_outputs)),
         "cold_first_launch_s": stats("auto_cold_first_launch_s"), "warm_first_launch_s": stats("auto_first_launch_s"),
         "stock_first_launch_s": stats("stock_first_launch_s"),
+        "launch_us_median": {label: round(statistics.median(xs), 2) for label in ("none", "auto", "autotuned")
+                             if (xs := [r["launch_us"][label] for r in timed if label in r.get("launch_us", {})])},
     }
     targets = {"autotuned_never_slower": summary["autotuned_ok"] == len(timed), "all_timed": not not_timed}
     if which == "realworld":

@@ -8,8 +8,10 @@ specialization and options, on this device):
 
 1. each variant (no pass, each candidate pass alone) is compiled with ``warmup=True``; a pass
    whose PTX equals the stock kernel's does not apply and is not timed;
-2. the applicable variants are timed with ``triton.testing.do_bench`` (median of each call's
-   samples) in :data:`ROUNDS` interleaved rounds, the order reversed every other round, on the
+2. the applicable variants are timed (:func:`triton_ext.testing.gpu_time_ms`: the median GPU
+   time of the kernel, an L2 flush before each call as ``do_bench`` does, the calls queued behind
+   a GPU sleep so the CPU's launch cost stays out of tiny kernels' times) in :data:`ROUNDS`
+   interleaved rounds, the order reversed every other round, on the
    launch's own arguments, every tensor argument restored from a copy before each variant and
    after the last (as Triton's autotuner does with ``restore_value``);
 3. :func:`winners`: a variant *wins* when it beats no pass by more than the noise. The noise is
@@ -256,16 +258,15 @@ class _Auto:
                         raise
 
             def time_rounds(variants: list[str], rounds: int) -> dict[str, list[float]]:
-                import triton
+                from ._timing import gpu_time_ms
 
                 out: dict[str, list[float]] = {v: [] for v in variants}
                 for r in range(rounds):  # interleaved, so drift hits every variant alike
                     for variant in (variants if r % 2 == 0 else variants[::-1]):
                         restore()
                         with _selection.using(self.selection(variant)):
-                            out[variant].append(triton.testing.do_bench(
-                                lambda: original(fn, *args, grid=grid, warmup=False, **kwargs), warmup=10, rep=25,
-                                return_mode="median"))
+                            out[variant].append(gpu_time_ms(
+                                lambda: original(fn, *args, grid=grid, warmup=False, **kwargs), rep_ms=25))
                 return out
 
             for variant, _ in self.variants:

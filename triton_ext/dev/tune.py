@@ -17,7 +17,7 @@ the spec and every case (shape and dtype), or for the corpus kernel:
    checked against the float64 reference, interleaved ``do_bench`` rounds, spread recorded.
 
    A corpus kernel is timed here instead: no pass and every candidate in interleaved rounds
-   (``do_bench``, median per round) on the package launcher's inputs, each candidate's every
+   (:func:`triton_ext.testing.gpu_time_ms`, the kernel's median GPU time per round) on the package launcher's inputs, each candidate's every
    tensor argument compared with no pass's (bitwise, or within the dtype's tolerance for
    kernels marked nondeterministic).
 
@@ -259,21 +259,28 @@ def _time_corpus(kernel: Any, tried: Sequence[Candidate], rounds: int) -> tuple[
     import statistics
 
     import torch
-    from triton.testing import do_bench
 
     import triton_ext
 
     from .._auto import paired_ratios, spread, winners
+    from .._timing import gpu_time_ms
     from tests.realworld.check_gpu import _clone, _same
     from tests.realworld.realworld_kernels import Tensors
 
     fn = kernel.fn()
     launch = kernel.build(Tensors("cuda", 0))
 
-    def run(c: Candidate, args: dict[str, Any]) -> None:
+    def scope(c: Candidate) -> Any:
+        """The candidate's pass set, entered once around many launches (entering resolves names)."""
         opts = {k.replace("-", "_"): v for k, v in c.options}
-        with triton_ext.enabled(*c.passes, **opts) if c.passes else _nothing():
-            fn[launch.grid](**args, num_warps=launch.num_warps, num_stages=launch.num_stages)
+        return triton_ext.enabled(*c.passes, **opts) if c.passes else _nothing()
+
+    def launch_once(args: dict[str, Any]) -> None:
+        fn[launch.grid](**args, num_warps=launch.num_warps, num_stages=launch.num_stages)
+
+    def run(c: Candidate, args: dict[str, Any]) -> None:
+        with scope(c):
+            launch_once(args)
 
     everyone = [Candidate(()), *tried]
     base = _clone(launch.args)
@@ -290,9 +297,8 @@ def _time_corpus(kernel: Any, tried: Sequence[Candidate], rounds: int) -> tuple[
     ms: dict[str, list[float]] = {c.label: [] for c in everyone}
     for r in range(rounds):
         for c in (everyone if r % 2 == 0 else everyone[::-1]):
-            def go(c: Candidate = c) -> None:
-                run(c, args)
-            ms[c.label].append(do_bench(go, warmup=10, rep=25, return_mode="median"))
+            with scope(c):
+                ms[c.label].append(gpu_time_ms(lambda: launch_once(args), rep_ms=25))
     stock_ms = statistics.median(ms["no pass"])
     table = []
     for c in everyone:
