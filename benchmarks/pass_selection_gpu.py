@@ -294,7 +294,8 @@ def time_items(which: str, plan: dict[str, list[str]], seed: int, rounds: int, c
                 rec["auto_first_launch_s"] = round(time.perf_counter() - t0, 3)
                 d = auto.decisions[-1]
                 rec["auto"] = {"choice": d.choice, "applicable": d.applicable, "refused": d.refused,
-                               "timings_ms": d.timings_ms, "confirm_ms": d.confirm_ms, "spreads": d.spreads}
+                               "timings_ms": d.timings_ms, "confirm_ms": d.confirm_ms, "spreads": d.spreads,
+                               "error": d.error}
             rec["auto_mismatches"] = _compare(item, stock_out, x)
             del x
 
@@ -601,6 +602,8 @@ def main() -> int:
             continue
         if "timing_error" in rec:
             failures.append(f"{k}: timing: {rec['timing_error']}")
+        if (rec.get("auto") or {}).get("error"):
+            failures.append(f"{k}: auto mode: {rec['auto']['error']}")
         if rec.get("auto_choice_reused_from_disk") is False:
             failures.append(f"{k}: a new auto mode did not take the recorded choice from disk")
         if "not_timed" in rec or (k in plan and k not in timing):

@@ -134,6 +134,7 @@ class Decision:
     refused: str | None = None
     first_launch_s: float = 0.0
     from_disk: bool = False
+    error: str | None = None  # the timing failed (no pass kept, not recorded on disk)
 
 
 def _cache_dir() -> Path:
@@ -243,6 +244,7 @@ class _Auto:
                 t.copy_(s)
 
         self.tls.busy = True
+        error: str | None = None
         timings: dict[str, list[float]] = {}
         confirm: dict[str, list[float]] = {}
         try:
@@ -273,16 +275,20 @@ class _Auto:
                 compile_variant(variant)
             applicable = [v for v, _ in self.variants[1:] if v in ptx and ptx[v] != ptx[""]]
             if applicable:
-                timings = time_rounds(["", *applicable], ROUNDS)
-                found = winners(timings)
-                finalists = found[:1]
-                if len(found) >= 2:  # two passes win alone: try them together
-                    combo = "+".join(sorted(found[:2]))
-                    compile_variant(combo)
-                    if combo in ptx and ptx[combo] not in (ptx[found[0]], ptx[found[1]]):
-                        finalists.append(combo)
-                if finalists:
-                    confirm = time_rounds(["", *finalists], CONFIRM_ROUNDS)
+                try:
+                    timings = time_rounds(["", *applicable], ROUNDS)
+                    found = winners(timings)
+                    finalists = found[:1]
+                    if len(found) >= 2:  # two passes win alone: try them together
+                        combo = "+".join(sorted(found[:2]))
+                        compile_variant(combo)
+                        if combo in ptx and ptx[combo] not in (ptx[found[0]], ptx[found[1]]):
+                            finalists.append(combo)
+                    if finalists:
+                        confirm = time_rounds(["", *finalists], CONFIRM_ROUNDS)
+                except Exception as exc:  # a variant that fails to launch: the user's launch runs with no pass
+                    error = f"timing failed, no pass kept: {type(exc).__name__}: {exc}"
+                    timings, confirm = {}, {}
             restore()
         finally:
             self.tls.busy = False
@@ -291,10 +297,12 @@ class _Auto:
         choice = choose(confirm) if confirm else ""
         decision = Decision(name, choice, medians, applicable, first_launch_s=time.perf_counter() - start,
                             confirm_ms={v: statistics.median(t) for v, t in confirm.items()},
-                            spreads={v: spread(t) for v, t in timings.items() if t})
+                            spreads={v: spread(t) for v, t in timings.items() if t}, error=error)
         self.decisions.append(decision)
         selection = self.selection(choice)
         self.choices[key] = selection
+        if error is not None:
+            return selection  # not recorded on disk: another process may time it again
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_suffix(f".{os.getpid()}.tmp")
