@@ -136,3 +136,22 @@ def test_winners_are_sorted_fastest_first_and_slower_passes_never_win() -> None:
     assert choose({"": [1.0] * 3}) == ""
     with pytest.raises(ValueError, match="no pass"):
         winners({"a": [1.0]})
+
+
+@needs_build
+def test_a_combination_of_two_candidates_is_one_pass_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    from triton_ext import _auto
+
+    monkeypatch.setenv("TRITON_EXT_REGISTRY", str(REPO / "registry.yaml"))
+    monkeypatch.setenv("TRITON_EXT_BUILD_DIR", str(BUILD))
+    auto = _auto.activate(["grid_swizzle", "loop_split"])
+    try:
+        pair = auto.selection("grid_swizzle+loop_split")
+        assert sorted(e.spec.name for e in pair.entries) == ["grid_swizzle", "loop_split"]
+        # Its own cache key, distinct from either pass alone and from no pass; built once.
+        keys = {auto.selection(v).key for v in ("", "grid_swizzle", "loop_split", "grid_swizzle+loop_split")}
+        assert len(keys) == 4 and auto.selection("grid_swizzle+loop_split") is pair
+        with pytest.raises(KeyError):  # a choice on disk naming a pass that is no candidate: tune again
+            auto.selection("grid_swizzle+nvidia_auto_pdl")
+    finally:
+        _auto.deactivate()
