@@ -8,14 +8,26 @@ specialization and options, on this device):
 
 1. each variant (no pass, each candidate pass alone) is compiled with ``warmup=True``; a pass
    whose PTX equals the stock kernel's does not apply and is not timed;
-2. the applicable variants are timed with ``triton.testing.do_bench`` in 3 interleaved rounds on
-   the launch's own arguments, every tensor argument restored from a copy before each
-   variant and after the last (as Triton's autotuner does with ``restore_value``);
-3. the fastest is kept if it beats no pass by more than 1% (:data:`MARGIN`), else no pass;
-   the choice is remembered in memory and on disk (``$TRITON_EXT_AUTO_DIR``, default
+2. the applicable variants are timed (:func:`triton_ext.testing.gpu_time_ms`: the median GPU
+   time of the kernel, an L2 flush before each call as ``do_bench`` does, the calls queued behind
+   a GPU sleep so the CPU's launch cost stays out of tiny kernels' times) in :data:`ROUNDS`
+   interleaved rounds, the order reversed every other round, on the
+   launch's own arguments, every tensor argument restored from a copy before each variant and
+   after the last (as Triton's autotuner does with ``restore_value``);
+3. :func:`winners`: a variant *wins* when it beats no pass by more than the noise. The noise is
+   measured on paired ratios: per round, no pass's time over the variant's (interleaved rounds,
+   so drift between rounds cancels). The variant wins when the median ratio is at least
+   ``1 + MARGIN`` and the median gain exceeds the ratios' spread below the median (its lowest
+   ratio is above 1: faster than no pass in every round). When two passes win,
+   their combination (``a+b``, both passes in one pipeline) is compiled and becomes a finalist too;
+4. confirmation: the best winner (and the combination) are timed again against no pass in
+   :data:`CONFIRM_ROUNDS` fresh interleaved rounds and :func:`choose` applies the same rule to
+   those timings only, so a variant that won the first rounds by chance (the best of several
+   noisy draws) has to win again on new samples; otherwise no pass is kept;
+5. the choice is remembered in memory and on disk (``$TRITON_EXT_AUTO_DIR``, default
    ``~/.cache/triton-ext/auto``) under a key of the kernel's source hash, specialization, options,
    GPU name and every variant's selection key (which holds the plugins' bytes);
-4. the launch then runs with the chosen variant, and so does every later launch of that
+6. the launch then runs with the chosen variant, and so does every later launch of that
    specialization (a dictionary lookup and a context-variable set per launch).
 
 Refused (launched with no pass, choice not recorded): launches during CUDA graph capture (nothing
@@ -23,8 +35,9 @@ may be timed there), and launches with an argument whose memory the mode cannot 
 with a ``data_ptr`` that is not a torch tensor (a raw pointer, a tensor descriptor), or tensors
 nested in tuples. Launches inside ``triton_ext.enabled`` blocks or ``triton_ext.Config`` configs,
 ``warmup`` calls and launches while another decision is being timed keep their explicit set.
-First launch costs one compile per variant plus about 3 x 4 x 100 ms of timing; each later
-launch, one extra binder call. Kernels with side effects outside their tensor arguments (device
+First launch costs one compile per variant (one more for a combination) plus about
+``(ROUNDS x variants + CONFIRM_ROUNDS x finalists) x 40 ms`` of timing; each later launch, one
+extra binder call. Kernels with side effects outside their tensor arguments (device
 printf, writes through pointers held in other tensors) are not detected: do not use this mode on
 them. Only launches through ``JITFunction.run`` are seen: Inductor launches its compiled kernels
 through its own launcher, so its generated kernels are not tuned.
@@ -41,18 +54,65 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from . import _hook, _selection
 from ._selection import Selection
 
-__all__ = ["MARGIN", "parse", "activate", "deactivate", "active", "Decision"]
+__all__ = ["MARGIN", "parse", "activate", "deactivate", "active", "Decision", "spread", "paired_ratios", "winners",
+           "choose"]
 
-#: A pass must beat no pass by this fraction to be chosen (no kernel below 0.99x).
+#: A pass must beat no pass by at least this fraction (median of the paired ratios), and in every round.
 MARGIN = 0.01
-ROUNDS = 3
+#: Interleaved timing rounds over every applicable variant, then over the finalists again.
+ROUNDS = 5
+CONFIRM_ROUNDS = 5
 #: Extensions whose passes are checks (they print or abort), never candidates of bare ``auto``.
 NOT_OPTIMIZATIONS = ("sanitizers",)
+
+
+def spread(samples: Sequence[float]) -> float:
+    """Run-to-run spread of one variant's per-round timings: ``(max - min) / median``."""
+    if not samples:
+        raise ValueError("spread: no timings")
+    mid = statistics.median(samples)
+    return (max(samples) - min(samples)) / mid if mid > 0 else float("inf")
+
+
+def paired_ratios(timings: Mapping[str, Sequence[float]], variant: str) -> list[float]:
+    """Per round, no pass's time over ``variant``'s (> 1: the variant was faster in that round).
+
+    Rounds are interleaved, so a drift of the GPU's clock or of a neighbour's load between rounds
+    hits both timings of a round alike and cancels in their ratio."""
+    return [b / t for b, t in zip(timings[""], timings[variant]) if t > 0]
+
+
+def winners(timings: Mapping[str, Sequence[float]], margin: float = MARGIN) -> list[str]:
+    """Variants that beat no pass (``""``) by more than the noise, fastest first.
+
+    The noise is measured on the paired ratios ``r`` (:func:`paired_ratios`): ``v`` wins when
+    ``median(r) >= 1 + margin`` and ``median(r) - 1 > median(r) - min(r)``, that is, its median
+    gain exceeds the spread of its rounds below the median: it was faster than no pass in every
+    round. A variant slower in any round, or faster by less than ``margin``, loses."""
+    if "" not in timings:
+        raise ValueError("winners: the timings must include no pass (key '')")
+    found: dict[str, float] = {}
+    for name, samples in timings.items():
+        if name == "" or not samples:
+            continue
+        r = paired_ratios(timings, name)
+        if not r:
+            continue
+        mid = statistics.median(r)
+        if mid >= 1 + margin and min(r) > 1:
+            found[name] = mid
+    return sorted(found, key=lambda n: -found[n])
+
+
+def choose(timings: Mapping[str, Sequence[float]], margin: float = MARGIN) -> str:
+    """The fastest winner (:func:`winners`), or ``""`` (no pass) when none wins."""
+    found = winners(timings, margin)
+    return found[0] if found else ""
 
 
 def parse(names: Sequence[str]) -> tuple[str, ...] | None:
@@ -67,11 +127,14 @@ def parse(names: Sequence[str]) -> tuple[str, ...] | None:
 class Decision:
     kernel: str
     choice: str  # "" = no pass
-    timings_ms: dict[str, float] = field(default_factory=dict)
+    timings_ms: dict[str, float] = field(default_factory=dict)  # first rounds, median per variant
     applicable: list[str] = field(default_factory=list)
+    confirm_ms: dict[str, float] = field(default_factory=dict)  # confirmation rounds, median per finalist
+    spreads: dict[str, float] = field(default_factory=dict)  # (max - min) / median, first rounds
     refused: str | None = None
     first_launch_s: float = 0.0
     from_disk: bool = False
+    error: str | None = None  # the timing failed (no pass kept, not recorded on disk)
 
 
 def _cache_dir() -> Path:
@@ -92,12 +155,22 @@ class _Auto:
         self.variants: list[tuple[str, Selection]] = [("", Selection())]
         for name in candidates:
             self.variants.append((name, Selection.of(_selection._build([name], None))))
-        self.by_name = dict(self.variants)
+        self.by_name = dict(self.variants)  # and combinations "a+b", added when first tried
         self.choices: dict[tuple[Any, ...], Selection] = {}
         self.decisions: list[Decision] = []
         self.refused: set[tuple[Any, ...]] = set()
         self.lock = threading.RLock()
         self.tls = threading.local()
+
+    def selection(self, variant: str) -> Selection:
+        """The selection of a variant: ``""``, a candidate, or a combination ``"a+b"``."""
+        found = self.by_name.get(variant)
+        if found is None:
+            names = variant.split("+")
+            if not all(n in self.by_name for n in names):
+                raise KeyError(variant)
+            found = self.by_name[variant] = Selection.of(_selection._build(names, None))
+        return found
 
     # -- per launch ------------------------------------------------------------------------
 
@@ -155,7 +228,7 @@ class _Auto:
         if path.exists():
             try:
                 saved = json.loads(path.read_text())
-                selection = self.by_name[saved["choice"]]
+                selection = self.selection(saved["choice"])
                 self.choices[key] = selection
                 self.decisions.append(Decision(name, saved["choice"], saved.get("timings_ms", {}),
                                                saved.get("applicable", []), from_disk=True,
@@ -171,46 +244,71 @@ class _Auto:
                 t.copy_(s)
 
         self.tls.busy = True
+        error: str | None = None
+        timings: dict[str, list[float]] = {}
+        confirm: dict[str, list[float]] = {}
         try:
             ptx: dict[str, str] = {}
-            for variant, selection in self.variants:
+
+            def compile_variant(variant: str) -> None:
                 try:
-                    with _selection.using(selection):
+                    with _selection.using(self.selection(variant)):
                         kernel = original(fn, *args, grid=grid, warmup=True, **kwargs)
                     ptx[variant] = kernel.asm.get("ptx", "") if kernel is not None else ""
                 except Exception:  # a variant that cannot compile is not a candidate
                     if variant == "":
                         raise
-            applicable = [v for v, _ in self.variants[1:] if v in ptx and ptx[v] != ptx[""]]
-            timings: dict[str, list[float]] = {v: [] for v in ["", *applicable]}
-            if applicable:
-                import triton
 
-                for _ in range(ROUNDS):  # interleaved, so drift hits every variant alike
-                    for variant in timings:
+            def time_rounds(variants: list[str], rounds: int) -> dict[str, list[float]]:
+                from ._timing import gpu_time_ms
+
+                out: dict[str, list[float]] = {v: [] for v in variants}
+                for r in range(rounds):  # interleaved, so drift hits every variant alike
+                    for variant in (variants if r % 2 == 0 else variants[::-1]):
                         restore()
-                        with _selection.using(self.by_name[variant]):
-                            timings[variant].append(triton.testing.do_bench(
-                                lambda: original(fn, *args, grid=grid, warmup=False, **kwargs), warmup=10, rep=40))
+                        with _selection.using(self.selection(variant)):
+                            out[variant].append(gpu_time_ms(
+                                lambda: original(fn, *args, grid=grid, warmup=False, **kwargs), rep_ms=25))
+                return out
+
+            for variant, _ in self.variants:
+                compile_variant(variant)
+            applicable = [v for v, _ in self.variants[1:] if v in ptx and ptx[v] != ptx[""]]
+            if applicable:
+                try:
+                    timings = time_rounds(["", *applicable], ROUNDS)
+                    found = winners(timings)
+                    finalists = found[:1]
+                    if len(found) >= 2:  # two passes win alone: try them together
+                        combo = "+".join(sorted(found[:2]))
+                        compile_variant(combo)
+                        if combo in ptx and ptx[combo] not in (ptx[found[0]], ptx[found[1]]):
+                            finalists.append(combo)
+                    if finalists:
+                        confirm = time_rounds(["", *finalists], CONFIRM_ROUNDS)
+                except Exception as exc:  # a variant that fails to launch: the user's launch runs with no pass
+                    error = f"timing failed, no pass kept: {type(exc).__name__}: {exc}"
+                    timings, confirm = {}, {}
             restore()
         finally:
             self.tls.busy = False
             del saved_tensors
         medians = {v: statistics.median(t) for v, t in timings.items() if t}
-        choice = ""
-        if medians:
-            best = min(medians, key=medians.get)
-            if best and medians[best] < medians[""] * (1 - MARGIN):
-                choice = best
-        decision = Decision(name, choice, medians, applicable, first_launch_s=time.perf_counter() - start)
+        choice = choose(confirm) if confirm else ""
+        decision = Decision(name, choice, medians, applicable, first_launch_s=time.perf_counter() - start,
+                            confirm_ms={v: statistics.median(t) for v, t in confirm.items()},
+                            spreads={v: spread(t) for v, t in timings.items() if t}, error=error)
         self.decisions.append(decision)
-        selection = self.by_name[choice]
+        selection = self.selection(choice)
         self.choices[key] = selection
+        if error is not None:
+            return selection  # not recorded on disk: another process may time it again
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_suffix(f".{os.getpid()}.tmp")
             tmp.write_text(json.dumps({"kernel": name, "choice": choice, "timings_ms": medians,
-                                       "applicable": applicable}))
+                                       "applicable": applicable, "confirm_ms": decision.confirm_ms,
+                                       "spreads": decision.spreads}))
             tmp.replace(path)
         except OSError:
             pass  # the in-memory choice still holds for this process

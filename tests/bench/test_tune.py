@@ -46,3 +46,16 @@ def test_tune_bad_input(capsys: pytest.CaptureFixture[str]) -> None:
     assert "did you mean 'grid_swizzle'" in capsys.readouterr().err
     assert main(["tune", "grid_swizzle", "--cpu", "--sweep", "grid_swizzle.group-sise=4"]) == 1
     assert "did you mean 'group-size'" in capsys.readouterr().err
+
+
+def test_tune_best_must_beat_no_pass_by_more_than_the_spread() -> None:
+    from triton_ext.dev.tune import _best
+
+    def row(label: str, ms: float, spread: float, ok: bool = True) -> dict:
+        return {"candidate": label, "passes": {} if label == "no pass" else {label: {}}, "ms": ms, "spread": spread,
+                "ok": ok}
+
+    # 2% faster, but both timings spread over 4%: noise, no pass is the best.
+    assert _best([row("no pass", 1.0, 0.04), row("a", 0.98, 0.01)])["candidate"] == "no pass"
+    # 5% faster with 2% spreads: a real win; a faster but wrong candidate never wins.
+    assert _best([row("no pass", 1.0, 0.02), row("a", 0.95, 0.02), row("b", 0.5, 0.0, ok=False)])["candidate"] == "a"

@@ -93,3 +93,65 @@ def test_wrapper_keys_per_specialization_and_leaves_warmup_alone(monkeypatch: py
     finally:
         _auto.deactivate()
     assert JITFunction.run is original
+
+
+# -- the decision rule (pure functions over per-round timings, ms) ---------------------------------
+
+
+def test_spread_is_range_over_median() -> None:
+    from triton_ext._auto import spread
+
+    assert spread([1.0, 1.0, 1.0]) == 0.0
+    assert spread([0.9, 1.0, 1.2]) == pytest.approx(0.3)
+    with pytest.raises(ValueError, match="no timings"):
+        spread([])
+
+
+def test_a_win_smaller_than_the_spread_keeps_no_pass() -> None:
+    from triton_ext._auto import MARGIN, choose, paired_ratios, winners
+
+    # 3% faster by the medians, but slower than no pass in two of five rounds: the gain is inside
+    # the rounds' spread, so no pass is kept (the first rule, "median 1% below no pass's median",
+    # chose the pass here).
+    noisy = {"": [1.00, 0.95, 1.02, 1.00, 0.97], "nvidia_auto_pdl": [0.97, 0.98, 0.96, 0.97, 0.99]}
+    assert paired_ratios(noisy, "nvidia_auto_pdl")[1] < 1
+    assert choose(noisy) == "" and winners(noisy) == []
+    # The same 3% in every round, even with drift between rounds that a range over each
+    # variant's own rounds would call noise, is a real win: the pairs cancel the drift.
+    drifting = {"": [1.00, 1.06, 0.98, 1.03, 1.00], "nvidia_auto_pdl": [0.97, 1.03, 0.95, 1.0, 0.97]}
+    assert choose(drifting) == "nvidia_auto_pdl"
+    # One bad round loses, however large the other rounds' gains.
+    assert choose({"": [1.0] * 5, "grid_swizzle": [0.80, 0.80, 1.02, 0.80, 0.80]}) == ""
+    # Never less than MARGIN at the median, even when faster in every round.
+    assert choose({"": [1.0] * 5, "loop_split": [1.0 - MARGIN / 2] * 5}) == ""
+    assert choose({"": [1.0] * 5, "loop_split": [1.0 - 2 * MARGIN] * 5}) == "loop_split"
+
+
+def test_winners_are_sorted_fastest_first_and_slower_passes_never_win() -> None:
+    from triton_ext._auto import choose, winners
+
+    timings = {"": [1.0] * 5, "a": [0.95] * 5, "b": [0.90] * 5, "c": [1.10] * 5, "d": [0.995] * 5}
+    assert winners(timings) == ["b", "a"]
+    assert choose(timings) == "b"
+    assert choose({"": [1.0] * 3}) == ""
+    with pytest.raises(ValueError, match="no pass"):
+        winners({"a": [1.0]})
+
+
+@needs_build
+def test_a_combination_of_two_candidates_is_one_pass_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    from triton_ext import _auto
+
+    monkeypatch.setenv("TRITON_EXT_REGISTRY", str(REPO / "registry.yaml"))
+    monkeypatch.setenv("TRITON_EXT_BUILD_DIR", str(BUILD))
+    auto = _auto.activate(["grid_swizzle", "loop_split"])
+    try:
+        pair = auto.selection("grid_swizzle+loop_split")
+        assert sorted(e.spec.name for e in pair.entries) == ["grid_swizzle", "loop_split"]
+        # Its own cache key, distinct from either pass alone and from no pass; built once.
+        keys = {auto.selection(v).key for v in ("", "grid_swizzle", "loop_split", "grid_swizzle+loop_split")}
+        assert len(keys) == 4 and auto.selection("grid_swizzle+loop_split") is pair
+        with pytest.raises(KeyError):  # a choice on disk naming a pass that is no candidate: tune again
+            auto.selection("grid_swizzle+nvidia_auto_pdl")
+    finally:
+        _auto.deactivate()

@@ -215,3 +215,17 @@ def test_recorded_choice_is_reused_by_a_second_process(host_only: Path) -> None:
     recorded = json.loads(records[0].read_text())["configs_timings"]
     assert sorted(c["kwargs"].get("triton_ext_passes") for c, _ in recorded) == sorted(
         ['{}', '{"grid_swizzle":{"group-size":4}}', '{"grid_swizzle":{"group-size":8}}'])
+
+
+def test_autotune_times_configs_by_gpu_time_unless_told(host_only: Path) -> None:
+    import triton_ext
+    from triton_ext._autotune import gpu_time_benchmarker
+
+    # Triton's default benchmarker (do_bench) counts the GPU's wait for a long Python launch path;
+    # triton_ext.autotune hands the autotuner the GPU-time benchmarker instead, unless told.
+    assert triton_ext.autotune(configs=_configs(), key=["M"])(naive_dot_kernel).do_bench is gpu_time_benchmarker
+
+    def mine(kernel_call: Any, quantiles: Any) -> list[float]:
+        return [1.0, 1.0, 1.0]
+
+    assert triton_ext.autotune(configs=_configs(), key=["M"], do_bench=mine)(naive_dot_kernel).do_bench is mine

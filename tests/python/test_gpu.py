@@ -69,3 +69,26 @@ def test_async_compile_mode_compiles_with_the_scoped_passes(registry: Path) -> N
     with triton_ext.enabled("plugin"):
         assert "tt.func public @foo" in scalar_kernel[(1,)](7, BLOCK=64).asm["ttir"]
     assert "tt.func public @foo" not in scalar_kernel[(1,)](7, BLOCK=128).asm["ttir"]
+
+
+def test_gpu_time_keeps_the_cpu_launch_cost_out() -> None:
+    # A one-block kernel launched plainly and through a wrapper that burns 200 us of CPU per
+    # launch: do_bench counts the GPU's wait for the CPU, gpu_time_ms (what the transparent mode,
+    # tune and the pass-selection benchmark time with) gives the kernel's own time for both.
+    import time
+
+    from triton_ext.testing import gpu_time_ms, launch_cost_us
+
+    def plain() -> None:
+        scalar_kernel[(1,)](3, BLOCK=32)
+
+    def slow() -> None:
+        end = time.perf_counter() + 200e-6
+        while time.perf_counter() < end:
+            pass
+        plain()
+
+    fast_ms, slow_ms = gpu_time_ms(plain), gpu_time_ms(slow)
+    assert slow_ms < fast_ms * 1.5 + 0.002, (fast_ms, slow_ms)
+    assert triton.testing.do_bench(slow, return_mode="median") > slow_ms + 0.1  # the wait do_bench counts
+    assert launch_cost_us(slow) >= 200 > launch_cost_us(plain)

@@ -2,8 +2,10 @@
 
     triton-ext tune SPEC [--candidates a,b] [--sweep pass.flag=v1,v2 ...] [--quick] [--cpu] [--out FILE]
 
-SPEC is a bench spec (a pass or extension name with a ``bench.py``, or a path to one). For every
-baseline kernel of the spec and every case (shape and dtype):
+SPEC is a bench spec (a pass or extension name with a ``bench.py``, or a path to one), or a
+kernel of the real-world corpus (``liger_rms_norm_fwd``: tests/realworld, in a checkout, with
+torch and the ``realworld`` extra; its package's launch and sizes). For every baseline kernel of
+the spec and every case (shape and dtype), or for the corpus kernel:
 
 1. *applicability* (CPU, real compiles for sm_90 through cubin): the kernel is compiled with no
    pass and with each candidate (each registry optimization pass, or ``--candidates``; each
@@ -14,14 +16,23 @@ baseline kernel of the spec and every case (shape and dtype):
    (``triton_ext.bench.gpu.run_case``) runs the candidates as pass variants of the baseline: output
    checked against the float64 reference, interleaved ``do_bench`` rounds, spread recorded.
 
+   A corpus kernel is timed here instead: no pass and every candidate in interleaved rounds
+   (:func:`triton_ext.testing.gpu_time_ms`, the kernel's median GPU time per round) on the package launcher's inputs, each candidate's every
+   tensor argument compared with no pass's (bitwise, or within the dtype's tolerance for
+   kernels marked nondeterministic).
+
 It prints a table per case (time, speedup over no pass, spread, correct) and the best
 candidate, as a ``triton_ext.Config(..., passes=...)`` line; ``--out`` writes it all as JSON.
-The best is the fastest correct candidate; no pass wins unless a candidate is faster.
+The best is the fastest correct candidate that beats no pass by more than the noise (the
+transparent mode's rule: for a corpus kernel, faster in every paired round and by 1% at the
+median, :func:`triton_ext._auto.winners`; for a bench spec, faster by more than the larger of
+the two timings' spreads); otherwise no pass.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import itertools
 import json
@@ -29,11 +40,11 @@ import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from .._errors import TritonExtError
 
-__all__ = ["Candidate", "candidates_for", "applicable", "tune_spec", "main"]
+__all__ = ["Candidate", "candidates_for", "applicable", "tune_spec", "corpus_kernel", "tune_corpus", "main"]
 
 
 @dataclass(frozen=True)
@@ -153,8 +164,7 @@ def tune_spec(spec: Any, candidates: Sequence[Candidate], quick: bool, cpu: bool
                     table.append({"candidate": c.label, "passes": c.config_passes() if c.passes else {},
                                   "ms": r["ms"], "speedup": stock["ms"] / r["ms"] if r["ms"] else None,
                                   "spread": r["spread"], "ok": r["ok"], "problem": r["problem"]})
-                good = [t for t in table if t["ok"] and t["ms"]]
-                best = min(good, key=lambda t: t["ms"]) if good else None
+                best = _best(table)
                 row.update(timings=table, best=best)
                 for t in table:
                     log(f"  {t['candidate']:40} {t['ms']:.4f} ms  {t['speedup']:.3f}x  spread "
@@ -166,9 +176,152 @@ def tune_spec(spec: Any, candidates: Sequence[Candidate], quick: bool, cpu: bool
     return results
 
 
+def _best(table: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+    """The fastest correct row that beats no pass by more than both rows' spreads; else no pass."""
+    from .._auto import MARGIN
+
+    good = [t for t in table if t["ok"] and t["ms"]]
+    stock = next((t for t in good if not t["passes"]), None)
+    if stock is None:
+        return min(good, key=lambda t: t["ms"]) if good else None
+    faster = [t for t in good if t["passes"] and t["ms"] < stock["ms"] * (1 - max(MARGIN, t["spread"] or 0,
+                                                                                  stock["spread"] or 0))]
+    return min(faster, key=lambda t: t["ms"]) if faster else stock
+
+
+def corpus_kernel(name: str) -> Any | None:
+    """The real-world corpus kernel ``name`` (tests/realworld of this checkout), or None."""
+    from ..testing import repo_root
+
+    root = repo_root()
+    if not (root / "tests" / "realworld" / "realworld_kernels.py").is_file():
+        return None
+    from .._modules import import_file
+
+    try:
+        import_file(root / "tests", name="tests")  # the checkout's tests package, by its path
+        from tests.realworld.realworld_kernels import BY_NAME
+    except ImportError as exc:
+        raise TritonExtError(f"tune: {name!r} is no bench spec, and the real-world corpus cannot be imported "
+                             f"({exc}); it needs torch and the 'realworld' extra (bash tools/setup.sh)") from exc
+    return BY_NAME.get(name)
+
+
+def tune_corpus(kernel: Any, candidates: Sequence[Candidate], cpu: bool, rounds: int = 7,
+                log: Any = print) -> dict[str, Any]:
+    """Applicability (CPU compiles through cubin) and, unless ``cpu``, timing of one corpus kernel."""
+    import triton
+    from triton.compiler import ASTSource
+
+    import triton_ext
+
+    from ..testing import CUDA90
+    from tests.realworld.realworld_kernels import Tensors, compile_args
+
+    fn = kernel.fn()
+    meta = kernel.build(Tensors("meta"))
+    signature, constexprs, attrs = compile_args(fn, meta)
+    options = {"num_warps": meta.num_warps, "num_stages": meta.num_stages}
+
+    def compile_with(c: Candidate) -> Any:
+        src = ASTSource(fn, signature=signature, constexprs=constexprs, attrs=attrs)
+        if not c.passes:
+            return triton.compile(src, target=CUDA90, options=options)
+        with triton_ext.enabled(*c.passes, **{k.replace("-", "_"): v for k, v in c.options}):
+            return triton.compile(src, target=CUDA90, options=options)
+
+    stock = _ptx(compile_with(Candidate(())))
+    verdict: dict[str, Any] = {}
+    for c in candidates:
+        try:
+            verdict[c.label] = _ptx(compile_with(c)) != stock
+        except Exception as exc:  # a candidate that breaks the compile does not apply
+            verdict[c.label] = f"{type(exc).__name__}: {exc}"
+    singles = [c for c in candidates if verdict.get(c.label) is True]
+    tried = _with_pairs(singles)
+    log(f"{kernel.name} ({kernel.package}): applicable {[c.label for c in singles] or 'none'}")
+    row: dict[str, Any] = {"kernel": kernel.name, "package": kernel.package, "num_warps": meta.num_warps,
+                           "num_stages": meta.num_stages, "applicable": verdict,
+                           "candidates": [c.label for c in tried], "timings": None, "best": None}
+    if cpu or not tried:
+        return row
+    row["timings"], row["best"] = _time_corpus(kernel, tried, rounds)
+    for t in row["timings"]:
+        log(f"  {t['candidate']:48} {t['ms']:.4f} ms  {t['speedup']:.3f}x  spread {100 * t['spread']:.1f}%  "
+            f"{'ok' if t['ok'] else 'FAIL ' + str(t['problem'])}")
+    best = row["best"]
+    log(f"  best: {best['candidate']} ({best['speedup']:.3f}x) -> triton_ext.Config({{...}}, "
+        f"passes={json.dumps(best['passes'])}, num_warps={meta.num_warps}, num_stages={meta.num_stages})")
+    return row
+
+
+def _time_corpus(kernel: Any, tried: Sequence[Candidate], rounds: int) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    import statistics
+
+    import torch
+
+    import triton_ext
+
+    from .._auto import paired_ratios, spread, winners
+    from .._timing import gpu_time_ms
+    from tests.realworld.check_gpu import _clone, _same
+    from tests.realworld.realworld_kernels import Tensors
+
+    fn = kernel.fn()
+    launch = kernel.build(Tensors("cuda", 0))
+
+    def scope(c: Candidate) -> Any:
+        """The candidate's pass set, entered once around many launches (entering resolves names)."""
+        opts = {k.replace("-", "_"): v for k, v in c.options}
+        return triton_ext.enabled(*c.passes, **opts) if c.passes else _nothing()
+
+    def launch_once(args: dict[str, Any]) -> None:
+        fn[launch.grid](**args, num_warps=launch.num_warps, num_stages=launch.num_stages)
+
+    def run(c: Candidate, args: dict[str, Any]) -> None:
+        with scope(c):
+            launch_once(args)
+
+    everyone = [Candidate(()), *tried]
+    base = _clone(launch.args)
+    run(everyone[0], base)
+    problems: dict[str, str | None] = {}
+    for c in tried:
+        got = _clone(launch.args)
+        run(c, got)
+        torch.cuda.synchronize()
+        bad = [f"{k}: {_same(base[k], v, kernel.nondeterministic)[1]}" for k, v in got.items()
+               if isinstance(v, torch.Tensor) and not _same(base[k], v, kernel.nondeterministic)[0]]
+        problems[c.label] = "; ".join(bad) or None
+    args = _clone(launch.args)
+    ms: dict[str, list[float]] = {c.label: [] for c in everyone}
+    for r in range(rounds):
+        for c in (everyone if r % 2 == 0 else everyone[::-1]):
+            with scope(c):
+                ms[c.label].append(gpu_time_ms(lambda: launch_once(args), rep_ms=25))
+    stock_ms = statistics.median(ms["no pass"])
+    table = []
+    for c in everyone:
+        med = statistics.median(ms[c.label])
+        table.append({"candidate": c.label, "passes": c.config_passes() if c.passes else {}, "ms": med,
+                      "rounds_ms": ms[c.label], "speedup": stock_ms / med, "spread": spread(ms[c.label]),
+                      "paired_min": min(paired_ratios({"": ms["no pass"], "x": ms[c.label]}, "x")),
+                      "ok": problems.get(c.label) is None, "problem": problems.get(c.label)})
+    ok = {"": ms["no pass"], **{t["candidate"]: ms[t["candidate"]] for t in table[1:] if t["ok"]}}
+    found = winners(ok)
+    best = next(t for t in table if t["candidate"] == (found[0] if found else "no pass"))
+    return table, best
+
+
+@contextlib.contextmanager
+def _nothing() -> Iterator[None]:
+    yield
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="triton-ext tune", description=__doc__.split("\n\n")[0])
-    parser.add_argument("spec", help="bench spec: pass or extension name with a bench.py, or a bench.py path")
+    parser.add_argument("spec", help="bench spec (pass or extension name with a bench.py, or a bench.py path) or "
+                        "a real-world corpus kernel (tests/realworld, e.g. liger_rms_norm_fwd)")
     parser.add_argument("--candidates", default="", metavar="A,B", help="passes to try (default: every built "
                         "optimization pass for cuda:90)")
     parser.add_argument("--sweep", action="append", default=[], metavar="PASS.FLAG=V1,V2",
@@ -180,7 +333,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     from ..bench import find_specs
 
     try:
-        specs = find_specs([args.spec])
+        try:
+            specs = find_specs([args.spec])
+            kernel = None
+        except TritonExtError as exc:
+            kernel = corpus_kernel(args.spec) if not args.spec.endswith(".py") else None
+            if kernel is None:
+                raise TritonExtError(f"{exc}; nor is {args.spec!r} a kernel of the real-world corpus "
+                                     f"(tests/realworld/realworld_kernels.py)") from None
+            specs = []
         candidates = candidates_for([c for c in args.candidates.split(",") if c], args.sweep)
         if not args.cpu:
             try:
@@ -189,7 +350,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 raise TritonExtError("tune: timing needs torch and a GPU; use --cpu for applicability only") from None
             if not torch.cuda.is_available():
                 raise TritonExtError("tune: no CUDA GPU visible; use --cpu for applicability only")
-        results = [r for spec in specs for r in tune_spec(spec, candidates, args.quick, args.cpu)]
+        if kernel is not None:
+            results = [tune_corpus(kernel, candidates, args.cpu)]
+        else:
+            results = [r for spec in specs for r in tune_spec(spec, candidates, args.quick, args.cpu)]
     except TritonExtError as exc:
         print(f"triton-ext tune: error: {exc}", file=sys.stderr)
         return 1

@@ -24,9 +24,12 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from .._modules import import_file
+from .._timing import gpu_time_ms, launch_cost_us
 
 __all__ = [
     "CUDA90",
+    "gpu_time_ms",
+    "launch_cost_us",
     "isolate_environment",
     "use_fresh_cache",
     "compile_through_cubin",
