@@ -83,7 +83,7 @@ class Item:
     package: str  # PyPI distribution, or "bench:<spec>"
     third_party: bool
     fn: Any  # the JITFunction
-    nondeterministic: bool
+    nondeterministic: bool  # outputs compared within the dtype's tolerance instead of bitwise
     num_warps: int
     num_stages: int
     fresh: Callable[[], dict[str, Any]]  # new inputs, the same values every call
@@ -137,7 +137,12 @@ def bench_items(seed: int) -> dict[str, Callable[[], Item]]:
 
                     def call(k: Any, inputs: dict[str, Any], options: bool = True) -> Any:
                         return spec.launch(k if options else _WithoutOptions(k), inputs, case)
-                    return Item(name, f"bench:{spec.name}", False, base.kernel, False, opts.get("num_warps", 4),
+                    # Compared within the dtype's tolerance, not bitwise: a bench spec's own check is
+                    # "within tolerance of a float64 reference", and loop_split legitimately changes
+                    # rounding once a select is gone (Triton then contracts `qk * scale - m` into an
+                    # FMA): on the H200 its attention outputs differ from no pass by one fp16 ulp
+                    # while equal bitwise to the hand-split kernel's (passes/LoopSplit/results).
+                    return Item(name, f"bench:{spec.name}", False, base.kernel, True, opts.get("num_warps", 4),
                                 opts.get("num_stages", 3), lambda: check_gpu._clone(master), call)
                 out[name] = build
     return out
