@@ -263,7 +263,7 @@ public:
         LLVM_DEBUG(llvm::dbgs() << "store of finite values: " << *op << "\n");
         continue;
       }
-      builder.setInsertionPoint(op);
+      placeAt(builder, op, *report);
       check(builder, op->getLoc(), value, mask, op, "store", *report);
     }
   }
@@ -338,7 +338,7 @@ private:
     // `value` dominates every store (each is reached from it through
     // operands), and the masks of the stores before `last` in its block
     // dominate `last`, so every value used below is available there.
-    builder.setInsertionPoint(last);
+    placeAt(builder, last, report);
     Value lanes;
     for (Operation *store : stores) {
       Value mask = cast<triton::StoreOp>(store).getMask();
@@ -352,6 +352,21 @@ private:
                     : converted;
     }
     check(builder, loc, value, lanes, site, "dot", report);
+  }
+
+  /// Puts the check of what `store` writes right after it in record mode,
+  /// right before it in abort mode. The check only reads SSA values the
+  /// store also reads, so either place counts the same lanes. After the
+  /// store, its pointers (two registers per lane) are dead, so the check and
+  /// its reporting branch run with fewer live registers (ptxas sizes the
+  /// kernel for the worst point, the cold branch included); in abort mode
+  /// the assert must come first so that no non-finite value is written.
+  static void placeAt(OpBuilder &builder, Operation *store,
+                      const ReportOptions &report) {
+    if (report.mode == ReportMode::Record)
+      builder.setInsertionPointAfter(store);
+    else
+      builder.setInsertionPoint(store);
   }
 
   /// True if `user` maps lane i of its tensor operand `operand` to lane i of
@@ -495,8 +510,9 @@ private:
       return value;
     Type elt = tensorTy.getElementType();
     for (int64_t rank = tensorTy.getRank(); rank > 0; --rank) {
-      auto reduce =
-          triton::ReduceOp::create(builder, loc, ValueRange{value}, /*axis=*/0);
+      auto reduce = triton::ReduceOp::create(
+          builder, loc, ValueRange{value},
+          nextReduceAxis(cast<RankedTensorType>(value.getType())));
       OpBuilder::InsertionGuard guard(builder);
       Block *body = builder.createBlock(&reduce.getCombineOp(), {}, {elt, elt},
                                         {loc, loc});

@@ -115,16 +115,31 @@ std::string kernelNameOf(Operation *op) {
   return "unknown";
 }
 
+unsigned nextReduceAxis(RankedTensorType type) {
+  auto layout = dyn_cast_or_null<triton::gpu::DistributedEncodingTrait>(
+      type.getEncoding());
+  if (!layout || type.getRank() < 2)
+    return 0;
+  SmallVector<unsigned> warps =
+      triton::gpu::getWarpsPerCTA(type.getEncoding(), type.getShape());
+  unsigned best = 0;
+  for (unsigned axis = 1; axis < warps.size(); ++axis)
+    if (warps[axis] <= warps[best])
+      best = axis;
+  return best;
+}
+
 /// Reduces every dimension of `value` (i32 tensor) with addi or minsi.
 static Value reduceAll(OpBuilder &builder, Location loc, Value value,
                        bool min) {
   Type i32 = builder.getI32Type();
   auto tensorTy = cast<RankedTensorType>(value.getType());
-  // Reduce the leading dimension until a scalar is left; Triton infers each
-  // result type (a slice of the previous layout in TTGIR).
+  // Reduce one dimension at a time (nextReduceAxis) until a scalar is left;
+  // Triton infers each result type (a slice of the previous layout in TTGIR).
   for (int64_t rank = tensorTy.getRank(); rank > 0; --rank) {
-    auto reduce =
-        triton::ReduceOp::create(builder, loc, ValueRange{value}, /*axis=*/0);
+    auto reduce = triton::ReduceOp::create(
+        builder, loc, ValueRange{value},
+        nextReduceAxis(cast<RankedTensorType>(value.getType())));
     OpBuilder::InsertionGuard guard(builder);
     Block *body = builder.createBlock(&reduce.getCombineOp(), {}, {i32, i32},
                                       {loc, loc});
@@ -317,9 +332,46 @@ void emitReportWhen(OpBuilder &builder, Location loc, Value found,
                            .str();
   Type i64 = builder.getI64Type();
   int64_t numel = 1;
+  // Where the one line of print=first is printed. The print is a call
+  // (vprintf) and ptxas keeps every value live across a call in registers
+  // that survive it, or on the stack: printing in place, next to the checked
+  // tile, cost the RMS-norm forward 39 -> 63 registers and a 32-byte stack
+  // frame (H200 0.81x). So when the report sits in the kernel's entry block,
+  // the reporting branch only hands out (print?, count) as scalars and the
+  // print happens right before the `tt.return`, where almost nothing is
+  // live. Legal: the print only reads those two scalars, and its output
+  // order relative to the kernel's memory effects is not observable (device
+  // printf is flushed at the next synchronize). Nested reports (in a loop or
+  // an `scf.if`) print in place: carrying the scalars out would need new
+  // loop-carried values. So does abort mode, whose assert ends the kernel.
+  Operation *parent = builder.getInsertionBlock()->getParentOp();
+  Operation *ret = nullptr;
+  if (isa<triton::FuncOp>(parent)) {
+    Operation *last = builder.getInsertionBlock()->getTerminator();
+    if (last && isa<triton::ReturnOp>(last))
+      ret = last;
+  }
+  // Abort mode prints in place: its assert ends the kernel before the end.
+  bool deferPrint = ret && options.records && print == PrintMode::First &&
+                    mode == ReportMode::Record;
+  Type i1 = builder.getI1Type();
+  Type i32 = builder.getI32Type();
+
   // Everything below runs only when something was found, so correct
   // programs pay the test and a branch.
-  auto ifOp = scf::IfOp::create(builder, loc, found, /*withElseRegion=*/false);
+  scf::IfOp ifOp =
+      deferPrint
+          ? scf::IfOp::create(builder, loc, TypeRange{i1, i32}, found,
+                              /*withElseRegion=*/true)
+          : scf::IfOp::create(builder, loc, found, /*withElseRegion=*/false);
+  if (deferPrint) {
+    // Clean programs: nothing to print.
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(ifOp.elseBlock());
+    Value no = arith::ConstantIntOp::create(builder, loc, i1, 0);
+    Value zero = arith::ConstantIntOp::create(builder, loc, i32, 0);
+    scf::YieldOp::create(builder, loc, ValueRange{no, zero});
+  }
   Value count;
   {
     OpBuilder::InsertionGuard guard(builder);
@@ -329,9 +381,13 @@ void emitReportWhen(OpBuilder &builder, Location loc, Value found,
       triton::PrintOp::create(builder, loc, prefix + "=", /*hex=*/false,
                               ValueRange{count}, ArrayRef<int32_t>{1});
   }
+  Value firstProgram;
   if (options.records) {
     OpBuilder::InsertionGuard guard(builder);
-    builder.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    if (deferPrint)
+      builder.setInsertionPointToEnd(ifOp.thenBlock());
+    else
+      builder.setInsertionPoint(ifOp.thenBlock()->getTerminator());
 
     // First finding lane of this program (row-major), INT32_MAX if unknown.
     Value bad = lanes(builder, loc);
@@ -349,8 +405,7 @@ void emitReportWhen(OpBuilder &builder, Location loc, Value found,
       }
     }
     if (!firstLane)
-      firstLane = arith::ConstantIntOp::create(builder, loc,
-                                               builder.getI32Type(), 0);
+      firstLane = arith::ConstantIntOp::create(builder, loc, i32, 0);
 
     std::string entry = (site.pass + "|" + site.what + "|" +
                          std::to_string(numel) + "|" + site.kernel + "|" +
@@ -375,36 +430,43 @@ void emitReportWhen(OpBuilder &builder, Location loc, Value found,
         arith::ConstantIntOp::create(builder, loc, i64, INT64_MAX), firstIndex);
     atomic(builder, loc, triton::RMWOp::MAX,
            slotPointer(builder, loc, 3 * index + 2), encoded);
-
-    if (print == PrintMode::First) {
-      // One line per site: only the program whose update found the
-      // `programs` counter at zero, and in it only thread 0 (tt.print
-      // prints from every thread). The thread id comes from PTX; the scalar
-      // atomic's result is broadcast to all threads, so the branch around
-      // the print is the only per-thread one.
-      Type i32 = builder.getI32Type();
-      Value c0 = arith::ConstantIntOp::create(builder, loc, i32, 0);
-      Value tid = triton::ElementwiseInlineAsmOp::create(
-                      builder, loc, TypeRange{i32}, "mov.u32 $0, %tid.x;",
-                      "=r,r", /*pure=*/true, /*packed_element=*/1,
-                      ValueRange{c0})
-                      .getResult()[0];
-      Value firstProgram = arith::CmpIOp::create(
-          builder, loc, arith::CmpIPredicate::eq, before,
-          arith::ConstantIntOp::create(builder, loc, i64, 0));
-      Value threadZero = arith::CmpIOp::create(
-          builder, loc, arith::CmpIPredicate::eq, tid, c0);
-      Value prints =
-          arith::AndIOp::create(builder, loc, firstProgram, threadZero);
-      auto printIf =
-          scf::IfOp::create(builder, loc, prints, /*withElseRegion=*/false);
-      OpBuilder::InsertionGuard printGuard(builder);
-      builder.setInsertionPointToStart(printIf.thenBlock());
-      triton::PrintOp::create(
-          builder, loc,
-          prefix + "; first report of this site, lanes in this program=",
-          /*hex=*/false, ValueRange{count}, ArrayRef<int32_t>{1});
+    // Only the program whose update found the `programs` counter at zero
+    // prints (the scalar atomic's result is broadcast to all its threads).
+    firstProgram = arith::CmpIOp::create(
+        builder, loc, arith::CmpIPredicate::eq, before,
+        arith::ConstantIntOp::create(builder, loc, i64, 0));
+    if (deferPrint)
+      scf::YieldOp::create(builder, loc, ValueRange{firstProgram, count});
+  }
+  if (options.records && print == PrintMode::First) {
+    // One line per site, and in the printing program only thread 0
+    // (tt.print prints from every thread). The thread id comes from PTX;
+    // the branch around the print is the only per-thread one.
+    OpBuilder::InsertionGuard guard(builder);
+    Value printCount = count;
+    if (deferPrint) {
+      firstProgram = ifOp.getResult(0);
+      printCount = ifOp.getResult(1);
+      builder.setInsertionPoint(ret);
+    } else {
+      builder.setInsertionPoint(ifOp.thenBlock()->getTerminator());
     }
+    Value c0 = arith::ConstantIntOp::create(builder, loc, i32, 0);
+    Value tid = triton::ElementwiseInlineAsmOp::create(
+                    builder, loc, TypeRange{i32}, "mov.u32 $0, %tid.x;",
+                    "=r,r", /*pure=*/true, /*packed_element=*/1,
+                    ValueRange{c0})
+                    .getResult()[0];
+    Value threadZero = arith::CmpIOp::create(
+        builder, loc, arith::CmpIPredicate::eq, tid, c0);
+    Value prints = arith::AndIOp::create(builder, loc, firstProgram, threadZero);
+    auto printIf =
+        scf::IfOp::create(builder, loc, prints, /*withElseRegion=*/false);
+    builder.setInsertionPointToStart(printIf.thenBlock());
+    triton::PrintOp::create(
+        builder, loc,
+        prefix + "; first report of this site, lanes in this program=",
+        /*hex=*/false, ValueRange{printCount}, ArrayRef<int32_t>{1});
   }
   if (mode == ReportMode::Abort) {
     Value clean = arith::XOrIOp::create(

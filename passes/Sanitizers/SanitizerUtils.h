@@ -77,6 +77,14 @@ std::string siteOf(Location loc);
 /// Name of the `tt.func` enclosing `op`, or `unknown`.
 std::string kernelNameOf(Operation *op);
 
+/// The axis a full reduction of `type` reduces next: in TTGIR, an axis with
+/// the fewest warps along it (the last such), so that the dimensions held
+/// inside a warp are folded by registers and shuffles first and only the
+/// partial results of the last step cross warps through shared memory
+/// (reducing a 128x256 GEMM tile along its 8-warp axis first stored 256
+/// partials per warp); axis 0 in TTIR, which has no layout.
+unsigned nextReduceAxis(RankedTensorType type);
+
 /// Number of true lanes of `bad` (i1 scalar or tensor of i1) as an i32
 /// scalar, built with `arith.extui` and one `tt.reduce` (add) per dimension.
 Value countTrue(OpBuilder &builder, Location loc, Value bad);

@@ -32,16 +32,17 @@
 // CHECK-DAG:   llvm.mlir.global external constant @triton_ext_sanitizer_sites("{{.*}}nan_inf_check|store non-finite|128|store_f32|{{.*}}\0A
 // CHECK-LABEL: tt.func @store_f32
 // CHECK:         %[[X:.*]] = tt.load
+// CHECK-NEXT:    tt.store %{{.*}}, %[[X]], %[[M:[^ ]*]] :
 // CHECK:         %[[INF:.*]] = arith.constant dense<0x7F800000> : tensor<128xf32>
 // CHECK:         %[[ABS:.*]] = math.absf %[[X]] : tensor<128xf32>
 // CHECK:         %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<128xf32>
-// CHECK:         %[[MASKED:.*]] = arith.select %[[M:.*]], %[[ABS]], %[[ZERO]] : tensor<128xi1>, tensor<128xf32>
+// CHECK:         %[[MASKED:.*]] = arith.select %[[M]], %[[ABS]], %[[ZERO]] : tensor<128xi1>, tensor<128xf32>
 // CHECK:         %[[PEAK:.*]] = "tt.reduce"(%[[MASKED]]) <{axis = 0 : i32}>
 // CHECK:           arith.maximumf
 // CHECK:         }) : (tensor<128xf32>) -> f32
 // CHECK:         %[[SINF:.*]] = arith.constant 0x7F800000 : f32
 // CHECK:         %[[FOUND:.*]] = arith.cmpf ueq, %[[PEAK]], %[[SINF]] : f32
-// CHECK:         scf.if %[[FOUND]] {
+// CHECK:         %[[REP:.*]]:2 = scf.if %[[FOUND]] -> (i1, i32) {
 // CHECK-NEXT:      %[[BAD:.*]] = arith.cmpf ueq, %[[ABS]], %[[INF]] : tensor<128xf32>
 // CHECK-NEXT:      %[[BADM:.*]] = arith.andi %[[BAD]], %[[M]] : tensor<128xi1>
 // CHECK-NEXT:      %[[EXT:.*]] = arith.extui %[[BADM]] : tensor<128xi1> to tensor<128xi32>
@@ -62,33 +63,41 @@
 // CHECK:           tt.get_program_id x
 // CHECK:           %[[ENC:.*]] = arith.subi %{{.*}}, %{{.*}} : i64
 // CHECK:           tt.atomic_rmw max, relaxed, gpu, %{{.*}}, %[[ENC]], %{{.*}} : (!tt.ptr<i64>, i64, i1) -> i64
-// CHECK:           %[[TID:.*]] = tt.elementwise_inline_asm "mov.u32 $0, %tid.x;"
+// CHECK-NOT:       tt.print
 // CHECK:           %[[FIRSTPROG:.*]] = arith.cmpi eq, %[[OLD]], %{{.*}} : i64
-// CHECK:           %[[THREAD0:.*]] = arith.cmpi eq, %[[TID]], %{{.*}} : i32
-// CHECK:           %[[PRINTS:.*]] = arith.andi %[[FIRSTPROG]], %[[THREAD0]] : i1
-// CHECK:           scf.if %[[PRINTS]] {
-// CHECK-NEXT:        tt.print "[triton-ext nan_inf_check] kernel=store_f32 site={{.*}}nan-inf-check.mlir:[[STORE_LINE]] store non-finite; first report of this site, lanes in this program=" {{.*}} : %[[CNT]] : i32
-// CHECK-NEXT:      }
+// CHECK-NEXT:      scf.yield %[[FIRSTPROG]], %[[CNT]] : i1, i32
+// CHECK-NEXT:    } else {
+// CHECK:           scf.yield %{{.*}}, %{{.*}} : i1, i32
 // CHECK-NEXT:    }
 // CHECK-NOT:     tt.assert
-// CHECK:         tt.store %{{.*}}, %[[X]], %[[M]]
+// The one line is printed right before the return (issue 18: a print next
+// to the tile kept the tile's registers live across the vprintf call).
+// CHECK:         %[[TID:.*]] = tt.elementwise_inline_asm "mov.u32 $0, %tid.x;"
+// CHECK:         %[[THREAD0:.*]] = arith.cmpi eq, %[[TID]], %{{.*}} : i32
+// CHECK:         %[[PRINTS:.*]] = arith.andi %[[REP]]#0, %[[THREAD0]] : i1
+// CHECK:         scf.if %[[PRINTS]] {
+// CHECK-NEXT:      tt.print "[triton-ext nan_inf_check] kernel=store_f32 site={{.*}}nan-inf-check.mlir:[[STORE_LINE]] store non-finite; first report of this site, lanes in this program=" {{.*}} : %[[REP]]#1 : i32
+// CHECK-NEXT:    }
+// CHECK-NEXT:    tt.return
 // ABORT-LABEL: tt.func @store_f32
 // ABORT:         tt.print
 // ABORT:         %[[OK:.*]] = arith.xori %{{.*}}, %true
 // ABORT-NEXT:    tt.assert %[[OK]], "[triton-ext nan_inf_check] kernel=store_f32 site={{.*}}nan-inf-check.mlir:{{[0-9]+}} store non-finite nonzero" : i1
 // ABORT-NEXT:    tt.store
 // EVERY-LABEL: tt.func @store_f32
+// EVERY:         tt.store
 // EVERY:         scf.if %{{.*}} {
 // EVERY:             "tt.reduce"
 // EVERY:           tt.print "[triton-ext nan_inf_check] kernel=store_f32 site={{.*}} store non-finite="
 // EVERY-NOT:       tt.elementwise_inline_asm
 // EVERY:           tt.atomic_rmw add
-// EVERY:         tt.store
+// EVERY:         tt.return
 // NONE-LABEL:  tt.func @store_f32
 // NONE-NOT:      tt.print
+// NONE:          tt.store
 // NONE:          tt.atomic_rmw add
 // NONE-NOT:      tt.print
-// NONE:          tt.store
+// NONE:          tt.return
 tt.func @store_f32(%p: !tt.ptr<f32>, %n: i32) {
   %r = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
   %ns = tt.splat %n : i32 -> tensor<128xi32>
@@ -102,6 +111,7 @@ tt.func @store_f32(%p: !tt.ptr<f32>, %n: i32) {
 
 // A 2-D unmasked bf16 store: one reduction per dimension, no mask and.
 // CHECK-LABEL: tt.func @store_bf16_2d
+// CHECK:         tt.store
 // CHECK:         math.absf %{{.*}} : tensor<16x32xbf16>
 // CHECK:         arith.cmpf ueq
 // CHECK-NOT:     arith.andi
@@ -110,7 +120,6 @@ tt.func @store_f32(%p: !tt.ptr<f32>, %n: i32) {
 // CHECK:         "tt.reduce"(%{{.*}}) <{axis = 0 : i32}>
 // CHECK:         }) : (tensor<32xi32>) -> i32
 // CHECK:         tt.print "[triton-ext nan_inf_check] kernel=store_bf16_2d
-// CHECK:         tt.store
 tt.func @store_bf16_2d(%p: tensor<16x32x!tt.ptr<bf16>>, %x: tensor<16x32xbf16>) {
   tt.store %p, %x : tensor<16x32x!tt.ptr<bf16>>
   tt.return
@@ -136,10 +145,10 @@ tt.func @store_i32_unchecked(%p: tensor<128x!tt.ptr<i32>>, %x: tensor<128xi32>) 
 // CHECK-NOT:       tt.print
 // CHECK:           scf.yield
 // CHECK:         }
+// CHECK:         tt.store
 // CHECK:         math.absf %[[ACC]] : tensor<32x32xf32>
 // CHECK:         tt.print "[triton-ext nan_inf_check] kernel=dot_loop_accumulator site={{.*}} dot non-finite; first report of this site, lanes in this program="
 // CHECK:         tt.print "[triton-ext nan_inf_check] kernel=dot_loop_accumulator site={{.*}} store non-finite; first report of this site, lanes in this program="
-// CHECK:         tt.store
 // NODOTS-LABEL: tt.func @dot_loop_accumulator
 // NODOTS-NOT:    dot non-finite
 // NODOTS:        store non-finite
@@ -161,9 +170,9 @@ tt.func @dot_loop_accumulator(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %p: 
 // the dot check would.
 // CHECK-LABEL: tt.func @dot_covered_by_store
 // CHECK-NOT:     dot non-finite
-// CHECK:         tt.print "[triton-ext nan_inf_check] kernel=dot_covered_by_store site={{.*}} store non-finite; first report of this site, lanes in this program="
-// CHECK-NOT:     tt.print
 // CHECK:         tt.store
+// CHECK-NOT:     dot non-finite
+// CHECK:         tt.print "[triton-ext nan_inf_check] kernel=dot_covered_by_store site={{.*}} store non-finite; first report of this site, lanes in this program="
 // CHECK-NOT:     tt.print
 tt.func @dot_covered_by_store(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %p: tensor<32x32x!tt.ptr<f16>>, %l: tensor<32x32xf32>, %n: i32) {
   %c0 = arith.constant 0 : i32
@@ -186,11 +195,11 @@ tt.func @dot_covered_by_store(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %p: 
 // CHECK:         dot non-finite
 // CHECK:         store non-finite
 // CHECK-LABEL: tt.func @dot_to_fp8_store
-// CHECK:         store non-finite
 // CHECK:         tt.store %{{.*}} : tensor<32x32x!tt.ptr<f32>>
-// CHECK:         dot non-finite
-// CHECK-NOT:     tt.print
 // CHECK:         tt.store %{{.*}} : tensor<32x32x!tt.ptr<f8E5M2>>
+// CHECK:         dot non-finite
+// CHECK:         store non-finite
+// CHECK-NOT:     tt.print
 tt.func @dot_divisor(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %p: tensor<32x32x!tt.ptr<f32>>) {
   %zero = arith.constant dense<0.0> : tensor<32x32xf32>
   %one = arith.constant dense<1.0> : tensor<32x32xf32>
@@ -210,18 +219,18 @@ tt.func @dot_to_fp8_store(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %p: tens
 
 // A dot outside loops feeding a masked store through elementwise ops (a
 // ReLU, which can hide -Inf): only the lanes under the store's mask are
-// counted, right before the store.
+// counted, right after the store (record mode).
 // CHECK-LABEL: tt.func @dot_masked_store
 // CHECK:         %[[D:.*]] = tt.dot
 // CHECK-NOT:     tt.print
 // CHECK:         %[[S:.*]] = arith.maxnumf %[[D]]
+// CHECK:         tt.store %{{.*}}, %[[S]], %[[M:[^ ]*]] :
 // CHECK:         math.absf %[[D]] : tensor<32x32xf32>
-// CHECK:         arith.select %[[M:[^ ]*]], %{{.*}}, %{{.*}} : tensor<32x32xi1>, tensor<32x32xf32>
+// CHECK:         arith.select %[[M]], %{{.*}}, %{{.*}} : tensor<32x32xi1>, tensor<32x32xf32>
 // CHECK:         %[[BAD:.*]] = arith.cmpf ueq, %{{.*}}, %{{.*}} : tensor<32x32xf32>
 // CHECK:         arith.andi %[[BAD]], %[[M]] : tensor<32x32xi1>
 // CHECK:         tt.print "[triton-ext nan_inf_check] kernel=dot_masked_store site={{.*}} dot non-finite; first report of this site, lanes in this program="
 // CHECK:         tt.print "[triton-ext nan_inf_check] kernel=dot_masked_store site={{.*}} store non-finite; first report of this site, lanes in this program="
-// CHECK:         tt.store %{{.*}}, %[[S]], %[[M]]
 tt.func @dot_masked_store(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %p: tensor<32x32x!tt.ptr<f32>>, %m: tensor<32x32xi1>) {
   %zero = arith.constant dense<0.0> : tensor<32x32xf32>
   %d = tt.dot %a, %b, %zero : tensor<32x32xf16> * tensor<32x32xf16> -> tensor<32x32xf32>

@@ -32,14 +32,19 @@
 // CHECK:           scf.yield %c0_i32{{.*}} : i32
 // CHECK:         }
 // CHECK:         %[[FOUND:.*]] = arith.cmpi sgt, %[[CNT]], %c0_i32
-// CHECK:         scf.if %[[FOUND]]
+// CHECK:         %[[REP:.*]]:2 = scf.if %[[FOUND]] -> (i1, i32)
 // On the reporting path the wrapped lanes are rebuilt for the first index.
 // CHECK:           arith.cmpi ne, %{{.*}}, %{{.*}} : tensor<128xi64>
 // CHECK:           arith.minsi
 // CHECK:           tt.atomic_rmw add
-// CHECK:           tt.print "[triton-ext offset_overflow_check] kernel=row_offset site={{.*}}offset-overflow-check.mlir:[[@LINE+11]] i32 offset overflow lanes; first report of this site, lanes in this program="
+// CHECK-NOT:       tt.print
 // CHECK-NOT:     tt.assert
 // CHECK:         tt.addptr %{{.*}}, %[[OFF]]
+// The one line is printed right before the return.
+// CHECK:         scf.if %{{.*}} {
+// CHECK-NEXT:      tt.print "[triton-ext offset_overflow_check] kernel=row_offset site={{.*}}offset-overflow-check.mlir:[[@LINE+11]] i32 offset overflow lanes; first report of this site, lanes in this program=" {{.*}} : %[[REP]]#1 : i32
+// CHECK-NEXT:    }
+// CHECK-NEXT:    tt.return
 // ABORT-LABEL: tt.func @row_offset
 // ABORT:         tt.assert %{{.*}}, "[triton-ext offset_overflow_check] kernel=row_offset
 // ABORT:         tt.addptr
@@ -89,9 +94,9 @@ tt.func @tile_offset(%p: !tt.ptr<f32>, %stride: i32) -> tensor<16x32xf32> {
 // CHECK-LABEL: tt.func @lane_by_lane
 // CHECK-NOT:     scf.if {{.*}} -> (i32)
 // CHECK:         "tt.reduce"
-// CHECK:         tt.print
 // CHECK-NOT:     scf.if {{.*}} -> (i32)
 // CHECK:         "tt.reduce"
+// CHECK:         tt.print
 // CHECK:         tt.print
 tt.func @lane_by_lane(%p: !tt.ptr<f32>, %t: tensor<128xi32>, %k: i32) -> tensor<128xf32> {
   %r = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
@@ -116,8 +121,8 @@ tt.func @lane_by_lane(%p: !tt.ptr<f32>, %t: tensor<128xi32>, %k: i32) -> tensor<
 // CHECK:         %[[W:.*]] = arith.extsi %[[M]] : i32 to i64
 // CHECK:         %[[BAD:.*]] = arith.cmpi ne, %[[W]], %[[E]] : i64
 // CHECK:         %[[CNT:.*]] = arith.extui %[[BAD]] : i1 to i32
-// CHECK:         tt.print "[triton-ext offset_overflow_check] kernel=late_extsi
 // CHECK:         tt.addptr %arg0, %{{.*}} : !tt.ptr<f32>, i64
+// CHECK:         tt.print "[triton-ext offset_overflow_check] kernel=late_extsi
 tt.func @late_extsi(%p: !tt.ptr<f32>, %pid: i32, %stride: i32) -> f32 {
   %m = arith.muli %pid, %stride : i32
   %w = arith.extsi %m : i32 to i64
@@ -152,10 +157,13 @@ tt.func @unchecked(%p: !tt.ptr<f32>, %a: i64, %b: i64) -> (tensor<128xf32>, f32)
 // CHECK:         %[[W:.*]] = arith.extsi %[[MUL]] : i32 to i64
 // CHECK:         %[[CNT:.*]] = arith.extui
 // CHECK:         arith.select %[[RUNS]], %[[CNT]], %{{.*}} : i32
-// CHECK:         tt.print "[triton-ext offset_overflow_check] kernel=invariant_increment site={{.*}}offset-overflow-check.mlir:[[@LINE+11]] i32 offset overflow lanes; first report of this site, lanes in this program="
+// CHECK-NOT:     tt.print
 // CHECK:         scf.for
 // CHECK-NOT:       tt.print
 // CHECK:           scf.yield
+// CHECK:         tt.print "[triton-ext offset_overflow_check] kernel=invariant_increment site={{.*}}offset-overflow-check.mlir:[[@LINE+10]] i32 offset overflow lanes; first report of this site, lanes in this program={{.*}}
+// CHECK-NEXT:    }
+// CHECK-NEXT:    tt.return
 tt.func @invariant_increment(%p: tensor<64x!tt.ptr<f16>>, %stride: i32, %n: i32) {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
@@ -184,7 +192,10 @@ tt.func @invariant_increment(%p: tensor<64x!tt.ptr<f16>>, %stride: i32, %n: i32)
 // CHECK:           %[[OR:.*]] = arith.ori %[[ANY]], %[[BAD]] : i1
 // CHECK:           scf.yield %{{.*}}, %[[OR]]
 // CHECK:         %[[CNT:.*]] = arith.extui %[[R]]#1 : i1 to i32
-// CHECK:         tt.print "[triton-ext offset_overflow_check] kernel=loop_dependent_offset site={{.*}} i32 offset overflow lanes; first report of this site, lanes in this program=" {{.*}} : %[[CNT]] : i32
+// CHECK:         %[[REP:.*]]:2 = scf.if
+// CHECK:           scf.yield %{{.*}}, %[[CNT]] : i1, i32
+// CHECK:         tt.store
+// CHECK:         tt.print "[triton-ext offset_overflow_check] kernel=loop_dependent_offset site={{.*}} i32 offset overflow lanes; first report of this site, lanes in this program=" {{.*}} : %[[REP]]#1 : i32
 tt.func @loop_dependent_offset(%p: !tt.ptr<f16>, %stride: i32, %n: i32) {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
