@@ -8,6 +8,7 @@ Whether a planted bug is caught at run time is checked on a GPU by check_gpu.py.
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from pathlib import Path
@@ -350,6 +351,49 @@ def test_decode_records_of_real_sites():
         sanitizers.decode(sites, [0] * 6)
     err = sanitizers.SanitizerError([record])
     assert "row_copy_kernel" in str(err) and _site("row_offset") in str(err)
+
+
+def test_compiled_copies_report_one_record_per_site():
+    # The H200 torch.compile run printed two lines and returned two records for its one store:
+    # Inductor benchmarked two pointwise configs, two modules compiled from one source line, each
+    # with its own record. report() merges copies of a site: lanes and programs add up, and the
+    # first index is the copy's with the smallest (its site keeps the numbering: numel differs).
+    copies = [sanitizers.sites_of(_compile(kernels.log_affine_kernel, kernels.LOG_SIG,
+                                           {"XBLOCK": block}, ("nan_inf_check",)))
+              for block in (1024, 512)]
+    (big,), (small,) = copies
+    assert (big.numel, small.numel) == (1024, 512) and big.location == small.location
+    # 2044 NaN lanes per launch; the 512-lane copy found its first NaN at element 3 (program 0),
+    # the 1024-lane copy at element 5.
+    records = [*sanitizers.decode([big], [2044 * 106, 4 * 106, sanitizers.INT64_MAX - 5]),
+               *sanitizers.decode([small], [2044 * 107, 8 * 107, sanitizers.INT64_MAX - 3])]
+    (merged,) = sanitizers.merge(records)
+    assert (merged.lanes, merged.programs, merged.copies) == (2044 * 213, 4 * 106 + 8 * 107, 2)
+    assert (merged.site, merged.first_index, merged.first_program, merged.first_lane) == (small, 3, 0, 3)
+    assert merged.line().endswith("(2 compiled copies)") and _site("log_affine_store") in merged.line()
+    # Different sites (or kernels) stay apart; one copy is left as it is.
+    other = sanitizers.Record(sanitizers.Site("offset_overflow_check", "i32 offset overflow lanes",
+                                              512, small.kernel, small.location), 1, 1, 0)
+    assert sanitizers.merge([records[0], other]) == [records[0], other]
+
+
+def test_gpu_check_counts_device_lines_only():
+    # The H200 check counted the SanitizerError text its child printed (`... store non-finite:
+    # lanes=37 ...`) as a second report line of nan_check_raises. Only device printf lines count.
+    from passes.Sanitizers import check_gpu
+
+    err = sanitizers.SanitizerError(sanitizers.decode(
+        [sanitizers.Site("nan_inf_check", "store non-finite", 1024, "ratio_kernel", "k.py:42")],
+        [37, 37, sanitizers.INT64_MAX - 5]))
+    text = "\n".join([
+        "pid (217, 0, 0) idx ()[triton-ext nan_inf_check] kernel=ratio_kernel site=k.py:42 store "
+        "non-finite; first report of this site, lanes in this program=1",
+        f"RAISED {json.dumps(str(err))}", str(err),
+        "pid (3, 0, 0) idx ()[triton-ext offset_overflow_check] kernel=row_copy_kernel site=k.py:72 "
+        "i32 offset overflow lanes=1024"])
+    found = [(m.group(2), m.group(4), int(m.group(5))) for m in check_gpu.REPORT.finditer(text)]
+    assert found == [("ratio_kernel", "store non-finite", 1),
+                     ("row_copy_kernel", "i32 offset overflow lanes", 1024)]
 
 
 def test_malformed_site_table_is_an_error():
