@@ -205,6 +205,21 @@ static Value laneIndex(OpBuilder &builder, Location loc,
       builder, loc, arith::MulIOp::create(builder, loc, rows, width), cols);
 }
 
+Value firstTrueLane(OpBuilder &builder, Location loc, Value bad) {
+  auto badTy = dyn_cast<RankedTensorType>(bad.getType());
+  if (!badTy)
+    return {};
+  Value index = laneIndex(builder, loc, badTy);
+  if (!index)
+    return {};
+  Value none = arith::ConstantOp::create(
+      builder, loc,
+      DenseElementsAttr::get(cast<ShapedType>(index.getType()),
+                             builder.getI32IntegerAttr(INT32_MAX)));
+  Value picked = arith::SelectOp::create(builder, loc, bad, index, none);
+  return reduceAll(builder, loc, picked, /*min=*/true);
+}
+
 /// Appends `entry` to the module's site table (or finds it: two checks of
 /// one kind at one line share a record) and sizes the counters global to
 /// match. Returns the site's index.
@@ -320,9 +335,34 @@ void emitReport(OpBuilder &builder, Location loc, Value count,
       lanes, site, options);
 }
 
+/// Builds (first lane, lanes per program) on the reporting path.
+using FirstLaneBuilder =
+    function_ref<std::pair<Value, int64_t>(OpBuilder &, Location)>;
+
+static void emitReportImpl(OpBuilder &builder, Location loc, Value found,
+                           CountBuilder counter, FirstLaneBuilder first,
+                           const ReportSite &site,
+                           const ReportOptions &options);
+
 void emitReportWhen(OpBuilder &builder, Location loc, Value found,
                     CountBuilder counter, LanesBuilder lanes,
                     const ReportSite &site, const ReportOptions &options) {
+  emitReportImpl(
+      builder, loc, found, counter,
+      [&](OpBuilder &b, Location l) -> std::pair<Value, int64_t> {
+        Value bad = lanes(b, l);
+        auto badTy = dyn_cast<RankedTensorType>(bad.getType());
+        if (!badTy)
+          return {Value(), 1};
+        return {firstTrueLane(b, l, bad), badTy.getNumElements()};
+      },
+      site, options);
+}
+
+static void emitReportImpl(OpBuilder &builder, Location loc, Value found,
+                           CountBuilder counter, FirstLaneBuilder first,
+                           const ReportSite &site,
+                           const ReportOptions &options) {
   ReportMode mode = options.mode;
   PrintMode print = options.print;
   ModuleOp module =
@@ -389,21 +429,9 @@ void emitReportWhen(OpBuilder &builder, Location loc, Value found,
     else
       builder.setInsertionPoint(ifOp.thenBlock()->getTerminator());
 
-    // First finding lane of this program (row-major), INT32_MAX if unknown.
-    Value bad = lanes(builder, loc);
-    Value firstLane;
-    if (auto badTy = dyn_cast<RankedTensorType>(bad.getType())) {
-      numel = badTy.getNumElements();
-      if (Value index = laneIndex(builder, loc, badTy)) {
-        Value none = arith::ConstantOp::create(
-            builder, loc,
-            DenseElementsAttr::get(cast<ShapedType>(index.getType()),
-                                   builder.getI32IntegerAttr(INT32_MAX)));
-        Value picked =
-            arith::SelectOp::create(builder, loc, bad, index, none);
-        firstLane = reduceAll(builder, loc, picked, /*min=*/true);
-      }
-    }
+    // First finding lane of this program (row-major), 0 if unknown.
+    auto [firstLane, lanesPerProgram] = first(builder, loc);
+    numel = lanesPerProgram;
     if (!firstLane)
       firstLane = arith::ConstantIntOp::create(builder, loc, i32, 0);
 

@@ -123,6 +123,12 @@ void emitReport(OpBuilder &builder, Location loc, Value count,
 /// called only on the reporting path.
 using CountBuilder = function_ref<Value(OpBuilder &, Location)>;
 
+/// Row-major index (i32 scalar) of the first true lane of `bad` (an i1 tensor
+/// of rank 1 or 2), INT32_MAX when none is; null for other ranks. Built with
+/// one `tt.reduce` (min) per dimension: call it on a reporting path.
+Value firstTrueLane(OpBuilder &builder, Location loc, Value bad);
+
+
 /// As emitReport, for a check whose fast path only decides whether anything
 /// was found (`found`, i1, the same in every thread of the program): the
 /// count is built by `counter` on the reporting path.
