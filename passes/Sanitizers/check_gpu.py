@@ -538,6 +538,8 @@ def main() -> int:
     parser.add_argument("--skip-tools", action="store_true", help="no TRITON_DEBUG / "
                         "instrumentation-mode / compute-sanitizer comparison")
     parser.add_argument("--skip-bench", action="store_true", help="no triton-ext bench run")
+    parser.add_argument("--bench-out", type=Path, default=HERE / "results",
+                        help="folder for the bench's JSON/PNG/BENCHMARK.md (default: results/)")
     parser.add_argument("--only", nargs="*", help="scenario names to run (default: all)")
     parser.add_argument("--budget-s", type=float, default=200,
                         help="run the bench's quick shapes only when scenarios and tools took "
@@ -596,7 +598,7 @@ def main() -> int:
     if not args.skip_bench:
         # The full bench takes about two minutes; past the budget, its quick shapes only.
         quick = time.perf_counter() - t0 > args.budget_s
-        bench = _bench(HERE / "results", quick)
+        bench = _bench(args.bench_out, quick)
         say(f"\ntriton-ext bench sanitizers{' --quick' if quick else ''}: rc={bench['rc']} in "
             f"{bench['wall_s']}s -> {bench.get('json', bench['out'])}")
         say(bench["tail"][-1500:])

@@ -187,7 +187,8 @@ def render(corpus: dict[str, Any] | None, bench: dict[str, Any] | None,
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", type=Path, help="tests.realworld.check_gpu JSON")
+    parser.add_argument("--corpus", type=Path, nargs="*", default=[],
+                        help="tests.realworld.check_gpu JSON (several: their kernels are joined)")
     parser.add_argument("--bench", type=Path, help="triton-ext bench sanitizers JSON")
     parser.add_argument("--sites", type=Path, help="sites per corpus kernel (JSON)")
     parser.add_argument("--compute-sites", action="store_true",
@@ -201,7 +202,14 @@ def main(argv: list[str] | None = None) -> int:
         sites = compute_sites(args.sites)
     elif args.sites and args.sites.exists():
         sites = json.loads(args.sites.read_text())
-    corpus = json.loads(args.corpus.read_text()) if args.corpus and args.corpus.exists() else None
+    corpus = None
+    for path in args.corpus:
+        if path.exists():
+            part = json.loads(path.read_text())
+            if corpus is None:
+                corpus = part
+            else:
+                corpus["kernels"] = corpus["kernels"] + part["kernels"]
     bench = json.loads(args.bench.read_text()) if args.bench and args.bench.exists() else None
     if corpus is None and bench is None:
         if args.compute_sites:
