@@ -530,6 +530,31 @@ def _bench(out_dir: Path, quick: bool) -> dict[str, Any]:
     return result
 
 
+def _write_tools_table(path: Path, tools: list[dict[str, Any]], outcomes: list[Outcome]) -> None:
+    """README table: what each tool catches on the planted bugs, its cost and output volume."""
+    ours = {o.name: o for o in outcomes}
+    rows = ["| planted bug | tool | caught | output lines | kernel ms | time / plain |",
+            "|---|---|---|---|---|---|"]
+    for bug, what in BUGS.items():
+        plain = next((r["kernel_ms"] for r in tools if r["bug"] == bug and r["tool"] == "plain"), None)
+        for r in (r for r in tools if r["bug"] == bug):
+            if r["tool"] == "plain":
+                continue
+            ms = f"{r['kernel_ms']:.4f}" if r["kernel_ms"] else "- (aborted)"
+            sl = f"{r['slowdown']:.2f}" if r["slowdown"] else "-"
+            rows.append(f"| {what} | {r['tool']} | {'yes' if r['caught'] else 'no'} | "
+                        f"{r['output_lines']} | {ms} | {sl} |")
+        o = ours.get(bug)
+        if o:
+            sl = f"{o.kernel_ms / plain:.2f}" if o.kernel_ms and plain else "-"
+            ms = f"{o.kernel_ms:.4f}" if o.kernel_ms else "-"
+            rows.append(f"| {what} | triton_ext {'+'.join(o.passes)} | "
+                        f"{'yes' if o.lines else 'no'} ({sum(o.lines.values())} line, records) | "
+                        f"{o.output_lines} | {ms} | {sl} |")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(rows) + "\n")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, help="JSON file for the results")
@@ -593,6 +618,9 @@ def main() -> int:
                     f"{str(bool(o.lines)):6} {o.output_lines:6} "
                     f"{(f'{o.kernel_ms:9.4f}' if o.kernel_ms else '-'):>9} "
                     f"{(f'{sl:7.2f}' if sl else '-'):>7}")
+
+    if tools:
+        _write_tools_table(args.out.parent / "TOOLS.md", tools, outcomes)
 
     bench: dict[str, Any] = {}
     if not args.skip_bench:
