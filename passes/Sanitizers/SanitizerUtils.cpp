@@ -359,144 +359,154 @@ void emitReportWhen(OpBuilder &builder, Location loc, Value found,
       site, options);
 }
 
+/// Updates the site's record with `count` (i32) and `firstLane` (i32, lane
+/// of a tile of `numel`) and prints per `options.print`, at the builder's
+/// insertion point, which must be under a branch taken only by programs with
+/// findings (uniform over the program: the scalar atomics synchronize it).
+static void emitRecords(OpBuilder &builder, Location loc, Value count,
+                        Value firstLane, int64_t numel, ModuleOp module,
+                        const ReportSite &site, StringRef prefix,
+                        const ReportOptions &options) {
+  Type i64 = builder.getI64Type();
+  Type i32 = builder.getI32Type();
+  std::string entry = (site.pass + "|" + site.what + "|" +
+                       std::to_string(numel) + "|" + site.kernel + "|" +
+                       site.site)
+                          .str();
+  unsigned index = registerSite(module, entry);
+
+  Value lanesTotal = arith::ExtSIOp::create(builder, loc, i64, count);
+  atomic(builder, loc, triton::RMWOp::ADD,
+         slotPointer(builder, loc, 3 * index), lanesTotal);
+  Value one = arith::ConstantIntOp::create(builder, loc, i64, 1);
+  Value before = atomic(builder, loc, triton::RMWOp::ADD,
+                        slotPointer(builder, loc, 3 * index + 1), one);
+  Value firstIndex = arith::AddIOp::create(
+      builder, loc,
+      arith::MulIOp::create(
+          builder, loc, linearProgramId(builder, loc),
+          arith::ConstantIntOp::create(builder, loc, i64, numel)),
+      arith::ExtSIOp::create(builder, loc, i64, firstLane));
+  Value encoded = arith::SubIOp::create(
+      builder, loc, arith::ConstantIntOp::create(builder, loc, i64, INT64_MAX),
+      firstIndex);
+  atomic(builder, loc, triton::RMWOp::MAX,
+         slotPointer(builder, loc, 3 * index + 2), encoded);
+  if (options.print != PrintMode::First)
+    return;
+  // One line per site: only the program whose update found the `programs`
+  // counter at zero (the scalar atomic's result is broadcast to all its
+  // threads), and in it only thread 0 (tt.print prints from every thread).
+  // The thread id comes from PTX; the branch around the print is the only
+  // per-thread one.
+  Value c0 = arith::ConstantIntOp::create(builder, loc, i32, 0);
+  Value tid = triton::ElementwiseInlineAsmOp::create(
+                  builder, loc, TypeRange{i32}, "mov.u32 $0, %tid.x;", "=r,r",
+                  /*pure=*/true, /*packed_element=*/1, ValueRange{c0})
+                  .getResult()[0];
+  Value firstProgram = arith::CmpIOp::create(
+      builder, loc, arith::CmpIPredicate::eq, before,
+      arith::ConstantIntOp::create(builder, loc, i64, 0));
+  Value threadZero =
+      arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq, tid, c0);
+  Value prints = arith::AndIOp::create(builder, loc, firstProgram, threadZero);
+  auto printIf =
+      scf::IfOp::create(builder, loc, prints, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToStart(printIf.thenBlock());
+  triton::PrintOp::create(
+      builder, loc,
+      (prefix + "; first report of this site, lanes in this program=").str(),
+      /*hex=*/false, ValueRange{count}, ArrayRef<int32_t>{1});
+}
+
 static void emitReportImpl(OpBuilder &builder, Location loc, Value found,
                            CountBuilder counter, FirstLaneBuilder first,
                            const ReportSite &site,
                            const ReportOptions &options) {
-  ReportMode mode = options.mode;
-  PrintMode print = options.print;
   ModuleOp module =
       builder.getInsertionBlock()->getParentOp()->getParentOfType<ModuleOp>();
   std::string prefix = ("[triton-ext " + site.pass + "] kernel=" +
                         site.kernel + " site=" + site.site + " " + site.what)
                            .str();
-  Type i64 = builder.getI64Type();
-  int64_t numel = 1;
-  // Where the one line of print=first is printed. The print is a call
+  Type i32 = builder.getI32Type();
+
+  // Where the records are updated and the line printed. The print is a call
   // (vprintf) and ptxas keeps every value live across a call in registers
-  // that survive it, or on the stack: printing in place, next to the checked
-  // tile, cost the RMS-norm forward 39 -> 63 registers and a 32-byte stack
-  // frame (H200 0.81x). So when the report sits in the kernel's entry block,
-  // the reporting branch only hands out (print?, count) as scalars and the
-  // print happens right before the `tt.return`, where almost nothing is
-  // live. Legal: the print only reads those two scalars, and its output
-  // order relative to the kernel's memory effects is not observable (device
-  // printf is flushed at the next synchronize). Nested reports (in a loop or
-  // an `scf.if`) print in place: carrying the scalars out would need new
-  // loop-carried values. So does abort mode, whose assert ends the kernel.
-  Operation *parent = builder.getInsertionBlock()->getParentOp();
+  // that survive it, or on the stack, and sizes the kernel for its worst
+  // point, the never-taken reporting branch included: printing in place,
+  // next to the checked tile, cost the RMS-norm forward 39 -> 63 registers
+  // and a 32-byte stack frame (H200 0.81x); the atomics' address and index
+  // arithmetic add more. So when the report sits in the kernel's entry block
+  // (record mode), the reporting branch in place only reduces the tile to
+  // two scalars, (count, first lane), and everything else happens right
+  // before the `tt.return`, where almost nothing is live, under `count > 0`
+  // (uniform over the program, like `found`). Legal: that code only reads
+  // the two scalars and writes the records, which no kernel code reads;
+  // device printf order against the kernel's own memory effects is not
+  // observable (it is flushed at the next synchronize). Nested reports (in a
+  // loop or an `scf.if`) stay in place: carrying the scalars out would need
+  // new loop-carried values. So does abort mode, whose assert ends the
+  // kernel.
   Operation *ret = nullptr;
-  if (isa<triton::FuncOp>(parent)) {
+  if (isa<triton::FuncOp>(builder.getInsertionBlock()->getParentOp())) {
     Operation *last = builder.getInsertionBlock()->getTerminator();
     if (last && isa<triton::ReturnOp>(last))
       ret = last;
   }
-  // Abort mode prints in place: its assert ends the kernel before the end.
-  bool deferPrint = ret && options.records && print == PrintMode::First &&
-                    mode == ReportMode::Record;
-  Type i1 = builder.getI1Type();
-  Type i32 = builder.getI32Type();
+  bool defer = ret && options.records && options.mode == ReportMode::Record;
 
-  // Everything below runs only when something was found, so correct
-  // programs pay the test and a branch.
-  scf::IfOp ifOp =
-      deferPrint
-          ? scf::IfOp::create(builder, loc, TypeRange{i1, i32}, found,
-                              /*withElseRegion=*/true)
-          : scf::IfOp::create(builder, loc, found, /*withElseRegion=*/false);
-  if (deferPrint) {
-    // Clean programs: nothing to print.
+  if (defer) {
+    int64_t numel = 1;
+    auto ifOp = scf::IfOp::create(builder, loc, TypeRange{i32, i32}, found,
+                                  /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard guard(builder);
+      builder.setInsertionPointToStart(ifOp.thenBlock());
+      Value count = counter(builder, loc);
+      auto [firstLane, lanesPerProgram] = first(builder, loc);
+      numel = lanesPerProgram;
+      if (!firstLane)
+        firstLane = arith::ConstantIntOp::create(builder, loc, i32, 0);
+      scf::YieldOp::create(builder, loc, ValueRange{count, firstLane});
+      builder.setInsertionPointToStart(ifOp.elseBlock());
+      Value zero = arith::ConstantIntOp::create(builder, loc, i32, 0);
+      scf::YieldOp::create(builder, loc, ValueRange{zero, zero});
+    }
     OpBuilder::InsertionGuard guard(builder);
-    builder.setInsertionPointToStart(ifOp.elseBlock());
-    Value no = arith::ConstantIntOp::create(builder, loc, i1, 0);
-    Value zero = arith::ConstantIntOp::create(builder, loc, i32, 0);
-    scf::YieldOp::create(builder, loc, ValueRange{no, zero});
-  }
-  Value count;
-  {
-    OpBuilder::InsertionGuard guard(builder);
-    builder.setInsertionPointToStart(ifOp.thenBlock());
-    count = counter(builder, loc);
-    if (print == PrintMode::Every)
+    builder.setInsertionPoint(ret);
+    Value count = ifOp.getResult(0);
+    Value any = arith::CmpIOp::create(
+        builder, loc, arith::CmpIPredicate::sgt, count,
+        arith::ConstantIntOp::create(builder, loc, i32, 0));
+    auto atEnd = scf::IfOp::create(builder, loc, any, /*withElseRegion=*/false);
+    builder.setInsertionPoint(atEnd.thenBlock()->getTerminator());
+    if (options.print == PrintMode::Every)
       triton::PrintOp::create(builder, loc, prefix + "=", /*hex=*/false,
                               ValueRange{count}, ArrayRef<int32_t>{1});
+    emitRecords(builder, loc, count, ifOp.getResult(1), numel, module, site,
+                prefix, options);
+    return;
   }
-  Value firstProgram;
-  if (options.records) {
+
+  // In place: everything under `found`.
+  auto ifOp = scf::IfOp::create(builder, loc, found, /*withElseRegion=*/false);
+  {
     OpBuilder::InsertionGuard guard(builder);
-    if (deferPrint)
-      builder.setInsertionPointToEnd(ifOp.thenBlock());
-    else
-      builder.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-
-    // First finding lane of this program (row-major), 0 if unknown.
-    auto [firstLane, lanesPerProgram] = first(builder, loc);
-    numel = lanesPerProgram;
-    if (!firstLane)
-      firstLane = arith::ConstantIntOp::create(builder, loc, i32, 0);
-
-    std::string entry = (site.pass + "|" + site.what + "|" +
-                         std::to_string(numel) + "|" + site.kernel + "|" +
-                         site.site)
-                            .str();
-    unsigned index = registerSite(module, entry);
-
-    Value lanesTotal = arith::ExtSIOp::create(builder, loc, i64, count);
-    atomic(builder, loc, triton::RMWOp::ADD,
-           slotPointer(builder, loc, 3 * index), lanesTotal);
-    Value one = arith::ConstantIntOp::create(builder, loc, i64, 1);
-    Value before = atomic(builder, loc, triton::RMWOp::ADD,
-                          slotPointer(builder, loc, 3 * index + 1), one);
-    Value firstIndex = arith::AddIOp::create(
-        builder, loc,
-        arith::MulIOp::create(
-            builder, loc, linearProgramId(builder, loc),
-            arith::ConstantIntOp::create(builder, loc, i64, numel)),
-        arith::ExtSIOp::create(builder, loc, i64, firstLane));
-    Value encoded = arith::SubIOp::create(
-        builder, loc,
-        arith::ConstantIntOp::create(builder, loc, i64, INT64_MAX), firstIndex);
-    atomic(builder, loc, triton::RMWOp::MAX,
-           slotPointer(builder, loc, 3 * index + 2), encoded);
-    // Only the program whose update found the `programs` counter at zero
-    // prints (the scalar atomic's result is broadcast to all its threads).
-    firstProgram = arith::CmpIOp::create(
-        builder, loc, arith::CmpIPredicate::eq, before,
-        arith::ConstantIntOp::create(builder, loc, i64, 0));
-    if (deferPrint)
-      scf::YieldOp::create(builder, loc, ValueRange{firstProgram, count});
-  }
-  if (options.records && print == PrintMode::First) {
-    // One line per site, and in the printing program only thread 0
-    // (tt.print prints from every thread). The thread id comes from PTX;
-    // the branch around the print is the only per-thread one.
-    OpBuilder::InsertionGuard guard(builder);
-    Value printCount = count;
-    if (deferPrint) {
-      firstProgram = ifOp.getResult(0);
-      printCount = ifOp.getResult(1);
-      builder.setInsertionPoint(ret);
-    } else {
-      builder.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    builder.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    Value count = counter(builder, loc);
+    if (options.print == PrintMode::Every)
+      triton::PrintOp::create(builder, loc, prefix + "=", /*hex=*/false,
+                              ValueRange{count}, ArrayRef<int32_t>{1});
+    if (options.records) {
+      auto [firstLane, numel] = first(builder, loc);
+      if (!firstLane)
+        firstLane = arith::ConstantIntOp::create(builder, loc, i32, 0);
+      emitRecords(builder, loc, count, firstLane, numel, module, site, prefix,
+                  options);
     }
-    Value c0 = arith::ConstantIntOp::create(builder, loc, i32, 0);
-    Value tid = triton::ElementwiseInlineAsmOp::create(
-                    builder, loc, TypeRange{i32}, "mov.u32 $0, %tid.x;",
-                    "=r,r", /*pure=*/true, /*packed_element=*/1,
-                    ValueRange{c0})
-                    .getResult()[0];
-    Value threadZero = arith::CmpIOp::create(
-        builder, loc, arith::CmpIPredicate::eq, tid, c0);
-    Value prints = arith::AndIOp::create(builder, loc, firstProgram, threadZero);
-    auto printIf =
-        scf::IfOp::create(builder, loc, prints, /*withElseRegion=*/false);
-    builder.setInsertionPointToStart(printIf.thenBlock());
-    triton::PrintOp::create(
-        builder, loc,
-        prefix + "; first report of this site, lanes in this program=",
-        /*hex=*/false, ValueRange{printCount}, ArrayRef<int32_t>{1});
   }
-  if (mode == ReportMode::Abort) {
+  if (options.mode == ReportMode::Abort) {
     Value clean = arith::XOrIOp::create(
         builder, loc, found,
         arith::ConstantIntOp::create(builder, loc, builder.getI1Type(), 1));

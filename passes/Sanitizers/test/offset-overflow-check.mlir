@@ -26,7 +26,7 @@
 // the offset's tree computed again from its scalar leaves, so no tensor of it
 // stays live through the kernel: the lanes are recomputed in i64, compared
 // with the sign-extended i32 result, counted and the first found.
-// CHECK:         %[[REP:.*]]:2 = scf.if %[[WRAPS]] -> (i1, i32) {
+// CHECK:         %[[REP:.*]]:2 = scf.if %[[WRAPS]] -> (i32, i32) {
 // CHECK-NEXT:      %[[CS:.*]] = tt.splat %[[MUL]] : i32 -> tensor<128xi32>
 // CHECK-NEXT:      %[[CR:.*]] = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
 // CHECK-NEXT:      %[[COFF:.*]] = arith.addi %[[CS]], %[[CR]] : tensor<128xi32>
@@ -37,14 +37,17 @@
 // CHECK:           %[[BAD:.*]] = arith.cmpi ne, %[[WRAP]], %[[EXACT]] : tensor<128xi64>
 // CHECK:           arith.extui %[[BAD]]
 // CHECK:           %[[SUM:.*]] = "tt.reduce"
-// CHECK:           arith.minsi
-// CHECK:           tt.atomic_rmw add
-// CHECK-NOT:       tt.print
-// CHECK:           scf.yield %{{.*}}, %[[SUM]] : i1, i32
+// CHECK:           %[[FIRST:.*]] = "tt.reduce"
+// CHECK:             arith.minsi
+// CHECK-NOT:       tt.atomic_rmw
+// CHECK:           scf.yield %[[SUM]], %[[FIRST]] : i32, i32
 // CHECK:         } else {
 // CHECK-NOT:     tt.assert
 // CHECK:         scf.if %{{.*}} {
-// CHECK-NEXT:      tt.print "[triton-ext offset_overflow_check] kernel=row_offset site={{.*}}offset-overflow-check.mlir:[[@LINE+17]] i32 offset overflow lanes; first report of this site, lanes in this program=" {{.*}} : %[[REP]]#1 : i32
+// CHECK:           tt.atomic_rmw add
+// CHECK:           scf.if %{{.*}} {
+// CHECK-NEXT:        tt.print "[triton-ext offset_overflow_check] kernel=row_offset site={{.*}}offset-overflow-check.mlir:[[@LINE+18]] i32 offset overflow lanes; first report of this site, lanes in this program=" {{.*}} : %[[REP]]#0 : i32
+// CHECK-NEXT:      }
 // CHECK-NEXT:    }
 // CHECK-NEXT:    tt.return
 // Abort mode checks in place (its assert must come before the access): the
@@ -78,7 +81,7 @@ tt.func @row_offset(%p: !tt.ptr<f32>, %pid: i32, %stride: i32) -> tensor<128xf32
 // CHECK:         %[[WRAPS:.*]] = arith.ori
 // CHECK-NOT:     tt.reduce
 // CHECK:         tt.load
-// CHECK:         scf.if %[[WRAPS]] -> (i1, i32) {
+// CHECK:         scf.if %[[WRAPS]] -> (i32, i32) {
 // CHECK-COUNT-2:   "tt.reduce"
 // CHECK:         tt.print "[triton-ext offset_overflow_check] kernel=tile_offset
 tt.func @tile_offset(%p: !tt.ptr<f32>, %stride: i32) -> tensor<16x32xf32> {
@@ -170,7 +173,8 @@ tt.func @unchecked(%p: !tt.ptr<f32>, %a: i64, %b: i64) -> (tensor<128xf32>, f32)
 // CHECK:         scf.for
 // CHECK-NOT:       tt.print
 // CHECK:           scf.yield
-// CHECK:         tt.print "[triton-ext offset_overflow_check] kernel=invariant_increment site={{.*}}offset-overflow-check.mlir:[[@LINE+10]] i32 offset overflow lanes; first report of this site, lanes in this program={{.*}}
+// CHECK:         tt.print "[triton-ext offset_overflow_check] kernel=invariant_increment site={{.*}}offset-overflow-check.mlir:[[@LINE+11]] i32 offset overflow lanes; first report of this site, lanes in this program={{.*}}
+// CHECK-NEXT:      }
 // CHECK-NEXT:    }
 // CHECK-NEXT:    tt.return
 tt.func @invariant_increment(%p: tensor<64x!tt.ptr<f16>>, %stride: i32, %n: i32) {
@@ -202,9 +206,9 @@ tt.func @invariant_increment(%p: tensor<64x!tt.ptr<f16>>, %stride: i32, %n: i32)
 // CHECK:           scf.yield %{{.*}}, %[[OR]]
 // CHECK:         %[[CNT:.*]] = arith.extui %[[R]]#1 : i1 to i32
 // CHECK:         %[[REP:.*]]:2 = scf.if
-// CHECK:           scf.yield %{{.*}}, %[[CNT]] : i1, i32
+// CHECK:           scf.yield %[[CNT]], %{{.*}} : i32, i32
 // CHECK:         tt.store
-// CHECK:         tt.print "[triton-ext offset_overflow_check] kernel=loop_dependent_offset site={{.*}} i32 offset overflow lanes; first report of this site, lanes in this program=" {{.*}} : %[[REP]]#1 : i32
+// CHECK:         tt.print "[triton-ext offset_overflow_check] kernel=loop_dependent_offset site={{.*}} i32 offset overflow lanes; first report of this site, lanes in this program=" {{.*}} : %[[REP]]#0 : i32
 tt.func @loop_dependent_offset(%p: !tt.ptr<f16>, %stride: i32, %n: i32) {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32

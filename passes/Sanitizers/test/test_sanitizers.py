@@ -194,9 +194,9 @@ def test_pipelined_gemm_loop_unchanged(passes):
 
 def test_offset_check_of_loop_increment_is_hoisted():
     # `b_ptrs += BLOCK_K * stride_bk` is computed in the loop body at ttir; its check goes in
-    # front of the loop (every iteration computes the same value). With print=every the line is
-    # printed where the check is (print=first prints it before the return).
-    ttir = _matmul(("offset_overflow_check",), print="every").asm["ttir"]
+    # front of the loop (every iteration computes the same value). Abort mode keeps the whole
+    # report where the check is (record mode updates the records before the return).
+    ttir = _matmul(("offset_overflow_check",), mode="abort").asm["ttir"]
     line = next(n for n, text in enumerate(kernels.SOURCE.read_text().splitlines(), 1)
                 if "b_ptrs += BLOCK_K * stride_bk" in text)
     site = f"site={kernels.SOURCE}:{line} "
@@ -274,20 +274,20 @@ def test_log_affine_one_print_per_site():
     assert ttgir.count("tt.print") == 1
     defs = _defs(ttgir)
     (guard,) = _print_guards(ttgir)
-    first_program, thread_zero = re.match(r"arith\.andi (%[\w.#-]+), (%[\w.-]+) : i1", guard).groups()
-    # The print sits right before the return, where the tile's registers are dead (a vprintf
-    # call keeps everything live across it); the reporting branch hands it (print?, count).
+    first_program, thread_zero = re.match(r"arith\.andi (%[\w.-]+), (%[\w.-]+) : i1", guard).groups()
+    # The records and the print sit right before the return, where the tile's registers are
+    # dead (a vprintf call keeps everything live across it), under `count > 0`, the count being
+    # what the reporting branch at the store hands out with the first lane.
     lines = ttgir.splitlines()
     at = next(i for i, line in enumerate(lines) if "tt.print" in line)
-    assert lines[at + 1].strip().startswith("}") and lines[at + 2].strip().startswith("tt.return"), \
-        lines[at - 1:at + 3]
-    branch = re.match(r"(%[\w.-]+)#0$", first_program)
-    assert branch, f"the print is not guarded by the reporting branch's result: {guard}"
-    start = next(i for i, line in enumerate(lines)
-                 if re.match(rf"\s*{re.escape(branch.group(1))}:2 = scf\.if ", line))
-    yielded = next(re.match(r"\s*scf\.yield (%[\w.-]+), (%[\w.-]+) : i1, i32", line)
-                   for line in lines[start:] if "scf.yield" in line)
-    first_program = yielded.group(1)
+    assert [ln.strip()[:1] for ln in lines[at + 1:at + 3]] == ["}", "}"], lines[at - 1:at + 4]
+    assert lines[at + 3].strip().startswith("tt.return"), lines[at - 1:at + 4]
+    count = re.search(r": (%[\w.-]+)#0 : i32", lines[at])
+    assert count, lines[at]
+    branch = next(i for i, line in enumerate(lines)
+                  if re.match(rf"\s*{re.escape(count.group(1))}:2 = scf\.if %\S+ -> \(i32, i32\)", line))
+    # The branch at the store comes after it (record mode: the store's pointers are dead there).
+    assert next(i for i, line in enumerate(lines) if "tt.store" in line) < branch < at
     old = re.match(r"arith\.cmpi eq, (%[\w.-]+), %\S+ : i64", defs[first_program]).group(1)
     assert defs[old].startswith("tt.atomic_rmw add"), defs[old]
     tid = re.match(r"arith\.cmpi eq, (%[\w.-]+), %\S+ : i32", defs[thread_zero]).group(1)
