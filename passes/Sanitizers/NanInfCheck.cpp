@@ -326,6 +326,26 @@ private:
                               << "\n");
       return;
     }
+    // Covered by one store: a store S reached from the dot through ops that
+    // all keep a non-finite operand non-finite, checked itself, whose mask is
+    // none or the very mask of every store of the dot. The dot check counts
+    // lane i only under the union of the stores' masks, which is S's mask;
+    // there S stores a non-finite value whenever the dot result is
+    // non-finite, and S's check counts it. Other paths may hide the value
+    // (Liger's MoE up-projection: `silu(gate) * up` goes through sigmoid's
+    // divisor), S's check still sees it. This removed the second reduction
+    // over both MoE accumulators.
+    llvm::SetVector<Operation *> covering;
+    collectCovering(value, covering, /*depth=*/0);
+    for (Operation *store : covering) {
+      Value mask = cast<triton::StoreOp>(store).getMask();
+      if (!mask || llvm::all_of(stores, [&](Operation *other) {
+            return cast<triton::StoreOp>(other).getMask() == mask;
+          })) {
+        LLVM_DEBUG(llvm::dbgs() << "dot covered by " << *store << "\n");
+        return;
+      }
+    }
     Operation *last = stores.front();
     for (Operation *store : stores) {
       if (store->getBlock() != last->getBlock()) {
@@ -430,6 +450,29 @@ private:
       // Only paths that end in a store matter.
       if (below || (pathMayHide && reachesStore(user->getResult(0), depth + 1)))
         mayHide = true;
+    }
+  }
+
+  /// The checked `tt.store`s (float, outside warp-specialized partitions)
+  /// reached from `value` through lane-preserving ops that all keep a
+  /// non-finite operand non-finite (keepsNonFinite).
+  static void collectCovering(Value value,
+                              llvm::SetVector<Operation *> &covering,
+                              unsigned depth) {
+    if (depth > kMaxChain)
+      return;
+    for (OpOperand &use : value.getUses()) {
+      Operation *user = use.getOwner();
+      if (auto store = dyn_cast<triton::StoreOp>(user)) {
+        if (use.get() == store.getValue() &&
+            isCheckedFloat(use.get().getType()) &&
+            !inWarpSpecializePartition(user))
+          covering.insert(user);
+        continue;
+      }
+      if (preservesLanes(user, value) &&
+          keepsNonFinite(user, use.getOperandNumber()))
+        collectCovering(user->getResult(0), covering, depth + 1);
     }
   }
 

@@ -194,17 +194,36 @@ tt.func @dot_covered_by_store(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %p: 
   tt.store %p, %h : tensor<32x32x!tt.ptr<f16>>
   tt.return
 }
-// Kept: the dot is the divisor (x / Inf = 0), or one of its stores is not
-// checked (an fp8 store).
+// Kept: the dot is the divisor (x / Inf = 0) and nothing else stores it.
+// Covered although one store is not checked (fp8): the unmasked f32 store of
+// the dot writes every lane the fp8 store writes, and its check counts it.
 // CHECK-LABEL: tt.func @dot_divisor
 // CHECK:         dot non-finite
 // CHECK:         store non-finite
 // CHECK-LABEL: tt.func @dot_to_fp8_store
+// CHECK-NOT:     dot non-finite
 // CHECK:         tt.store %{{.*}} : tensor<32x32x!tt.ptr<f32>>
+// CHECK:         tt.store %{{.*}} : tensor<32x32x!tt.ptr<f8E5M2>>
+// CHECK-NOT:     dot non-finite
+// CHECK:         store non-finite
+// CHECK-NOT:     tt.print
+// Kept: the f32 store is masked, the fp8 store (not checked) writes lanes the
+// mask turns off.
+// CHECK-LABEL: tt.func @dot_to_fp8_store_masked
 // CHECK:         tt.store %{{.*}} : tensor<32x32x!tt.ptr<f8E5M2>>
 // CHECK:         dot non-finite
 // CHECK:         store non-finite
-// CHECK-NOT:     tt.print
+// Issue 18, Liger's MoE up-projection: the accumulator is stored as it is
+// (truncf) and through a path that can hide a NaN (the divisor of a
+// sigmoid), both under the same mask: the direct store's check counts every
+// lane the dot check would, so there is no dot check.
+// CHECK-LABEL: tt.func @dot_covered_by_one_store
+// CHECK-NOT:     dot non-finite
+// CHECK-COUNT-2: store non-finite
+// CHECK-NOT:     dot non-finite
+// Kept: the same two stores under different masks.
+// CHECK-LABEL: tt.func @dot_two_masks
+// CHECK:         dot non-finite
 tt.func @dot_divisor(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %p: tensor<32x32x!tt.ptr<f32>>) {
   %zero = arith.constant dense<0.0> : tensor<32x32xf32>
   %one = arith.constant dense<1.0> : tensor<32x32xf32>
@@ -219,6 +238,34 @@ tt.func @dot_to_fp8_store(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %p: tens
   tt.store %p, %d : tensor<32x32x!tt.ptr<f32>>
   %e = tt.fp_to_fp %d, rounding = rtne : tensor<32x32xf32> -> tensor<32x32xf8E5M2>
   tt.store %q, %e : tensor<32x32x!tt.ptr<f8E5M2>>
+  tt.return
+}
+tt.func @dot_to_fp8_store_masked(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %p: tensor<32x32x!tt.ptr<f32>>, %q: tensor<32x32x!tt.ptr<f8E5M2>>, %m: tensor<32x32xi1>) {
+  %zero = arith.constant dense<0.0> : tensor<32x32xf32>
+  %d = tt.dot %a, %b, %zero : tensor<32x32xf16> * tensor<32x32xf16> -> tensor<32x32xf32>
+  tt.store %p, %d, %m : tensor<32x32x!tt.ptr<f32>>
+  %e = tt.fp_to_fp %d, rounding = rtne : tensor<32x32xf32> -> tensor<32x32xf8E5M2>
+  tt.store %q, %e : tensor<32x32x!tt.ptr<f8E5M2>>
+  tt.return
+}
+tt.func @dot_covered_by_one_store(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %p: tensor<32x32x!tt.ptr<f16>>, %q: tensor<32x32x!tt.ptr<f32>>, %m: tensor<32x32xi1>) {
+  %zero = arith.constant dense<0.0> : tensor<32x32xf32>
+  %one = arith.constant dense<1.0> : tensor<32x32xf32>
+  %d = tt.dot %a, %b, %zero : tensor<32x32xf16> * tensor<32x32xf16> -> tensor<32x32xf32>
+  %h = arith.truncf %d : tensor<32x32xf32> to tensor<32x32xf16>
+  tt.store %p, %h, %m : tensor<32x32x!tt.ptr<f16>>
+  %s = arith.divf %one, %d : tensor<32x32xf32>
+  tt.store %q, %s, %m : tensor<32x32x!tt.ptr<f32>>
+  tt.return
+}
+tt.func @dot_two_masks(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %p: tensor<32x32x!tt.ptr<f16>>, %q: tensor<32x32x!tt.ptr<f32>>, %m: tensor<32x32xi1>, %n: tensor<32x32xi1>) {
+  %zero = arith.constant dense<0.0> : tensor<32x32xf32>
+  %one = arith.constant dense<1.0> : tensor<32x32xf32>
+  %d = tt.dot %a, %b, %zero : tensor<32x32xf16> * tensor<32x32xf16> -> tensor<32x32xf32>
+  %h = arith.truncf %d : tensor<32x32xf32> to tensor<32x32xf16>
+  tt.store %p, %h, %m : tensor<32x32x!tt.ptr<f16>>
+  %s = arith.divf %one, %d : tensor<32x32xf32>
+  tt.store %q, %s, %n : tensor<32x32x!tt.ptr<f32>>
   tt.return
 }
 
