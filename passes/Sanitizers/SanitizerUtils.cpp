@@ -420,6 +420,34 @@ static void emitRecords(OpBuilder &builder, Location loc, Value count,
       /*hex=*/false, ValueRange{count}, ArrayRef<int32_t>{1});
 }
 
+Operation *entryReturnAt(OpBuilder &builder) {
+  if (!isa<triton::FuncOp>(builder.getInsertionBlock()->getParentOp()))
+    return nullptr;
+  Operation *last = builder.getInsertionBlock()->getTerminator();
+  return last && isa<triton::ReturnOp>(last) ? last : nullptr;
+}
+
+void emitRecordsAtEnd(OpBuilder &builder, Location loc, Operation *ret,
+                      Value count, Value firstLane, int64_t numel,
+                      const ReportSite &site, const ReportOptions &options) {
+  ModuleOp module = ret->getParentOfType<ModuleOp>();
+  std::string prefix = ("[triton-ext " + site.pass + "] kernel=" +
+                        site.kernel + " site=" + site.site + " " + site.what)
+                           .str();
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPoint(ret);
+  Value any = arith::CmpIOp::create(
+      builder, loc, arith::CmpIPredicate::sgt, count,
+      arith::ConstantIntOp::create(builder, loc, count.getType(), 0));
+  auto atEnd = scf::IfOp::create(builder, loc, any, /*withElseRegion=*/false);
+  builder.setInsertionPoint(atEnd.thenBlock()->getTerminator());
+  if (options.print == PrintMode::Every)
+    triton::PrintOp::create(builder, loc, prefix + "=", /*hex=*/false,
+                            ValueRange{count}, ArrayRef<int32_t>{1});
+  emitRecords(builder, loc, count, firstLane, numel, module, site, prefix,
+              options);
+}
+
 static void emitReportImpl(OpBuilder &builder, Location loc, Value found,
                            CountBuilder counter, FirstLaneBuilder first,
                            const ReportSite &site,
@@ -448,12 +476,7 @@ static void emitReportImpl(OpBuilder &builder, Location loc, Value found,
   // loop or an `scf.if`) stay in place: carrying the scalars out would need
   // new loop-carried values. So does abort mode, whose assert ends the
   // kernel.
-  Operation *ret = nullptr;
-  if (isa<triton::FuncOp>(builder.getInsertionBlock()->getParentOp())) {
-    Operation *last = builder.getInsertionBlock()->getTerminator();
-    if (last && isa<triton::ReturnOp>(last))
-      ret = last;
-  }
+  Operation *ret = entryReturnAt(builder);
   bool defer = ret && options.records && options.mode == ReportMode::Record;
 
   if (defer) {
@@ -473,19 +496,8 @@ static void emitReportImpl(OpBuilder &builder, Location loc, Value found,
       Value zero = arith::ConstantIntOp::create(builder, loc, i32, 0);
       scf::YieldOp::create(builder, loc, ValueRange{zero, zero});
     }
-    OpBuilder::InsertionGuard guard(builder);
-    builder.setInsertionPoint(ret);
-    Value count = ifOp.getResult(0);
-    Value any = arith::CmpIOp::create(
-        builder, loc, arith::CmpIPredicate::sgt, count,
-        arith::ConstantIntOp::create(builder, loc, i32, 0));
-    auto atEnd = scf::IfOp::create(builder, loc, any, /*withElseRegion=*/false);
-    builder.setInsertionPoint(atEnd.thenBlock()->getTerminator());
-    if (options.print == PrintMode::Every)
-      triton::PrintOp::create(builder, loc, prefix + "=", /*hex=*/false,
-                              ValueRange{count}, ArrayRef<int32_t>{1});
-    emitRecords(builder, loc, count, ifOp.getResult(1), numel, module, site,
-                prefix, options);
+    emitRecordsAtEnd(builder, loc, ret, ifOp.getResult(0), ifOp.getResult(1),
+                     numel, site, options);
     return;
   }
 

@@ -136,6 +136,18 @@ void emitReportWhen(OpBuilder &builder, Location loc, Value found,
                     CountBuilder counter, LanesBuilder lanes,
                     const ReportSite &site, const ReportOptions &options);
 
+/// The `tt.return` ending the block of the builder's insertion point if that
+/// block is a kernel's entry block, else null: where reports of checks at
+/// the top level of the kernel update their records (see emitReportWhen).
+Operation *entryReturnAt(OpBuilder &builder);
+
+/// Before `ret`: when `count` (i32, uniform over the program) is positive,
+/// updates the site's record with it and `firstLane` (i32, row-major lane
+/// of a tile of `numel`) and prints per `options` (record mode, records on).
+void emitRecordsAtEnd(OpBuilder &builder, Location loc, Operation *ret,
+                      Value count, Value firstLane, int64_t numel,
+                      const ReportSite &site, const ReportOptions &options);
+
 } // namespace mlir::triton_ext::sanitizers
 
 #endif // TRITON_EXT_SANITIZERS_UTILS_H

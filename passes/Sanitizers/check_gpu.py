@@ -166,6 +166,25 @@ def _ratio_inputs(torch: Any, dev: str, n: int) -> tuple[Any, Any, Any]:
     return x, y, bad
 
 
+def _run_ratio_pair(torch, triton, kernels, dev, state, api) -> bool:
+    n, block = 1 << 20, 1024
+    x, y, bad = _ratio_inputs(torch, dev, n)
+    total, out = torch.empty_like(x), torch.empty_like(x)
+
+    def launch() -> None:
+        kernels.ratio_pair_kernel[(triton.cdiv(n, block),)](x, y, total, out, n, BLOCK=block)
+
+    launch()
+    torch.cuda.synchronize()
+    state["extra"] = {"first_bad": int(bad.min())}
+    good = torch.ones(n, dtype=torch.bool, device=dev)
+    good[bad] = False
+    state["launch"] = launch
+    return bool(torch.equal(total, x + y) and torch.isnan(out[bad]).all()
+                and torch.allclose(out[good].double(), x[good].double() / y[good].double(),
+                                   rtol=1e-6))
+
+
 def _run_ratio(torch, triton, kernels, dev, state, api) -> bool:
     n, block = 1 << 20, 1024
     x, y, bad = _ratio_inputs(torch, dev, n)
@@ -360,6 +379,13 @@ SCENARIOS: dict[str, dict[str, Any]] = {
         "lines": _one("ratio_kernel", "ratio_store", NAN),
         # first_index: the smallest NaN element (1-D kernel: pid * BLOCK + lane = element)
         "records": lambda extra: {_key("ratio_kernel", _site("ratio_store"), NAN):
+                                  {"lanes": 37, "first_index": extra["first_bad"]}}},
+    # Two stores sharing one fast path (issue 18): the clean one stays silent, the NaN one
+    # reports its exact lanes and first index.
+    "nan_pair": {
+        "passes": ["nan_inf_check"], "run": _run_ratio_pair,
+        "lines": _one("ratio_pair_kernel", "pair_ratio_store", NAN),
+        "records": lambda extra: {_key("ratio_pair_kernel", _site("pair_ratio_store"), NAN):
                                   {"lanes": 37, "first_index": extra["first_bad"]}}},
     "nan_rearm": {
         "passes": ["nan_inf_check"], "run": _run_ratio_rearm,

@@ -316,3 +316,59 @@ tt.func @dot_to_reduce(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %p: tensor<
 tt.func @bad_mode() {
   tt.return
 }
+
+// Two stores of one tile type with only pure ops between them share one fast
+// path (issue 18, "merge per tile"): their masked |value|s are combined with
+// a NaN-propagating maximum and reduced once; only when that finds something
+// does each store count its lanes and find its first; each site keeps its own
+// record and line (before the return).
+// CHECK-LABEL: tt.func @two_tiles
+// CHECK:         tt.store %arg0
+// CHECK:         arith.mulf
+// CHECK:         tt.store %arg1
+// CHECK:         %[[A:.*]] = math.absf %arg2
+// CHECK:         %[[AM:.*]] = arith.select %arg3, %[[A]], %{{.*}}
+// CHECK:         %[[B:.*]] = math.absf
+// CHECK:         %[[BOTH:.*]] = arith.maximumf %[[AM]], %[[B]] : tensor<128xf32>
+// CHECK:         "tt.reduce"(%[[BOTH]])
+// CHECK-NOT:     "tt.reduce"
+// CHECK:         scf.if %{{.*}} -> (i32, i32, i32, i32) {
+// CHECK-COUNT-4:   "tt.reduce"
+// CHECK:         } else {
+// CHECK:         tt.print "[triton-ext nan_inf_check] kernel=two_tiles site={{.*}}nan-inf-check.mlir:[[@LINE+5]] store non-finite
+// CHECK:         tt.print "[triton-ext nan_inf_check] kernel=two_tiles site={{.*}}nan-inf-check.mlir:[[@LINE+7]] store non-finite
+// CHECK:         tt.return
+tt.func @two_tiles(%p: tensor<128x!tt.ptr<f32>>, %q: tensor<128x!tt.ptr<f32>>, %x: tensor<128xf32>, %m: tensor<128xi1>) {
+  %one = arith.constant dense<1.0> : tensor<128xf32>
+  tt.store %p, %x, %m : tensor<128x!tt.ptr<f32>>
+  %y = arith.mulf %x, %x : tensor<128xf32>
+  %z = arith.addf %y, %one : tensor<128xf32>
+  tt.store %q, %z : tensor<128x!tt.ptr<f32>>
+  tt.return
+}
+
+// Not grouped: a load between the stores (the first value would stay live
+// across it), or two tile types.
+// CHECK-LABEL: tt.func @load_between
+// CHECK:         tt.store
+// CHECK:         "tt.reduce"
+// CHECK:         tt.load
+// CHECK:         tt.store
+// CHECK:         "tt.reduce"
+// CHECK-LABEL: tt.func @two_types
+// CHECK:         tt.store
+// CHECK:         "tt.reduce"
+// CHECK:         tt.store
+// CHECK:         "tt.reduce"
+tt.func @load_between(%p: tensor<128x!tt.ptr<f32>>, %q: tensor<128x!tt.ptr<f32>>, %x: tensor<128xf32>) {
+  tt.store %p, %x : tensor<128x!tt.ptr<f32>>
+  %y = tt.load %q : tensor<128x!tt.ptr<f32>>
+  tt.store %q, %y : tensor<128x!tt.ptr<f32>>
+  tt.return
+}
+tt.func @two_types(%p: tensor<128x!tt.ptr<f32>>, %q: tensor<128x!tt.ptr<f16>>, %x: tensor<128xf32>) {
+  tt.store %p, %x : tensor<128x!tt.ptr<f32>>
+  %y = arith.truncf %x : tensor<128xf32> to tensor<128xf16>
+  tt.store %q, %y : tensor<128x!tt.ptr<f16>>
+  tt.return
+}

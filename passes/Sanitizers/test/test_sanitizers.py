@@ -298,6 +298,20 @@ def test_log_affine_one_print_per_site():
     assert len(re.findall(r"(?:atom|red)\.global\.gpu\.relaxed\.(?:add\.u64|max\.s64)", ptx)) == 3
 
 
+def test_two_stores_share_one_fast_path():
+    # Issue 18, "merge per tile": the two stores of one tile type in ratio_pair_kernel are
+    # checked by one NaN-propagating reduction of their combined |values|; each site still gets
+    # its own count and first lane (reporting branch) and record.
+    sig = {"x_ptr": "*fp32", "y_ptr": "*fp32", "sum_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32",
+           "BLOCK": "constexpr"}
+    ttgir = _compile(kernels.ratio_pair_kernel, sig, {"BLOCK": 1024}, ("nan_inf_check",)).asm["ttgir"]
+    fast = ttgir[:ttgir.index("scf.if")]
+    assert fast.count('"tt.reduce"') == 1 and "arith.maximumf" in fast
+    assert re.search(r"scf\.if %\S+ -> \(i32, i32, i32, i32\)", ttgir)
+    assert [site for _, site, _ in _reports(ttgir, "nan_inf_check")] == [
+        _site("pair_sum_store"), _site("pair_ratio_store")]
+
+
 def test_site_table_from_real_kernel():
     compiled = _compile(kernels.log_affine_kernel, kernels.LOG_SIG, {"XBLOCK": 1024},
                         ("nan_inf_check",))
