@@ -47,6 +47,7 @@ class Row:
     kind: str
     check: str
     speed: float | None
+    findings: dict[str, int] | None = None  # what the timed launches found (site -> lanes)
 
     @property
     def compute(self) -> bool:
@@ -67,7 +68,8 @@ def corpus_rows(data: dict[str, Any]) -> list[Row]:
         for check in SANITIZERS:
             r = k.get("passes", {}).get(check)
             if r and r.get("fires"):
-                rows.append(Row(k["kernel"], k["package"], k["kind"], check, r.get("speedup")))
+                rows.append(Row(k["kernel"], k["package"], k["kind"], check, r.get("speedup"),
+                                r.get("findings")))
     return rows
 
 
@@ -169,7 +171,10 @@ def render(corpus: dict[str, Any] | None, bench: dict[str, Any] | None,
                   "|---|---|---|---|---|---|---|"]
         for r in sorted(rows, key=lambda r: (r.check, r.speed if r.speed is not None else 9)):
             left = sites.get(r.kernel, {}).get(r.check)
-            if r.met:
+            if r.findings:
+                why = ("the timed launches had findings, so this times the reporting path: " +
+                       "; ".join(f"{k}: {v} lanes" for k, v in sorted(r.findings.items())))
+            elif r.met:
                 why = ""
             elif left:
                 kinds = sorted({s.split(" @ ")[0] for s in left})
