@@ -8,7 +8,8 @@ compiles to 198 registers without sanitizers, 209 with nan_inf_check, 199 with
 nan_inf_check{print=none}; offset_overflow_check 214 vs 192). This times `kernels.bench_kernel`
 (GEMM 4096^3 and attention seq 2048, the bench's shapes) off, with each sanitizer as it ships
 (print=first) and with print=none (records only, read by `sanitizers.report()/check()`), in
-interleaved rounds, and prints speed = off / variant. Exits 1 if an output differs from off's.
+interleaved rounds, and with neither print nor records ("check only": the fast path and the
+never-taken count), and prints speed = off / variant. Exits 1 if an output differs from off's.
 """
 
 from __future__ import annotations
@@ -24,8 +25,11 @@ VARIANTS: list[tuple[str, str | None, dict[str, Any]]] = [
     ("off", None, {}),
     ("nan_inf_check", "nan_inf_check", {}),
     ("nan_inf_check print=none", "nan_inf_check", {"print": "none"}),
+    ("nan_inf_check check only", "nan_inf_check", {"print": "none", "records": False}),
     ("offset_overflow_check", "offset_overflow_check", {}),
     ("offset_overflow_check print=none", "offset_overflow_check", {"print": "none"}),
+    ("offset_overflow_check check only", "offset_overflow_check",
+     {"print": "none", "records": False}),
 ]
 
 
