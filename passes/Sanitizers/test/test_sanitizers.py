@@ -410,6 +410,35 @@ def test_gpu_check_counts_device_lines_only():
                      ("row_copy_kernel", "i32 offset overflow lanes", 1024)]
 
 
+def test_overhead_table_names_what_is_left():
+    # The "Done when" table: each kernel that misses its target lists the checks left in
+    # it and why they cannot be proven away; targets per class (memory-bound / GEMM+attention).
+    from passes.Sanitizers import overhead_table
+
+    def kernel(name: str, kind: str, speeds: dict[str, float], findings: dict | None = None):
+        passes = {p: {"fires": True, "speedup": v, **({"findings": findings} if findings else {})}
+                  for p, v in speeds.items()}
+        return {"kernel": name, "package": "pkg", "kind": kind, "passes": passes}
+
+    corpus = {"gpu": "H200", "commit": "abc", "date": "d", "rounds": 5, "kernels": [
+        kernel("norm_ok", "norm", {"nan_inf_check": 0.99}),
+        kernel("norm_slow", "norm", {"nan_inf_check": 0.80}),
+        kernel("gemm_slow", "gemm", {"offset_overflow_check": 0.85}),
+        kernel("rope", "rotary", {"nan_inf_check": 0.5}, {"store non-finite @ r.py:9": 7})]}
+    sites = {"norm_slow": {"nan_inf_check": ["store non-finite @ n.py:3"]},
+             "gemm_slow": {"offset_overflow_check": ["i32 offset overflow lanes @ g.py:5"]}}
+    text, ok = overhead_table.render(corpus, None, sites)
+    assert not ok
+    rows = {ln.split(" | ")[0].strip("| "): ln for ln in text.splitlines() if ln.startswith("| ")}
+    assert "| met |" in rows["norm_ok"]
+    assert "**missed** (>= 0.870x)" in rows["norm_slow"] and "store non-finite @ n.py:3" in rows["norm_slow"]
+    assert "loaded floating-point data" in rows["norm_slow"]
+    assert "**missed** (>= 0.909x)" in rows["gemm_slow"] and "no range fact" in rows["gemm_slow"]
+    assert "reporting path" in rows["rope"] and "r.py:9: 7 lanes" in rows["rope"]
+    text, ok = overhead_table.render({**corpus, "kernels": corpus["kernels"][:1]}, None, sites)
+    assert ok
+
+
 def test_malformed_site_table_is_an_error():
     with pytest.raises(ValueError, match="expected pass\\|what\\|numel\\|kernel\\|file:line"):
         sanitizers.parse_site_table("nan_inf_check|store non-finite|x|k|f.py:1\n")
