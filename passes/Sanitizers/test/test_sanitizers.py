@@ -413,7 +413,7 @@ def test_gpu_check_counts_device_lines_only():
 def test_overhead_table_names_what_is_left():
     # The "Done when" table: each kernel that misses its target lists the checks left in
     # it and why they cannot be proven away; targets per class (memory-bound / GEMM+attention).
-    from passes.Sanitizers import overhead_table
+    from tests.realworld import sanitizer_overhead as overhead_table
 
     def kernel(name: str, kind: str, speeds: dict[str, float], findings: dict | None = None):
         passes = {p: {"fires": True, "speedup": v, **({"findings": findings} if findings else {})}

@@ -1,8 +1,9 @@
 """Issue 18's overhead table: the sanitizers on the real-kernel corpus and the in-house bench.
 
-    python -m passes.Sanitizers.overhead_table --corpus RESULTS/realworld-san.json \
+    python -m tests.realworld.sanitizer_overhead --corpus RESULTS/realworld-san-*.json \
         --bench passes/Sanitizers/results/bench-h200.json \
-        --sites passes/Sanitizers/results/corpus-sites.json --out passes/Sanitizers/results/OVERHEAD.md
+        --sites tests/realworld/results/sanitizer-sites-cpu.json --out RESULTS/OVERHEAD.md \
+        [--readme passes/Sanitizers/README.md]
 
 Inputs: the corpus GPU check (``python -m tests.realworld.check_gpu --passes nan_inf_check
 offset_overflow_check masked_load_poison --out ...``: per kernel and firing pass, the median
@@ -12,7 +13,9 @@ for sm_90 on this machine, no GPU needed, and writes that file). Targets (issue 
 kernels at most 5% median and 15% worst overhead (speed >= 1/1.05 median, >= 1/1.15 each); GEMM
 and attention at most 10% (speed >= 1/1.10 each). Every kernel that misses its target is listed
 with the checks left in it (site, what) and why they cannot be proven away at compile time.
-Exits 1 when a target is missed (the table is written either way).
+With ``--readme`` the table also replaces the text between ``<!-- sanitizer-overhead:begin -->``
+and ``<!-- sanitizer-overhead:end -->`` in that file. Exits 1 when a target is missed (the table
+is written either way).
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+BEGIN = "<!-- sanitizer-overhead:begin -->"
+END = "<!-- sanitizer-overhead:end -->"
 SANITIZERS = ("nan_inf_check", "offset_overflow_check", "masked_load_poison")
 COMPUTE_KINDS = {"gemm", "attention"}
 MEMORY_MEDIAN, MEMORY_WORST, COMPUTE_WORST = 1 / 1.05, 1 / 1.15, 1 / 1.10
@@ -199,6 +204,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--compute-sites", action="store_true",
                         help="compile the corpus (sm_90, CPU is enough) and write --sites")
     parser.add_argument("--out", type=Path, help="markdown file (default: stdout)")
+    parser.add_argument("--readme", type=Path, help="replace the marked block of this Markdown file")
     args = parser.parse_args(argv)
     sites: dict[str, dict[str, list[str]]] = {}
     if args.compute_sites:
@@ -221,6 +227,14 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         parser.error("give --corpus and/or --bench (existing files)")
     text, ok = render(corpus, bench, sites)
+    if args.readme:
+        readme = args.readme.read_text()
+        if BEGIN not in readme or END not in readme:
+            parser.error(f"{args.readme} has no {BEGIN} ... {END} block")
+        head, rest = readme.split(BEGIN, 1)
+        body = text.split("\n", 2)[2]  # without the top heading
+        args.readme.write_text(head + BEGIN + "\n" + body.replace("## ", "#### ") + END
+                               + rest.split(END, 1)[1])
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(text)
