@@ -302,8 +302,7 @@ private:
         a.op->getBlock() != b.op->getBlock() ||
         !isa<triton::FuncOp>(a.op->getParentOp()) ||
         !isa<RankedTensorType>(a.value.getType()) ||
-        a.value.getType() != b.value.getType() ||
-        !a.op->isBeforeInBlock(b.op))
+        a.value.getType() != b.value.getType() || !a.op->isBeforeInBlock(b.op))
       return false;
     if (!isa<triton::ReturnOp>(a.op->getBlock()->getTerminator()))
       return false;
@@ -346,10 +345,10 @@ private:
           c.mask ? arith::SelectOp::create(builder, loc, c.mask, absolute, zero)
                        .getResult()
                  : absolute;
-      combined = combined ? arith::MaximumFOp::create(builder, loc, combined,
-                                                      peak)
-                                .getResult()
-                          : peak;
+      combined = combined
+                     ? arith::MaximumFOp::create(builder, loc, combined, peak)
+                           .getResult()
+                     : peak;
     }
     Value peak = maxAll(builder, loc, combined);
     Value found = arith::CmpFOp::create(
@@ -370,10 +369,10 @@ private:
           bad = arith::AndIOp::create(builder, loc, bad, c.mask);
         results.push_back(countTrue(builder, loc, bad));
         Value first = firstTrueLane(builder, loc, bad);
-        results.push_back(first ? first
-                                : arith::ConstantIntOp::create(builder, loc,
-                                                               i32, 0)
-                                      .getResult());
+        results.push_back(
+            first ? first
+                  : arith::ConstantIntOp::create(builder, loc, i32, 0)
+                        .getResult());
       }
       scf::YieldOp::create(builder, loc, results);
       builder.setInsertionPointToStart(ifOp.elseBlock());

@@ -369,15 +369,15 @@ static void emitRecords(OpBuilder &builder, Location loc, Value count,
                         const ReportOptions &options) {
   Type i64 = builder.getI64Type();
   Type i32 = builder.getI32Type();
-  std::string entry = (site.pass + "|" + site.what + "|" +
-                       std::to_string(numel) + "|" + site.kernel + "|" +
-                       site.site)
-                          .str();
+  std::string entry =
+      (site.pass + "|" + site.what + "|" + std::to_string(numel) + "|" +
+       site.kernel + "|" + site.site)
+          .str();
   unsigned index = registerSite(module, entry);
 
   Value lanesTotal = arith::ExtSIOp::create(builder, loc, i64, count);
-  atomic(builder, loc, triton::RMWOp::ADD,
-         slotPointer(builder, loc, 3 * index), lanesTotal);
+  atomic(builder, loc, triton::RMWOp::ADD, slotPointer(builder, loc, 3 * index),
+         lanesTotal);
   Value one = arith::ConstantIntOp::create(builder, loc, i64, 1);
   Value before = atomic(builder, loc, triton::RMWOp::ADD,
                         slotPointer(builder, loc, 3 * index + 1), one);
@@ -404,9 +404,9 @@ static void emitRecords(OpBuilder &builder, Location loc, Value count,
                   builder, loc, TypeRange{i32}, "mov.u32 $0, %tid.x;", "=r,r",
                   /*pure=*/true, /*packed_element=*/1, ValueRange{c0})
                   .getResult()[0];
-  Value firstProgram = arith::CmpIOp::create(
-      builder, loc, arith::CmpIPredicate::eq, before,
-      arith::ConstantIntOp::create(builder, loc, i64, 0));
+  Value firstProgram =
+      arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq, before,
+                            arith::ConstantIntOp::create(builder, loc, i64, 0));
   Value threadZero =
       arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq, tid, c0);
   Value prints = arith::AndIOp::create(builder, loc, firstProgram, threadZero);
@@ -431,8 +431,8 @@ void emitRecordsAtEnd(OpBuilder &builder, Location loc, Operation *ret,
                       Value count, Value firstLane, int64_t numel,
                       const ReportSite &site, const ReportOptions &options) {
   ModuleOp module = ret->getParentOfType<ModuleOp>();
-  std::string prefix = ("[triton-ext " + site.pass + "] kernel=" +
-                        site.kernel + " site=" + site.site + " " + site.what)
+  std::string prefix = ("[triton-ext " + site.pass + "] kernel=" + site.kernel +
+                        " site=" + site.site + " " + site.what)
                            .str();
   OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPoint(ret);

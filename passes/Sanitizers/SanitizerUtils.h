@@ -128,7 +128,6 @@ using CountBuilder = function_ref<Value(OpBuilder &, Location)>;
 /// one `tt.reduce` (min) per dimension: call it on a reporting path.
 Value firstTrueLane(OpBuilder &builder, Location loc, Value bad);
 
-
 /// As emitReport, for a check whose fast path only decides whether anything
 /// was found (`found`, i1, the same in every thread of the program): the
 /// count is built by `counter` on the reporting path.
