@@ -40,6 +40,7 @@ __all__ = [
     "sites_of",
     "parse_site_table",
     "decode",
+    "merge",
     "report",
     "check",
     "reset",
@@ -79,6 +80,7 @@ class Record:
     lanes: int  # finding lanes over all programs (and launches)
     programs: int  # programs that found something
     first_index: int | None  # smallest pid_linear * numel + lane; None if unknown
+    copies: int = 1  # compiled copies of the kernel whose records were merged (see merge)
 
     @property
     def first_program(self) -> int | None:
@@ -91,8 +93,9 @@ class Record:
     def line(self) -> str:
         first = "" if self.first_index is None else (
             f" first index={self.first_index} (program {self.first_program}, lane {self.first_lane})")
+        copies = f" ({self.copies} compiled copies)" if self.copies > 1 else ""
         return (f"[triton-ext {self.site.check}] kernel={self.site.kernel} site={self.site.location} "
-                f"{self.site.what}: lanes={self.lanes} programs={self.programs}{first}")
+                f"{self.site.what}: lanes={self.lanes} programs={self.programs}{first}{copies}")
 
 
 def parse_site_table(text: str) -> list[Site]:
@@ -155,6 +158,31 @@ def decode(sites: Sequence[Site], counters: Sequence[int], *, all_sites: bool = 
         first_index = INT64_MAX - first if first > 0 else None
         records.append(Record(site, lanes, programs, first_index))
     return records
+
+
+def merge(records: Iterable[Record]) -> list[Record]:
+    """One record per source site: the records of compiled copies of one kernel, added up.
+
+    A site lives in every module compiled from its source: the autotuner's candidate configs
+    (Inductor benchmarks each pointwise config on the real inputs), or a kernel loaded twice.
+    Each module has its own records, so the same finding would come back once per copy. Copies
+    are the same ``(check, what, kernel, location)``; lanes and programs add up and the first
+    index is the smallest. Lanes per program (``numel``) may differ between copies (block
+    sizes), so the merged record keeps the site, and so the numbering, of the copy that holds
+    the smallest first index. Order: first appearance.
+    """
+    merged: dict[tuple[str, str, str, str], Record] = {}
+    for record in records:
+        key = (record.site.check, record.site.what, record.site.kernel, record.site.location)
+        seen = merged.get(key)
+        if seen is None:
+            merged[key] = record
+            continue
+        firsts = [r for r in (seen, record) if r.first_index is not None]
+        best = min(firsts, key=lambda r: r.first_index) if firsts else seen  # type: ignore[arg-type,return-value]
+        merged[key] = Record(best.site, seen.lanes + record.lanes, seen.programs + record.programs,
+                             best.first_index, seen.copies + record.copies)
+    return list(merged.values())
 
 
 # ---------------------------------------------------------------------------------------------
@@ -240,11 +268,13 @@ def _loaded_modules(kernels: Iterable[Any] | None) -> list[int]:
     return modules
 
 
-def report(kernels: Iterable[Any] | None = None, *, reset: bool = True, synchronize: bool = True) -> list[Record]:
+def report(kernels: Iterable[Any] | None = None, *, reset: bool = True, synchronize: bool = True,
+           per_copy: bool = False) -> list[Record]:
     """Records of every site with findings in the loaded kernels (or in ``kernels``).
 
     Synchronizes the current CUDA context first. With ``reset`` (default) the records are zeroed
     after reading, so the next finding at a site prints a line again and counts start over.
+    One record per source site (:func:`merge`); ``per_copy`` keeps one per compiled copy.
     """
     cuda = _Cuda()
     if synchronize:
@@ -261,7 +291,7 @@ def report(kernels: Iterable[Any] | None = None, *, reset: bool = True, synchron
         records.extend(decode(sites, values))
         if reset:
             cuda.zero(*counters)
-    return records
+    return records if per_copy else merge(records)
 
 
 def reset(kernels: Iterable[Any] | None = None) -> None:

@@ -52,6 +52,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Pass/Pass.h"
 #include "triton/Dialect/Triton/IR/Dialect.h"
 #include "llvm/ADT/SetVector.h"
@@ -254,6 +255,7 @@ public:
                                            : after->getLoc();
       checkDotAtStores(builder, loc, value, after, *report);
     }
+    SmallVector<StoreCheck> todo;
     for (auto [op, value, mask] : stores) {
       if (!isCheckedFloat(value.getType()) || inWarpSpecializePartition(op)) {
         LLVM_DEBUG(llvm::dbgs() << "skip store: " << *op << "\n");
@@ -263,12 +265,131 @@ public:
         LLVM_DEBUG(llvm::dbgs() << "store of finite values: " << *op << "\n");
         continue;
       }
-      builder.setInsertionPoint(op);
-      check(builder, op->getLoc(), value, mask, op, "store", *report);
+      todo.push_back({op, value, mask});
+    }
+    for (size_t i = 0; i < todo.size();) {
+      size_t j = i + 1;
+      while (j < todo.size() && groupable(todo[j - 1], todo[j], *report))
+        ++j;
+      if (j - i >= 2) {
+        checkGroup(builder, ArrayRef<StoreCheck>(todo).slice(i, j - i),
+                   *report);
+      } else {
+        auto [op, value, mask] = todo[i];
+        placeAt(builder, op, *report);
+        check(builder, op->getLoc(), value, mask, op, "store", *report);
+      }
+      i = j;
     }
   }
 
 private:
+  struct StoreCheck {
+    Operation *op;
+    Value value, mask;
+  };
+
+  /// True if the checks of stores `a` and then `b` can share one fast path
+  /// (checkGroup): record mode with records, both `tt.store`s of one tensor
+  /// type in the kernel's entry block, and only pure, region-free ops
+  /// between them (computing `b`'s operands), so holding `a`'s value and
+  /// mask until after `b` costs no more than the ops in between need.
+  static bool groupable(const StoreCheck &a, const StoreCheck &b,
+                        const ReportOptions &report) {
+    if (report.mode != ReportMode::Record || !report.records)
+      return false;
+    if (!isa<triton::StoreOp>(a.op) || !isa<triton::StoreOp>(b.op) ||
+        a.op->getBlock() != b.op->getBlock() ||
+        !isa<triton::FuncOp>(a.op->getParentOp()) ||
+        !isa<RankedTensorType>(a.value.getType()) ||
+        a.value.getType() != b.value.getType() || !a.op->isBeforeInBlock(b.op))
+      return false;
+    if (!isa<triton::ReturnOp>(a.op->getBlock()->getTerminator()))
+      return false;
+    for (Operation *op = a.op->getNextNode(); op != b.op;
+         op = op->getNextNode())
+      if (op->getNumRegions() != 0 || !isPure(op))
+        return false;
+    return true;
+  }
+
+  /// One fast path for several stores of one tile type (issue 18, "merge
+  /// per tile"): the masked |value|s are combined with a NaN-propagating
+  /// elementwise maximum and reduced once, so a correct program pays one
+  /// cross-warp reduction for the group instead of one per store (Liger's
+  /// RoPE stores four tiles, fla's rotary two). Exact: the combined maximum
+  /// is non-finite iff some store has a non-finite lane under its mask.
+  /// Only then does each store count its own lanes and find its first; each
+  /// site keeps its own record, updated before the `tt.return`.
+  static void checkGroup(OpBuilder &builder, ArrayRef<StoreCheck> group,
+                         const ReportOptions &report) {
+    Operation *lastStore = group.back().op;
+    builder.setInsertionPointAfter(lastStore);
+    Operation *ret = entryReturnAt(builder);
+    Location loc = lastStore->getLoc();
+    auto type = cast<RankedTensorType>(group.front().value.getType());
+    auto floatTy = cast<FloatType>(type.getElementType());
+    TypedAttr infAttr = builder.getFloatAttr(
+        floatTy, APFloat::getInf(floatTy.getFloatSemantics()));
+    Value inf = arith::ConstantOp::create(builder, loc, type,
+                                          splatOrScalar(type, infAttr));
+    Value zero = arith::ConstantOp::create(
+        builder, loc, type,
+        splatOrScalar(type, builder.getFloatAttr(floatTy, 0.0)));
+    SmallVector<Value> absolutes;
+    Value combined;
+    for (const StoreCheck &c : group) {
+      Value absolute = math::AbsFOp::create(builder, loc, c.value);
+      absolutes.push_back(absolute);
+      Value peak =
+          c.mask ? arith::SelectOp::create(builder, loc, c.mask, absolute, zero)
+                       .getResult()
+                 : absolute;
+      combined = combined
+                     ? arith::MaximumFOp::create(builder, loc, combined, peak)
+                           .getResult()
+                     : peak;
+    }
+    Value peak = maxAll(builder, loc, combined);
+    Value found = arith::CmpFOp::create(
+        builder, loc, arith::CmpFPredicate::UEQ, peak,
+        arith::ConstantOp::create(builder, loc, floatTy, infAttr));
+    Type i32 = builder.getI32Type();
+    SmallVector<Type> resultTypes(2 * group.size(), i32);
+    auto ifOp = scf::IfOp::create(builder, loc, resultTypes, found,
+                                  /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard guard(builder);
+      builder.setInsertionPointToStart(ifOp.thenBlock());
+      SmallVector<Value> results;
+      for (auto [c, absolute] : llvm::zip(group, absolutes)) {
+        Value bad = arith::CmpFOp::create(
+            builder, loc, arith::CmpFPredicate::UEQ, absolute, inf);
+        if (c.mask)
+          bad = arith::AndIOp::create(builder, loc, bad, c.mask);
+        results.push_back(countTrue(builder, loc, bad));
+        Value first = firstTrueLane(builder, loc, bad);
+        results.push_back(
+            first ? first
+                  : arith::ConstantIntOp::create(builder, loc, i32, 0)
+                        .getResult());
+      }
+      scf::YieldOp::create(builder, loc, results);
+      builder.setInsertionPointToStart(ifOp.elseBlock());
+      Value none = arith::ConstantIntOp::create(builder, loc, i32, 0);
+      scf::YieldOp::create(builder, loc,
+                           SmallVector<Value>(2 * group.size(), none));
+    }
+    for (auto [k, c] : llvm::enumerate(group)) {
+      std::string kernel = kernelNameOf(c.op);
+      emitRecordsAtEnd(builder, c.op->getLoc(), ret, ifOp.getResult(2 * k),
+                       ifOp.getResult(2 * k + 1), type.getNumElements(),
+                       ReportSite{"nan_inf_check", kernel,
+                                  siteOf(c.op->getLoc()), "store non-finite"},
+                       report);
+    }
+  }
+
   /// Adds (value, site op) for each float result of `loop` whose yielded
   /// value is a dot: the loop result, or the result of the
   /// `ttng.warp_group_dot_wait` after the loop that makes an async dot's
@@ -326,6 +447,26 @@ private:
                               << "\n");
       return;
     }
+    // Covered by one store: a store S reached from the dot through ops that
+    // all keep a non-finite operand non-finite, checked itself, whose mask is
+    // none or the very mask of every store of the dot. The dot check counts
+    // lane i only under the union of the stores' masks, which is S's mask;
+    // there S stores a non-finite value whenever the dot result is
+    // non-finite, and S's check counts it. Other paths may hide the value
+    // (Liger's MoE up-projection: `silu(gate) * up` goes through sigmoid's
+    // divisor), S's check still sees it. This removed the second reduction
+    // over both MoE accumulators.
+    llvm::SetVector<Operation *> covering;
+    collectCovering(value, covering, /*depth=*/0);
+    for (Operation *store : covering) {
+      Value mask = cast<triton::StoreOp>(store).getMask();
+      if (!mask || llvm::all_of(stores, [&](Operation *other) {
+            return cast<triton::StoreOp>(other).getMask() == mask;
+          })) {
+        LLVM_DEBUG(llvm::dbgs() << "dot covered by " << *store << "\n");
+        return;
+      }
+    }
     Operation *last = stores.front();
     for (Operation *store : stores) {
       if (store->getBlock() != last->getBlock()) {
@@ -338,7 +479,7 @@ private:
     // `value` dominates every store (each is reached from it through
     // operands), and the masks of the stores before `last` in its block
     // dominate `last`, so every value used below is available there.
-    builder.setInsertionPoint(last);
+    placeAt(builder, last, report);
     Value lanes;
     for (Operation *store : stores) {
       Value mask = cast<triton::StoreOp>(store).getMask();
@@ -352,6 +493,21 @@ private:
                     : converted;
     }
     check(builder, loc, value, lanes, site, "dot", report);
+  }
+
+  /// Puts the check of what `store` writes right after it in record mode,
+  /// right before it in abort mode. The check only reads SSA values the
+  /// store also reads, so either place counts the same lanes. After the
+  /// store, its pointers (two registers per lane) are dead, so the check and
+  /// its reporting branch run with fewer live registers (ptxas sizes the
+  /// kernel for the worst point, the cold branch included); in abort mode
+  /// the assert must come first so that no non-finite value is written.
+  static void placeAt(OpBuilder &builder, Operation *store,
+                      const ReportOptions &report) {
+    if (report.mode == ReportMode::Record)
+      builder.setInsertionPointAfter(store);
+    else
+      builder.setInsertionPoint(store);
   }
 
   /// True if `user` maps lane i of its tensor operand `operand` to lane i of
@@ -415,6 +571,29 @@ private:
       // Only paths that end in a store matter.
       if (below || (pathMayHide && reachesStore(user->getResult(0), depth + 1)))
         mayHide = true;
+    }
+  }
+
+  /// The checked `tt.store`s (float, outside warp-specialized partitions)
+  /// reached from `value` through lane-preserving ops that all keep a
+  /// non-finite operand non-finite (keepsNonFinite).
+  static void collectCovering(Value value,
+                              llvm::SetVector<Operation *> &covering,
+                              unsigned depth) {
+    if (depth > kMaxChain)
+      return;
+    for (OpOperand &use : value.getUses()) {
+      Operation *user = use.getOwner();
+      if (auto store = dyn_cast<triton::StoreOp>(user)) {
+        if (use.get() == store.getValue() &&
+            isCheckedFloat(use.get().getType()) &&
+            !inWarpSpecializePartition(user))
+          covering.insert(user);
+        continue;
+      }
+      if (preservesLanes(user, value) &&
+          keepsNonFinite(user, use.getOperandNumber()))
+        collectCovering(user->getResult(0), covering, depth + 1);
     }
   }
 
@@ -495,8 +674,9 @@ private:
       return value;
     Type elt = tensorTy.getElementType();
     for (int64_t rank = tensorTy.getRank(); rank > 0; --rank) {
-      auto reduce =
-          triton::ReduceOp::create(builder, loc, ValueRange{value}, /*axis=*/0);
+      auto reduce = triton::ReduceOp::create(
+          builder, loc, ValueRange{value},
+          nextReduceAxis(cast<RankedTensorType>(value.getType())));
       OpBuilder::InsertionGuard guard(builder);
       Block *body = builder.createBlock(&reduce.getCombineOp(), {}, {elt, elt},
                                         {loc, loc});

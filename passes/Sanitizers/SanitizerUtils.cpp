@@ -115,16 +115,31 @@ std::string kernelNameOf(Operation *op) {
   return "unknown";
 }
 
+unsigned nextReduceAxis(RankedTensorType type) {
+  auto layout = dyn_cast_or_null<triton::gpu::DistributedEncodingTrait>(
+      type.getEncoding());
+  if (!layout || type.getRank() < 2)
+    return 0;
+  SmallVector<unsigned> warps =
+      triton::gpu::getWarpsPerCTA(type.getEncoding(), type.getShape());
+  unsigned best = 0;
+  for (unsigned axis = 1; axis < warps.size(); ++axis)
+    if (warps[axis] <= warps[best])
+      best = axis;
+  return best;
+}
+
 /// Reduces every dimension of `value` (i32 tensor) with addi or minsi.
 static Value reduceAll(OpBuilder &builder, Location loc, Value value,
                        bool min) {
   Type i32 = builder.getI32Type();
   auto tensorTy = cast<RankedTensorType>(value.getType());
-  // Reduce the leading dimension until a scalar is left; Triton infers each
-  // result type (a slice of the previous layout in TTGIR).
+  // Reduce one dimension at a time (nextReduceAxis) until a scalar is left;
+  // Triton infers each result type (a slice of the previous layout in TTGIR).
   for (int64_t rank = tensorTy.getRank(); rank > 0; --rank) {
-    auto reduce =
-        triton::ReduceOp::create(builder, loc, ValueRange{value}, /*axis=*/0);
+    auto reduce = triton::ReduceOp::create(
+        builder, loc, ValueRange{value},
+        nextReduceAxis(cast<RankedTensorType>(value.getType())));
     OpBuilder::InsertionGuard guard(builder);
     Block *body = builder.createBlock(&reduce.getCombineOp(), {}, {i32, i32},
                                       {loc, loc});
@@ -188,6 +203,21 @@ static Value laneIndex(OpBuilder &builder, Location loc,
                              builder.getI32IntegerAttr(shape[1])));
   return arith::AddIOp::create(
       builder, loc, arith::MulIOp::create(builder, loc, rows, width), cols);
+}
+
+Value firstTrueLane(OpBuilder &builder, Location loc, Value bad) {
+  auto badTy = dyn_cast<RankedTensorType>(bad.getType());
+  if (!badTy)
+    return {};
+  Value index = laneIndex(builder, loc, badTy);
+  if (!index)
+    return {};
+  Value none = arith::ConstantOp::create(
+      builder, loc,
+      DenseElementsAttr::get(cast<ShapedType>(index.getType()),
+                             builder.getI32IntegerAttr(INT32_MAX)));
+  Value picked = arith::SelectOp::create(builder, loc, bad, index, none);
+  return reduceAll(builder, loc, picked, /*min=*/true);
 }
 
 /// Appends `entry` to the module's site table (or finds it: two checks of
@@ -305,108 +335,190 @@ void emitReport(OpBuilder &builder, Location loc, Value count,
       lanes, site, options);
 }
 
+/// Builds (first lane, lanes per program) on the reporting path.
+using FirstLaneBuilder =
+    function_ref<std::pair<Value, int64_t>(OpBuilder &, Location)>;
+
+static void emitReportImpl(OpBuilder &builder, Location loc, Value found,
+                           CountBuilder counter, FirstLaneBuilder first,
+                           const ReportSite &site,
+                           const ReportOptions &options);
+
 void emitReportWhen(OpBuilder &builder, Location loc, Value found,
                     CountBuilder counter, LanesBuilder lanes,
                     const ReportSite &site, const ReportOptions &options) {
-  ReportMode mode = options.mode;
-  PrintMode print = options.print;
+  emitReportImpl(
+      builder, loc, found, counter,
+      [&](OpBuilder &b, Location l) -> std::pair<Value, int64_t> {
+        Value bad = lanes(b, l);
+        auto badTy = dyn_cast<RankedTensorType>(bad.getType());
+        if (!badTy)
+          return {Value(), 1};
+        return {firstTrueLane(b, l, bad), badTy.getNumElements()};
+      },
+      site, options);
+}
+
+/// Updates the site's record with `count` (i32) and `firstLane` (i32, lane
+/// of a tile of `numel`) and prints per `options.print`, at the builder's
+/// insertion point, which must be under a branch taken only by programs with
+/// findings (uniform over the program: the scalar atomics synchronize it).
+static void emitRecords(OpBuilder &builder, Location loc, Value count,
+                        Value firstLane, int64_t numel, ModuleOp module,
+                        const ReportSite &site, StringRef prefix,
+                        const ReportOptions &options) {
+  Type i64 = builder.getI64Type();
+  Type i32 = builder.getI32Type();
+  std::string entry =
+      (site.pass + "|" + site.what + "|" + std::to_string(numel) + "|" +
+       site.kernel + "|" + site.site)
+          .str();
+  unsigned index = registerSite(module, entry);
+
+  Value lanesTotal = arith::ExtSIOp::create(builder, loc, i64, count);
+  atomic(builder, loc, triton::RMWOp::ADD, slotPointer(builder, loc, 3 * index),
+         lanesTotal);
+  Value one = arith::ConstantIntOp::create(builder, loc, i64, 1);
+  Value before = atomic(builder, loc, triton::RMWOp::ADD,
+                        slotPointer(builder, loc, 3 * index + 1), one);
+  Value firstIndex = arith::AddIOp::create(
+      builder, loc,
+      arith::MulIOp::create(
+          builder, loc, linearProgramId(builder, loc),
+          arith::ConstantIntOp::create(builder, loc, i64, numel)),
+      arith::ExtSIOp::create(builder, loc, i64, firstLane));
+  Value encoded = arith::SubIOp::create(
+      builder, loc, arith::ConstantIntOp::create(builder, loc, i64, INT64_MAX),
+      firstIndex);
+  atomic(builder, loc, triton::RMWOp::MAX,
+         slotPointer(builder, loc, 3 * index + 2), encoded);
+  if (options.print != PrintMode::First)
+    return;
+  // One line per site: only the program whose update found the `programs`
+  // counter at zero (the scalar atomic's result is broadcast to all its
+  // threads), and in it only thread 0 (tt.print prints from every thread).
+  // The thread id comes from PTX; the branch around the print is the only
+  // per-thread one.
+  Value c0 = arith::ConstantIntOp::create(builder, loc, i32, 0);
+  Value tid = triton::ElementwiseInlineAsmOp::create(
+                  builder, loc, TypeRange{i32}, "mov.u32 $0, %tid.x;", "=r,r",
+                  /*pure=*/true, /*packed_element=*/1, ValueRange{c0})
+                  .getResult()[0];
+  Value firstProgram =
+      arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq, before,
+                            arith::ConstantIntOp::create(builder, loc, i64, 0));
+  Value threadZero =
+      arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq, tid, c0);
+  Value prints = arith::AndIOp::create(builder, loc, firstProgram, threadZero);
+  auto printIf =
+      scf::IfOp::create(builder, loc, prints, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToStart(printIf.thenBlock());
+  triton::PrintOp::create(
+      builder, loc,
+      (prefix + "; first report of this site, lanes in this program=").str(),
+      /*hex=*/false, ValueRange{count}, ArrayRef<int32_t>{1});
+}
+
+Operation *entryReturnAt(OpBuilder &builder) {
+  if (!isa<triton::FuncOp>(builder.getInsertionBlock()->getParentOp()))
+    return nullptr;
+  Operation *last = builder.getInsertionBlock()->getTerminator();
+  return last && isa<triton::ReturnOp>(last) ? last : nullptr;
+}
+
+void emitRecordsAtEnd(OpBuilder &builder, Location loc, Operation *ret,
+                      Value count, Value firstLane, int64_t numel,
+                      const ReportSite &site, const ReportOptions &options) {
+  ModuleOp module = ret->getParentOfType<ModuleOp>();
+  std::string prefix = ("[triton-ext " + site.pass + "] kernel=" + site.kernel +
+                        " site=" + site.site + " " + site.what)
+                           .str();
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPoint(ret);
+  Value any = arith::CmpIOp::create(
+      builder, loc, arith::CmpIPredicate::sgt, count,
+      arith::ConstantIntOp::create(builder, loc, count.getType(), 0));
+  auto atEnd = scf::IfOp::create(builder, loc, any, /*withElseRegion=*/false);
+  builder.setInsertionPoint(atEnd.thenBlock()->getTerminator());
+  if (options.print == PrintMode::Every)
+    triton::PrintOp::create(builder, loc, prefix + "=", /*hex=*/false,
+                            ValueRange{count}, ArrayRef<int32_t>{1});
+  emitRecords(builder, loc, count, firstLane, numel, module, site, prefix,
+              options);
+}
+
+static void emitReportImpl(OpBuilder &builder, Location loc, Value found,
+                           CountBuilder counter, FirstLaneBuilder first,
+                           const ReportSite &site,
+                           const ReportOptions &options) {
   ModuleOp module =
       builder.getInsertionBlock()->getParentOp()->getParentOfType<ModuleOp>();
   std::string prefix = ("[triton-ext " + site.pass + "] kernel=" +
                         site.kernel + " site=" + site.site + " " + site.what)
                            .str();
-  Type i64 = builder.getI64Type();
-  int64_t numel = 1;
-  // Everything below runs only when something was found, so correct
-  // programs pay the test and a branch.
+  Type i32 = builder.getI32Type();
+
+  // Where the records are updated and the line printed. The print is a call
+  // (vprintf) and ptxas keeps every value live across a call in registers
+  // that survive it, or on the stack, and sizes the kernel for its worst
+  // point, the never-taken reporting branch included: printing in place,
+  // next to the checked tile, cost the RMS-norm forward 39 -> 63 registers
+  // and a 32-byte stack frame (H200 0.81x); the atomics' address and index
+  // arithmetic add more. So when the report sits in the kernel's entry block
+  // (record mode), the reporting branch in place only reduces the tile to
+  // two scalars, (count, first lane), and everything else happens right
+  // before the `tt.return`, where almost nothing is live, under `count > 0`
+  // (uniform over the program, like `found`). Legal: that code only reads
+  // the two scalars and writes the records, which no kernel code reads;
+  // device printf order against the kernel's own memory effects is not
+  // observable (it is flushed at the next synchronize). Nested reports (in a
+  // loop or an `scf.if`) stay in place: carrying the scalars out would need
+  // new loop-carried values. So does abort mode, whose assert ends the
+  // kernel.
+  Operation *ret = entryReturnAt(builder);
+  bool defer = ret && options.records && options.mode == ReportMode::Record;
+
+  if (defer) {
+    int64_t numel = 1;
+    auto ifOp = scf::IfOp::create(builder, loc, TypeRange{i32, i32}, found,
+                                  /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard guard(builder);
+      builder.setInsertionPointToStart(ifOp.thenBlock());
+      Value count = counter(builder, loc);
+      auto [firstLane, lanesPerProgram] = first(builder, loc);
+      numel = lanesPerProgram;
+      if (!firstLane)
+        firstLane = arith::ConstantIntOp::create(builder, loc, i32, 0);
+      scf::YieldOp::create(builder, loc, ValueRange{count, firstLane});
+      builder.setInsertionPointToStart(ifOp.elseBlock());
+      Value zero = arith::ConstantIntOp::create(builder, loc, i32, 0);
+      scf::YieldOp::create(builder, loc, ValueRange{zero, zero});
+    }
+    emitRecordsAtEnd(builder, loc, ret, ifOp.getResult(0), ifOp.getResult(1),
+                     numel, site, options);
+    return;
+  }
+
+  // In place: everything under `found`.
   auto ifOp = scf::IfOp::create(builder, loc, found, /*withElseRegion=*/false);
-  Value count;
   {
     OpBuilder::InsertionGuard guard(builder);
-    builder.setInsertionPointToStart(ifOp.thenBlock());
-    count = counter(builder, loc);
-    if (print == PrintMode::Every)
+    builder.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    Value count = counter(builder, loc);
+    if (options.print == PrintMode::Every)
       triton::PrintOp::create(builder, loc, prefix + "=", /*hex=*/false,
                               ValueRange{count}, ArrayRef<int32_t>{1});
-  }
-  if (options.records) {
-    OpBuilder::InsertionGuard guard(builder);
-    builder.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-
-    // First finding lane of this program (row-major), INT32_MAX if unknown.
-    Value bad = lanes(builder, loc);
-    Value firstLane;
-    if (auto badTy = dyn_cast<RankedTensorType>(bad.getType())) {
-      numel = badTy.getNumElements();
-      if (Value index = laneIndex(builder, loc, badTy)) {
-        Value none = arith::ConstantOp::create(
-            builder, loc,
-            DenseElementsAttr::get(cast<ShapedType>(index.getType()),
-                                   builder.getI32IntegerAttr(INT32_MAX)));
-        Value picked =
-            arith::SelectOp::create(builder, loc, bad, index, none);
-        firstLane = reduceAll(builder, loc, picked, /*min=*/true);
-      }
-    }
-    if (!firstLane)
-      firstLane = arith::ConstantIntOp::create(builder, loc,
-                                               builder.getI32Type(), 0);
-
-    std::string entry = (site.pass + "|" + site.what + "|" +
-                         std::to_string(numel) + "|" + site.kernel + "|" +
-                         site.site)
-                            .str();
-    unsigned index = registerSite(module, entry);
-
-    Value lanesTotal = arith::ExtSIOp::create(builder, loc, i64, count);
-    atomic(builder, loc, triton::RMWOp::ADD,
-           slotPointer(builder, loc, 3 * index), lanesTotal);
-    Value one = arith::ConstantIntOp::create(builder, loc, i64, 1);
-    Value before = atomic(builder, loc, triton::RMWOp::ADD,
-                          slotPointer(builder, loc, 3 * index + 1), one);
-    Value firstIndex = arith::AddIOp::create(
-        builder, loc,
-        arith::MulIOp::create(
-            builder, loc, linearProgramId(builder, loc),
-            arith::ConstantIntOp::create(builder, loc, i64, numel)),
-        arith::ExtSIOp::create(builder, loc, i64, firstLane));
-    Value encoded = arith::SubIOp::create(
-        builder, loc,
-        arith::ConstantIntOp::create(builder, loc, i64, INT64_MAX), firstIndex);
-    atomic(builder, loc, triton::RMWOp::MAX,
-           slotPointer(builder, loc, 3 * index + 2), encoded);
-
-    if (print == PrintMode::First) {
-      // One line per site: only the program whose update found the
-      // `programs` counter at zero, and in it only thread 0 (tt.print
-      // prints from every thread). The thread id comes from PTX; the scalar
-      // atomic's result is broadcast to all threads, so the branch around
-      // the print is the only per-thread one.
-      Type i32 = builder.getI32Type();
-      Value c0 = arith::ConstantIntOp::create(builder, loc, i32, 0);
-      Value tid = triton::ElementwiseInlineAsmOp::create(
-                      builder, loc, TypeRange{i32}, "mov.u32 $0, %tid.x;",
-                      "=r,r", /*pure=*/true, /*packed_element=*/1,
-                      ValueRange{c0})
-                      .getResult()[0];
-      Value firstProgram = arith::CmpIOp::create(
-          builder, loc, arith::CmpIPredicate::eq, before,
-          arith::ConstantIntOp::create(builder, loc, i64, 0));
-      Value threadZero = arith::CmpIOp::create(
-          builder, loc, arith::CmpIPredicate::eq, tid, c0);
-      Value prints =
-          arith::AndIOp::create(builder, loc, firstProgram, threadZero);
-      auto printIf =
-          scf::IfOp::create(builder, loc, prints, /*withElseRegion=*/false);
-      OpBuilder::InsertionGuard printGuard(builder);
-      builder.setInsertionPointToStart(printIf.thenBlock());
-      triton::PrintOp::create(
-          builder, loc,
-          prefix + "; first report of this site, lanes in this program=",
-          /*hex=*/false, ValueRange{count}, ArrayRef<int32_t>{1});
+    if (options.records) {
+      auto [firstLane, numel] = first(builder, loc);
+      if (!firstLane)
+        firstLane = arith::ConstantIntOp::create(builder, loc, i32, 0);
+      emitRecords(builder, loc, count, firstLane, numel, module, site, prefix,
+                  options);
     }
   }
-  if (mode == ReportMode::Abort) {
+  if (options.mode == ReportMode::Abort) {
     Value clean = arith::XOrIOp::create(
         builder, loc, found,
         arith::ConstantIntOp::create(builder, loc, builder.getI1Type(), 1));

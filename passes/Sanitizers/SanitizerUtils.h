@@ -77,6 +77,14 @@ std::string siteOf(Location loc);
 /// Name of the `tt.func` enclosing `op`, or `unknown`.
 std::string kernelNameOf(Operation *op);
 
+/// The axis a full reduction of `type` reduces next: in TTGIR, an axis with
+/// the fewest warps along it (the last such), so that the dimensions held
+/// inside a warp are folded by registers and shuffles first and only the
+/// partial results of the last step cross warps through shared memory
+/// (reducing a 128x256 GEMM tile along its 8-warp axis first stored 256
+/// partials per warp); axis 0 in TTIR, which has no layout.
+unsigned nextReduceAxis(RankedTensorType type);
+
 /// Number of true lanes of `bad` (i1 scalar or tensor of i1) as an i32
 /// scalar, built with `arith.extui` and one `tt.reduce` (add) per dimension.
 Value countTrue(OpBuilder &builder, Location loc, Value bad);
@@ -115,12 +123,29 @@ void emitReport(OpBuilder &builder, Location loc, Value count,
 /// called only on the reporting path.
 using CountBuilder = function_ref<Value(OpBuilder &, Location)>;
 
+/// Row-major index (i32 scalar) of the first true lane of `bad` (an i1 tensor
+/// of rank 1 or 2), INT32_MAX when none is; null for other ranks. Built with
+/// one `tt.reduce` (min) per dimension: call it on a reporting path.
+Value firstTrueLane(OpBuilder &builder, Location loc, Value bad);
+
 /// As emitReport, for a check whose fast path only decides whether anything
 /// was found (`found`, i1, the same in every thread of the program): the
 /// count is built by `counter` on the reporting path.
 void emitReportWhen(OpBuilder &builder, Location loc, Value found,
                     CountBuilder counter, LanesBuilder lanes,
                     const ReportSite &site, const ReportOptions &options);
+
+/// The `tt.return` ending the block of the builder's insertion point if that
+/// block is a kernel's entry block, else null: where reports of checks at
+/// the top level of the kernel update their records (see emitReportWhen).
+Operation *entryReturnAt(OpBuilder &builder);
+
+/// Before `ret`: when `count` (i32, uniform over the program) is positive,
+/// updates the site's record with it and `firstLane` (i32, row-major lane
+/// of a tile of `numel`) and prints per `options` (record mode, records on).
+void emitRecordsAtEnd(OpBuilder &builder, Location loc, Operation *ret,
+                      Value count, Value firstLane, int64_t numel,
+                      const ReportSite &site, const ReportOptions &options);
 
 } // namespace mlir::triton_ext::sanitizers
 

@@ -43,6 +43,18 @@ def ratio_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
 
 
 @triton.jit
+def ratio_pair_kernel(x_ptr, y_ptr, sum_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """Two stores of one tile type (issue 18: one shared fast path): a clean sum, then the
+    planted 0/0 of ratio_kernel. Only the second site may report."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=1.0)
+    y = tl.load(y_ptr + offs, mask=mask, other=1.0)
+    tl.store(sum_ptr + offs, x + y, mask=mask)  # SITE: pair_sum_store
+    tl.store(out_ptr + offs, x / y, mask=mask)  # SITE: pair_ratio_store
+
+
+@triton.jit
 def window_sum_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     """Planted bug for masked_load_poison: sums the whole block, masked lanes included.
 

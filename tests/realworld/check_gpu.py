@@ -160,6 +160,16 @@ def run_kernel(name: str, passes: list[str], seed: int) -> dict[str, Any]:
     return out
 
 
+def _sanitizer_findings() -> list[Any]:
+    """Records of the sanitizer sites with findings since the last call (then re-armed)."""
+    try:
+        from triton_ext import sanitizers
+
+        return sanitizers.report()
+    except Exception:  # noqa: BLE001  (no driver access: nothing to add)
+        return []
+
+
 def time_kernels(plan: dict[str, list[str]], rounds: int, seed: int, out: Path) -> None:
     """Timing process body: kernel -> firing passes; results written after every kernel."""
     import torch
@@ -195,6 +205,12 @@ def time_kernels(plan: dict[str, list[str]], rounds: int, seed: int, out: Path) 
             for p in passes:
                 rec[p] = {"base_ms": [round(x, 5) for x in base_ms], "pass_ms": [round(x, 5) for x in pass_ms[p]],
                           "speedup": round(base / statistics.median(pass_ms[p]), 4)}
+            # Sanitizers: what the timed launches found (a kernel that updates its inputs in
+            # place can reach Inf after hundreds of launches; then the reporting path is timed).
+            for record in _sanitizer_findings():
+                if record.site.check in rec:
+                    found = rec[record.site.check].setdefault("findings", {})
+                    found[f"{record.site.what} @ {record.site.location}"] = record.lanes
         except Exception as exc:  # noqa: BLE001
             rec = {p: {"timing_error": f"{type(exc).__name__}: {' '.join(str(exc).split())[:400]}"} for p in passes}
         results[name] = rec

@@ -5,7 +5,7 @@
 // values (NaN with masked_load_poison) and are never stored. The dot check
 // must read the value of the wait after the loop (not the loop result) and
 // count only lanes under the mask of the store that writes it, converted to
-// the accumulator's layout, right before that store.
+// the accumulator's layout, right after that store (record mode).
 // CHECK-LABEL: tt.func @wgmma_accumulator
 // CHECK:         %[[ACC:.*]] = scf.for
 // CHECK-NOT:       tt.print
@@ -14,14 +14,15 @@
 // CHECK-NOT:     math.absf %[[ACC]]
 // CHECK:         %[[W:.*]] = ttng.warp_group_dot_wait %[[ACC]] {pendings = 0 : i32}
 // CHECK-NOT:     tt.print
-// CHECK:         %[[CM:.*]] = ttg.convert_layout %[[M:[^ ]*]] : tensor<64x32xi1, #blocked> -> tensor<64x32xi1, #mma>
+// CHECK:         tt.store %{{.*}}, %{{.*}}, %[[M:[^ ]*]] :
+// CHECK:         %[[CM:.*]] = ttg.convert_layout %[[M]] : tensor<64x32xi1, #blocked> -> tensor<64x32xi1, #mma>
 // CHECK:         %[[ABS:.*]] = math.absf %[[W]] : tensor<64x32xf32, #mma>
 // CHECK:         %[[BAD:.*]] = arith.cmpf ueq, %[[ABS]]
 // CHECK:         arith.andi %[[BAD]], %[[CM]] : tensor<64x32xi1, #mma>
 // CHECK:         tt.print "[triton-ext nan_inf_check] kernel=wgmma_accumulator site={{.*}} dot non-finite; first report of this site, lanes in this program="
 // CHECK:         tt.print "[triton-ext nan_inf_check] kernel=wgmma_accumulator site={{.*}} store non-finite; first report of this site, lanes in this program="
-// CHECK:         tt.store %{{.*}}, %{{.*}}, %[[M]]
 #blocked = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#blocked1 = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [1, 4], order = [0, 1]}>
 #mma = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 32, 16]}>
 module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32} {
   tt.func @wgmma_accumulator(%init: tensor<64x32xf32, #mma>, %p: tensor<64x32x!tt.ptr<f16>, #blocked>, %m: tensor<64x32xi1, #blocked>, %n: i32) {
@@ -46,6 +47,13 @@ module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.targ
   // CHECK-LABEL: tt.func @wgmma_plain_epilogue
   // CHECK-NOT:     dot non-finite
   // CHECK-NOT:     tensor<64x32xi1, #mma>
+  // The stored tile has its 4 warps along rows (warpsPerCTA [4, 1]): the
+  // reduction folds the columns first (registers and shuffles inside each
+  // warp) and only 64 row partials cross warps (issue 18).
+  // CHECK:         tt.store
+  // CHECK:         "tt.reduce"(%{{.*}}) <{axis = 1 : i32}>
+  // CHECK:         }) : (tensor<64x32xf16, #blocked>) -> tensor<64xf16, #ttg.slice<{dim = 1, parent = #blocked}>>
+  // CHECK:         "tt.reduce"(%{{.*}}) <{axis = 0 : i32}>
   // CHECK:         tt.print "[triton-ext nan_inf_check] kernel=wgmma_plain_epilogue site={{.*}} store non-finite; first report of this site, lanes in this program="
   // CHECK-NOT:     tt.print
   tt.func @wgmma_plain_epilogue(%init: tensor<64x32xf32, #mma>, %p: tensor<64x32x!tt.ptr<f16>, #blocked>, %m: tensor<64x32xi1, #blocked>, %n: i32) {
@@ -59,6 +67,15 @@ module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.targ
     %h = arith.truncf %done : tensor<64x32xf32, #mma> to tensor<64x32xf16, #mma>
     %v = ttg.convert_layout %h : tensor<64x32xf16, #mma> -> tensor<64x32xf16, #blocked>
     tt.store %p, %v, %m : tensor<64x32x!tt.ptr<f16>, #blocked>
+    tt.return
+  }
+  // Warps along columns (warpsPerCTA [1, 4]): rows first.
+  // CHECK-LABEL: tt.func @columns_across_warps
+  // CHECK:         "tt.reduce"(%{{.*}}) <{axis = 0 : i32}>
+  // CHECK:         }) : (tensor<64x32xf32, #blocked1>) -> tensor<32xf32, #ttg.slice<{dim = 0, parent = #blocked1}>>
+  // CHECK:         "tt.reduce"(%{{.*}}) <{axis = 0 : i32}>
+  tt.func @columns_across_warps(%p: tensor<64x32x!tt.ptr<f32>, #blocked1>, %x: tensor<64x32xf32, #blocked1>) {
+    tt.store %p, %x : tensor<64x32x!tt.ptr<f32>, #blocked1>
     tt.return
   }
 }

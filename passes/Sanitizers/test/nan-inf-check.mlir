@@ -32,34 +32,47 @@
 // CHECK-DAG:   llvm.mlir.global external constant @triton_ext_sanitizer_sites("{{.*}}nan_inf_check|store non-finite|128|store_f32|{{.*}}\0A
 // CHECK-LABEL: tt.func @store_f32
 // CHECK:         %[[X:.*]] = tt.load
+// CHECK-NEXT:    tt.store %{{.*}}, %[[X]], %[[M:[^ ]*]] :
 // CHECK:         %[[INF:.*]] = arith.constant dense<0x7F800000> : tensor<128xf32>
 // CHECK:         %[[ABS:.*]] = math.absf %[[X]] : tensor<128xf32>
 // CHECK:         %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<128xf32>
-// CHECK:         %[[MASKED:.*]] = arith.select %[[M:.*]], %[[ABS]], %[[ZERO]] : tensor<128xi1>, tensor<128xf32>
+// CHECK:         %[[MASKED:.*]] = arith.select %[[M]], %[[ABS]], %[[ZERO]] : tensor<128xi1>, tensor<128xf32>
 // CHECK:         %[[PEAK:.*]] = "tt.reduce"(%[[MASKED]]) <{axis = 0 : i32}>
 // CHECK:           arith.maximumf
 // CHECK:         }) : (tensor<128xf32>) -> f32
 // CHECK:         %[[SINF:.*]] = arith.constant 0x7F800000 : f32
 // CHECK:         %[[FOUND:.*]] = arith.cmpf ueq, %[[PEAK]], %[[SINF]] : f32
-// CHECK:         scf.if %[[FOUND]] {
+// CHECK:         %[[REP:.*]]:2 = scf.if %[[FOUND]] -> (i32, i32) {
 // CHECK-NEXT:      %[[BAD:.*]] = arith.cmpf ueq, %[[ABS]], %[[INF]] : tensor<128xf32>
 // CHECK-NEXT:      %[[BADM:.*]] = arith.andi %[[BAD]], %[[M]] : tensor<128xi1>
 // CHECK-NEXT:      %[[EXT:.*]] = arith.extui %[[BADM]] : tensor<128xi1> to tensor<128xi32>
 // CHECK-NEXT:      %[[CNT:.*]] = "tt.reduce"(%[[EXT]]) <{axis = 0 : i32}>
 // CHECK:             arith.addi
 // CHECK:           }) : (tensor<128xi32>) -> i32
-// CHECK-NOT:       tt.print
 // CHECK:           %[[LANE:.*]] = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
 // CHECK:           %[[PICK:.*]] = arith.select %[[BADM]], %[[LANE]], %{{.*}} : tensor<128xi1>, tensor<128xi32>
 // CHECK:           %[[FIRST:.*]] = "tt.reduce"(%[[PICK]]) <{axis = 0 : i32}>
 // CHECK:             arith.minsi
-// CHECK:           %[[CNT64:.*]] = arith.extsi %[[CNT]] : i32 to i64
+// CHECK-NOT:       tt.atomic_rmw
+// CHECK-NOT:       tt.print
+// CHECK:           scf.yield %[[CNT]], %[[FIRST]] : i32, i32
+// CHECK-NEXT:    } else {
+// CHECK:           scf.yield %{{.*}}, %{{.*}} : i32, i32
+// CHECK-NEXT:    }
+// CHECK-NOT:     tt.assert
+// Only the tile's two scalars leave the reporting branch: the records and the
+// one line come right before the return (issue 18: in place, the atomics and
+// the vprintf call kept the tile's registers allocated).
+// CHECK:         %[[ANY:.*]] = arith.cmpi sgt, %[[REP]]#0, %{{.*}} : i32
+// CHECK:         scf.if %[[ANY]] {
+// CHECK:           %[[CNT64:.*]] = arith.extsi %[[REP]]#0 : i32 to i64
 // CHECK:           %[[G0:.*]] = llvm.mlir.addressof @triton_ext_sanitizer_counters : !llvm.ptr<1>
 // CHECK:           %[[B0:.*]] = builtin.unrealized_conversion_cast %[[G0]] : !llvm.ptr<1> to !tt.ptr<i64>
 // CHECK:           %[[P0:.*]] = tt.addptr %[[B0]], %{{.*}} : !tt.ptr<i64>, i32
 // CHECK:           tt.atomic_rmw add, relaxed, gpu, %[[P0]], %[[CNT64]], %{{.*}} : (!tt.ptr<i64>, i64, i1) -> i64
 // CHECK:           %[[OLD:.*]] = tt.atomic_rmw add, relaxed, gpu, %{{.*}}, %{{.*}}, %{{.*}} : (!tt.ptr<i64>, i64, i1) -> i64
 // CHECK:           tt.get_program_id x
+// CHECK:           arith.extsi %[[REP]]#1 : i32 to i64
 // CHECK:           %[[ENC:.*]] = arith.subi %{{.*}}, %{{.*}} : i64
 // CHECK:           tt.atomic_rmw max, relaxed, gpu, %{{.*}}, %[[ENC]], %{{.*}} : (!tt.ptr<i64>, i64, i1) -> i64
 // CHECK:           %[[TID:.*]] = tt.elementwise_inline_asm "mov.u32 $0, %tid.x;"
@@ -67,28 +80,29 @@
 // CHECK:           %[[THREAD0:.*]] = arith.cmpi eq, %[[TID]], %{{.*}} : i32
 // CHECK:           %[[PRINTS:.*]] = arith.andi %[[FIRSTPROG]], %[[THREAD0]] : i1
 // CHECK:           scf.if %[[PRINTS]] {
-// CHECK-NEXT:        tt.print "[triton-ext nan_inf_check] kernel=store_f32 site={{.*}}nan-inf-check.mlir:[[STORE_LINE]] store non-finite; first report of this site, lanes in this program=" {{.*}} : %[[CNT]] : i32
+// CHECK-NEXT:        tt.print "[triton-ext nan_inf_check] kernel=store_f32 site={{.*}}nan-inf-check.mlir:[[STORE_LINE]] store non-finite; first report of this site, lanes in this program=" {{.*}} : %[[REP]]#0 : i32
 // CHECK-NEXT:      }
 // CHECK-NEXT:    }
-// CHECK-NOT:     tt.assert
-// CHECK:         tt.store %{{.*}}, %[[X]], %[[M]]
+// CHECK-NEXT:    tt.return
 // ABORT-LABEL: tt.func @store_f32
 // ABORT:         tt.print
 // ABORT:         %[[OK:.*]] = arith.xori %{{.*}}, %true
 // ABORT-NEXT:    tt.assert %[[OK]], "[triton-ext nan_inf_check] kernel=store_f32 site={{.*}}nan-inf-check.mlir:{{[0-9]+}} store non-finite nonzero" : i1
 // ABORT-NEXT:    tt.store
 // EVERY-LABEL: tt.func @store_f32
+// EVERY:         tt.store
 // EVERY:         scf.if %{{.*}} {
 // EVERY:             "tt.reduce"
 // EVERY:           tt.print "[triton-ext nan_inf_check] kernel=store_f32 site={{.*}} store non-finite="
 // EVERY-NOT:       tt.elementwise_inline_asm
 // EVERY:           tt.atomic_rmw add
-// EVERY:         tt.store
+// EVERY:         tt.return
 // NONE-LABEL:  tt.func @store_f32
 // NONE-NOT:      tt.print
+// NONE:          tt.store
 // NONE:          tt.atomic_rmw add
 // NONE-NOT:      tt.print
-// NONE:          tt.store
+// NONE:          tt.return
 tt.func @store_f32(%p: !tt.ptr<f32>, %n: i32) {
   %r = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
   %ns = tt.splat %n : i32 -> tensor<128xi32>
@@ -102,6 +116,7 @@ tt.func @store_f32(%p: !tt.ptr<f32>, %n: i32) {
 
 // A 2-D unmasked bf16 store: one reduction per dimension, no mask and.
 // CHECK-LABEL: tt.func @store_bf16_2d
+// CHECK:         tt.store
 // CHECK:         math.absf %{{.*}} : tensor<16x32xbf16>
 // CHECK:         arith.cmpf ueq
 // CHECK-NOT:     arith.andi
@@ -110,7 +125,6 @@ tt.func @store_f32(%p: !tt.ptr<f32>, %n: i32) {
 // CHECK:         "tt.reduce"(%{{.*}}) <{axis = 0 : i32}>
 // CHECK:         }) : (tensor<32xi32>) -> i32
 // CHECK:         tt.print "[triton-ext nan_inf_check] kernel=store_bf16_2d
-// CHECK:         tt.store
 tt.func @store_bf16_2d(%p: tensor<16x32x!tt.ptr<bf16>>, %x: tensor<16x32xbf16>) {
   tt.store %p, %x : tensor<16x32x!tt.ptr<bf16>>
   tt.return
@@ -136,10 +150,10 @@ tt.func @store_i32_unchecked(%p: tensor<128x!tt.ptr<i32>>, %x: tensor<128xi32>) 
 // CHECK-NOT:       tt.print
 // CHECK:           scf.yield
 // CHECK:         }
+// CHECK:         tt.store
 // CHECK:         math.absf %[[ACC]] : tensor<32x32xf32>
 // CHECK:         tt.print "[triton-ext nan_inf_check] kernel=dot_loop_accumulator site={{.*}} dot non-finite; first report of this site, lanes in this program="
 // CHECK:         tt.print "[triton-ext nan_inf_check] kernel=dot_loop_accumulator site={{.*}} store non-finite; first report of this site, lanes in this program="
-// CHECK:         tt.store
 // NODOTS-LABEL: tt.func @dot_loop_accumulator
 // NODOTS-NOT:    dot non-finite
 // NODOTS:        store non-finite
@@ -161,9 +175,9 @@ tt.func @dot_loop_accumulator(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %p: 
 // the dot check would.
 // CHECK-LABEL: tt.func @dot_covered_by_store
 // CHECK-NOT:     dot non-finite
-// CHECK:         tt.print "[triton-ext nan_inf_check] kernel=dot_covered_by_store site={{.*}} store non-finite; first report of this site, lanes in this program="
-// CHECK-NOT:     tt.print
 // CHECK:         tt.store
+// CHECK-NOT:     dot non-finite
+// CHECK:         tt.print "[triton-ext nan_inf_check] kernel=dot_covered_by_store site={{.*}} store non-finite; first report of this site, lanes in this program="
 // CHECK-NOT:     tt.print
 tt.func @dot_covered_by_store(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %p: tensor<32x32x!tt.ptr<f16>>, %l: tensor<32x32xf32>, %n: i32) {
   %c0 = arith.constant 0 : i32
@@ -180,17 +194,36 @@ tt.func @dot_covered_by_store(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %p: 
   tt.store %p, %h : tensor<32x32x!tt.ptr<f16>>
   tt.return
 }
-// Kept: the dot is the divisor (x / Inf = 0), or one of its stores is not
-// checked (an fp8 store).
+// Kept: the dot is the divisor (x / Inf = 0) and nothing else stores it.
+// Covered although one store is not checked (fp8): the unmasked f32 store of
+// the dot writes every lane the fp8 store writes, and its check counts it.
 // CHECK-LABEL: tt.func @dot_divisor
 // CHECK:         dot non-finite
 // CHECK:         store non-finite
 // CHECK-LABEL: tt.func @dot_to_fp8_store
-// CHECK:         store non-finite
+// CHECK-NOT:     dot non-finite
 // CHECK:         tt.store %{{.*}} : tensor<32x32x!tt.ptr<f32>>
-// CHECK:         dot non-finite
-// CHECK-NOT:     tt.print
 // CHECK:         tt.store %{{.*}} : tensor<32x32x!tt.ptr<f8E5M2>>
+// CHECK-NOT:     dot non-finite
+// CHECK:         store non-finite
+// CHECK-NOT:     tt.print
+// Kept: the f32 store is masked, the fp8 store (not checked) writes lanes the
+// mask turns off.
+// CHECK-LABEL: tt.func @dot_to_fp8_store_masked
+// CHECK:         tt.store %{{.*}} : tensor<32x32x!tt.ptr<f8E5M2>>
+// CHECK:         dot non-finite
+// CHECK:         store non-finite
+// Issue 18, Liger's MoE up-projection: the accumulator is stored as it is
+// (truncf) and through a path that can hide a NaN (the divisor of a
+// sigmoid), both under the same mask: the direct store's check counts every
+// lane the dot check would, so there is no dot check.
+// CHECK-LABEL: tt.func @dot_covered_by_one_store
+// CHECK-NOT:     dot non-finite
+// CHECK-COUNT-2: store non-finite
+// CHECK-NOT:     dot non-finite
+// Kept: the same two stores under different masks.
+// CHECK-LABEL: tt.func @dot_two_masks
+// CHECK:         dot non-finite
 tt.func @dot_divisor(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %p: tensor<32x32x!tt.ptr<f32>>) {
   %zero = arith.constant dense<0.0> : tensor<32x32xf32>
   %one = arith.constant dense<1.0> : tensor<32x32xf32>
@@ -207,21 +240,49 @@ tt.func @dot_to_fp8_store(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %p: tens
   tt.store %q, %e : tensor<32x32x!tt.ptr<f8E5M2>>
   tt.return
 }
+tt.func @dot_to_fp8_store_masked(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %p: tensor<32x32x!tt.ptr<f32>>, %q: tensor<32x32x!tt.ptr<f8E5M2>>, %m: tensor<32x32xi1>) {
+  %zero = arith.constant dense<0.0> : tensor<32x32xf32>
+  %d = tt.dot %a, %b, %zero : tensor<32x32xf16> * tensor<32x32xf16> -> tensor<32x32xf32>
+  tt.store %p, %d, %m : tensor<32x32x!tt.ptr<f32>>
+  %e = tt.fp_to_fp %d, rounding = rtne : tensor<32x32xf32> -> tensor<32x32xf8E5M2>
+  tt.store %q, %e : tensor<32x32x!tt.ptr<f8E5M2>>
+  tt.return
+}
+tt.func @dot_covered_by_one_store(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %p: tensor<32x32x!tt.ptr<f16>>, %q: tensor<32x32x!tt.ptr<f32>>, %m: tensor<32x32xi1>) {
+  %zero = arith.constant dense<0.0> : tensor<32x32xf32>
+  %one = arith.constant dense<1.0> : tensor<32x32xf32>
+  %d = tt.dot %a, %b, %zero : tensor<32x32xf16> * tensor<32x32xf16> -> tensor<32x32xf32>
+  %h = arith.truncf %d : tensor<32x32xf32> to tensor<32x32xf16>
+  tt.store %p, %h, %m : tensor<32x32x!tt.ptr<f16>>
+  %s = arith.divf %one, %d : tensor<32x32xf32>
+  tt.store %q, %s, %m : tensor<32x32x!tt.ptr<f32>>
+  tt.return
+}
+tt.func @dot_two_masks(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %p: tensor<32x32x!tt.ptr<f16>>, %q: tensor<32x32x!tt.ptr<f32>>, %m: tensor<32x32xi1>, %n: tensor<32x32xi1>) {
+  %zero = arith.constant dense<0.0> : tensor<32x32xf32>
+  %one = arith.constant dense<1.0> : tensor<32x32xf32>
+  %d = tt.dot %a, %b, %zero : tensor<32x32xf16> * tensor<32x32xf16> -> tensor<32x32xf32>
+  %h = arith.truncf %d : tensor<32x32xf32> to tensor<32x32xf16>
+  tt.store %p, %h, %m : tensor<32x32x!tt.ptr<f16>>
+  %s = arith.divf %one, %d : tensor<32x32xf32>
+  tt.store %q, %s, %n : tensor<32x32x!tt.ptr<f32>>
+  tt.return
+}
 
 // A dot outside loops feeding a masked store through elementwise ops (a
 // ReLU, which can hide -Inf): only the lanes under the store's mask are
-// counted, right before the store.
+// counted, right after the store (record mode).
 // CHECK-LABEL: tt.func @dot_masked_store
 // CHECK:         %[[D:.*]] = tt.dot
 // CHECK-NOT:     tt.print
 // CHECK:         %[[S:.*]] = arith.maxnumf %[[D]]
+// CHECK:         tt.store %{{.*}}, %[[S]], %[[M:[^ ]*]] :
 // CHECK:         math.absf %[[D]] : tensor<32x32xf32>
-// CHECK:         arith.select %[[M:[^ ]*]], %{{.*}}, %{{.*}} : tensor<32x32xi1>, tensor<32x32xf32>
+// CHECK:         arith.select %[[M]], %{{.*}}, %{{.*}} : tensor<32x32xi1>, tensor<32x32xf32>
 // CHECK:         %[[BAD:.*]] = arith.cmpf ueq, %{{.*}}, %{{.*}} : tensor<32x32xf32>
 // CHECK:         arith.andi %[[BAD]], %[[M]] : tensor<32x32xi1>
 // CHECK:         tt.print "[triton-ext nan_inf_check] kernel=dot_masked_store site={{.*}} dot non-finite; first report of this site, lanes in this program="
 // CHECK:         tt.print "[triton-ext nan_inf_check] kernel=dot_masked_store site={{.*}} store non-finite; first report of this site, lanes in this program="
-// CHECK:         tt.store %{{.*}}, %[[S]], %[[M]]
 tt.func @dot_masked_store(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %p: tensor<32x32x!tt.ptr<f32>>, %m: tensor<32x32xi1>) {
   %zero = arith.constant dense<0.0> : tensor<32x32xf32>
   %d = tt.dot %a, %b, %zero : tensor<32x32xf16> * tensor<32x32xf16> -> tensor<32x32xf32>
@@ -253,5 +314,61 @@ tt.func @dot_to_reduce(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %p: tensor<
 // RUN: not %opt %s --pass 'nan_inf_check{mode=loud}' 2>&1 | FileCheck %s --check-prefix=BADMODE
 // BADMODE: nan_inf_check: mode must be 'record' or 'abort', found 'loud'
 tt.func @bad_mode() {
+  tt.return
+}
+
+// Two stores of one tile type with only pure ops between them share one fast
+// path (issue 18, "merge per tile"): their masked |value|s are combined with
+// a NaN-propagating maximum and reduced once; only when that finds something
+// does each store count its lanes and find its first; each site keeps its own
+// record and line (before the return).
+// CHECK-LABEL: tt.func @two_tiles
+// CHECK:         tt.store %arg0
+// CHECK:         arith.mulf
+// CHECK:         tt.store %arg1
+// CHECK:         %[[A:.*]] = math.absf %arg2
+// CHECK:         %[[AM:.*]] = arith.select %arg3, %[[A]], %{{.*}}
+// CHECK:         %[[B:.*]] = math.absf
+// CHECK:         %[[BOTH:.*]] = arith.maximumf %[[AM]], %[[B]] : tensor<128xf32>
+// CHECK:         "tt.reduce"(%[[BOTH]])
+// CHECK-NOT:     "tt.reduce"
+// CHECK:         scf.if %{{.*}} -> (i32, i32, i32, i32) {
+// CHECK-COUNT-4:   "tt.reduce"
+// CHECK:         } else {
+// CHECK:         tt.print "[triton-ext nan_inf_check] kernel=two_tiles site={{.*}}nan-inf-check.mlir:[[@LINE+5]] store non-finite
+// CHECK:         tt.print "[triton-ext nan_inf_check] kernel=two_tiles site={{.*}}nan-inf-check.mlir:[[@LINE+7]] store non-finite
+// CHECK:         tt.return
+tt.func @two_tiles(%p: tensor<128x!tt.ptr<f32>>, %q: tensor<128x!tt.ptr<f32>>, %x: tensor<128xf32>, %m: tensor<128xi1>) {
+  %one = arith.constant dense<1.0> : tensor<128xf32>
+  tt.store %p, %x, %m : tensor<128x!tt.ptr<f32>>
+  %y = arith.mulf %x, %x : tensor<128xf32>
+  %z = arith.addf %y, %one : tensor<128xf32>
+  tt.store %q, %z : tensor<128x!tt.ptr<f32>>
+  tt.return
+}
+
+// Not grouped: a load between the stores (the first value would stay live
+// across it), or two tile types.
+// CHECK-LABEL: tt.func @load_between
+// CHECK:         tt.store
+// CHECK:         "tt.reduce"
+// CHECK:         tt.load
+// CHECK:         tt.store
+// CHECK:         "tt.reduce"
+// CHECK-LABEL: tt.func @two_types
+// CHECK:         tt.store
+// CHECK:         "tt.reduce"
+// CHECK:         tt.store
+// CHECK:         "tt.reduce"
+tt.func @load_between(%p: tensor<128x!tt.ptr<f32>>, %q: tensor<128x!tt.ptr<f32>>, %x: tensor<128xf32>) {
+  tt.store %p, %x : tensor<128x!tt.ptr<f32>>
+  %y = tt.load %q : tensor<128x!tt.ptr<f32>>
+  tt.store %q, %y : tensor<128x!tt.ptr<f32>>
+  tt.return
+}
+tt.func @two_types(%p: tensor<128x!tt.ptr<f32>>, %q: tensor<128x!tt.ptr<f16>>, %x: tensor<128xf32>) {
+  tt.store %p, %x : tensor<128x!tt.ptr<f32>>
+  %y = arith.truncf %x : tensor<128xf32> to tensor<128xf16>
+  tt.store %q, %y : tensor<128x!tt.ptr<f16>>
   tt.return
 }

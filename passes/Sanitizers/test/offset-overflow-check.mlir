@@ -19,28 +19,44 @@
 // CHECK-DAG:     %[[BELOW:.*]] = arith.cmpi slt, %[[LO]], %c-2147483648_i64 : i64
 // CHECK:         %[[WRAPS:.*]] = arith.ori %[[ABOVE]], %[[BELOW]] : i1
 // CHECK-NOT:     tt.reduce
-// CHECK:         %[[CNT:.*]] = scf.if %[[WRAPS]] -> (i32) {
+// CHECK-NOT:     scf.if
+// CHECK:         tt.addptr %{{.*}}, %[[OFF]]
+// CHECK:         tt.load
+// The reporting path (issue 18) runs at the end of the kernel, on a copy of
+// the offset's tree computed again from its scalar leaves, so no tensor of it
+// stays live through the kernel: the lanes are recomputed in i64, compared
+// with the sign-extended i32 result, counted and the first found.
+// CHECK:         %[[REP:.*]]:2 = scf.if %[[WRAPS]] -> (i32, i32) {
+// CHECK-NEXT:      %[[CS:.*]] = tt.splat %[[MUL]] : i32 -> tensor<128xi32>
+// CHECK-NEXT:      %[[CR:.*]] = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
+// CHECK-NEXT:      %[[COFF:.*]] = arith.addi %[[CS]], %[[CR]] : tensor<128xi32>
 // CHECK:           %[[WS:.*]] = tt.splat %{{.*}} : i64 -> tensor<128xi64>
-// CHECK:           %[[WR:.*]] = arith.extsi %[[R]] : tensor<128xi32> to tensor<128xi64>
+// CHECK:           %[[WR:.*]] = arith.extsi %[[CR]] : tensor<128xi32> to tensor<128xi64>
 // CHECK:           %[[EXACT:.*]] = arith.addi %[[WS]], %[[WR]] : tensor<128xi64>
-// CHECK:           %[[WRAP:.*]] = arith.extsi %[[OFF]] : tensor<128xi32> to tensor<128xi64>
+// CHECK:           %[[WRAP:.*]] = arith.extsi %[[COFF]] : tensor<128xi32> to tensor<128xi64>
 // CHECK:           %[[BAD:.*]] = arith.cmpi ne, %[[WRAP]], %[[EXACT]] : tensor<128xi64>
 // CHECK:           arith.extui %[[BAD]]
 // CHECK:           %[[SUM:.*]] = "tt.reduce"
-// CHECK:           scf.yield %[[SUM]] : i32
+// CHECK:           %[[FIRST:.*]] = "tt.reduce"
+// CHECK:             arith.minsi
+// CHECK-NOT:       tt.atomic_rmw
+// CHECK:           scf.yield %[[SUM]], %[[FIRST]] : i32, i32
 // CHECK:         } else {
-// CHECK:           scf.yield %c0_i32{{.*}} : i32
-// CHECK:         }
-// CHECK:         %[[FOUND:.*]] = arith.cmpi sgt, %[[CNT]], %c0_i32
-// CHECK:         scf.if %[[FOUND]]
-// On the reporting path the wrapped lanes are rebuilt for the first index.
-// CHECK:           arith.cmpi ne, %{{.*}}, %{{.*}} : tensor<128xi64>
-// CHECK:           arith.minsi
-// CHECK:           tt.atomic_rmw add
-// CHECK:           tt.print "[triton-ext offset_overflow_check] kernel=row_offset site={{.*}}offset-overflow-check.mlir:[[@LINE+11]] i32 offset overflow lanes; first report of this site, lanes in this program="
 // CHECK-NOT:     tt.assert
-// CHECK:         tt.addptr %{{.*}}, %[[OFF]]
+// CHECK:         scf.if %{{.*}} {
+// CHECK:           tt.atomic_rmw add
+// CHECK:           scf.if %{{.*}} {
+// CHECK-NEXT:        tt.print "[triton-ext offset_overflow_check] kernel=row_offset site={{.*}}offset-overflow-check.mlir:[[@LINE+18]] i32 offset overflow lanes; first report of this site, lanes in this program=" {{.*}} : %[[REP]]#0 : i32
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
+// CHECK-NEXT:    tt.return
+// Abort mode checks in place (its assert must come before the access): the
+// lanes are counted right after the arithmetic, under the bounds test.
 // ABORT-LABEL: tt.func @row_offset
+// ABORT:         %[[WRAPS:.*]] = arith.ori
+// ABORT:         scf.if %[[WRAPS]] -> (i32) {
+// ABORT:           "tt.reduce"
+// ABORT:         } else {
 // ABORT:         tt.assert %{{.*}}, "[triton-ext offset_overflow_check] kernel=row_offset
 // ABORT:         tt.addptr
 tt.func @row_offset(%p: !tt.ptr<f32>, %pid: i32, %stride: i32) -> tensor<128xf32> {
@@ -64,7 +80,8 @@ tt.func @row_offset(%p: !tt.ptr<f32>, %pid: i32, %stride: i32) -> tensor<128xf32
 // CHECK-COUNT-1: arith.maxsi
 // CHECK:         %[[WRAPS:.*]] = arith.ori
 // CHECK-NOT:     tt.reduce
-// CHECK:         scf.if %[[WRAPS]] -> (i32) {
+// CHECK:         tt.load
+// CHECK:         scf.if %[[WRAPS]] -> (i32, i32) {
 // CHECK-COUNT-2:   "tt.reduce"
 // CHECK:         tt.print "[triton-ext offset_overflow_check] kernel=tile_offset
 tt.func @tile_offset(%p: !tt.ptr<f32>, %stride: i32) -> tensor<16x32xf32> {
@@ -89,9 +106,9 @@ tt.func @tile_offset(%p: !tt.ptr<f32>, %stride: i32) -> tensor<16x32xf32> {
 // CHECK-LABEL: tt.func @lane_by_lane
 // CHECK-NOT:     scf.if {{.*}} -> (i32)
 // CHECK:         "tt.reduce"
-// CHECK:         tt.print
 // CHECK-NOT:     scf.if {{.*}} -> (i32)
 // CHECK:         "tt.reduce"
+// CHECK:         tt.print
 // CHECK:         tt.print
 tt.func @lane_by_lane(%p: !tt.ptr<f32>, %t: tensor<128xi32>, %k: i32) -> tensor<128xf32> {
   %r = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
@@ -116,8 +133,8 @@ tt.func @lane_by_lane(%p: !tt.ptr<f32>, %t: tensor<128xi32>, %k: i32) -> tensor<
 // CHECK:         %[[W:.*]] = arith.extsi %[[M]] : i32 to i64
 // CHECK:         %[[BAD:.*]] = arith.cmpi ne, %[[W]], %[[E]] : i64
 // CHECK:         %[[CNT:.*]] = arith.extui %[[BAD]] : i1 to i32
-// CHECK:         tt.print "[triton-ext offset_overflow_check] kernel=late_extsi
 // CHECK:         tt.addptr %arg0, %{{.*}} : !tt.ptr<f32>, i64
+// CHECK:         tt.print "[triton-ext offset_overflow_check] kernel=late_extsi
 tt.func @late_extsi(%p: !tt.ptr<f32>, %pid: i32, %stride: i32) -> f32 {
   %m = arith.muli %pid, %stride : i32
   %w = arith.extsi %m : i32 to i64
@@ -152,10 +169,14 @@ tt.func @unchecked(%p: !tt.ptr<f32>, %a: i64, %b: i64) -> (tensor<128xf32>, f32)
 // CHECK:         %[[W:.*]] = arith.extsi %[[MUL]] : i32 to i64
 // CHECK:         %[[CNT:.*]] = arith.extui
 // CHECK:         arith.select %[[RUNS]], %[[CNT]], %{{.*}} : i32
-// CHECK:         tt.print "[triton-ext offset_overflow_check] kernel=invariant_increment site={{.*}}offset-overflow-check.mlir:[[@LINE+11]] i32 offset overflow lanes; first report of this site, lanes in this program="
+// CHECK-NOT:     tt.print
 // CHECK:         scf.for
 // CHECK-NOT:       tt.print
 // CHECK:           scf.yield
+// CHECK:         tt.print "[triton-ext offset_overflow_check] kernel=invariant_increment site={{.*}}offset-overflow-check.mlir:[[@LINE+11]] i32 offset overflow lanes; first report of this site, lanes in this program={{.*}}
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
+// CHECK-NEXT:    tt.return
 tt.func @invariant_increment(%p: tensor<64x!tt.ptr<f16>>, %stride: i32, %n: i32) {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
@@ -184,7 +205,10 @@ tt.func @invariant_increment(%p: tensor<64x!tt.ptr<f16>>, %stride: i32, %n: i32)
 // CHECK:           %[[OR:.*]] = arith.ori %[[ANY]], %[[BAD]] : i1
 // CHECK:           scf.yield %{{.*}}, %[[OR]]
 // CHECK:         %[[CNT:.*]] = arith.extui %[[R]]#1 : i1 to i32
-// CHECK:         tt.print "[triton-ext offset_overflow_check] kernel=loop_dependent_offset site={{.*}} i32 offset overflow lanes; first report of this site, lanes in this program=" {{.*}} : %[[CNT]] : i32
+// CHECK:         %[[REP:.*]]:2 = scf.if
+// CHECK:           scf.yield %[[CNT]], %{{.*}} : i32, i32
+// CHECK:         tt.store
+// CHECK:         tt.print "[triton-ext offset_overflow_check] kernel=loop_dependent_offset site={{.*}} i32 offset overflow lanes; first report of this site, lanes in this program=" {{.*}} : %[[REP]]#0 : i32
 tt.func @loop_dependent_offset(%p: !tt.ptr<f16>, %stride: i32, %n: i32) {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
@@ -198,4 +222,72 @@ tt.func @loop_dependent_offset(%p: !tt.ptr<f16>, %stride: i32, %n: i32) {
   }
   tt.store %p, %r : !tt.ptr<f16>
   tt.return
+}
+
+// A loop-dependent tensor offset with exact bounds (`i + tl.arange` over a
+// vocabulary loop, Liger's cross-entropy): each iteration only tests its
+// scalar bounds; only an iteration whose bounds leave i32 recomputes its
+// lanes in i64 and ORs the wrapped ones into the loop-carried i1 tensor
+// (`scf.if`; otherwise the tensor passes through). After the loop the lanes
+// are counted and reported once. Nothing is recomputed lane by lane on the
+// clean path (issue 18: that cost the cross-entropy 44% on the H200).
+// CHECK-LABEL: tt.func @vocab_loop
+// CHECK:         %[[R:.*]]:2 = scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %[[SEEN:.*]] = %{{.*}}) -> (tensor<128xf32>, tensor<128xi1>)
+// CHECK-NOT:       tensor<128xi64>
+// CHECK:           %[[WRAPS:.*]] = arith.ori %{{.*}}, %{{.*}} : i1
+// CHECK-NOT:       tensor<128xi64>
+// CHECK:           %[[IT:.*]] = scf.if %[[WRAPS]] -> (tensor<128xi1>) {
+// CHECK:             %[[BAD:.*]] = arith.cmpi ne, %{{.*}}, %{{.*}} : tensor<128xi64>
+// CHECK:             %[[OR:.*]] = arith.ori %[[SEEN]], %[[BAD]] : tensor<128xi1>
+// CHECK-NEXT:        scf.yield %[[OR]] : tensor<128xi1>
+// CHECK-NEXT:      } else {
+// CHECK-NEXT:        scf.yield %[[SEEN]] : tensor<128xi1>
+// CHECK-NEXT:      }
+// CHECK-NEXT:      scf.yield %{{.*}}, %[[IT]] : tensor<128xf32>, tensor<128xi1>
+// CHECK:         }
+// CHECK:         arith.extui %[[R]]#1 : tensor<128xi1> to tensor<128xi32>
+// CHECK:         "tt.reduce"
+// CHECK:         tt.atomic_rmw add
+// CHECK:         tt.print "[triton-ext offset_overflow_check] kernel=vocab_loop
+tt.func @vocab_loop(%p: !tt.ptr<f32>, %n: i32) -> tensor<128xf32> {
+  %c0 = arith.constant 0 : i32
+  %c128 = arith.constant 128 : i32
+  %zero = arith.constant dense<0.0> : tensor<128xf32>
+  %r = scf.for %i = %c0 to %n step %c128 iter_args(%acc = %zero) -> (tensor<128xf32>) : i32 {
+    %is = tt.splat %i : i32 -> tensor<128xi32>
+    %ar = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
+    %off = arith.addi %is, %ar : tensor<128xi32>
+    %ps = tt.splat %p : !tt.ptr<f32> -> tensor<128x!tt.ptr<f32>>
+    %pp = tt.addptr %ps, %off : tensor<128x!tt.ptr<f32>>, tensor<128xi32>
+    %x = tt.load %pp : tensor<128x!tt.ptr<f32>>
+    %s = arith.addf %acc, %x : tensor<128xf32>
+    scf.yield %s : tensor<128xf32>
+  }
+  tt.return %r : tensor<128xf32>
+}
+
+// Not exact (a tensor leaf that is not a range): the wrapped lanes of every
+// iteration are ORed into a loop-carried i1 tensor, counted after the loop.
+// CHECK-LABEL: tt.func @vocab_loop_tensor_leaf
+// CHECK:         scf.for {{.*}} -> (tensor<128xf32>, tensor<128xi1>)
+// CHECK:           arith.cmpi ne, %{{.*}}, %{{.*}} : tensor<128xi64>
+// CHECK-NOT:       scf.if
+// CHECK:           arith.ori %{{.*}}, %{{.*}} : tensor<128xi1>
+// CHECK-NOT:       scf.if
+// CHECK:           scf.yield
+// CHECK:         tt.print "[triton-ext offset_overflow_check] kernel=vocab_loop_tensor_leaf
+tt.func @vocab_loop_tensor_leaf(%p: !tt.ptr<f32>, %t: tensor<128xi32>, %n: i32) -> tensor<128xf32> {
+  %c0 = arith.constant 0 : i32
+  %c128 = arith.constant 128 : i32
+  %zero = arith.constant dense<0.0> : tensor<128xf32>
+  %r = scf.for %i = %c0 to %n step %c128 iter_args(%acc = %zero) -> (tensor<128xf32>) : i32 {
+    %is = tt.splat %i : i32 -> tensor<128xi32>
+    %off = arith.addi %is, %t : tensor<128xi32>
+    %ps = tt.splat %p : !tt.ptr<f32> -> tensor<128x!tt.ptr<f32>>
+    %pp = tt.addptr %ps, %off : tensor<128x!tt.ptr<f32>>, tensor<128xi32>
+    %x = tt.load %pp : tensor<128x!tt.ptr<f32>>
+    %s = arith.addf %acc, %x : tensor<128xf32>
+    scf.yield %s : tensor<128xf32>
+  }
+  tt.return %r : tensor<128xf32>
 }

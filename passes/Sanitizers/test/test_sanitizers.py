@@ -8,6 +8,7 @@ Whether a planted bug is caught at run time is checked on a GPU by check_gpu.py.
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from pathlib import Path
@@ -193,8 +194,9 @@ def test_pipelined_gemm_loop_unchanged(passes):
 
 def test_offset_check_of_loop_increment_is_hoisted():
     # `b_ptrs += BLOCK_K * stride_bk` is computed in the loop body at ttir; its check goes in
-    # front of the loop (every iteration computes the same value).
-    ttir = _matmul(("offset_overflow_check",)).asm["ttir"]
+    # front of the loop (every iteration computes the same value). Abort mode keeps the whole
+    # report where the check is (record mode updates the records before the return).
+    ttir = _matmul(("offset_overflow_check",), mode="abort").asm["ttir"]
     line = next(n for n, text in enumerate(kernels.SOURCE.read_text().splitlines(), 1)
                 if "b_ptrs += BLOCK_K * stride_bk" in text)
     site = f"site={kernels.SOURCE}:{line} "
@@ -273,6 +275,19 @@ def test_log_affine_one_print_per_site():
     defs = _defs(ttgir)
     (guard,) = _print_guards(ttgir)
     first_program, thread_zero = re.match(r"arith\.andi (%[\w.-]+), (%[\w.-]+) : i1", guard).groups()
+    # The records and the print sit right before the return, where the tile's registers are
+    # dead (a vprintf call keeps everything live across it), under `count > 0`, the count being
+    # what the reporting branch at the store hands out with the first lane.
+    lines = ttgir.splitlines()
+    at = next(i for i, line in enumerate(lines) if "tt.print" in line)
+    assert [ln.strip()[:1] for ln in lines[at + 1:at + 3]] == ["}", "}"], lines[at - 1:at + 4]
+    assert lines[at + 3].strip().startswith("tt.return"), lines[at - 1:at + 4]
+    count = re.search(r": (%[\w.-]+)#0 : i32", lines[at])
+    assert count, lines[at]
+    branch = next(i for i, line in enumerate(lines)
+                  if re.match(rf"\s*{re.escape(count.group(1))}:2 = scf\.if %\S+ -> \(i32, i32\)", line))
+    # The branch at the store comes after it (record mode: the store's pointers are dead there).
+    assert next(i for i, line in enumerate(lines) if "tt.store" in line) < branch < at
     old = re.match(r"arith\.cmpi eq, (%[\w.-]+), %\S+ : i64", defs[first_program]).group(1)
     assert defs[old].startswith("tt.atomic_rmw add"), defs[old]
     tid = re.match(r"arith\.cmpi eq, (%[\w.-]+), %\S+ : i32", defs[thread_zero]).group(1)
@@ -281,6 +296,20 @@ def test_log_affine_one_print_per_site():
     ptx = compiled.asm["ptx"]
     assert re.search(r"\.visible \.global \.align 8 \.b8 triton_ext_sanitizer_counters\[24\];", ptx)
     assert len(re.findall(r"(?:atom|red)\.global\.gpu\.relaxed\.(?:add\.u64|max\.s64)", ptx)) == 3
+
+
+def test_two_stores_share_one_fast_path():
+    # Issue 18, "merge per tile": the two stores of one tile type in ratio_pair_kernel are
+    # checked by one NaN-propagating reduction of their combined |values|; each site still gets
+    # its own count and first lane (reporting branch) and record.
+    sig = {"x_ptr": "*fp32", "y_ptr": "*fp32", "sum_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32",
+           "BLOCK": "constexpr"}
+    ttgir = _compile(kernels.ratio_pair_kernel, sig, {"BLOCK": 1024}, ("nan_inf_check",)).asm["ttgir"]
+    fast = ttgir[:ttgir.index("scf.if")]
+    assert fast.count('"tt.reduce"') == 1 and "arith.maximumf" in fast
+    assert re.search(r"scf\.if %\S+ -> \(i32, i32, i32, i32\)", ttgir)
+    assert [site for _, site, _ in _reports(ttgir, "nan_inf_check")] == [
+        _site("pair_sum_store"), _site("pair_ratio_store")]
 
 
 def test_site_table_from_real_kernel():
@@ -336,6 +365,78 @@ def test_decode_records_of_real_sites():
         sanitizers.decode(sites, [0] * 6)
     err = sanitizers.SanitizerError([record])
     assert "row_copy_kernel" in str(err) and _site("row_offset") in str(err)
+
+
+def test_compiled_copies_report_one_record_per_site():
+    # The H200 torch.compile run printed two lines and returned two records for its one store:
+    # Inductor benchmarked two pointwise configs, two modules compiled from one source line, each
+    # with its own record. report() merges copies of a site: lanes and programs add up, and the
+    # first index is the copy's with the smallest (its site keeps the numbering: numel differs).
+    copies = [sanitizers.sites_of(_compile(kernels.log_affine_kernel, kernels.LOG_SIG,
+                                           {"XBLOCK": block}, ("nan_inf_check",)))
+              for block in (1024, 512)]
+    (big,), (small,) = copies
+    assert (big.numel, small.numel) == (1024, 512) and big.location == small.location
+    # 2044 NaN lanes per launch; the 512-lane copy found its first NaN at element 3 (program 0),
+    # the 1024-lane copy at element 5.
+    records = [*sanitizers.decode([big], [2044 * 106, 4 * 106, sanitizers.INT64_MAX - 5]),
+               *sanitizers.decode([small], [2044 * 107, 8 * 107, sanitizers.INT64_MAX - 3])]
+    (merged,) = sanitizers.merge(records)
+    assert (merged.lanes, merged.programs, merged.copies) == (2044 * 213, 4 * 106 + 8 * 107, 2)
+    assert (merged.site, merged.first_index, merged.first_program, merged.first_lane) == (small, 3, 0, 3)
+    assert merged.line().endswith("(2 compiled copies)") and _site("log_affine_store") in merged.line()
+    # Different sites (or kernels) stay apart; one copy is left as it is.
+    other = sanitizers.Record(sanitizers.Site("offset_overflow_check", "i32 offset overflow lanes",
+                                              512, small.kernel, small.location), 1, 1, 0)
+    assert sanitizers.merge([records[0], other]) == [records[0], other]
+
+
+def test_gpu_check_counts_device_lines_only():
+    # The H200 check counted the SanitizerError text its child printed (`... store non-finite:
+    # lanes=37 ...`) as a second report line of nan_check_raises. Only device printf lines count.
+    from passes.Sanitizers import check_gpu
+
+    err = sanitizers.SanitizerError(sanitizers.decode(
+        [sanitizers.Site("nan_inf_check", "store non-finite", 1024, "ratio_kernel", "k.py:42")],
+        [37, 37, sanitizers.INT64_MAX - 5]))
+    text = "\n".join([
+        "pid (217, 0, 0) idx ()[triton-ext nan_inf_check] kernel=ratio_kernel site=k.py:42 store "
+        "non-finite; first report of this site, lanes in this program=1",
+        f"RAISED {json.dumps(str(err))}", str(err),
+        "pid (3, 0, 0) idx ()[triton-ext offset_overflow_check] kernel=row_copy_kernel site=k.py:72 "
+        "i32 offset overflow lanes=1024"])
+    found = [(m.group(2), m.group(4), int(m.group(5))) for m in check_gpu.REPORT.finditer(text)]
+    assert found == [("ratio_kernel", "store non-finite", 1),
+                     ("row_copy_kernel", "i32 offset overflow lanes", 1024)]
+
+
+def test_overhead_table_names_what_is_left():
+    # The issue's "Done when" table: each kernel that misses its target lists the checks left in
+    # it and why they cannot be proven away; targets per class (memory-bound / GEMM+attention).
+    from tests.realworld import sanitizer_overhead as overhead_table
+
+    def kernel(name: str, kind: str, speeds: dict[str, float], findings: dict | None = None):
+        passes = {p: {"fires": True, "speedup": v, **({"findings": findings} if findings else {})}
+                  for p, v in speeds.items()}
+        return {"kernel": name, "package": "pkg", "kind": kind, "passes": passes}
+
+    corpus = {"gpu": "H200", "commit": "abc", "date": "d", "rounds": 5, "kernels": [
+        kernel("norm_ok", "norm", {"nan_inf_check": 0.99}),
+        kernel("norm_slow", "norm", {"nan_inf_check": 0.80}),
+        kernel("gemm_slow", "gemm", {"offset_overflow_check": 0.85}),
+        kernel("rope", "rotary", {"nan_inf_check": 0.5}, {"store non-finite @ r.py:9": 7})]}
+    sites = {"norm_slow": {"nan_inf_check": ["store non-finite @ n.py:3"]},
+             "gemm_slow": {"offset_overflow_check": ["i32 offset overflow lanes @ g.py:5"]}}
+    text, ok = overhead_table.render(corpus, None, sites)
+    assert not ok
+    rows = {ln.split(" | ")[0].strip("| "): ln for ln in text.splitlines() if ln.startswith("| ")}
+    assert "| met |" in rows["norm_ok"]
+    assert "**missed** (>= 0.870x)" in rows["norm_slow"] and "store non-finite @ n.py:3" in rows["norm_slow"]
+    assert "loaded floating-point data" in rows["norm_slow"]
+    assert "**missed** (>= 0.909x)" in rows["gemm_slow"] and "no range fact" in rows["gemm_slow"]
+    assert "reporting path" in rows["rope"] and "r.py:9: 7 lanes" in rows["rope"]
+    text, ok = overhead_table.render({**corpus, "kernels": corpus["kernels"][:1]}, None, sites)
+    assert ok
 
 
 def test_malformed_site_table_is_an_error():
