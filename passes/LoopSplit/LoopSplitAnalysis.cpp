@@ -278,9 +278,8 @@ Linear linearize(Value value, unsigned depth = 0) {
 /// with the same scale and |d| < 2^(N-2). Then, as N-bit values, a <= b + d
 /// when d >= 0 and a >= b + d when d <= 0: the N-bit a is b + d or b + d
 /// minus (resp. plus) 2^N, since b + d overflows at most once.
-std::optional<int64_t> linearDifference(Value a, Value b) {
-  unsigned width = a.getType().getIntOrFloatBitWidth();
-  Linear la = linearize(a), lb = linearize(b);
+std::optional<int64_t> linearDifference(const Linear &la, const Linear &lb,
+                                        unsigned width) {
   if (!la.base || la.base != lb.base || la.scale != lb.scale)
     return std::nullopt;
   int64_t d;
@@ -289,6 +288,11 @@ std::optional<int64_t> linearDifference(Value a, Value b) {
       d <= -limit)
     return std::nullopt;
   return d;
+}
+
+std::optional<int64_t> linearDifference(Value a, Value b) {
+  return linearDifference(linearize(a), linearize(b),
+                          a.getType().getIntOrFloatBitWidth());
 }
 
 /// Predicate for `b pred a` given `a pred b`.
@@ -549,6 +553,115 @@ Wide roundUp(Wide m, Wide lb, Wide ubE, Wide step) {
   return r < ubE ? r : ubE;
 }
 
+/// Values u (as Linear, modulo 2^N) with iv < u on every iteration that
+/// runs (signed; the loop is not `unsigned`):
+///  - ub itself;
+///  - both operands of ub = minsi(x, y), since min(x, y) <= x, y;
+///  - x for ub = s * x and x * c for ub = (s * x) * c, with s in {0, 1}
+///    (an i1 extended, or a select of 0/1 constants; sglang's and lightllm's
+///    `block_mask * end_n`) and c a constant, when lb is a constant >= 0:
+///    with s = 0, ub = 0 and the loop [lb, 0) runs nothing; with s = 1, ub is
+///    x (resp. x * c modulo 2^N, which linearize(x) scaled by c represents).
+SmallVector<Linear, 4> upperBoundsOf(scf::ForOp loop) {
+  SmallVector<Linear, 4> out;
+  std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound());
+  bool emptyAtZero = lb && *lb >= 0;
+  auto isZeroOrOne = [](Value s) {
+    if (auto ext = s.getDefiningOp<arith::ExtUIOp>())
+      return ext.getIn().getType().isInteger(1);
+    if (auto sel = s.getDefiningOp<arith::SelectOp>()) {
+      std::optional<int64_t> t = getConstantIntValue(sel.getTrueValue());
+      std::optional<int64_t> f = getConstantIntValue(sel.getFalseValue());
+      return t && f && (*t == 0 || *t == 1) && (*f == 0 || *f == 1);
+    }
+    return false;
+  };
+  /// x for v = s * x (either order), else null.
+  auto maskedBy01 = [&](Value v) -> Value {
+    auto mul = v.getDefiningOp<arith::MulIOp>();
+    if (!mul)
+      return Value();
+    if (isZeroOrOne(mul.getLhs()))
+      return mul.getRhs();
+    if (isZeroOrOne(mul.getRhs()))
+      return mul.getLhs();
+    return Value();
+  };
+  SmallVector<Value, 4> work{loop.getUpperBound()};
+  while (!work.empty() && out.size() < 8) {
+    Value u = work.pop_back_val();
+    out.push_back(linearize(u));
+    if (auto m = u.getDefiningOp<arith::MinSIOp>()) {
+      work.push_back(m.getLhs());
+      work.push_back(m.getRhs());
+      continue;
+    }
+    if (!emptyAtZero)
+      continue;
+    if (Value x = maskedBy01(u)) {
+      work.push_back(x);
+      continue;
+    }
+    auto mul = u.getDefiningOp<arith::MulIOp>();
+    if (!mul)
+      continue;
+    for (auto [inner, factor] : {std::pair(mul.getLhs(), mul.getRhs()),
+                                 std::pair(mul.getRhs(), mul.getLhs())}) {
+      std::optional<int64_t> c = getConstantIntValue(factor);
+      Value x = c ? maskedBy01(inner) : Value();
+      if (!x)
+        continue;
+      Linear l = linearize(x);
+      int64_t scale, offset;
+      if (l.base && !__builtin_mul_overflow(l.scale, *c, &scale) &&
+          !__builtin_mul_overflow(l.offset, *c, &offset))
+        out.push_back({l.base, scale, offset});
+      break;
+    }
+  }
+  return out;
+}
+
+struct Emptiness {
+  bool low = false, high = false;
+};
+
+/// Parts of `cmp`'s own split known to hold no iteration whatever the guard
+/// gives (on failure low and high are empty anyway): P1 <= lb puts m1 at lb;
+/// P2 >= u for an upper bound u (upperBoundsOf) means no iteration reaches
+/// P2. For several comparisons, low ends at the smallest P1 and high starts
+/// at the largest P2, so one comparison's empty part empties the plan's.
+Emptiness knownEmpty(const Comparison &cmp, Value lbV, Value ubV,
+                     std::optional<Wide> lb, std::optional<Wide> ub,
+                     ArrayRef<Linear> uppers) {
+  Emptiness e;
+  Value a = cmp.ivSide.inv, b = cmp.otherSide.inv;
+  bool invariantsConstant = !a && !b;
+  if (invariantsConstant && lb && Wide(cmp.k1) <= *lb)
+    e.low = true;
+  if (invariantsConstant && ub && Wide(cmp.k2) >= *ub)
+    e.high = true;
+  // Bounds written in terms of the comparand, as in causal attention
+  // (lb = start_m * BM, ub = (start_m + 1) * BM against offs_m), are
+  // compared symbolically; see linearDifference for why wrapping is fine.
+  // With C = B: the low part is empty if lb >= B + k1, the high part if
+  // some upper bound u <= B + k2.
+  if (b && !a) {
+    auto dLow = linearDifference(lbV, b);
+    if (dLow && cmp.k1 <= *dLow && *dLow <= 0)
+      e.low = true;
+    Linear lbB = linearize(b);
+    unsigned width = b.getType().getIntOrFloatBitWidth();
+    for (const Linear &u : uppers) {
+      auto dHigh = linearDifference(u, lbB, width);
+      if (dHigh && 0 <= *dHigh && *dHigh <= cmp.k2)
+        e.high = true;
+    }
+  }
+  (void)ubV;
+  return e;
+}
+
 } // namespace
 
 FailureOr<SplitPlan> analyzeLoop(scf::ForOp loop, unsigned maxParts,
@@ -580,75 +693,98 @@ FailureOr<SplitPlan> analyzeLoop(scf::ForOp loop, unsigned maxParts,
   }
   unsigned width = ivType.getIntOrFloatBitWidth();
 
-  std::optional<Comparison> found;
-  loop.getBody()->walk<WalkOrder::PreOrder>([&](arith::CmpIOp cmp) {
-    if (auto candidate = planComparison(cmp, loop); succeeded(candidate)) {
-      found = *candidate;
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  if (!found) {
-    reason = "no comparison of the iv with an invariant";
-    return failure();
-  }
-
-  SplitPlan plan;
-  plan.comparison = *found;
-  plan.step = *step;
-  const Comparison &cmp = plan.comparison;
-  GuardCollector guard = collectGuard(cmp, loop, width);
-  if (guard.knownFalse) {
-    reason = "the comparison's operands can wrap (guard known to fail)";
-    return failure();
-  }
-  if (guard.unrepresentable) {
-    reason = "guard constants do not fit i64";
-    return failure();
-  }
-  plan.guard = std::move(guard.runtime);
-  plan.hasBand = cmp.k1 != cmp.k2;
-  plan.needMid = plan.hasBand || !plan.guard.empty();
-
-  // Emptiness known whatever the guard gives (on failure low and high are
-  // empty anyway): P1 <= lb puts m1 at lb; P2 >= ub puts m2, hence r2, at or
-  // past ub (m2 = min(max(P2, m1), ubE) >= min(ub, ubE) = ub, or the loop is
-  // empty).
   Value lbV = loop.getLowerBound(), ubV = loop.getUpperBound();
-  Value a = cmp.ivSide.inv, b = cmp.otherSide.inv;
   std::optional<Wide> lb = constantOf(lbV), ub = constantOf(ubV);
-  bool invariantsConstant = !a && !b;
   if (lb && ub && *lb >= *ub) {
     reason = "the loop runs no iteration";
     return failure();
   }
+  SmallVector<Linear, 4> uppers = upperBoundsOf(loop);
+
+  // Every candidate comparison, in pre-order. A candidate whose guard is
+  // known to fail is left in place (it stays in every part); the others are
+  // folded in the known parts, as long as adding one does not make the
+  // known part of the comparisons taken so far empty (see below). Folding
+  // several is legal as each comparison is constant below its own P1 (from
+  // its own P2 on), hence all of them below the smallest P1 (from the
+  // largest P2 on); the guard is the conjunction of their guards, so on
+  // failure low and high are empty and the middle part runs [lb, ub).
+  SplitPlan plan;
+  plan.step = *step;
+  const char *candidateReason = "no comparison of the iv with an invariant";
+  SmallVector<Comparison, 4> candidates;
+  loop.getBody()->walk<WalkOrder::PreOrder>([&](arith::CmpIOp cmp) {
+    if (auto candidate = planComparison(cmp, loop); succeeded(candidate))
+      candidates.push_back(*candidate);
+  });
+  for (Comparison &cmp : candidates) {
+    GuardCollector guard = collectGuard(cmp, loop, width);
+    if (guard.knownFalse || guard.unrepresentable) {
+      if (plan.comparisons.empty())
+        candidateReason =
+            guard.knownFalse
+                ? "the comparison's operands can wrap (guard known to fail)"
+                : "guard constants do not fit i64";
+      continue;
+    }
+    Emptiness e = knownEmpty(cmp, lbV, ubV, lb, ub, uppers);
+    if (plan.comparisons.empty()) {
+      if (e.low && e.high) {
+        candidateReason = "no iteration has a known comparison";
+        continue;
+      }
+    } else if ((e.low && !plan.lowEmpty) ||
+               (e.high && !plan.highEmpty && plan.lowEmpty)) {
+      // Folding it would give up the known iterations of the comparisons
+      // taken so far. The low part (below every P1) is kept first: in causal
+      // attention it runs all the off-diagonal blocks, while the high part
+      // (past the diagonal, or past seq_len) rarely runs at all; so a
+      // comparison that empties only the high part is taken when there is a
+      // low part.
+      continue;
+    }
+    cmp.k1Lattice = latticeOffset(cmp.k1, *step, lbV, cmp.ivSide.inv,
+                                  cmp.otherSide.inv);
+    cmp.k2Lattice = latticeOffset(cmp.k2, *step, lbV, cmp.ivSide.inv,
+                                  cmp.otherSide.inv);
+    plan.lowEmpty |= e.low;
+    plan.highEmpty |= e.high;
+    plan.guard.append(guard.runtime.begin(), guard.runtime.end());
+    plan.comparisons.push_back(cmp);
+  }
+  if (plan.comparisons.empty()) {
+    reason = candidateReason;
+    return failure();
+  }
+  const Comparison &first = plan.comparisons.front();
+  bool single = plan.comparisons.size() == 1;
+  // With several comparisons P1 = min and P2 = max differ in general.
+  plan.hasBand = !single || first.k1 != first.k2;
+  plan.needMid = plan.hasBand || !plan.guard.empty();
+  plan.lowOnLattice = llvm::all_of(
+      plan.comparisons, [](const Comparison &c) { return c.k1Lattice; });
+  plan.highOnLattice = llvm::all_of(
+      plan.comparisons, [](const Comparison &c) { return c.k2Lattice; });
+
+  bool invariantsConstant = llvm::all_of(plan.comparisons, [](auto &c) {
+    return !c.ivSide.inv && !c.otherSide.inv;
+  });
+  // Everything constant (so the guard was decided: needMid == hasBand):
+  // evaluate the split points exactly.
+  std::optional<std::pair<Wide, Wide>> constantPoints;
   if (invariantsConstant && lb && ub) {
-    // Everything is constant (so the guard was decided: needMid == hasBand):
-    // evaluate the split points exactly.
+    Wide p1 = first.k1, p2 = first.k2;
+    for (const Comparison &c : plan.comparisons) {
+      p1 = std::min(p1, Wide(c.k1));
+      p2 = std::max(p2, Wide(c.k2));
+    }
     Wide ubE = *ub, s = *step;
-    Wide m1 = std::min(std::max(Wide(cmp.k1), *lb), ubE);
-    Wide m2 = std::min(std::max(Wide(cmp.k2), m1), ubE);
+    Wide m1 = std::min(std::max(p1, *lb), ubE);
+    Wide m2 = std::min(std::max(p2, m1), ubE);
     Wide r1 = roundUp(m1, *lb, ubE, s), r2 = roundUp(m2, *lb, ubE, s);
     plan.lowEmpty = m1 <= *lb;
     plan.highEmpty = (plan.needMid ? r2 : r1) >= *ub;
-  } else {
-    if (invariantsConstant && lb && Wide(cmp.k1) <= *lb)
-      plan.lowEmpty = true;
-    if (invariantsConstant && ub && Wide(cmp.k2) >= *ub)
-      plan.highEmpty = true;
-    // Bounds written in terms of the comparand, as in causal attention
-    // (lb = start_m * BM, ub = (start_m + 1) * BM against offs_m), are
-    // compared symbolically; see linearDifference for why wrapping is fine.
-    // With C = B: the low part is empty if lb >= B + k1, the high part if
-    // ub <= B + k2.
-    if (b && !a) {
-      auto dLow = linearDifference(lbV, b);
-      if (dLow && cmp.k1 <= *dLow && *dLow <= 0)
-        plan.lowEmpty = true;
-      auto dHigh = linearDifference(ubV, b);
-      if (dHigh && 0 <= *dHigh && *dHigh <= cmp.k2)
-        plan.highEmpty = true;
-    }
+    constantPoints = std::pair(m1, m2);
   }
   // With two parts and a comparing part, the comparing part runs to the end
   // (or, if nothing is known below, from the start).
@@ -659,18 +795,13 @@ FailureOr<SplitPlan> analyzeLoop(scf::ForOp loop, unsigned maxParts,
     return failure();
   }
 
-  plan.k1Lattice = latticeOffset(cmp.k1, *step, lbV, a, b);
-  plan.k2Lattice = latticeOffset(cmp.k2, *step, lbV, a, b);
-
   plan.lowPart = !plan.lowEmpty;
   plan.highPart = !plan.highEmpty;
   plan.midPart = plan.needMid;
-  if (plan.needMid && invariantsConstant && lb && ub) {
+  if (plan.needMid && constantPoints) {
     // All constant: the middle part [start, end) may be empty.
-    Wide ubE = *ub, s = *step;
-    Wide m1 = std::min(std::max(Wide(cmp.k1), *lb), ubE);
-    Wide m2 = std::min(std::max(Wide(cmp.k2), m1), ubE);
-    Wide start = plan.lowEmpty ? *lb : roundUp(m1, *lb, ubE, s);
+    auto [m1, m2] = *constantPoints;
+    Wide start = plan.lowEmpty ? *lb : roundUp(m1, *lb, *ub, *step);
     Wide end = plan.highEmpty ? *ub : m2;
     plan.midPart = start < end;
   }

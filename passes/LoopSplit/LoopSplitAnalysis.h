@@ -45,6 +45,14 @@ struct Comparison {
   int64_t k1 = 0, k2 = 0;
   bool lowValue = false;
   bool isUnsigned = false;
+  /// When the split points' position on the iteration lattice is known
+  /// (power-of-two step, lb, A and B multiples of it plus constants), the
+  /// offsets k1 <= k1Lattice < k1 + step (and k2Lattice) such that
+  /// B - A + kLattice is the first iteration at or after B - A + k. The part
+  /// bounds are then clamps of B - A + kLattice, with no division, and the end
+  /// of one part is the start of the next (issue 17: the rounded start of the
+  /// diagonal loop cost registers, and hid its trip count from LLVM).
+  std::optional<int64_t> k1Lattice, k2Lattice;
 };
 
 /// One conjunct of the run-time guard, on mathematical (unbounded) values:
@@ -64,13 +72,18 @@ struct GuardCheck {
 };
 
 /// The decision for one loop. Parts, in order, all with the original step:
-///   low  [lb, lowEnd)          comparison folded to `lowValue`
-///   mid  [midStart, midEnd)    original comparison kept
-///   high [highStart, ub)       comparison folded to `!lowValue`
-/// A part whose flag is false is not emitted; LoopSplitAnalysis.cpp explains
-/// why the emitted parts run exactly the original iterations, in order.
+///   low  [lb, lowEnd)          every comparison folded to its `lowValue`
+///   mid  [midStart, midEnd)    original comparisons kept
+///   high [highStart, ub)       every comparison folded to `!lowValue`
+/// With several comparisons (issue 17: the causal mask AND-ed with
+/// `start_n + offs_n < seq_len`), low ends at the smallest P1 and high starts
+/// at the largest P2, where all of them are known. A part whose flag is false
+/// is not emitted; LoopSplitAnalysis.cpp explains why the emitted parts run
+/// exactly the original iterations, in order.
 struct SplitPlan {
-  Comparison comparison;
+  /// The comparisons folded in the known parts; the first is the one the
+  /// single-comparison plan of issue 4 would use.
+  SmallVector<Comparison, 2> comparisons;
   int64_t step = 1;
   /// Conjuncts of the guard that are not known at compile time; empty when
   /// the guard is known to hold.
@@ -84,14 +97,9 @@ struct SplitPlan {
   /// gives; the neighbouring part then starts at lb (ends at ub).
   bool lowEmpty = false, highEmpty = false;
   bool lowPart = false, midPart = false, highPart = false;
-  /// When the split points' position on the iteration lattice is known
-  /// (power-of-two step, lb, A and B multiples of it plus constants), the
-  /// offsets k1 <= k1Lattice < k1 + step (and k2Lattice) such that
-  /// B - A + kLattice is the first iteration at or after B - A + k. The part
-  /// bounds are then clamps of B - A + kLattice, with no division, and the end
-  /// of one part is the start of the next (issue 17: the rounded start of the
-  /// diagonal loop cost registers, and hid its trip count from LLVM).
-  std::optional<int64_t> k1Lattice, k2Lattice;
+  /// Every comparison's k1Lattice (k2Lattice) is known: the minimum (maximum)
+  /// of lattice points is a lattice point, so no rounding is needed.
+  bool lowOnLattice = false, highOnLattice = false;
 
   unsigned numParts() const {
     return unsigned(lowPart) + unsigned(midPart) + unsigned(highPart);
