@@ -387,14 +387,14 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=HERE / "results" / "real-h200.json")
     ap.add_argument("--seqs", type=int, nargs="+", default=[4096, 8192])
-    ap.add_argument("--only", choices=("all", "prefill"), default="all",
-                    help="prefill: only the third-party causal prefill kernels")
+    ap.add_argument("--only", choices=("all", "prefill", "no-prefill"), default="all",
+                    help="prefill: only the third-party causal prefill kernels; no-prefill: all but them")
     args = ap.parse_args()
     if not torch.cuda.is_available():
         raise SystemExit("bench_real.py needs a CUDA GPU (run it on the H200)")
     t0 = time.time()
     attention = []
-    for head_dim in (64, 128) if args.only == "all" else ():
+    for head_dim in (64, 128) if args.only != "prefill" else ():
         for seq in args.seqs:
             case = _attn_case(seq, head_dim)
             attention.append(case)
@@ -402,7 +402,7 @@ def main() -> int:
             print(f"attn d={head_dim} seq={seq}: hand/split {case['hand_split_over_split']} "
                   f"bitwise {case['bitwise']} regs {regs}", flush=True)
     prefill = []
-    for name, package, make in PREFILL:
+    for name, package, make in PREFILL if args.only != "no-prefill" else ():
         for seq in args.seqs:
             case = _prefill_case(name, package, make, max(1, 8192 // seq), seq)
             prefill.append(case)
@@ -410,7 +410,7 @@ def main() -> int:
                   f"off/on={case.get('speedup', 0):.3f} regs={[k['cuobjdump'] for k in case.get('kernels', [])]} "
                   f"{case.get('error', '')}", flush=True)
     real = []
-    for name, package, shape, make, atol in REAL if args.only == "all" else ():
+    for name, package, shape, make, atol in REAL if args.only != "prefill" else ():
         r = _real(name, package, shape, make, atol)
         real.append(asdict(r))
         print(f"{name}: ok={r.ok} bitwise={r.bitwise} speedup={r.speedup:.3f} {r.error}", flush=True)
