@@ -702,55 +702,63 @@ FailureOr<SplitPlan> analyzeLoop(scf::ForOp loop, unsigned maxParts,
   SmallVector<Linear, 4> uppers = upperBoundsOf(loop);
 
   // Every candidate comparison, in pre-order. A candidate whose guard is
-  // known to fail is left in place (it stays in every part); the others are
-  // folded in the known parts, as long as adding one does not make the
-  // known part of the comparisons taken so far empty (see below). Folding
-  // several is legal as each comparison is constant below its own P1 (from
-  // its own P2 on), hence all of them below the smallest P1 (from the
-  // largest P2 on); the guard is the conjunction of their guards, so on
-  // failure low and high are empty and the middle part runs [lb, ub).
+  // known to fail is left in place (it stays in every part). Folding several
+  // is legal as each comparison is constant below its own P1 (from its own
+  // P2 on), hence all of them below the smallest P1 (from the largest P2
+  // on); the guard is the conjunction of their guards, so on failure low and
+  // high are empty and the middle part runs [lb, ub).
+  //
+  // Which ones are folded: those whose own low part is not known to be
+  // empty, as a comparison with an empty low part would empty the plan's.
+  // The low part (below every P1) comes first: in causal attention it runs
+  // all the off-diagonal blocks, while the high part (past the diagonal, or
+  // past seq_len) rarely runs at all; so it is fine that a comparison whose
+  // high part is empty (the bound proves the loop never gets past the
+  // diagonal) empties the plan's high part. Only when no comparison has a
+  // low part are those with a high part folded, in a high-only plan.
   SplitPlan plan;
   plan.step = *step;
   const char *candidateReason = "no comparison of the iv with an invariant";
-  SmallVector<Comparison, 4> candidates;
-  loop.getBody()->walk<WalkOrder::PreOrder>([&](arith::CmpIOp cmp) {
-    if (auto candidate = planComparison(cmp, loop); succeeded(candidate))
-      candidates.push_back(*candidate);
-  });
-  for (Comparison &cmp : candidates) {
-    GuardCollector guard = collectGuard(cmp, loop, width);
+  struct Candidate {
+    Comparison cmp;
+    Emptiness empty;
+    SmallVector<GuardCheck, 4> guard;
+  };
+  SmallVector<Candidate, 4> candidates;
+  loop.getBody()->walk<WalkOrder::PreOrder>([&](arith::CmpIOp op) {
+    FailureOr<Comparison> cmp = planComparison(op, loop);
+    if (failed(cmp))
+      return;
+    GuardCollector guard = collectGuard(*cmp, loop, width);
     if (guard.knownFalse || guard.unrepresentable) {
-      if (plan.comparisons.empty())
+      if (candidates.empty())
         candidateReason =
             guard.knownFalse
                 ? "the comparison's operands can wrap (guard known to fail)"
                 : "guard constants do not fit i64";
-      continue;
+      return;
     }
-    Emptiness e = knownEmpty(cmp, lbV, ubV, lb, ub, uppers);
-    if (plan.comparisons.empty()) {
-      if (e.low && e.high) {
+    Emptiness e = knownEmpty(*cmp, lbV, ubV, lb, ub, uppers);
+    if (e.low && e.high) {
+      if (candidates.empty())
         candidateReason = "no iteration has a known comparison";
-        continue;
-      }
-    } else if ((e.low && !plan.lowEmpty) ||
-               (e.high && !plan.highEmpty && plan.lowEmpty)) {
-      // Folding it would give up the known iterations of the comparisons
-      // taken so far. The low part (below every P1) is kept first: in causal
-      // attention it runs all the off-diagonal blocks, while the high part
-      // (past the diagonal, or past seq_len) rarely runs at all; so a
-      // comparison that empties only the high part is taken when there is a
-      // low part.
-      continue;
+      return;
     }
-    cmp.k1Lattice = latticeOffset(cmp.k1, *step, lbV, cmp.ivSide.inv,
-                                  cmp.otherSide.inv);
-    cmp.k2Lattice = latticeOffset(cmp.k2, *step, lbV, cmp.ivSide.inv,
-                                  cmp.otherSide.inv);
-    plan.lowEmpty |= e.low;
-    plan.highEmpty |= e.high;
-    plan.guard.append(guard.runtime.begin(), guard.runtime.end());
-    plan.comparisons.push_back(cmp);
+    candidates.push_back({*cmp, e, std::move(guard.runtime)});
+  });
+  bool lowDirected = llvm::any_of(
+      candidates, [](const Candidate &c) { return !c.empty.low; });
+  for (Candidate &c : candidates) {
+    if (lowDirected ? c.empty.low : c.empty.high)
+      continue;
+    c.cmp.k1Lattice = latticeOffset(c.cmp.k1, *step, lbV, c.cmp.ivSide.inv,
+                                    c.cmp.otherSide.inv);
+    c.cmp.k2Lattice = latticeOffset(c.cmp.k2, *step, lbV, c.cmp.ivSide.inv,
+                                    c.cmp.otherSide.inv);
+    plan.lowEmpty |= c.empty.low;
+    plan.highEmpty |= c.empty.high;
+    plan.guard.append(c.guard.begin(), c.guard.end());
+    plan.comparisons.push_back(c.cmp);
   }
   if (plan.comparisons.empty()) {
     reason = candidateReason;
