@@ -23,8 +23,8 @@ from hypothesis import strategies as st  # noqa: E402
 
 from tests.differential.harness import compare  # noqa: E402
 from tests.differential.interp import Machine  # noqa: E402
-from tests.differential.loop_kernels import (ISSUE14_TTIR, PREDICATES, LoopKernel, anchors, fact_args, in_domain,  # noqa: E402
-                          loop_args, to_signed, trips)
+from tests.differential.loop_kernels import (ISSUE14_TTIR, PREDICATES, LoopKernel, anchors, bounded_args,  # noqa: E402
+                          fact_args, in_domain, loop_args, to_signed, trips)
 
 CASES_PER_FORM = 10_000
 FORMS = [(form, width, unsigned_loop, pred)
@@ -127,6 +127,49 @@ def test_monotone_rows_form(form):
     for kernel in variants:
         rng = random.Random(kernel.name)
         _check(kernel, loop_args(rng, kernel, per_variant))
+
+
+CONJUNCTION_FORMS = [(form, width, False, pred) for form in ("scalar", "tensor") for width in (32, 64)
+                     for pred in PREDICATES]
+
+
+def _conjunction_variants(form: str, width: int, unsigned_loop: bool, pred: str) -> list[LoopKernel]:
+    """Issue 17: the comparison AND-ed with a second one against another invariant (`& (start_n +
+    offs_n < seq_len)`, ub + inv_off2 playing seq_len), with the loop bounds of sglang and
+    lightllm: min(ub, n), extui(0 < n) * min(ub, n) and (extui(0 < n) * ub) * step from 0."""
+    base = dict(form=form, width=width, unsigned_loop=unsigned_loop, pred=pred)
+    if form == "tensor":
+        base.update(rows=8, cols=4)
+    return [LoopKernel(**base, iv_left=False, step=4, second="slt", inv_off2=-2),
+            LoopKernel(**base, iv_left=True, step=3, second="sge", iv_off2=1, inv_off2=3, ub_form="min"),
+            LoopKernel(**base, iv_left=False, step=4, second="slt", ub_form="mask", lb_zero=True),
+            LoopKernel(**base, iv_left=False, step=8, second="ule", inv_off2=-5, ub_form="mask_scaled",
+                       lb_zero=True, lattice=True)]
+
+
+@pytest.mark.parametrize("form", CONJUNCTION_FORMS, ids=_form_id)
+def test_conjunction_form(form):
+    variants = _conjunction_variants(*form)
+    per_variant = -(-CASES_PER_FORM // len(variants))
+    for kernel in variants:
+        rng = random.Random(kernel.name)
+        args = bounded_args if kernel.lb_zero else loop_args
+        _check(kernel, args(rng, kernel, per_variant))
+
+
+def test_conjunction_guard_failure_runs_every_iteration():
+    # ub + inv_off2 wraps past INT32_MAX: the guard fails at run time, and the loop must run
+    # every iteration in the comparing part (checked against the unsplit loop's result and trips).
+    top = 2**31 - 1
+    for pred in ("slt", "sge"):
+        kernel = LoopKernel("tensor", 32, False, pred, iv_left=False, step=4, rows=8, cols=4,
+                            second="slt", inv_off2=8)
+        result = compare(kernel.ttir(), "loop_split", [(top - 40, top - 1, top - 20), (top - 40, top - 3, 5)])
+        assert "scf.for" in result.programs.after_text and result.programs.after_text.count("scf.for") > 1, \
+            "the loop was not split, so the guard is not exercised"
+        assert all(t > 0 for t in result.after.trips.tolist())
+        if result.count:
+            pytest.fail(result.report(kernel.name), pytrace=False)
 
 
 FACT_FORMS = [(form, width, False, pred) for form in ("scalar", "tensor") for width in (32, 64)
