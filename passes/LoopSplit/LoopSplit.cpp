@@ -290,14 +290,14 @@ private:
 
 /// Splits scf.for loops on the first suitable iv comparison in their body.
 struct SplitLoopOnComparison : OpRewritePattern<scf::ForOp> {
-  SplitLoopOnComparison(MLIRContext *ctx, unsigned maxParts)
-      : OpRewritePattern(ctx), maxParts(maxParts) {}
+  SplitLoopOnComparison(MLIRContext *ctx, const SplitLimits &limits)
+      : OpRewritePattern(ctx), limits(limits) {}
 
   LogicalResult matchAndRewrite(scf::ForOp loop,
                                 PatternRewriter &rewriter) const override {
     // Decide first: nothing below runs, and no IR changes, on a decline.
     const char *reason = "";
-    FailureOr<SplitPlan> plan = analyzeLoop(loop, maxParts, reason);
+    FailureOr<SplitPlan> plan = analyzeLoop(loop, limits, reason);
     if (failed(plan)) {
       LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << loop.getLoc() << ": "
                               << reason << "\n");
@@ -357,7 +357,7 @@ private:
                        arith::ConstantOp::create(rewriter, cmp->getLoc(), attr));
   }
 
-  unsigned maxParts;
+  SplitLimits limits;
 };
 
 class LoopSplitPass
@@ -375,7 +375,8 @@ public:
     // not the parts it creates: a part that keeps the comparison is not split
     // again.
     RewritePatternSet patterns(&getContext());
-    patterns.add<SplitLoopOnComparison>(&getContext(), maxParts);
+    patterns.add<SplitLoopOnComparison>(
+        &getContext(), SplitLimits{maxParts, maxTileElements});
     walkAndApplyPatterns(getOperation(), std::move(patterns));
   }
 };

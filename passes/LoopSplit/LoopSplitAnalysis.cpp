@@ -664,8 +664,9 @@ Emptiness knownEmpty(const Comparison &cmp, Value lbV, Value ubV,
 
 } // namespace
 
-FailureOr<SplitPlan> analyzeLoop(scf::ForOp loop, unsigned maxParts,
+FailureOr<SplitPlan> analyzeLoop(scf::ForOp loop, const SplitLimits &limits,
                                  const char *&reason) {
+  unsigned maxParts = limits.maxParts;
   Type ivType = loop.getInductionVar().getType();
   if (!ivType.isSignlessInteger(32) && !ivType.isSignlessInteger(64)) {
     reason = "induction variable is not i32 or i64";
@@ -686,6 +687,28 @@ FailureOr<SplitPlan> analyzeLoop(scf::ForOp loop, unsigned maxParts,
       reason = "inside a loop nest marked tt.flatten";
       return failure();
     }
+  // Profitability: every part is a copy of the body. A body whose tiles
+  // exceed what registers hold at the usual warp counts (Liger's group norm
+  // streams 65536-element fp32 tiles with 4 warps: 512 values per thread)
+  // already spills; a second copy adds spill stack and doubles the code
+  // (with ptxas on the CPU: stack 8616 -> 11088 bytes, cubin 1.05 -> 1.92 MB)
+  // for masks that cost a few instructions per element, and ran 0.803x on
+  // the H200. Tiles of causal attention (128x128, 128x256) stay below the
+  // default limit.
+  if (limits.maxTileElements) {
+    WalkResult big = loop.getBody()->walk([&](Operation *op) {
+      for (Type type : op->getResultTypes())
+        if (auto tensor = dyn_cast<RankedTensorType>(type))
+          if (tensor.hasStaticShape() &&
+              uint64_t(tensor.getNumElements()) > limits.maxTileElements)
+            return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    if (big.wasInterrupted()) {
+      reason = "a tensor in the body exceeds max-tile-elements";
+      return failure();
+    }
+  }
   std::optional<int64_t> step = getConstantIntValue(loop.getStep());
   if (!step || *step <= 0 || *step > kMaxOffset) {
     reason = "step is not a constant in (0, 2^40]";

@@ -106,10 +106,19 @@ struct SplitPlan {
   }
 };
 
+/// The pass options that bound what a split may cost.
+struct SplitLimits {
+  /// Most loops one loop is split into (2 or 3).
+  unsigned maxParts = 3;
+  /// Loops whose body holds a tensor with more elements are left alone
+  /// (0: no limit); see analyzeLoop.
+  uint64_t maxTileElements = 32768;
+};
+
 /// Decides whether and how to split `loop` into at most `maxParts` (2 or 3)
 /// parts. On failure `reason` says why the loop is left alone. Creates and
 /// changes no IR.
-FailureOr<SplitPlan> analyzeLoop(scf::ForOp loop, unsigned maxParts,
+FailureOr<SplitPlan> analyzeLoop(scf::ForOp loop, const SplitLimits &limits,
                                  const char *&reason);
 
 } // namespace mlir::triton_ext::loop_split
