@@ -97,6 +97,25 @@ bool fitsElement(const AffineRange &range, Value value) {
   return range.lo >= -max - 1 && range.hi <= max;
 }
 
+/// `range` with the requirements of `a` and `b` added.
+AffineRange withRequirements(AffineRange range, const AffineRange &a,
+                             const AffineRange &b) {
+  range.requirements.append(a.requirements.begin(), a.requirements.end());
+  range.requirements.append(b.requirements.begin(), b.requirements.end());
+  return range;
+}
+
+/// The loop-invariant scalar `value` stands for (itself, or the source of a
+/// tt.splat), or null.
+Value invariantScalar(Value value, scf::ForOp loop) {
+  if (auto splat = value.getDefiningOp<triton::SplatOp>())
+    value = splat.getSrc();
+  if (value.getType().isSignlessInteger() &&
+      !loop.getRegion().isAncestor(value.getParentRegion()))
+    return value;
+  return Value();
+}
+
 /// Reads `value` as an AffineRange relative to `loop`. Fails for anything
 /// whose values are not a known function of the iv (data-dependent) and for
 /// non-constant values defined inside the loop.
@@ -153,8 +172,10 @@ FailureOr<AffineRange> analyzeAffine(Value value, scf::ForOp loop,
         auto hi = addOffsets(lhs->hi, rhs->hi);
         if (!lo || !hi)
           return failure();
-        return AffineRange{lhs->hasIv || rhs->hasIv,
-                           lhs->inv ? lhs->inv : rhs->inv, *lo, *hi};
+        return withRequirements(AffineRange{lhs->hasIv || rhs->hasIv,
+                                            lhs->inv ? lhs->inv : rhs->inv,
+                                            *lo, *hi},
+                                *lhs, *rhs);
       })
       .Case<arith::SubIOp>([&](auto op) -> FailureOr<AffineRange> {
         auto lhs = analyzeAffine(op.getLhs(), loop, depth + 1);
@@ -167,7 +188,8 @@ FailureOr<AffineRange> analyzeAffine(Value value, scf::ForOp loop,
         auto hi = addOffsets(lhs->hi, -rhs->lo);
         if (!lo || !hi)
           return failure();
-        return AffineRange{lhs->hasIv, lhs->inv, *lo, *hi};
+        return withRequirements(AffineRange{lhs->hasIv, lhs->inv, *lo, *hi},
+                                *lhs, *rhs);
       })
       // Monotone maps of a constant interval (issue 17: `offs_m // k` packs
       // grouped-query heads along M). A side with neither iv nor invariant is
@@ -180,29 +202,62 @@ FailureOr<AffineRange> analyzeAffine(Value value, scf::ForOp loop,
       // x >> s (floor(x / 2^s)) are nondecreasing for k > 0, and so are
       // x -> min(x, y) and max(x, y) in each argument; the image of [lo, hi]
       // lies in [f(lo), f(hi)]. Unsigned division and shifts read the bits
-      // as unsigned: equal to the signed value only when lo >= 0. Divisors,
-      // shift amounts or operands that are not constants (or hold the iv or
-      // an invariant) are refused: x / k with a runtime k, or (iv + c) / k, is
-      // not of the form iv + inv + [lo, hi].
+      // as unsigned: equal to the signed value only when lo >= 0. Operands
+      // that hold the iv or an invariant are refused: (iv + c) / k is not of
+      // the form iv + inv + [lo, hi]. Divisors and shift amounts that are
+      // loop-invariant scalars (not constants) are handled below, guarded.
       .Case<arith::DivSIOp, arith::DivUIOp, arith::ShRSIOp, arith::ShRUIOp>(
           [&](Operation *op) -> FailureOr<AffineRange> {
             auto lhs = analyzeAffine(op->getOperand(0), loop, depth + 1);
-            std::optional<int64_t> k = getConstantIntValue(op->getOperand(1));
-            if (failed(lhs) || lhs->hasIv || lhs->inv || !k || *k <= 0 ||
+            if (failed(lhs) || lhs->hasIv || lhs->inv ||
                 !fitsElement(*lhs, op->getOperand(0)))
               return failure();
             bool isUnsigned = isa<arith::DivUIOp, arith::ShRUIOp>(op);
+            bool isShift = isa<arith::ShRSIOp, arith::ShRUIOp>(op);
             if (isUnsigned && lhs->lo < 0)
               return failure();
-            if (isa<arith::ShRSIOp, arith::ShRUIOp>(op)) {
-              unsigned width = getElementTypeOrSelf(op->getResult(0).getType())
-                                   .getIntOrFloatBitWidth();
+            unsigned width = getElementTypeOrSelf(op->getResult(0).getType())
+                                 .getIntOrFloatBitWidth();
+            std::optional<int64_t> k = getConstantIntValue(op->getOperand(1));
+            if (!k) {
+              // A run-time divisor (issue 17: `offs_m // num_queries_per_kv`
+              // when it is not a constexpr) or shift amount, invariant in the
+              // loop. For every divisor k >= 1, trunc(x / k) lies between 0
+              // and x, so the image of [lo, hi] is within [min(lo, 0),
+              // max(hi, 0)] (looser than with a known k: the band of unknown
+              // iterations is wider, never wrong); likewise floor(x / 2^s)
+              // for shift amounts s in [0, width - 1] (a larger amount is
+              // poison). The guard checks the requirement at run time
+              // (a fact may prove it); when it fails only the middle loop,
+              // which keeps the comparison, runs. Unsigned ops on lo >= 0 read
+              // the same bits, and k >= 1 as a signed value is a non-zero
+              // unsigned one no larger, so the bound holds for them too.
+              Value amount = invariantScalar(op->getOperand(1), loop);
+              if (!amount)
+                return failure();
+              AffineRange range{false, Value(), std::min<int64_t>(lhs->lo, 0),
+                                std::max<int64_t>(lhs->hi, 0),
+                                lhs->requirements};
+              if (isShift) {
+                range.requirements.push_back({amount, 0, /*atMost=*/false});
+                range.requirements.push_back(
+                    {amount, int64_t(width) - 1, /*atMost=*/true});
+              } else {
+                range.requirements.push_back({amount, 1, /*atMost=*/false});
+              }
+              return range;
+            }
+            if (*k <= 0)
+              return failure();
+            if (isShift) {
               if (*k >= int64_t(width) || *k >= 62)
                 return failure();
               // >> is floor division by 2^s (arithmetic shift).
-              return AffineRange{false, Value(), lhs->lo >> *k, lhs->hi >> *k};
+              return AffineRange{false, Value(), lhs->lo >> *k, lhs->hi >> *k,
+                                 lhs->requirements};
             }
-            return AffineRange{false, Value(), lhs->lo / *k, lhs->hi / *k};
+            return AffineRange{false, Value(), lhs->lo / *k, lhs->hi / *k,
+                               lhs->requirements};
           })
       .Case<arith::MinSIOp, arith::MaxSIOp>(
           [&](Operation *op) -> FailureOr<AffineRange> {
@@ -213,10 +268,14 @@ FailureOr<AffineRange> analyzeAffine(Value value, scf::ForOp loop,
                 !fitsElement(*rhs, op->getOperand(1)))
               return failure();
             if (isa<arith::MinSIOp>(op))
-              return AffineRange{false, Value(), std::min(lhs->lo, rhs->lo),
-                                 std::min(lhs->hi, rhs->hi)};
-            return AffineRange{false, Value(), std::max(lhs->lo, rhs->lo),
-                               std::max(lhs->hi, rhs->hi)};
+              return withRequirements(
+                  AffineRange{false, Value(), std::min(lhs->lo, rhs->lo),
+                              std::min(lhs->hi, rhs->hi)},
+                  *lhs, *rhs);
+            return withRequirements(
+                AffineRange{false, Value(), std::max(lhs->lo, rhs->lo),
+                            std::max(lhs->hi, rhs->hi)},
+                *lhs, *rhs);
           })
       .Default([](Operation *) { return failure(); });
 }
@@ -493,6 +552,10 @@ GuardCollector collectGuard(const Comparison &cmp, scf::ForOp loop,
   GuardCollector guard(width);
   Value lb = loop.getLowerBound(), ub = loop.getUpperBound();
   const AffineRange &iv = cmp.ivSide, &other = cmp.otherSide;
+  // The conditions the sides' intervals rely on (run-time divisors).
+  for (const AffineRange *side : {&iv, &other})
+    for (const Requirement &r : side->requirements)
+      guard.add({r.value}, 0, r.atMost, r.bound);
   Value a = iv.inv, b = other.inv;
   if (width == 64 && a) {
     // Two unknown terms on the iv side: bound each value so that no i64 sum

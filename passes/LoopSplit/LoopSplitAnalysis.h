@@ -29,11 +29,22 @@ constexpr int64_t kMaxOffset = int64_t(1) << 40;
 /// invariant, checked at run time (sums of such values cannot wrap in i64).
 constexpr int64_t kMaxI64Runtime = int64_t(1) << 60;
 
-/// One side of a comparison: [iv] + [inv] + [lo, hi], elementwise.
+/// A condition on a loop-invariant scalar under which an AffineRange holds:
+/// value >= bound (atMost false) or value <= bound; checked by the guard.
+struct Requirement {
+  Value value;
+  int64_t bound = 0;
+  bool atMost = false;
+};
+
+/// One side of a comparison: [iv] + [inv] + [lo, hi], elementwise, valid
+/// when every requirement holds (issue 17: `offs_m // num_queries_per_kv`
+/// with a run-time divisor needs it to be positive).
 struct AffineRange {
   bool hasIv = false;
   Value inv; // Loop-invariant scalar, or null for zero.
   int64_t lo = 0, hi = 0;
+  SmallVector<Requirement, 1> requirements;
 };
 
 /// The comparison a loop is split on, normalized so that the iv is on the

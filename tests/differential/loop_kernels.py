@@ -110,7 +110,23 @@ class LoopKernel:
                 lines += self._range("rows", self.rows, t)
                 lines += self._range("cols", self.cols, t)
             rows = "%rows"
-            if self.rows_op:
+            if self.rows_op.endswith("_rt"):
+                # issue 17: a divisor / shift amount known at run time, derived from n so that it
+                # is sometimes invalid (<= 0 divisors, shifts < 0 or >= width: the guard fails,
+                # or the kernel divides by a negative k): divisions use (n & 7) * 2 - rows_k
+                # (odd rows_k: never zero), shifts (n & 7) * 5 - rows_k.
+                rows = "%rowsm"
+                mul = 5 if self.rows_op.startswith("shr") else 2
+                lines += [f"  %k7 = arith.constant 7 : {t}",
+                          f"  %kmul = arith.constant {mul} : {t}",
+                          f"  %koff = arith.constant {self.rows_k} : {t}",
+                          f"  %kand = arith.andi %n, %k7 : {t}",
+                          f"  %kscaled = arith.muli %kand, %kmul : {t}",
+                          f"  %kv = arith.subi %kscaled, %koff : {t}"]
+                row_lines += [
+                    f"  %rowsk = tt.splat %kv : {t} -> tensor<{self.rows}x{t}>",
+                    f"  %rowsm = arith.{self.rows_op[:-3]} %rows, %rowsk : tensor<{self.rows}x{t}>"]
+            elif self.rows_op:
                 rows = "%rowsm"
                 row_lines += [
                     f"  %rowsk = arith.constant dense<{self.rows_k}> : tensor<{self.rows}x{t}>",

@@ -22,6 +22,7 @@ from hypothesis import HealthCheck, example, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from tests.differential.harness import compare  # noqa: E402
+from tests.differential.host_passes import before_after  # noqa: E402
 from tests.differential.interp import Machine  # noqa: E402
 from tests.differential.loop_kernels import (ISSUE14_TTIR, PREDICATES, LoopKernel, anchors, bounded_args,  # noqa: E402
                           fact_args, in_domain, loop_args, to_signed, trips)
@@ -170,6 +171,38 @@ def test_conjunction_guard_failure_runs_every_iteration():
         assert all(t > 0 for t in result.after.trips.tolist())
         if result.count:
             pytest.fail(result.report(kernel.name), pytrace=False)
+
+
+@pytest.mark.parametrize("form", MONOTONE_FORMS, ids=_form_id)
+def test_runtime_divisor_rows_form(form):
+    # Issue 17: `offs_m // num_queries_per_kv` with the divisor (or a shift amount) known only at
+    # run time; the guard checks k >= 1 (0 <= s < 32) and its failure path (k < 0, s < 0 or
+    # s >= 32, a quarter to a third of the cases) must run every iteration in the comparing loop.
+    base = dict(zip(("form", "width", "unsigned_loop", "pred"), form))
+    variants = [LoopKernel(**base, iv_left=False, step=4, rows=16, cols=4, rows_op="divsi_rt", rows_k=5),
+                LoopKernel(**base, iv_left=True, step=8, rows=32, cols=8, rows_op="divui_rt", rows_k=3,
+                           inv_off=-5, lattice=True),
+                LoopKernel(**base, iv_left=False, step=2, rows=16, cols=2, rows_op="shrsi_rt", rows_k=3,
+                           inv_inside=True),
+                LoopKernel(**base, iv_left=True, step=4, rows=16, cols=4, rows_op="shrui_rt", rows_k=3)]
+    per_variant = -(-CASES_PER_FORM // len(variants))
+    for kernel in variants:
+        rng = random.Random(kernel.name)
+        _check(kernel, loop_args(rng, kernel, per_variant))
+
+
+def test_runtime_divisor_guard_failure_path_runs():
+    # k = (n & 7) * 2 - 5 < 0 for n & 7 in {0, 1, 2}: the guard fails, only the comparing loop runs.
+    kernel = LoopKernel("tensor", 32, False, "sge", iv_left=False, step=4, rows=16, cols=4,
+                        rows_op="divsi_rt", rows_k=5)
+    after = before_after(kernel.ttir(), "loop_split", ()).after_text
+    assert after.count("scf.for") >= 2, after  # the pass split: the guard exists
+    cases = [(0, 64, n) for n in (8, 9, 10, 16, 17, 18)]  # k = -5, -3, -1 (guard fails)
+    cases += [(0, 64, n) for n in (11, 12, 20, 23)]  # k = 1, 3, 3, 9 (guard holds)
+    result = compare(kernel.ttir(), "loop_split", cases)
+    assert result.before.trips.tolist() == [16] * len(cases)
+    if result.count:
+        pytest.fail(result.report(kernel.name), pytrace=False)
 
 
 FACT_FORMS = [(form, width, False, pred) for form in ("scalar", "tensor") for width in (32, 64)
