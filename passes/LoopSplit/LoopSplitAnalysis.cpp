@@ -832,6 +832,27 @@ FailureOr<SplitPlan> analyzeLoop(scf::ForOp loop, const SplitLimits &limits,
     }
     candidates.push_back({*cmp, e, std::move(guard.runtime)});
   });
+  // A comparison inside `scf.if (c)` where c is another candidate is left
+  // alone (`if start_n >= diag: qk = where(offs_m >= start_n + offs_n, ...)`):
+  // where c is folded false the region is dead, where it is folded true the
+  // inner comparison is what the hand-split kernel keeps; folding it too
+  // would only add its guard, and a comparing middle loop, to a split that
+  // the outer scalar comparison makes without any.
+  auto guardedByCandidate = [&](Candidate &c) {
+    for (Operation *op = c.cmp.cmp->getParentOp(); op && op != loop;
+         op = op->getParentOp())
+      if (auto ifOp = dyn_cast<scf::IfOp>(op))
+        for (Candidate &outer : candidates)
+          if (ifOp.getCondition().getDefiningOp() ==
+              outer.cmp.cmp.getOperation())
+            return true;
+    return false;
+  };
+  SmallVector<Candidate, 4> kept;
+  for (Candidate &c : candidates)
+    if (!guardedByCandidate(c))
+      kept.push_back(c);
+  candidates = std::move(kept);
   bool lowDirected = llvm::any_of(
       candidates, [](const Candidate &c) { return !c.empty.low; });
   for (Candidate &c : candidates) {
