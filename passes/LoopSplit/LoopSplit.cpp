@@ -183,6 +183,17 @@ private:
   /// values are the saturated min/max of the exact ones).
   Value point(const Comparison &c, int64_t k) {
     Value a = c.ivSide.inv, b = c.otherSide.inv;
+    if (c.ivSide.ivScale != 1) {
+      // ceil((B + k) / s), s > 0, for i32 loops only (the analysis refuses
+      // the others): B + k is exact in i64; with q = trunc(x / s) and
+      // r = x - q * s, ceil is q + 1 when r > 0 (x > 0 not a multiple of s)
+      // and q otherwise (trunc rounds negative values up already).
+      Value x = addC(wide(b), k);
+      Value s = cst(c.ivSide.ivScale);
+      Value q = rewriter.createOrFold<arith::DivSIOp>(loc, x, s);
+      Value r = sub(x, rewriter.createOrFold<arith::MulIOp>(loc, q, s));
+      return pick(cmp(P::sgt, r, cst(0)), addC(q, 1), q);
+    }
     if (narrow || a)
       return addC(sub(wide(b), wide(a)), k);
     if (!b)

@@ -74,6 +74,9 @@ namespace {
 /// Exact arithmetic on sums of a few 64-bit values and offsets.
 using Wide = __int128;
 
+/// Largest iv coefficient read (`j * TILE_SIZE`); keeps s * iv bounds exact.
+constexpr int64_t kMaxScale = int64_t(1) << 20;
+
 /// Recursion limit for the affine walk; masks are a handful of ops deep.
 constexpr unsigned kMaxDepth = 16;
 
@@ -172,10 +175,41 @@ FailureOr<AffineRange> analyzeAffine(Value value, scf::ForOp loop,
         auto hi = addOffsets(lhs->hi, rhs->hi);
         if (!lo || !hi)
           return failure();
-        return withRequirements(AffineRange{lhs->hasIv || rhs->hasIv,
-                                            lhs->inv ? lhs->inv : rhs->inv,
-                                            *lo, *hi},
-                                *lhs, *rhs);
+        AffineRange sum{lhs->hasIv || rhs->hasIv,
+                        lhs->inv ? lhs->inv : rhs->inv, *lo, *hi};
+        sum.ivScale = lhs->hasIv ? lhs->ivScale : rhs->ivScale;
+        return withRequirements(sum, *lhs, *rhs);
+      })
+      // `j * TILE_SIZE` (issue 17, paged and vLLM-style loops): the iv times
+      // a positive constant c. c * (iv + [lo, hi]) = c * iv + [c*lo, c*hi]
+      // (order kept as c > 0). An invariant times c is not a single value
+      // the model can name, so it is refused; so are sides without the iv
+      // (`arange * stride` is a range with gaps, its interval would do, but
+      // no target mask needs it).
+      .Case<arith::MulIOp>([&](auto op) -> FailureOr<AffineRange> {
+        for (auto [x, y] : {std::pair(op.getLhs(), op.getRhs()),
+                            std::pair(op.getRhs(), op.getLhs())}) {
+          std::optional<int64_t> c = getConstantIntValue(y);
+          if (!c)
+            continue;
+          auto side = analyzeAffine(x, loop, depth + 1);
+          if (failed(side) || !side->hasIv || side->inv || *c <= 0 ||
+              *c > kMaxScale)
+            return failure();
+          int64_t scale, lo, hi;
+          if (__builtin_mul_overflow(side->ivScale, *c, &scale) ||
+              scale > kMaxScale ||
+              __builtin_mul_overflow(side->lo, *c, &lo) ||
+              __builtin_mul_overflow(side->hi, *c, &hi) || lo < -kMaxOffset ||
+              hi > kMaxOffset)
+            return failure();
+          AffineRange out = *side;
+          out.ivScale = scale;
+          out.lo = lo;
+          out.hi = hi;
+          return out;
+        }
+        return failure();
       })
       .Case<arith::SubIOp>([&](auto op) -> FailureOr<AffineRange> {
         auto lhs = analyzeAffine(op.getLhs(), loop, depth + 1);
@@ -188,8 +222,9 @@ FailureOr<AffineRange> analyzeAffine(Value value, scf::ForOp loop,
         auto hi = addOffsets(lhs->hi, -rhs->lo);
         if (!lo || !hi)
           return failure();
-        return withRequirements(AffineRange{lhs->hasIv, lhs->inv, *lo, *hi},
-                                *lhs, *rhs);
+        AffineRange diff{lhs->hasIv, lhs->inv, *lo, *hi};
+        diff.ivScale = lhs->ivScale;
+        return withRequirements(diff, *lhs, *rhs);
       })
       // Monotone maps of a constant interval (issue 17: `offs_m // k` packs
       // grouped-query heads along M). A side with neither iv nor invariant is
@@ -388,6 +423,13 @@ FailureOr<Comparison> planComparison(arith::CmpIOp cmp, scf::ForOp loop) {
     std::swap(plan.ivSide, plan.otherSide);
     pred = swapPredicate(pred);
   }
+  // A scaled iv (s != 1) is read only with no invariant on its side and in
+  // i32 loops: the guard then bounds lb and ub alone (see collectGuard), and
+  // every split point ceil((B + k) / s) is exact in i64.
+  if (plan.ivSide.ivScale != 1 &&
+      (plan.ivSide.inv ||
+       !loop.getInductionVar().getType().isSignlessInteger(32)))
+    return failure();
   using P = arith::CmpIPredicate;
   plan.isUnsigned =
       pred == P::ult || pred == P::ule || pred == P::ugt || pred == P::uge;
@@ -425,6 +467,21 @@ std::optional<Wide> constantOf(Value value) {
   if (std::optional<int64_t> c = getConstantIntValue(value))
     return Wide(*c);
   return std::nullopt;
+}
+
+/// floor(x / s) and ceil(x / s) for s > 0.
+Wide floorDiv(Wide x, Wide s) {
+  Wide q = x / s;
+  return (x % s != 0 && x < 0) ? q - 1 : q;
+}
+Wide ceilDiv(Wide x, Wide s) {
+  Wide q = x / s;
+  return (x % s != 0 && x > 0) ? q + 1 : q;
+}
+
+/// The split point ceil((C + k) / s) of `cmp` when C is a constant.
+Wide constantPoint(const Comparison &cmp, Wide c, int64_t k) {
+  return ceilDiv(c + k, cmp.ivSide.ivScale);
 }
 
 bool fitsI64(Wide v) {
@@ -572,8 +629,19 @@ GuardCollector collectGuard(const Comparison &cmp, scf::ForOp loop,
     return guard;
   }
   Wide lowest = cmp.isUnsigned ? Wide(0) : guard.typeMin;
-  guard.add({lb, a}, iv.lo, /*atMost=*/false, lowest);
-  guard.add({ub, a}, Wide(iv.hi) - 1, /*atMost=*/true, guard.typeMax);
+  if (iv.ivScale != 1) {
+    // s * iv + [lo, hi] with no invariant (planComparison): its extremes
+    // s * lb + lo and s * (ub - 1) + hi fit iff lb >= ceil((lowest - lo) / s)
+    // and ub <= floor((MAX - hi) / s) + 1. The kernel's s * iv may wrap on
+    // the way, but the sum is exact modulo 2^N (see Wrapping), so only the
+    // extremes matter.
+    Wide s = iv.ivScale;
+    guard.add({lb}, 0, /*atMost=*/false, ceilDiv(lowest - iv.lo, s));
+    guard.add({ub}, 0, /*atMost=*/true, floorDiv(guard.typeMax - iv.hi, s) + 1);
+  } else {
+    guard.add({lb, a}, iv.lo, /*atMost=*/false, lowest);
+    guard.add({ub, a}, Wide(iv.hi) - 1, /*atMost=*/true, guard.typeMax);
+  }
   guard.add({b}, other.lo, /*atMost=*/false, lowest);
   guard.add({b}, other.hi, /*atMost=*/true, guard.typeMax);
   return guard;
@@ -700,16 +768,16 @@ Emptiness knownEmpty(const Comparison &cmp, Value lbV, Value ubV,
   Emptiness e;
   Value a = cmp.ivSide.inv, b = cmp.otherSide.inv;
   bool invariantsConstant = !a && !b;
-  if (invariantsConstant && lb && Wide(cmp.k1) <= *lb)
+  if (invariantsConstant && lb && constantPoint(cmp, 0, cmp.k1) <= *lb)
     e.low = true;
-  if (invariantsConstant && ub && Wide(cmp.k2) >= *ub)
+  if (invariantsConstant && ub && constantPoint(cmp, 0, cmp.k2) >= *ub)
     e.high = true;
   // Bounds written in terms of the comparand, as in causal attention
   // (lb = start_m * BM, ub = (start_m + 1) * BM against offs_m), are
   // compared symbolically; see linearDifference for why wrapping is fine.
   // With C = B: the low part is empty if lb >= B + k1, the high part if
   // some upper bound u <= B + k2.
-  if (b && !a) {
+  if (b && !a && cmp.ivSide.ivScale == 1) {
     auto dLow = linearDifference(lbV, b);
     if (dLow && cmp.k1 <= *dLow && *dLow <= 0)
       e.low = true;
@@ -858,10 +926,12 @@ FailureOr<SplitPlan> analyzeLoop(scf::ForOp loop, const SplitLimits &limits,
   for (Candidate &c : candidates) {
     if (lowDirected ? c.empty.low : c.empty.high)
       continue;
-    c.cmp.k1Lattice = latticeOffset(c.cmp.k1, *step, lbV, c.cmp.ivSide.inv,
-                                    c.cmp.otherSide.inv);
-    c.cmp.k2Lattice = latticeOffset(c.cmp.k2, *step, lbV, c.cmp.ivSide.inv,
-                                    c.cmp.otherSide.inv);
+    if (c.cmp.ivSide.ivScale == 1) {
+      c.cmp.k1Lattice = latticeOffset(c.cmp.k1, *step, lbV, c.cmp.ivSide.inv,
+                                      c.cmp.otherSide.inv);
+      c.cmp.k2Lattice = latticeOffset(c.cmp.k2, *step, lbV, c.cmp.ivSide.inv,
+                                      c.cmp.otherSide.inv);
+    }
     plan.lowEmpty |= c.empty.low;
     plan.highEmpty |= c.empty.high;
     plan.guard.append(c.guard.begin(), c.guard.end());
@@ -888,10 +958,11 @@ FailureOr<SplitPlan> analyzeLoop(scf::ForOp loop, const SplitLimits &limits,
   // evaluate the split points exactly.
   std::optional<std::pair<Wide, Wide>> constantPoints;
   if (invariantsConstant && lb && ub) {
-    Wide p1 = first.k1, p2 = first.k2;
+    Wide p1 = constantPoint(first, 0, first.k1);
+    Wide p2 = constantPoint(first, 0, first.k2);
     for (const Comparison &c : plan.comparisons) {
-      p1 = std::min(p1, Wide(c.k1));
-      p2 = std::max(p2, Wide(c.k2));
+      p1 = std::min(p1, constantPoint(c, 0, c.k1));
+      p2 = std::max(p2, constantPoint(c, 0, c.k2));
     }
     Wide ubE = *ub, s = *step;
     Wide m1 = std::min(std::max(p1, *lb), ubE);

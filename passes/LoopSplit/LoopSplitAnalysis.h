@@ -45,11 +45,15 @@ struct AffineRange {
   Value inv; // Loop-invariant scalar, or null for zero.
   int64_t lo = 0, hi = 0;
   SmallVector<Requirement, 1> requirements;
+  /// The iv's coefficient (issue 17: `j * TILE_SIZE + offs_t` in paged and
+  /// vLLM-style loops); 1 unless hasIv and multiplied by a constant.
+  int64_t ivScale = 1;
 };
 
 /// The comparison a loop is split on, normalized so that the iv is on the
-/// left. With C = inv(other) - inv(iv), the comparison is `lowValue` on every
-/// element for iv < C + k1 and `!lowValue` for iv >= C + k2 (k1 <= k2).
+/// left. With C = inv(other) - inv(iv) and s = ivSide.ivScale, the comparison
+/// is `lowValue` on every element for iv < ceil((C + k1) / s) and `!lowValue`
+/// for iv >= ceil((C + k2) / s) (k1 <= k2).
 struct Comparison {
   arith::CmpIOp cmp;
   AffineRange ivSide, otherSide;

@@ -50,6 +50,8 @@ class LoopKernel:
     # "mask" to extui(lb < n) * minsi(ub, n) (sglang's `block_mask * end_n`); "mask_scaled" to
     # (extui(lb < n) * ub) * step (lightllm's `block_mask * (start_m + 1) * BLOCK_M`).
     ub_form: str = ""
+    # issue 17, paged and vLLM-style loops: the iv side is `iv * iv_scale` (+ iv_off, + cols)
+    iv_scale: int = 1
     lb_zero: bool = False  # the loop starts at the constant 0 (the %lb argument is unused)
 
     @property
@@ -66,7 +68,8 @@ class LoopKernel:
                 f"{f'-rows-{self.rows_op}{self.rows_k}' if self.rows_op else ''}"
                 f"{f'-fact{self.fact[0]}..{self.fact[1]}' if self.fact else ''}"
                 f"{f'-and-{self.second}-off{self.iv_off2}/{self.inv_off2}' if self.second else ''}"
-                f"{f'-ub-{self.ub_form}' if self.ub_form else ''}{'-lb0' if self.lb_zero else ''}")
+                f"{f'-ub-{self.ub_form}' if self.ub_form else ''}{'-lb0' if self.lb_zero else ''}"
+                f"{f'-ivx{self.iv_scale}' if self.iv_scale != 1 else ''}")
 
     def ttir(self) -> str:
         t = f"i{self.width}"
@@ -176,9 +179,13 @@ class LoopKernel:
         if self.inv_inside:
             lines += ["  " + ln for ln in inv_lines + row_lines]
         x = "%iv"
+        if self.iv_scale != 1:
+            lines += [f"    %ivscale = arith.constant {self.iv_scale} : {t}",
+                      f"    %ivs0 = arith.muli %iv, %ivscale : {t}"]
+            x = "%ivs0"
         if self.iv_off:
             lines += [f"    %ivoff = arith.constant {self.iv_off} : {t}",
-                      f"    %x = arith.addi %iv, %ivoff : {t}"]
+                      f"    %x = arith.addi {x}, %ivoff : {t}"]
             x = "%x"
         if self.form == "tensor":
             lhs, rhs = ("%cb", "%rb") if self.iv_left else ("%rb", "%cb")

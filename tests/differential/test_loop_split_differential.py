@@ -205,6 +205,44 @@ def test_runtime_divisor_guard_failure_path_runs():
         pytest.fail(result.report(kernel.name), pytrace=False)
 
 
+SCALED_FORMS = [(form, width, False, pred) for form in ("scalar", "tensor") for width in (32, 64)
+                for pred in PREDICATES]
+
+
+@pytest.mark.parametrize("form", SCALED_FORMS, ids=_form_id)
+def test_scaled_iv_form(form):
+    # Issue 17, paged and vLLM-style loops: the loop counts blocks and the mask compares
+    # `j * TILE + offs` (split points ceil((B + k) / s); the guard bounds lb and ub so that
+    # s * iv does not leave the type, and fails often at these boundary-weighted arguments).
+    # i64 loops are declined (the result must still match).
+    base = dict(zip(("form", "width", "unsigned_loop", "pred"), form))
+    if base["form"] == "tensor":
+        base.update(rows=8, cols=16)
+    variants = [LoopKernel(**base, iv_left=True, step=1, iv_scale=16),
+                LoopKernel(**base, iv_left=False, step=2, iv_scale=3, iv_off=1, inv_off=-4),
+                LoopKernel(**base, iv_left=True, step=1, iv_scale=64, ub_form="min", lb_zero=True,
+                           second="slt", inv_off2=-7),
+                LoopKernel(**base, iv_left=False, step=3, iv_scale=5, inv_inside=True, inv_off=2)]
+    per_variant = -(-CASES_PER_FORM // len(variants))
+    for kernel in variants:
+        rng = random.Random(kernel.name)
+        args = bounded_args if kernel.lb_zero else loop_args
+        _check(kernel, args(rng, kernel, per_variant))
+
+
+def test_scaled_iv_guard_failure_path_runs():
+    # ub * 16 past INT32_MAX: the guard fails and only the comparing loop runs, every iteration.
+    kernel = LoopKernel("tensor", 32, False, "slt", iv_left=True, step=1, iv_scale=16, rows=8, cols=16)
+    after = before_after(kernel.ttir(), "loop_split", ()).after_text
+    assert after.count("scf.for") >= 2, after
+    top = 2**31 // 16
+    cases = [(top - 20, top + 5, 16 * top - 100), (top - 10, top + 1, 0), (0, 30, 200), (5, 25, -3)]
+    result = compare(kernel.ttir(), "loop_split", cases)
+    assert result.before.trips.tolist() == [25, 11, 30, 20]
+    if result.count:
+        pytest.fail(result.report(kernel.name), pytrace=False)
+
+
 FACT_FORMS = [(form, width, False, pred) for form in ("scalar", "tensor") for width in (32, 64)
               for pred in PREDICATES]
 FACTS = {32: [(-(1 << 30), 1 << 30), (0, (1 << 31) - 3)],
