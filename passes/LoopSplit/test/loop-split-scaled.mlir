@@ -137,3 +137,41 @@ tt.func @tile_scaled_i64_loop(%q0: i32, %nb: i64, %x: tensor<128x16xf32>) -> ten
   }
   tt.return %res : tensor<128x16xf32>
 }
+
+// A paged loop: the KV block comes through a block table (a load indexed by
+// the counter), the mask is on the counter (`j * 16 + offs_t < seq_len`). The
+// data-dependent address does not matter; the mask splits, and the first loop
+// loads K unmasked.
+// CHECK-LABEL: tt.func @paged_block_table
+// CHECK:         scf.for
+// CHECK-NOT:       arith.cmpi
+// CHECK:           tt.load %{{[0-9]+}} : tensor<16x!tt.ptr<f16>>
+// CHECK:           scf.yield
+// CHECK:         scf.for
+// CHECK:           arith.cmpi slt
+tt.func @paged_block_table(%bt: !tt.ptr<i32>, %kc: !tt.ptr<f16>, %seq: i32, %nb: i32, %x: tensor<16xf32>) -> tensor<16xf32> {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c16 = arith.constant 16 : i32
+  %zero = arith.constant dense<0.000000e+00> : tensor<16xf16>
+  %offs_t = tt.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32>
+  %seqs = tt.splat %seq : i32 -> tensor<16xi32>
+  %res = scf.for %j = %c0 to %nb step %c1 iter_args(%acc = %x) -> (tensor<16xf32>) : i32 {
+    %btp = tt.addptr %bt, %j : !tt.ptr<i32>, i32
+    %blk = tt.load %btp : !tt.ptr<i32>
+    %base = arith.muli %blk, %c16 : i32
+    %bs = tt.splat %base : i32 -> tensor<16xi32>
+    %slot = arith.addi %bs, %offs_t : tensor<16xi32>
+    %kcs = tt.splat %kc : !tt.ptr<f16> -> tensor<16x!tt.ptr<f16>>
+    %ptrs = tt.addptr %kcs, %slot : tensor<16x!tt.ptr<f16>>, tensor<16xi32>
+    %kv0 = arith.muli %j, %c16 : i32
+    %kvs = tt.splat %kv0 : i32 -> tensor<16xi32>
+    %pos = arith.addi %kvs, %offs_t : tensor<16xi32>
+    %mask = arith.cmpi slt, %pos, %seqs : tensor<16xi32>
+    %k = tt.load %ptrs, %mask, %zero : tensor<16x!tt.ptr<f16>>
+    %kf = arith.extf %k : tensor<16xf16> to tensor<16xf32>
+    %n = arith.addf %acc, %kf : tensor<16xf32>
+    scf.yield %n : tensor<16xf32>
+  }
+  tt.return %res : tensor<16xf32>
+}
