@@ -286,37 +286,11 @@ def _prefill_inputs(batch: int, seq: int, hq: int = 32, hkv: int = 8, d: int = 1
 
 
 def _sglang_module(name: str) -> Any:
-    """sglang's kernel module. The package's ``__init__`` and ``sglang.srt.utils`` import its
-    server stack (zmq, starlette, aiohttp, PIL...), which a GPU host without sglang's
-    dependencies lacks; the kernel modules need only torch, triton and ``is_cuda``/``is_hip``.
-    If the normal import fails for a missing module, the installed kernel module files are
-    imported as they are, under their own names, with the parent packages as bare namespaces
-    and ``sglang.srt.utils`` answering ``is_cuda``/``is_hip`` from torch (``torch.version``,
-    as sglang's helpers do). The kernels and launchers run unchanged from the package."""
-    import importlib
-    import importlib.util
-    import types
+    """sglang's kernel module, without its serving stack if the GPU host lacks it
+    (tests/realworld/sglang_modules.py)."""
+    from tests.realworld.sglang_modules import import_kernel_module
 
-    full = f"sglang.srt.layers.attention.triton_ops.{name}"
-    try:
-        return importlib.import_module(full)
-    except ImportError:
-        for mod in [m for m in sys.modules if m == "sglang" or m.startswith("sglang.")]:
-            del sys.modules[mod]
-    spec = importlib.util.find_spec("sglang")
-    if spec is None or not spec.submodule_search_locations:
-        raise ImportError("sglang is not installed")
-    root = Path(list(spec.submodule_search_locations)[0])
-    for pkg in ("sglang", "sglang.srt", "sglang.srt.layers", "sglang.srt.layers.attention",
-                "sglang.srt.layers.attention.triton_ops"):
-        mod = types.ModuleType(pkg)
-        mod.__path__ = [str(root.joinpath(*pkg.split(".")[1:]))]
-        sys.modules[pkg] = mod
-    utils = types.ModuleType("sglang.srt.utils")
-    utils.is_cuda = lambda: torch.version.cuda is not None and torch.cuda.is_available()
-    utils.is_hip = lambda: torch.version.hip is not None
-    sys.modules["sglang.srt.utils"] = utils
-    return importlib.import_module(full)
+    return import_kernel_module(name)
 
 
 def _sglang_prefill(x: dict[str, Any]) -> tuple[Callable[[], Any], Any]:

@@ -112,7 +112,14 @@ class RealKernel:
     def fn(self) -> JITFunction:
         import importlib
 
-        return unwrap(getattr(importlib.import_module(self.module), self.attr))
+        if self.package == "sglang":
+            # without sglang's serving stack if need be (sglang_modules.py)
+            from tests.realworld.sglang_modules import import_kernel_module
+
+            module = import_kernel_module(self.module.rsplit(".", 1)[1])
+        else:
+            module = importlib.import_module(self.module)
+        return unwrap(getattr(module, self.attr))
 
 
 _TT_DTYPE = {
