@@ -48,6 +48,15 @@ def TritonExtLoopSplit : Pass<"triton-ext-loop-split", "mlir::ModuleOp"> {
     }
     ```
 
+    Every such comparison of the body is folded at once (the causal mask
+    AND-ed with `start_n + offs_n < seq_len`): the known parts end at the
+    smallest and start at the largest split point. Also read: monotone maps of
+    the row offsets (`offs_m // k`, constant or run-time k, guarded), an iv
+    times a positive constant (`j * TILE_SIZE + offs`), and loop bounds
+    `min(x, y)` and `block_mask * x` that prove the part past the diagonal
+    empty. Loops whose body holds a tensor of more than `max-tile-elements`
+    elements are left alone (each part copies the body).
+
     Loop attributes (`tt.num_stages`, `tt.warp_specialize`, ...) are copied to
     every part; nests marked `tt.flatten` are left alone. Run `canonicalize`
     and `cse` afterwards.
