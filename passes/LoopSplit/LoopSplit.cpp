@@ -194,6 +194,8 @@ private:
       Value r = sub(x, rewriter.createOrFold<arith::MulIOp>(loc, q, s));
       return pick(cmp(P::sgt, r, cst(0)), addC(q, 1), q);
     }
+    if (narrow && c.pointBase) // B = X + shift; see setPointBase
+      return addC(wide(c.pointBase), c.pointShift + k);
     if (narrow || a)
       return addC(sub(wide(b), wide(a)), k);
     if (!b)

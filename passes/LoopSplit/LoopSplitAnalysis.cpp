@@ -921,6 +921,40 @@ FailureOr<SplitPlan> analyzeLoop(scf::ForOp loop, const SplitLimits &limits,
     if (!guardedByCandidate(c))
       kept.push_back(c);
   candidates = std::move(kept);
+  // Split points from the operand of the kernel's `B = X - c` (issue 17:
+  // the scalar form's `diag = start_m * BLOCK_M - BLOCK_N + 1`). In i64,
+  // extsi(X) - c equals extsi(X - c) unless X - c wraps below MIN, i.e.
+  // X < MIN + c. If ub = X + d (linearDifference, d >= 0) and lb is a
+  // constant >= MIN + c - 1 + d, every such X gives ub = X + d (exact: X + d
+  // < MIN + c + d, far from MAX) <= lb: an empty loop, whose parts are empty
+  // whatever the split points (they are clamped to [lb, max(lb, ub)]). So
+  // the two agree wherever an iteration runs. (Computing from X spared ptxas
+  // 72 bytes of spill stack on the scalar-form attention kernel here.)
+  auto setPointBase = [&](Comparison &c) {
+    Value b = c.otherSide.inv;
+    if (width != 32 || !b || c.ivSide.inv || c.ivSide.ivScale != 1)
+      return;
+    Value x;
+    std::optional<int64_t> shift;
+    if (auto add = b.getDefiningOp<arith::AddIOp>()) {
+      x = add.getLhs();
+      shift = getConstantIntValue(add.getRhs());
+    } else if (auto sub = b.getDefiningOp<arith::SubIOp>()) {
+      x = sub.getLhs();
+      if (auto k = getConstantIntValue(sub.getRhs()))
+        shift = -*k;
+    }
+    if (!x || !shift || *shift >= 0 || *shift < -kMaxOffset || !lb)
+      return;
+    std::optional<int64_t> d = linearDifference(ubV, x);
+    Wide emptyFrom = -(Wide(1) << 31) - Wide(*shift) - 1 + (d ? *d : 0);
+    // -shift + d < 2^30 keeps X + d below MAX in that case (no second wrap).
+    if (!d || *d < 0 || Wide(-*shift) + *d >= (Wide(1) << 30) ||
+        *lb < emptyFrom)
+      return;
+    c.pointBase = x;
+    c.pointShift = *shift;
+  };
   bool lowDirected = llvm::any_of(
       candidates, [](const Candidate &c) { return !c.empty.low; });
   for (Candidate &c : candidates) {
@@ -932,6 +966,7 @@ FailureOr<SplitPlan> analyzeLoop(scf::ForOp loop, const SplitLimits &limits,
       c.cmp.k2Lattice = latticeOffset(c.cmp.k2, *step, lbV, c.cmp.ivSide.inv,
                                       c.cmp.otherSide.inv);
     }
+    setPointBase(c.cmp);
     plan.lowEmpty |= c.empty.low;
     plan.highEmpty |= c.empty.high;
     plan.guard.append(c.guard.begin(), c.guard.end());

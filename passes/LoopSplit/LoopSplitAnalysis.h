@@ -68,6 +68,12 @@ struct Comparison {
   /// of one part is the start of the next (issue 17: the rounded start of the
   /// diagonal loop cost registers, and hid its trip count from LLVM).
   std::optional<int64_t> k1Lattice, k2Lattice;
+  /// For i32 loops: B = pointBase + pointShift (B computed by the kernel as
+  /// `X - c`, e.g. `diag = start_m * BLOCK_M - BLOCK_N + 1`), where every X
+  /// for which the kernel's X - c wraps leaves the loop empty; the split
+  /// points are then computed from X (see analyzeLoop).
+  Value pointBase;
+  int64_t pointShift = 0;
 };
 
 /// One conjunct of the run-time guard, on mathematical (unbounded) values:

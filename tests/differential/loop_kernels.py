@@ -52,6 +52,9 @@ class LoopKernel:
     ub_form: str = ""
     # issue 17, paged and vLLM-style loops: the iv side is `iv * iv_scale` (+ iv_off, + cols)
     iv_scale: int = 1
+    # issue 17: the loop runs to n + ub_from_n (`(start_m + 1) * BLOCK_M` against `diag =
+    # start_m * BLOCK_M - c`, as inv_off < 0 writes it): the %ub argument is unused
+    ub_from_n: int | None = None
     lb_zero: bool = False  # the loop starts at the constant 0 (the %lb argument is unused)
 
     @property
@@ -69,7 +72,8 @@ class LoopKernel:
                 f"{f'-fact{self.fact[0]}..{self.fact[1]}' if self.fact else ''}"
                 f"{f'-and-{self.second}-off{self.iv_off2}/{self.inv_off2}' if self.second else ''}"
                 f"{f'-ub-{self.ub_form}' if self.ub_form else ''}{'-lb0' if self.lb_zero else ''}"
-                f"{f'-ivx{self.iv_scale}' if self.iv_scale != 1 else ''}")
+                f"{f'-ivx{self.iv_scale}' if self.iv_scale != 1 else ''}"
+                f"{f'-ub=n+{self.ub_from_n}' if self.ub_from_n is not None else ''}")
 
     def ttir(self) -> str:
         t = f"i{self.width}"
@@ -155,6 +159,10 @@ class LoopKernel:
         if self.lb_zero:
             lines += [f"  %lbz = arith.constant 0 : {t}"]
             lb = "%lbz"
+        if self.ub_from_n is not None:
+            lines += [f"  %ubd = arith.constant {self.ub_from_n} : {t}",
+                      f"  %ubn = arith.addi %n, %ubd : {t}"]
+            ub = "%ubn"
         if self.ub_form:
             lines += [f"  %ubmin = arith.minsi %ub, %n : {t}"]
             if self.ub_form == "min":

@@ -243,6 +243,39 @@ def test_scaled_iv_guard_failure_path_runs():
         pytest.fail(result.report(kernel.name), pytrace=False)
 
 
+SHIFTED_FORMS = [(form, 32, False, pred) for form in ("scalar", "tensor") for pred in PREDICATES]
+
+
+@pytest.mark.parametrize("form", SHIFTED_FORMS, ids=_form_id)
+def test_shifted_invariant_form(form):
+    # Issue 17: B = n - c and ub = n + d from 0 (the scalar form's `diag = start_m * BM - BN + 1`
+    # against `(start_m + 1) * BM`): the split points come from n, not from the kernel's n - c,
+    # which is legal because every n for which n - c wraps leaves the loop empty. n is drawn
+    # near INT32_MIN (where n - c wraps) as well as near 0.
+    base = dict(zip(("form", "width", "unsigned_loop", "pred"), form))
+    if base["form"] == "tensor":
+        base.update(rows=8, cols=4)
+    variants = [LoopKernel(**base, iv_left=True, step=1, inv_off=-3, ub_from_n=8, lb_zero=True),
+                LoopKernel(**base, iv_left=False, step=4, inv_off=-63, ub_from_n=128, lb_zero=True),
+                LoopKernel(**base, iv_left=True, step=8, inv_off=-5, ub_from_n=40, lb_zero=True,
+                           lattice=True)]
+    per_variant = -(-CASES_PER_FORM // len(variants))
+    for kernel in variants:
+        rng = random.Random(kernel.name)
+        cases = []
+        while len(cases) < per_variant:
+            r = rng.random()
+            if r < 0.4:
+                n = -(2**31) + rng.randint(0, 300)  # n - c wraps: the loop must stay empty
+            elif r < 0.8:
+                n = rng.randint(-200, 300)
+            else:
+                n = to_signed(rng.getrandbits(32), 32) if rng.random() < 0.5 else 2**31 - 1 - rng.randint(0, 300)
+            if kernel.ub_from_n + n <= 2**31 - 1 and 0 <= kernel.ub_from_n + n <= 40 * kernel.step or n < 0:
+                cases.append((0, 0, n))
+        _check(kernel, cases)
+
+
 FACT_FORMS = [(form, width, False, pred) for form in ("scalar", "tensor") for width in (32, 64)
               for pred in PREDICATES]
 FACTS = {32: [(-(1 << 30), 1 << 30), (0, (1 << 31) - 3)],

@@ -383,7 +383,14 @@ tt.func @second_guard_fails(%start_m: i32, %seq: i32, %x: tensor<128x64xf32>) ->
 // folded (dead where the condition is false, kept where it is true, as in the
 // hand-split kernel); the scalar one needs no guard, so the loop becomes two
 // loops with no guard, the second without the scf.if.
+// The split point comes from m0 = start_m * 128, not from the kernel's
+// diag = m0 - 63 (+ 63): m0 - 63 wraps only for m0 < INT32_MIN + 63, and then
+// ub = m0 + 128 < 0 = lb, an empty loop (setPointBase).
 // CHECK-LABEL: tt.func @nested_if
+// CHECK:         %[[M0:.*]] = arith.muli %arg0, %c128_i32 : i32
+// CHECK-NOT:     arith.cmpi
+// CHECK-NOT:     arith.subi
+// CHECK:         arith.extsi %[[M0]] : i32 to i64
 // CHECK-NOT:     arith.cmpi
 // CHECK:         scf.for
 // CHECK-NOT:       arith.cmpi
@@ -398,6 +405,49 @@ tt.func @second_guard_fails(%start_m: i32, %seq: i32, %x: tensor<128x64xf32>) ->
 tt.func @nested_if(%start_m: i32, %x: tensor<128x64xf32>) -> tensor<128x64xf32> {
   %ninf = arith.constant dense<0xFF800000> : tensor<128x64xf32>
   %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c63 = arith.constant 63 : i32
+  %c64 = arith.constant 64 : i32
+  %c128 = arith.constant 128 : i32
+  %r = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
+  %m0 = arith.muli %start_m, %c128 : i32
+  %diag = arith.subi %m0, %c63 : i32
+  %ms = tt.splat %m0 : i32 -> tensor<128xi32>
+  %offs_m = arith.addi %ms, %r : tensor<128xi32>
+  %em = tt.expand_dims %offs_m {axis = 1 : i32} : tensor<128xi32> -> tensor<128x1xi32>
+  %bm = tt.broadcast %em : tensor<128x1xi32> -> tensor<128x64xi32>
+  %offs_n = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+  %sm1 = arith.addi %start_m, %c1 : i32
+  %ub = arith.muli %sm1, %c128 : i32
+  %res = scf.for %start_n = %c0 to %ub step %c64 iter_args(%acc = %x) -> (tensor<128x64xf32>) : i32 {
+    %on = arith.cmpi sge, %start_n, %diag : i32
+    %qk = scf.if %on -> (tensor<128x64xf32>) {
+      %sn = tt.splat %start_n : i32 -> tensor<64xi32>
+      %cols = arith.addi %sn, %offs_n : tensor<64xi32>
+      %en = tt.expand_dims %cols {axis = 0 : i32} : tensor<64xi32> -> tensor<1x64xi32>
+      %bn = tt.broadcast %en : tensor<1x64xi32> -> tensor<128x64xi32>
+      %causal = arith.cmpi sge, %bm, %bn : tensor<128x64xi32>
+      %s = arith.select %causal, %acc, %ninf : tensor<128x64xi1>, tensor<128x64xf32>
+      scf.yield %s : tensor<128x64xf32>
+    } else {
+      scf.yield %acc : tensor<128x64xf32>
+    }
+    %n = arith.addf %acc, %qk : tensor<128x64xf32>
+    scf.yield %n : tensor<128x64xf32>
+  }
+  tt.return %res : tensor<128x64xf32>
+}
+
+// Negative: from lb = INT32_MIN + 48 the loop need not be empty when m0 - 63
+// wraps (ub = m0 + 128 may exceed lb), so the split point is computed from
+// the kernel's diag (extsi(diag) + 63).
+// CHECK-LABEL: tt.func @nested_if_negative_lb
+// CHECK:         %[[D:.*]] = arith.subi %{{.*}}, %c63_i32 : i32
+// CHECK:         arith.extsi %[[D]] : i32 to i64
+// CHECK:         scf.for
+tt.func @nested_if_negative_lb(%start_m: i32, %x: tensor<128x64xf32>) -> tensor<128x64xf32> {
+  %ninf = arith.constant dense<0xFF800000> : tensor<128x64xf32>
+  %c0 = arith.constant -2147483600 : i32
   %c1 = arith.constant 1 : i32
   %c63 = arith.constant 63 : i32
   %c64 = arith.constant 64 : i32
