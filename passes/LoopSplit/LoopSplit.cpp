@@ -389,7 +389,7 @@ public:
     // again.
     RewritePatternSet patterns(&getContext());
     patterns.add<SplitLoopOnComparison>(
-        &getContext(), SplitLimits{maxParts, maxTileElements});
+        &getContext(), SplitLimits{maxParts, maxTileElements, maxTailStep});
     walkAndApplyPatterns(getOperation(), std::move(patterns));
   }
 };

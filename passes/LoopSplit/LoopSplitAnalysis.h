@@ -134,6 +134,10 @@ struct SplitLimits {
   /// Loops whose body holds a tensor with more elements are left alone
   /// (0: no limit); see analyzeLoop.
   uint64_t maxTileElements = 32768;
+  /// Loops whose every folded comparison is a tail mask (`iv + [lo, hi] <
+  /// ub`, the loop's own bound) and whose step exceeds this are left alone
+  /// (0: no limit); see analyzeLoop.
+  uint64_t maxTailStep = 16384;
 };
 
 /// Decides whether and how to split `loop` into at most `maxParts` (2 or 3)

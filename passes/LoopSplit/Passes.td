@@ -55,7 +55,9 @@ def TritonExtLoopSplit : Pass<"triton-ext-loop-split", "mlir::ModuleOp"> {
     times a positive constant (`j * TILE_SIZE + offs`), and loop bounds
     `min(x, y)` and `block_mask * x` that prove the part past the diagonal
     empty. Loops whose body holds a tensor of more than `max-tile-elements`
-    elements are left alone (each part copies the body).
+    elements are left alone (each part copies the body), and so are loops whose
+    only folded comparisons are tail masks against the loop's own bound when
+    the step exceeds `max-tail-step` (the unmasked part rarely runs).
 
     Loop attributes (`tt.num_stages`, `tt.warp_specialize`, ...) are copied to
     every part; nests marked `tt.flatten` are left alone. Run `canonicalize`
@@ -71,6 +73,14 @@ def TritonExtLoopSplit : Pass<"triton-ext-loop-split", "mlir::ModuleOp"> {
            "(0: no limit). Each part copies the body; tiles this large spill "
            "registers already, and a second copy of a spilling body made "
            "Liger's group norm (65536-element tiles) 0.803x on the H200.">,
+    Option<"maxTailStep", "max-tail-step", "uint64_t", /*default=*/"16384",
+           "Loops whose only folded comparisons are tail masks (`iv + "
+           "arange(0, step) < ub`, ub the loop's own bound) and whose step is "
+           "larger are left alone (0: no limit). Launchers size such tiles to "
+           "the row (next_power_of_2(n_cols), capped), so a large step means "
+           "one iteration, the masked one, at common row lengths: the split "
+           "only adds its bounds and a body copy (Liger's cross entropy, "
+           "32768-element tiles, vocab 32000).">,
   ];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::scf::SCFDialect",

@@ -365,14 +365,16 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=HERE / "results" / "real-h200.json")
     ap.add_argument("--seqs", type=int, nargs="+", default=[4096, 8192])
-    ap.add_argument("--only", choices=("all", "prefill", "no-prefill"), default="all",
-                    help="prefill: only the third-party causal prefill kernels; no-prefill: all but them")
+    ap.add_argument("--only", choices=("all", "prefill", "no-prefill", "liger-d128"), default="all",
+                    help="prefill: only the third-party causal prefill kernels; no-prefill: all but them; "
+                         "liger-d128: the Liger kernels and the attention cases at head_dim 128 only")
     args = ap.parse_args()
     if not torch.cuda.is_available():
         raise SystemExit("bench_real.py needs a CUDA GPU (run it on the H200)")
     t0 = time.time()
     attention = []
-    for head_dim in (64, 128) if args.only != "prefill" else ():
+    head_dims = {"prefill": (), "liger-d128": (128,)}.get(args.only, (64, 128))
+    for head_dim in head_dims:
         for seq in args.seqs:
             case = _attn_case(seq, head_dim)
             attention.append(case)
@@ -380,7 +382,7 @@ def main() -> int:
             print(f"attn d={head_dim} seq={seq}: hand/split {case['hand_split_over_split']} "
                   f"bitwise {case['bitwise']} regs {regs}", flush=True)
     prefill = []
-    for name, package, make in PREFILL if args.only != "no-prefill" else ():
+    for name, package, make in PREFILL if args.only in ("all", "prefill") else ():
         for seq in args.seqs:
             case = _prefill_case(name, package, make, max(1, 8192 // seq), seq)
             prefill.append(case)

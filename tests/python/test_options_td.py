@@ -105,4 +105,4 @@ def test_one_child_process_reads_a_plugin(real_registry: Path, monkeypatch: pyte
     monkeypatch.setattr(subprocess, "run", no_child)
     (description,) = describe_library(library)
     assert description.argument == "triton-ext-loop-split"
-    assert description.option_defaults == {"max-parts": "3", "max-tile-elements": "32768"}
+    assert description.option_defaults == {"max-parts": "3", "max-tile-elements": "32768", "max-tail-step": "16384"}
