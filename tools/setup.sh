@@ -36,7 +36,8 @@ stamp=.venv/.triton-ext-deps
 # torch for the real-world corpus: a CPU build (see below); override both to use another.
 TORCH_CPU=${TORCH_CPU:-2.13.0+cpu}
 TORCH_CPU_INDEX=${TORCH_CPU_INDEX:-https://download.pytorch.org/whl/cpu}
-if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] \
+   || [ tests/realworld/nodeps-requirements.txt -nt "$stamp" ] || [ tests/realworld/nodeps-imports.txt -nt "$stamp" ]; then
   say "installing triton-ext and its dependencies into .venv (pip caches downloads)"
   .venv/bin/python -m pip install -q --upgrade pip
   if ! .venv/bin/python -c 'import torch' 2>/dev/null; then
@@ -53,6 +54,12 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
            say "put the wheel in a find-links folder (PIP_FIND_LINKS) or set TORCH_CPU_INDEX to a mirror"; exit 1; }
   fi
   .venv/bin/python -m pip install -q -e '.[test,build,realworld]'
+  # Corpus packages whose declared dependencies cannot live next to triton==3.9.0 and a CPU
+  # torch (sglang pins a CUDA torch, flashinfer, sgl-kernel...): pinned in
+  # tests/realworld/nodeps-requirements.txt and installed without them; the kernel modules the
+  # corpus imports need only what nodeps-imports.txt lists.
+  .venv/bin/python -m pip install -q -r tests/realworld/nodeps-imports.txt
+  .venv/bin/python -m pip install -q --no-deps -r tests/realworld/nodeps-requirements.txt
   touch "$stamp"
 fi
 # The .pth that makes TRITON_EXT_ENABLE work without `import triton_ext` (an editable install

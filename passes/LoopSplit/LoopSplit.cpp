@@ -21,8 +21,9 @@
 // masks), comparands defined inside the loop (other than through the ops
 // above), eq/ne predicates, constants beyond 2^40, a guard known to fail (the
 // comparison's arithmetic always wraps), and loops where the known parts are
-// statically empty (nothing would fold). One comparison per loop is used:
-// the first candidate in pre-order; loop attributes are copied to every part.
+// statically empty (nothing would fold). Every candidate comparison in the
+// body is folded in the known parts (issue 17), unless it would empty a part
+// the earlier ones know; loop attributes are copied to every part.
 //
 //===----------------------------------------------------------------------===//
 
@@ -173,15 +174,28 @@ private:
     return okValue;
   }
 
-  /// P = B - A + k, the first iteration (k1) or the end (k2) of the band.
-  /// For i32 loops exact in i64. For i64 loops with an invariant A on the iv
-  /// side, exact when the guard's 2^60 bounds hold (otherwise the guard
-  /// replaces every use). Otherwise B + k saturates at the i64 limits, which
-  /// clamp() below turns into the same result as the exact value since lb
-  /// and ubE are i64 values.
-  Value point(int64_t k) {
-    const Comparison &c = plan.comparison;
+  /// P = B - A + k for comparison `c`, the first iteration (k1) or the end
+  /// (k2) of its band. For i32 loops exact in i64. For i64 loops with an
+  /// invariant A on the iv side, exact when the guard's 2^60 bounds hold
+  /// (otherwise the guard replaces every use). Otherwise B + k saturates at
+  /// the i64 limits, which clamp() below turns into the same result as the
+  /// exact value since lb and ubE are i64 values (and min/max of saturated
+  /// values are the saturated min/max of the exact ones).
+  Value point(const Comparison &c, int64_t k) {
     Value a = c.ivSide.inv, b = c.otherSide.inv;
+    if (c.ivSide.ivScale != 1) {
+      // ceil((B + k) / s), s > 0, for i32 loops only (the analysis refuses
+      // the others): B + k is exact in i64; with q = trunc(x / s) and
+      // r = x - q * s, ceil is q + 1 when r > 0 (x > 0 not a multiple of s)
+      // and q otherwise (trunc rounds negative values up already).
+      Value x = addC(wide(b), k);
+      Value s = cst(c.ivSide.ivScale);
+      Value q = rewriter.createOrFold<arith::DivSIOp>(loc, x, s);
+      Value r = sub(x, rewriter.createOrFold<arith::MulIOp>(loc, q, s));
+      return pick(cmp(P::sgt, r, cst(0)), addC(q, 1), q);
+    }
+    if (narrow && c.pointBase) // B = X + shift; see setPointBase
+      return addC(wide(c.pointBase), c.pointShift + k);
     if (narrow || a)
       return addC(sub(wide(b), wide(a)), k);
     if (!b)
@@ -193,37 +207,57 @@ private:
     return b;
   }
 
-  /// With a known lattice offset (SplitPlan::k1Lattice), m1 is computed from
+  /// The smallest P1 (every comparison is known below it) or the largest P2
+  /// (every one is known from it on), using the lattice offsets when known.
+  Value lowPoint() {
+    Value p;
+    for (const Comparison &c : plan.comparisons) {
+      Value q = point(c, c.k1Lattice.value_or(c.k1));
+      p = p ? min(p, q) : q;
+    }
+    return p;
+  }
+  Value highPoint() {
+    Value p;
+    for (const Comparison &c : plan.comparisons) {
+      Value q = point(c, c.k2Lattice.value_or(c.k2));
+      p = p ? max(p, q) : q;
+    }
+    return p;
+  }
+
+  /// With known lattice offsets (Comparison::k1Lattice), m1 is computed from
   /// B - A + k1Lattice instead of B - A + k1: the clamps of the two agree on
   /// which iterations lie below them, as no iteration lies in
   /// [P1, P1 + k1Lattice - k1). So m1 is itself an iteration (or lb or ubE)
   /// and r1 == m1: no division, and the low part ends where the middle part
-  /// starts, in one value, as in a hand-split kernel. Likewise for m2 and r2.
+  /// starts, in one value, as in a hand-split kernel. The minimum of lattice
+  /// points is one, so this holds for several comparisons when every one has
+  /// a lattice offset. Likewise for m2 and r2.
   Value m1() {
-    if (!m1Value) {
-      int64_t k = plan.k1Lattice.value_or(plan.comparison.k1);
-      m1Value = min(max(point(k), lbW()), ubE());
-    }
+    if (!m1Value)
+      m1Value = min(max(lowPoint(), lbW()), ubE());
     return m1Value;
   }
   Value m2() {
     if (!m2Value) {
-      int64_t k = plan.k2Lattice.value_or(plan.comparison.k2);
-      bool sameK = plan.k1Lattice && plan.k2Lattice
-                       ? *plan.k1Lattice == *plan.k2Lattice
-                       : !plan.hasBand;
-      m2Value = sameK ? m1() : min(max(point(k), m1()), ubE());
+      const Comparison &c = plan.comparisons.front();
+      bool single = plan.comparisons.size() == 1;
+      bool sameK = single && (c.k1Lattice && c.k2Lattice
+                                  ? *c.k1Lattice == *c.k2Lattice
+                                  : !plan.hasBand);
+      m2Value = sameK ? m1() : min(max(highPoint(), m1()), ubE());
     }
     return m2Value;
   }
   Value r1() {
     if (!r1Value)
-      r1Value = plan.k1Lattice ? m1() : roundUp(m1());
+      r1Value = plan.lowOnLattice ? m1() : roundUp(m1());
     return r1Value;
   }
   Value r2() {
     if (!r2Value) {
-      if (plan.k2Lattice)
+      if (plan.highOnLattice)
         r2Value = m2();
       else
         r2Value = plan.hasBand ? roundUp(m2()) : r1();
@@ -269,14 +303,14 @@ private:
 
 /// Splits scf.for loops on the first suitable iv comparison in their body.
 struct SplitLoopOnComparison : OpRewritePattern<scf::ForOp> {
-  SplitLoopOnComparison(MLIRContext *ctx, unsigned maxParts)
-      : OpRewritePattern(ctx), maxParts(maxParts) {}
+  SplitLoopOnComparison(MLIRContext *ctx, const SplitLimits &limits)
+      : OpRewritePattern(ctx), limits(limits) {}
 
   LogicalResult matchAndRewrite(scf::ForOp loop,
                                 PatternRewriter &rewriter) const override {
     // Decide first: nothing below runs, and no IR changes, on a decline.
     const char *reason = "";
-    FailureOr<SplitPlan> plan = analyzeLoop(loop, maxParts, reason);
+    FailureOr<SplitPlan> plan = analyzeLoop(loop, limits, reason);
     if (failed(plan)) {
       LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << loop.getLoc() << ": "
                               << reason << "\n");
@@ -285,18 +319,18 @@ struct SplitLoopOnComparison : OpRewritePattern<scf::ForOp> {
 
     struct Part {
       Value lb, ub;
-      std::optional<bool> value; // Constant for the comparison, if known.
+      std::optional<bool> low; // Comparisons known: each is its lowValue
+                               // (true) or its negation (false).
     };
     rewriter.setInsertionPoint(loop);
     PartBounds bounds(rewriter, loop, *plan);
-    bool low = plan->comparison.lowValue;
     SmallVector<Part, 3> parts;
     if (plan->lowPart)
-      parts.push_back({loop.getLowerBound(), bounds.lowEnd(), low});
+      parts.push_back({loop.getLowerBound(), bounds.lowEnd(), true});
     if (plan->midPart)
       parts.push_back({bounds.midStart(), bounds.midEnd(), std::nullopt});
     if (plan->highPart)
-      parts.push_back({bounds.highStart(), loop.getUpperBound(), !low});
+      parts.push_back({bounds.highStart(), loop.getUpperBound(), false});
 
     SmallVector<Value> carried(loop.getInitArgs());
     for (const Part &part : parts) {
@@ -307,15 +341,17 @@ struct SplitLoopOnComparison : OpRewritePattern<scf::ForOp> {
       clone.setLowerBound(part.lb);
       clone.setUpperBound(part.ub);
       clone.getInitArgsMutable().assign(carried);
-      if (part.value)
-        replaceByConstant(rewriter,
-                          mapping.lookup(plan->comparison.cmp.getResult()),
-                          *part.value);
+      if (part.low)
+        for (Comparison c : plan->comparisons)
+          replaceByConstant(rewriter, mapping.lookup(c.cmp.getResult()),
+                            *part.low == c.lowValue);
       carried.assign(clone.getResults().begin(), clone.getResults().end());
     }
     LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] split loop at "
                             << loop.getLoc() << " into " << parts.size()
-                            << " parts on " << plan->comparison.cmp << "\n");
+                            << " parts on " << plan->comparisons.size()
+                            << " comparison(s), the first "
+                            << plan->comparisons.front().cmp << "\n");
     rewriter.replaceOp(loop, carried);
     return success();
   }
@@ -334,7 +370,7 @@ private:
                        arith::ConstantOp::create(rewriter, cmp->getLoc(), attr));
   }
 
-  unsigned maxParts;
+  SplitLimits limits;
 };
 
 class LoopSplitPass
@@ -352,7 +388,8 @@ public:
     // not the parts it creates: a part that keeps the comparison is not split
     // again.
     RewritePatternSet patterns(&getContext());
-    patterns.add<SplitLoopOnComparison>(&getContext(), maxParts);
+    patterns.add<SplitLoopOnComparison>(
+        &getContext(), SplitLimits{maxParts, maxTileElements, maxTailStep});
     walkAndApplyPatterns(getOperation(), std::move(patterns));
   }
 };

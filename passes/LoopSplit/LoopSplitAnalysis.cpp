@@ -74,6 +74,9 @@ namespace {
 /// Exact arithmetic on sums of a few 64-bit values and offsets.
 using Wide = __int128;
 
+/// Largest iv coefficient read (`j * TILE_SIZE`); keeps s * iv bounds exact.
+constexpr int64_t kMaxScale = int64_t(1) << 20;
+
 /// Recursion limit for the affine walk; masks are a handful of ops deep.
 constexpr unsigned kMaxDepth = 16;
 
@@ -95,6 +98,25 @@ bool fitsElement(const AffineRange &range, Value value) {
     return true; // |lo|, |hi| <= 2^41
   int64_t max = (int64_t(1) << (width - 1)) - 1;
   return range.lo >= -max - 1 && range.hi <= max;
+}
+
+/// `range` with the requirements of `a` and `b` added.
+AffineRange withRequirements(AffineRange range, const AffineRange &a,
+                             const AffineRange &b) {
+  range.requirements.append(a.requirements.begin(), a.requirements.end());
+  range.requirements.append(b.requirements.begin(), b.requirements.end());
+  return range;
+}
+
+/// The loop-invariant scalar `value` stands for (itself, or the source of a
+/// tt.splat), or null.
+Value invariantScalar(Value value, scf::ForOp loop) {
+  if (auto splat = value.getDefiningOp<triton::SplatOp>())
+    value = splat.getSrc();
+  if (value.getType().isSignlessInteger() &&
+      !loop.getRegion().isAncestor(value.getParentRegion()))
+    return value;
+  return Value();
 }
 
 /// Reads `value` as an AffineRange relative to `loop`. Fails for anything
@@ -153,8 +175,41 @@ FailureOr<AffineRange> analyzeAffine(Value value, scf::ForOp loop,
         auto hi = addOffsets(lhs->hi, rhs->hi);
         if (!lo || !hi)
           return failure();
-        return AffineRange{lhs->hasIv || rhs->hasIv,
-                           lhs->inv ? lhs->inv : rhs->inv, *lo, *hi};
+        AffineRange sum{lhs->hasIv || rhs->hasIv,
+                        lhs->inv ? lhs->inv : rhs->inv, *lo, *hi};
+        sum.ivScale = lhs->hasIv ? lhs->ivScale : rhs->ivScale;
+        return withRequirements(sum, *lhs, *rhs);
+      })
+      // `j * TILE_SIZE` (issue 17, paged and vLLM-style loops): the iv times
+      // a positive constant c. c * (iv + [lo, hi]) = c * iv + [c*lo, c*hi]
+      // (order kept as c > 0). An invariant times c is not a single value
+      // the model can name, so it is refused; so are sides without the iv
+      // (`arange * stride` is a range with gaps, its interval would do, but
+      // no target mask needs it).
+      .Case<arith::MulIOp>([&](auto op) -> FailureOr<AffineRange> {
+        for (auto [x, y] : {std::pair(op.getLhs(), op.getRhs()),
+                            std::pair(op.getRhs(), op.getLhs())}) {
+          std::optional<int64_t> c = getConstantIntValue(y);
+          if (!c)
+            continue;
+          auto side = analyzeAffine(x, loop, depth + 1);
+          if (failed(side) || !side->hasIv || side->inv || *c <= 0 ||
+              *c > kMaxScale)
+            return failure();
+          int64_t scale, lo, hi;
+          if (__builtin_mul_overflow(side->ivScale, *c, &scale) ||
+              scale > kMaxScale ||
+              __builtin_mul_overflow(side->lo, *c, &lo) ||
+              __builtin_mul_overflow(side->hi, *c, &hi) || lo < -kMaxOffset ||
+              hi > kMaxOffset)
+            return failure();
+          AffineRange out = *side;
+          out.ivScale = scale;
+          out.lo = lo;
+          out.hi = hi;
+          return out;
+        }
+        return failure();
       })
       .Case<arith::SubIOp>([&](auto op) -> FailureOr<AffineRange> {
         auto lhs = analyzeAffine(op.getLhs(), loop, depth + 1);
@@ -167,7 +222,9 @@ FailureOr<AffineRange> analyzeAffine(Value value, scf::ForOp loop,
         auto hi = addOffsets(lhs->hi, -rhs->lo);
         if (!lo || !hi)
           return failure();
-        return AffineRange{lhs->hasIv, lhs->inv, *lo, *hi};
+        AffineRange diff{lhs->hasIv, lhs->inv, *lo, *hi};
+        diff.ivScale = lhs->ivScale;
+        return withRequirements(diff, *lhs, *rhs);
       })
       // Monotone maps of a constant interval (issue 17: `offs_m // k` packs
       // grouped-query heads along M). A side with neither iv nor invariant is
@@ -180,29 +237,62 @@ FailureOr<AffineRange> analyzeAffine(Value value, scf::ForOp loop,
       // x >> s (floor(x / 2^s)) are nondecreasing for k > 0, and so are
       // x -> min(x, y) and max(x, y) in each argument; the image of [lo, hi]
       // lies in [f(lo), f(hi)]. Unsigned division and shifts read the bits
-      // as unsigned: equal to the signed value only when lo >= 0. Divisors,
-      // shift amounts or operands that are not constants (or hold the iv or
-      // an invariant) are refused: x / k with a runtime k, or (iv + c) / k, is
-      // not of the form iv + inv + [lo, hi].
+      // as unsigned: equal to the signed value only when lo >= 0. Operands
+      // that hold the iv or an invariant are refused: (iv + c) / k is not of
+      // the form iv + inv + [lo, hi]. Divisors and shift amounts that are
+      // loop-invariant scalars (not constants) are handled below, guarded.
       .Case<arith::DivSIOp, arith::DivUIOp, arith::ShRSIOp, arith::ShRUIOp>(
           [&](Operation *op) -> FailureOr<AffineRange> {
             auto lhs = analyzeAffine(op->getOperand(0), loop, depth + 1);
-            std::optional<int64_t> k = getConstantIntValue(op->getOperand(1));
-            if (failed(lhs) || lhs->hasIv || lhs->inv || !k || *k <= 0 ||
+            if (failed(lhs) || lhs->hasIv || lhs->inv ||
                 !fitsElement(*lhs, op->getOperand(0)))
               return failure();
             bool isUnsigned = isa<arith::DivUIOp, arith::ShRUIOp>(op);
+            bool isShift = isa<arith::ShRSIOp, arith::ShRUIOp>(op);
             if (isUnsigned && lhs->lo < 0)
               return failure();
-            if (isa<arith::ShRSIOp, arith::ShRUIOp>(op)) {
-              unsigned width = getElementTypeOrSelf(op->getResult(0).getType())
-                                   .getIntOrFloatBitWidth();
+            unsigned width = getElementTypeOrSelf(op->getResult(0).getType())
+                                 .getIntOrFloatBitWidth();
+            std::optional<int64_t> k = getConstantIntValue(op->getOperand(1));
+            if (!k) {
+              // A run-time divisor (issue 17: `offs_m // num_queries_per_kv`
+              // when it is not a constexpr) or shift amount, invariant in the
+              // loop. For every divisor k >= 1, trunc(x / k) lies between 0
+              // and x, so the image of [lo, hi] is within [min(lo, 0),
+              // max(hi, 0)] (looser than with a known k: the band of unknown
+              // iterations is wider, never wrong); likewise floor(x / 2^s)
+              // for shift amounts s in [0, width - 1] (a larger amount is
+              // poison). The guard checks the requirement at run time
+              // (a fact may prove it); when it fails only the middle loop,
+              // which keeps the comparison, runs. Unsigned ops on lo >= 0 read
+              // the same bits, and k >= 1 as a signed value is a non-zero
+              // unsigned one no larger, so the bound holds for them too.
+              Value amount = invariantScalar(op->getOperand(1), loop);
+              if (!amount)
+                return failure();
+              AffineRange range{false, Value(), std::min<int64_t>(lhs->lo, 0),
+                                std::max<int64_t>(lhs->hi, 0),
+                                lhs->requirements};
+              if (isShift) {
+                range.requirements.push_back({amount, 0, /*atMost=*/false});
+                range.requirements.push_back(
+                    {amount, int64_t(width) - 1, /*atMost=*/true});
+              } else {
+                range.requirements.push_back({amount, 1, /*atMost=*/false});
+              }
+              return range;
+            }
+            if (*k <= 0)
+              return failure();
+            if (isShift) {
               if (*k >= int64_t(width) || *k >= 62)
                 return failure();
               // >> is floor division by 2^s (arithmetic shift).
-              return AffineRange{false, Value(), lhs->lo >> *k, lhs->hi >> *k};
+              return AffineRange{false, Value(), lhs->lo >> *k, lhs->hi >> *k,
+                                 lhs->requirements};
             }
-            return AffineRange{false, Value(), lhs->lo / *k, lhs->hi / *k};
+            return AffineRange{false, Value(), lhs->lo / *k, lhs->hi / *k,
+                               lhs->requirements};
           })
       .Case<arith::MinSIOp, arith::MaxSIOp>(
           [&](Operation *op) -> FailureOr<AffineRange> {
@@ -213,10 +303,14 @@ FailureOr<AffineRange> analyzeAffine(Value value, scf::ForOp loop,
                 !fitsElement(*rhs, op->getOperand(1)))
               return failure();
             if (isa<arith::MinSIOp>(op))
-              return AffineRange{false, Value(), std::min(lhs->lo, rhs->lo),
-                                 std::min(lhs->hi, rhs->hi)};
-            return AffineRange{false, Value(), std::max(lhs->lo, rhs->lo),
-                               std::max(lhs->hi, rhs->hi)};
+              return withRequirements(
+                  AffineRange{false, Value(), std::min(lhs->lo, rhs->lo),
+                              std::min(lhs->hi, rhs->hi)},
+                  *lhs, *rhs);
+            return withRequirements(
+                AffineRange{false, Value(), std::max(lhs->lo, rhs->lo),
+                            std::max(lhs->hi, rhs->hi)},
+                *lhs, *rhs);
           })
       .Default([](Operation *) { return failure(); });
 }
@@ -278,9 +372,8 @@ Linear linearize(Value value, unsigned depth = 0) {
 /// with the same scale and |d| < 2^(N-2). Then, as N-bit values, a <= b + d
 /// when d >= 0 and a >= b + d when d <= 0: the N-bit a is b + d or b + d
 /// minus (resp. plus) 2^N, since b + d overflows at most once.
-std::optional<int64_t> linearDifference(Value a, Value b) {
-  unsigned width = a.getType().getIntOrFloatBitWidth();
-  Linear la = linearize(a), lb = linearize(b);
+std::optional<int64_t> linearDifference(const Linear &la, const Linear &lb,
+                                        unsigned width) {
   if (!la.base || la.base != lb.base || la.scale != lb.scale)
     return std::nullopt;
   int64_t d;
@@ -289,6 +382,11 @@ std::optional<int64_t> linearDifference(Value a, Value b) {
       d <= -limit)
     return std::nullopt;
   return d;
+}
+
+std::optional<int64_t> linearDifference(Value a, Value b) {
+  return linearDifference(linearize(a), linearize(b),
+                          a.getType().getIntOrFloatBitWidth());
 }
 
 /// Predicate for `b pred a` given `a pred b`.
@@ -325,6 +423,13 @@ FailureOr<Comparison> planComparison(arith::CmpIOp cmp, scf::ForOp loop) {
     std::swap(plan.ivSide, plan.otherSide);
     pred = swapPredicate(pred);
   }
+  // A scaled iv (s != 1) is read only with no invariant on its side and in
+  // i32 loops: the guard then bounds lb and ub alone (see collectGuard), and
+  // every split point ceil((B + k) / s) is exact in i64.
+  if (plan.ivSide.ivScale != 1 &&
+      (plan.ivSide.inv ||
+       !loop.getInductionVar().getType().isSignlessInteger(32)))
+    return failure();
   using P = arith::CmpIPredicate;
   plan.isUnsigned =
       pred == P::ult || pred == P::ule || pred == P::ugt || pred == P::uge;
@@ -362,6 +467,21 @@ std::optional<Wide> constantOf(Value value) {
   if (std::optional<int64_t> c = getConstantIntValue(value))
     return Wide(*c);
   return std::nullopt;
+}
+
+/// floor(x / s) and ceil(x / s) for s > 0.
+Wide floorDiv(Wide x, Wide s) {
+  Wide q = x / s;
+  return (x % s != 0 && x < 0) ? q - 1 : q;
+}
+Wide ceilDiv(Wide x, Wide s) {
+  Wide q = x / s;
+  return (x % s != 0 && x > 0) ? q + 1 : q;
+}
+
+/// The split point ceil((C + k) / s) of `cmp` when C is a constant.
+Wide constantPoint(const Comparison &cmp, Wide c, int64_t k) {
+  return ceilDiv(c + k, cmp.ivSide.ivScale);
 }
 
 bool fitsI64(Wide v) {
@@ -489,6 +609,10 @@ GuardCollector collectGuard(const Comparison &cmp, scf::ForOp loop,
   GuardCollector guard(width);
   Value lb = loop.getLowerBound(), ub = loop.getUpperBound();
   const AffineRange &iv = cmp.ivSide, &other = cmp.otherSide;
+  // The conditions the sides' intervals rely on (run-time divisors).
+  for (const AffineRange *side : {&iv, &other})
+    for (const Requirement &r : side->requirements)
+      guard.add({r.value}, 0, r.atMost, r.bound);
   Value a = iv.inv, b = other.inv;
   if (width == 64 && a) {
     // Two unknown terms on the iv side: bound each value so that no i64 sum
@@ -505,8 +629,19 @@ GuardCollector collectGuard(const Comparison &cmp, scf::ForOp loop,
     return guard;
   }
   Wide lowest = cmp.isUnsigned ? Wide(0) : guard.typeMin;
-  guard.add({lb, a}, iv.lo, /*atMost=*/false, lowest);
-  guard.add({ub, a}, Wide(iv.hi) - 1, /*atMost=*/true, guard.typeMax);
+  if (iv.ivScale != 1) {
+    // s * iv + [lo, hi] with no invariant (planComparison): its extremes
+    // s * lb + lo and s * (ub - 1) + hi fit iff lb >= ceil((lowest - lo) / s)
+    // and ub <= floor((MAX - hi) / s) + 1. The kernel's s * iv may wrap on
+    // the way, but the sum is exact modulo 2^N (see Wrapping), so only the
+    // extremes matter.
+    Wide s = iv.ivScale;
+    guard.add({lb}, 0, /*atMost=*/false, ceilDiv(lowest - iv.lo, s));
+    guard.add({ub}, 0, /*atMost=*/true, floorDiv(guard.typeMax - iv.hi, s) + 1);
+  } else {
+    guard.add({lb, a}, iv.lo, /*atMost=*/false, lowest);
+    guard.add({ub, a}, Wide(iv.hi) - 1, /*atMost=*/true, guard.typeMax);
+  }
   guard.add({b}, other.lo, /*atMost=*/false, lowest);
   guard.add({b}, other.hi, /*atMost=*/true, guard.typeMax);
   return guard;
@@ -549,10 +684,120 @@ Wide roundUp(Wide m, Wide lb, Wide ubE, Wide step) {
   return r < ubE ? r : ubE;
 }
 
+/// Values u (as Linear, modulo 2^N) with iv < u on every iteration that
+/// runs (signed; the loop is not `unsigned`):
+///  - ub itself;
+///  - both operands of ub = minsi(x, y), since min(x, y) <= x, y;
+///  - x for ub = s * x and x * c for ub = (s * x) * c, with s in {0, 1}
+///    (an i1 extended, or a select of 0/1 constants; sglang's and lightllm's
+///    `block_mask * end_n`) and c a constant, when lb is a constant >= 0:
+///    with s = 0, ub = 0 and the loop [lb, 0) runs nothing; with s = 1, ub is
+///    x (resp. x * c modulo 2^N, which linearize(x) scaled by c represents).
+SmallVector<Linear, 4> upperBoundsOf(scf::ForOp loop) {
+  SmallVector<Linear, 4> out;
+  std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound());
+  bool emptyAtZero = lb && *lb >= 0;
+  auto isZeroOrOne = [](Value s) {
+    if (auto ext = s.getDefiningOp<arith::ExtUIOp>())
+      return ext.getIn().getType().isInteger(1);
+    if (auto sel = s.getDefiningOp<arith::SelectOp>()) {
+      std::optional<int64_t> t = getConstantIntValue(sel.getTrueValue());
+      std::optional<int64_t> f = getConstantIntValue(sel.getFalseValue());
+      return t && f && (*t == 0 || *t == 1) && (*f == 0 || *f == 1);
+    }
+    return false;
+  };
+  /// x for v = s * x (either order), else null.
+  auto maskedBy01 = [&](Value v) -> Value {
+    auto mul = v.getDefiningOp<arith::MulIOp>();
+    if (!mul)
+      return Value();
+    if (isZeroOrOne(mul.getLhs()))
+      return mul.getRhs();
+    if (isZeroOrOne(mul.getRhs()))
+      return mul.getLhs();
+    return Value();
+  };
+  SmallVector<Value, 4> work{loop.getUpperBound()};
+  while (!work.empty() && out.size() < 8) {
+    Value u = work.pop_back_val();
+    out.push_back(linearize(u));
+    if (auto m = u.getDefiningOp<arith::MinSIOp>()) {
+      work.push_back(m.getLhs());
+      work.push_back(m.getRhs());
+      continue;
+    }
+    if (!emptyAtZero)
+      continue;
+    if (Value x = maskedBy01(u)) {
+      work.push_back(x);
+      continue;
+    }
+    auto mul = u.getDefiningOp<arith::MulIOp>();
+    if (!mul)
+      continue;
+    for (auto [inner, factor] : {std::pair(mul.getLhs(), mul.getRhs()),
+                                 std::pair(mul.getRhs(), mul.getLhs())}) {
+      std::optional<int64_t> c = getConstantIntValue(factor);
+      Value x = c ? maskedBy01(inner) : Value();
+      if (!x)
+        continue;
+      Linear l = linearize(x);
+      int64_t scale, offset;
+      if (l.base && !__builtin_mul_overflow(l.scale, *c, &scale) &&
+          !__builtin_mul_overflow(l.offset, *c, &offset))
+        out.push_back({l.base, scale, offset});
+      break;
+    }
+  }
+  return out;
+}
+
+struct Emptiness {
+  bool low = false, high = false;
+};
+
+/// Parts of `cmp`'s own split known to hold no iteration whatever the guard
+/// gives (on failure low and high are empty anyway): P1 <= lb puts m1 at lb;
+/// P2 >= u for an upper bound u (upperBoundsOf) means no iteration reaches
+/// P2. For several comparisons, low ends at the smallest P1 and high starts
+/// at the largest P2, so one comparison's empty part empties the plan's.
+Emptiness knownEmpty(const Comparison &cmp, Value lbV, Value ubV,
+                     std::optional<Wide> lb, std::optional<Wide> ub,
+                     ArrayRef<Linear> uppers) {
+  Emptiness e;
+  Value a = cmp.ivSide.inv, b = cmp.otherSide.inv;
+  bool invariantsConstant = !a && !b;
+  if (invariantsConstant && lb && constantPoint(cmp, 0, cmp.k1) <= *lb)
+    e.low = true;
+  if (invariantsConstant && ub && constantPoint(cmp, 0, cmp.k2) >= *ub)
+    e.high = true;
+  // Bounds written in terms of the comparand, as in causal attention
+  // (lb = start_m * BM, ub = (start_m + 1) * BM against offs_m), are
+  // compared symbolically; see linearDifference for why wrapping is fine.
+  // With C = B: the low part is empty if lb >= B + k1, the high part if
+  // some upper bound u <= B + k2.
+  if (b && !a && cmp.ivSide.ivScale == 1) {
+    auto dLow = linearDifference(lbV, b);
+    if (dLow && cmp.k1 <= *dLow && *dLow <= 0)
+      e.low = true;
+    Linear lbB = linearize(b);
+    unsigned width = b.getType().getIntOrFloatBitWidth();
+    for (const Linear &u : uppers) {
+      auto dHigh = linearDifference(u, lbB, width);
+      if (dHigh && 0 <= *dHigh && *dHigh <= cmp.k2)
+        e.high = true;
+    }
+  }
+  (void)ubV;
+  return e;
+}
+
 } // namespace
 
-FailureOr<SplitPlan> analyzeLoop(scf::ForOp loop, unsigned maxParts,
+FailureOr<SplitPlan> analyzeLoop(scf::ForOp loop, const SplitLimits &limits,
                                  const char *&reason) {
+  unsigned maxParts = limits.maxParts;
   Type ivType = loop.getInductionVar().getType();
   if (!ivType.isSignlessInteger(32) && !ivType.isSignlessInteger(64)) {
     reason = "induction variable is not i32 or i64";
@@ -573,6 +818,28 @@ FailureOr<SplitPlan> analyzeLoop(scf::ForOp loop, unsigned maxParts,
       reason = "inside a loop nest marked tt.flatten";
       return failure();
     }
+  // Profitability: every part is a copy of the body. A body whose tiles
+  // exceed what registers hold at the usual warp counts (Liger's group norm
+  // streams 65536-element fp32 tiles with 4 warps: 512 values per thread)
+  // already spills; a second copy adds spill stack and doubles the code
+  // (with ptxas on the CPU: stack 8616 -> 11088 bytes, cubin 1.05 -> 1.92 MB)
+  // for masks that cost a few instructions per element, and ran 0.803x on
+  // the H200. Tiles of causal attention (128x128, 128x256) stay below the
+  // default limit.
+  if (limits.maxTileElements) {
+    WalkResult big = loop.getBody()->walk([&](Operation *op) {
+      for (Type type : op->getResultTypes())
+        if (auto tensor = dyn_cast<RankedTensorType>(type))
+          if (tensor.hasStaticShape() &&
+              uint64_t(tensor.getNumElements()) > limits.maxTileElements)
+            return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    if (big.wasInterrupted()) {
+      reason = "a tensor in the body exceeds max-tile-elements";
+      return failure();
+    }
+  }
   std::optional<int64_t> step = getConstantIntValue(loop.getStep());
   if (!step || *step <= 0 || *step > kMaxOffset) {
     reason = "step is not a constant in (0, 2^40]";
@@ -580,75 +847,194 @@ FailureOr<SplitPlan> analyzeLoop(scf::ForOp loop, unsigned maxParts,
   }
   unsigned width = ivType.getIntOrFloatBitWidth();
 
-  std::optional<Comparison> found;
-  loop.getBody()->walk<WalkOrder::PreOrder>([&](arith::CmpIOp cmp) {
-    if (auto candidate = planComparison(cmp, loop); succeeded(candidate)) {
-      found = *candidate;
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  if (!found) {
-    reason = "no comparison of the iv with an invariant";
-    return failure();
-  }
-
-  SplitPlan plan;
-  plan.comparison = *found;
-  plan.step = *step;
-  const Comparison &cmp = plan.comparison;
-  GuardCollector guard = collectGuard(cmp, loop, width);
-  if (guard.knownFalse) {
-    reason = "the comparison's operands can wrap (guard known to fail)";
-    return failure();
-  }
-  if (guard.unrepresentable) {
-    reason = "guard constants do not fit i64";
-    return failure();
-  }
-  plan.guard = std::move(guard.runtime);
-  plan.hasBand = cmp.k1 != cmp.k2;
-  plan.needMid = plan.hasBand || !plan.guard.empty();
-
-  // Emptiness known whatever the guard gives (on failure low and high are
-  // empty anyway): P1 <= lb puts m1 at lb; P2 >= ub puts m2, hence r2, at or
-  // past ub (m2 = min(max(P2, m1), ubE) >= min(ub, ubE) = ub, or the loop is
-  // empty).
   Value lbV = loop.getLowerBound(), ubV = loop.getUpperBound();
-  Value a = cmp.ivSide.inv, b = cmp.otherSide.inv;
   std::optional<Wide> lb = constantOf(lbV), ub = constantOf(ubV);
-  bool invariantsConstant = !a && !b;
   if (lb && ub && *lb >= *ub) {
     reason = "the loop runs no iteration";
     return failure();
   }
+  SmallVector<Linear, 4> uppers = upperBoundsOf(loop);
+
+  // Every candidate comparison, in pre-order. A candidate whose guard is
+  // known to fail is left in place (it stays in every part). Folding several
+  // is legal as each comparison is constant below its own P1 (from its own
+  // P2 on), hence all of them below the smallest P1 (from the largest P2
+  // on); the guard is the conjunction of their guards, so on failure low and
+  // high are empty and the middle part runs [lb, ub).
+  //
+  // Which ones are folded: those whose own low part is not known to be
+  // empty, as a comparison with an empty low part would empty the plan's.
+  // The low part (below every P1) comes first: in causal attention it runs
+  // all the off-diagonal blocks, while the high part (past the diagonal, or
+  // past seq_len) rarely runs at all; so it is fine that a comparison whose
+  // high part is empty (the bound proves the loop never gets past the
+  // diagonal) empties the plan's high part. Only when no comparison has a
+  // low part are those with a high part folded, in a high-only plan.
+  SplitPlan plan;
+  plan.step = *step;
+  const char *candidateReason = "no comparison of the iv with an invariant";
+  struct Candidate {
+    Comparison cmp;
+    Emptiness empty;
+    SmallVector<GuardCheck, 4> guard;
+  };
+  SmallVector<Candidate, 4> candidates;
+  loop.getBody()->walk<WalkOrder::PreOrder>([&](arith::CmpIOp op) {
+    FailureOr<Comparison> cmp = planComparison(op, loop);
+    if (failed(cmp))
+      return;
+    GuardCollector guard = collectGuard(*cmp, loop, width);
+    if (guard.knownFalse || guard.unrepresentable) {
+      if (candidates.empty())
+        candidateReason =
+            guard.knownFalse
+                ? "the comparison's operands can wrap (guard known to fail)"
+                : "guard constants do not fit i64";
+      return;
+    }
+    Emptiness e = knownEmpty(*cmp, lbV, ubV, lb, ub, uppers);
+    if (e.low && e.high) {
+      if (candidates.empty())
+        candidateReason = "no iteration has a known comparison";
+      return;
+    }
+    candidates.push_back({*cmp, e, std::move(guard.runtime)});
+  });
+  // A comparison inside `scf.if (c)` where c is another candidate is left
+  // alone (`if start_n >= diag: qk = where(offs_m >= start_n + offs_n, ...)`):
+  // where c is folded false the region is dead, where it is folded true the
+  // inner comparison is what the hand-split kernel keeps; folding it too
+  // would only add its guard, and a comparing middle loop, to a split that
+  // the outer scalar comparison makes without any.
+  auto guardedByCandidate = [&](Candidate &c) {
+    for (Operation *op = c.cmp.cmp->getParentOp(); op && op != loop;
+         op = op->getParentOp())
+      if (auto ifOp = dyn_cast<scf::IfOp>(op))
+        for (Candidate &outer : candidates)
+          if (ifOp.getCondition().getDefiningOp() ==
+              outer.cmp.cmp.getOperation())
+            return true;
+    return false;
+  };
+  SmallVector<Candidate, 4> kept;
+  for (Candidate &c : candidates)
+    if (!guardedByCandidate(c))
+      kept.push_back(c);
+  candidates = std::move(kept);
+  // Split points from the operand of the kernel's `B = X - c` (issue 17:
+  // the scalar form's `diag = start_m * BLOCK_M - BLOCK_N + 1`). In i64,
+  // extsi(X) - c equals extsi(X - c) unless X - c wraps below MIN, i.e.
+  // X < MIN + c. If ub = X + d (linearDifference, d >= 0) and lb is a
+  // constant >= MIN + c - 1 + d, every such X gives ub = X + d (exact: X + d
+  // < MIN + c + d, far from MAX) <= lb: an empty loop, whose parts are empty
+  // whatever the split points (they are clamped to [lb, max(lb, ub)]). So
+  // the two agree wherever an iteration runs. (Computing from X spared ptxas
+  // 72 bytes of spill stack on the scalar-form attention kernel here.)
+  auto setPointBase = [&](Comparison &c) {
+    Value b = c.otherSide.inv;
+    if (width != 32 || !b || c.ivSide.inv || c.ivSide.ivScale != 1)
+      return;
+    Value x;
+    std::optional<int64_t> shift;
+    if (auto add = b.getDefiningOp<arith::AddIOp>()) {
+      x = add.getLhs();
+      shift = getConstantIntValue(add.getRhs());
+    } else if (auto sub = b.getDefiningOp<arith::SubIOp>()) {
+      x = sub.getLhs();
+      if (auto k = getConstantIntValue(sub.getRhs()))
+        shift = -*k;
+    }
+    if (!x || !shift || *shift >= 0 || *shift < -kMaxOffset || !lb)
+      return;
+    std::optional<int64_t> d = linearDifference(ubV, x);
+    Wide emptyFrom = -(Wide(1) << 31) - Wide(*shift) - 1 + (d ? *d : 0);
+    // -shift + d < 2^30 keeps X + d below MAX in that case (no second wrap).
+    if (!d || *d < 0 || Wide(-*shift) + *d >= (Wide(1) << 30) ||
+        *lb < emptyFrom)
+      return;
+    c.pointBase = x;
+    c.pointShift = *shift;
+  };
+  bool lowDirected = llvm::any_of(
+      candidates, [](const Candidate &c) { return !c.empty.low; });
+  for (Candidate &c : candidates) {
+    if (lowDirected ? c.empty.low : c.empty.high)
+      continue;
+    if (c.cmp.ivSide.ivScale == 1) {
+      c.cmp.k1Lattice = latticeOffset(c.cmp.k1, *step, lbV, c.cmp.ivSide.inv,
+                                      c.cmp.otherSide.inv);
+      c.cmp.k2Lattice = latticeOffset(c.cmp.k2, *step, lbV, c.cmp.ivSide.inv,
+                                      c.cmp.otherSide.inv);
+    }
+    setPointBase(c.cmp);
+    plan.lowEmpty |= c.empty.low;
+    plan.highEmpty |= c.empty.high;
+    plan.guard.append(c.guard.begin(), c.guard.end());
+    plan.comparisons.push_back(c.cmp);
+  }
+  if (plan.comparisons.empty()) {
+    reason = candidateReason;
+    return failure();
+  }
+  // Profitability: tail masks of row-sized tiles. A tail mask compares the
+  // tile of this iteration, `iv + [lo, hi]` (no invariant on the iv side),
+  // with the loop's own upper bound: `for i in range(0, n_cols, BLOCK):
+  // load(x + i + arange(0, BLOCK), mask=i + arange(0, BLOCK) < n_cols)`. Its
+  // masked part is the last iteration (hi < step), its unmasked part the
+  // floor((ub - lb) / step) iterations before, so the split gains in
+  // proportion to that count and costs a fixed amount: the split points
+  // computed before the first load and a second copy of the body. Launchers
+  // size these tiles to the row, BLOCK = next_power_of_2(n_cols) up to a cap
+  // (Liger, Triton's softmax and layer norm tutorials), so a large step is a
+  // row loop that runs once, the masked iteration, at common row lengths:
+  // Liger's cross entropy (step 32768, vocab 32000) split into an unmasked
+  // loop that never ran and the same masked loop (SASS on the executed path
+  // equal but for ~30 more instructions before the first load; cubin 31 ->
+  // 53 KB) and ran 0.950x / 0.979x on the H200. At 16384 (Liger's KL
+  // divergence, two iterations at vocab 32000) the split ran 1.117x.
+  // Comparisons that are not tail masks (causal attention, sequence lengths
+  // other than the loop's bound) are not affected.
+  if (limits.maxTailStep && uint64_t(*step) > limits.maxTailStep &&
+      llvm::all_of(plan.comparisons, [&](const Comparison &c) {
+        return c.ivSide.hasIv && !c.ivSide.inv && c.ivSide.ivScale == 1 &&
+               c.ivSide.hi < *step && c.otherSide.inv == ubV &&
+               !c.otherSide.hasIv && c.otherSide.lo == 0 &&
+               c.otherSide.hi == 0;
+      })) {
+    reason = "only tail masks of a step larger than max-tail-step (the "
+             "unmasked part rarely runs)";
+    return failure();
+  }
+  const Comparison &first = plan.comparisons.front();
+  bool single = plan.comparisons.size() == 1;
+  // With several comparisons P1 = min and P2 = max differ in general.
+  plan.hasBand = !single || first.k1 != first.k2;
+  plan.needMid = plan.hasBand || !plan.guard.empty();
+  plan.lowOnLattice = llvm::all_of(
+      plan.comparisons, [](const Comparison &c) { return c.k1Lattice; });
+  plan.highOnLattice = llvm::all_of(
+      plan.comparisons, [](const Comparison &c) { return c.k2Lattice; });
+
+  bool invariantsConstant = llvm::all_of(plan.comparisons, [](auto &c) {
+    return !c.ivSide.inv && !c.otherSide.inv;
+  });
+  // Everything constant (so the guard was decided: needMid == hasBand):
+  // evaluate the split points exactly.
+  std::optional<std::pair<Wide, Wide>> constantPoints;
   if (invariantsConstant && lb && ub) {
-    // Everything is constant (so the guard was decided: needMid == hasBand):
-    // evaluate the split points exactly.
+    Wide p1 = constantPoint(first, 0, first.k1);
+    Wide p2 = constantPoint(first, 0, first.k2);
+    for (const Comparison &c : plan.comparisons) {
+      p1 = std::min(p1, constantPoint(c, 0, c.k1));
+      p2 = std::max(p2, constantPoint(c, 0, c.k2));
+    }
     Wide ubE = *ub, s = *step;
-    Wide m1 = std::min(std::max(Wide(cmp.k1), *lb), ubE);
-    Wide m2 = std::min(std::max(Wide(cmp.k2), m1), ubE);
+    Wide m1 = std::min(std::max(p1, *lb), ubE);
+    Wide m2 = std::min(std::max(p2, m1), ubE);
     Wide r1 = roundUp(m1, *lb, ubE, s), r2 = roundUp(m2, *lb, ubE, s);
     plan.lowEmpty = m1 <= *lb;
     plan.highEmpty = (plan.needMid ? r2 : r1) >= *ub;
-  } else {
-    if (invariantsConstant && lb && Wide(cmp.k1) <= *lb)
-      plan.lowEmpty = true;
-    if (invariantsConstant && ub && Wide(cmp.k2) >= *ub)
-      plan.highEmpty = true;
-    // Bounds written in terms of the comparand, as in causal attention
-    // (lb = start_m * BM, ub = (start_m + 1) * BM against offs_m), are
-    // compared symbolically; see linearDifference for why wrapping is fine.
-    // With C = B: the low part is empty if lb >= B + k1, the high part if
-    // ub <= B + k2.
-    if (b && !a) {
-      auto dLow = linearDifference(lbV, b);
-      if (dLow && cmp.k1 <= *dLow && *dLow <= 0)
-        plan.lowEmpty = true;
-      auto dHigh = linearDifference(ubV, b);
-      if (dHigh && 0 <= *dHigh && *dHigh <= cmp.k2)
-        plan.highEmpty = true;
-    }
+    constantPoints = std::pair(m1, m2);
   }
   // With two parts and a comparing part, the comparing part runs to the end
   // (or, if nothing is known below, from the start).
@@ -659,18 +1045,13 @@ FailureOr<SplitPlan> analyzeLoop(scf::ForOp loop, unsigned maxParts,
     return failure();
   }
 
-  plan.k1Lattice = latticeOffset(cmp.k1, *step, lbV, a, b);
-  plan.k2Lattice = latticeOffset(cmp.k2, *step, lbV, a, b);
-
   plan.lowPart = !plan.lowEmpty;
   plan.highPart = !plan.highEmpty;
   plan.midPart = plan.needMid;
-  if (plan.needMid && invariantsConstant && lb && ub) {
+  if (plan.needMid && constantPoints) {
     // All constant: the middle part [start, end) may be empty.
-    Wide ubE = *ub, s = *step;
-    Wide m1 = std::min(std::max(Wide(cmp.k1), *lb), ubE);
-    Wide m2 = std::min(std::max(Wide(cmp.k2), m1), ubE);
-    Wide start = plan.lowEmpty ? *lb : roundUp(m1, *lb, ubE, s);
+    auto [m1, m2] = *constantPoints;
+    Wide start = plan.lowEmpty ? *lb : roundUp(m1, *lb, *ub, *step);
     Wide end = plan.highEmpty ? *ub : m2;
     plan.midPart = start < end;
   }

@@ -48,6 +48,17 @@ def TritonExtLoopSplit : Pass<"triton-ext-loop-split", "mlir::ModuleOp"> {
     }
     ```
 
+    Every such comparison of the body is folded at once (the causal mask
+    AND-ed with `start_n + offs_n < seq_len`): the known parts end at the
+    smallest and start at the largest split point. Also read: monotone maps of
+    the row offsets (`offs_m // k`, constant or run-time k, guarded), an iv
+    times a positive constant (`j * TILE_SIZE + offs`), and loop bounds
+    `min(x, y)` and `block_mask * x` that prove the part past the diagonal
+    empty. Loops whose body holds a tensor of more than `max-tile-elements`
+    elements are left alone (each part copies the body), and so are loops whose
+    only folded comparisons are tail masks against the loop's own bound when
+    the step exceeds `max-tail-step` (the unmasked part rarely runs).
+
     Loop attributes (`tt.num_stages`, `tt.warp_specialize`, ...) are copied to
     every part; nests marked `tt.flatten` are left alone. Run `canonicalize`
     and `cse` afterwards.
@@ -57,6 +68,19 @@ def TritonExtLoopSplit : Pass<"triton-ext-loop-split", "mlir::ModuleOp"> {
            "Most loops one loop is split into (2 or 3). With 2, a mask that is "
            "only partly known over a band of iterations keeps the band and "
            "everything after it in one unspecialized loop.">,
+    Option<"maxTileElements", "max-tile-elements", "uint64_t", /*default=*/"32768",
+           "Loops whose body holds a tensor with more elements are left alone "
+           "(0: no limit). Each part copies the body; tiles this large spill "
+           "registers already, and a second copy of a spilling body made "
+           "Liger's group norm (65536-element tiles) 0.803x on the H200.">,
+    Option<"maxTailStep", "max-tail-step", "uint64_t", /*default=*/"16384",
+           "Loops whose only folded comparisons are tail masks (`iv + "
+           "arange(0, step) < ub`, ub the loop's own bound) and whose step is "
+           "larger are left alone (0: no limit). Launchers size such tiles to "
+           "the row (next_power_of_2(n_cols), capped), so a large step means "
+           "one iteration, the masked one, at common row lengths: the split "
+           "only adds its bounds and a body copy (Liger's cross entropy, "
+           "32768-element tiles, vocab 32000).">,
   ];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::scf::SCFDialect",

@@ -13,6 +13,11 @@ What it records (JSON):
   hand-split) and with the float32 torch reference on two heads; registers and spills from
   ``cuobjdump -res-usage`` on each compiled cubin (and Triton's n_regs/n_spills); median time per
   variant over interleaved rounds and the ratio hand-split / split.
+- ``prefill``: third-party one-loop causal prefill attention (sglang 0.5.9's prefill and extend
+  kernels, lightllm 0.0.1's context attention; wheels from /work/main/.whl), launched through the
+  package's own Python launcher, fp16, 32 query / 8 kv heads, head_dim 128, seq 4096 (batch 2)
+  and 8192 (batch 1): outputs with and without the pass (bitwise, max abs difference, error vs
+  a float32 torch reference), interleaved timing, registers of every compiled variant.
 - ``real``: Liger-Kernel's cross entropy, KL divergence and group norm (loop_split fires on their
   Triton kernels, tests/realworld on the CPU) and FlagGems' causal attention forward if
   ``flag_gems`` imports: outputs with and without the pass (bitwise, and max abs difference),
@@ -93,6 +98,8 @@ ATTN_VARIANTS = {  # name -> (form, loop_split on)
     "tensor": ("tensor", False), "tensor+split": ("tensor", True),
     "scalar": ("scalar", False), "scalar+split": ("scalar", True),
     "hand_split": ("hand_split", False),
+    # the scalar form's own op order, split by hand: is its register gap the pass's or the source's?
+    "scalar_hand_split": ("scalar_hand_split", False),
 }
 
 
@@ -134,10 +141,12 @@ def _attn_case(seq: int, head_dim: int) -> dict[str, Any]:
     return {
         "seq": seq, "head_dim": head_dim, "heads": heads, "num_warps": warps,
         "registers": regs, "ms": ms,
-        "hand_split_over_split": {f: ms["hand_split"] / ms[f + "+split"] for f in ("tensor", "scalar")},
+        "hand_split_over_split": {f: ms["hand_split"] / ms[f + "+split"] for f in ("tensor", "scalar")}
+        | {"scalar_vs_scalar_hand_split": ms["scalar_hand_split"] / ms["scalar+split"]},
         "unsplit_over_split": {f: ms[f] / ms[f + "+split"] for f in ("tensor", "scalar")},
         "bitwise": {f"{f}+split==hand_split": torch.equal(outs[f + "+split"], outs["hand_split"])
                     for f in ("tensor", "scalar")}
+        | {"scalar+split==scalar_hand_split": torch.equal(outs["scalar+split"], outs["scalar_hand_split"])}
         | {f"{f}+split=={f}": torch.equal(outs[f + "+split"], outs[f]) for f in ("tensor", "scalar")},
         "max_abs_err_vs_fp32": ref_err,
         "ok": all(e < 2e-2 for e in ref_err.values()),
@@ -235,24 +244,153 @@ REAL = [
 ]
 
 
+# -- third-party causal prefill attention (one loop, pass not applied by hand) ------------------
+
+def _jit_of(module: str, attr: str) -> Any:
+    import importlib
+
+    fn = getattr(importlib.import_module(module), attr)
+    while not hasattr(fn, "device_caches"):
+        fn = fn.fn
+    return fn
+
+
+def _compiled_variants(jit: Any) -> list[dict[str, Any]]:
+    """Registers and loop counts of every kernel the JIT compiled (with and without the pass)."""
+    out = []
+    for cache in jit.device_caches.values():
+        for kernel in cache[0].values():
+            ttir = kernel.asm.get("ttir", "")
+            out.append({"ttir_loops": ttir.count("scf.for"), "ttir_cmpi": ttir.count("arith.cmpi"),
+                        "cuobjdump": _res_usage(kernel.asm["cubin"])})
+    return sorted(out, key=lambda d: d["ttir_loops"])
+
+
+def _causal_ref(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, batch: int, seq: int) -> torch.Tensor:
+    hq, hkv, d = q.shape[1], k.shape[1], q.shape[2]
+    qf = q.view(batch, seq, hq, d).transpose(1, 2)
+    kf = k.view(batch, seq, hkv, d).transpose(1, 2).repeat_interleave(hq // hkv, 1)
+    vf = v.view(batch, seq, hkv, d).transpose(1, 2).repeat_interleave(hq // hkv, 1)
+    o = torch.nn.functional.scaled_dot_product_attention(qf, kf, vf, is_causal=True)
+    return o.transpose(1, 2).reshape(batch * seq, hq, d)
+
+
+def _prefill_inputs(batch: int, seq: int, hq: int = 32, hkv: int = 8, d: int = 128) -> dict[str, Any]:
+    g = torch.Generator(device="cuda").manual_seed(seq + batch)
+    q = torch.randn(batch * seq, hq, d, device="cuda", dtype=torch.float16, generator=g)
+    k = torch.randn(batch * seq, hkv, d, device="cuda", dtype=torch.float16, generator=g)
+    v = torch.randn(batch * seq, hkv, d, device="cuda", dtype=torch.float16, generator=g)
+    start = torch.arange(0, batch * seq, seq, device="cuda", dtype=torch.int32)
+    lens = torch.full((batch,), seq, device="cuda", dtype=torch.int32)
+    return dict(q=q, k=k, v=v, o=torch.zeros_like(q), start=start, lens=lens, batch=batch, seq=seq)
+
+
+def _sglang_module(name: str) -> Any:
+    """sglang's kernel module, without its serving stack if the GPU host lacks it
+    (tests/realworld/sglang_modules.py)."""
+    from tests.realworld.sglang_modules import import_kernel_module
+
+    return import_kernel_module(name)
+
+
+def _sglang_prefill(x: dict[str, Any]) -> tuple[Callable[[], Any], Any]:
+    m = _sglang_module("prefill_attention")
+
+    def run():
+        m.context_attention_fwd(x["q"], x["k"], x["v"], x["o"], x["start"], x["lens"], x["seq"], is_causal=True)
+        return x["o"]
+    return run, m._fwd_kernel
+
+
+def _sglang_extend(x: dict[str, Any]) -> tuple[Callable[[], Any], Any]:
+    m = _sglang_module("extend_attention")
+
+    b, seq = x["batch"], x["seq"]
+    qo = torch.arange(0, (b + 1) * seq, seq, device="cuda", dtype=torch.int32)
+    kv_indptr = torch.zeros(b + 1, device="cuda", dtype=torch.int32)
+    kv_indices = torch.zeros(1, device="cuda", dtype=torch.int64)
+    buf = torch.zeros(1, x["k"].shape[1], x["k"].shape[2], device="cuda", dtype=torch.float16)
+
+    def run():
+        m.extend_attention_fwd(x["q"], x["k"], x["v"], x["o"], buf, buf, qo, kv_indptr, kv_indices,
+                               None, True, None, seq)
+        return x["o"]
+    return run, m._fwd_kernel
+
+
+def _lightllm_prefill(x: dict[str, Any]) -> tuple[Callable[[], Any], Any]:
+    from lightllm.models.llama.triton_kernel import context_flashattention_nopad as m
+
+    def run():
+        m.context_attention_fwd_no_prompt_cache(x["q"], x["k"], x["v"], x["o"], x["start"], x["lens"], x["seq"])
+        return x["o"]
+    return run, m._fwd_kernel_no_prompt_cache
+
+
+PREFILL = [
+    ("sglang_prefill_attention", "sglang", _sglang_prefill),
+    ("sglang_extend_attention", "sglang", _sglang_extend),
+    ("lightllm_context_attention", "lightllm", _lightllm_prefill),
+]
+
+
+def _prefill_case(name: str, package: str, make: Callable, batch: int, seq: int) -> dict[str, Any]:
+    r: dict[str, Any] = {"name": name, "package": package, "batch": batch, "seq": seq,
+                         "shape": f"fp16 {batch}x{seq}, 32 q / 8 kv heads, d 128", "ok": False}
+    try:
+        x = _prefill_inputs(batch, seq)
+        run, jit = make(x)
+        with _pass_ctx(False):
+            off = run().clone()
+        with _pass_ctx(True):
+            on = run().clone()
+        torch.cuda.synchronize()
+        ref = _causal_ref(x["q"].float(), x["k"].float(), x["v"].float(), batch, seq)
+        r["bitwise"] = torch.equal(off, on)
+        r["max_abs_diff_on_off"] = (off.float() - on.float()).abs().max().item()
+        r["max_abs_err_vs_fp32"] = {"off": (off.float() - ref).abs().max().item(),
+                                    "on": (on.float() - ref).abs().max().item()}
+        r["kernels"] = _compiled_variants(jit)
+        r["fires"] = len({k["ttir_loops"] for k in r["kernels"]}) > 1
+        ms = _interleaved({"off": run, "on": run}, {"off": False, "on": True})
+        r["ms_off"], r["ms_on"] = ms["off"], ms["on"]
+        r["speedup"] = ms["off"] / ms["on"]
+        r["ok"] = r["max_abs_err_vs_fp32"]["on"] < 2e-2 and r["max_abs_diff_on_off"] < 2e-2
+    except Exception as exc:  # a package that is missing or fails is reported, not fatal
+        r["error"] = f"{type(exc).__name__}: {exc}"[:300]
+    return r
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=HERE / "results" / "real-h200.json")
     ap.add_argument("--seqs", type=int, nargs="+", default=[4096, 8192])
+    ap.add_argument("--only", choices=("all", "prefill", "no-prefill", "liger-d128"), default="all",
+                    help="prefill: only the third-party causal prefill kernels; no-prefill: all but them; "
+                         "liger-d128: the Liger kernels and the attention cases at head_dim 128 only")
     args = ap.parse_args()
     if not torch.cuda.is_available():
         raise SystemExit("bench_real.py needs a CUDA GPU (run it on the H200)")
     t0 = time.time()
     attention = []
-    for head_dim in (64, 128):
+    head_dims = {"prefill": (), "liger-d128": (128,)}.get(args.only, (64, 128))
+    for head_dim in head_dims:
         for seq in args.seqs:
             case = _attn_case(seq, head_dim)
             attention.append(case)
             regs = {k: v["cuobjdump"] for k, v in case["registers"].items()}
             print(f"attn d={head_dim} seq={seq}: hand/split {case['hand_split_over_split']} "
                   f"bitwise {case['bitwise']} regs {regs}", flush=True)
+    prefill = []
+    for name, package, make in PREFILL if args.only in ("all", "prefill") else ():
+        for seq in args.seqs:
+            case = _prefill_case(name, package, make, max(1, 8192 // seq), seq)
+            prefill.append(case)
+            print(f"{name} seq={seq}: ok={case['ok']} fires={case.get('fires')} bitwise={case.get('bitwise')} "
+                  f"off/on={case.get('speedup', 0):.3f} regs={[k['cuobjdump'] for k in case.get('kernels', [])]} "
+                  f"{case.get('error', '')}", flush=True)
     real = []
-    for name, package, shape, make, atol in REAL:
+    for name, package, shape, make, atol in REAL if args.only != "prefill" else ():
         r = _real(name, package, shape, make, atol)
         real.append(asdict(r))
         print(f"{name}: ok={r.ok} bitwise={r.bitwise} speedup={r.speedup:.3f} {r.error}", flush=True)
@@ -263,12 +401,16 @@ def main() -> int:
         "device": torch.cuda.get_device_name(), "torch": torch.__version__,
         "triton": triton.__version__, "python": platform.python_version(),
         "rounds": ROUNDS, "seconds": round(time.time() - t0, 1),
-        "attention": attention, "real": real,
+        "attention": attention, "real": real, "prefill": prefill,
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=1))
     print(f"wrote {args.out} in {result['seconds']} s")
     bad = [c for c in attention if not c["ok"]] + [r for r in real if not r["ok"] and not r["error"]]
+    bad += [c for c in prefill if not c["ok"] and "error" not in c]
+    print("summary: " + "; ".join(f"{c['name']}@{c['seq']} " + (f"{c['speedup']:.3f}x ok={c['ok']}"
+                                                                if "speedup" in c else "error")
+                                  for c in prefill))
     return 1 if bad else 0
 
 

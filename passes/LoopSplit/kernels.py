@@ -121,7 +121,47 @@ def attn_fwd_hand_split(Q, K, V, Out, sm_scale, stride_h, stride_n,
     _epilogue(Out, head, offs_m, offs_d, stride_n, l_i, acc)
 
 
-KERNELS = {"tensor": attn_fwd_tensor, "scalar": attn_fwd_scalar, "hand_split": attn_fwd_hand_split}
+@triton.jit
+def _scalar_style_step(q, k_base, v_base, cols, qk_scale, m_i, l_i, acc, stride_n, offs_m, offs_n,
+                       start_n, MASKED: tl.constexpr):
+    # The body of attn_fwd_scalar, op for op (K loaded and the dot taken before the mask, V's
+    # address computed after the softmax), without its `if`.
+    k = tl.load(k_base + cols[None, :] * stride_n)
+    qk = tl.dot(q, k) * qk_scale
+    if MASKED:
+        qk = tl.where(offs_m[:, None] >= start_n + offs_n[None, :], qk, float("-inf"))
+    m_ij = tl.maximum(m_i, tl.max(qk, 1))
+    p = tl.math.exp2(qk - m_ij[:, None])
+    alpha = tl.math.exp2(m_i - m_ij)
+    l_i = l_i * alpha + tl.sum(p, 1)
+    v = tl.load(v_base + cols[:, None] * stride_n)
+    acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)
+    return m_ij, l_i, acc
+
+
+@triton.jit
+def attn_fwd_scalar_hand_split(Q, K, V, Out, sm_scale, stride_h, stride_n,
+                               HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    """attn_fwd_scalar split by hand at start_m * BLOCK_M (issue 17: is the register gap of the
+    scalar form the pass's, or the source's op order?)."""
+    start_m, head, offs_m, offs_n, offs_d, q, k_base, v_base, qk_scale = _prologue(
+        Q, K, V, sm_scale, stride_h, stride_n, HEAD_DIM, BLOCK_M, BLOCK_N)
+    m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
+    l_i = tl.zeros([BLOCK_M], dtype=tl.float32)
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+    for start_n in range(0, start_m * BLOCK_M, BLOCK_N):
+        cols = start_n + offs_n
+        m_i, l_i, acc = _scalar_style_step(q, k_base, v_base, cols, qk_scale, m_i, l_i, acc,
+                                           stride_n, offs_m, offs_n, start_n, False)
+    for start_n in range(start_m * BLOCK_M, (start_m + 1) * BLOCK_M, BLOCK_N):
+        cols = start_n + offs_n
+        m_i, l_i, acc = _scalar_style_step(q, k_base, v_base, cols, qk_scale, m_i, l_i, acc,
+                                           stride_n, offs_m, offs_n, start_n, True)
+    _epilogue(Out, head, offs_m, offs_d, stride_n, l_i, acc)
+
+
+KERNELS = {"tensor": attn_fwd_tensor, "scalar": attn_fwd_scalar, "hand_split": attn_fwd_hand_split,
+           "scalar_hand_split": attn_fwd_scalar_hand_split}
 
 
 def signature(dtype: str = "fp16") -> dict[str, str]:

@@ -41,6 +41,21 @@ class LoopKernel:
     # triton_ext_range.assume_range(lo, hi) on lb, ub and n (issue 17.3: facts decide guard
     # checks); arguments must then lie in [lo, hi] (fact_args).
     fact: tuple[int, int] | None = None
+    # issue 17, masks AND-ed with a sequence-length mask: a second comparison `iv + iv_off2
+    # (+ cols) <second> ub + inv_off2` (ub plays seq_len), AND-ed with the first.
+    second: str = ""
+    iv_off2: int = 0
+    inv_off2: int = 0
+    # issue 17, loop bounds: "min" runs to minsi(ub, n) (`min((start_m + 1) * BM, seq_len)`);
+    # "mask" to extui(lb < n) * minsi(ub, n) (sglang's `block_mask * end_n`); "mask_scaled" to
+    # (extui(lb < n) * ub) * step (lightllm's `block_mask * (start_m + 1) * BLOCK_M`).
+    ub_form: str = ""
+    # issue 17, paged and vLLM-style loops: the iv side is `iv * iv_scale` (+ iv_off, + cols)
+    iv_scale: int = 1
+    # issue 17: the loop runs to n + ub_from_n (`(start_m + 1) * BLOCK_M` against `diag =
+    # start_m * BLOCK_M - c`, as inv_off < 0 writes it): the %ub argument is unused
+    ub_from_n: int | None = None
+    lb_zero: bool = False  # the loop starts at the constant 0 (the %lb argument is unused)
 
     @property
     def name(self) -> str:
@@ -54,7 +69,11 @@ class LoopKernel:
                 f"-ivoff{self.iv_off}-invoff{self.inv_off}{'-inside' if self.inv_inside else ''}"
                 f"{bounds}{'-lattice' if self.lattice else ''}"
                 f"{f'-rows-{self.rows_op}{self.rows_k}' if self.rows_op else ''}"
-                f"{f'-fact{self.fact[0]}..{self.fact[1]}' if self.fact else ''}")
+                f"{f'-fact{self.fact[0]}..{self.fact[1]}' if self.fact else ''}"
+                f"{f'-and-{self.second}-off{self.iv_off2}/{self.inv_off2}' if self.second else ''}"
+                f"{f'-ub-{self.ub_form}' if self.ub_form else ''}{'-lb0' if self.lb_zero else ''}"
+                f"{f'-ivx{self.iv_scale}' if self.iv_scale != 1 else ''}"
+                f"{f'-ub=n+{self.ub_from_n}' if self.ub_from_n is not None else ''}")
 
     def ttir(self) -> str:
         t = f"i{self.width}"
@@ -98,7 +117,23 @@ class LoopKernel:
                 lines += self._range("rows", self.rows, t)
                 lines += self._range("cols", self.cols, t)
             rows = "%rows"
-            if self.rows_op:
+            if self.rows_op.endswith("_rt"):
+                # issue 17: a divisor / shift amount known at run time, derived from n so that it
+                # is sometimes invalid (<= 0 divisors, shifts < 0 or >= width: the guard fails,
+                # or the kernel divides by a negative k): divisions use (n & 7) * 2 - rows_k
+                # (odd rows_k: never zero), shifts (n & 7) * 5 - rows_k.
+                rows = "%rowsm"
+                mul = 5 if self.rows_op.startswith("shr") else 2
+                lines += [f"  %k7 = arith.constant 7 : {t}",
+                          f"  %kmul = arith.constant {mul} : {t}",
+                          f"  %koff = arith.constant {self.rows_k} : {t}",
+                          f"  %kand = arith.andi %n, %k7 : {t}",
+                          f"  %kscaled = arith.muli %kand, %kmul : {t}",
+                          f"  %kv = arith.subi %kscaled, %koff : {t}"]
+                row_lines += [
+                    f"  %rowsk = tt.splat %kv : {t} -> tensor<{self.rows}x{t}>",
+                    f"  %rowsm = arith.{self.rows_op[:-3]} %rows, %rowsk : tensor<{self.rows}x{t}>"]
+            elif self.rows_op:
                 rows = "%rowsm"
                 row_lines += [
                     f"  %rowsk = arith.constant dense<{self.rows_k}> : tensor<{self.rows}x{t}>",
@@ -118,6 +153,29 @@ class LoopKernel:
             lines += inv_lines + row_lines
         unsigned = "unsigned " if self.unsigned_loop else ""
         lb, ub = ("%lba" if self.lattice else "%lb"), "%ub"
+        if self.second:
+            lines += [f"  %invoff2 = arith.constant {self.inv_off2} : {t}",
+                      f"  %inv2 = arith.addi %ub, %invoff2 : {t}"]
+        if self.lb_zero:
+            lines += [f"  %lbz = arith.constant 0 : {t}"]
+            lb = "%lbz"
+        if self.ub_from_n is not None:
+            lines += [f"  %ubd = arith.constant {self.ub_from_n} : {t}",
+                      f"  %ubn = arith.addi %n, %ubd : {t}"]
+            ub = "%ubn"
+        if self.ub_form:
+            lines += [f"  %ubmin = arith.minsi %ub, %n : {t}"]
+            if self.ub_form == "min":
+                ub = "%ubmin"
+            else:
+                lines += [f"  %inblk = arith.cmpi slt, {lb}, %n : {t}",
+                          f"  %blk = arith.extui %inblk : i1 to {t}"]
+                if self.ub_form == "mask":
+                    lines += [f"  %ubm = arith.muli %blk, %ubmin : {t}"]
+                else:
+                    lines += [f"  %ubm0 = arith.muli %blk, %ub : {t}",
+                              f"  %ubm = arith.muli %ubm0, %step : {t}"]
+                ub = "%ubm"
         if self.const_bounds:
             lines += [f"  %clb = arith.constant {self.const_bounds[0]} : {t}",
                       f"  %cub = arith.constant {self.const_bounds[1]} : {t}"]
@@ -129,9 +187,13 @@ class LoopKernel:
         if self.inv_inside:
             lines += ["  " + ln for ln in inv_lines + row_lines]
         x = "%iv"
+        if self.iv_scale != 1:
+            lines += [f"    %ivscale = arith.constant {self.iv_scale} : {t}",
+                      f"    %ivs0 = arith.muli %iv, %ivscale : {t}"]
+            x = "%ivs0"
         if self.iv_off:
             lines += [f"    %ivoff = arith.constant {self.iv_off} : {t}",
-                      f"    %x = arith.addi %iv, %ivoff : {t}"]
+                      f"    %x = arith.addi {x}, %ivoff : {t}"]
             x = "%x"
         if self.form == "tensor":
             lhs, rhs = ("%cb", "%rb") if self.iv_left else ("%rb", "%cb")
@@ -141,7 +203,8 @@ class LoopKernel:
                 f"    %cv = tt.splat {x} : {t} -> tensor<{self.cols}x{t}>",
                 f"    %ce = tt.expand_dims %cv {{axis = 0 : i32}} : tensor<{self.cols}x{t}> -> tensor<1x{self.cols}x{t}>",
                 f"    %cb = tt.broadcast %ce : tensor<1x{self.cols}x{t}> -> {tens}",
-                f"    %c = arith.cmpi {self.pred}, {lhs}, {rhs} : {tens}",
+                f"    {'%cA' if self.second else '%c'} = arith.cmpi {self.pred}, {lhs}, {rhs} : {tens}",
+                *self._second_tensor(x, t, tens, shape),
                 f"    %m = arith.muli %a, %three : {tens}",
                 f"    %v = arith.select %c, %one, %two : tensor<{shape}xi1>, {tens}",
                 f"    %s = arith.addi %m, %v : {tens}",
@@ -150,8 +213,13 @@ class LoopKernel:
             ]
         else:
             lhs, rhs = (x, inv) if self.iv_left else (inv, x)
+            lines.append(f"    {'%cA' if self.second else '%c'} = arith.cmpi {self.pred}, {lhs}, {rhs} : {t}")
+            if self.second:
+                lines += [f"    %ivoff2 = arith.constant {self.iv_off2} : {t}",
+                          f"    %x2 = arith.addi %iv, %ivoff2 : {t}",
+                          f"    %cB = arith.cmpi {self.second}, %x2, %inv2 : {t}",
+                          "    %c = arith.andi %cA, %cB : i1"]
             lines += [
-                f"    %c = arith.cmpi {self.pred}, {lhs}, {rhs} : {t}",
                 f"    %m = arith.muli %a, %c3 : {t}",
                 f"    %v = arith.select %c, %c1, %c2 : {t}",
                 f"    %s = arith.addi %m, %v : {t}",
@@ -159,6 +227,22 @@ class LoopKernel:
             ]
         lines += [f"    scf.yield %y : {res_ty}", "  }", f"  tt.return %r : {res_ty}", "}"]
         return "\n".join(lines) + "\n"
+
+    def _second_tensor(self, x: str, t: str, tens: str, shape: str) -> list[str]:
+        """The second (sequence-length) mask of the tensor form: one row, broadcast, AND-ed."""
+        if not self.second:
+            return []
+        row = f"tensor<1x{self.cols}x{t}>"
+        return [f"    %ivoff2 = arith.constant {self.iv_off2} : {t}",
+                f"    %x2 = arith.addi {x}, %ivoff2 : {t}",
+                f"    %xs2 = tt.splat %x2 : {t} -> tensor<{self.cols}x{t}>",
+                f"    %cv2 = arith.addi %xs2, %cols : tensor<{self.cols}x{t}>" if self.ranges else
+                f"    %cv2 = tt.splat %x2 : {t} -> tensor<{self.cols}x{t}>",
+                f"    %ce2 = tt.expand_dims %cv2 {{axis = 0 : i32}} : tensor<{self.cols}x{t}> -> {row}",
+                f"    %inv2s = tt.splat %inv2 : {t} -> {row}",
+                f"    %cB = arith.cmpi {self.second}, %ce2, %inv2s : {row}",
+                f"    %cBb = tt.broadcast %cB : tensor<1x{self.cols}xi1> -> tensor<{shape}xi1>",
+                f"    %c = arith.andi %cA, %cBb : tensor<{shape}xi1>"]
 
     @staticmethod
     def _range(name: str, size: int, t: str) -> list[str]:
@@ -283,4 +367,29 @@ def fact_args(rng: random.Random, kernel: LoopKernel, count: int, max_trips: int
              if rng.random() < 0.7 else pick())
         if in_domain(lb, ub, step, kernel.width, kernel.unsigned_loop, max_trips):
             out.append((lb, ub, n))
+    return out
+
+
+def bounded_args(rng: random.Random, kernel: LoopKernel, count: int, max_trips: int = 40
+                 ) -> list[tuple[int, int, int]]:
+    """(lb, ub, n) for the loops from 0 (``lb_zero``) with bounds built from ub and n
+    (``ub_form``): ub small enough that the bound (ub, min(ub, n) or ub * step) gives at most
+    ``max_trips`` trips, n near 0, near ub or past it (the block mask flips at n = 0) and
+    sometimes at the limits."""
+    w, step = kernel.width, kernel.step
+    near = step * 4 + kernel.rows + kernel.cols + abs(kernel.iv_off) + abs(kernel.inv_off) \
+        + abs(kernel.iv_off2) + abs(kernel.inv_off2)
+    top = max_trips if kernel.ub_form == "mask_scaled" else step * max_trips
+    out: list[tuple[int, int, int]] = []
+    while len(out) < count:
+        ub = rng.randint(-step * 2, top)
+        k = rng.random()
+        if k < 0.7:
+            n = rng.choice((0, ub, ub * step)) + rng.randint(-near, near)
+        elif k < 0.85:
+            n = rng.randint(-near, top * step + near)
+        else:
+            n = boundary_int(rng, w, near)
+        lb = boundary_int(rng, w, near)  # unused by the IR when lb_zero
+        out.append((lb, to_signed(ub, w), to_signed(n, w)))
     return out

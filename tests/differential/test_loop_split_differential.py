@@ -22,9 +22,10 @@ from hypothesis import HealthCheck, example, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from tests.differential.harness import compare  # noqa: E402
+from tests.differential.host_passes import before_after  # noqa: E402
 from tests.differential.interp import Machine  # noqa: E402
-from tests.differential.loop_kernels import (ISSUE14_TTIR, PREDICATES, LoopKernel, anchors, fact_args, in_domain,  # noqa: E402
-                          loop_args, to_signed, trips)
+from tests.differential.loop_kernels import (ISSUE14_TTIR, PREDICATES, LoopKernel, anchors, bounded_args,  # noqa: E402
+                          fact_args, in_domain, loop_args, to_signed, trips)
 
 CASES_PER_FORM = 10_000
 FORMS = [(form, width, unsigned_loop, pred)
@@ -127,6 +128,152 @@ def test_monotone_rows_form(form):
     for kernel in variants:
         rng = random.Random(kernel.name)
         _check(kernel, loop_args(rng, kernel, per_variant))
+
+
+CONJUNCTION_FORMS = [(form, width, False, pred) for form in ("scalar", "tensor") for width in (32, 64)
+                     for pred in PREDICATES]
+
+
+def _conjunction_variants(form: str, width: int, unsigned_loop: bool, pred: str) -> list[LoopKernel]:
+    """Issue 17: the comparison AND-ed with a second one against another invariant (`& (start_n +
+    offs_n < seq_len)`, ub + inv_off2 playing seq_len), with the loop bounds of sglang and
+    lightllm: min(ub, n), extui(0 < n) * min(ub, n) and (extui(0 < n) * ub) * step from 0."""
+    base = dict(form=form, width=width, unsigned_loop=unsigned_loop, pred=pred)
+    if form == "tensor":
+        base.update(rows=8, cols=4)
+    return [LoopKernel(**base, iv_left=False, step=4, second="slt", inv_off2=-2),
+            LoopKernel(**base, iv_left=True, step=3, second="sge", iv_off2=1, inv_off2=3, ub_form="min"),
+            LoopKernel(**base, iv_left=False, step=4, second="slt", ub_form="mask", lb_zero=True),
+            LoopKernel(**base, iv_left=False, step=8, second="ule", inv_off2=-5, ub_form="mask_scaled",
+                       lb_zero=True, lattice=True)]
+
+
+@pytest.mark.parametrize("form", CONJUNCTION_FORMS, ids=_form_id)
+def test_conjunction_form(form):
+    variants = _conjunction_variants(*form)
+    per_variant = -(-CASES_PER_FORM // len(variants))
+    for kernel in variants:
+        rng = random.Random(kernel.name)
+        args = bounded_args if kernel.lb_zero else loop_args
+        _check(kernel, args(rng, kernel, per_variant))
+
+
+def test_conjunction_guard_failure_runs_every_iteration():
+    # ub + inv_off2 wraps past INT32_MAX: the guard fails at run time, and the loop must run
+    # every iteration in the comparing part (checked against the unsplit loop's result and trips).
+    top = 2**31 - 1
+    for pred in ("slt", "sge"):
+        kernel = LoopKernel("tensor", 32, False, pred, iv_left=False, step=4, rows=8, cols=4,
+                            second="slt", inv_off2=8)
+        result = compare(kernel.ttir(), "loop_split", [(top - 40, top - 1, top - 20), (top - 40, top - 3, 5)])
+        assert "scf.for" in result.programs.after_text and result.programs.after_text.count("scf.for") > 1, \
+            "the loop was not split, so the guard is not exercised"
+        assert all(t > 0 for t in result.after.trips.tolist())
+        if result.count:
+            pytest.fail(result.report(kernel.name), pytrace=False)
+
+
+@pytest.mark.parametrize("form", MONOTONE_FORMS, ids=_form_id)
+def test_runtime_divisor_rows_form(form):
+    # Issue 17: `offs_m // num_queries_per_kv` with the divisor (or a shift amount) known only at
+    # run time; the guard checks k >= 1 (0 <= s < 32) and its failure path (k < 0, s < 0 or
+    # s >= 32, a quarter to a third of the cases) must run every iteration in the comparing loop.
+    base = dict(zip(("form", "width", "unsigned_loop", "pred"), form))
+    variants = [LoopKernel(**base, iv_left=False, step=4, rows=16, cols=4, rows_op="divsi_rt", rows_k=5),
+                LoopKernel(**base, iv_left=True, step=8, rows=32, cols=8, rows_op="divui_rt", rows_k=3,
+                           inv_off=-5, lattice=True),
+                LoopKernel(**base, iv_left=False, step=2, rows=16, cols=2, rows_op="shrsi_rt", rows_k=3,
+                           inv_inside=True),
+                LoopKernel(**base, iv_left=True, step=4, rows=16, cols=4, rows_op="shrui_rt", rows_k=3)]
+    per_variant = -(-CASES_PER_FORM // len(variants))
+    for kernel in variants:
+        rng = random.Random(kernel.name)
+        _check(kernel, loop_args(rng, kernel, per_variant))
+
+
+def test_runtime_divisor_guard_failure_path_runs():
+    # k = (n & 7) * 2 - 5 < 0 for n & 7 in {0, 1, 2}: the guard fails, only the comparing loop runs.
+    kernel = LoopKernel("tensor", 32, False, "sge", iv_left=False, step=4, rows=16, cols=4,
+                        rows_op="divsi_rt", rows_k=5)
+    after = before_after(kernel.ttir(), "loop_split", ()).after_text
+    assert after.count("scf.for") >= 2, after  # the pass split: the guard exists
+    cases = [(0, 64, n) for n in (8, 9, 10, 16, 17, 18)]  # k = -5, -3, -1 (guard fails)
+    cases += [(0, 64, n) for n in (11, 12, 20, 23)]  # k = 1, 3, 3, 9 (guard holds)
+    result = compare(kernel.ttir(), "loop_split", cases)
+    assert result.before.trips.tolist() == [16] * len(cases)
+    if result.count:
+        pytest.fail(result.report(kernel.name), pytrace=False)
+
+
+SCALED_FORMS = [(form, width, False, pred) for form in ("scalar", "tensor") for width in (32, 64)
+                for pred in PREDICATES]
+
+
+@pytest.mark.parametrize("form", SCALED_FORMS, ids=_form_id)
+def test_scaled_iv_form(form):
+    # Issue 17, paged and vLLM-style loops: the loop counts blocks and the mask compares
+    # `j * TILE + offs` (split points ceil((B + k) / s); the guard bounds lb and ub so that
+    # s * iv does not leave the type, and fails often at these boundary-weighted arguments).
+    # i64 loops are declined (the result must still match).
+    base = dict(zip(("form", "width", "unsigned_loop", "pred"), form))
+    if base["form"] == "tensor":
+        base.update(rows=8, cols=16)
+    variants = [LoopKernel(**base, iv_left=True, step=1, iv_scale=16),
+                LoopKernel(**base, iv_left=False, step=2, iv_scale=3, iv_off=1, inv_off=-4),
+                LoopKernel(**base, iv_left=True, step=1, iv_scale=64, ub_form="min", lb_zero=True,
+                           second="slt", inv_off2=-7),
+                LoopKernel(**base, iv_left=False, step=3, iv_scale=5, inv_inside=True, inv_off=2)]
+    per_variant = -(-CASES_PER_FORM // len(variants))
+    for kernel in variants:
+        rng = random.Random(kernel.name)
+        args = bounded_args if kernel.lb_zero else loop_args
+        _check(kernel, args(rng, kernel, per_variant))
+
+
+def test_scaled_iv_guard_failure_path_runs():
+    # ub * 16 past INT32_MAX: the guard fails and only the comparing loop runs, every iteration.
+    kernel = LoopKernel("tensor", 32, False, "slt", iv_left=True, step=1, iv_scale=16, rows=8, cols=16)
+    after = before_after(kernel.ttir(), "loop_split", ()).after_text
+    assert after.count("scf.for") >= 2, after
+    top = 2**31 // 16
+    cases = [(top - 20, top + 5, 16 * top - 100), (top - 10, top + 1, 0), (0, 30, 200), (5, 25, -3)]
+    result = compare(kernel.ttir(), "loop_split", cases)
+    assert result.before.trips.tolist() == [25, 11, 30, 20]
+    if result.count:
+        pytest.fail(result.report(kernel.name), pytrace=False)
+
+
+SHIFTED_FORMS = [(form, 32, False, pred) for form in ("scalar", "tensor") for pred in PREDICATES]
+
+
+@pytest.mark.parametrize("form", SHIFTED_FORMS, ids=_form_id)
+def test_shifted_invariant_form(form):
+    # Issue 17: B = n - c and ub = n + d from 0 (the scalar form's `diag = start_m * BM - BN + 1`
+    # against `(start_m + 1) * BM`): the split points come from n, not from the kernel's n - c,
+    # which is legal because every n for which n - c wraps leaves the loop empty. n is drawn
+    # near INT32_MIN (where n - c wraps) as well as near 0.
+    base = dict(zip(("form", "width", "unsigned_loop", "pred"), form))
+    if base["form"] == "tensor":
+        base.update(rows=8, cols=4)
+    variants = [LoopKernel(**base, iv_left=True, step=1, inv_off=-3, ub_from_n=8, lb_zero=True),
+                LoopKernel(**base, iv_left=False, step=4, inv_off=-63, ub_from_n=128, lb_zero=True),
+                LoopKernel(**base, iv_left=True, step=8, inv_off=-5, ub_from_n=40, lb_zero=True,
+                           lattice=True)]
+    per_variant = -(-CASES_PER_FORM // len(variants))
+    for kernel in variants:
+        rng = random.Random(kernel.name)
+        cases = []
+        while len(cases) < per_variant:
+            r = rng.random()
+            if r < 0.4:
+                n = -(2**31) + rng.randint(0, 300)  # n - c wraps: the loop must stay empty
+            elif r < 0.8:
+                n = rng.randint(-200, 300)
+            else:
+                n = to_signed(rng.getrandbits(32), 32) if rng.random() < 0.5 else 2**31 - 1 - rng.randint(0, 300)
+            if kernel.ub_from_n + n <= 2**31 - 1 and 0 <= kernel.ub_from_n + n <= 40 * kernel.step or n < 0:
+                cases.append((0, 0, n))
+        _check(kernel, cases)
 
 
 FACT_FORMS = [(form, width, False, pred) for form in ("scalar", "tensor") for width in (32, 64)

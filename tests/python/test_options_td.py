@@ -32,7 +32,7 @@ def test_out_of_range_option_is_refused_at_enable(real_registry: Path) -> None:
         triton_ext.enable("loop_split", options={"max-parts": "2"})
     # A value the declaration allows passes the same check (nothing is loaded into this process:
     # other tests here need Triton's address space free of the repository's plugins).
-    (option,) = triton_ext.manifest().find_pass("loop_split").options
+    option = {o.name: o for o in triton_ext.manifest().find_pass("loop_split").options}["max-parts"]
     assert option.coerce(2) == 2 and option.coerce(3) == 3
 
 
@@ -105,4 +105,4 @@ def test_one_child_process_reads_a_plugin(real_registry: Path, monkeypatch: pyte
     monkeypatch.setattr(subprocess, "run", no_child)
     (description,) = describe_library(library)
     assert description.argument == "triton-ext-loop-split"
-    assert description.option_defaults == {"max-parts": "3"}
+    assert description.option_defaults == {"max-parts": "3", "max-tile-elements": "32768", "max-tail-step": "16384"}

@@ -112,7 +112,14 @@ class RealKernel:
     def fn(self) -> JITFunction:
         import importlib
 
-        return unwrap(getattr(importlib.import_module(self.module), self.attr))
+        if self.package == "sglang":
+            # without sglang's serving stack if need be (sglang_modules.py)
+            from tests.realworld.sglang_modules import import_kernel_module
+
+            module = import_kernel_module(self.module.rsplit(".", 1)[1])
+        else:
+            module = importlib.import_module(self.module)
+        return unwrap(getattr(module, self.attr))
 
 
 _TT_DTYPE = {
@@ -594,6 +601,77 @@ def fla_logsumexp_fwd(t: Tensors) -> Launch:
 
 
 # --------------------------------------------------------------------------- #
+# sglang (0.5.9, installed without its dependencies: these modules import triton and torch only)
+# --------------------------------------------------------------------------- #
+
+_SG_BATCH, _SG_SEQ, _SG_HQ, _SG_HKV, _SG_D = 2, 2048, 32, 8, 128
+
+
+def _sg_varlen(t: Tensors, batch: int, seq: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """(start offsets, lengths) of ``batch`` packed sequences of ``seq`` tokens, int32."""
+    return t.arange(0, batch * seq, seq), t.full((batch,), seq, dtype=torch.int32)
+
+
+def _sg_causal_ref(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, batch: int, seq: int) -> torch.Tensor:
+    """Causal attention over packed [batch * seq, heads, d] tensors, grouped-query heads."""
+    hq, hkv, d = q.shape[1], k.shape[1], q.shape[2]
+    qf = q.float().view(batch, seq, hq, d).transpose(1, 2)
+    kf = k.float().view(batch, seq, hkv, d).transpose(1, 2).repeat_interleave(hq // hkv, 1)
+    vf = v.float().view(batch, seq, hkv, d).transpose(1, 2).repeat_interleave(hq // hkv, 1)
+    o = torch.nn.functional.scaled_dot_product_attention(qf, kf, vf, is_causal=True)
+    return o.transpose(1, 2).reshape(batch * seq, hq, d)
+
+
+def sglang_prefill_attention(t: Tensors, batch: int = _SG_BATCH, seq: int = _SG_SEQ) -> Launch:
+    # sglang.srt.layers.attention.triton_ops.prefill_attention.context_attention_fwd on sm_90:
+    # BLOCK 128, 8 warps for head_dim 128, one stage, causal.
+    q = t.randn(batch * seq, _SG_HQ, _SG_D)
+    k = t.randn(batch * seq, _SG_HKV, _SG_D)
+    v = t.randn(batch * seq, _SG_HKV, _SG_D)
+    o = t.zeros(batch * seq, _SG_HQ, _SG_D, dtype=torch.float16)
+    start, lens = _sg_varlen(t, batch, seq)
+    blk = 128
+    return Launch(dict(Q=q, K=k, V=v, sm_scale=_SG_D ** -0.5, B_Start_Loc=start, B_Seqlen=lens, Out=o,
+                       stride_qbs=_SG_HQ * _SG_D, stride_qh=_SG_D, stride_kbs=_SG_HKV * _SG_D,
+                       stride_kh=_SG_D, stride_vbs=_SG_HKV * _SG_D, stride_vh=_SG_D,
+                       stride_obs=_SG_HQ * _SG_D, stride_oh=_SG_D, kv_group_num=_SG_HQ // _SG_HKV,
+                       BLOCK_M=blk, BLOCK_DMODEL=_SG_D, BLOCK_N=blk, IS_CAUSAL=True, Lk=_SG_D),
+                  (batch, _SG_HQ, _cdiv(seq, blk)), 8, 1,
+                  reference=lambda a: {"Out": _sg_causal_ref(a["Q"], a["K"], a["V"], batch, seq)},
+                  atol=2e-2, rtol=2e-2)
+
+
+def sglang_extend_attention(t: Tensors, batch: int = _SG_BATCH, seq: int = _SG_SEQ) -> Launch:
+    # extend_attention_fwd with no cached prefix (every token new, as in a first prefill):
+    # the causal stage-2 loop does all the work. sm_90, head_dim 128: BLOCK_M 128, BLOCK_N 64,
+    # 8 warps, one stage (_get_block_sizes_for_extend_attention and the launcher).
+    q = t.randn(batch * seq, _SG_HQ, _SG_D)
+    k = t.randn(batch * seq, _SG_HKV, _SG_D)
+    v = t.randn(batch * seq, _SG_HKV, _SG_D)
+    o = t.zeros(batch * seq, _SG_HQ, _SG_D, dtype=torch.float16)
+    qo_indptr = t.arange(0, (batch + 1) * seq, seq)
+    kv_indptr = t.zeros(batch + 1, dtype=torch.int32)
+    buf = t.zeros(1, _SG_HKV, _SG_D, dtype=torch.float16)
+    bm, bn = 128, 64
+    return Launch(dict(Q_Extend=q, K_Extend=k, V_Extend=v, O_Extend=o, K_Buffer=buf, V_Buffer=buf,
+                       qo_indptr=qo_indptr, kv_indptr=kv_indptr, kv_indices=t.zeros(1, dtype=torch.int64),
+                       mask_ptr=None, mask_indptr=None, sink_ptr=None, window_kv_offset_ptr=None,
+                       sm_scale=_SG_D ** -0.5, kv_group_num=_SG_HQ // _SG_HKV,
+                       stride_qbs=_SG_HQ * _SG_D, stride_qh=_SG_D, stride_kbs=_SG_HKV * _SG_D,
+                       stride_kh=_SG_D, stride_vbs=_SG_HKV * _SG_D, stride_vh=_SG_D,
+                       stride_obs=_SG_HQ * _SG_D, stride_oh=_SG_D, stride_buf_kbs=_SG_HKV * _SG_D,
+                       stride_buf_kh=_SG_D, stride_buf_vbs=_SG_HKV * _SG_D, stride_buf_vh=_SG_D,
+                       SLIDING_WINDOW_SIZE=-1, logit_cap=0.0, xai_temperature_len=-1, Lq=_SG_D, Lv=_SG_D,
+                       BLOCK_DMODEL=_SG_D, BLOCK_DPE=0, BLOCK_DV=_SG_D, BLOCK_M=bm, BLOCK_N=bn,
+                       USE_CUSTOM_MASK=False, IS_CAUSAL=True, SKIP_PREFIX_CUSTOM_MASK=False,
+                       STORE_TRANSPOSE=False, HAS_SINK=False),
+                  (batch, _SG_HQ, _cdiv(seq, bm)), 8, 1,
+                  reference=lambda a: {"O_Extend": _sg_causal_ref(a["Q_Extend"], a["K_Extend"], a["V_Extend"],
+                                                                  batch, seq)},
+                  atol=2e-2, rtol=2e-2)
+
+
+# --------------------------------------------------------------------------- #
 # torchao
 # --------------------------------------------------------------------------- #
 
@@ -702,6 +780,8 @@ REALWORLD: list[RealKernel] = [
     RealKernel("fla_matmul_fp32_64x64x32", "fla-core", "fla.ops.utils.matmul", "matmul_kernel", "gemm", fla_matmul_fp32_64x64x32),
     RealKernel("fla_chunk_local_cumsum", "fla-core", "fla.ops.utils.cumsum", "chunk_local_cumsum_scalar_kernel", "scan", fla_chunk_local_cumsum),
     RealKernel("fla_logsumexp_fwd", "fla-core", "fla.ops.utils.logsumexp", "logsumexp_fwd_kernel", "reduction", fla_logsumexp_fwd),
+    RealKernel("sglang_prefill_attention", "sglang", "sglang.srt.layers.attention.triton_ops.prefill_attention", "_fwd_kernel", "attention", sglang_prefill_attention, tags=("causal_prefill",)),
+    RealKernel("sglang_extend_attention", "sglang", "sglang.srt.layers.attention.triton_ops.extend_attention", "_fwd_kernel", "attention", sglang_extend_attention, tags=("causal_prefill",)),
     RealKernel("torchao_scaled_int8_mm", "torchao", "torchao.kernel.intmm_triton", "scaled_matmul_kernel_with_block_pointers", "gemm", torchao_scaled_int8_mm),
     RealKernel("torchao_qt_int8_mm", "torchao", "torchao.prototype.quantized_training.int8_mm", "_scaled_int8_mm_kernel", "gemm", torchao_quantized_training_int8_mm),
     RealKernel("torchao_fp8_blockwise_gemm", "torchao", "torchao.prototype.blockwise_fp8_training.kernels", "triton_fp8_gemm_1x128_128x128_kernel", "gemm", torchao_fp8_blockwise_gemm),

@@ -133,12 +133,19 @@ tt.func @clamped_rows(%q0: i32, %hi: i32, %x: tensor<128x64xf32>) -> tensor<128x
   tt.return %res : tensor<128x64xf32>
 }
 
-// Negative: a divisor known only at run time (num_queries_per_kv as an
-// argument) is not a constant; the rows are not an interval the pass knows.
-// CHECK-LABEL: tt.func @divisor_at_run_time
+// A divisor known only at run time (num_queries_per_kv as an argument): for
+// every k >= 1, r // k over r in [0, 127] lies in [0, 127]. The guard checks
+// k >= 1 at run time (with k <= 0 only the comparing loop runs; the
+// differential tests run that path).
+// CHECK-LABEL: tt.func @divisor_at_run_time(
+// CHECK-SAME:      %[[Q0:[a-z0-9]+]]: i32, %[[K:[a-z0-9]+]]: i32
+// CHECK:         %[[KOK:.*]] = arith.cmpi sge, %[[K]], %c1_i32 : i32
+// CHECK:         arith.andi %[[KOK]]
+// CHECK:         scf.for
+// CHECK-NOT:       arith.cmpi
+// CHECK:           scf.yield
 // CHECK:         scf.for
 // CHECK:           arith.cmpi sge
-// CHECK-NOT:     scf.for
 tt.func @divisor_at_run_time(%q0: i32, %k: i32, %hi: i32, %x: tensor<128x64xf32>) -> tensor<128x64xf32> {
   %ninf = arith.constant dense<0xFF800000> : tensor<128x64xf32>
   %c0 = arith.constant 0 : i32
@@ -163,6 +170,77 @@ tt.func @divisor_at_run_time(%q0: i32, %k: i32, %hi: i32, %x: tensor<128x64xf32>
   }
   tt.return %res : tensor<128x64xf32>
 }
+
+
+// Negative: a divisor that changes with the iteration (k + start_n) is not
+// loop-invariant: the rows are not a fixed interval.
+// CHECK-LABEL: tt.func @divisor_inside_loop
+// CHECK:         scf.for
+// CHECK:           arith.cmpi sge
+// CHECK-NOT:     scf.for
+tt.func @divisor_inside_loop(%q0: i32, %k: i32, %hi: i32, %x: tensor<128x64xf32>) -> tensor<128x64xf32> {
+  %ninf = arith.constant dense<0xFF800000> : tensor<128x64xf32>
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %r = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
+  %offs_n = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+  %res = scf.for %start_n = %c0 to %hi step %c64 iter_args(%acc = %x) -> (tensor<128x64xf32>) : i32 {
+    %kk = arith.addi %k, %start_n : i32
+    %ks = tt.splat %kk : i32 -> tensor<128xi32>
+    %packed = arith.divsi %r, %ks : tensor<128xi32>
+    %qs = tt.splat %q0 : i32 -> tensor<128xi32>
+    %qpos = arith.addi %qs, %packed : tensor<128xi32>
+    %em = tt.expand_dims %qpos {axis = 1 : i32} : tensor<128xi32> -> tensor<128x1xi32>
+    %bm = tt.broadcast %em : tensor<128x1xi32> -> tensor<128x64xi32>
+    %sn = tt.splat %start_n : i32 -> tensor<64xi32>
+    %cols = arith.addi %sn, %offs_n : tensor<64xi32>
+    %en = tt.expand_dims %cols {axis = 0 : i32} : tensor<64xi32> -> tensor<1x64xi32>
+    %bn = tt.broadcast %en : tensor<1x64xi32> -> tensor<128x64xi32>
+    %mask = arith.cmpi sge, %bm, %bn : tensor<128x64xi32>
+    %s = arith.select %mask, %acc, %ninf : tensor<128x64xi1>, tensor<128x64xf32>
+    %n = arith.addf %acc, %s : tensor<128x64xf32>
+    scf.yield %n : tensor<128x64xf32>
+  }
+  tt.return %res : tensor<128x64xf32>
+}
+
+
+// A shift amount known only at run time: the guard checks 0 <= s <= 31 (a
+// larger amount is poison); r >> s over [0, 127] lies in [0, 127].
+// CHECK-LABEL: tt.func @shift_at_run_time(
+// CHECK-SAME:      %[[Q0:[a-z0-9]+]]: i32, %[[S:[a-z0-9]+]]: i32
+// CHECK-DAG:     arith.cmpi sge, %[[S]], %c0_i32 : i32
+// CHECK-DAG:     arith.cmpi sle, %[[S]], %c31_i32 : i32
+// CHECK:         scf.for
+// CHECK-NOT:       arith.cmpi
+// CHECK:           scf.yield
+// CHECK:         scf.for
+// CHECK:           arith.cmpi sge
+tt.func @shift_at_run_time(%q0: i32, %k: i32, %hi: i32, %x: tensor<128x64xf32>) -> tensor<128x64xf32> {
+  %ninf = arith.constant dense<0xFF800000> : tensor<128x64xf32>
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %r = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
+  %ks = tt.splat %k : i32 -> tensor<128xi32>
+  %packed = arith.shrsi %r, %ks : tensor<128xi32>
+  %qs = tt.splat %q0 : i32 -> tensor<128xi32>
+  %qpos = arith.addi %qs, %packed : tensor<128xi32>
+  %em = tt.expand_dims %qpos {axis = 1 : i32} : tensor<128xi32> -> tensor<128x1xi32>
+  %bm = tt.broadcast %em : tensor<128x1xi32> -> tensor<128x64xi32>
+  %offs_n = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+  %res = scf.for %start_n = %c0 to %hi step %c64 iter_args(%acc = %x) -> (tensor<128x64xf32>) : i32 {
+    %sn = tt.splat %start_n : i32 -> tensor<64xi32>
+    %cols = arith.addi %sn, %offs_n : tensor<64xi32>
+    %en = tt.expand_dims %cols {axis = 0 : i32} : tensor<64xi32> -> tensor<1x64xi32>
+    %bn = tt.broadcast %en : tensor<1x64xi32> -> tensor<128x64xi32>
+    %mask = arith.cmpi sge, %bm, %bn : tensor<128x64xi32>
+    %s = arith.select %mask, %acc, %ninf : tensor<128x64xi1>, tensor<128x64xf32>
+    %n = arith.addf %acc, %s : tensor<128x64xf32>
+    scf.yield %n : tensor<128x64xf32>
+  }
+  tt.return %res : tensor<128x64xf32>
+}
+
 
 // Negative: a negative divisor reverses the order (x / -4 is nonincreasing).
 // CHECK-LABEL: tt.func @negative_divisor
