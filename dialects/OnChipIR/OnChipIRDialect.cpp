@@ -1,0 +1,96 @@
+//===- OnChipIRDialect.cpp - The triton_ext_onchip dialect ----------------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+// Dialect `triton_ext_onchip` (GitHub issue 20): tensor views of shared-memory
+// buffers that language/OnChip writes at ttir and onchip_lower
+// (OnChipIRLower.cpp) removes right after convert-triton-to-tritongpu. This
+// file holds the dialect class, the verifiers and the inliner interface that
+// lets Triton's inliner move the ops out of called @triton.jit functions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OnChipIRDialect.h"
+
+#include "triton-ext/PassInfra.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/Transforms/InliningUtils.h"
+#include "triton/Dialect/Triton/IR/Types.h"
+#include "triton/Dialect/TritonGPU/IR/Dialect.h"
+
+using namespace mlir;
+using namespace mlir::triton_ext::onchip;
+
+#include "OnChipIRDialect.cpp.inc"
+
+namespace {
+/// The views are pure functions of their buffer operand, so inlining a
+/// function that contains them is always legal.
+struct OnChipInlinerInterface : public DialectInlinerInterface {
+  using DialectInlinerInterface::DialectInlinerInterface;
+  bool isLegalToInline(Operation *, Region *, bool, IRMapping &) const final {
+    return true;
+  }
+};
+
+/// Both views must see a shared-memory buffer whose shape is the tensor's.
+LogicalResult verifyView(Operation *op, Type bufferType, RankedTensorType result,
+                         Type expectedElement) {
+  auto memdesc = dyn_cast<triton::gpu::MemDescType>(bufferType);
+  if (!memdesc)
+    return op->emitOpError() << "expects a !ttg.memdesc buffer, got "
+                             << bufferType;
+  if (memdesc.getShape() != result.getShape())
+    return op->emitOpError()
+           << "result shape must equal the buffer shape; buffer " << memdesc
+           << ", result " << result;
+  if (result.getElementType() != expectedElement)
+    return op->emitOpError() << "result element type " << result.getElementType()
+                             << " does not match the buffer (expected "
+                             << expectedElement << ")";
+  return success();
+}
+} // namespace
+
+void OnChipDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "OnChipIROps.cpp.inc"
+      >();
+  addInterfaces<OnChipInlinerInterface>();
+}
+
+LogicalResult ViewOp::verify() {
+  StringRef purpose = getPurpose();
+  if (purpose != "store" && purpose != "copy")
+    return emitOpError() << "purpose must be \"store\" or \"copy\", got \""
+                         << purpose << "\"";
+  auto memdesc = dyn_cast<triton::gpu::MemDescType>(getBuffer().getType());
+  if (!memdesc)
+    return emitOpError() << "expects a !ttg.memdesc buffer, got "
+                         << getBuffer().getType();
+  // Pointers in the global address space: tt.store and tt.load verify their
+  // pointee type against the stored value, and the pointers are never used.
+  Type ptr = triton::PointerType::get(memdesc.getElementType());
+  return verifyView(getOperation(), memdesc, getResult().getType(), ptr);
+}
+
+LogicalResult MmaOperandOp::verify() {
+  auto memdesc = dyn_cast<triton::gpu::MemDescType>(getBuffer().getType());
+  if (!memdesc)
+    return emitOpError() << "expects a !ttg.memdesc buffer, got "
+                         << getBuffer().getType();
+  if (memdesc.getRank() != 2)
+    return emitOpError() << "expects a 2-D buffer, got " << memdesc;
+  if (getPending() < 0)
+    return emitOpError() << "pending must be >= 0, got " << getPending();
+  return verifyView(getOperation(), memdesc, getResult().getType(),
+                    memdesc.getElementType());
+}
+
+#define GET_OP_CLASSES
+#include "OnChipIROps.cpp.inc"
+
+TRITON_EXT_REGISTER_DIALECT(triton_ext_onchip, OnChipDialect);
