@@ -26,6 +26,7 @@
 #include "triton-ext/PassInfra.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "triton/Dialect/Triton/IR/Dialect.h"
 #include "triton/Dialect/TritonGPU/IR/Dialect.h"
@@ -47,6 +48,13 @@ namespace ttg = mlir::triton::gpu;
 namespace ttng = mlir::triton::nvidia_gpu;
 using mlir::triton_ext::onchip::MmaOperandOp;
 using mlir::triton_ext::onchip::ViewOp;
+
+/// The asm string of the elementwise_inline_asm that stands for mma_wait
+/// (language/OnChip writes it; it never reaches PTX).
+constexpr const char *kMmaWaitMarker = "// triton_ext_onchip.mma_wait";
+/// Marks the wgmma ops and waits this pass creates (read by
+/// onchip_restore_waits).
+constexpr const char *kMmaAttr = "triton_ext_onchip.mma";
 
 /// The value before any chain of ttg.convert_layout: layout conversions do
 /// not change which elements a tensor holds.
@@ -104,6 +112,8 @@ public:
     ok &= lowerLocalLoads(module);
     ok &= lowerStores(module);
     ok &= lowerDots(module);
+    carryMmaThroughLoops(module);
+    ok &= lowerMmaWaits(module);
     ok &= checkNothingLeft(module);
     if (!ok)
       signalPassFailure();
@@ -220,6 +230,11 @@ private:
                                            accType.getElementType(), mma);
       OpBuilder builder(dot);
       Location loc = dot.getLoc();
+      // The buffers were written through the generic proxy (st.shared or
+      // cp.async); wgmma reads them through the async proxy, which sees
+      // those writes only after a proxy fence. Triton's fence insertion only
+      // covers operands it allocated itself, so fence here, every time.
+      ttng::FenceAsyncSharedOp::create(builder, loc, /*bCluster=*/false);
       Value acc =
           ttg::ConvertLayoutOp::create(builder, loc, mmaType, dot.getC());
       // The operands are read by the tensor cores straight from shared
@@ -231,10 +246,118 @@ private:
       auto wait = ttng::WarpGroupDotWaitOp::create(
           builder, loc, TypeRange{mmaType}, ValueRange{wgmma.getResult()},
           static_cast<uint32_t>(a.getPending()));
+      wgmma->setAttr(kMmaAttr, builder.getUnitAttr());
+      wait->setAttr(kMmaAttr, builder.getUnitAttr());
       Value back = ttg::ConvertLayoutOp::create(builder, loc, accType,
                                                 wait.getResult(0));
       dot.getResult().replaceAllUsesWith(back);
       eraseWithDeadConverts(dot);
+    }
+    return ok;
+  }
+
+  /// An accumulator that a loop carries must stay in its MMA layout from one
+  /// iteration to the next: with `pending > 0` the wgmma that produced it is
+  /// still writing those registers when the iteration ends, so converting it
+  /// to the loop's (blocked) layout there would read them too early. For
+  /// each scf.for whose yielded value is (through layout conversions) the
+  /// result of one of our wgmma waits, re-type that iter_arg and result to
+  /// the MMA layout, converting only at the loop's edges: the values are the
+  /// same, only where they live in registers changes. Inner loops first, so
+  /// an outer loop sees the already re-typed inner result.
+  void carryMmaThroughLoops(ModuleOp module) {
+    SmallVector<scf::ForOp> loops;
+    module.walk([&](scf::ForOp loop) { loops.push_back(loop); }); // post-order
+    for (scf::ForOp loop : loops) {
+      auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+      for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i) {
+        Value yielded = skipConverts(yield.getOperand(i));
+        auto mmaType = dyn_cast<RankedTensorType>(yielded.getType());
+        auto carried = dyn_cast<RankedTensorType>(loop.getResult(i).getType());
+        if (!mmaType || !carried || mmaType == carried ||
+            !isa_and_nonnull<ttg::NvidiaMmaEncodingAttr>(mmaType.getEncoding()))
+          continue;
+        Operation *def = yielded.getDefiningOp();
+        // An inner loop's MMA-typed result was re-typed by this walk.
+        if (!isa_and_nonnull<ttng::WarpGroupDotWaitOp, ttng::WarpGroupDotOp,
+                             scf::ForOp>(def))
+          continue;
+        Location loc = loop.getLoc();
+        // Edge in: convert the initial value once, before the loop.
+        OpBuilder before(loop);
+        OpOperand &init = loop.getInitArgsMutable()[i];
+        init.set(ttg::ConvertLayoutOp::create(before, loc, mmaType, init.get()));
+        // Inside: old users read a converted copy; conversions back to the
+        // MMA layout read the argument itself.
+        BlockArgument arg = loop.getRegionIterArg(i);
+        OpBuilder body = OpBuilder::atBlockBegin(loop.getBody());
+        auto inside = ttg::ConvertLayoutOp::create(body, loc, carried, arg);
+        arg.replaceAllUsesExcept(inside.getResult(), inside);
+        arg.setType(mmaType);
+        for (Operation *user : llvm::make_early_inc_range(inside->getUsers()))
+          if (auto cvt = dyn_cast<ttg::ConvertLayoutOp>(user))
+            if (cvt.getType() == mmaType) {
+              cvt.replaceAllUsesWith(arg);
+              cvt->erase();
+            }
+        if (inside->use_empty())
+          inside->erase();
+        // Edge out: the yield passes the MMA value, users after the loop
+        // get it converted.
+        Value old = yield.getOperand(i);
+        yield->setOperand(i, yielded);
+        if (Operation *oldDef = old.getDefiningOp())
+          if (old.use_empty() && isa<ttg::ConvertLayoutOp>(oldDef))
+            eraseWithDeadConverts(oldDef);
+        OpBuilder after(loop->getBlock(), std::next(loop->getIterator()));
+        Value result = loop.getResult(i);
+        auto outside = ttg::ConvertLayoutOp::create(after, loc, carried, result);
+        result.replaceAllUsesExcept(outside.getResult(), outside);
+        result.setType(mmaType);
+      }
+    }
+  }
+
+  /// `mma_wait(acc, n)` is an elementwise_inline_asm whose asm string is a
+  /// marker (the one op with a tensor operand that the conversion re-types
+  /// generically). It becomes ttng.warp_group_dot_wait on the accumulator
+  /// *in its MMA layout*: waiting on a converted copy would read the
+  /// registers of a wgmma still in flight.
+  bool lowerMmaWaits(ModuleOp module) {
+    SmallVector<tt::ElementwiseInlineAsmOp> waits;
+    module.walk([&](tt::ElementwiseInlineAsmOp op) {
+      if (op.getAsmString().starts_with(kMmaWaitMarker))
+        waits.push_back(op);
+    });
+    bool ok = true;
+    for (tt::ElementwiseInlineAsmOp op : waits) {
+      unsigned pending = 0;
+      if (op.getAsmString()
+              .drop_front(StringRef(kMmaWaitMarker).size())
+              .trim()
+              .getAsInteger(10, pending) ||
+          op.getArgs().size() != 1 || op.getNumResults() != 1) {
+        op.emitError() << "triton_ext_onchip: malformed mma_wait marker";
+        ok = false;
+        continue;
+      }
+      Value acc = skipConverts(op.getArgs()[0]);
+      auto accType = dyn_cast<RankedTensorType>(acc.getType());
+      if (!accType || !isa_and_nonnull<ttg::NvidiaMmaEncodingAttr>(
+                          accType.getEncoding())) {
+        op.emitError() << "triton_ext_onchip: mma_wait expects the result of "
+                          "an mma";
+        ok = false;
+        continue;
+      }
+      OpBuilder builder(op);
+      auto wait = ttng::WarpGroupDotWaitOp::create(
+          builder, op.getLoc(), TypeRange{accType}, ValueRange{acc}, pending);
+      wait->setAttr(kMmaAttr, builder.getUnitAttr());
+      Value back = ttg::ConvertLayoutOp::create(
+          builder, op.getLoc(), op->getResult(0).getType(), wait.getResult(0));
+      op->getResult(0).replaceAllUsesWith(back);
+      eraseWithDeadConverts(op);
     }
     return ok;
   }

@@ -310,10 +310,15 @@ void createWaitCopies(TritonOpBuilder &self, std::vector<Value> &values) {
   if (pending < 0)
     fail(op, "pending must be >= 0");
   auto token = ttg::AsyncTokenType::get(self.getContext());
-  values[0] = ttg::AsyncWaitOp::create(self.getBuilder(), self.getLastLoc(),
+  auto wait = ttg::AsyncWaitOp::create(self.getBuilder(), self.getLastLoc(),
                                        token, ValueRange{},
-                                       static_cast<uint32_t>(pending))
-                  .getResult();
+                                       static_cast<uint32_t>(pending));
+  // Triton's pipeliner recomputes every async_wait's count from async
+  // tokens, which these waits do not carry (the program's own commit groups
+  // are the contract); onchip_restore_waits puts the author's count back.
+  wait->setAttr("triton_ext_onchip.pending",
+                self.getBuilder().getI32IntegerAttr(pending));
+  values[0] = wait.getResult();
 }
 } // namespace
 

@@ -35,12 +35,13 @@ from triton.language import core
 
 __all__ = [
     "alloc", "index", "read", "write", "copy_async", "commit", "wait_copies", "barriers",
-    "expect", "arrive", "wait", "mma", "buffer", "buffer_type", "load",
+    "expect", "arrive", "wait", "mma", "mma_wait", "buffer", "buffer_type", "load",
 ]
 
 DIALECT_EXTENSION = "onchip_ir"
 LANGUAGE_EXTENSION = "onchip"
 LOWERING_PASS = "onchip_lower"
+RESTORE_PASS = "onchip_restore_waits"
 
 #: Element types a buffer may hold (barriers are int64 and made by ``barriers``).
 BUFFER_DTYPES = ("fp16", "bf16", "fp32", "fp8e4nv", "fp8e5", "int8", "int16", "int32", "int64",
@@ -56,6 +57,7 @@ def load() -> None:
     import triton_ext
 
     triton_ext.enable(LOWERING_PASS)
+    triton_ext.enable(RESTORE_PASS)
     triton_ext.load_extension(LANGUAGE_EXTENSION)
 
 
@@ -417,6 +419,28 @@ def mma(a: Any, b: Any, acc: Any, pending: Any = 0, _semantic: Any = None) -> co
     ta = core.tensor(va, core.block_type(a.dtype, [m, k]))
     tb = core.tensor(vb, core.block_type(b_.dtype, [k, n]))
     return _semantic.dot(ta, tb, acc, None, None, core.float32)
+
+
+#: asm string of the elementwise_inline_asm standing for mma_wait; onchip_lower replaces it by
+#: ttng.warp_group_dot_wait (dialects/OnChipIR/OnChipIRLower.cpp), so it never reaches PTX.
+MMA_WAIT_MARKER = "// triton_ext_onchip.mma_wait"
+
+
+@core.builtin
+def mma_wait(acc: Any, pending: Any = 0, _semantic: Any = None) -> core.tensor:
+    """Wait until at most ``pending`` mma groups are running and return ``acc`` then.
+
+    After ``mma(..., pending=1)`` in a loop, call ``mma_wait(acc, 0)`` once after the loop,
+    before reading ``acc``. ``acc`` must come straight from ``mma`` (or a loop carrying it).
+    """
+    op = "mma_wait"
+    if not isinstance(acc, core.tensor) or not acc.type.is_block() or acc.dtype != core.float32:
+        raise TypeError(f"{op}: acc must be the fp32 accumulator returned by mma, got "
+                        f"{getattr(acc, 'type', acc)!r}")
+    p = _const_int("pending", pending, op)
+    b = _semantic.builder
+    call = b.create_inline_asm(f"{MMA_WAIT_MARKER} {p}", "=r,r", [acc.handle], [acc.type.to_ir(b)], False, 1)
+    return core.tensor(call.get_result(0), acc.type)
 
 
 load()

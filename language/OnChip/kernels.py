@@ -1,0 +1,96 @@
+"""Kernels written with triton_ext_onchip (language/OnChip).
+
+``matmul_kernel``: C = A @ B (fp16 or bf16 in, fp32 accumulate, C in the input type), a
+software-pipelined Hopper GEMM with every stage explicit:
+
+* ``STAGES`` shared buffers per operand (one ring each);
+* cp.async copies of tile ``kt + STAGES - 1`` are in flight while tile ``kt`` is multiplied;
+  each tile's copies are one commit group, so ``wait_copies(STAGES - 2)`` means "tile kt is in";
+* the wgmma of tile ``kt`` is issued with ``pending=1``: it runs while the next tile's copies are
+  issued, and returning from it guarantees the wgmma of tile ``kt - 1`` finished, so that
+  tile's buffers (the ones the copies overwrite) are free;
+* ``mma_wait(acc, 0)`` after the loop, before the accumulator is read.
+
+``matmul(a, b)`` launches it (needs a GPU; the tests compile it on CPU through cubin).
+"""
+
+from __future__ import annotations
+
+import triton
+import triton.language as tl
+
+import triton_ext_onchip as oc
+
+
+@triton.jit
+def matmul_kernel(A, B, C, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                  BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, STAGES: tl.constexpr,
+                  GROUP_M: tl.constexpr):
+    # Grouped program order: GROUP_M row blocks share each column block of B in L2.
+    pid = tl.program_id(0)
+    num_m = tl.cdiv(M, BM)
+    num_n = tl.cdiv(N, BN)
+    group = GROUP_M * num_n
+    first_m = (pid // group) * GROUP_M
+    size_m = tl.minimum(num_m - first_m, GROUP_M)
+    pid_m = first_m + (pid % group) % size_m
+    pid_n = (pid % group) // size_m
+
+    rm = (pid_m * BM + tl.arange(0, BM)) % M
+    rn = (pid_n * BN + tl.arange(0, BN)) % N
+    rk = tl.arange(0, BK)
+    a_ptrs = A + rm[:, None] * stride_am + rk[None, :] * stride_ak
+    b_ptrs = B + rk[:, None] * stride_bk + rn[None, :] * stride_bn
+
+    a_ring = oc.alloc(A.dtype.element_ty, [BM, BK], STAGES)
+    b_ring = oc.alloc(B.dtype.element_ty, [BK, BN], STAGES)
+    k_tiles = tl.cdiv(K, BK)
+
+    # Prologue: tiles 0 .. STAGES-2, one commit group each.
+    for s in tl.static_range(STAGES - 1):
+        oc.copy_async(oc.index(a_ring, s), a_ptrs + s * BK * stride_ak,
+                      mask=(rk[None, :] < K - s * BK) & (s < k_tiles))
+        oc.copy_async(oc.index(b_ring, s), b_ptrs + s * BK * stride_bk,
+                      mask=(rk[:, None] < K - s * BK) & (s < k_tiles))
+        oc.commit()
+
+    acc = tl.zeros([BM, BN], dtype=tl.float32)
+    for kt in range(k_tiles):
+        slot = kt % STAGES
+        oc.wait_copies(STAGES - 2)  # groups committed: STAGES-1+kt; tile kt's is complete
+        acc = oc.mma(oc.index(a_ring, slot), oc.index(b_ring, slot), acc, pending=1)
+        # The wgmma of tile kt-1 has finished: refill its slot with tile kt+STAGES-1.
+        nxt = kt + STAGES - 1
+        nslot = nxt % STAGES
+        oc.copy_async(oc.index(a_ring, nslot), a_ptrs + nxt * BK * stride_ak,
+                      mask=(rk[None, :] < K - nxt * BK) & (nxt < k_tiles))
+        oc.copy_async(oc.index(b_ring, nslot), b_ptrs + nxt * BK * stride_bk,
+                      mask=(rk[:, None] < K - nxt * BK) & (nxt < k_tiles))
+        oc.commit()
+    acc = oc.mma_wait(acc, 0)
+    oc.wait_copies(0)
+
+    cm = pid_m * BM + tl.arange(0, BM)
+    cn = pid_n * BN + tl.arange(0, BN)
+    c_ptrs = C + cm[:, None] * stride_cm + cn[None, :] * stride_cn
+    tl.store(c_ptrs, acc.to(C.dtype.element_ty), mask=(cm[:, None] < M) & (cn[None, :] < N))
+
+
+#: Tile configuration for the H200 (fp16/bf16): 128x256x64, 3 stages, 8 warps (two warp groups
+#: along M), 160 KiB of shared memory.
+CONFIG = dict(BM=128, BN=256, BK=64, STAGES=3, GROUP_M=8, num_warps=8)
+
+
+def matmul(a, b, config: dict | None = None):
+    """C = a @ b with matmul_kernel (torch tensors on the GPU, fp16 or bf16, 2-D)."""
+    import torch
+
+    cfg = dict(CONFIG if config is None else config)
+    assert a.shape[1] == b.shape[0] and a.dtype == b.dtype
+    m, k = a.shape
+    n = b.shape[1]
+    c = torch.empty((m, n), device=a.device, dtype=a.dtype)
+    grid = (triton.cdiv(m, cfg["BM"]) * triton.cdiv(n, cfg["BN"]), )
+    matmul_kernel[grid](a, b, c, m, n, k, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0),
+                        c.stride(1), **cfg)
+    return c
