@@ -64,19 +64,25 @@ Value skipConverts(Value value) {
   return value;
 }
 
-/// Erase `op` and then every ttg.convert_layout feeding it that became dead.
+/// Erase `op`, then every carrier feeding it that became dead: layout
+/// conversions, views, and the tt.load of an asynchronous copy.
 void eraseWithDeadConverts(Operation *op) {
-  SmallVector<Value> operands(op->getOperands());
-  op->erase();
-  while (!operands.empty()) {
-    Value v = operands.pop_back_val();
-    Operation *def = v.getDefiningOp();
-    if (!def || !v.use_empty())
+  SmallVector<Operation *> worklist = {op};
+  // Each producer is queued once, so an op is never erased twice; one that
+  // still has another user when reached stays (later cleanups drop it).
+  llvm::SmallPtrSet<Operation *, 8> queued = {op};
+  while (!worklist.empty()) {
+    Operation *current = worklist.pop_back_val();
+    if (!current->use_empty())
       continue;
-    if (isa<ttg::ConvertLayoutOp, ViewOp, MmaOperandOp, tt::LoadOp>(def)) {
-      operands.append(def->getOperands().begin(), def->getOperands().end());
-      def->erase();
-    }
+    SmallVector<Operation *> producers;
+    for (Value operand : current->getOperands())
+      if (Operation *def = operand.getDefiningOp())
+        if (isa<ttg::ConvertLayoutOp, ViewOp, MmaOperandOp, tt::LoadOp>(def) &&
+            queued.insert(def).second)
+          producers.push_back(def);
+    current->erase();
+    worklist.append(producers.begin(), producers.end());
   }
 }
 
@@ -188,9 +194,8 @@ private:
           load.getMask(), load.getOther(), load.getCachePolicyAttr(),
           load.getIsVolatile());
       (void)copy;
+      // Also erases the carrier load (and its conversions) once unused.
       eraseWithDeadConverts(store);
-      if (load->use_empty())
-        load->erase();
     }
     return ok;
   }

@@ -19,7 +19,10 @@ from __future__ import annotations
 import triton
 import triton.language as tl
 
-import triton_ext_onchip as oc
+from triton_ext.testing import import_file
+
+# The package as its wheel installs it (import name triton_ext_onchip), from this folder.
+oc = import_file(__file__, "triton_ext_onchip", name="triton_ext_onchip")
 
 
 @triton.jit

@@ -254,12 +254,18 @@ def read(buf: Any, _semantic: Any = None) -> core.tensor:
     return core.tensor(handle, core.block_type(buf.dtype, list(buf.shape)))
 
 
+def _dims(value: core.tensor) -> Tuple[int, ...]:
+    """A tensor's shape as plain ints (Triton keeps constexprs there)."""
+    return tuple(core._unwrap_if_constexpr(d) for d in value.shape) if value.type.is_block() else ()
+
+
 def _same_tensor(value: Any, buf: buffer, op: str) -> core.tensor:
     if not isinstance(value, core.tensor) or not value.type.is_block():
         raise TypeError(f"{op}: value must be a tensor of shape {list(buf.shape)}, got "
                         f"{getattr(value, 'type', value)!r}")
-    if tuple(value.shape) != buf.shape:
-        raise ValueError(f"{op}: value has shape {list(value.shape)}, the buffer {list(buf.shape)}")
+    shape = _dims(value)
+    if shape != buf.shape:
+        raise ValueError(f"{op}: value has shape {list(shape)}, the buffer {list(buf.shape)}")
     if value.dtype != buf.dtype:
         raise TypeError(f"{op}: value has dtype {value.dtype}, the buffer {buf.dtype}; "
                         f"convert it first (value.to({buf.dtype}))")
@@ -290,8 +296,8 @@ def copy_async(buf: Any, pointer: Any, mask: Any = None, other: Any = None, _sem
     buf = _expect(buf, ("buffer", ), op, "buf")
     if not isinstance(pointer, core.tensor) or not pointer.type.is_block() or not pointer.dtype.is_ptr():
         raise TypeError(f"{op}: pointer must be a tensor of pointers, got {getattr(pointer, 'type', pointer)!r}")
-    if tuple(pointer.shape) != buf.shape:
-        raise ValueError(f"{op}: pointer has shape {list(pointer.shape)}, the buffer {list(buf.shape)}")
+    if _dims(pointer) != buf.shape:
+        raise ValueError(f"{op}: pointer has shape {list(_dims(pointer))}, the buffer {list(buf.shape)}")
     if pointer.dtype.element_ty != buf.dtype:
         raise TypeError(f"{op}: pointer points to {pointer.dtype.element_ty}, the buffer holds {buf.dtype}")
     if buf.dtype.primitive_bitwidth * buf.shape[-1] < 32:
@@ -300,7 +306,7 @@ def copy_async(buf: Any, pointer: Any, mask: Any = None, other: Any = None, _sem
     other = core._unwrap_if_constexpr(other)
     if mask is not None:
         mask = _semantic.to_tensor(mask)
-        if tuple(mask.shape) != buf.shape:
+        if _dims(mask) != buf.shape:
             mask = _semantic.broadcast_impl_shape(mask, list(buf.shape))
         if other is None:
             other = 0
@@ -405,8 +411,8 @@ def mma(a: Any, b: Any, acc: Any, pending: Any = 0, _semantic: Any = None) -> co
         raise ValueError(f"{op}: inner dims differ: a is {list(a.shape)}, b is {list(b_.shape)}")
     if not isinstance(acc, core.tensor) or not acc.type.is_block():
         raise TypeError(f"{op}: acc must be an fp32 tensor of shape [{m}, {n}], got {getattr(acc, 'type', acc)!r}")
-    if tuple(acc.shape) != (m, n):
-        raise ValueError(f"{op}: acc has shape {list(acc.shape)}, a @ b is [{m}, {n}]")
+    if _dims(acc) != (m, n):
+        raise ValueError(f"{op}: acc has shape {list(_dims(acc))}, a @ b is [{m}, {n}]")
     if acc.dtype != core.float32:
         raise TypeError(f"{op}: acc must be float32, got {acc.dtype}")
     if m % 64 or n % 8 or k % 16:

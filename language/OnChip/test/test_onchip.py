@@ -1,0 +1,272 @@
+"""End-to-end tests of triton_ext_onchip: real kernels compiled through cubin on CPU with the
+stock triton wheel (target cuda:90), the dialect and builder plugins loaded through triton_ext.
+The IR each op produces is checked in the ttgir Triton hands to its LLVM lowering, and the
+GEMM's synchronisation in its PTX."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+import triton
+import triton.language as tl
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource
+from triton.compiler.errors import CompilationError
+
+from triton_ext.testing import import_file, require_built
+
+require_built("onchip_ir", "onchip")  # an unbuilt plugin fails, never skips
+# The package as its wheel installs it (import name triton_ext_onchip), from this folder.
+oc = import_file(__file__, "../triton_ext_onchip", name="triton_ext_onchip")
+kernels = import_file(__file__, "../kernels.py", name="triton_ext_onchip_kernels")
+
+TARGET = GPUTarget("cuda", 90, 32)
+
+
+@pytest.fixture(autouse=True)
+def fresh_triton_cache(fresh_cache: Path) -> None:
+    """Compile for real in every test: a cached kernel would skip the stages under test."""
+    oc.load()  # every test starts from a clean triton_ext state (root conftest)
+
+
+def compile_kernel(fn, signature: dict[str, str], constexprs: dict[str, object] | None = None,
+                   num_warps: int = 4):
+    # Pointers and ints divisible by 16, as the JIT specializes them at launch for aligned
+    # tensors and sizes (cp.async needs pieces of >= 4 bytes, see README.md).
+    attrs = {(i, ): [["tt.divisibility", 16]] for i, t in enumerate(signature.values()) if t != "constexpr"}
+    src = ASTSource(fn, signature=signature, constexprs=constexprs or {}, attrs=attrs)
+    return triton.compile(src, target=TARGET, options={"num_warps": num_warps})
+
+
+def body(ttgir: str) -> str:
+    """The ttgir without location info."""
+    return "\n".join(re.sub(r" loc\(.*?\)$", "", line) for line in ttgir.splitlines() if not line.startswith("#loc"))
+
+
+# ----------------------------------------------------------------------------------------------
+# 1. Buffers
+
+
+@triton.jit
+def roundtrip(X, Y, BM: tl.constexpr, BN: tl.constexpr):
+    offs = tl.arange(0, BM)[:, None] * BN + tl.arange(0, BN)[None, :]
+    ring = oc.alloc(tl.float16, [BM, BN], count=2)
+    buf = oc.index(ring, 1)
+    oc.write(buf, tl.load(X + offs))
+    tl.store(Y + offs, oc.read(buf) * 2)
+
+
+def test_buffers_lower_to_local_alloc_index_store_load() -> None:
+    k = compile_kernel(roundtrip, {"X": "*fp16", "Y": "*fp16"}, {"BM": 64, "BN": 64})
+    ir = body(k.asm["ttgir"])
+    assert "triton_ext_onchip" not in ir
+    assert re.search(r"ttg.local_alloc : \(\) -> !ttg.memdesc<2x64x64xf16, #shared, #smem, mutable>", ir)
+    assert re.search(r"#shared = #ttg.nvmma_shared<\{swizzlingByteWidth = 128", ir)
+    assert re.search(r"ttg.memdesc_index %\w+\[%c1_i32\] : !ttg.memdesc<2x64x64xf16.*-> "
+                     r"!ttg.memdesc<64x64xf16", ir)
+    store = ir.index("ttg.local_store")
+    load = ir.index("ttg.local_load")
+    assert store < load  # program order kept: written, then read
+    assert "tt.store" in ir and ir.count("tt.store") == 1  # only the user's store to Y is left
+    assert k.metadata.shared >= 2 * 64 * 64 * 2
+    assert k.asm["cubin"]
+
+
+# ----------------------------------------------------------------------------------------------
+# 2. Asynchronous copies and mbarriers
+
+
+@triton.jit
+def copies(X, Y, n, BM: tl.constexpr, BN: tl.constexpr):
+    offs = tl.arange(0, BM)[:, None] * BN + tl.arange(0, BN)[None, :]
+    ring = oc.alloc(tl.float16, [BM, BN], count=2)
+    bars = oc.barriers(2, arrivals=128)
+    oc.copy_async(oc.index(ring, 0), X + offs, mask=offs < n, other=1.0)
+    oc.commit()
+    oc.copy_async(oc.index(ring, 1), X + BM * BN + offs)
+    oc.commit()
+    oc.wait_copies(1)
+    bar = oc.index(bars, 1)
+    oc.expect(bar, 256)
+    oc.arrive(bar, count=2, pred=n > 0)
+    oc.wait(bar, 0)
+    tl.store(Y + offs, oc.read(oc.index(ring, 0)))
+
+
+def test_copies_and_barriers_lower_to_triton_ops() -> None:
+    k = compile_kernel(copies, {"X": "*fp16", "Y": "*fp16", "n": "i32"}, {"BM": 64, "BN": 64})
+    ir = body(k.asm["ttgir"])
+    assert "triton_ext_onchip." not in ir.replace("triton_ext_onchip.pending", "")
+    copies_ = re.findall(r"ttg.async_copy_global_to_local .*", ir)
+    assert len(copies_) == 2
+    assert "mask" in copies_[0] and "other" in copies_[0] and "mask" not in copies_[1]
+    assert ir.count("ttg.async_commit_group") == 2
+    assert re.search(r"ttg.async_wait \{num = 1 : i32", ir)  # the author's count, not Triton's
+    assert len(re.findall(r"ttng.init_barrier %\w+, 128", ir)) == 2
+    assert re.search(r"ttng.barrier_expect %\w+, 256", ir)
+    assert re.search(r"ttng.arrive_barrier %\w+, 2, %\w+", ir)
+    assert re.search(r"ttng.wait_barrier %\w+, %c0_i32", ir)
+    ptx = k.asm["ptx"]
+    assert ptx.count("cp.async.commit_group") == 2 and re.search(r"cp\.async\.wait_group\s+1;", ptx)
+    assert "mbarrier.init" in ptx and "mbarrier.try_wait" in ptx
+    # 16-byte cp.async: the copies took the coalesced layout of the pointers.
+    assert re.search(r"cp\.async\.cg\.shared\.global \[.*\], \[.*\], 0x10", ptx)
+
+
+# ----------------------------------------------------------------------------------------------
+# 3. Warp-group dot
+
+
+@triton.jit
+def one_mma(A, B, C, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    ra = tl.arange(0, BM)[:, None] * BK + tl.arange(0, BK)[None, :]
+    rb = tl.arange(0, BK)[:, None] * BN + tl.arange(0, BN)[None, :]
+    a = oc.index(oc.alloc(tl.bfloat16, [BM, BK]), 0)
+    b = oc.index(oc.alloc(tl.bfloat16, [BK, BN]), 0)
+    oc.write(a, tl.load(A + ra))
+    oc.write(b, tl.load(B + rb))
+    acc = oc.mma(a, b, tl.zeros([BM, BN], tl.float32))
+    tl.store(C + tl.arange(0, BM)[:, None] * BN + tl.arange(0, BN)[None, :], acc)
+
+
+def test_mma_is_an_async_wgmma_on_the_buffers_with_a_fence_and_a_wait() -> None:
+    k = compile_kernel(one_mma, {"A": "*bf16", "B": "*bf16", "C": "*fp32"}, {"BM": 128, "BN": 128, "BK": 64})
+    ir = body(k.asm["ttgir"])
+    assert "tt.dot" not in ir and "triton_ext_onchip.mma_operand" not in ir
+    m = re.search(r"ttng.warp_group_dot (%\w+), (%\w+), %\w+ \{.*isAsync = true.*\} : "
+                  r"!ttg.memdesc<128x64xbf16.* \* !ttg.memdesc<64x128xbf16.* -> tensor<128x128xf32, #mma>", ir)
+    assert m, ir
+    assert re.search(r"ttng.warp_group_dot_wait %\w+ \{pendings = 0 : i32", ir)
+    assert ir.index("ttng.fence_async_shared") < ir.index("ttng.warp_group_dot ")
+    assert "nvidia_mma<{versionMajor = 3" in ir
+    assert "wgmma.mma_async" in k.asm["ptx"] and "fence.proxy.async" in k.asm["ptx"]
+
+
+# ----------------------------------------------------------------------------------------------
+# 4. The pipelined GEMM
+
+
+@pytest.mark.parametrize("dtype", ["fp16", "bf16"])
+def test_pipelined_gemm_keeps_the_authors_pipeline(dtype: str) -> None:
+    cfg = dict(kernels.CONFIG)
+    num_warps = cfg.pop("num_warps")
+    sig = {"A": f"*{dtype}", "B": f"*{dtype}", "C": f"*{dtype}", "M": "i32", "N": "i32", "K": "i32",
+           "stride_am": "i32", "stride_ak": "constexpr", "stride_bk": "i32", "stride_bn": "constexpr",
+           "stride_cm": "i32", "stride_cn": "constexpr"}
+    k = compile_kernel(kernels.matmul_kernel, sig, dict(cfg, stride_ak=1, stride_bn=1, stride_cn=1), num_warps)
+    ir = body(k.asm["ttgir"])
+    loop = ir[ir.index("scf.for %kt"):]
+    loop = loop[:loop.index("scf.yield")]
+    # Tile kt's copies complete while the next STAGES-2 groups stay in flight.
+    assert re.search(rf"ttg.async_wait \{{num = {cfg['STAGES'] - 2} : i32", loop)
+    # One wgmma left running across iterations: no wait-for-all inside the loop ...
+    assert re.findall(r"ttng.warp_group_dot_wait .*pendings = (\d+)", loop) == ["1"]
+    # ... and the accumulator never leaves its MMA layout inside the loop (that would read the
+    # registers of the wgmma still running).
+    assert not re.search(r"ttg.convert_layout %\S+ : tensor<\S+, #mma>", loop)
+    assert re.search(r"scf.for %kt .* -> \(tensor<128x256xf32, #mma>\)", ir)
+    assert k.metadata.shared == 3 * (128 * 64 + 64 * 256) * 2
+    ptx = k.asm["ptx"]
+    assert "wgmma.mma_async.sync.aligned.m64n256k16.f32" in ptx
+    assert re.search(r"wgmma\.wait_group\.sync\.aligned\s+1;", ptx)
+    assert re.search(r"cp\.async\.wait_group\s+1;", ptx)
+    assert k.asm["cubin"]
+
+
+# ----------------------------------------------------------------------------------------------
+# Misuse is a compile error at the user's line
+
+
+@triton.jit
+def bad_write_shape(X):
+    buf = oc.index(oc.alloc(tl.float16, [64, 64]), 0)
+    oc.write(buf, tl.load(X + tl.arange(0, 64)))
+
+
+@triton.jit
+def bad_write_dtype(X):
+    buf = oc.index(oc.alloc(tl.float16, [64, 64]), 0)
+    oc.write(buf, tl.zeros([64, 64], tl.float32))
+
+
+@triton.jit
+def bad_ring_not_indexed(X):
+    ring = oc.alloc(tl.float16, [64, 64], count=2)
+    tl.store(X + tl.arange(0, 64)[:, None] * 64 + tl.arange(0, 64)[None, :], oc.read(ring))
+
+
+@triton.jit
+def bad_index(X):
+    ring = oc.alloc(tl.float16, [64, 64], count=2)
+    oc.read(oc.index(ring, 2))
+
+
+@triton.jit
+def bad_mma_inner(X):
+    a = oc.index(oc.alloc(tl.float16, [64, 64]), 0)
+    b = oc.index(oc.alloc(tl.float16, [32, 64]), 0)
+    oc.mma(a, b, tl.zeros([64, 64], tl.float32))
+
+
+@triton.jit
+def bad_mma_acc(X):
+    a = oc.index(oc.alloc(tl.float16, [64, 64]), 0)
+    b = oc.index(oc.alloc(tl.float16, [64, 64]), 0)
+    oc.mma(a, b, tl.zeros([64, 64], tl.float16))
+
+
+@triton.jit
+def bad_mma_dtype(X):
+    a = oc.index(oc.alloc(tl.float16, [64, 64]), 0)
+    b = oc.index(oc.alloc(tl.bfloat16, [64, 64]), 0)
+    oc.mma(a, b, tl.zeros([64, 64], tl.float32))
+
+
+@triton.jit
+def bad_copy_pointee(X):
+    buf = oc.index(oc.alloc(tl.float16, [64, 64]), 0)
+    oc.copy_async(buf, X + tl.arange(0, 64)[:, None] * 64 + tl.arange(0, 64)[None, :])
+
+
+@triton.jit
+def bad_wait_on_ring(X):
+    bars = oc.barriers(2)
+    oc.wait(bars, 0)
+
+
+@triton.jit
+def bad_too_big(X):
+    oc.alloc(tl.float32, [256, 256], count=2)
+
+
+@triton.jit
+def bad_runtime_count(X, n):
+    oc.wait_copies(n)
+
+
+@pytest.mark.parametrize("fn, sig, line, message", [
+    (bad_write_shape, "*fp16", "oc.write(buf, tl.load", "write: value has shape [64], the buffer [64, 64]"),
+    (bad_write_dtype, "*fp16", "oc.write(buf, tl.zeros", "write: value has dtype fp32, the buffer fp16"),
+    (bad_ring_not_indexed, "*fp16", "oc.read(ring)", "pick one with oc.index(buf, i)"),
+    (bad_index, "*fp16", "oc.index(ring, 2)", "index 2 is out of range for a ring of 2"),
+    (bad_mma_inner, "*fp16", "oc.mma(a, b", "inner dims differ: a is [64, 64], b is [32, 64]"),
+    (bad_mma_acc, "*fp16", "oc.mma(a, b", "acc must be float32, got fp16"),
+    (bad_mma_dtype, "*fp16", "oc.mma(a, b", "a and b must both be fp16 or bf16, got fp16 and bf16"),
+    (bad_copy_pointee, "*fp32", "oc.copy_async(buf", "pointer points to fp32, the buffer holds fp16"),
+    (bad_wait_on_ring, "*fp16", "oc.wait(bars, 0)", "pick one with oc.index(bar, i)"),
+    (bad_too_big, "*fp16", "oc.alloc(tl.float32", "needs 524288 bytes of shared memory"),
+    (bad_runtime_count, "*fp16", "oc.wait_copies(n)", "pending must be a compile-time int"),
+])
+def test_misuse_is_a_compile_error_at_the_call(fn, sig: str, line: str, message: str) -> None:
+    signature = {"X": sig} if fn is not bad_runtime_count else {"X": sig, "n": "i32"}
+    with pytest.raises(CompilationError) as info:
+        compile_kernel(fn, signature)
+    text = str(info.value)
+    assert message in text, text
+    # Triton prints the offending source line, then a caret under the call.
+    lines = text.splitlines()
+    caret = next(i for i, ln in enumerate(lines) if ln.strip() == "^")
+    assert line in lines[caret - 1], text
