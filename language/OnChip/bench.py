@@ -2,7 +2,8 @@
 
     TRITON_EXT_BUILD_DIR=$PWD/build python language/OnChip/bench.py --out $RESULTS/onchip-gemm-h200.json
 
-For fp16 and bf16 at 4096^3 and 8192^3 (plus a ragged 1000x520x1000 correctness case) it
+For fp16 and bf16 at 4096^3 and 8192^3 (plus a ragged 1000x528x1008 correctness case: M, N, K not multiples of the tile; N and K
+multiples of 16 elements, which cp.async's 16-byte pieces need) it
 checks C against a float64 reference and times, in one run and interleaved, the OnChip GEMM
 against Triton's own autotuned ``tl.dot`` matmul (MATMUL_CONFIGS below). Exits 1 when an output
 is wrong; prints the ratio either way. Needs a GPU with sm_90, torch, triton 3.9.0 and the
@@ -127,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="4096^3 only")
     args = parser.parse_args(argv)
-    cases = [(1000, 520, 1000, False), (4096, 4096, 4096, True)]
+    cases = [(1000, 528, 1008, False), (4096, 4096, 4096, True)]
     if not args.quick:
         cases.append((8192, 8192, 8192, True))
     rows = []

@@ -84,7 +84,7 @@ def copies(X, Y, n, BM: tl.constexpr, BN: tl.constexpr):
     offs = tl.arange(0, BM)[:, None] * BN + tl.arange(0, BN)[None, :]
     ring = oc.alloc(tl.float16, [BM, BN], count=2)
     bars = oc.barriers(2, arrivals=128)
-    oc.copy_async(oc.index(ring, 0), X + offs, mask=offs < n, other=1.0)
+    oc.copy_async(oc.index(ring, 0), X + offs, mask=offs < n, other=0.0)
     oc.commit()
     oc.copy_async(oc.index(ring, 1), X + BM * BN + offs)
     oc.commit()
@@ -232,6 +232,13 @@ def bad_copy_pointee(X):
 
 
 @triton.jit
+def bad_copy_other(X):
+    buf = oc.index(oc.alloc(tl.float16, [64, 64]), 0)
+    offs = tl.arange(0, 64)[:, None] * 64 + tl.arange(0, 64)[None, :]
+    oc.copy_async(buf, X + offs, mask=offs < 100, other=1.0)
+
+
+@triton.jit
 def bad_wait_on_ring(X):
     bars = oc.barriers(2)
     oc.wait(bars, 0)
@@ -256,6 +263,7 @@ def bad_runtime_count(X, n):
     (bad_mma_acc, "*fp16", "oc.mma(a, b", "acc must be float32, got fp16"),
     (bad_mma_dtype, "*fp16", "oc.mma(a, b", "a and b must both be fp16 or bf16, got fp16 and bf16"),
     (bad_copy_pointee, "*fp32", "oc.copy_async(buf", "pointer points to fp32, the buffer holds fp16"),
+    (bad_copy_other, "*fp16", "oc.copy_async(buf", "other must be 0 (or left out), got 1.0"),
     (bad_wait_on_ring, "*fp16", "oc.wait(bars, 0)", "pick one with oc.index(bar, i)"),
     (bad_too_big, "*fp16", "oc.alloc(tl.float32", "needs 524288 bytes of shared memory"),
     (bad_runtime_count, "*fp16", "oc.wait_copies(n)", "pending must be a compile-time int"),

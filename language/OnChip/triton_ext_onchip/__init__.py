@@ -289,7 +289,7 @@ def copy_async(buf: Any, pointer: Any, mask: Any = None, other: Any = None, _sem
     """Start copying ``*pointer`` (a tensor of pointers shaped like ``buf``) into ``buf``
     (cp.async; ``ttg.async_copy_global_to_local``).
 
-    Masked-off elements get ``other`` (default 0). The data is there only after ``commit()``
+    Masked-off elements are filled with zeros (``other`` may only be 0). The data is there only after ``commit()``
     closed the group the copy belongs to and ``wait_copies(n)`` saw that group complete.
     """
     op = "copy_async"
@@ -304,16 +304,21 @@ def copy_async(buf: Any, pointer: Any, mask: Any = None, other: Any = None, _sem
         raise ValueError(f"{op}: rows of {buf.shape[-1]} x {buf.dtype} are under 4 bytes, the smallest cp.async")
     mask = core._unwrap_if_constexpr(mask)
     other = core._unwrap_if_constexpr(other)
+    # cp.async fills masked-off elements with zeros and nothing else (Triton's lowering drops any
+    # other value silently), so only 0 is accepted.
+    if other is not None and not (isinstance(other, (int, float)) and not isinstance(other, bool)
+                                  and other == 0):
+        raise ValueError(f"{op}: masked-off elements are zero-filled by cp.async; other must be 0 "
+                         f"(or left out), got {other!r}")
     if mask is not None:
         mask = _semantic.to_tensor(mask)
+        if not mask.dtype.is_int1():
+            raise TypeError(f"{op}: mask must be a boolean tensor, got {mask.type}")
         if _dims(mask) != buf.shape:
             mask = _semantic.broadcast_impl_shape(mask, list(buf.shape))
-        if other is None:
-            other = 0
-    if other is not None:
-        if mask is None:
-            raise ValueError(f"{op}: other needs a mask")
-        other = _semantic.cast(_semantic.to_tensor(other), buf.dtype)
+        other = _semantic.cast(_semantic.to_tensor(0), buf.dtype)
+    elif other is not None:
+        raise ValueError(f"{op}: other needs a mask")
     loaded = _semantic.load(pointer, mask, other, core._normalize_cache_policy(None, None, None), False)
     b = _builder(_semantic, "onchip_view")
     view = b.create_onchip_view([buf.handle, b.get_int32(1)])
