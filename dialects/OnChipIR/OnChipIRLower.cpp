@@ -379,10 +379,18 @@ private:
         dead.push_back(op);
         return;
       }
-      for (Operation *user : op->getUsers())
+      // Report at the op the user wrote, not at a conversion Triton added.
+      SmallVector<Operation *> users(op->getUsers());
+      while (!users.empty()) {
+        Operation *user = users.pop_back_val();
+        if (isa<ttg::ConvertLayoutOp>(user)) {
+          users.append(user->getUsers().begin(), user->getUsers().end());
+          continue;
+        }
         user->emitError() << "triton_ext_onchip: '" << op->getName()
                           << "' reaches '" << user->getName()
                           << "', which onchip_lower cannot lower";
+      }
       ok = false;
     });
     for (Operation *op : dead)

@@ -278,3 +278,34 @@ def test_misuse_is_a_compile_error_at_the_call(fn, sig: str, line: str, message:
     lines = text.splitlines()
     caret = next(i for i, ln in enumerate(lines) if ln.strip() == "^")
     assert line in lines[caret - 1], text
+
+
+# ----------------------------------------------------------------------------------------------
+# Other kernels are left alone
+
+
+@triton.jit
+def plain_matmul(A, B, C, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros([BM, BN], dtype=tl.float32)
+    for k in range(0, K, BK):
+        a = tl.load(A + rm[:, None] * K + (k + rk)[None, :])
+        b = tl.load(B + (k + rk)[:, None] * BN + rn[None, :])
+        acc = tl.dot(a, b, acc)
+    tl.store(C + rm[:, None] * BN + rn[None, :], acc)
+
+
+def test_kernels_without_onchip_ops_compile_unchanged() -> None:
+    import triton_ext
+
+    sig = {"A": "*fp16", "B": "*fp16", "C": "*fp32", "K": "i32"}
+    consts = {"BM": 128, "BN": 128, "BK": 64}
+    with_passes = compile_kernel(plain_matmul, sig, consts).asm["ttgir"]
+    assert {"onchip_lower", "onchip_restore_waits"} <= set(triton_ext.enabled_passes())
+    triton_ext.disable("onchip_lower")
+    triton_ext.disable("onchip_restore_waits")
+    without = compile_kernel(plain_matmul, sig, consts).asm["ttgir"]
+    assert "ttng.warp_group_dot" in without and "ttg.async_copy_global_to_local" in without
+    assert with_passes == without
