@@ -309,3 +309,33 @@ def test_kernels_without_onchip_ops_compile_unchanged() -> None:
     without = compile_kernel(plain_matmul, sig, consts).asm["ttgir"]
     assert "ttng.warp_group_dot" in without and "ttg.async_copy_global_to_local" in without
     assert with_passes == without
+
+
+# ----------------------------------------------------------------------------------------------
+# Buffers are values: passed to helpers, carried through loops
+
+
+@triton.jit
+def fill(buf, X, BM: tl.constexpr):
+    offs = tl.arange(0, BM)[:, None] * BM + tl.arange(0, BM)[None, :]
+    oc.write(buf, tl.load(X + offs))
+
+
+@triton.jit
+def helper_and_loop(X, Y, n, BM: tl.constexpr):
+    ring = oc.alloc(tl.float16, [BM, BM], count=2)
+    buf = oc.index(ring, 0)
+    fill(buf, X, BM)
+    acc = tl.zeros([BM, BM], tl.float32)
+    for i in range(n):
+        acc += oc.read(buf).to(tl.float32)
+        buf = oc.index(ring, (i + 1) % 2)
+    tl.store(Y + tl.arange(0, BM)[:, None] * BM + tl.arange(0, BM)[None, :], acc)
+
+
+def test_buffers_pass_through_helpers_and_loops() -> None:
+    k = compile_kernel(helper_and_loop, {"X": "*fp16", "Y": "*fp32", "n": "i32"}, {"BM": 64})
+    ir = body(k.asm["ttgir"])
+    assert re.search(r"scf.for .* -> \(!ttg.memdesc<64x64xf16, #shared, #smem, mutable>, tensor<64x64xf32", ir)
+    assert "ttg.local_store" in ir and "tt.call" not in ir
+    assert k.asm["cubin"]
