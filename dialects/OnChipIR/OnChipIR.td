@@ -85,4 +85,31 @@ def OnChip_MmaOperandOp : OnChip_Op<"mma_operand", [Pure]> {
   let hasVerifier = 1;
 }
 
+def OnChip_TmaCopyOp : OnChip_Op<"tma_copy"> {
+  let summary = "A TMA copy whose descriptor has no shared layout yet";
+  let description = [{
+    Copies the block of tensor descriptor `desc` at `coords` into `buffer`,
+    counting its bytes towards the current phase of mbarrier `barrier`.
+    At ttir a descriptor's block type has no shared layout, which
+    `ttng.async_tma_copy_global_to_local` requires to equal the buffer's;
+    `onchip_lower` gives the descriptor the buffer's layout (on the kernel
+    argument or the `tt.make_tensor_descriptor` that defines it) and emits
+    that op. No memory effects are declared: the op is never removed or
+    reordered.
+
+    ```mlir
+    triton_ext_onchip.tma_copy %desc[%c0, %off] -> %buf, %bar, %true
+        : !tt.tensordesc<tensor<128x64xf16>>, !ttg.memdesc<1xi64, #bar, #smem, mutable>,
+          !ttg.memdesc<128x64xf16, #shared, #smem, mutable>
+    ```
+  }];
+  let arguments = (ins AnyType:$desc, AnyType:$barrier, AnyType:$buffer, I1:$pred,
+                       Variadic<I32>:$coords);
+  let assemblyFormat = [{
+    $desc `[` $coords `]` `->` $buffer `,` $barrier `,` $pred attr-dict `:`
+    type($desc) `,` type($barrier) `,` type($buffer)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // TRITON_EXT_ONCHIP_TD

@@ -90,6 +90,29 @@ LogicalResult MmaOperandOp::verify() {
                     memdesc.getElementType());
 }
 
+LogicalResult TmaCopyOp::verify() {
+  auto desc = dyn_cast<triton::TensorDescType>(getDesc().getType());
+  if (!desc)
+    return emitOpError() << "expects a !tt.tensordesc, got " << getDesc().getType();
+  auto buffer = dyn_cast<triton::gpu::MemDescType>(getBuffer().getType());
+  if (!buffer)
+    return emitOpError() << "expects a !ttg.memdesc buffer, got "
+                         << getBuffer().getType();
+  auto barrier = dyn_cast<triton::gpu::MemDescType>(getBarrier().getType());
+  if (!barrier || !barrier.getElementType().isInteger(64) ||
+      barrier.getNumElements() != 1)
+    return emitOpError() << "expects one mbarrier (!ttg.memdesc<1xi64>), got "
+                         << getBarrier().getType();
+  if (desc.getShape() != buffer.getShape() ||
+      desc.getElementType() != buffer.getElementType())
+    return emitOpError() << "the descriptor's block " << desc
+                         << " does not match the buffer " << buffer;
+  if (getCoords().size() != desc.getShape().size())
+    return emitOpError() << "expects " << desc.getShape().size()
+                         << " coordinates, got " << getCoords().size();
+  return success();
+}
+
 #define GET_OP_CLASSES
 #include "OnChipIROps.cpp.inc"
 

@@ -47,6 +47,7 @@ namespace tt = mlir::triton;
 namespace ttg = mlir::triton::gpu;
 namespace ttng = mlir::triton::nvidia_gpu;
 using mlir::triton_ext::onchip::MmaOperandOp;
+using mlir::triton_ext::onchip::TmaCopyOp;
 using mlir::triton_ext::onchip::ViewOp;
 
 /// The asm string of the elementwise_inline_asm that stands for mma_wait
@@ -117,6 +118,7 @@ public:
     bool ok = true;
     ok &= lowerLocalLoads(module);
     ok &= lowerStores(module);
+    ok &= lowerTmaCopies(module);
     ok &= lowerDots(module);
     carryMmaThroughLoops(module);
     ok &= lowerMmaWaits(module);
@@ -196,6 +198,64 @@ private:
       (void)copy;
       // Also erases the carrier load (and its conversions) once unused.
       eraseWithDeadConverts(store);
+    }
+    return ok;
+  }
+
+  /// TMA needs the descriptor's shared layout to be the buffer's. A
+  /// descriptor from the front end has none yet, so give it the buffer's
+  /// (NVMMA) layout where it is defined: on the kernel argument (the host
+  /// builds the tensor map from the compiled signature) or on its
+  /// tt.make_tensor_descriptor. Legal because the layout only says how the
+  /// copy lands in shared memory, and it is chosen to be the one every
+  /// reader of that buffer (read, mma) already assumes.
+  bool lowerTmaCopies(ModuleOp module) {
+    SmallVector<TmaCopyOp> copies;
+    module.walk([&](TmaCopyOp op) { copies.push_back(op); });
+    bool ok = true;
+    for (TmaCopyOp op : copies) {
+      auto buffer = cast<ttg::MemDescType>(op.getBuffer().getType());
+      auto desc = cast<tt::TensorDescType>(op.getDesc().getType());
+      Attribute layout = buffer.getEncoding();
+      if (!desc.getSharedLayout()) {
+        auto typed = tt::TensorDescType::get(desc.getShape(),
+                                             desc.getElementType(), layout);
+        Value value = op.getDesc();
+        if (auto arg = dyn_cast<BlockArgument>(value)) {
+          auto func = dyn_cast<tt::FuncOp>(arg.getOwner()->getParentOp());
+          if (!func || arg.getOwner() != &func.getBody().front()) {
+            op.emitError() << "triton_ext_onchip: copy_tma needs a descriptor "
+                              "that is a kernel argument or made in the kernel";
+            ok = false;
+            continue;
+          }
+          arg.setType(typed);
+          SmallVector<Type> inputs(func.getArgumentTypes());
+          inputs[arg.getArgNumber()] = typed;
+          func.setType(FunctionType::get(module.getContext(), inputs,
+                                         func.getResultTypes()));
+        } else if (auto make =
+                       value.getDefiningOp<tt::MakeTensorDescOp>()) {
+          make.getResult().setType(typed);
+        } else {
+          op.emitError() << "triton_ext_onchip: copy_tma needs a descriptor "
+                            "that is a kernel argument or made in the kernel";
+          ok = false;
+          continue;
+        }
+      } else if (desc.getSharedLayout() != layout) {
+        op.emitError() << "triton_ext_onchip: this descriptor already copies "
+                          "into buffers of layout "
+                       << desc.getSharedLayout() << ", this buffer has "
+                       << layout;
+        ok = false;
+        continue;
+      }
+      OpBuilder builder(op);
+      ttng::AsyncTMACopyGlobalToLocalOp::create(
+          builder, op.getLoc(), op.getDesc(), op.getCoords(), op.getBarrier(),
+          op.getBuffer(), op.getPred());
+      op->erase();
     }
     return ok;
   }
@@ -373,7 +433,7 @@ private:
     bool ok = true;
     SmallVector<Operation *> dead;
     module.walk([&](Operation *op) {
-      if (!isa<ViewOp, MmaOperandOp>(op))
+      if (!isa<ViewOp, MmaOperandOp, TmaCopyOp>(op))
         return;
       if (op->use_empty()) {
         dead.push_back(op);

@@ -169,7 +169,8 @@ Operation *createByName(TritonOpBuilder &self, const char *name,
         "before compiling");
   OperationState state(self.getLastLoc(), opName);
   state.addOperands(operands);
-  state.addTypes(result);
+  if (result)
+    state.addTypes(result);
   state.addAttributes(attrs);
   return self.getBuilder().create(state);
 }
@@ -320,8 +321,30 @@ void createWaitCopies(TritonOpBuilder &self, std::vector<Value> &values) {
                 self.getBuilder().getI32IntegerAttr(pending));
   values[0] = wait.getResult();
 }
+/// [slot, descriptor, barrier, buffer, pred, coords...]: a TMA copy of the
+/// descriptor's block at `coords` into `buffer`; its bytes count towards the
+/// barrier's current phase (announce them with expect first).
+void createTmaCopy(TritonOpBuilder &self, std::vector<Value> &values) {
+  const std::string op = "onchip_tma_copy";
+  if (values.size() < 6 || values[0])
+    fail(op, "expects [result slot, descriptor, barrier, buffer, pred, coords...]");
+  if (!isa<triton::TensorDescType>(values[1].getType()))
+    fail(op, "expects a tensor descriptor (!tt.tensordesc)");
+  barrier(values[2], op);
+  memdesc(values[3], op);
+  SmallVector<Value> coords(values.begin() + 5, values.end());
+  for (Value c : coords)
+    if (!c.getType().isInteger(32))
+      fail(op, "coordinates must be i32 scalars");
+  // The descriptor has no shared layout at ttir, which the TMA op requires:
+  // emit the dialect's placeholder; onchip_lower sets the layout and lowers.
+  SmallVector<Value> operands = {values[1], values[2], values[3], values[4]};
+  operands.append(coords.begin(), coords.end());
+  createByName(self, "triton_ext_onchip.tma_copy", operands, Type(), {});
+}
 } // namespace
 
+TRITON_EXT_REGISTER_OP(onchip_tma_copy, createTmaCopy);
 TRITON_EXT_REGISTER_OP(onchip_alloc, createAlloc);
 TRITON_EXT_REGISTER_OP(onchip_index, createIndex);
 TRITON_EXT_REGISTER_OP(onchip_read, createRead);

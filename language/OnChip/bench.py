@@ -1,4 +1,5 @@
-"""H200 check and timing of the triton_ext_onchip GEMM (kernels.matmul_kernel).
+"""H200 check and timing of the triton_ext_onchip GEMMs (kernels.matmul_kernel: cp.async groups;
+kernels.matmul_tma_kernel: TMA copies on mbarriers).
 
     TRITON_EXT_BUILD_DIR=$PWD/build python language/OnChip/bench.py --out $RESULTS/onchip-gemm-h200.json
 
@@ -84,13 +85,17 @@ class Row:
     n: int
     k: int
     onchip_rel_err: float
+    onchip_tma_rel_err: float
     tl_dot_rel_err: float
     ok: bool
     onchip_ms: float | None = None
+    onchip_tma_ms: float | None = None
     tl_dot_ms: float | None = None
     onchip_tflops: float | None = None
+    onchip_tma_tflops: float | None = None
     tl_dot_tflops: float | None = None
-    ratio: float | None = None  # onchip speed / tl.dot speed (>= 0.9 is the issue's target)
+    ratio: float | None = None  # cp.async GEMM speed / tl.dot speed (>= 0.9 is the issue's target)
+    ratio_tma: float | None = None  # TMA GEMM speed / tl.dot speed
 
 
 def rel_err(c: torch.Tensor, ref: torch.Tensor) -> float:
@@ -104,21 +109,26 @@ def run(dtype_name: str, m: int, n: int, k: int, timed: bool, reps: int) -> Row:
     b = torch.randn((k, n), device="cuda", dtype=dtype, generator=gen)
     ref = a.double() @ b.double()
     ours = kernels.matmul(a, b)
+    ours_tma = kernels.matmul_tma(a, b)
     base = tl_dot(a, b)
     torch.cuda.synchronize()
-    e_ours, e_base = rel_err(ours, ref), rel_err(base, ref)
-    tol = 1e-2 if dtype == torch.float16 else 2e-2
-    row = Row(dtype_name, m, n, k, e_ours, e_base, ok=bool(e_ours <= max(tol, 2 * e_base)))
+    e_ours, e_tma, e_base = rel_err(ours, ref), rel_err(ours_tma, ref), rel_err(base, ref)
+    tol = max(1e-2 if dtype == torch.float16 else 2e-2, 2 * e_base)
+    row = Row(dtype_name, m, n, k, e_ours, e_tma, e_base, ok=bool(e_ours <= tol and e_tma <= tol))
     if timed:
-        ms_ours, ms_base = [], []
-        for _ in range(reps):  # interleaved, so clock and thermal drift hit both alike
-            ms_ours.append(triton.testing.do_bench(lambda: kernels.matmul(a, b), warmup=25, rep=100))
-            ms_base.append(triton.testing.do_bench(lambda: tl_dot(a, b), warmup=25, rep=100))
-        row.onchip_ms, row.tl_dot_ms = min(ms_ours), min(ms_base)
+        ms: dict[str, list[float]] = {"ours": [], "tma": [], "base": []}
+        fns = {"ours": lambda: kernels.matmul(a, b), "tma": lambda: kernels.matmul_tma(a, b),
+               "base": lambda: tl_dot(a, b)}
+        for _ in range(reps):  # interleaved, so clock and thermal drift hit all alike
+            for name, fn in fns.items():
+                ms[name].append(triton.testing.do_bench(fn, warmup=25, rep=100))
+        row.onchip_ms, row.onchip_tma_ms, row.tl_dot_ms = min(ms["ours"]), min(ms["tma"]), min(ms["base"])
         flops = 2.0 * m * n * k
         row.onchip_tflops = flops / row.onchip_ms * 1e-9
+        row.onchip_tma_tflops = flops / row.onchip_tma_ms * 1e-9
         row.tl_dot_tflops = flops / row.tl_dot_ms * 1e-9
         row.ratio = row.tl_dot_ms / row.onchip_ms
+        row.ratio_tma = row.tl_dot_ms / row.onchip_tma_ms
     return row
 
 
@@ -138,18 +148,19 @@ def main(argv: list[str] | None = None) -> int:
                 row = run(dtype_name, m, n, k, timed, args.reps)
             except Exception as exc:  # report and go on: one failure must not hide the others
                 print(f"{dtype_name} {m}x{n}x{k}: FAILED {type(exc).__name__}: {exc}", file=sys.stderr)
-                row = Row(dtype_name, m, n, k, float("nan"), float("nan"), ok=False)
+                row = Row(dtype_name, m, n, k, float("nan"), float("nan"), float("nan"), ok=False)
             rows.append(row)
             print(json.dumps(asdict(row)), flush=True)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps({"device": torch.cuda.get_device_name(), "rows": [asdict(r) for r in rows]},
                                        indent=1))
-    print("\nsummary (onchip GEMM vs autotuned tl.dot; ratio = speed / tl.dot speed):")
+    print("\nsummary (OnChip GEMMs, cp.async / TMA, vs autotuned tl.dot; ratio = speed / tl.dot speed):")
     for r in rows:
-        perf = f"{r.onchip_tflops:.0f} vs {r.tl_dot_tflops:.0f} TFLOP/s, ratio {r.ratio:.3f}" if r.ratio else "untimed"
-        print(f"  {r.dtype:9s} {r.m}x{r.n}x{r.k}: {'ok ' if r.ok else 'BAD'} err {r.onchip_rel_err:.2e} "
-              f"(tl.dot {r.tl_dot_rel_err:.2e}); {perf}")
+        perf = (f"{r.onchip_tflops:.0f} / {r.onchip_tma_tflops:.0f} vs {r.tl_dot_tflops:.0f} TFLOP/s, "
+                f"ratio {r.ratio:.3f} / {r.ratio_tma:.3f}") if r.ratio else "untimed"
+        print(f"  {r.dtype:9s} {r.m}x{r.n}x{r.k}: {'ok ' if r.ok else 'BAD'} err {r.onchip_rel_err:.2e} / "
+              f"{r.onchip_tma_rel_err:.2e} (tl.dot {r.tl_dot_rel_err:.2e}); {perf}")
     bad = [r for r in rows if not r.ok]
     print(f"{len(rows) - len(bad)}/{len(rows)} outputs correct")
     return 1 if bad else 0

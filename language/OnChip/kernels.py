@@ -11,7 +11,13 @@ software-pipelined Hopper GEMM with every stage explicit:
   tile's buffers (the ones the copies overwrite) are free;
 * ``mma_wait(acc, 0)`` after the loop, before the accumulator is read.
 
-``matmul(a, b)`` launches it (needs a GPU; the tests compile it on CPU through cubin).
+``matmul_tma_kernel``: the same pipeline with TMA copies completing on mbarriers instead of
+cp.async groups: one ``ready`` barrier per stage; the copy of a tile ``expect``s its bytes on the
+stage's barrier, and the consumer ``wait``s on it with the stage's phase parity
+(``(kt // STAGES) & 1``). Out-of-range parts of a tile are zero-filled by the TMA unit.
+
+``matmul(a, b)`` and ``matmul_tma(a, b)`` launch them (need a GPU; the tests compile both on CPU
+through cubin).
 """
 
 from __future__ import annotations
@@ -79,6 +85,51 @@ def matmul_kernel(A, B, C, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, 
     tl.store(c_ptrs, acc.to(C.dtype.element_ty), mask=(cm[:, None] < M) & (cn[None, :] < N))
 
 
+@triton.jit
+def matmul_tma_kernel(a_desc, b_desc, C, M, N, K, stride_cm, stride_cn, BM: tl.constexpr, BN: tl.constexpr,
+                      BK: tl.constexpr, STAGES: tl.constexpr, GROUP_M: tl.constexpr):
+    pid = tl.program_id(0)
+    num_m = tl.cdiv(M, BM)
+    num_n = tl.cdiv(N, BN)
+    group = GROUP_M * num_n
+    first_m = (pid // group) * GROUP_M
+    size_m = tl.minimum(num_m - first_m, GROUP_M)
+    off_m = (first_m + (pid % group) % size_m) * BM
+    off_n = ((pid % group) // size_m) * BN
+
+    dtype: tl.constexpr = a_desc.dtype
+    a_ring = oc.alloc(dtype, [BM, BK], STAGES)
+    b_ring = oc.alloc(dtype, [BK, BN], STAGES)
+    ready = oc.barriers(STAGES)  # one arrival per phase: the expect
+    nbytes: tl.constexpr = (BM * BK + BK * BN) * dtype.primitive_bitwidth // 8
+    k_tiles = tl.cdiv(K, BK)
+
+    for s in tl.static_range(STAGES - 1):
+        bar = oc.index(ready, s)
+        oc.expect(bar, nbytes, pred=s < k_tiles)
+        oc.copy_tma(oc.index(a_ring, s), a_desc, [off_m, s * BK], bar, pred=s < k_tiles)
+        oc.copy_tma(oc.index(b_ring, s), b_desc, [s * BK, off_n], bar, pred=s < k_tiles)
+
+    acc = tl.zeros([BM, BN], dtype=tl.float32)
+    for kt in range(k_tiles):
+        slot = kt % STAGES
+        oc.wait(oc.index(ready, slot), (kt // STAGES) & 1)  # tile kt has landed
+        acc = oc.mma(oc.index(a_ring, slot), oc.index(b_ring, slot), acc, pending=1)
+        # The wgmma of tile kt-1 has finished: refill its slot with tile kt+STAGES-1.
+        nxt = kt + STAGES - 1
+        nslot = nxt % STAGES
+        bar = oc.index(ready, nslot)
+        oc.expect(bar, nbytes, pred=nxt < k_tiles)
+        oc.copy_tma(oc.index(a_ring, nslot), a_desc, [off_m, nxt * BK], bar, pred=nxt < k_tiles)
+        oc.copy_tma(oc.index(b_ring, nslot), b_desc, [nxt * BK, off_n], bar, pred=nxt < k_tiles)
+    acc = oc.mma_wait(acc, 0)
+
+    cm = off_m + tl.arange(0, BM)
+    cn = off_n + tl.arange(0, BN)
+    c_ptrs = C + cm[:, None] * stride_cm + cn[None, :] * stride_cn
+    tl.store(c_ptrs, acc.to(C.dtype.element_ty), mask=(cm[:, None] < M) & (cn[None, :] < N))
+
+
 #: Tile configuration for the H200 (fp16/bf16): 128x256x64, 3 stages, 8 warps (two warp groups
 #: along M), 160 KiB of shared memory.
 CONFIG = dict(BM=128, BN=256, BK=64, STAGES=3, GROUP_M=8, num_warps=8)
@@ -96,4 +147,25 @@ def matmul(a, b, config: dict | None = None):
     grid = (triton.cdiv(m, cfg["BM"]) * triton.cdiv(n, cfg["BN"]), )
     matmul_kernel[grid](a, b, c, m, n, k, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0),
                         c.stride(1), **cfg)
+    return c
+
+
+#: TMA variant: 128x256x64, 4 stages (192 KiB), 8 warps.
+TMA_CONFIG = dict(BM=128, BN=256, BK=64, STAGES=4, GROUP_M=8, num_warps=8)
+
+
+def matmul_tma(a, b, config: dict | None = None):
+    """C = a @ b with matmul_tma_kernel (row-major torch tensors on the GPU, fp16 or bf16)."""
+    import torch
+    from triton.tools.tensor_descriptor import TensorDescriptor
+
+    cfg = dict(TMA_CONFIG if config is None else config)
+    assert a.shape[1] == b.shape[0] and a.dtype == b.dtype
+    m, k = a.shape
+    n = b.shape[1]
+    c = torch.empty((m, n), device=a.device, dtype=a.dtype)
+    a_desc = TensorDescriptor.from_tensor(a, [cfg["BM"], cfg["BK"]])
+    b_desc = TensorDescriptor.from_tensor(b, [cfg["BK"], cfg["BN"]])
+    grid = (triton.cdiv(m, cfg["BM"]) * triton.cdiv(n, cfg["BN"]), )
+    matmul_tma_kernel[grid](a_desc, b_desc, c, m, n, k, c.stride(0), c.stride(1), **cfg)
     return c

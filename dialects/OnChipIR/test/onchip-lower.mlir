@@ -9,6 +9,7 @@
 #blocked1 = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
 #shared = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>
 #smem = #ttg.shared_memory
+#bar = #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
 module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32} {
 
 // A read with no layout yet is loaded straight into the layout its user asked for, at the
@@ -76,6 +77,15 @@ tt.func @mma_loop(%a: !ttg.memdesc<128x64xf16, #shared, #smem, mutable>, %b: !tt
   }
   %w = tt.elementwise_inline_asm "// triton_ext_onchip.mma_wait 0" {constraints = "=r,r", packed_element = 1 : i32, pure = false} %r : tensor<128x128xf32, #blocked1> -> tensor<128x128xf32, #blocked1>
   tt.return %w : tensor<128x128xf32, #blocked1>
+}
+
+// copy_tma: the kernel's descriptor argument takes the buffer's layout (the function type too),
+// and the placeholder becomes Triton's TMA copy.
+// CHECK-LABEL: tt.func @tma(%arg0: !tt.tensordesc<128x64xf16, #shared>
+// CHECK-NEXT: ttng.async_tma_copy_global_to_local %arg0[%arg3, %arg3] %arg2, %arg1, %arg4 : !tt.tensordesc<128x64xf16, #shared>, !ttg.memdesc<1xi64, #{{.*}}, #smem, mutable> -> !ttg.memdesc<128x64xf16, #shared, #smem, mutable>
+tt.func @tma(%desc: !tt.tensordesc<128x64xf16>, %bar: !ttg.memdesc<1xi64, #bar, #ttg.shared_memory, mutable>, %buf: !ttg.memdesc<128x64xf16, #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>, #ttg.shared_memory, mutable>, %i: i32, %p: i1) {
+  triton_ext_onchip.tma_copy %desc[%i, %i] -> %buf, %bar, %p : !tt.tensordesc<128x64xf16>, !ttg.memdesc<1xi64, #bar, #ttg.shared_memory, mutable>, !ttg.memdesc<128x64xf16, #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>, #ttg.shared_memory, mutable>
+  tt.return
 }
 
 }

@@ -176,6 +176,31 @@ def test_pipelined_gemm_keeps_the_authors_pipeline(dtype: str) -> None:
     assert k.asm["cubin"]
 
 
+@pytest.mark.parametrize("dtype", ["fp16", "bf16"])
+def test_tma_gemm_copies_on_mbarriers(dtype: str) -> None:
+    cfg = dict(kernels.TMA_CONFIG)
+    num_warps = cfg.pop("num_warps")
+    bm, bn, bk = cfg["BM"], cfg["BN"], cfg["BK"]
+    sig = {"a_desc": f"tensordesc<{dtype}[{bm}, {bk}]>", "b_desc": f"tensordesc<{dtype}[{bk}, {bn}]>",
+           "C": f"*{dtype}", "M": "i32", "N": "i32", "K": "i32", "stride_cm": "i32", "stride_cn": "constexpr"}
+    k = compile_kernel(kernels.matmul_tma_kernel, sig, dict(cfg, stride_cn=1), num_warps)
+    ir = body(k.asm["ttgir"])
+    assert "triton_ext_onchip.tma_copy" not in ir
+    # The descriptors took the buffers' NVMMA layout, and the host is told the matching swizzle.
+    assert re.search(rf"%a_desc: !tt.tensordesc<{bm}x{bk}x\w+, #shared>", ir)
+    assert [m["swizzle"] for m in k.metadata.tensordesc_meta] == [3, 3]  # 128-byte swizzle
+    loop = ir[ir.index("scf.for %kt"):]
+    loop = loop[:loop.index("scf.yield")]
+    assert re.search(r"ttng.wait_barrier %\w+, %\w+, %true", loop)
+    nbytes = (bm * bk + bk * bn) * 2
+    assert re.search(rf"ttng.barrier_expect %\w+, {nbytes}, %\w+", loop)
+    assert len(re.findall(r"ttng.async_tma_copy_global_to_local", loop)) == 2
+    assert re.findall(r"ttng.warp_group_dot_wait .*pendings = (\d+)", loop) == ["1"]
+    ptx = k.asm["ptx"]
+    assert "cp.async.bulk.tensor.2d.shared::cta.global.mbarrier::complete_tx::bytes" in ptx
+    assert "mbarrier.try_wait.parity" in ptx and "wgmma.mma_async" in ptx
+
+
 # ----------------------------------------------------------------------------------------------
 # Misuse is a compile error at the user's line
 
@@ -239,6 +264,12 @@ def bad_copy_other(X):
 
 
 @triton.jit
+def bad_tma_block(X, desc):
+    buf = oc.index(oc.alloc(tl.float16, [64, 64]), 0)
+    oc.copy_tma(buf, desc, [0, 0], oc.index(oc.barriers(1), 0))
+
+
+@triton.jit
 def bad_wait_on_ring(X):
     bars = oc.barriers(2)
     oc.wait(bars, 0)
@@ -264,12 +295,17 @@ def bad_runtime_count(X, n):
     (bad_mma_dtype, "*fp16", "oc.mma(a, b", "a and b must both be fp16 or bf16, got fp16 and bf16"),
     (bad_copy_pointee, "*fp32", "oc.copy_async(buf", "pointer points to fp32, the buffer holds fp16"),
     (bad_copy_other, "*fp16", "oc.copy_async(buf", "other must be 0 (or left out), got 1.0"),
+    (bad_tma_block, "*fp16", "oc.copy_tma(buf, desc", "the descriptor's block is [128, 64], the buffer [64, 64]"),
     (bad_wait_on_ring, "*fp16", "oc.wait(bars, 0)", "pick one with oc.index(bar, i)"),
     (bad_too_big, "*fp16", "oc.alloc(tl.float32", "needs 524288 bytes of shared memory"),
     (bad_runtime_count, "*fp16", "oc.wait_copies(n)", "pending must be a compile-time int"),
 ])
 def test_misuse_is_a_compile_error_at_the_call(fn, sig: str, line: str, message: str) -> None:
-    signature = {"X": sig} if fn is not bad_runtime_count else {"X": sig, "n": "i32"}
+    signature = {"X": sig}
+    if fn is bad_runtime_count:
+        signature["n"] = "i32"
+    if fn is bad_tma_block:
+        signature["desc"] = "tensordesc<fp16[128, 64]>"
     with pytest.raises(CompilationError) as info:
         compile_kernel(fn, signature)
     text = str(info.value)

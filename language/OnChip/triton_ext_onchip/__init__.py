@@ -34,7 +34,7 @@ from typing import Any, List, Optional, Sequence, Tuple
 from triton.language import core
 
 __all__ = [
-    "alloc", "index", "read", "write", "copy_async", "commit", "wait_copies", "barriers",
+    "alloc", "index", "read", "write", "copy_async", "copy_tma", "commit", "wait_copies", "barriers",
     "expect", "arrive", "wait", "mma", "mma_wait", "buffer", "buffer_type", "load",
 ]
 
@@ -324,6 +324,36 @@ def copy_async(buf: Any, pointer: Any, mask: Any = None, other: Any = None, _sem
     view = b.create_onchip_view([buf.handle, b.get_int32(1)])
     ptr_ty = core.block_type(core.pointer_type(buf.dtype), list(buf.shape))
     _semantic.store(core.tensor(view, ptr_ty), loaded, None, core._normalize_cache_policy(None, None, None))
+
+
+@core.builtin
+def copy_tma(buf: Any, desc: Any, offsets: Any, bar: Any, pred: Any = True, _semantic: Any = None) -> None:
+    """Start a TMA copy of the block of ``desc`` at ``offsets`` (element offsets, one per dim)
+    into ``buf`` (``ttng.async_tma_copy_global_to_local``).
+
+    Completion is signalled on ``bar``: the copy's bytes count towards the barrier's current
+    phase, so announce them first with ``expect(bar, nbytes)`` (``nbytes`` = the sum over the
+    copies tracked by that phase), then ``wait(bar, phase)`` before reading ``buf``.
+    """
+    op = "copy_tma"
+    buf = _expect(buf, ("buffer", ), op, "buf")
+    bar = _expect(bar, ("barrier", ), op, "bar")
+    if not isinstance(desc, core.tensor_descriptor_base):
+        raise TypeError(f"{op}: desc must be a tensor descriptor (a TensorDescriptor argument or "
+                        f"tl.make_tensor_descriptor), got {getattr(desc, 'type', desc)!r}")
+    block = tuple(core._unwrap_if_constexpr(d) for d in desc.block_shape)
+    if block != buf.shape:
+        raise ValueError(f"{op}: the descriptor's block is {list(block)}, the buffer {list(buf.shape)}")
+    if desc.dtype != buf.dtype:
+        raise TypeError(f"{op}: the descriptor holds {desc.dtype}, the buffer {buf.dtype}")
+    offsets = core._unwrap_if_constexpr(offsets)
+    if isinstance(offsets, core.tuple):
+        offsets = list(offsets.values)
+    if not isinstance(offsets, (list, tuple)) or len(offsets) != len(block):
+        raise ValueError(f"{op}: offsets must list one offset per dim ({len(block)}), got {offsets!r}")
+    coords = [_i32(o, _semantic, op, "every offset") for o in offsets]
+    b = _builder(_semantic, "onchip_tma_copy")
+    b.create_onchip_tma_copy([desc.handle, bar.handle, buf.handle, _pred(pred, _semantic, op)] + coords)
 
 
 @core.builtin
