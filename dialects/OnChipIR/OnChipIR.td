@@ -112,4 +112,26 @@ def OnChip_TmaCopyOp : OnChip_Op<"tma_copy"> {
   let hasVerifier = 1;
 }
 
+def OnChip_DeclareBarriersOp : OnChip_Op<"declare_barriers"> {
+  let summary = "Marks a ring of mbarriers made by triton_ext_onchip.barriers";
+  let description = [{
+    Computes nothing. Its verifier checks, where the kernel shows it, that
+    every `ttng.wait_barrier` on these barriers can return: some
+    `ttng.arrive_barrier`, `ttng.barrier_expect` or
+    `triton_ext_onchip.tma_copy` must use the same barrier (the same
+    constant index, or any index when one of them is dynamic). A barrier
+    value passed anywhere else (a call, a loop, another op) may be armed
+    there, and then nothing is reported. Verification runs when the front
+    end finishes the kernel, so the error points at the user's `wait`.
+    `onchip_lower` erases the op.
+
+    ```mlir
+    triton_ext_onchip.declare_barriers %bars : !ttg.memdesc<2x1xi64, #bar, #smem, mutable>
+    ```
+  }];
+  let arguments = (ins AnyType:$ring);
+  let assemblyFormat = "$ring attr-dict `:` type($ring)";
+  let hasVerifier = 1;
+}
+
 #endif // TRITON_EXT_ONCHIP_TD

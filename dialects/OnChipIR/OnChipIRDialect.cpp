@@ -18,7 +18,11 @@
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/Transforms/InliningUtils.h"
 #include "triton/Dialect/Triton/IR/Types.h"
+#include "mlir/IR/Matchers.h"
 #include "triton/Dialect/TritonGPU/IR/Dialect.h"
+#include "triton/Dialect/TritonNvidiaGPU/IR/Dialect.h"
+
+#include <optional>
 
 using namespace mlir;
 using namespace mlir::triton_ext::onchip;
@@ -110,6 +114,63 @@ LogicalResult TmaCopyOp::verify() {
   if (getCoords().size() != desc.getShape().size())
     return emitOpError() << "expects " << desc.getShape().size()
                          << " coordinates, got " << getCoords().size();
+  return success();
+}
+
+LogicalResult DeclareBarriersOp::verify() {
+  namespace ttg = triton::gpu;
+  namespace ttng = triton::nvidia_gpu;
+  // Follow the ring through memdesc_index to the barrier ops. A slot is the
+  // constant index, or nullopt for a dynamic one.
+  SmallVector<std::pair<Value, std::optional<int64_t>>> worklist = {
+      {getRing(), std::nullopt}};
+  llvm::SmallDenseSet<int64_t> armedSlots;
+  bool armedDynamic = false, escapes = false;
+  SmallVector<std::pair<Operation *, std::optional<int64_t>>> waits;
+  while (!worklist.empty()) {
+    auto [value, slot] = worklist.pop_back_val();
+    for (OpOperand &use : value.getUses()) {
+      Operation *user = use.getOwner();
+      if (user == getOperation() || isa<ttng::InitBarrierOp>(user))
+        continue;
+      if (auto index = dyn_cast<ttg::MemDescIndexOp>(user)) {
+        APInt constant;
+        std::optional<int64_t> next;
+        if (matchPattern(index.getIndex(), m_ConstantInt(&constant)))
+          next = constant.getSExtValue();
+        worklist.push_back({index.getResult(), next});
+        continue;
+      }
+      bool arms = isa<ttng::ArriveBarrierOp, ttng::BarrierExpectOp>(user) ||
+                  (isa<TmaCopyOp>(user) && use.getOperandNumber() == 1);
+      if (arms) {
+        if (slot)
+          armedSlots.insert(*slot);
+        else
+          armedDynamic = true;
+        continue;
+      }
+      if (isa<ttng::WaitBarrierOp>(user)) {
+        waits.push_back({user, slot});
+        continue;
+      }
+      escapes = true; // passed on: it may be armed where we cannot see
+    }
+  }
+  if (escapes || armedDynamic)
+    return success();
+  for (auto [wait, slot] : waits) {
+    if (slot ? armedSlots.contains(*slot) : !armedSlots.empty())
+      continue;
+    InFlightDiagnostic diag = wait->emitError()
+                              << "triton_ext_onchip: this wait never returns: "
+                                 "nothing arrives on "
+                              << (slot ? "barrier " + std::to_string(*slot)
+                                       : std::string("these barriers"))
+                              << " (no arrive, expect or copy_tma uses it)";
+    diag.attachNote(getLoc()) << "the barriers are allocated here";
+    return failure();
+  }
   return success();
 }
 

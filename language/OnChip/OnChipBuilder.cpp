@@ -242,6 +242,8 @@ void createBarriers(TritonOpBuilder &self, std::vector<Value> &values) {
     Value bar = ttg::MemDescIndexOp::create(b, loc, oneType, ring, index);
     ttng::InitBarrierOp::create(b, loc, bar, static_cast<uint32_t>(arrivals));
   }
+  // The marker whose verifier reports a wait nothing can satisfy.
+  createByName(self, "triton_ext_onchip.declare_barriers", ring, Type(), {});
   values[0] = ring;
 }
 

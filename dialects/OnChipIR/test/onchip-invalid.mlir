@@ -12,3 +12,7 @@
 // A view is only a spelling of a store target; loading through it is reported at the load.
 // RUN: not %opt %S/Inputs/view-dereferenced.mlir --pass onchip_lower 2>&1 | FileCheck %s --check-prefix=DEREF
 // DEREF: view-dereferenced.mlir:6:8: error: triton_ext_onchip: 'triton_ext_onchip.view' reaches 'tt.load', which onchip_lower cannot lower
+
+// A wait on a barrier that no arrive, expect or TMA copy uses can never return.
+// RUN: not env TRITON_EXT_ENABLE=onchip_lower %opt %S/Inputs/never-armed.mlir --pass cse 2>&1 | FileCheck %s --check-prefix=ARMED
+// ARMED: never-armed.mlir":9:3): error: triton_ext_onchip: this wait never returns: nothing arrives on barrier 1 (no arrive, expect or copy_tma uses it)

@@ -375,3 +375,50 @@ def test_buffers_pass_through_helpers_and_loops() -> None:
     assert re.search(r"scf.for .* -> \(!ttg.memdesc<64x64xf16, #shared, #smem, mutable>, tensor<64x64xf32", ir)
     assert "ttg.local_store" in ir and "tt.call" not in ir
     assert k.asm["cubin"]
+
+
+# ----------------------------------------------------------------------------------------------
+# A wait nothing can satisfy (statically visible) is a compile error at the wait
+
+
+@triton.jit
+def never_armed(X):
+    bars = oc.barriers(2)
+    oc.arrive(oc.index(bars, 0))
+    oc.wait(oc.index(bars, 1), 0)
+
+
+@triton.jit
+def arm(bar):
+    oc.arrive(bar)
+
+
+@triton.jit
+def armed_in_helper(X):
+    bars = oc.barriers(2)
+    arm(oc.index(bars, 1))
+    oc.wait(oc.index(bars, 1), 0)
+
+
+@triton.jit
+def armed_dynamically(X, i):
+    bars = oc.barriers(2)
+    oc.expect(oc.index(bars, i % 2), 128)
+    oc.wait(oc.index(bars, 1), 0)
+
+
+def test_wait_on_a_barrier_never_armed_is_an_error_at_the_wait(capfd: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(RuntimeError):
+        compile_kernel(never_armed, {"X": "*fp16"})
+    err = capfd.readouterr().err
+    line = never_armed.fn.__code__.co_firstlineno + 4  # the decorator line is the first
+    assert re.search(rf"test_onchip.py:{line}:\d+: error: triton_ext_onchip: this wait never returns: "
+                     r"nothing arrives on barrier 1 \(no arrive, expect or copy_tma uses it\)", err), err
+    assert f"test_onchip.py:{line - 2}:" in err  # the note: where the barriers were allocated
+
+
+@pytest.mark.parametrize("fn, sig", [(armed_in_helper, {"X": "*fp16"}),
+                                     (armed_dynamically, {"X": "*fp16", "i": "i32"})])
+def test_barriers_that_may_be_armed_compile(fn, sig: dict[str, str]) -> None:
+    k = compile_kernel(fn, sig)
+    assert "ttng.wait_barrier" in k.asm["ttgir"] and "declare_barriers" not in k.asm["ttgir"]
