@@ -111,6 +111,34 @@ unsigned mmaInstrN(int64_t nPerWarps) {
   return 8;
 }
 
+/// Whether every write to the allocation behind `buffer` (through any
+/// memdesc_index of it) is a TMA copy. Unknown uses count as other writes.
+bool writtenOnlyByTma(Value buffer) {
+  while (auto index = buffer.getDefiningOp<ttg::MemDescIndexOp>())
+    buffer = index.getSrc();
+  if (!buffer.getDefiningOp<ttg::LocalAllocOp>())
+    return false;
+  SmallVector<Value> worklist = {buffer};
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    for (OpOperand &use : value.getUses()) {
+      Operation *user = use.getOwner();
+      if (auto index = dyn_cast<ttg::MemDescIndexOp>(user)) {
+        worklist.push_back(index.getResult());
+        continue;
+      }
+      if (isa<ttng::AsyncTMACopyGlobalToLocalOp, ttng::WarpGroupDotOp,
+              ttng::WarpGroupDotWaitOp, MmaOperandOp, ttg::LocalLoadOp>(user))
+        continue; // TMA writes; the rest only read
+      if (auto copy = dyn_cast<TmaCopyOp>(user))
+        if (use.getOperandNumber() == 2)
+          continue;
+      return false;
+    }
+  }
+  return true;
+}
+
 class OnChipLowerPass
     : public mlir::triton_ext::impl::TritonExtOnChipLowerBase<OnChipLowerPass> {
 public:
@@ -301,11 +329,13 @@ private:
                                            accType.getElementType(), mma);
       OpBuilder builder(dot);
       Location loc = dot.getLoc();
-      // The buffers were written through the generic proxy (st.shared or
-      // cp.async); wgmma reads them through the async proxy, which sees
-      // those writes only after a proxy fence. Triton's fence insertion only
-      // covers operands it allocated itself, so fence here, every time.
-      ttng::FenceAsyncSharedOp::create(builder, loc, /*bCluster=*/false);
+      // Buffers written through the generic proxy (st.shared, cp.async) are
+      // seen by wgmma (async proxy) only after a proxy fence, which Triton's
+      // fence insertion adds only for operands it allocated itself: fence
+      // here. Buffers written only by TMA (async proxy, ordered by the
+      // mbarrier wait) need none.
+      if (!writtenOnlyByTma(a.getBuffer()) || !writtenOnlyByTma(b.getBuffer()))
+        ttng::FenceAsyncSharedOp::create(builder, loc, /*bCluster=*/false);
       Value acc =
           ttg::ConvertLayoutOp::create(builder, loc, mmaType, dot.getC());
       // The operands are read by the tensor cores straight from shared

@@ -168,6 +168,8 @@ def test_pipelined_gemm_keeps_the_authors_pipeline(dtype: str) -> None:
     # registers of the wgmma still running).
     assert not re.search(r"ttg.convert_layout %\S+ : tensor<\S+, #mma>", loop)
     assert re.search(r"scf.for %kt .* -> \(tensor<128x256xf32, #mma>\)", ir)
+    # cp.async writes through the generic proxy: fenced before every wgmma.
+    assert loop.index("ttng.fence_async_shared") < loop.index("ttng.warp_group_dot ")
     assert k.metadata.shared == 3 * (128 * 64 + 64 * 256) * 2
     ptx = k.asm["ptx"]
     assert "wgmma.mma_async.sync.aligned.m64n256k16.f32" in ptx
@@ -196,6 +198,8 @@ def test_tma_gemm_copies_on_mbarriers(dtype: str) -> None:
     assert re.search(rf"ttng.barrier_expect %\w+, {nbytes}, %\w+", loop)
     assert len(re.findall(r"ttng.async_tma_copy_global_to_local", loop)) == 2
     assert re.findall(r"ttng.warp_group_dot_wait .*pendings = (\d+)", loop) == ["1"]
+    # TMA writes through the async proxy, as wgmma reads: no proxy fence is needed.
+    assert "ttng.fence_async_shared" not in loop
     ptx = k.asm["ptx"]
     assert "cp.async.bulk.tensor.2d.shared::cta.global.mbarrier::complete_tx::bytes" in ptx
     assert "mbarrier.try_wait.parity" in ptx and "wgmma.mma_async" in ptx
