@@ -127,6 +127,13 @@ bool writtenOnlyByTma(Value buffer) {
         worklist.push_back(index.getResult());
         continue;
       }
+      // Captured by warp-specialized partitions: follow it into each.
+      if (auto partitions = dyn_cast<ttg::WarpSpecializePartitionsOp>(user)) {
+        for (Region &region : partitions.getPartitionRegions())
+          worklist.push_back(
+              region.front().getArgument(use.getOperandNumber()));
+        continue;
+      }
       if (isa<ttng::AsyncTMACopyGlobalToLocalOp, ttng::WarpGroupDotOp,
               ttng::WarpGroupDotWaitOp, MmaOperandOp, ttg::LocalLoadOp>(user))
         continue; // TMA writes; the rest only read
@@ -236,6 +243,38 @@ private:
     return ok;
   }
 
+  /// Give descriptor `value` the type `typed` where it is defined: a kernel
+  /// argument (and the function type), a tt.make_tensor_descriptor, or a
+  /// capture of warp-specialized partitions (every partition's block
+  /// argument, then the captured value, recursively).
+  static LogicalResult retypeDescriptor(Value value, tt::TensorDescType typed) {
+    if (auto make = value.getDefiningOp<tt::MakeTensorDescOp>()) {
+      make.getResult().setType(typed);
+      return success();
+    }
+    auto arg = dyn_cast<BlockArgument>(value);
+    if (!arg)
+      return failure();
+    Operation *owner = arg.getOwner()->getParentOp();
+    if (auto func = dyn_cast<tt::FuncOp>(owner)) {
+      if (arg.getOwner() != &func.getBody().front())
+        return failure();
+      arg.setType(typed);
+      SmallVector<Type> inputs(func.getArgumentTypes());
+      inputs[arg.getArgNumber()] = typed;
+      func.setType(FunctionType::get(func.getContext(), inputs,
+                                     func.getResultTypes()));
+      return success();
+    }
+    if (auto partitions = dyn_cast<ttg::WarpSpecializePartitionsOp>(owner)) {
+      unsigned index = arg.getArgNumber();
+      for (Region &region : partitions.getPartitionRegions())
+        region.front().getArgument(index).setType(typed);
+      return retypeDescriptor(partitions.getExplicitCaptures()[index], typed);
+    }
+    return failure();
+  }
+
   /// TMA needs the descriptor's shared layout to be the buffer's. A
   /// descriptor from the front end has none yet, so give it the buffer's
   /// (NVMMA) layout where it is defined: on the kernel argument (the host
@@ -254,24 +293,7 @@ private:
       if (!desc.getSharedLayout()) {
         auto typed = tt::TensorDescType::get(desc.getShape(),
                                              desc.getElementType(), layout);
-        Value value = op.getDesc();
-        if (auto arg = dyn_cast<BlockArgument>(value)) {
-          auto func = dyn_cast<tt::FuncOp>(arg.getOwner()->getParentOp());
-          if (!func || arg.getOwner() != &func.getBody().front()) {
-            op.emitError() << "triton_ext_onchip: copy_tma needs a descriptor "
-                              "that is a kernel argument or made in the kernel";
-            ok = false;
-            continue;
-          }
-          arg.setType(typed);
-          SmallVector<Type> inputs(func.getArgumentTypes());
-          inputs[arg.getArgNumber()] = typed;
-          func.setType(FunctionType::get(module.getContext(), inputs,
-                                         func.getResultTypes()));
-        } else if (auto make =
-                       value.getDefiningOp<tt::MakeTensorDescOp>()) {
-          make.getResult().setType(typed);
-        } else {
+        if (failed(retypeDescriptor(op.getDesc(), typed))) {
           op.emitError() << "triton_ext_onchip: copy_tma needs a descriptor "
                             "that is a kernel argument or made in the kernel";
           ok = false;

@@ -344,8 +344,114 @@ void createTmaCopy(TritonOpBuilder &self, std::vector<Value> &values) {
   operands.append(coords.begin(), coords.end());
   createByName(self, "triton_ext_onchip.tma_copy", operands, Type(), {});
 }
+//===----------------------------------------------------------------------===//
+// Warp specialization. Built in steps because the Python side generates the
+// partition bodies in between (the bodies are @triton.jit functions):
+//   split_begin  [slot, #workers, warps..., captures...] -> marker value
+//                creates ttg.warp_specialize with an empty default region
+//                (ttg.warp_yield) and one partition region per worker (block
+//                arguments = the captures, ttg.warp_return), puts a marker
+//                constant at the start of the default region and leaves the
+//                insertion point before the default region's yield;
+//   split_enter  [slot, marker, i]: insertion point before partition i's
+//                warp_return;
+//   split_arg    [slot, marker, i, j]: block argument j of partition i;
+//   split_end    [slot, marker]: erases the marker, insertion point after the
+//                op.
+// The default partition returns nothing: a tensor yielded there would be a
+// tensor consumed by an op convert-triton-to-tritongpu leaves alone.
+//===----------------------------------------------------------------------===//
+
+ttg::WarpSpecializeOp splitOf(Value marker, const std::string &op) {
+  Operation *parent =
+      marker ? marker.getParentBlock()->getParentOp() : nullptr;
+  auto ws = dyn_cast_or_null<ttg::WarpSpecializeOp>(parent);
+  if (!ws)
+    fail(op, "expects the marker returned by create_onchip_split_begin");
+  return ws;
+}
+
+void createSplitBegin(TritonOpBuilder &self, std::vector<Value> &values) {
+  const std::string op = "onchip_split_begin";
+  if (values.size() < 3 || values[0])
+    fail(op, "expects [result slot, #workers, warps..., captures...]");
+  int64_t workers = takeConstant(op, values[1], "#workers");
+  if (workers < 1 || values.size() < size_t(2 + workers))
+    fail(op, "expects at least one worker and one warp count per worker");
+  SmallVector<int32_t> warps;
+  for (int64_t i = 0; i < workers; ++i)
+    warps.push_back(takeConstant(op, values[2 + i], "warp counts"));
+  SmallVector<Value> captures(values.begin() + 2 + workers, values.end());
+  for (size_t i = 1; i < size_t(2 + workers); ++i)
+    eraseIfDead(values[i]);
+  OpBuilder &b = self.getBuilder();
+  Location loc = self.getLastLoc();
+  auto ws = ttg::WarpSpecializeOp::create(b, loc, TypeRange{}, warps);
+  Block *body = b.createBlock(&ws.getDefaultRegion());
+  ttg::WarpYieldOp::create(b, loc, ValueRange{});
+  b.createBlock(&ws.getPartitionOpHolder());
+  auto partitions = ttg::WarpSpecializePartitionsOp::create(
+      b, loc, captures, static_cast<unsigned>(workers));
+  SmallVector<Type> types;
+  SmallVector<Location> locs;
+  for (Value c : captures) {
+    types.push_back(c.getType());
+    locs.push_back(loc);
+  }
+  for (Region &region : partitions.getPartitionRegions()) {
+    b.createBlock(&region, {}, types, locs);
+    ttg::WarpReturnOp::create(b, loc);
+  }
+  b.setInsertionPointToStart(body);
+  Value marker = arith::ConstantIntOp::create(b, loc, 0, 32);
+  values[0] = marker;
+  // The caller continues in the default region, before its yield.
+  b.setInsertionPoint(body->getTerminator());
+}
+
+void createSplitEnter(TritonOpBuilder &self, std::vector<Value> &values) {
+  const std::string op = "onchip_split_enter";
+  expectArity(op, values, 3);
+  auto ws = splitOf(values[1], op);
+  int64_t i = takeConstant(op, values[2], "partition");
+  eraseIfDead(values[2]);
+  auto regions = ws.getPartitionOp().getPartitionRegions();
+  if (i < 0 || i >= int64_t(regions.size()))
+    fail(op, "partition index out of range");
+  Block &block = regions[i].front();
+  self.getBuilder().setInsertionPoint(block.getTerminator());
+}
+
+void createSplitArg(TritonOpBuilder &self, std::vector<Value> &values) {
+  const std::string op = "onchip_split_arg";
+  expectArity(op, values, 4);
+  auto ws = splitOf(values[1], op);
+  int64_t i = takeConstant(op, values[2], "partition");
+  int64_t j = takeConstant(op, values[3], "argument");
+  eraseIfDead(values[2]);
+  eraseIfDead(values[3]);
+  auto regions = ws.getPartitionOp().getPartitionRegions();
+  if (i < 0 || i >= int64_t(regions.size()))
+    fail(op, "partition index out of range");
+  Block &block = regions[i].front();
+  if (j < 0 || j >= int64_t(block.getNumArguments()))
+    fail(op, "argument index out of range");
+  values[0] = block.getArgument(j);
+}
+
+void createSplitEnd(TritonOpBuilder &self, std::vector<Value> &values) {
+  const std::string op = "onchip_split_end";
+  expectArity(op, values, 2);
+  auto ws = splitOf(values[1], op);
+  values[1].getDefiningOp()->erase();
+  self.getBuilder().setInsertionPointAfter(ws);
+}
 } // namespace
 
+TRITON_EXT_REGISTER_OP(onchip_split_begin, createSplitBegin);
+TRITON_EXT_REGISTER_OP(onchip_split_enter, createSplitEnter);
+TRITON_EXT_REGISTER_OP(onchip_split_arg, createSplitArg);
+TRITON_EXT_REGISTER_OP(onchip_split_end, createSplitEnd);
 TRITON_EXT_REGISTER_OP(onchip_tma_copy, createTmaCopy);
 TRITON_EXT_REGISTER_OP(onchip_alloc, createAlloc);
 TRITON_EXT_REGISTER_OP(onchip_index, createIndex);

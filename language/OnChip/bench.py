@@ -1,5 +1,5 @@
-"""H200 check and timing of the triton_ext_onchip GEMMs (kernels.matmul_kernel: cp.async groups;
-kernels.matmul_tma_kernel: TMA copies on mbarriers).
+"""H200 check and timing of the triton_ext_onchip GEMMs (kernels.py: cp.async groups; TMA copies on
+mbarriers; warp-specialized TMA producer + wgmma consumer).
 
     TRITON_EXT_BUILD_DIR=$PWD/build python language/OnChip/bench.py --out $RESULTS/onchip-gemm-h200.json
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import torch
@@ -78,57 +78,63 @@ def tl_dot(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     return c
 
 
+#: The OnChip GEMMs under test, by name.
+VARIANTS = {"cp_async": kernels.matmul, "tma": kernels.matmul_tma, "warp_specialized": kernels.matmul_ws}
+
+
 @dataclass
 class Row:
     dtype: str
     m: int
     n: int
     k: int
-    onchip_rel_err: float
-    onchip_tma_rel_err: float
-    tl_dot_rel_err: float
     ok: bool
-    onchip_ms: float | None = None
-    onchip_tma_ms: float | None = None
-    tl_dot_ms: float | None = None
-    onchip_tflops: float | None = None
-    onchip_tma_tflops: float | None = None
-    tl_dot_tflops: float | None = None
-    ratio: float | None = None  # cp.async GEMM speed / tl.dot speed (>= 0.9 is the issue's target)
-    ratio_tma: float | None = None  # TMA GEMM speed / tl.dot speed
+    rel_err: dict[str, float] = field(default_factory=dict)  # by variant, and "tl_dot"
+    ms: dict[str, float] = field(default_factory=dict)
+    tflops: dict[str, float] = field(default_factory=dict)
+    ratio: dict[str, float] = field(default_factory=dict)  # variant speed / tl.dot speed (target >= 0.9)
+    errors: dict[str, str] = field(default_factory=dict)
 
 
 def rel_err(c: torch.Tensor, ref: torch.Tensor) -> float:
     return ((c.double() - ref).abs().max() / ref.abs().max()).item()
 
 
-def run(dtype_name: str, m: int, n: int, k: int, timed: bool, reps: int) -> Row:
+def run(dtype_name: str, m: int, n: int, k: int, timed: bool, reps: int, variants: list[str]) -> Row:
     dtype = getattr(torch, dtype_name)
     gen = torch.Generator(device="cuda").manual_seed(m * 31 + n * 7 + k)
     a = torch.randn((m, k), device="cuda", dtype=dtype, generator=gen)
     b = torch.randn((k, n), device="cuda", dtype=dtype, generator=gen)
     ref = a.double() @ b.double()
-    ours = kernels.matmul(a, b)
-    ours_tma = kernels.matmul_tma(a, b)
-    base = tl_dot(a, b)
+    row = Row(dtype_name, m, n, k, ok=True)
+    row.rel_err["tl_dot"] = rel_err(tl_dot(a, b), ref)
+    tol = max(1e-2 if dtype == torch.float16 else 2e-2, 2 * row.rel_err["tl_dot"])
+    fns = {"tl_dot": lambda: tl_dot(a, b)}
+    for name in variants:
+        fn = VARIANTS[name]
+        try:  # one failing variant must not hide the others
+            err = rel_err(fn(a, b), ref)
+        except Exception as exc:
+            row.errors[name] = f"{type(exc).__name__}: {exc}"[:2000]
+            print(f"{dtype_name} {m}x{n}x{k} {name}: FAILED {row.errors[name]}", file=sys.stderr)
+            row.ok = False
+            continue
+        row.rel_err[name] = err
+        row.ok &= bool(err <= tol)
+        fns[name] = (lambda f: lambda: f(a, b))(fn)
     torch.cuda.synchronize()
-    e_ours, e_tma, e_base = rel_err(ours, ref), rel_err(ours_tma, ref), rel_err(base, ref)
-    tol = max(1e-2 if dtype == torch.float16 else 2e-2, 2 * e_base)
-    row = Row(dtype_name, m, n, k, e_ours, e_tma, e_base, ok=bool(e_ours <= tol and e_tma <= tol))
     if timed:
-        ms: dict[str, list[float]] = {"ours": [], "tma": [], "base": []}
-        fns = {"ours": lambda: kernels.matmul(a, b), "tma": lambda: kernels.matmul_tma(a, b),
-               "base": lambda: tl_dot(a, b)}
+        samples: dict[str, list[float]] = {name: [] for name in fns}
         for _ in range(reps):  # interleaved, so clock and thermal drift hit all alike
             for name, fn in fns.items():
-                ms[name].append(triton.testing.do_bench(fn, warmup=25, rep=100))
-        row.onchip_ms, row.onchip_tma_ms, row.tl_dot_ms = min(ms["ours"]), min(ms["tma"]), min(ms["base"])
+                samples[name].append(triton.testing.do_bench(fn, warmup=25, rep=100))
         flops = 2.0 * m * n * k
-        row.onchip_tflops = flops / row.onchip_ms * 1e-9
-        row.onchip_tma_tflops = flops / row.onchip_tma_ms * 1e-9
-        row.tl_dot_tflops = flops / row.tl_dot_ms * 1e-9
-        row.ratio = row.tl_dot_ms / row.onchip_ms
-        row.ratio_tma = row.tl_dot_ms / row.onchip_tma_ms
+        for name, ms in samples.items():
+            row.ms[name] = min(ms)
+            row.tflops[name] = flops / row.ms[name] * 1e-9
+        for name in VARIANTS:
+            if name in row.ms:
+                row.ratio[name] = row.ms["tl_dot"] / row.ms[name]
     return row
 
 
@@ -137,7 +143,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=None, help="write the rows as JSON here")
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="4096^3 only")
+    parser.add_argument("--variants", default=",".join(VARIANTS),
+                        help=f"comma-separated subset of {', '.join(VARIANTS)}")
     args = parser.parse_args(argv)
+    variants = [v for v in args.variants.split(",") if v]
+    unknown = set(variants) - set(VARIANTS)
+    if unknown:
+        parser.error(f"unknown variants {sorted(unknown)}; expected some of {list(VARIANTS)}")
     cases = [(1000, 528, 1008, False), (4096, 4096, 4096, True)]
     if not args.quick:
         cases.append((8192, 8192, 8192, True))
@@ -145,24 +157,31 @@ def main(argv: list[str] | None = None) -> int:
     for dtype_name in ("float16", "bfloat16"):
         for m, n, k, timed in cases:
             try:
-                row = run(dtype_name, m, n, k, timed, args.reps)
+                row = run(dtype_name, m, n, k, timed, args.reps, variants)
             except Exception as exc:  # report and go on: one failure must not hide the others
                 print(f"{dtype_name} {m}x{n}x{k}: FAILED {type(exc).__name__}: {exc}", file=sys.stderr)
-                row = Row(dtype_name, m, n, k, float("nan"), float("nan"), float("nan"), ok=False)
+                row = Row(dtype_name, m, n, k, ok=False, errors={"all": f"{type(exc).__name__}: {exc}"})
             rows.append(row)
             print(json.dumps(asdict(row)), flush=True)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps({"device": torch.cuda.get_device_name(), "rows": [asdict(r) for r in rows]},
                                        indent=1))
-    print("\nsummary (OnChip GEMMs, cp.async / TMA, vs autotuned tl.dot; ratio = speed / tl.dot speed):")
+    print("\nsummary (TFLOP/s; ratio = speed / autotuned tl.dot speed; err = max |C - C64| / max |C64|):")
     for r in rows:
-        perf = (f"{r.onchip_tflops:.0f} / {r.onchip_tma_tflops:.0f} vs {r.tl_dot_tflops:.0f} TFLOP/s, "
-                f"ratio {r.ratio:.3f} / {r.ratio_tma:.3f}") if r.ratio else "untimed"
-        print(f"  {r.dtype:9s} {r.m}x{r.n}x{r.k}: {'ok ' if r.ok else 'BAD'} err {r.onchip_rel_err:.2e} / "
-              f"{r.onchip_tma_rel_err:.2e} (tl.dot {r.tl_dot_rel_err:.2e}); {perf}")
+        parts = []
+        for name in variants:
+            if name in r.errors:
+                parts.append(f"{name} FAILED")
+            elif name in r.rel_err:
+                perf = f" {r.tflops[name]:.0f} TF x{r.ratio[name]:.3f}" if name in r.ratio else ""
+                parts.append(f"{name} err {r.rel_err[name]:.1e}{perf}")
+        base = f"tl.dot err {r.rel_err.get('tl_dot', float('nan')):.1e}"
+        if "tl_dot" in r.tflops:
+            base += f" {r.tflops['tl_dot']:.0f} TF"
+        print(f"  {r.dtype:9s} {r.m}x{r.n}x{r.k}: {'ok ' if r.ok else 'BAD'} {'; '.join(parts)}; {base}")
     bad = [r for r in rows if not r.ok]
-    print(f"{len(rows) - len(bad)}/{len(rows)} outputs correct")
+    print(f"{len(rows) - len(bad)}/{len(rows)} cases correct (every variant within tolerance)")
     return 1 if bad else 0
 
 

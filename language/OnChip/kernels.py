@@ -16,7 +16,15 @@ cp.async groups: one ``ready`` barrier per stage; the copy of a tile ``expect``s
 stage's barrier, and the consumer ``wait``s on it with the stage's phase parity
 (``(kt // STAGES) & 1``). Out-of-range parts of a tile are zero-filled by the TMA unit.
 
-``matmul(a, b)`` and ``matmul_tma(a, b)`` launch them (need a GPU; the tests compile both on CPU
+``matmul_ws_kernel``: warp-specialized. A one-warp producer partition issues the TMA copies; the
+kernel's own warps (the default partition) wait, multiply and write C. Two barrier rings hand the
+stages back and forth: ``ready[s]`` (the producer's ``expect`` + the copies' bytes: tile in) and
+``empty[s]`` (one ``arrive`` by the consumer: the wgmma that read stage ``s`` finished, since with
+``pending=1`` returning from the next ``mma`` guarantees it). A fresh mbarrier counts as having
+completed the phase before its first, so the producer's first wait on each ``empty[s]`` (parity
+1) returns at once.
+
+``matmul(a, b)``, ``matmul_tma(a, b)`` and ``matmul_ws(a, b)`` launch them (need a GPU; the tests compile both on CPU
 through cubin).
 """
 
@@ -130,6 +138,60 @@ def matmul_tma_kernel(a_desc, b_desc, C, M, N, K, stride_cm, stride_cn, BM: tl.c
     tl.store(c_ptrs, acc.to(C.dtype.element_ty), mask=(cm[:, None] < M) & (cn[None, :] < N))
 
 
+@triton.jit
+def _ws_producer(a_desc, b_desc, a_ring, b_ring, ready, empty, off_m, off_n, k_tiles, BK: tl.constexpr,
+                 STAGES: tl.constexpr, NBYTES: tl.constexpr):
+    for kt in range(k_tiles):
+        slot = kt % STAGES
+        oc.wait(oc.index(empty, slot), ((kt // STAGES) & 1) ^ 1)  # the consumer freed the stage
+        bar = oc.index(ready, slot)
+        oc.expect(bar, NBYTES)
+        oc.copy_tma(oc.index(a_ring, slot), a_desc, [off_m, kt * BK], bar)
+        oc.copy_tma(oc.index(b_ring, slot), b_desc, [kt * BK, off_n], bar)
+
+
+@triton.jit
+def _ws_consumer(a_ring, b_ring, ready, empty, C, M, N, off_m, off_n, k_tiles, stride_cm, stride_cn,
+                 BM: tl.constexpr, BN: tl.constexpr, STAGES: tl.constexpr):
+    acc = tl.zeros([BM, BN], dtype=tl.float32)
+    for kt in range(k_tiles):
+        slot = kt % STAGES
+        oc.wait(oc.index(ready, slot), (kt // STAGES) & 1)
+        acc = oc.mma(oc.index(a_ring, slot), oc.index(b_ring, slot), acc, pending=1)
+        # The wgmma of tile kt-1 finished: give its stage back to the producer.
+        oc.arrive(oc.index(empty, (kt + STAGES - 1) % STAGES), pred=kt > 0)
+    acc = oc.mma_wait(acc, 0)
+    cm = off_m + tl.arange(0, BM)
+    cn = off_n + tl.arange(0, BN)
+    c_ptrs = C + cm[:, None] * stride_cm + cn[None, :] * stride_cn
+    tl.store(c_ptrs, acc.to(C.dtype.element_ty), mask=(cm[:, None] < M) & (cn[None, :] < N))
+
+
+@triton.jit
+def matmul_ws_kernel(a_desc, b_desc, C, M, N, K, stride_cm, stride_cn, BM: tl.constexpr, BN: tl.constexpr,
+                     BK: tl.constexpr, STAGES: tl.constexpr, GROUP_M: tl.constexpr):
+    pid = tl.program_id(0)
+    num_m = tl.cdiv(M, BM)
+    num_n = tl.cdiv(N, BN)
+    group = GROUP_M * num_n
+    first_m = (pid // group) * GROUP_M
+    size_m = tl.minimum(num_m - first_m, GROUP_M)
+    off_m = (first_m + (pid % group) % size_m) * BM
+    off_n = ((pid % group) // size_m) * BN
+
+    dtype: tl.constexpr = a_desc.dtype
+    a_ring = oc.alloc(dtype, [BM, BK], STAGES)
+    b_ring = oc.alloc(dtype, [BK, BN], STAGES)
+    ready = oc.barriers(STAGES)
+    empty = oc.barriers(STAGES)
+    nbytes: tl.constexpr = (BM * BK + BK * BN) * dtype.primitive_bitwidth // 8
+    k_tiles = tl.cdiv(K, BK)
+    oc.split([(_ws_consumer, (a_ring, b_ring, ready, empty, C, M, N, off_m, off_n, k_tiles, stride_cm, stride_cn,
+                              BM, BN, STAGES)),
+              (_ws_producer, (a_desc, b_desc, a_ring, b_ring, ready, empty, off_m, off_n, k_tiles, BK, STAGES,
+                              nbytes))], [1])
+
+
 #: Tile configuration for the H200 (fp16/bf16): 128x256x64, 3 stages, 8 warps (two warp groups
 #: along M), 160 KiB of shared memory.
 CONFIG = dict(BM=128, BN=256, BK=64, STAGES=3, GROUP_M=8, num_warps=8)
@@ -168,4 +230,25 @@ def matmul_tma(a, b, config: dict | None = None):
     b_desc = TensorDescriptor.from_tensor(b, [cfg["BK"], cfg["BN"]])
     grid = (triton.cdiv(m, cfg["BM"]) * triton.cdiv(n, cfg["BN"]), )
     matmul_tma_kernel[grid](a_desc, b_desc, c, m, n, k, c.stride(0), c.stride(1), **cfg)
+    return c
+
+
+#: Warp-specialized variant: 128x256x64, 4 stages, 8 consumer warps + 1 producer warp.
+WS_CONFIG = dict(BM=128, BN=256, BK=64, STAGES=4, GROUP_M=8, num_warps=8)
+
+
+def matmul_ws(a, b, config: dict | None = None):
+    """C = a @ b with matmul_ws_kernel (row-major torch tensors on the GPU, fp16 or bf16)."""
+    import torch
+    from triton.tools.tensor_descriptor import TensorDescriptor
+
+    cfg = dict(WS_CONFIG if config is None else config)
+    assert a.shape[1] == b.shape[0] and a.dtype == b.dtype
+    m, k = a.shape
+    n = b.shape[1]
+    c = torch.empty((m, n), device=a.device, dtype=a.dtype)
+    a_desc = TensorDescriptor.from_tensor(a, [cfg["BM"], cfg["BK"]])
+    b_desc = TensorDescriptor.from_tensor(b, [cfg["BK"], cfg["BN"]])
+    grid = (triton.cdiv(m, cfg["BM"]) * triton.cdiv(n, cfg["BN"]), )
+    matmul_ws_kernel[grid](a_desc, b_desc, c, m, n, k, c.stride(0), c.stride(1), **cfg)
     return c

@@ -426,3 +426,65 @@ def test_wait_on_a_barrier_never_armed_is_an_error_at_the_wait(capfd: pytest.Cap
 def test_barriers_that_may_be_armed_compile(fn, sig: dict[str, str]) -> None:
     k = compile_kernel(fn, sig)
     assert "ttng.wait_barrier" in k.asm["ttgir"] and "declare_barriers" not in k.asm["ttgir"]
+
+
+# ----------------------------------------------------------------------------------------------
+# Warp specialization
+
+
+@pytest.mark.parametrize("dtype", ["fp16", "bf16"])
+def test_warp_specialized_gemm(dtype: str) -> None:
+    cfg = dict(kernels.WS_CONFIG)
+    num_warps = cfg.pop("num_warps")
+    bm, bn, bk = cfg["BM"], cfg["BN"], cfg["BK"]
+    sig = {"a_desc": f"tensordesc<{dtype}[{bm}, {bk}]>", "b_desc": f"tensordesc<{dtype}[{bk}, {bn}]>",
+           "C": f"*{dtype}", "M": "i32", "N": "i32", "K": "i32", "stride_cm": "i32", "stride_cn": "constexpr"}
+    k = compile_kernel(kernels.matmul_ws_kernel, sig, dict(cfg, stride_cn=1), num_warps)
+    ir = body(k.asm["ttgir"])
+    ws = ir[ir.index("ttg.warp_specialize("):]
+    default, worker = ws[:ws.index("partition0(")], ws[ws.index("partition0("):]
+    assert re.search(r"partition0\(.*\) num_warps\(1\)", worker)
+    # The producer only copies and waits for free stages; the consumer only waits, multiplies
+    # and frees stages.
+    assert len(re.findall(r"ttng.async_tma_copy_global_to_local", worker)) == 2
+    assert "warp_group_dot" not in worker and "arrive_barrier" not in worker
+    assert "async_tma_copy" not in default
+    assert re.findall(r"ttng.warp_group_dot_wait .*pendings = (\d+)", default) == ["1", "0"]
+    assert re.search(r"ttng.arrive_barrier %\w+, 1, %\w+", default)
+    # The descriptors, captured by the producer, took the buffers' layout all the way up.
+    assert re.search(rf"%a_desc: !tt.tensordesc<{bm}x{bk}x\w+, #shared>", ir)
+    assert re.search(rf"partition0\(%\w+: !tt.tensordesc<{bm}x{bk}x\w+, #shared>", worker)
+    assert "ttng.fence_async_shared" not in ir  # TMA-only buffers
+    assert k.metadata.num_warps >= num_warps + 1
+    assert "cp.async.bulk.tensor" in k.asm["ptx"] and "wgmma.mma_async" in k.asm["ptx"]
+
+
+@triton.jit
+def _worker_with_tensor(x):
+    pass
+
+
+@triton.jit
+def _default_nothing(X):
+    pass
+
+
+@triton.jit
+def bad_split_tensor_arg(X):
+    oc.split([(_default_nothing, (X, )), (_worker_with_tensor, (tl.arange(0, 64), ))], [1])
+
+
+@triton.jit
+def bad_split_warps(X):
+    oc.split([(_default_nothing, (X, )), (_default_nothing, (X, ))], [3])
+
+
+@pytest.mark.parametrize("fn, message", [
+    (bad_split_tensor_arg, "workers take buffers, barriers, descriptors and scalars only"),
+    (bad_split_warps, "worker warp counts must be powers of two, got [3]"),
+])
+def test_split_misuse_is_a_compile_error(fn, message: str) -> None:
+    with pytest.raises(CompilationError) as info:
+        compile_kernel(fn, {"X": "*fp16"})
+    assert message in str(info.value), str(info.value)
+    assert "oc.split(" in str(info.value)

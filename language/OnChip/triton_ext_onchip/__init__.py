@@ -35,7 +35,7 @@ from triton.language import core
 
 __all__ = [
     "alloc", "index", "read", "write", "copy_async", "copy_tma", "commit", "wait_copies", "barriers",
-    "expect", "arrive", "wait", "mma", "mma_wait", "buffer", "buffer_type", "load",
+    "expect", "arrive", "wait", "mma", "mma_wait", "split", "buffer", "buffer_type", "load",
 ]
 
 DIALECT_EXTENSION = "onchip_ir"
@@ -460,6 +460,70 @@ def mma(a: Any, b: Any, acc: Any, pending: Any = 0, _semantic: Any = None) -> co
     ta = core.tensor(va, core.block_type(a.dtype, [m, k]))
     tb = core.tensor(vb, core.block_type(b_.dtype, [k, n]))
     return _semantic.dot(ta, tb, acc, None, None, core.float32)
+
+
+# --------------------------------------------------------------------------------------------
+# Warp specialization
+
+
+@core.builtin
+def split(functions_and_args: Any, worker_num_warps: Any, _semantic: Any = None, _generator: Any = None) -> None:
+    """Run ``@triton.jit`` functions side by side on separate warps (``ttg.warp_specialize``).
+
+    ``functions_and_args`` is ``[(default_fn, default_args), (worker_fn, worker_args), ...]``:
+    the default function runs on the kernel's ``num_warps`` warps, each worker on its own
+    ``worker_num_warps[i]`` extra warps; all start together and the kernel continues after all
+    have returned. The default function may use any value of the caller and must return nothing.
+    Workers see only their arguments (buffers, barriers, descriptors, scalars) and must not
+    create tensors (their layouts would assume the kernel's warp count); they are meant for
+    issuing copies and arriving on barriers: a producer. Hand-offs go through mbarriers.
+    """
+    op = "split"
+    pairs = list(functions_and_args.values if isinstance(functions_and_args, core.tuple)
+                 else core._unwrap_if_constexpr(functions_and_args))
+    warps = core._unwrap_if_constexpr(worker_num_warps)
+    warps = list(warps.values if isinstance(warps, core.tuple) else warps)
+    warps = [_const_int("worker_num_warps", w, op, lo=1) for w in warps]
+    if len(pairs) < 2:
+        raise ValueError(f"{op}: expects a default function and at least one worker, got {len(pairs)} entries")
+    if len(warps) != len(pairs) - 1:
+        raise ValueError(f"{op}: {len(pairs) - 1} workers but {len(warps)} warp counts")
+    for w in warps:
+        if w & (w - 1):
+            raise ValueError(f"{op}: worker warp counts must be powers of two, got {warps}")
+    entries = []
+    for entry in pairs:
+        entry = list(entry.values if isinstance(entry, core.tuple) else entry)
+        if len(entry) != 2:
+            raise TypeError(f"{op}: each entry must be (function, args), got {entry!r}")
+        fn, args = core._unwrap_if_constexpr(entry[0]), entry[1]
+        args = list(args.values if isinstance(args, core.tuple) else core._unwrap_if_constexpr(args))
+        entries.append((fn, args))
+    from triton.compiler.code_generator import flatten_values_to_ir, unflatten_ir_values
+
+    (default_fn, default_args), workers = entries[0], entries[1:]
+    worker_handles = []
+    for fn, args in workers:
+        for a in args:
+            if isinstance(a, core.tensor) and a.type.is_block():
+                raise TypeError(f"{op}: worker {getattr(fn, '__name__', fn)} gets a tensor argument; workers "
+                                "take buffers, barriers, descriptors and scalars only")
+        worker_handles.append(list(flatten_values_to_ir(args)))
+    b = _builder(_semantic, "onchip_split_begin")
+    captures = sum(worker_handles, [])
+    marker = b.create_onchip_split_begin([b.get_int32(len(workers))] + [b.get_int32(w) for w in warps] + captures)
+    result = _generator.call_JitFunction(default_fn, default_args, kwargs={})
+    if result is not None and not (isinstance(result, core.constexpr) and result.value is None):
+        raise TypeError(f"{op}: the default function must return nothing")
+    offset = 0
+    for i, ((fn, args), handles) in enumerate(zip(workers, worker_handles)):
+        b.create_onchip_split_enter([marker, b.get_int32(i)])
+        block_args = [b.create_onchip_split_arg([marker, b.get_int32(i), b.get_int32(offset + j)])
+                      for j in range(len(handles))]
+        offset += len(handles)
+        values = list(unflatten_ir_values(block_args, [a.type for a in args]))
+        _generator.call_JitFunction(fn, values, kwargs={})
+    b.create_onchip_split_end([marker])
 
 
 #: asm string of the elementwise_inline_asm standing for mma_wait; onchip_lower replaces it by
