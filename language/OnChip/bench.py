@@ -1,27 +1,32 @@
-"""H200 check and timing of the triton_ext_onchip GEMMs (kernels.py: cp.async groups; TMA copies on
-mbarriers; warp-specialized TMA producer + wgmma consumer).
+"""Benchmark spec and H200 check of the triton_ext_onchip GEMMs (``triton-ext bench onchip``).
+
+C = A @ B, fp16 or bf16 in and out, fp32 accumulation. The spec's variants share one signature
+(tensor descriptors for A and B): the baseline is Triton's own TMA matmul (``tl.dot`` on
+``desc.load`` tiles, pipelined by Triton, 4 stages), the hand-written variants are
+``kernels.matmul_tma_kernel`` (TMA copies on mbarriers, async wgmma) and
+``kernels.matmul_ws_kernel`` (the same, warp-specialized: a one-warp TMA producer). All use
+128x256x64 tiles and 8 warps. ``check`` (``triton-ext bench onchip --check``, or this file run
+directly) adds what the spec's variants cannot share a signature with: the cp.async GEMM
+(``kernels.matmul_kernel``), Triton's autotuned pointer ``tl.dot`` matmul (MATMUL_CONFIGS) and
+the same TMA kernel written in Gluon, on a ragged 1000x528x1008 case and 4096^3 / 8192^3,
+every output against a float64 reference, timed interleaved; ratios are against the faster of
+the autotuned tl.dot and Gluon (the issue's target is >= 0.9).
 
     TRITON_EXT_BUILD_DIR=$PWD/build python language/OnChip/bench.py --out $RESULTS/onchip-gemm-h200.json
 
-For fp16 and bf16 at 4096^3 and 8192^3, plus a ragged 1000x528x1008 correctness case (M, N, K not
-multiples of the tile; N and K multiples of 16 elements, which cp.async's 16-byte pieces need), it
-checks every C against a float64 reference and times, in one run and interleaved, the OnChip
-GEMMs against two baselines: Triton's own autotuned ``tl.dot`` matmul (MATMUL_CONFIGS below) and
-the same TMA-pipelined kernel written in Gluon. The ratio is against the faster baseline (the
-issue's target is >= 0.9). Exits 1 when an output is wrong or a variant fails; prints the ratios
-either way. Needs a GPU with sm_90, torch, triton 3.9.0 and the
-plugins built from this checkout (``triton-ext build onchip_ir onchip``).
+exits 1 when an output is wrong or a variant fails, and prints the ratios either way.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any, Callable, Mapping
 
-import torch
 import triton
 import triton.language as tl
 
@@ -29,6 +34,7 @@ from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia.hopper import mbarrier, tma, warpgroup_mma, warpgroup_mma_wait
 
+from triton_ext.bench import BenchSpec, Case, Metric, Target, Variant
 from triton_ext.testing import import_file
 
 kernels = import_file(__file__, "kernels.py", name="triton_ext_onchip_kernels")
@@ -75,6 +81,8 @@ def tl_dot_matmul(A, B, C, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, 
 
 
 def tl_dot(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    import torch
+
     m, k = a.shape
     n = b.shape[1]
     c = torch.empty((m, n), device=a.device, dtype=a.dtype)
@@ -140,6 +148,7 @@ def gluon_matmul_kernel(a_desc, b_desc, C, M, N, K, stride_cm, stride_cn, STAGES
 
 
 def gluon_mm(a: torch.Tensor, b: torch.Tensor, bm: int = 128, bn: int = 256, bk: int = 64) -> torch.Tensor:
+    import torch
     from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
 
     m, k = a.shape
@@ -176,6 +185,8 @@ def rel_err(c: torch.Tensor, ref: torch.Tensor) -> float:
 
 
 def run(dtype_name: str, m: int, n: int, k: int, timed: bool, reps: int, variants: list[str]) -> Row:
+    import torch
+
     dtype = getattr(torch, dtype_name)
     gen = torch.Generator(device="cuda").manual_seed(m * 31 + n * 7 + k)
     a = torch.randn((m, k), device="cuda", dtype=dtype, generator=gen)
@@ -189,7 +200,7 @@ def run(dtype_name: str, m: int, n: int, k: int, timed: bool, reps: int, variant
             fns[name] = (lambda f: lambda: f(a, b))(fn)
         except Exception as exc:  # a baseline that fails is reported, not fatal
             row.errors[name] = f"{type(exc).__name__}: {exc}"[:2000]
-            print(f"{dtype_name} {m}x{n}x{k} baseline {name}: FAILED {row.errors[name]}", file=sys.stderr)
+            print(f"{dtype_name} {m}x{n}x{k} baseline {name}: FAILED {row.errors[name]}", file=sys.stderr, flush=True)
     tol = max([1e-2 if dtype == torch.float16 else 2e-2] + [2 * e for e in row.rel_err.values()])
     for name in variants:
         fn = VARIANTS[name]
@@ -220,37 +231,24 @@ def run(dtype_name: str, m: int, n: int, k: int, timed: bool, reps: int, variant
     return row
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=None, help="write the rows as JSON here")
-    parser.add_argument("--reps", type=int, default=3)
-    parser.add_argument("--quick", action="store_true", help="4096^3 only")
-    parser.add_argument("--variants", default=",".join(VARIANTS),
-                        help=f"comma-separated subset of {', '.join(VARIANTS)}")
-    args = parser.parse_args(argv)
-    variants = [v for v in args.variants.split(",") if v]
-    unknown = set(variants) - set(VARIANTS)
-    if unknown:
-        parser.error(f"unknown variants {sorted(unknown)}; expected some of {list(VARIANTS)}")
+def compare(variants: list[str], quick: bool = False, reps: int = 3,
+            log: Callable[[str], None] = print) -> tuple[list[Row], bool]:
+    """Every case of the full comparison; returns the rows and whether all outputs were right."""
     cases = [(1000, 528, 1008, False), (4096, 4096, 4096, True)]
-    if not args.quick:
+    if not quick:
         cases.append((8192, 8192, 8192, True))
     rows = []
     for dtype_name in ("float16", "bfloat16"):
         for m, n, k, timed in cases:
             try:
-                row = run(dtype_name, m, n, k, timed, args.reps, variants)
+                row = run(dtype_name, m, n, k, timed, reps, variants)
             except Exception as exc:  # report and go on: one failure must not hide the others
-                print(f"{dtype_name} {m}x{n}x{k}: FAILED {type(exc).__name__}: {exc}", file=sys.stderr)
+                log(f"{dtype_name} {m}x{n}x{k}: FAILED {type(exc).__name__}: {exc}")
                 row = Row(dtype_name, m, n, k, ok=False, errors={"all": f"{type(exc).__name__}: {exc}"})
             rows.append(row)
-            print(json.dumps(asdict(row)), flush=True)
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps({"device": torch.cuda.get_device_name(), "rows": [asdict(r) for r in rows]},
-                                       indent=1))
-    print("\nsummary (TFLOP/s; ratio = speed / speed of the faster of autotuned tl.dot and Gluon; "
-          "err = max |C - C64| / max |C64|):")
+            log(json.dumps(asdict(row)))
+    log("summary (TFLOP/s; ratio = speed / speed of the faster of autotuned tl.dot and Gluon; "
+        "err = max |C - C64| / max |C64|):")
     for r in rows:
         parts = []
         for name in variants:
@@ -265,11 +263,152 @@ def main(argv: list[str] | None = None) -> int:
             if name in r.tflops:
                 text += f" {r.tflops[name]:.0f} TF"
             base.append(text if name not in r.errors else f"{name} FAILED")
-        base = "; ".join(base)
-        print(f"  {r.dtype:9s} {r.m}x{r.n}x{r.k}: {'ok ' if r.ok else 'BAD'} {'; '.join(parts)}; {base}")
+        log(f"  {r.dtype:9s} {r.m}x{r.n}x{r.k}: {'ok ' if r.ok else 'BAD'} {'; '.join(parts)}; {'; '.join(base)}")
     bad = [r for r in rows if not r.ok]
-    print(f"{len(rows) - len(bad)}/{len(rows)} cases correct (every variant within tolerance)")
-    return 1 if bad else 0
+    log(f"{len(rows) - len(bad)}/{len(rows)} cases correct (every variant within tolerance)")
+    return rows, not bad
+
+
+def _check(log: Callable[[str], None]) -> Mapping[str, Any]:
+    """``triton-ext bench onchip --check``: the full comparison (all variants and baselines)."""
+    rows, ok = compare(list(VARIANTS), quick=True, reps=2, log=log)
+    return {"ok": ok, "rows": [asdict(r) for r in rows]}
+
+
+# --------------------------------------------------------------------------- #
+# The spec (``triton-ext bench onchip``)
+# --------------------------------------------------------------------------- #
+
+BM, BN, BK, STAGES, GROUP_M = 128, 256, 64, 4, 8
+
+
+@triton.jit
+def tl_dot_tma_kernel(a_desc, b_desc, C, M, N, K, stride_cm, stride_cn, BM: tl.constexpr, BN: tl.constexpr,
+                      BK: tl.constexpr, STAGES: tl.constexpr, GROUP_M: tl.constexpr):
+    """Triton's own TMA matmul: tl.dot on descriptor loads; Triton pipelines it (num_stages)."""
+    pid = tl.program_id(0)
+    num_m = tl.cdiv(M, BM)
+    num_n = tl.cdiv(N, BN)
+    group = GROUP_M * num_n
+    first_m = (pid // group) * GROUP_M
+    size_m = tl.minimum(num_m - first_m, GROUP_M)
+    off_m = (first_m + (pid % group) % size_m) * BM
+    off_n = ((pid % group) // size_m) * BN
+    acc = tl.zeros([BM, BN], dtype=tl.float32)
+    for kt in range(tl.cdiv(K, BK)):
+        acc = tl.dot(a_desc.load([off_m, kt * BK]), b_desc.load([kt * BK, off_n]), acc)
+    cm = off_m + tl.arange(0, BM)
+    cn = off_n + tl.arange(0, BN)
+    tl.store(C + cm[:, None] * stride_cm + cn[None, :] * stride_cn, acc.to(C.dtype.element_ty),
+             mask=(cm[:, None] < M) & (cn[None, :] < N))
+
+
+def _signature(dtype: str) -> dict[str, str]:
+    return {"a_desc": f"tensordesc<{dtype}[{BM}, {BK}]>", "b_desc": f"tensordesc<{dtype}[{BK}, {BN}]>",
+            "C": f"*{dtype}", "M": "i32", "N": "i32", "K": "i32", "stride_cm": "i32", "stride_cn": "constexpr"}
+
+
+def _constexprs(case: Case) -> dict[str, Any]:
+    return {"BM": BM, "BN": BN, "BK": BK, "STAGES": STAGES, "GROUP_M": GROUP_M, "stride_cn": 1}
+
+
+def _compile_options(case: Case) -> dict[str, Any]:
+    return {"num_warps": 8, "num_stages": STAGES}
+
+
+def _make_inputs(case: Case, device: Any, generator: Any) -> dict[str, Any]:
+    import torch
+
+    m, n, k = case.params["M"], case.params["N"], case.params["K"]
+    dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}[case.dtype]
+    # A scaled by 1/sqrt(K): C has unit variance at every K, so one tolerance fits all shapes.
+    a = (torch.randn(m, k, device=device, generator=generator) / math.sqrt(k)).to(dtype)
+    b = torch.randn(k, n, device=device, generator=generator).to(dtype)
+    return {"a": a, "b": b, "c": torch.empty(m, n, device=device, dtype=dtype)}
+
+
+def _launch(kernel: Any, t: Mapping[str, Any], case: Case) -> Any:
+    from triton.tools.tensor_descriptor import TensorDescriptor
+
+    a, b, c = t["a"], t["b"], t["c"]
+    m, k = a.shape
+    n = b.shape[1]
+    a_desc = TensorDescriptor.from_tensor(a, [BM, BK])
+    b_desc = TensorDescriptor.from_tensor(b, [BK, BN])
+    consts = {key: v for key, v in _constexprs(case).items() if not key.startswith("stride")}
+    grid = (triton.cdiv(m, BM) * triton.cdiv(n, BN), )
+    return kernel[grid](a_desc, b_desc, c, m, n, k, c.stride(0), c.stride(1), **consts, **_compile_options(case))
+
+
+def _reference(t: Mapping[str, Any], case: Case) -> Any:
+    return t["a"].double() @ t["b"].double()
+
+
+def _checked(t: Mapping[str, Any], case: Case) -> Any:
+    return t["c"]
+
+
+def _flops(case: Case) -> float:
+    p = case.params
+    return 2.0 * p["M"] * p["N"] * p["K"]
+
+
+SPEC = BenchSpec(
+    name="onchip",
+    passes=(),
+    title="onchip: fp16/bf16 GEMM (M = N = K) written with triton_ext_onchip vs Triton's TMA tl.dot",
+    variants=(
+        Variant("tl_dot_tma", tl_dot_tma_kernel, "baseline"),
+        Variant("onchip_tma", kernels.matmul_tma_kernel, "handwritten"),
+        Variant("onchip_ws", kernels.matmul_ws_kernel, "handwritten"),
+    ),
+    shapes=tuple({"M": s, "N": s, "K": s} for s in (4096, 8192)),
+    quick_shapes=({"M": 4096, "N": 4096, "K": 4096},),
+    check_shapes=({"M": 1000, "N": 528, "K": 1008}, {"M": 4096, "N": 4096, "K": 4096}),
+    dtypes=("fp16", "bf16"),
+    signature=_signature,
+    constexprs=_constexprs,
+    compile_options=_compile_options,
+    make_inputs=_make_inputs,
+    outputs=("c",),
+    launch=_launch,
+    reference=_reference,
+    checked=_checked,
+    # Unit-variance C: fp16 output rounding <= 4e-3 below |C| = 8, bf16 <= 3.2e-2.
+    tolerance={"fp16": 1e-2, "bf16": 6e-2},
+    metric=Metric("TFLOP/s", _flops, "2 * M * N * K"),
+    x_axis="M",
+    ir_stage="ttgir",
+    targets=(
+        Target(">= 90% of Triton's TMA tl.dot (issue 20)", "onchip_tma", "tl_dot_tma", 0.9),
+        Target("warp-specialized >= 90% of Triton's TMA tl.dot", "onchip_ws", "tl_dot_tma", 0.9),
+    ),
+    notes=f"{BM}x{BN}x{BK} tiles, {STAGES} stages, 8 warps (+1 producer warp for onchip_ws), grouped order "
+          f"({GROUP_M}); --check adds the cp.async GEMM, the autotuned pointer tl.dot and the Gluon kernel.",
+    check=_check,
+)
+
+
+def main(argv: list[str] | None = None) -> int:
+    import torch
+
+    parser = argparse.ArgumentParser(description="H200 check and timing of the triton_ext_onchip GEMMs")
+    parser.add_argument("--out", type=Path, default=None, help="write the rows as JSON here")
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--quick", action="store_true", help="4096^3 only")
+    parser.add_argument("--variants", default=",".join(VARIANTS),
+                        help=f"comma-separated subset of {', '.join(VARIANTS)}")
+    args = parser.parse_args(argv)
+    variants = [v for v in args.variants.split(",") if v]
+    unknown = set(variants) - set(VARIANTS)
+    if unknown:
+        parser.error(f"unknown variants {sorted(unknown)}; expected some of {list(VARIANTS)}")
+    rows, ok = compare(variants, quick=args.quick, reps=args.reps, log=lambda line: print(line, flush=True))
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps({"device": torch.cuda.get_device_name(), "rows": [asdict(r) for r in rows]},
+                                       indent=1))
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":
