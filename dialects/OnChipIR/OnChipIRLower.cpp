@@ -319,20 +319,16 @@ private:
   bool lowerDots(ModuleOp module) {
     SmallVector<tt::DotOp> dots;
     module.walk([&](tt::DotOp dot) {
-      if (skipConverts(dot.getA()).getDefiningOp<MmaOperandOp>())
+      if (skipConverts(dot.getB()).getDefiningOp<MmaOperandOp>())
         dots.push_back(dot);
     });
     bool ok = true;
     auto numWarps = module->getAttrOfType<IntegerAttr>("ttg.num-warps");
     for (tt::DotOp dot : dots) {
+      // B is always a buffer; A is a buffer or, for mma(tensor, buf, acc),
+      // a register tensor (wgmma reads A from registers too).
       auto a = skipConverts(dot.getA()).getDefiningOp<MmaOperandOp>();
       auto b = skipConverts(dot.getB()).getDefiningOp<MmaOperandOp>();
-      if (!b) {
-        dot.emitError() << "triton_ext_onchip: both operands of an mma must "
-                           "be buffers";
-        ok = false;
-        continue;
-      }
       if (!numWarps || numWarps.getInt() % 4 != 0) {
         dot.emitError() << "triton_ext_onchip: mma needs num_warps to be a "
                            "multiple of 4 (a warp group)";
@@ -342,7 +338,7 @@ private:
       auto accType = cast<RankedTensorType>(dot.getC().getType());
       int64_t m = accType.getDimSize(0), n = accType.getDimSize(1);
       SmallVector<unsigned> warps = mmaWarps(m, n, numWarps.getInt());
-      unsigned bits = a.getType().getElementTypeBitWidth();
+      unsigned bits = b.getType().getElementTypeBitWidth();
       SmallVector<unsigned> instr = {16, mmaInstrN(n / warps[1]), 256 / bits};
       MLIRContext *ctx = module.getContext();
       auto cga = ttg::CGAEncodingAttr::get1CTALayout(ctx, 2);
@@ -356,19 +352,32 @@ private:
       // fence insertion adds only for operands it allocated itself: fence
       // here. Buffers written only by TMA (async proxy, ordered by the
       // mbarrier wait) need none.
-      if (!writtenOnlyByTma(a.getBuffer()) || !writtenOnlyByTma(b.getBuffer()))
+      if ((a && !writtenOnlyByTma(a.getBuffer())) ||
+          !writtenOnlyByTma(b.getBuffer()))
         ttng::FenceAsyncSharedOp::create(builder, loc, /*bCluster=*/false);
       Value acc =
           ttg::ConvertLayoutOp::create(builder, loc, mmaType, dot.getC());
-      // The operands are read by the tensor cores straight from shared
-      // memory; the buffers' NVMMA layouts were chosen at allocation.
+      // Buffer operands are read by the tensor cores straight from shared
+      // memory (their NVMMA layouts were chosen at allocation); a register A
+      // is converted to the wgmma operand layout of this MMA layout.
+      Value lhs = a ? a.getBuffer() : Value();
+      if (!a) {
+        auto aType = cast<RankedTensorType>(dot.getA().getType());
+        auto operand = ttg::DotOperandEncodingAttr::get(
+            ctx, 0, mma, aType.getElementType());
+        lhs = ttg::ConvertLayoutOp::create(
+            builder, loc,
+            RankedTensorType::get(aType.getShape(), aType.getElementType(),
+                                  operand),
+            dot.getA());
+      }
       auto wgmma = ttng::WarpGroupDotOp::create(
-          builder, loc, mmaType, a.getBuffer(), b.getBuffer(), acc,
+          builder, loc, mmaType, lhs, b.getBuffer(), acc,
           /*useC=*/Value(), dot.getInputPrecision(),
           dot.getMaxNumImpreciseAcc(), /*isAsync=*/true);
       auto wait = ttng::WarpGroupDotWaitOp::create(
           builder, loc, TypeRange{mmaType}, ValueRange{wgmma.getResult()},
-          static_cast<uint32_t>(a.getPending()));
+          static_cast<uint32_t>(b.getPending()));
       wgmma->setAttr(kMmaAttr, builder.getUnitAttr());
       wait->setAttr(kMmaAttr, builder.getUnitAttr());
       Value back = ttg::ConvertLayoutOp::create(builder, loc, accType,

@@ -488,3 +488,23 @@ def test_split_misuse_is_a_compile_error(fn, message: str) -> None:
         compile_kernel(fn, {"X": "*fp16"})
     assert message in str(info.value), str(info.value)
     assert "oc.split(" in str(info.value)
+
+
+@triton.jit
+def register_a_mma(A, B, C, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    ra = tl.arange(0, BM)[:, None] * BK + tl.arange(0, BK)[None, :]
+    rb = tl.arange(0, BK)[:, None] * BN + tl.arange(0, BN)[None, :]
+    b = oc.index(oc.alloc(tl.float16, [BK, BN]), 0)
+    oc.write(b, tl.load(B + rb))
+    p = tl.load(A + ra) * 2  # computed in registers, as attention's P
+    acc = oc.mma(p, b, tl.zeros([BM, BN], tl.float32))
+    tl.store(C + tl.arange(0, BM)[:, None] * BN + tl.arange(0, BN)[None, :], acc)
+
+
+def test_mma_with_a_from_registers() -> None:
+    k = compile_kernel(register_a_mma, {"A": "*fp16", "B": "*fp16", "C": "*fp32"}, {"BM": 64, "BN": 64, "BK": 64})
+    ir = body(k.asm["ttgir"])
+    assert re.search(r"ttng.warp_group_dot %\w+, %\w+, %\w+ \{.*isAsync = true.*\} : "
+                     r"tensor<64x64xf16, #ttg.dot_op<\{opIdx = 0, parent = #mma, kWidth = 2\}>> \* "
+                     r"!ttg.memdesc<64x64xf16", ir), ir
+    assert "wgmma.mma_async" in k.asm["ptx"]

@@ -426,8 +426,9 @@ def wait(bar: Any, phase: Any, pred: Any = True, _semantic: Any = None) -> None:
 
 @core.builtin
 def mma(a: Any, b: Any, acc: Any, pending: Any = 0, _semantic: Any = None) -> core.tensor:
-    """``acc + a @ b`` on the tensor cores, reading ``a`` ([M, K]) and ``b`` ([K, N]) straight
-    from shared memory (Hopper wgmma, issued asynchronously).
+    """``acc + a @ b`` on the tensor cores, reading ``b`` ([K, N]) and ``a`` ([M, K]) straight
+    from shared memory (Hopper wgmma, issued asynchronously). ``a`` may also be a tensor (read
+    from registers, as attention's ``P @ V`` needs).
 
     Returns once at most ``pending`` mma groups are still running: ``pending=0`` waits for this
     one; ``pending=1`` lets it overlap the next iteration, and then only the buffers of the
@@ -435,15 +436,22 @@ def mma(a: Any, b: Any, acc: Any, pending: Any = 0, _semantic: Any = None) -> co
     64, N of 8 (at most 256 per warp group column), K of 16; needs num_warps a multiple of 4.
     """
     op = "mma"
-    a = _expect(a, ("buffer", ), op, "a")
+    a_in_registers = isinstance(a, core.tensor)
+    if a_in_registers:
+        if not a.type.is_block() or len(a.shape) != 2:
+            raise ValueError(f"{op}: a must be a 2-D buffer or tensor, got {a.type}")
+        a_shape = _dims(a)
+    else:
+        a = _expect(a, ("buffer", ), op, "a")
+        a_shape = a.shape
     b_ = _expect(b, ("buffer", ), op, "b")
-    if len(a.shape) != 2 or len(b_.shape) != 2:
-        raise ValueError(f"{op}: a and b must be 2-D buffers, got {list(a.shape)} and {list(b_.shape)}")
+    if len(a_shape) != 2 or len(b_.shape) != 2:
+        raise ValueError(f"{op}: a and b must be 2-D, got {list(a_shape)} and {list(b_.shape)}")
     if a.dtype != b_.dtype or a.dtype.name not in MMA_DTYPES:
         raise TypeError(f"{op}: a and b must both be {' or '.join(MMA_DTYPES)}, got {a.dtype} and {b_.dtype}")
-    (m, k), (k2, n) = a.shape, b_.shape
+    (m, k), (k2, n) = a_shape, b_.shape
     if k != k2:
-        raise ValueError(f"{op}: inner dims differ: a is {list(a.shape)}, b is {list(b_.shape)}")
+        raise ValueError(f"{op}: inner dims differ: a is {list(a_shape)}, b is {list(b_.shape)}")
     if not isinstance(acc, core.tensor) or not acc.type.is_block():
         raise TypeError(f"{op}: acc must be an fp32 tensor of shape [{m}, {n}], got {getattr(acc, 'type', acc)!r}")
     if _dims(acc) != (m, n):
@@ -455,9 +463,12 @@ def mma(a: Any, b: Any, acc: Any, pending: Any = 0, _semantic: Any = None) -> co
                          f"M={m}, N={n}, K={k}")
     p = _const_int("pending", pending, op)
     bld = _builder(_semantic, "onchip_mma_operand")
-    va = bld.create_onchip_mma_operand([a.handle, bld.get_int32(p)])
+    if a_in_registers:
+        ta = a
+    else:
+        va = bld.create_onchip_mma_operand([a.handle, bld.get_int32(p)])
+        ta = core.tensor(va, core.block_type(a.dtype, [m, k]))
     vb = bld.create_onchip_mma_operand([b_.handle, bld.get_int32(p)])
-    ta = core.tensor(va, core.block_type(a.dtype, [m, k]))
     tb = core.tensor(vb, core.block_type(b_.dtype, [k, n]))
     return _semantic.dot(ta, tb, acc, None, None, core.float32)
 
