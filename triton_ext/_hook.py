@@ -89,12 +89,16 @@ def _hook(*args: Any, **kwargs: Any) -> Any:
     if not selection.entries and not record_all:
         return None
     target = backend.target
+    # Gluon kernels start at ttgir, in gluon_to_ttgir: ttir passes never run on them, and neither do
+    # ttgir passes placed next to a make_ttgir built-in (their anchor is not in Gluon's pipeline).
+    gluon = "ttir" not in stages
     for stage in ("ttir", "ttgir", "llir"):
         if stage not in stages:
-            continue  # e.g. Gluon kernels start at ttgir
+            continue
         entries = [
             e for e in selection.entries
             if e.spec.stage == stage and e.extension.applies_to(target.backend, target.arch)
+            and not (gluon and stage == "ttgir" and e.spec.anchor)
         ]
         if entries or record_all:
             stages[stage] = wrap_stage(stage, stages[stage], tuple(entries))

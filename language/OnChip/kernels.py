@@ -1,0 +1,254 @@
+"""Kernels written with triton_ext_onchip (language/OnChip).
+
+``matmul_kernel``: C = A @ B (fp16 or bf16 in, fp32 accumulate, C in the input type), a
+software-pipelined Hopper GEMM with every stage explicit:
+
+* ``STAGES`` shared buffers per operand (one ring each);
+* cp.async copies of tile ``kt + STAGES - 1`` are in flight while tile ``kt`` is multiplied;
+  each tile's copies are one commit group, so ``wait_copies(STAGES - 2)`` means "tile kt is in";
+* the wgmma of tile ``kt`` is issued with ``pending=1``: it runs while the next tile's copies are
+  issued, and returning from it guarantees the wgmma of tile ``kt - 1`` finished, so that
+  tile's buffers (the ones the copies overwrite) are free;
+* ``mma_wait(acc, 0)`` after the loop, before the accumulator is read.
+
+``matmul_tma_kernel``: the same pipeline with TMA copies completing on mbarriers instead of
+cp.async groups: one ``ready`` barrier per stage; the copy of a tile ``expect``s its bytes on the
+stage's barrier, and the consumer ``wait``s on it with the stage's phase parity
+(``(kt // STAGES) & 1``). Out-of-range parts of a tile are zero-filled by the TMA unit.
+
+``matmul_ws_kernel``: warp-specialized. A one-warp producer partition issues the TMA copies; the
+kernel's own warps (the default partition) wait, multiply and write C. Two barrier rings hand the
+stages back and forth: ``ready[s]`` (the producer's ``expect`` + the copies' bytes: tile in) and
+``empty[s]`` (one ``arrive`` by the consumer: the wgmma that read stage ``s`` finished, since with
+``pending=1`` returning from the next ``mma`` guarantees it). A fresh mbarrier counts as having
+completed the phase before its first, so the producer's first wait on each ``empty[s]`` (parity
+1) returns at once.
+
+``matmul(a, b)``, ``matmul_tma(a, b)`` and ``matmul_ws(a, b)`` launch them (need a GPU; the tests compile both on CPU
+through cubin).
+"""
+
+from __future__ import annotations
+
+import triton
+import triton.language as tl
+
+from triton_ext.testing import import_file
+
+# The package as its wheel installs it (import name triton_ext_onchip), from this folder.
+oc = import_file(__file__, "triton_ext_onchip", name="triton_ext_onchip")
+
+
+@triton.jit
+def matmul_kernel(A, B, C, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                  BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, STAGES: tl.constexpr,
+                  GROUP_M: tl.constexpr):
+    # Grouped program order: GROUP_M row blocks share each column block of B in L2.
+    pid = tl.program_id(0)
+    num_m = tl.cdiv(M, BM)
+    num_n = tl.cdiv(N, BN)
+    group = GROUP_M * num_n
+    first_m = (pid // group) * GROUP_M
+    size_m = tl.minimum(num_m - first_m, GROUP_M)
+    pid_m = first_m + (pid % group) % size_m
+    pid_n = (pid % group) // size_m
+
+    rm = (pid_m * BM + tl.arange(0, BM)) % M
+    rn = (pid_n * BN + tl.arange(0, BN)) % N
+    rk = tl.arange(0, BK)
+    a_ptrs = A + rm[:, None] * stride_am + rk[None, :] * stride_ak
+    b_ptrs = B + rk[:, None] * stride_bk + rn[None, :] * stride_bn
+
+    a_ring = oc.alloc(A.dtype.element_ty, [BM, BK], STAGES)
+    b_ring = oc.alloc(B.dtype.element_ty, [BK, BN], STAGES)
+    k_tiles = tl.cdiv(K, BK)
+
+    # Prologue: tiles 0 .. STAGES-2, one commit group each.
+    for s in tl.static_range(STAGES - 1):
+        oc.copy_async(oc.index(a_ring, s), a_ptrs + s * BK * stride_ak,
+                      mask=(rk[None, :] < K - s * BK) & (s < k_tiles))
+        oc.copy_async(oc.index(b_ring, s), b_ptrs + s * BK * stride_bk,
+                      mask=(rk[:, None] < K - s * BK) & (s < k_tiles))
+        oc.commit()
+
+    acc = tl.zeros([BM, BN], dtype=tl.float32)
+    for kt in range(k_tiles):
+        slot = kt % STAGES
+        oc.wait_copies(STAGES - 2)  # groups committed: STAGES-1+kt; tile kt's is complete
+        acc = oc.mma(oc.index(a_ring, slot), oc.index(b_ring, slot), acc, pending=1)
+        # The wgmma of tile kt-1 has finished: refill its slot with tile kt+STAGES-1.
+        nxt = kt + STAGES - 1
+        nslot = nxt % STAGES
+        oc.copy_async(oc.index(a_ring, nslot), a_ptrs + nxt * BK * stride_ak,
+                      mask=(rk[None, :] < K - nxt * BK) & (nxt < k_tiles))
+        oc.copy_async(oc.index(b_ring, nslot), b_ptrs + nxt * BK * stride_bk,
+                      mask=(rk[:, None] < K - nxt * BK) & (nxt < k_tiles))
+        oc.commit()
+    acc = oc.mma_wait(acc, 0)
+    oc.wait_copies(0)
+
+    cm = pid_m * BM + tl.arange(0, BM)
+    cn = pid_n * BN + tl.arange(0, BN)
+    c_ptrs = C + cm[:, None] * stride_cm + cn[None, :] * stride_cn
+    tl.store(c_ptrs, acc.to(C.dtype.element_ty), mask=(cm[:, None] < M) & (cn[None, :] < N))
+
+
+@triton.jit
+def matmul_tma_kernel(a_desc, b_desc, C, M, N, K, stride_cm, stride_cn, BM: tl.constexpr, BN: tl.constexpr,
+                      BK: tl.constexpr, STAGES: tl.constexpr, GROUP_M: tl.constexpr):
+    pid = tl.program_id(0)
+    num_m = tl.cdiv(M, BM)
+    num_n = tl.cdiv(N, BN)
+    group = GROUP_M * num_n
+    first_m = (pid // group) * GROUP_M
+    size_m = tl.minimum(num_m - first_m, GROUP_M)
+    off_m = (first_m + (pid % group) % size_m) * BM
+    off_n = ((pid % group) // size_m) * BN
+
+    dtype: tl.constexpr = a_desc.dtype
+    a_ring = oc.alloc(dtype, [BM, BK], STAGES)
+    b_ring = oc.alloc(dtype, [BK, BN], STAGES)
+    ready = oc.barriers(STAGES)  # one arrival per phase: the expect
+    nbytes: tl.constexpr = (BM * BK + BK * BN) * dtype.primitive_bitwidth // 8
+    k_tiles = tl.cdiv(K, BK)
+
+    for s in tl.static_range(STAGES - 1):
+        bar = oc.index(ready, s)
+        oc.expect(bar, nbytes, pred=s < k_tiles)
+        oc.copy_tma(oc.index(a_ring, s), a_desc, [off_m, s * BK], bar, pred=s < k_tiles)
+        oc.copy_tma(oc.index(b_ring, s), b_desc, [s * BK, off_n], bar, pred=s < k_tiles)
+
+    acc = tl.zeros([BM, BN], dtype=tl.float32)
+    for kt in range(k_tiles):
+        slot = kt % STAGES
+        oc.wait(oc.index(ready, slot), (kt // STAGES) & 1)  # tile kt has landed
+        acc = oc.mma(oc.index(a_ring, slot), oc.index(b_ring, slot), acc, pending=1)
+        # The wgmma of tile kt-1 has finished: refill its slot with tile kt+STAGES-1.
+        nxt = kt + STAGES - 1
+        nslot = nxt % STAGES
+        bar = oc.index(ready, nslot)
+        oc.expect(bar, nbytes, pred=nxt < k_tiles)
+        oc.copy_tma(oc.index(a_ring, nslot), a_desc, [off_m, nxt * BK], bar, pred=nxt < k_tiles)
+        oc.copy_tma(oc.index(b_ring, nslot), b_desc, [nxt * BK, off_n], bar, pred=nxt < k_tiles)
+    acc = oc.mma_wait(acc, 0)
+
+    cm = off_m + tl.arange(0, BM)
+    cn = off_n + tl.arange(0, BN)
+    c_ptrs = C + cm[:, None] * stride_cm + cn[None, :] * stride_cn
+    tl.store(c_ptrs, acc.to(C.dtype.element_ty), mask=(cm[:, None] < M) & (cn[None, :] < N))
+
+
+@triton.jit
+def _ws_producer(a_desc, b_desc, a_ring, b_ring, ready, empty, off_m, off_n, k_tiles, BK: tl.constexpr,
+                 STAGES: tl.constexpr, NBYTES: tl.constexpr):
+    for kt in range(k_tiles):
+        slot = kt % STAGES
+        oc.wait(oc.index(empty, slot), ((kt // STAGES) & 1) ^ 1)  # the consumer freed the stage
+        bar = oc.index(ready, slot)
+        oc.expect(bar, NBYTES)
+        oc.copy_tma(oc.index(a_ring, slot), a_desc, [off_m, kt * BK], bar)
+        oc.copy_tma(oc.index(b_ring, slot), b_desc, [kt * BK, off_n], bar)
+
+
+@triton.jit
+def _ws_consumer(a_ring, b_ring, ready, empty, C, M, N, off_m, off_n, k_tiles, stride_cm, stride_cn,
+                 BM: tl.constexpr, BN: tl.constexpr, STAGES: tl.constexpr):
+    acc = tl.zeros([BM, BN], dtype=tl.float32)
+    for kt in range(k_tiles):
+        slot = kt % STAGES
+        oc.wait(oc.index(ready, slot), (kt // STAGES) & 1)
+        acc = oc.mma(oc.index(a_ring, slot), oc.index(b_ring, slot), acc, pending=1)
+        # The wgmma of tile kt-1 finished: give its stage back to the producer.
+        oc.arrive(oc.index(empty, (kt + STAGES - 1) % STAGES), pred=kt > 0)
+    acc = oc.mma_wait(acc, 0)
+    cm = off_m + tl.arange(0, BM)
+    cn = off_n + tl.arange(0, BN)
+    c_ptrs = C + cm[:, None] * stride_cm + cn[None, :] * stride_cn
+    tl.store(c_ptrs, acc.to(C.dtype.element_ty), mask=(cm[:, None] < M) & (cn[None, :] < N))
+
+
+@triton.jit
+def matmul_ws_kernel(a_desc, b_desc, C, M, N, K, stride_cm, stride_cn, BM: tl.constexpr, BN: tl.constexpr,
+                     BK: tl.constexpr, STAGES: tl.constexpr, GROUP_M: tl.constexpr):
+    pid = tl.program_id(0)
+    num_m = tl.cdiv(M, BM)
+    num_n = tl.cdiv(N, BN)
+    group = GROUP_M * num_n
+    first_m = (pid // group) * GROUP_M
+    size_m = tl.minimum(num_m - first_m, GROUP_M)
+    off_m = (first_m + (pid % group) % size_m) * BM
+    off_n = ((pid % group) // size_m) * BN
+
+    dtype: tl.constexpr = a_desc.dtype
+    a_ring = oc.alloc(dtype, [BM, BK], STAGES)
+    b_ring = oc.alloc(dtype, [BK, BN], STAGES)
+    ready = oc.barriers(STAGES)
+    empty = oc.barriers(STAGES)
+    nbytes: tl.constexpr = (BM * BK + BK * BN) * dtype.primitive_bitwidth // 8
+    k_tiles = tl.cdiv(K, BK)
+    oc.split([(_ws_consumer, (a_ring, b_ring, ready, empty, C, M, N, off_m, off_n, k_tiles, stride_cm, stride_cn,
+                              BM, BN, STAGES)),
+              (_ws_producer, (a_desc, b_desc, a_ring, b_ring, ready, empty, off_m, off_n, k_tiles, BK, STAGES,
+                              nbytes))], [1])
+
+
+#: Tile configuration for the H200 (fp16/bf16): 128x256x64, 3 stages, 8 warps (two warp groups
+#: along M), 160 KiB of shared memory.
+CONFIG = dict(BM=128, BN=256, BK=64, STAGES=3, GROUP_M=8, num_warps=8)
+
+
+def matmul(a, b, config: dict | None = None):
+    """C = a @ b with matmul_kernel (torch tensors on the GPU, fp16 or bf16, 2-D)."""
+    import torch
+
+    cfg = dict(CONFIG if config is None else config)
+    assert a.shape[1] == b.shape[0] and a.dtype == b.dtype
+    m, k = a.shape
+    n = b.shape[1]
+    c = torch.empty((m, n), device=a.device, dtype=a.dtype)
+    grid = (triton.cdiv(m, cfg["BM"]) * triton.cdiv(n, cfg["BN"]), )
+    matmul_kernel[grid](a, b, c, m, n, k, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0),
+                        c.stride(1), **cfg)
+    return c
+
+
+#: TMA variant: 128x256x64, 4 stages (192 KiB), 8 warps.
+TMA_CONFIG = dict(BM=128, BN=256, BK=64, STAGES=4, GROUP_M=8, num_warps=8)
+
+
+def matmul_tma(a, b, config: dict | None = None):
+    """C = a @ b with matmul_tma_kernel (row-major torch tensors on the GPU, fp16 or bf16)."""
+    import torch
+    from triton.tools.tensor_descriptor import TensorDescriptor
+
+    cfg = dict(TMA_CONFIG if config is None else config)
+    assert a.shape[1] == b.shape[0] and a.dtype == b.dtype
+    m, k = a.shape
+    n = b.shape[1]
+    c = torch.empty((m, n), device=a.device, dtype=a.dtype)
+    a_desc = TensorDescriptor.from_tensor(a, [cfg["BM"], cfg["BK"]])
+    b_desc = TensorDescriptor.from_tensor(b, [cfg["BK"], cfg["BN"]])
+    grid = (triton.cdiv(m, cfg["BM"]) * triton.cdiv(n, cfg["BN"]), )
+    matmul_tma_kernel[grid](a_desc, b_desc, c, m, n, k, c.stride(0), c.stride(1), **cfg)
+    return c
+
+
+#: Warp-specialized variant: 128x256x64, 4 stages, 8 consumer warps + 1 producer warp.
+WS_CONFIG = dict(BM=128, BN=256, BK=64, STAGES=4, GROUP_M=8, num_warps=8)
+
+
+def matmul_ws(a, b, config: dict | None = None):
+    """C = a @ b with matmul_ws_kernel (row-major torch tensors on the GPU, fp16 or bf16)."""
+    import torch
+    from triton.tools.tensor_descriptor import TensorDescriptor
+
+    cfg = dict(WS_CONFIG if config is None else config)
+    assert a.shape[1] == b.shape[0] and a.dtype == b.dtype
+    m, k = a.shape
+    n = b.shape[1]
+    c = torch.empty((m, n), device=a.device, dtype=a.dtype)
+    a_desc = TensorDescriptor.from_tensor(a, [cfg["BM"], cfg["BK"]])
+    b_desc = TensorDescriptor.from_tensor(b, [cfg["BK"], cfg["BN"]])
+    grid = (triton.cdiv(m, cfg["BM"]) * triton.cdiv(n, cfg["BN"]), )
+    matmul_ws_kernel[grid](a_desc, b_desc, c, m, n, k, c.stride(0), c.stride(1), **cfg)
+    return c

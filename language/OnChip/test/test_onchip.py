@@ -1,0 +1,510 @@
+"""End-to-end tests of triton_ext_onchip: real kernels compiled through cubin on CPU with the
+stock triton wheel (target cuda:90), the dialect and builder plugins loaded through triton_ext.
+The IR each op produces is checked in the ttgir Triton hands to its LLVM lowering, and the
+GEMM's synchronisation in its PTX."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+import triton
+import triton.language as tl
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource
+from triton.compiler.errors import CompilationError
+
+from triton_ext.testing import import_file, require_built
+
+require_built("onchip_ir", "onchip")  # an unbuilt plugin fails, never skips
+# The package as its wheel installs it (import name triton_ext_onchip), from this folder.
+oc = import_file(__file__, "../triton_ext_onchip", name="triton_ext_onchip")
+kernels = import_file(__file__, "../kernels.py", name="triton_ext_onchip_kernels")
+
+TARGET = GPUTarget("cuda", 90, 32)
+
+
+@pytest.fixture(autouse=True)
+def fresh_triton_cache(fresh_cache: Path) -> None:
+    """Compile for real in every test: a cached kernel would skip the stages under test."""
+    oc.load()  # every test starts from a clean triton_ext state (root conftest)
+
+
+def compile_kernel(fn, signature: dict[str, str], constexprs: dict[str, object] | None = None,
+                   num_warps: int = 4):
+    # Pointers and ints divisible by 16, as the JIT specializes them at launch for aligned
+    # tensors and sizes (cp.async needs pieces of >= 4 bytes, see README.md).
+    attrs = {(i, ): [["tt.divisibility", 16]] for i, t in enumerate(signature.values()) if t != "constexpr"}
+    src = ASTSource(fn, signature=signature, constexprs=constexprs or {}, attrs=attrs)
+    return triton.compile(src, target=TARGET, options={"num_warps": num_warps})
+
+
+def body(ttgir: str) -> str:
+    """The ttgir without location info."""
+    return "\n".join(re.sub(r" loc\(.*?\)$", "", line) for line in ttgir.splitlines() if not line.startswith("#loc"))
+
+
+# ----------------------------------------------------------------------------------------------
+# 1. Buffers
+
+
+@triton.jit
+def roundtrip(X, Y, BM: tl.constexpr, BN: tl.constexpr):
+    offs = tl.arange(0, BM)[:, None] * BN + tl.arange(0, BN)[None, :]
+    ring = oc.alloc(tl.float16, [BM, BN], count=2)
+    buf = oc.index(ring, 1)
+    oc.write(buf, tl.load(X + offs))
+    tl.store(Y + offs, oc.read(buf) * 2)
+
+
+def test_buffers_lower_to_local_alloc_index_store_load() -> None:
+    k = compile_kernel(roundtrip, {"X": "*fp16", "Y": "*fp16"}, {"BM": 64, "BN": 64})
+    ir = body(k.asm["ttgir"])
+    assert "triton_ext_onchip" not in ir
+    assert re.search(r"ttg.local_alloc : \(\) -> !ttg.memdesc<2x64x64xf16, #shared, #smem, mutable>", ir)
+    assert re.search(r"#shared = #ttg.nvmma_shared<\{swizzlingByteWidth = 128", ir)
+    assert re.search(r"ttg.memdesc_index %\w+\[%c1_i32\] : !ttg.memdesc<2x64x64xf16.*-> "
+                     r"!ttg.memdesc<64x64xf16", ir)
+    store = ir.index("ttg.local_store")
+    load = ir.index("ttg.local_load")
+    assert store < load  # program order kept: written, then read
+    assert "tt.store" in ir and ir.count("tt.store") == 1  # only the user's store to Y is left
+    assert k.metadata.shared >= 2 * 64 * 64 * 2
+    assert k.asm["cubin"]
+
+
+# ----------------------------------------------------------------------------------------------
+# 2. Asynchronous copies and mbarriers
+
+
+@triton.jit
+def copies(X, Y, n, BM: tl.constexpr, BN: tl.constexpr):
+    offs = tl.arange(0, BM)[:, None] * BN + tl.arange(0, BN)[None, :]
+    ring = oc.alloc(tl.float16, [BM, BN], count=2)
+    bars = oc.barriers(2, arrivals=128)
+    oc.copy_async(oc.index(ring, 0), X + offs, mask=offs < n, other=0.0)
+    oc.commit()
+    oc.copy_async(oc.index(ring, 1), X + BM * BN + offs)
+    oc.commit()
+    oc.wait_copies(1)
+    bar = oc.index(bars, 1)
+    oc.expect(bar, 256)
+    oc.arrive(bar, count=2, pred=n > 0)
+    oc.wait(bar, 0)
+    tl.store(Y + offs, oc.read(oc.index(ring, 0)))
+
+
+def test_copies_and_barriers_lower_to_triton_ops() -> None:
+    k = compile_kernel(copies, {"X": "*fp16", "Y": "*fp16", "n": "i32"}, {"BM": 64, "BN": 64})
+    ir = body(k.asm["ttgir"])
+    assert "triton_ext_onchip." not in ir.replace("triton_ext_onchip.pending", "")
+    copies_ = re.findall(r"ttg.async_copy_global_to_local .*", ir)
+    assert len(copies_) == 2
+    assert "mask" in copies_[0] and "other" in copies_[0] and "mask" not in copies_[1]
+    assert ir.count("ttg.async_commit_group") == 2
+    assert re.search(r"ttg.async_wait \{num = 1 : i32", ir)  # the author's count, not Triton's
+    assert len(re.findall(r"ttng.init_barrier %\w+, 128", ir)) == 2
+    assert re.search(r"ttng.barrier_expect %\w+, 256", ir)
+    assert re.search(r"ttng.arrive_barrier %\w+, 2, %\w+", ir)
+    assert re.search(r"ttng.wait_barrier %\w+, %c0_i32", ir)
+    ptx = k.asm["ptx"]
+    assert ptx.count("cp.async.commit_group") == 2 and re.search(r"cp\.async\.wait_group\s+1;", ptx)
+    assert "mbarrier.init" in ptx and "mbarrier.try_wait" in ptx
+    # 16-byte cp.async: the copies took the coalesced layout of the pointers.
+    assert re.search(r"cp\.async\.cg\.shared\.global \[.*\], \[.*\], 0x10", ptx)
+
+
+# ----------------------------------------------------------------------------------------------
+# 3. Warp-group dot
+
+
+@triton.jit
+def one_mma(A, B, C, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    ra = tl.arange(0, BM)[:, None] * BK + tl.arange(0, BK)[None, :]
+    rb = tl.arange(0, BK)[:, None] * BN + tl.arange(0, BN)[None, :]
+    a = oc.index(oc.alloc(tl.bfloat16, [BM, BK]), 0)
+    b = oc.index(oc.alloc(tl.bfloat16, [BK, BN]), 0)
+    oc.write(a, tl.load(A + ra))
+    oc.write(b, tl.load(B + rb))
+    acc = oc.mma(a, b, tl.zeros([BM, BN], tl.float32))
+    tl.store(C + tl.arange(0, BM)[:, None] * BN + tl.arange(0, BN)[None, :], acc)
+
+
+def test_mma_is_an_async_wgmma_on_the_buffers_with_a_fence_and_a_wait() -> None:
+    k = compile_kernel(one_mma, {"A": "*bf16", "B": "*bf16", "C": "*fp32"}, {"BM": 128, "BN": 128, "BK": 64})
+    ir = body(k.asm["ttgir"])
+    assert "tt.dot" not in ir and "triton_ext_onchip.mma_operand" not in ir
+    m = re.search(r"ttng.warp_group_dot (%\w+), (%\w+), %\w+ \{.*isAsync = true.*\} : "
+                  r"!ttg.memdesc<128x64xbf16.* \* !ttg.memdesc<64x128xbf16.* -> tensor<128x128xf32, #mma>", ir)
+    assert m, ir
+    assert re.search(r"ttng.warp_group_dot_wait %\w+ \{pendings = 0 : i32", ir)
+    assert ir.index("ttng.fence_async_shared") < ir.index("ttng.warp_group_dot ")
+    assert "nvidia_mma<{versionMajor = 3" in ir
+    assert "wgmma.mma_async" in k.asm["ptx"] and "fence.proxy.async" in k.asm["ptx"]
+
+
+# ----------------------------------------------------------------------------------------------
+# 4. The pipelined GEMM
+
+
+@pytest.mark.parametrize("dtype", ["fp16", "bf16"])
+def test_pipelined_gemm_keeps_the_authors_pipeline(dtype: str) -> None:
+    cfg = dict(kernels.CONFIG)
+    num_warps = cfg.pop("num_warps")
+    sig = {"A": f"*{dtype}", "B": f"*{dtype}", "C": f"*{dtype}", "M": "i32", "N": "i32", "K": "i32",
+           "stride_am": "i32", "stride_ak": "constexpr", "stride_bk": "i32", "stride_bn": "constexpr",
+           "stride_cm": "i32", "stride_cn": "constexpr"}
+    k = compile_kernel(kernels.matmul_kernel, sig, dict(cfg, stride_ak=1, stride_bn=1, stride_cn=1), num_warps)
+    ir = body(k.asm["ttgir"])
+    loop = ir[ir.index("scf.for %kt"):]
+    loop = loop[:loop.index("scf.yield")]
+    # Tile kt's copies complete while the next STAGES-2 groups stay in flight.
+    assert re.search(rf"ttg.async_wait \{{num = {cfg['STAGES'] - 2} : i32", loop)
+    # One wgmma left running across iterations: no wait-for-all inside the loop ...
+    assert re.findall(r"ttng.warp_group_dot_wait .*pendings = (\d+)", loop) == ["1"]
+    # ... and the accumulator never leaves its MMA layout inside the loop (that would read the
+    # registers of the wgmma still running).
+    assert not re.search(r"ttg.convert_layout %\S+ : tensor<\S+, #mma>", loop)
+    assert re.search(r"scf.for %kt .* -> \(tensor<128x256xf32, #mma>\)", ir)
+    # cp.async writes through the generic proxy: fenced before every wgmma.
+    assert loop.index("ttng.fence_async_shared") < loop.index("ttng.warp_group_dot ")
+    assert k.metadata.shared == 3 * (128 * 64 + 64 * 256) * 2
+    ptx = k.asm["ptx"]
+    assert "wgmma.mma_async.sync.aligned.m64n256k16.f32" in ptx
+    assert re.search(r"wgmma\.wait_group\.sync\.aligned\s+1;", ptx)
+    assert re.search(r"cp\.async\.wait_group\s+1;", ptx)
+    assert k.asm["cubin"]
+
+
+@pytest.mark.parametrize("dtype", ["fp16", "bf16"])
+def test_tma_gemm_copies_on_mbarriers(dtype: str) -> None:
+    cfg = dict(kernels.TMA_CONFIG)
+    num_warps = cfg.pop("num_warps")
+    bm, bn, bk = cfg["BM"], cfg["BN"], cfg["BK"]
+    sig = {"a_desc": f"tensordesc<{dtype}[{bm}, {bk}]>", "b_desc": f"tensordesc<{dtype}[{bk}, {bn}]>",
+           "C": f"*{dtype}", "M": "i32", "N": "i32", "K": "i32", "stride_cm": "i32", "stride_cn": "constexpr"}
+    k = compile_kernel(kernels.matmul_tma_kernel, sig, dict(cfg, stride_cn=1), num_warps)
+    ir = body(k.asm["ttgir"])
+    assert "triton_ext_onchip.tma_copy" not in ir
+    # The descriptors took the buffers' NVMMA layout, and the host is told the matching swizzle.
+    assert re.search(rf"%a_desc: !tt.tensordesc<{bm}x{bk}x\w+, #shared>", ir)
+    assert [m["swizzle"] for m in k.metadata.tensordesc_meta] == [3, 3]  # 128-byte swizzle
+    loop = ir[ir.index("scf.for %kt"):]
+    loop = loop[:loop.index("scf.yield")]
+    assert re.search(r"ttng.wait_barrier %\w+, %\w+, %true", loop)
+    nbytes = (bm * bk + bk * bn) * 2
+    assert re.search(rf"ttng.barrier_expect %\w+, {nbytes}, %\w+", loop)
+    assert len(re.findall(r"ttng.async_tma_copy_global_to_local", loop)) == 2
+    assert re.findall(r"ttng.warp_group_dot_wait .*pendings = (\d+)", loop) == ["1"]
+    # TMA writes through the async proxy, as wgmma reads: no proxy fence is needed.
+    assert "ttng.fence_async_shared" not in loop
+    ptx = k.asm["ptx"]
+    assert "cp.async.bulk.tensor.2d.shared::cta.global.mbarrier::complete_tx::bytes" in ptx
+    assert "mbarrier.try_wait.parity" in ptx and "wgmma.mma_async" in ptx
+
+
+# ----------------------------------------------------------------------------------------------
+# Misuse is a compile error at the user's line
+
+
+@triton.jit
+def bad_write_shape(X):
+    buf = oc.index(oc.alloc(tl.float16, [64, 64]), 0)
+    oc.write(buf, tl.load(X + tl.arange(0, 64)))
+
+
+@triton.jit
+def bad_write_dtype(X):
+    buf = oc.index(oc.alloc(tl.float16, [64, 64]), 0)
+    oc.write(buf, tl.zeros([64, 64], tl.float32))
+
+
+@triton.jit
+def bad_ring_not_indexed(X):
+    ring = oc.alloc(tl.float16, [64, 64], count=2)
+    tl.store(X + tl.arange(0, 64)[:, None] * 64 + tl.arange(0, 64)[None, :], oc.read(ring))
+
+
+@triton.jit
+def bad_index(X):
+    ring = oc.alloc(tl.float16, [64, 64], count=2)
+    oc.read(oc.index(ring, 2))
+
+
+@triton.jit
+def bad_mma_inner(X):
+    a = oc.index(oc.alloc(tl.float16, [64, 64]), 0)
+    b = oc.index(oc.alloc(tl.float16, [32, 64]), 0)
+    oc.mma(a, b, tl.zeros([64, 64], tl.float32))
+
+
+@triton.jit
+def bad_mma_acc(X):
+    a = oc.index(oc.alloc(tl.float16, [64, 64]), 0)
+    b = oc.index(oc.alloc(tl.float16, [64, 64]), 0)
+    oc.mma(a, b, tl.zeros([64, 64], tl.float16))
+
+
+@triton.jit
+def bad_mma_dtype(X):
+    a = oc.index(oc.alloc(tl.float16, [64, 64]), 0)
+    b = oc.index(oc.alloc(tl.bfloat16, [64, 64]), 0)
+    oc.mma(a, b, tl.zeros([64, 64], tl.float32))
+
+
+@triton.jit
+def bad_copy_pointee(X):
+    buf = oc.index(oc.alloc(tl.float16, [64, 64]), 0)
+    oc.copy_async(buf, X + tl.arange(0, 64)[:, None] * 64 + tl.arange(0, 64)[None, :])
+
+
+@triton.jit
+def bad_copy_other(X):
+    buf = oc.index(oc.alloc(tl.float16, [64, 64]), 0)
+    offs = tl.arange(0, 64)[:, None] * 64 + tl.arange(0, 64)[None, :]
+    oc.copy_async(buf, X + offs, mask=offs < 100, other=1.0)
+
+
+@triton.jit
+def bad_tma_block(X, desc):
+    buf = oc.index(oc.alloc(tl.float16, [64, 64]), 0)
+    oc.copy_tma(buf, desc, [0, 0], oc.index(oc.barriers(1), 0))
+
+
+@triton.jit
+def bad_wait_on_ring(X):
+    bars = oc.barriers(2)
+    oc.wait(bars, 0)
+
+
+@triton.jit
+def bad_too_big(X):
+    oc.alloc(tl.float32, [256, 256], count=2)
+
+
+@triton.jit
+def bad_runtime_count(X, n):
+    oc.wait_copies(n)
+
+
+@pytest.mark.parametrize("fn, sig, line, message", [
+    (bad_write_shape, "*fp16", "oc.write(buf, tl.load", "write: value has shape [64], the buffer [64, 64]"),
+    (bad_write_dtype, "*fp16", "oc.write(buf, tl.zeros", "write: value has dtype fp32, the buffer fp16"),
+    (bad_ring_not_indexed, "*fp16", "oc.read(ring)", "pick one with oc.index(buf, i)"),
+    (bad_index, "*fp16", "oc.index(ring, 2)", "index 2 is out of range for a ring of 2"),
+    (bad_mma_inner, "*fp16", "oc.mma(a, b", "inner dims differ: a is [64, 64], b is [32, 64]"),
+    (bad_mma_acc, "*fp16", "oc.mma(a, b", "acc must be float32, got fp16"),
+    (bad_mma_dtype, "*fp16", "oc.mma(a, b", "a and b must both be fp16 or bf16, got fp16 and bf16"),
+    (bad_copy_pointee, "*fp32", "oc.copy_async(buf", "pointer points to fp32, the buffer holds fp16"),
+    (bad_copy_other, "*fp16", "oc.copy_async(buf", "other must be 0 (or left out), got 1.0"),
+    (bad_tma_block, "*fp16", "oc.copy_tma(buf, desc", "the descriptor's block is [128, 64], the buffer [64, 64]"),
+    (bad_wait_on_ring, "*fp16", "oc.wait(bars, 0)", "pick one with oc.index(bar, i)"),
+    (bad_too_big, "*fp16", "oc.alloc(tl.float32", "needs 524288 bytes of shared memory"),
+    (bad_runtime_count, "*fp16", "oc.wait_copies(n)", "pending must be a compile-time int"),
+])
+def test_misuse_is_a_compile_error_at_the_call(fn, sig: str, line: str, message: str) -> None:
+    signature = {"X": sig}
+    if fn is bad_runtime_count:
+        signature["n"] = "i32"
+    if fn is bad_tma_block:
+        signature["desc"] = "tensordesc<fp16[128, 64]>"
+    with pytest.raises(CompilationError) as info:
+        compile_kernel(fn, signature)
+    text = str(info.value)
+    assert message in text, text
+    # Triton prints the offending source line, then a caret under the call.
+    lines = text.splitlines()
+    caret = next(i for i, ln in enumerate(lines) if ln.strip() == "^")
+    assert line in lines[caret - 1], text
+
+
+# ----------------------------------------------------------------------------------------------
+# Other kernels are left alone
+
+
+@triton.jit
+def plain_matmul(A, B, C, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros([BM, BN], dtype=tl.float32)
+    for k in range(0, K, BK):
+        a = tl.load(A + rm[:, None] * K + (k + rk)[None, :])
+        b = tl.load(B + (k + rk)[:, None] * BN + rn[None, :])
+        acc = tl.dot(a, b, acc)
+    tl.store(C + rm[:, None] * BN + rn[None, :], acc)
+
+
+def test_kernels_without_onchip_ops_compile_unchanged() -> None:
+    import triton_ext
+
+    sig = {"A": "*fp16", "B": "*fp16", "C": "*fp32", "K": "i32"}
+    consts = {"BM": 128, "BN": 128, "BK": 64}
+    with_passes = compile_kernel(plain_matmul, sig, consts).asm["ttgir"]
+    assert {"onchip_lower", "onchip_restore_waits"} <= set(triton_ext.enabled_passes())
+    triton_ext.disable("onchip_lower")
+    triton_ext.disable("onchip_restore_waits")
+    without = compile_kernel(plain_matmul, sig, consts).asm["ttgir"]
+    assert "ttng.warp_group_dot" in without and "ttg.async_copy_global_to_local" in without
+    assert with_passes == without
+
+
+# ----------------------------------------------------------------------------------------------
+# Buffers are values: passed to helpers, carried through loops
+
+
+@triton.jit
+def fill(buf, X, BM: tl.constexpr):
+    offs = tl.arange(0, BM)[:, None] * BM + tl.arange(0, BM)[None, :]
+    oc.write(buf, tl.load(X + offs))
+
+
+@triton.jit
+def helper_and_loop(X, Y, n, BM: tl.constexpr):
+    ring = oc.alloc(tl.float16, [BM, BM], count=2)
+    buf = oc.index(ring, 0)
+    fill(buf, X, BM)
+    acc = tl.zeros([BM, BM], tl.float32)
+    for i in range(n):
+        acc += oc.read(buf).to(tl.float32)
+        buf = oc.index(ring, (i + 1) % 2)
+    tl.store(Y + tl.arange(0, BM)[:, None] * BM + tl.arange(0, BM)[None, :], acc)
+
+
+def test_buffers_pass_through_helpers_and_loops() -> None:
+    k = compile_kernel(helper_and_loop, {"X": "*fp16", "Y": "*fp32", "n": "i32"}, {"BM": 64})
+    ir = body(k.asm["ttgir"])
+    assert re.search(r"scf.for .* -> \(!ttg.memdesc<64x64xf16, #shared, #smem, mutable>, tensor<64x64xf32", ir)
+    assert "ttg.local_store" in ir and "tt.call" not in ir
+    assert k.asm["cubin"]
+
+
+# ----------------------------------------------------------------------------------------------
+# A wait nothing can satisfy (statically visible) is a compile error at the wait
+
+
+@triton.jit
+def never_armed(X):
+    bars = oc.barriers(2)
+    oc.arrive(oc.index(bars, 0))
+    oc.wait(oc.index(bars, 1), 0)
+
+
+@triton.jit
+def arm(bar):
+    oc.arrive(bar)
+
+
+@triton.jit
+def armed_in_helper(X):
+    bars = oc.barriers(2)
+    arm(oc.index(bars, 1))
+    oc.wait(oc.index(bars, 1), 0)
+
+
+@triton.jit
+def armed_dynamically(X, i):
+    bars = oc.barriers(2)
+    oc.expect(oc.index(bars, i % 2), 128)
+    oc.wait(oc.index(bars, 1), 0)
+
+
+def test_wait_on_a_barrier_never_armed_is_an_error_at_the_wait(capfd: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(RuntimeError):
+        compile_kernel(never_armed, {"X": "*fp16"})
+    err = capfd.readouterr().err
+    line = never_armed.fn.__code__.co_firstlineno + 4  # the decorator line is the first
+    assert re.search(rf"test_onchip.py:{line}:\d+: error: triton_ext_onchip: this wait never returns: "
+                     r"nothing arrives on barrier 1 \(no arrive, expect or copy_tma uses it\)", err), err
+    assert f"test_onchip.py:{line - 2}:" in err  # the note: where the barriers were allocated
+
+
+@pytest.mark.parametrize("fn, sig", [(armed_in_helper, {"X": "*fp16"}),
+                                     (armed_dynamically, {"X": "*fp16", "i": "i32"})])
+def test_barriers_that_may_be_armed_compile(fn, sig: dict[str, str]) -> None:
+    k = compile_kernel(fn, sig)
+    assert "ttng.wait_barrier" in k.asm["ttgir"] and "declare_barriers" not in k.asm["ttgir"]
+
+
+# ----------------------------------------------------------------------------------------------
+# Warp specialization
+
+
+@pytest.mark.parametrize("dtype", ["fp16", "bf16"])
+def test_warp_specialized_gemm(dtype: str) -> None:
+    cfg = dict(kernels.WS_CONFIG)
+    num_warps = cfg.pop("num_warps")
+    bm, bn, bk = cfg["BM"], cfg["BN"], cfg["BK"]
+    sig = {"a_desc": f"tensordesc<{dtype}[{bm}, {bk}]>", "b_desc": f"tensordesc<{dtype}[{bk}, {bn}]>",
+           "C": f"*{dtype}", "M": "i32", "N": "i32", "K": "i32", "stride_cm": "i32", "stride_cn": "constexpr"}
+    k = compile_kernel(kernels.matmul_ws_kernel, sig, dict(cfg, stride_cn=1), num_warps)
+    ir = body(k.asm["ttgir"])
+    ws = ir[ir.index("ttg.warp_specialize("):]
+    default, worker = ws[:ws.index("partition0(")], ws[ws.index("partition0("):]
+    assert re.search(r"partition0\(.*\) num_warps\(1\)", worker)
+    # The producer only copies and waits for free stages; the consumer only waits, multiplies
+    # and frees stages.
+    assert len(re.findall(r"ttng.async_tma_copy_global_to_local", worker)) == 2
+    assert "warp_group_dot" not in worker and "arrive_barrier" not in worker
+    assert "async_tma_copy" not in default
+    assert re.findall(r"ttng.warp_group_dot_wait .*pendings = (\d+)", default) == ["1", "0"]
+    assert re.search(r"ttng.arrive_barrier %\w+, 1, %\w+", default)
+    # The descriptors, captured by the producer, took the buffers' layout all the way up.
+    assert re.search(rf"%a_desc: !tt.tensordesc<{bm}x{bk}x\w+, #shared>", ir)
+    assert re.search(rf"partition0\(%\w+: !tt.tensordesc<{bm}x{bk}x\w+, #shared>", worker)
+    assert "ttng.fence_async_shared" not in ir  # TMA-only buffers
+    assert k.metadata.num_warps >= num_warps + 1
+    assert "cp.async.bulk.tensor" in k.asm["ptx"] and "wgmma.mma_async" in k.asm["ptx"]
+
+
+@triton.jit
+def _worker_with_tensor(x):
+    pass
+
+
+@triton.jit
+def _default_nothing(X):
+    pass
+
+
+@triton.jit
+def bad_split_tensor_arg(X):
+    oc.split([(_default_nothing, (X, )), (_worker_with_tensor, (tl.arange(0, 64), ))], [1])
+
+
+@triton.jit
+def bad_split_warps(X):
+    oc.split([(_default_nothing, (X, )), (_default_nothing, (X, ))], [3])
+
+
+@pytest.mark.parametrize("fn, message", [
+    (bad_split_tensor_arg, "workers take buffers, barriers, descriptors and scalars only"),
+    (bad_split_warps, "worker warp counts must be powers of two, got [3]"),
+])
+def test_split_misuse_is_a_compile_error(fn, message: str) -> None:
+    with pytest.raises(CompilationError) as info:
+        compile_kernel(fn, {"X": "*fp16"})
+    assert message in str(info.value), str(info.value)
+    assert "oc.split(" in str(info.value)
+
+
+@triton.jit
+def register_a_mma(A, B, C, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    ra = tl.arange(0, BM)[:, None] * BK + tl.arange(0, BK)[None, :]
+    rb = tl.arange(0, BK)[:, None] * BN + tl.arange(0, BN)[None, :]
+    b = oc.index(oc.alloc(tl.float16, [BK, BN]), 0)
+    oc.write(b, tl.load(B + rb))
+    p = tl.load(A + ra) * 2  # computed in registers, as attention's P
+    acc = oc.mma(p, b, tl.zeros([BM, BN], tl.float32))
+    tl.store(C + tl.arange(0, BM)[:, None] * BN + tl.arange(0, BN)[None, :], acc)
+
+
+def test_mma_with_a_from_registers() -> None:
+    k = compile_kernel(register_a_mma, {"A": "*fp16", "B": "*fp16", "C": "*fp32"}, {"BM": 64, "BN": 64, "BK": 64})
+    ir = body(k.asm["ttgir"])
+    assert re.search(r"ttng.warp_group_dot %\w+, %\w+, %\w+ \{.*isAsync = true.*\} : "
+                     r"tensor<64x64xf16, #ttg.dot_op<\{opIdx = 0, parent = #mma, kWidth = 2\}>> \* "
+                     r"!ttg.memdesc<64x64xf16", ir), ir
+    assert "wgmma.mma_async" in k.asm["ptx"]
