@@ -21,7 +21,12 @@ What it records (JSON):
 - ``real``: Liger-Kernel's cross entropy, KL divergence and group norm (loop_split fires on their
   Triton kernels, tests/realworld on the CPU) and FlagGems' causal attention forward if
   ``flag_gems`` imports: outputs with and without the pass (bitwise, and max abs difference),
-  interleaved timing, ratio off / on.
+  interleaved timing, ratio off / on, and whether the pass changed the kernel (``fires``: the TTIR
+  loop counts of the variants the JIT compiled differ; when it does not, the ratio is noise).
+  The cross entropy time includes its launcher's ``.item()`` syncs and a 512 MB input copy.
+
+``--only no-prefill`` skips the third-party prefill kernels (no wheels needed; about a minute),
+``--only liger-d128`` also skips head_dim 64.
 
 Exit status 1 if any output differs beyond its tolerance. Runs in about 2 minutes.
 """
@@ -168,6 +173,9 @@ class RealResult:
     speedup: float = 0.0
     error: str = ""
     notes: list[str] = field(default_factory=list)
+    #: loop counts / registers of every compiled variant of the kernel; fires: they differ
+    kernels: list[dict[str, Any]] = field(default_factory=list)
+    fires: bool | None = None
 
 
 def _outputs(fn: Callable[[], Any]) -> list[torch.Tensor]:
@@ -193,6 +201,9 @@ def _real(name: str, package: str, shape: str, make: Callable[[], Callable[[], A
         ms = _interleaved({"off": fn, "on": fn}, {"off": False, "on": True})
         r.ms_off, r.ms_on = ms["off"], ms["on"]
         r.speedup = r.ms_off / r.ms_on
+        if name in REAL_JIT:
+            r.kernels = _compiled_variants(_jit_of(*REAL_JIT[name]))
+            r.fires = len({k["ttir_loops"] for k in r.kernels}) > 1
     except Exception as exc:  # a package that is missing or fails is reported, not fatal
         r.error = f"{type(exc).__name__}: {exc}"[:300]
     return r
@@ -242,6 +253,14 @@ REAL = [
     ("liger_group_norm", "liger-kernel", "fp32 16x512x4096, 32 groups", _liger_group_norm, 0.0),
     ("flag_gems_attention_causal", "flag-gems", "fp16 4x16x4096x128", _flag_gems_attention, 0.0),
 ]
+
+
+#: the @triton.jit kernel each REAL entry launches (whether the pass changed it: TTIR loop counts)
+REAL_JIT = {
+    "liger_cross_entropy": ("liger_kernel.ops.cross_entropy", "liger_cross_entropy_kernel"),
+    "liger_kl_div": ("liger_kernel.ops.kl_div", "_kldiv_kernel_forward"),
+    "liger_group_norm": ("liger_kernel.ops.group_norm", "_group_norm_forward_kernel"),
+}
 
 
 # -- third-party causal prefill attention (one loop, pass not applied by hand) ------------------
@@ -393,7 +412,8 @@ def main() -> int:
     for name, package, shape, make, atol in REAL if args.only != "prefill" else ():
         r = _real(name, package, shape, make, atol)
         real.append(asdict(r))
-        print(f"{name}: ok={r.ok} bitwise={r.bitwise} speedup={r.speedup:.3f} {r.error}", flush=True)
+        print(f"{name}: ok={r.ok} bitwise={r.bitwise} fires={r.fires} speedup={r.speedup:.3f} "
+              f"loops={[k['ttir_loops'] for k in r.kernels]} {r.error}", flush=True)
     result = {
         "what": "loop_split on one-loop causal attention vs hand-split, and third-party kernels "
                 "with/without the pass (issue 17)",
