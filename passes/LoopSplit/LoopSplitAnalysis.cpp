@@ -853,6 +853,17 @@ FailureOr<SplitPlan> analyzeLoop(scf::ForOp loop, const SplitLimits &limits,
     reason = "the loop runs no iteration";
     return failure();
   }
+  // A loop of exactly one iteration (constant bounds, ub - lb <= step; exact
+  // in Wide) is left alone. Splitting it is legal (its parts partition the
+  // one iteration) but gains nothing: at most one part runs, and canonicalize
+  // turns the unsplit loop into straight-line code with iv = lb, which the
+  // parts' run-time bounds prevent. It also kept the differential harness
+  // from comparing like with like (the unsplit side folded to 0 loop trips,
+  // the split side ran the same iteration in a loop: 1 trip, same result).
+  if (lb && ub && *ub - *lb <= Wide(*step)) {
+    reason = "the loop runs one iteration";
+    return failure();
+  }
   SmallVector<Linear, 4> uppers = upperBoundsOf(loop);
 
   // Every candidate comparison, in pre-order. A candidate whose guard is

@@ -385,6 +385,31 @@ def test_interpreter_matches_python_model(width, unsigned_loop):
             assert (int(got.returns[0][lane]), int(got.trips[lane])) == (acc, count), (k.name, lb, ub, n)
 
 
+ONE_TRIP_BOUNDS = {32: [(0, 1), (5, 6), (-1, 0), (2**31 - 2, 2**31 - 1), (-(2**31), -(2**31) + 1)],
+                   64: [(0, 1), (-1, 0), (2**63 - 2, 2**63 - 1), (-(2**63), -(2**63) + 1)]}
+
+
+@pytest.mark.parametrize("width", (32, 64))
+def test_one_iteration_constant_loops_unchanged(width):
+    # A loop of one constant iteration (ub - lb <= step) is left alone by the pass (at most one
+    # part would run; canonicalize inlines the unsplit loop): every predicate, the iv on either
+    # side, steps 1 and 64, n over small values and the type's limits. Fails on 547a7a1 and
+    # ee18e52, which split them (same values, one loop trip where the unsplit kernel has none).
+    lo, hi = -(1 << (width - 1)), (1 << (width - 1)) - 1
+    ns = list(range(-4, 5)) + [lo, lo + 1, hi - 1, hi]
+    for pred in PREDICATES:
+        for iv_left in (False, True):
+            for step in (1, 64):
+                for lb, ub in ONE_TRIP_BOUNDS[width]:
+                    if step == 64 and ub + 63 > hi:
+                        continue
+                    bounds = (lb, ub + (step - 1 if step > 1 else 0))
+                    kernel = LoopKernel("scalar", width, False, pred, iv_left=iv_left, step=step,
+                                        const_bounds=bounds)
+                    assert not before_after(kernel.ttir(), "loop_split").changed, kernel.name
+                    _check(kernel, [(*bounds, n) for n in ns])
+
+
 # -- hypothesis: shrinking search over kernel shapes and boundary-weighted arguments -----------
 
 def _near_limits(width: int) -> st.SearchStrategy[int]:
@@ -437,6 +462,11 @@ def _kernel_and_args(draw):
 @example((LoopKernel("scalar", 64, False, "uge", step=1), [(-5, 5, 0), (2**63 - 9, 2**63 - 1, -1)]))
 @example((LoopKernel("scalar", 64, False, "slt", step=4, const_bounds=(2**63 - 28, 2**63 - 2)),
           [(2**63 - 28, 2**63 - 2, 2**63 - 11)]))
+# A loop of one constant iteration, `n < iv` over [0, 1): it was split into two loops of run-time
+# bounds (same result, but 1 loop trip against 0 for the unsplit loop, which canonicalize
+# inlines); such loops are now left alone.
+@example((LoopKernel("scalar", 32, False, "slt", iv_left=False, step=1, const_bounds=(0, 1)),
+          [(0, 1, 0)]))
 def test_hypothesis_loop_split(kernel_and_cases):
     kernel, cases = kernel_and_cases
     if cases:
