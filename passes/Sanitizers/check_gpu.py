@@ -624,11 +624,11 @@ def _probe_print(out: Path, rounds: int = 5) -> int:
     result: dict[str, Any] = {"device": torch.cuda.get_device_name(), "rounds": rounds,
                               "cases": {}}
     ok = True
-    for name, (launch, out) in cases.items():
+    for name, (launch, produced) in cases.items():
         reference = None
         times: dict[str, list[float]] = {label: [] for label, _, _ in PROBE_VARIANTS}
         for label, pass_name, options in PROBE_VARIANTS:  # compile, check the output once
-            out.zero_()
+            produced.zero_()
             if pass_name is None:
                 launch()
             else:
@@ -636,8 +636,8 @@ def _probe_print(out: Path, rounds: int = 5) -> int:
                     launch()
             torch.cuda.synchronize()
             if reference is None:
-                reference = out.clone()
-            elif not torch.equal(out, reference):
+                reference = produced.clone()
+            elif not torch.equal(produced, reference):
                 ok = False
                 print(f"{name} {label}: output differs from off", flush=True)
         for r in range(rounds):
