@@ -14,6 +14,9 @@ if [ -n "$wheels" ]; then
 fi
 # The wheel's cuobjdump (registers and spills of a cubin) loses its mode bit in transit.
 chmod +x /tmp/site/triton/backends/nvidia/bin/* 2>/dev/null
+# The copy's git metadata can be stale (seen: it named an older commit), so result files take the
+# commit from TRITON_EXT_COMMIT: set it to `git rev-parse --short HEAD` of what you built.
+[ -n "${TRITON_EXT_COMMIT:-}" ] || echo "warning: TRITON_EXT_COMMIT is not set; results will name the copy's (possibly stale) git HEAD"
 export PYTHONUNBUFFERED=1 TRITON_DEFAULT_FP_FUSION=1 TRITON_EXT_BUILD_DIR=$PWD/build
 # triton_ext (and the tests/extension folders, run as `python -m ...`) from this checkout.
 export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH}

@@ -129,3 +129,14 @@ def test_failed_check_is_flagged_in_markdown(tmp_path: Path) -> None:
     report = _bench.build_report(spec, records, {"gpu": "NVIDIA H200"}, Timing(), quick=True)
     md = _bench.write_markdown(report, tmp_path / "BENCHMARK.md", None).read_text()
     assert report["failures"] == 1 and "**FAIL**" in md and "1 FAILED" in md and "(quick subset)" in md
+
+
+def test_environment_takes_the_commit_from_triton_ext_commit(monkeypatch):
+    """A copied checkout (the GPU host's) can carry stale git metadata: results name the
+    commit the caller built, given in TRITON_EXT_COMMIT, before asking git."""
+    from triton_ext.bench import gpu
+
+    monkeypatch.setenv("TRITON_EXT_COMMIT", "0123abc")
+    assert gpu.environment()["commit"] == "0123abc"
+    monkeypatch.delenv("TRITON_EXT_COMMIT")
+    assert gpu.environment()["commit"] != "0123abc"

@@ -56,7 +56,8 @@ def environment(device_name: str | None = None) -> dict[str, Any]:
             return ""
 
     env: dict[str, Any] = {
-        "commit": run(["git", "rev-parse", "HEAD"]) or "unknown",
+        # TRITON_EXT_COMMIT first: a copied checkout (the GPU host's) can carry stale git metadata.
+        "commit": os.environ.get("TRITON_EXT_COMMIT") or run(["git", "rev-parse", "HEAD"]) or "unknown",
         "dirty": bool(run(["git", "status", "--porcelain", "--untracked-files=no"])),
         "triton": triton.__version__,
         "python": platform.python_version(),
