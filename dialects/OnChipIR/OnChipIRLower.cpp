@@ -114,8 +114,10 @@ unsigned mmaInstrN(int64_t nPerWarps) {
 /// Whether every write to the allocation behind `buffer` (through any
 /// memdesc_index of it) is a TMA copy. Unknown uses count as other writes.
 bool writtenOnlyByTma(Value buffer) {
-  while (auto index = buffer.getDefiningOp<ttg::MemDescIndexOp>())
-    buffer = index.getSrc();
+  // Views (an index into the ring, a transposed view) share the allocation.
+  while (isa_and_nonnull<ttg::MemDescIndexOp, ttg::MemDescTransOp>(
+      buffer.getDefiningOp()))
+    buffer = buffer.getDefiningOp()->getOperand(0);
   if (!buffer.getDefiningOp<ttg::LocalAllocOp>())
     return false;
   SmallVector<Value> worklist = {buffer};
@@ -123,8 +125,8 @@ bool writtenOnlyByTma(Value buffer) {
     Value value = worklist.pop_back_val();
     for (OpOperand &use : value.getUses()) {
       Operation *user = use.getOwner();
-      if (auto index = dyn_cast<ttg::MemDescIndexOp>(user)) {
-        worklist.push_back(index.getResult());
+      if (isa<ttg::MemDescIndexOp, ttg::MemDescTransOp>(user)) {
+        worklist.push_back(user->getResult(0));
         continue;
       }
       // Captured by warp-specialized partitions: follow it into each.

@@ -145,6 +145,21 @@ void createIndex(TritonOpBuilder &self, std::vector<Value> &values) {
                   .getResult();
 }
 
+/// [slot, buffer]: the 2-D buffer seen transposed (memdesc_trans, order
+/// [1, 0]). No data moves: the view's shared layout is the buffer's with the
+/// dimensions swapped, which wgmma reads directly as a transposed operand
+/// (attention's K^T from a row-major K tile).
+void createTrans(TritonOpBuilder &self, std::vector<Value> &values) {
+  const std::string op = "onchip_trans";
+  expectArity(op, values, 2);
+  auto buf = memdesc(values[1], op);
+  if (buf.getRank() != 2)
+    fail(op, "expects a 2-D buffer");
+  values[0] = ttg::MemDescTransOp::create(self.getBuilder(), self.getLastLoc(),
+                                          values[1], ArrayRef<int32_t>{1, 0})
+                  .getResult();
+}
+
 /// [slot, buffer]: the buffer's contents, as a tensor without a layout.
 void createRead(TritonOpBuilder &self, std::vector<Value> &values) {
   const std::string op = "onchip_read";
@@ -456,6 +471,7 @@ TRITON_EXT_REGISTER_OP(onchip_tma_copy, createTmaCopy);
 TRITON_EXT_REGISTER_OP(onchip_alloc, createAlloc);
 TRITON_EXT_REGISTER_OP(onchip_index, createIndex);
 TRITON_EXT_REGISTER_OP(onchip_read, createRead);
+TRITON_EXT_REGISTER_OP(onchip_trans, createTrans);
 TRITON_EXT_REGISTER_OP(onchip_view, createView);
 TRITON_EXT_REGISTER_OP(onchip_mma_operand, createMmaOperand);
 TRITON_EXT_REGISTER_OP(onchip_barriers, createBarriers);

@@ -14,6 +14,12 @@ the autotuned tl.dot and Gluon (the issue's target is >= 0.9).
 
     TRITON_EXT_BUILD_DIR=$PWD/build python language/OnChip/bench.py --out $RESULTS/onchip-gemm-h200.json
 
+``--attention`` instead checks and times the causal attention forward (``kernels.attn_fwd_kernel``,
+fp16, head dim 64 and 128, seq 4096 and 8192, BLOCK_N 64 and 128) against a float64 reference and
+the fastest launch configuration of the hand-split attention of passes/LoopSplit (target >= 0.95):
+
+    TRITON_EXT_BUILD_DIR=$PWD/build python language/OnChip/bench.py --attention --out $RESULTS/onchip-attn-h200.json
+
 exits 1 when an output is wrong or a variant fails, and prints the ratios either way.
 """
 
@@ -389,6 +395,135 @@ SPEC = BenchSpec(
 )
 
 
+# --------------------------------------------------------------------------- #
+# Causal attention forward (``--attention``)
+# --------------------------------------------------------------------------- #
+
+#: The baseline: the hand-split causal attention of passes/LoopSplit (off-diagonal loop without a
+#: mask, then the diagonal loop), the fastest Triton causal attention in this repository.
+loop_split_kernels = import_file(__file__, "../../passes/LoopSplit/kernels.py", name="triton_ext_loopsplit_kernels")
+
+#: Hand-split launch configurations tried (BLOCK_N, num_warps, num_stages); the fastest counts.
+#: The first is the one passes/LoopSplit/bench_real.py launches (BLOCK_M 128, 8 warps at head
+#: dim 128, else 4; 3 stages).
+HAND_SPLIT_CONFIGS = {64: [(64, 4, 3), (64, 8, 3), (128, 8, 3)], 128: [(64, 8, 3), (64, 8, 2), (128, 8, 2)]}
+#: OnChip configurations timed: BLOCK_N 64 and 128 (BLOCK_M 128, 8 warps).
+ONCHIP_ATTN_BLOCK_N = (64, 128)
+
+
+@dataclass
+class AttnRow:
+    seq: int
+    head_dim: int
+    heads: int
+    ok: bool
+    max_abs_err: dict[str, float] = field(default_factory=dict)  # vs float64, heads 0 and last
+    ms: dict[str, float] = field(default_factory=dict)
+    tflops: dict[str, float] = field(default_factory=dict)  # causal: 2 * 2 * heads * seq^2 * d / 2
+    ratio: float | None = None  # fastest onchip speed / fastest hand-split speed (target >= 0.95)
+    errors: dict[str, str] = field(default_factory=dict)
+
+
+def attention_reference(q: Any, k: Any, v: Any, h: int) -> Any:
+    """Causal softmax(q k^T / sqrt(d)) v of head ``h`` in float64."""
+    import torch
+
+    qh, kh, vh = q[h].double(), k[h].double(), v[h].double()
+    seq, d = qh.shape
+    s = (qh @ kh.T) / math.sqrt(d)
+    s.masked_fill_(torch.ones(seq, seq, device=q.device, dtype=torch.bool).triu(1), float("-inf"))
+    return torch.softmax(s, -1) @ vh
+
+
+def run_attention(seq: int, head_dim: int, reps: int) -> AttnRow:
+    import torch
+
+    heads = 16384 * (2048 // head_dim) // seq  # as passes/LoopSplit/bench_real.py
+    gen = torch.Generator(device="cuda").manual_seed(seq * 1000 + head_dim)
+    q, k, v = (torch.randn((heads, seq, head_dim), device="cuda", dtype=torch.float16, generator=gen)
+               for _ in range(3))
+    scale = 1.0 / math.sqrt(head_dim)
+    row = AttnRow(seq, head_dim, heads, ok=True)
+    fns: dict[str, Callable[[], Any]] = {}
+    outs: dict[str, Any] = {}
+    hand_split = loop_split_kernels.attn_fwd_hand_split
+    for bn, warps, stages in HAND_SPLIT_CONFIGS[head_dim]:
+        name = f"hand_split_n{bn}_w{warps}_s{stages}"
+        out = torch.empty_like(q)
+
+        def launch(out=out, bn=bn, warps=warps, stages=stages):
+            hand_split[(seq // 128, heads)](q, k, v, out, scale, q.stride(0), q.stride(1), HEAD_DIM=head_dim,
+                                            BLOCK_M=128, BLOCK_N=bn, num_warps=warps, num_stages=stages)
+            return out
+
+        try:
+            launch()
+            fns[name], outs[name] = launch, out
+        except Exception as exc:  # a configuration that does not fit is reported, not fatal
+            row.errors[name] = f"{type(exc).__name__}: {exc}"[:2000]
+    for bn in ONCHIP_ATTN_BLOCK_N:
+        name = f"onchip_n{bn}"
+        cfg = dict(BLOCK_M=128, BLOCK_N=bn, num_warps=8)
+        try:
+            outs[name] = kernels.attn_fwd(q, k, v, scale, cfg)
+            fns[name] = (lambda c: lambda: kernels.attn_fwd(q, k, v, scale, c))(cfg)
+        except Exception as exc:
+            row.errors[name] = f"{type(exc).__name__}: {exc}"[:2000]
+            row.ok = False
+    torch.cuda.synchronize()
+    for h in sorted({0, heads - 1}):
+        ref = attention_reference(q, k, v, h)
+        for name, out in outs.items():
+            err = (out[h].double() - ref).abs().max().item()
+            row.max_abs_err[name] = max(row.max_abs_err.get(name, 0.0), err)
+        del ref
+    base_err = [e for n, e in row.max_abs_err.items() if n.startswith("hand_split")]
+    tol = max([1e-2] + [2 * e for e in base_err])
+    for name, err in row.max_abs_err.items():
+        if name.startswith("onchip") and not err <= tol:
+            row.ok = False
+    if not any(n.startswith("onchip") for n in fns) or not any(n.startswith("hand_split") for n in fns):
+        row.ok = False
+        return row
+    samples: dict[str, list[float]] = {name: [] for name in fns}
+    for _ in range(reps):  # interleaved, so clock and thermal drift hit all alike
+        for name, fn in fns.items():
+            samples[name].append(triton.testing.do_bench(fn, warmup=25, rep=100))
+    flops = 2.0 * 2.0 * heads * seq * seq * head_dim / 2  # two matmuls, half the blocks (causal)
+    for name, ms in samples.items():
+        row.ms[name] = min(ms)
+        row.tflops[name] = flops / row.ms[name] * 1e-9
+    best_base = min(ms for n, ms in row.ms.items() if n.startswith("hand_split"))
+    best_onchip = min(ms for n, ms in row.ms.items() if n.startswith("onchip"))
+    row.ratio = best_base / best_onchip
+    return row
+
+
+def compare_attention(seqs: tuple[int, ...] = (4096, 8192), head_dims: tuple[int, ...] = (64, 128), reps: int = 3,
+                      log: Callable[[str], None] = print) -> tuple[list[AttnRow], bool]:
+    """kernels.attn_fwd_kernel vs the fastest hand-split Triton attention, fp16, causal."""
+    rows = []
+    for head_dim in head_dims:
+        for seq in seqs:
+            try:
+                row = run_attention(seq, head_dim, reps)
+            except Exception as exc:  # report and go on: one failure must not hide the others
+                row = AttnRow(seq, head_dim, 0, ok=False, errors={"all": f"{type(exc).__name__}: {exc}"[:2000]})
+            rows.append(row)
+            log(json.dumps(asdict(row)))
+    log("summary (causal attention fwd, fp16; TFLOP/s; ratio = fastest onchip / fastest hand-split, target >= 0.95; "
+        "err = max |O - O64| on heads 0 and last):")
+    for r in rows:
+        parts = [f"{n} err {e:.1e}" + (f" {r.tflops[n]:.0f} TF" if n in r.tflops else "")
+                 for n, e in r.max_abs_err.items()]
+        parts += [f"{n} FAILED" for n in r.errors]
+        ratio = f"x{r.ratio:.3f}" if r.ratio is not None else "no ratio"
+        log(f"  seq {r.seq} d {r.head_dim}: {'ok ' if r.ok else 'BAD'} {ratio}; {'; '.join(parts)}")
+    bad = [r for r in rows if not r.ok]
+    log(f"{len(rows) - len(bad)}/{len(rows)} attention cases correct")
+    return rows, not bad
+
+
 def main(argv: list[str] | None = None) -> int:
     import torch
 
@@ -398,7 +533,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="4096^3 only")
     parser.add_argument("--variants", default=",".join(VARIANTS),
                         help=f"comma-separated subset of {', '.join(VARIANTS)}")
+    parser.add_argument("--attention", action="store_true",
+                        help="the causal attention forward (seq 4096 and 8192, head dims 64 and 128), not the GEMMs")
     args = parser.parse_args(argv)
+    if args.attention:
+        arows, ok = compare_attention(reps=args.reps, log=lambda line: print(line, flush=True))
+        if args.out:
+            args.out.parent.mkdir(parents=True, exist_ok=True)
+            args.out.write_text(json.dumps({"device": torch.cuda.get_device_name(),
+                                            "rows": [asdict(r) for r in arows]}, indent=1))
+        return 0 if ok else 1
     variants = [v for v in args.variants.split(",") if v]
     unknown = set(variants) - set(VARIANTS)
     if unknown:

@@ -252,3 +252,105 @@ def matmul_ws(a, b, config: dict | None = None):
     grid = (triton.cdiv(m, cfg["BM"]) * triton.cdiv(n, cfg["BN"]), )
     matmul_ws_kernel[grid](a_desc, b_desc, c, m, n, k, c.stride(0), c.stride(1), **cfg)
     return c
+
+
+# ------------------------------------------------------------------------------------------------
+# Causal attention forward
+
+
+@triton.jit
+def _attn_blocks(q_buf, k_desc, v_desc, k_ring, v_ring, ready, kv_row, lo, hi, n_blocks, m_i, l_i, acc,
+                 qk_scale, offs_m, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, NBYTES: tl.constexpr,
+                 MASKED: tl.constexpr):
+    # Key blocks lo .. hi-1; block j lives in stage j % 2, whose barrier completes one phase per
+    # block it holds, so block j's phase parity is (j // 2) & 1.
+    offs_n = tl.arange(0, BLOCK_N)
+    for j in range(lo, hi):
+        # Prefetch block j+1 into the other stage: its previous block (j-1) was read only by the
+        # two mmas of iteration j-1, both waited for (pending=0), so the stage is free.
+        nxt = j + 1
+        bar = oc.index(ready, nxt % 2)
+        oc.expect(bar, NBYTES, pred=nxt < n_blocks)
+        oc.copy_tma(oc.index(k_ring, nxt % 2), k_desc, [kv_row + nxt * BLOCK_N, 0], bar, pred=nxt < n_blocks)
+        oc.copy_tma(oc.index(v_ring, nxt % 2), v_desc, [kv_row + nxt * BLOCK_N, 0], bar, pred=nxt < n_blocks)
+
+        slot = j % 2
+        oc.wait(oc.index(ready, slot), (j // 2) & 1)  # K and V of block j have landed
+        s = oc.mma(q_buf, oc.trans(oc.index(k_ring, slot)), tl.zeros([BLOCK_M, BLOCK_N], tl.float32))
+        s = s * qk_scale
+        if MASKED:
+            s = tl.where(offs_m[:, None] >= j * BLOCK_N + offs_n[None, :], s, float("-inf"))
+        m_ij = tl.maximum(m_i, tl.max(s, 1))
+        p = tl.math.exp2(s - m_ij[:, None])
+        alpha = tl.math.exp2(m_i - m_ij)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        acc = acc * alpha[:, None]
+        acc = oc.mma(p.to(k_desc.dtype), oc.index(v_ring, slot), acc)  # P from registers
+        m_i = m_ij
+    return m_i, l_i, acc
+
+
+@triton.jit
+def attn_fwd_kernel(q_desc, k_desc, v_desc, Out, sm_scale, N_CTX, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
+                    BLOCK_N: tl.constexpr):
+    """Causal attention forward, one program per BLOCK_M query rows of one head. Q, K, V, Out are
+    (heads * N_CTX, HEAD_DIM) row-major; N_CTX a multiple of BLOCK_M, BLOCK_M of BLOCK_N."""
+    start_m = tl.program_id(0)
+    head = tl.program_id(1)
+    q_row = head * N_CTX + start_m * BLOCK_M
+    kv_row = head * N_CTX
+    dtype: tl.constexpr = q_desc.dtype
+
+    q_buf = oc.index(oc.alloc(dtype, [BLOCK_M, HEAD_DIM]), 0)
+    k_ring = oc.alloc(dtype, [BLOCK_N, HEAD_DIM], 2)
+    v_ring = oc.alloc(dtype, [BLOCK_N, HEAD_DIM], 2)
+    q_bar = oc.index(oc.barriers(1), 0)
+    ready = oc.barriers(2)
+    nbytes: tl.constexpr = 2 * BLOCK_N * HEAD_DIM * dtype.primitive_bitwidth // 8
+
+    oc.expect(q_bar, BLOCK_M * HEAD_DIM * dtype.primitive_bitwidth // 8)
+    oc.copy_tma(q_buf, q_desc, [q_row, 0], q_bar)
+    bar0 = oc.index(ready, 0)
+    oc.expect(bar0, nbytes)
+    oc.copy_tma(oc.index(k_ring, 0), k_desc, [kv_row, 0], bar0)
+    oc.copy_tma(oc.index(v_ring, 0), v_desc, [kv_row, 0], bar0)
+
+    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
+    l_i = tl.zeros([BLOCK_M], dtype=tl.float32)
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+    qk_scale = sm_scale * 1.44269504  # exp2 instead of exp
+    n_off = start_m * (BLOCK_M // BLOCK_N)  # key blocks wholly below the diagonal
+    n_blocks = (start_m + 1) * (BLOCK_M // BLOCK_N)
+    oc.wait(q_bar, 0)
+    m_i, l_i, acc = _attn_blocks(q_buf, k_desc, v_desc, k_ring, v_ring, ready, kv_row, 0, n_off, n_blocks, m_i,
+                                 l_i, acc, qk_scale, offs_m, BLOCK_M, BLOCK_N, nbytes, False)
+    m_i, l_i, acc = _attn_blocks(q_buf, k_desc, v_desc, k_ring, v_ring, ready, kv_row, n_off, n_blocks, n_blocks,
+                                 m_i, l_i, acc, qk_scale, offs_m, BLOCK_M, BLOCK_N, nbytes, True)
+    acc = acc / l_i[:, None]
+    offs_d = tl.arange(0, HEAD_DIM)
+    out = Out + (head.to(tl.int64) * N_CTX + offs_m[:, None]) * HEAD_DIM + offs_d[None, :]
+    tl.store(out, acc.to(Out.dtype.element_ty))
+
+
+#: Attention tiles per head dim (fp16, H200): BLOCK_M 128 over two warp groups.
+ATTN_CONFIGS = {64: dict(BLOCK_M=128, BLOCK_N=128, num_warps=8), 128: dict(BLOCK_M=128, BLOCK_N=64, num_warps=8)}
+
+
+def attn_fwd(q, k, v, sm_scale: float, config: dict | None = None):
+    """Causal attention forward with attn_fwd_kernel; q, k, v (heads, N_CTX, HEAD_DIM) contiguous
+    torch tensors on the GPU (fp16), N_CTX a multiple of BLOCK_M."""
+    import torch
+    from triton.tools.tensor_descriptor import TensorDescriptor
+
+    heads, n_ctx, d = q.shape
+    cfg = dict(ATTN_CONFIGS[d] if config is None else config)
+    if n_ctx % cfg["BLOCK_M"] or cfg["BLOCK_M"] % cfg["BLOCK_N"]:
+        raise ValueError(f"N_CTX={n_ctx} must be a multiple of BLOCK_M={cfg['BLOCK_M']}, itself of BLOCK_N")
+    out = torch.empty_like(q)
+    q_desc = TensorDescriptor.from_tensor(q.reshape(heads * n_ctx, d), [cfg["BLOCK_M"], d])
+    k_desc = TensorDescriptor.from_tensor(k.reshape(heads * n_ctx, d), [cfg["BLOCK_N"], d])
+    v_desc = TensorDescriptor.from_tensor(v.reshape(heads * n_ctx, d), [cfg["BLOCK_N"], d])
+    grid = (n_ctx // cfg["BLOCK_M"], heads)
+    attn_fwd_kernel[grid](q_desc, k_desc, v_desc, out, sm_scale, n_ctx, HEAD_DIM=d, **cfg)
+    return out

@@ -8,6 +8,7 @@
 #blocked = #ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
 #blocked1 = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
 #shared = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>
+#shared_t = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = true, elementBitWidth = 16}>
 #smem = #ttg.shared_memory
 #bar = #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
 module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32} {
@@ -86,6 +87,29 @@ tt.func @mma_loop(%a: !ttg.memdesc<128x64xf16, #shared, #smem, mutable>, %b: !tt
 tt.func @tma(%desc: !tt.tensordesc<128x64xf16>, %bar: !ttg.memdesc<1xi64, #bar, #ttg.shared_memory, mutable>, %buf: !ttg.memdesc<128x64xf16, #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>, #ttg.shared_memory, mutable>, %i: i32, %p: i1) {
   triton_ext_onchip.tma_copy %desc[%i, %i] -> %buf, %bar, %p : !tt.tensordesc<128x64xf16>, !ttg.memdesc<1xi64, #bar, #ttg.shared_memory, mutable>, !ttg.memdesc<128x64xf16, #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>, #ttg.shared_memory, mutable>
   tt.return
+}
+
+
+// mma(q, trans(k), acc) on buffers only TMA writes (attention's S = Q K^T): the transposed view
+// shares its ring's allocation, so it is still TMA-only and needs no proxy fence.
+// CHECK-LABEL: tt.func @mma_trans_tma_only
+// CHECK-NOT: ttng.fence_async_shared
+// CHECK: ttng.warp_group_dot %{{.*}}, %{{.*}}, %{{.*}} {isAsync = true, triton_ext_onchip.mma} : !ttg.memdesc<64x64xf16, #shared, #smem, mutable> * !ttg.memdesc<64x64xf16, #{{.*}}, #smem, mutable>
+// CHECK: tt.return
+tt.func @mma_trans_tma_only(%desc: !tt.tensordesc<64x64xf16>, %bar: !ttg.memdesc<1xi64, #bar, #smem, mutable>, %i: i32, %p: i1, %acc: tensor<64x64xf32, #blocked1>) -> tensor<64x64xf32, #blocked1> {
+  %qa = ttg.local_alloc : () -> !ttg.memdesc<1x64x64xf16, #shared, #smem, mutable>
+  %q = ttg.memdesc_index %qa[%i] : !ttg.memdesc<1x64x64xf16, #shared, #smem, mutable> -> !ttg.memdesc<64x64xf16, #shared, #smem, mutable>
+  %ring = ttg.local_alloc : () -> !ttg.memdesc<2x64x64xf16, #shared, #smem, mutable>
+  %k = ttg.memdesc_index %ring[%i] : !ttg.memdesc<2x64x64xf16, #shared, #smem, mutable> -> !ttg.memdesc<64x64xf16, #shared, #smem, mutable>
+  triton_ext_onchip.tma_copy %desc[%i, %i] -> %q, %bar, %p : !tt.tensordesc<64x64xf16>, !ttg.memdesc<1xi64, #bar, #smem, mutable>, !ttg.memdesc<64x64xf16, #shared, #smem, mutable>
+  triton_ext_onchip.tma_copy %desc[%i, %i] -> %k, %bar, %p : !tt.tensordesc<64x64xf16>, !ttg.memdesc<1xi64, #bar, #smem, mutable>, !ttg.memdesc<64x64xf16, #shared, #smem, mutable>
+  %kt = ttg.memdesc_trans %k {order = array<i32: 1, 0>} : !ttg.memdesc<64x64xf16, #shared, #smem, mutable> -> !ttg.memdesc<64x64xf16, #shared_t, #smem, mutable>
+  %va = triton_ext_onchip.mma_operand %q {pending = 0 : i32} : !ttg.memdesc<64x64xf16, #shared, #smem, mutable> -> tensor<64x64xf16>
+  %vb = triton_ext_onchip.mma_operand %kt {pending = 0 : i32} : !ttg.memdesc<64x64xf16, #shared_t, #smem, mutable> -> tensor<64x64xf16>
+  %ca = ttg.convert_layout %va : tensor<64x64xf16> -> tensor<64x64xf16, #ttg.dot_op<{opIdx = 0, parent = #blocked1}>>
+  %cb = ttg.convert_layout %vb : tensor<64x64xf16> -> tensor<64x64xf16, #ttg.dot_op<{opIdx = 1, parent = #blocked1}>>
+  %d = tt.dot %ca, %cb, %acc : tensor<64x64xf16, #ttg.dot_op<{opIdx = 0, parent = #blocked1}>> * tensor<64x64xf16, #ttg.dot_op<{opIdx = 1, parent = #blocked1}>> -> tensor<64x64xf32, #blocked1>
+  tt.return %d : tensor<64x64xf32, #blocked1>
 }
 
 }

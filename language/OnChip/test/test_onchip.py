@@ -508,3 +508,74 @@ def test_mma_with_a_from_registers() -> None:
                      r"tensor<64x64xf16, #ttg.dot_op<\{opIdx = 0, parent = #mma, kWidth = 2\}>> \* "
                      r"!ttg.memdesc<64x64xf16", ir), ir
     assert "wgmma.mma_async" in k.asm["ptx"]
+
+
+# ----------------------------------------------------------------------------------------------
+# Causal attention forward
+
+
+def _loops(ir: str, var: str) -> list[str]:
+    """The bodies (up to their scf.yield) of the loops over ``var``, in order."""
+    out = []
+    for m in re.finditer(rf"scf.for %{var} ", ir):
+        loop = ir[m.start():]
+        out.append(loop[:loop.index("scf.yield")])
+    return out
+
+
+@pytest.mark.parametrize("head_dim, block_n", [(64, 64), (64, 128), (128, 64), (128, 128)])
+def test_causal_attention_forward(head_dim: int, block_n: int) -> None:
+    bm = 128
+    sig = {"q_desc": f"tensordesc<fp16[{bm}, {head_dim}]>", "k_desc": f"tensordesc<fp16[{block_n}, {head_dim}]>",
+           "v_desc": f"tensordesc<fp16[{block_n}, {head_dim}]>", "Out": "*fp16", "sm_scale": "fp32", "N_CTX": "i32"}
+    k = compile_kernel(kernels.attn_fwd_kernel, sig, dict(HEAD_DIM=head_dim, BLOCK_M=bm, BLOCK_N=block_n), 8)
+    ir = body(k.asm["ttgir"])
+    assert "triton_ext_onchip.tma_copy" not in ir and "tt.dot " not in ir
+    # Q once, K and V tiles double-buffered; the kernel is all TMA, so no proxy fence anywhere
+    # (the transposed K view still counts as a TMA-only buffer).
+    assert re.search(rf"ttg.local_alloc : \(\) -> !ttg.memdesc<2x{block_n}x{head_dim}xf16", ir)
+    assert "ttng.fence_async_shared" not in ir
+    off_diag, diag = _loops(ir, "j")  # the causal split: off-diagonal blocks, then the diagonal
+    acc_type = rf"tensor<{bm}x{head_dim}xf32, #mma\d*>"
+    nbytes = 2 * block_n * head_dim * 2
+    for loop in (off_diag, diag):
+        # Block j+1's K and V are copied on the other stage's barrier while block j is used ...
+        assert re.search(rf"ttng.barrier_expect %\w+, {nbytes}, %\w+", loop)
+        assert len(re.findall(r"ttng.async_tma_copy_global_to_local", loop)) == 2
+        # ... after waiting for block j's barrier, with its phase parity.
+        assert re.search(r"ttng.wait_barrier %\w+, %\w+, %true", loop)
+        assert loop.index("ttng.wait_barrier") < loop.index("ttng.warp_group_dot ")
+        # S = Q K^T: both operands in shared memory, K through a transposed view.
+        assert re.search(rf"ttg.memdesc_trans %\w+ \{{order = array<i32: 1, 0>\}} : "
+                         rf"!ttg.memdesc<{block_n}x{head_dim}xf16.* -> !ttg.memdesc<{head_dim}x{block_n}xf16", loop)
+        dots = re.findall(r"ttng.warp_group_dot %.*", loop)
+        assert len(dots) == 2, dots
+        assert re.search(rf"!ttg.memdesc<{bm}x{head_dim}xf16.* \* !ttg.memdesc<{head_dim}x{block_n}xf16", dots[0])
+        # O += P V with P from registers.
+        assert re.search(rf": tensor<{bm}x{block_n}xf16, #ttg.dot_op<\{{opIdx = 0.* \* "
+                         rf"!ttg.memdesc<{block_n}x{head_dim}xf16.* -> {acc_type}", dots[1]), dots[1]
+        assert re.findall(r"ttng.warp_group_dot_wait .*pendings = (\d+)", loop) == ["0", "0"]
+        # The output accumulator stays in its MMA layout across the loop.
+        assert not re.search(rf"ttg.convert_layout %\S+ : {acc_type}", loop)
+    assert re.search(rf"scf.for %j .* -> \(.*{acc_type}\)", ir)
+    # Only the diagonal loop masks (a 2-D compare of query and key positions).
+    assert not re.search(r"arith.cmpi \w+, .*: tensor<\d+x\d+xi32", off_diag)
+    assert re.search(r"arith.cmpi \w+, .*: tensor<\d+x\d+xi32", diag)
+    assert k.metadata.shared >= (bm * head_dim + 4 * block_n * head_dim) * 2
+    ptx = k.asm["ptx"]
+    assert f"wgmma.mma_async.sync.aligned.m64n{block_n}k16.f32.f16.f16" in ptx
+    assert f"wgmma.mma_async.sync.aligned.m64n{head_dim}k16.f32.f16.f16" in ptx
+    assert "cp.async.bulk.tensor.2d.shared::cta.global.mbarrier::complete_tx::bytes" in ptx
+    assert "mbarrier.try_wait.parity" in ptx
+    assert k.asm["cubin"]
+
+
+@triton.jit
+def bad_trans_ring(X):
+    oc.trans(oc.alloc(tl.float16, [64, 64], count=2))
+
+
+def test_trans_of_a_ring_is_a_compile_error() -> None:
+    with pytest.raises(CompilationError) as info:
+        compile_kernel(bad_trans_ring, {"X": "*fp16"})
+    assert "trans: buf must be buffer" in str(info.value), str(info.value)

@@ -34,7 +34,7 @@ from typing import Any, List, Optional, Sequence, Tuple
 from triton.language import core
 
 __all__ = [
-    "alloc", "index", "read", "write", "copy_async", "copy_tma", "commit", "wait_copies", "barriers",
+    "alloc", "index", "trans", "read", "write", "copy_async", "copy_tma", "commit", "wait_copies", "barriers",
     "expect", "arrive", "wait", "mma", "mma_wait", "split", "buffer", "buffer_type", "load",
 ]
 
@@ -252,6 +252,20 @@ def read(buf: Any, _semantic: Any = None) -> core.tensor:
     b = _builder(_semantic, "onchip_read")
     handle = b.create_onchip_read([buf.handle])
     return core.tensor(handle, core.block_type(buf.dtype, list(buf.shape)))
+
+
+@core.builtin
+def trans(buf: Any, _semantic: Any = None) -> buffer:
+    """``buf`` ([R, C]) seen as its transpose ([C, R]) without moving data
+    (``ttg.memdesc_trans``): ``mma(q, oc.trans(k_buf), s)`` computes ``q @ k^T`` from a
+    row-major K tile."""
+    op = "trans"
+    buf = _expect(buf, ("buffer", ), op, "buf")
+    if len(buf.shape) != 2:
+        raise ValueError(f"{op}: expects a 2-D buffer, got shape {list(buf.shape)}")
+    b = _builder(_semantic, "onchip_trans")
+    handle = b.create_onchip_trans([buf.handle])
+    return _make(handle, buf.dtype, (buf.shape[1], buf.shape[0]), "buffer")
 
 
 def _dims(value: core.tensor) -> Tuple[int, ...]:
