@@ -44,6 +44,7 @@ from triton_ext.bench import BenchSpec, Case, Metric, Target, Variant
 from triton_ext.testing import import_file
 
 kernels = import_file(__file__, "kernels.py", name="triton_ext_onchip_kernels")
+grouped_tile = kernels.grouped_tile
 
 MATMUL_CONFIGS = [
     triton.Config({"BM": 128, "BN": 256, "BK": 64, "GROUP_M": 8}, num_stages=3, num_warps=8),
@@ -60,14 +61,7 @@ MATMUL_CONFIGS = [
 def tl_dot_matmul(A, B, C, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
                   BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GROUP_M: tl.constexpr):
     """Triton's plain matmul (the tutorial's structure): Triton pipelines and picks wgmma itself."""
-    pid = tl.program_id(0)
-    num_m = tl.cdiv(M, BM)
-    num_n = tl.cdiv(N, BN)
-    group = GROUP_M * num_n
-    first_m = (pid // group) * GROUP_M
-    size_m = tl.minimum(num_m - first_m, GROUP_M)
-    pid_m = first_m + (pid % group) % size_m
-    pid_n = (pid % group) // size_m
+    pid_m, pid_n = grouped_tile(M, N, BM, BN, GROUP_M)
     rm = (pid_m * BM + tl.arange(0, BM)) % M
     rn = (pid_n * BN + tl.arange(0, BN)) % N
     rk = tl.arange(0, BK)
@@ -292,14 +286,9 @@ BM, BN, BK, STAGES, GROUP_M = 128, 256, 64, 4, 8
 def tl_dot_tma_kernel(a_desc, b_desc, C, M, N, K, stride_cm, stride_cn, BM: tl.constexpr, BN: tl.constexpr,
                       BK: tl.constexpr, STAGES: tl.constexpr, GROUP_M: tl.constexpr):
     """Triton's own TMA matmul: tl.dot on descriptor loads; Triton pipelines it (num_stages)."""
-    pid = tl.program_id(0)
-    num_m = tl.cdiv(M, BM)
-    num_n = tl.cdiv(N, BN)
-    group = GROUP_M * num_n
-    first_m = (pid // group) * GROUP_M
-    size_m = tl.minimum(num_m - first_m, GROUP_M)
-    off_m = (first_m + (pid % group) % size_m) * BM
-    off_n = ((pid % group) // size_m) * BN
+    pid_m, pid_n = grouped_tile(M, N, BM, BN, GROUP_M)
+    off_m = pid_m * BM
+    off_n = pid_n * BN
     acc = tl.zeros([BM, BN], dtype=tl.float32)
     for kt in range(tl.cdiv(K, BK)):
         acc = tl.dot(a_desc.load([off_m, kt * BK]), b_desc.load([kt * BK, off_n]), acc)

@@ -40,18 +40,23 @@ oc = import_file(__file__, "triton_ext_onchip", name="triton_ext_onchip")
 
 
 @triton.jit
-def matmul_kernel(A, B, C, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
-                  BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, STAGES: tl.constexpr,
-                  GROUP_M: tl.constexpr):
-    # Grouped program order: GROUP_M row blocks share each column block of B in L2.
+def grouped_tile(M, N, BM: tl.constexpr, BN: tl.constexpr, GROUP_M: tl.constexpr):
+    """(row, column) tile of this program in grouped order: GROUP_M row blocks share each column
+    block of B in L2."""
     pid = tl.program_id(0)
     num_m = tl.cdiv(M, BM)
     num_n = tl.cdiv(N, BN)
     group = GROUP_M * num_n
     first_m = (pid // group) * GROUP_M
     size_m = tl.minimum(num_m - first_m, GROUP_M)
-    pid_m = first_m + (pid % group) % size_m
-    pid_n = (pid % group) // size_m
+    return first_m + (pid % group) % size_m, (pid % group) // size_m
+
+
+@triton.jit
+def matmul_kernel(A, B, C, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                  BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, STAGES: tl.constexpr,
+                  GROUP_M: tl.constexpr):
+    pid_m, pid_n = grouped_tile(M, N, BM, BN, GROUP_M)
 
     rm = (pid_m * BM + tl.arange(0, BM)) % M
     rn = (pid_n * BN + tl.arange(0, BN)) % N
@@ -96,14 +101,9 @@ def matmul_kernel(A, B, C, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, 
 @triton.jit
 def matmul_tma_kernel(a_desc, b_desc, C, M, N, K, stride_cm, stride_cn, BM: tl.constexpr, BN: tl.constexpr,
                       BK: tl.constexpr, STAGES: tl.constexpr, GROUP_M: tl.constexpr):
-    pid = tl.program_id(0)
-    num_m = tl.cdiv(M, BM)
-    num_n = tl.cdiv(N, BN)
-    group = GROUP_M * num_n
-    first_m = (pid // group) * GROUP_M
-    size_m = tl.minimum(num_m - first_m, GROUP_M)
-    off_m = (first_m + (pid % group) % size_m) * BM
-    off_n = ((pid % group) // size_m) * BN
+    pid_m, pid_n = grouped_tile(M, N, BM, BN, GROUP_M)
+    off_m = pid_m * BM
+    off_n = pid_n * BN
 
     dtype: tl.constexpr = a_desc.dtype
     a_ring = oc.alloc(dtype, [BM, BK], STAGES)
@@ -170,14 +170,9 @@ def _ws_consumer(a_ring, b_ring, ready, empty, C, M, N, off_m, off_n, k_tiles, s
 @triton.jit
 def matmul_ws_kernel(a_desc, b_desc, C, M, N, K, stride_cm, stride_cn, BM: tl.constexpr, BN: tl.constexpr,
                      BK: tl.constexpr, STAGES: tl.constexpr, GROUP_M: tl.constexpr):
-    pid = tl.program_id(0)
-    num_m = tl.cdiv(M, BM)
-    num_n = tl.cdiv(N, BN)
-    group = GROUP_M * num_n
-    first_m = (pid // group) * GROUP_M
-    size_m = tl.minimum(num_m - first_m, GROUP_M)
-    off_m = (first_m + (pid % group) % size_m) * BM
-    off_n = ((pid % group) // size_m) * BN
+    pid_m, pid_n = grouped_tile(M, N, BM, BN, GROUP_M)
+    off_m = pid_m * BM
+    off_n = pid_n * BN
 
     dtype: tl.constexpr = a_desc.dtype
     a_ring = oc.alloc(dtype, [BM, BK], STAGES)
@@ -216,12 +211,11 @@ def matmul(a, b, config: dict | None = None):
 TMA_CONFIG = dict(BM=128, BN=256, BK=64, STAGES=4, GROUP_M=8, num_warps=8)
 
 
-def matmul_tma(a, b, config: dict | None = None):
-    """C = a @ b with matmul_tma_kernel (row-major torch tensors on the GPU, fp16 or bf16)."""
+def _descriptor_gemm(kernel, a, b, cfg: dict):
+    """Launch a GEMM kernel that takes A and B as TMA tensor descriptors and C as a pointer."""
     import torch
     from triton.tools.tensor_descriptor import TensorDescriptor
 
-    cfg = dict(TMA_CONFIG if config is None else config)
     assert a.shape[1] == b.shape[0] and a.dtype == b.dtype
     m, k = a.shape
     n = b.shape[1]
@@ -229,8 +223,13 @@ def matmul_tma(a, b, config: dict | None = None):
     a_desc = TensorDescriptor.from_tensor(a, [cfg["BM"], cfg["BK"]])
     b_desc = TensorDescriptor.from_tensor(b, [cfg["BK"], cfg["BN"]])
     grid = (triton.cdiv(m, cfg["BM"]) * triton.cdiv(n, cfg["BN"]), )
-    matmul_tma_kernel[grid](a_desc, b_desc, c, m, n, k, c.stride(0), c.stride(1), **cfg)
+    kernel[grid](a_desc, b_desc, c, m, n, k, c.stride(0), c.stride(1), **cfg)
     return c
+
+
+def matmul_tma(a, b, config: dict | None = None):
+    """C = a @ b with matmul_tma_kernel (row-major torch tensors on the GPU, fp16 or bf16)."""
+    return _descriptor_gemm(matmul_tma_kernel, a, b, dict(TMA_CONFIG if config is None else config))
 
 
 #: Warp-specialized variant: 128x256x64, 4 stages, 8 consumer warps + 1 producer warp.
@@ -239,19 +238,7 @@ WS_CONFIG = dict(BM=128, BN=256, BK=64, STAGES=4, GROUP_M=8, num_warps=8)
 
 def matmul_ws(a, b, config: dict | None = None):
     """C = a @ b with matmul_ws_kernel (row-major torch tensors on the GPU, fp16 or bf16)."""
-    import torch
-    from triton.tools.tensor_descriptor import TensorDescriptor
-
-    cfg = dict(WS_CONFIG if config is None else config)
-    assert a.shape[1] == b.shape[0] and a.dtype == b.dtype
-    m, k = a.shape
-    n = b.shape[1]
-    c = torch.empty((m, n), device=a.device, dtype=a.dtype)
-    a_desc = TensorDescriptor.from_tensor(a, [cfg["BM"], cfg["BK"]])
-    b_desc = TensorDescriptor.from_tensor(b, [cfg["BK"], cfg["BN"]])
-    grid = (triton.cdiv(m, cfg["BM"]) * triton.cdiv(n, cfg["BN"]), )
-    matmul_ws_kernel[grid](a_desc, b_desc, c, m, n, k, c.stride(0), c.stride(1), **cfg)
-    return c
+    return _descriptor_gemm(matmul_ws_kernel, a, b, dict(WS_CONFIG if config is None else config))
 
 
 # ------------------------------------------------------------------------------------------------

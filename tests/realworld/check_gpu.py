@@ -250,15 +250,9 @@ def _versions() -> dict[str, str]:
 
 
 def _commit() -> str:
-    """The checkout's commit; TRITON_EXT_COMMIT where the copy has no .git (the GPU host)."""
-    if os.environ.get("TRITON_EXT_COMMIT"):
-        return os.environ["TRITON_EXT_COMMIT"]
-    try:
-        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True,
-                             text=True, timeout=30).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        out = ""
-    return out or "unknown"
+    from triton_ext.bench.gpu import checkout_commit  # after this module has set the environment
+
+    return checkout_commit(short=True)
 
 
 def main() -> int:

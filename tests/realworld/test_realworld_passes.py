@@ -19,7 +19,6 @@ import importlib.metadata
 import json
 import multiprocessing
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -28,6 +27,7 @@ from typing import Any
 import pytest
 
 import triton_ext
+from triton_ext.bench.gpu import checkout_commit
 from triton_ext.testing import CUDA90, repo_root
 
 try:
@@ -64,14 +64,6 @@ def _versions() -> dict[str, str]:
     return out
 
 
-def _commit() -> str:
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=repo_root(), capture_output=True,
-                              text=True, timeout=30).stdout.strip() or "unknown"
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
-
-
 @pytest.fixture(scope="module")
 def sweep() -> dict[tuple[str, str | None], dict[str, Any]]:
     start = time.perf_counter()
@@ -88,7 +80,7 @@ def sweep() -> dict[tuple[str, str | None], dict[str, Any]]:
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps({
         "what": "real-world kernels x registered passes, compiled through cubin for cuda:90 on CPU",
-        "commit": _commit(), "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "commit": checkout_commit(short=True), "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "target": f"{CUDA90.backend}:{CUDA90.arch}", "versions": _versions(), "workers": workers,
         "wall_seconds": round(time.perf_counter() - start, 1),
         "kernels": [{"name": k.name, "package": k.package, "module": k.module, "attr": k.attr, "kind": k.kind}

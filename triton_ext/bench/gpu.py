@@ -45,6 +45,19 @@ def gpu_slug(name: str) -> str:
     return "-".join(k for k in kept if k) or "gpu"
 
 
+def checkout_commit(short: bool = False) -> str:
+    """The commit the results were made from: TRITON_EXT_COMMIT first, because a copied checkout
+    (the GPU host's) can carry stale git metadata; else git's HEAD; else "unknown"."""
+    if os.environ.get("TRITON_EXT_COMMIT"):
+        return os.environ["TRITON_EXT_COMMIT"]
+    cmd = ["git", "rev-parse", *(["--short"] if short else []), "HEAD"]
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=30, cwd=repo_root()).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        out = ""
+    return out or "unknown"
+
+
 def environment(device_name: str | None = None) -> dict[str, Any]:
     """Commit, GPU, driver, Triton/torch/CUDA versions and date of this run."""
     import triton
@@ -56,8 +69,7 @@ def environment(device_name: str | None = None) -> dict[str, Any]:
             return ""
 
     env: dict[str, Any] = {
-        # TRITON_EXT_COMMIT first: a copied checkout (the GPU host's) can carry stale git metadata.
-        "commit": os.environ.get("TRITON_EXT_COMMIT") or run(["git", "rev-parse", "HEAD"]) or "unknown",
+        "commit": checkout_commit(),
         "dirty": bool(run(["git", "status", "--porcelain", "--untracked-files=no"])),
         "triton": triton.__version__,
         "python": platform.python_version(),

@@ -80,26 +80,10 @@ def test_split_loops_reach_ttgir():
 # loop that either needs no run-time guard or keeps the comparison for when the guard fails.
 
 
-@triton.jit
-def _scalar_compare(out, lb, ub, n):
-    acc = 0
-    for i in range(lb, ub):
-        if i < n:
-            acc = acc * 3 + 1
-        else:
-            acc = acc * 3 + 2
-    tl.store(out, acc)
-
-
-@triton.jit
-def _scalar_compare_plus_one(out, lb, ub, n):
-    acc = 0
-    for i in range(lb, ub):
-        if i < n + 1:
-            acc = acc * 3 + 1
-        else:
-            acc = acc * 3 + 2
-    tl.store(out, acc)
+# The same kernels run on the GPU by the differential check (tests/differential/gpu_kernels.py).
+_issue14 = import_file(__file__, "../../../tests/differential/gpu_kernels.py")
+_scalar_compare = _issue14.issue14
+_scalar_compare_plus_one = _issue14.issue14_n_plus_one
 
 
 def _compile_scalar(fn, width: str, n_type: str | None = None) -> str:
