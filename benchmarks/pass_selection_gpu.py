@@ -32,15 +32,23 @@ nvidia_stream_eviction; never the sanitizers).
    firing pass, each firing pair; the launcher's ``num_warps``/``num_stages``) tunes on a scratch
    copy, then its launch on fresh inputs is compared with no pass's. Then every variant (no pass,
    each firing pass and pair, ``auto`` launched through the mode with the recorded choice,
-   ``autotuned`` launched through the autotuner) is timed in ``--rounds`` interleaved rounds,
-   the order reversed every other round, by ``triton_ext.testing.gpu_time_ms`` (the kernel's
-   median GPU time, an L2 flush before each call as ``do_bench`` does, every call queued behind
-   a GPU sleep so the CPU's launch cost stays out: with ``do_bench`` a 10 us kernel launched
-   through a longer Python path measured up to 2.5x slower on the H200, the GPU waiting for the
-   CPU) per round. A variant's time is the median of its rounds, its spread ``(max - min) / median``.
+   ``autotuned`` launched through the autotuner) is launched once to record the digest of the
+   cubin it runs, then timed in ``--rounds`` interleaved rounds
+   (:func:`triton_ext._timing.interleaved_rounds`: each round reads every variant in order and
+   then in reverse order and takes the mean of its two readings, which cancels a linear drift
+   and the alternation seen between consecutive readings on the H200) by
+   ``triton_ext.testing.gpu_time_ms`` (the kernel's median GPU time over >= 1 ms of its runs, an
+   L2 flush before each call through one buffer per kernel, every call queued behind a GPU
+   sleep checked to outlast the CPU's queueing, so the CPU's launch cost stays out: with
+   ``do_bench`` a 10 us kernel launched through a longer Python path measured up to 2.5x slower
+   on the H200, the GPU waiting for the CPU).
 
-Verdicts per item: ``auto_speedup`` = no pass / auto; ``autotuned_ok``: the autotuned time is at
-most ``min(no pass, best single pass) * (1 + spread)``, spread the larger of the two timings'.
+Verdicts per item (:func:`verdicts`): every ratio is per round, summarized alike for every
+variant: ``x`` = median over rounds of no pass / variant, spread = ``(max - min) / median`` of
+those ratios. ``auto_ok``: x >= 0.99, or auto launched the no-pass kernel's very cubin (then x
+compares a kernel with itself: noise, reported but not a verdict). ``autotuned_ok``: median over
+rounds of reference / autotuned >= 1 - its spread, reference = the better of no pass and the
+best single pass (or the same cubin).
 Summary: geometric mean and worst auto speedup, kernels at >= 1.03x (autotuned and auto, third
 party only for ``realworld``), outputs, first-launch costs. Writes the JSON and a markdown table
 beside it (``.md``). Exits 1 when an output changed or a child failed; the speed targets are
@@ -68,6 +76,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from tests.realworld import check_gpu  # sets the environment the corpus check uses, and its helpers
+from triton_ext._choice import ratios, spread
 
 REPO = Path(__file__).resolve().parents[1]
 PERFORMANCE_PASSES = ("loop_split", "grid_swizzle", "nvidia_auto_pdl", "nvidia_occupancy_hint", "nvidia_stream_eviction")
@@ -75,6 +84,8 @@ PERFORMANCE_PASSES = ("loop_split", "grid_swizzle", "nvidia_auto_pdl", "nvidia_o
 # caches per enabled pass set, so a launch under the transparent mode would replay the no-pass graph.
 BENCH_SPECS = ("grid_swizzle", "loop_split", "sanitizers", "nvidia_occupancy_hint", "nvidia_stream_eviction")
 OPTION_KEYS = ("num_warps", "num_stages", "num_ctas", "maxnreg")
+#: The transparent mode's floor (issue 19: "no kernel below 0.99x").
+AUTO_FLOOR = 0.99
 
 
 @dataclass
@@ -261,11 +272,27 @@ def child(which: str, name: str, seed: int, cands: list[str]) -> dict[str, Any]:
 
 # -- 2. timing (one process) ------------------------------------------------------------------------
 
+#: GPU time per reading; every round reads each variant twice (in order, then in reverse order).
+REP_MS = 12.5
 
-def spread(xs: list[float]) -> float:
-    """Run-to-run spread of one variant's per-round times: ``(max - min) / median``."""
-    mid = statistics.median(xs)
-    return (max(xs) - min(xs)) / mid if mid > 0 else float("inf")
+
+def alternation(readings: list[tuple[str, float]]) -> float | None:
+    """How much readings at odd positions of the sequence exceed those at even positions (mean of
+    each label's relative difference; 0: no alternation between consecutive readings)."""
+    by_label: dict[str, tuple[list[float], list[float]]] = {}
+    for i, (label, value) in enumerate(readings):
+        by_label.setdefault(label, ([], []))[i % 2].append(value)
+    diffs = [(statistics.mean(odd) - statistics.mean(even)) / statistics.mean(even)
+             for even, odd in by_label.values() if even and odd]
+    return round(statistics.mean(diffs), 5) if diffs else None
+
+
+def _cubin_digest(kernel: Any) -> str | None:
+    """The digest of the cubin a launch ran (None when the launcher does not return the kernel)."""
+    import hashlib
+
+    cubin = getattr(kernel, "asm", {}).get("cubin") if kernel is not None else None
+    return hashlib.sha256(cubin).hexdigest()[:16] if isinstance(cubin, bytes) else None
 
 
 def time_items(which: str, plan: dict[str, list[str]], seed: int, rounds: int, cands: list[str],
@@ -273,6 +300,7 @@ def time_items(which: str, plan: dict[str, list[str]], seed: int, rounds: int, c
     import torch
 
     import triton_ext
+    from triton_ext._timing import flush_buffer, interleaved_rounds
     from triton_ext.testing import gpu_time_ms, launch_cost_us
 
     _install_hook()
@@ -315,6 +343,17 @@ def time_items(which: str, plan: dict[str, list[str]], seed: int, rounds: int, c
             rec["autotune_s"] = round(time.perf_counter() - t0, 3)
             del scratch
             best = triton_ext.passes_of(tuned.best_config) or {}
+
+            def label_of(config: Any) -> str:
+                return "+".join(sets_order(triton_ext.passes_of(config) or {}, sets)) or "none"
+
+            tuning = tuned.tunings[-1]
+            rec["autotune_decision"] = {
+                "first_ms": {label_of(c): [round(x, 5) for x in v] for c, v in tuning.first.items()},
+                "candidate": label_of(tuning.candidate) if tuning.candidate is not None else None,
+                "baseline": label_of(tuning.baseline) if tuning.baseline is not None else None,
+                "confirm_ms": {label_of(c): [round(x, 5) for x in v] for c, v in tuning.confirm.items()},
+                "failed": [label_of(c) for c in tuning.failed]}
             rec["autotuned"] = {"choice": "+".join(p for p in sets_order(best, sets)),
                                 "timings_ms": {"+".join(s) or "none": round(float(t[0] if isinstance(t, (list, tuple)) else t), 5)
                                                for s, t in zip(sets, [tuned.configs_timings.get(c) for c in configs])
@@ -348,11 +387,23 @@ def time_items(which: str, plan: dict[str, list[str]], seed: int, rounds: int, c
 
             reused: list[bool] = []
             labels = ["none", *variants, "auto", "autotuned"]
-            ms: dict[str, list[float]] = {label: [] for label in labels}
-            for r in range(rounds):
-                for label in (labels if r % 2 == 0 else labels[::-1]):
-                    with scope(label):
-                        ms[label].append(gpu_time_ms(launcher(label), rep_ms=25))
+            # The kernel each label launches (its cubin's digest): auto or autotuned keeping no
+            # pass launch the very kernel "none" launches, and their ratio is then noise.
+            rec["cubin"] = {}
+            for label in labels:
+                with scope(label):
+                    rec["cubin"][label] = _cubin_digest(launcher(label)())
+            torch.cuda.synchronize()
+            flush = flush_buffer()  # one L2-flush buffer for every reading of this kernel
+
+            def time_one(label: str) -> float:
+                with scope(label):
+                    return gpu_time_ms(launcher(label), rep_ms=REP_MS, flush=flush)
+
+            raw: list[tuple[str, float]] = []
+            ms = interleaved_rounds(labels, time_one, rounds, readings=raw)
+            rec["alternation"] = alternation(raw)
+            del flush
             # What each path costs the CPU per launch (kept out of the GPU times above).
             rec["launch_us"] = {}
             for label in ("none", "auto", "autotuned"):
@@ -380,28 +431,40 @@ def sets_order(best: dict[str, Any], sets: list[tuple[str, ...]]) -> tuple[str, 
 
 
 def verdicts(rec: dict[str, Any]) -> None:
-    """Add speedups and verdicts to an item's record (in place)."""
+    """Add speedups and verdicts to an item's record (in place).
+
+    Every ratio is taken per round (the rounds interleave the variants) and summarized the same
+    way for every variant: ``x`` = median over rounds of no pass's time / the variant's, its
+    spread ``(max - min) / median`` of those per-round ratios."""
     if "candidates_compile_s" in rec and "auto_first_launch_s" in rec:
         rec["auto_cold_first_launch_s"] = round(rec["candidates_compile_s"] + rec["auto_first_launch_s"], 3)
     ms = rec.get("ms")
     if not ms:
         return
-    med = {k: statistics.median(v) for k, v in ms.items()}
-    spr = {k: spread(v) for k, v in ms.items()}
-    none = med["none"]
-    rec["median_ms"] = {k: round(v, 5) for k, v in med.items()}
-    rec["spread"] = {k: round(v, 4) for k, v in spr.items()}
-    rec["speedup"] = {k: round(none / v, 4) for k, v in med.items()}
-    singles = [k for k in med if k not in ("none", "auto", "autotuned") and "+" not in k]
-    best_single = min(singles, key=med.get) if singles else None
-    ref = "none" if best_single is None or med["none"] <= med[best_single] else best_single
+    per_round = {k: ratios(ms["none"], v) for k, v in ms.items()}
+    x = {k: statistics.median(r) for k, r in per_round.items()}
+    rec["median_ms"] = {k: round(statistics.median(v), 5) for k, v in ms.items()}
+    rec["time_spread"] = {k: round(spread(v), 4) for k, v in ms.items()}  # of each variant's own times
+    rec["spread"] = {k: round(spread(r), 4) for k, r in per_round.items()}  # of its ratios to no pass
+    rec["speedup"] = {k: round(v, 4) for k, v in x.items()}
+    singles = [k for k in ms if k not in ("none", "auto", "autotuned") and "+" not in k]
+    best_single = max(singles, key=x.get) if singles else None
+    ref = "none" if best_single is None or x[best_single] <= 1 else best_single
     rec["best_single"] = best_single
     rec["reference"] = ref  # the better of no pass and the best single pass
-    allowed = max(spr["autotuned"], spr[ref])
-    rec["autotuned_vs_reference"] = round(med[ref] / med["autotuned"], 4)
-    rec["autotuned_ok"] = med["autotuned"] <= med[ref] * (1 + allowed)
+    cubin = rec.get("cubin") or {}
+    vs_ref = ratios(ms[ref], ms["autotuned"])
+    rec["autotuned_vs_reference"] = round(statistics.median(vs_ref), 4)
+    rec["autotuned_vs_reference_spread"] = round(spread(vs_ref), 4)
+    rec["autotuned_same_cubin_as_reference"] = bool(cubin.get("autotuned")) and cubin.get("autotuned") == cubin.get(ref)
+    # Within spread: no slower than the reference by more than the spread of their per-round ratios.
+    rec["autotuned_ok"] = (statistics.median(vs_ref) >= 1 - spread(vs_ref)
+                           or rec["autotuned_same_cubin_as_reference"])
     rec["auto_speedup"] = rec["speedup"]["auto"]
     rec["autotuned_speedup"] = rec["speedup"]["autotuned"]
+    # auto keeping no pass launches the stock kernel itself: its ratio compares a kernel with itself.
+    rec["auto_same_cubin_as_none"] = bool(cubin.get("auto")) and cubin.get("auto") == cubin.get("none")
+    rec["auto_ok"] = rec["auto_speedup"] >= AUTO_FLOOR or rec["auto_same_cubin_as_none"]
 
 
 def geomean(xs: list[float]) -> float | None:
@@ -411,39 +474,62 @@ def geomean(xs: list[float]) -> float | None:
 def markdown(payload: dict[str, Any]) -> str:
     s = payload["summary"]
     lines = [f"# Pass selection: {payload['set']} ({payload['gpu']}, commit {payload['commit']}, {payload['date']})", "",
-             f"Candidates: {', '.join(payload['candidates'])}. Times: median of {payload['rounds']} interleaved "
-             "rounds of `triton_ext.testing.gpu_time_ms` (GPU time; the CPU's launch cost is kept out and "
-             "reported apart: launch us); x = no pass / variant; spread = (max - min) / median of the rounds. "
-             "`auto` = `TRITON_EXT_ENABLE=auto` (the transparent mode, choice recorded then reused); "
+             f"Candidates: {', '.join(payload['candidates'])}. Each kernel's variants are timed in {payload['rounds']} "
+             "interleaved rounds; a round reads every variant twice, in order and then in reverse order, and takes the "
+             "mean (on the H200, consecutive readings alternated between two levels ~0.5 us apart: a variant always read "
+             "at an even position looked up to 10% faster). A reading is `triton_ext.testing.gpu_time_ms`: the median "
+             "GPU time of >= 1 ms of the kernel's own runs, an L2 flush before each (one flush buffer per kernel), every "
+             "call queued behind a GPU sleep, checked to outlast the CPU's queueing, so the CPU's launch cost stays out "
+             "(reported apart: launch us). x = median over rounds of (no pass / variant) in that round; spread = "
+             "(max - min) / median of those per-round ratios, the same for every variant. "
+             "`auto` = the transparent mode (`TRITON_EXT_ENABLE=auto`; choice recorded, then reused from disk); "
              "`autotuned` = `triton_ext.autotune` over configs differing only in passes.", "",
+             "Target checks, stated plainly: *auto >= 0.99x* passes for a kernel when its x >= 0.99 **or** the mode "
+             "launched a cubin byte-identical to the no-pass kernel's (it kept no pass): the GPU then runs the very same "
+             "code with the same arguments, so that x compares a kernel with itself and only measures noise (marked "
+             "`same` below, its x still shown). The mode's real cost for such a kernel is on the CPU (launch us), not "
+             "in x. *autotuned never slower* passes when the median of (reference / autotuned) per round is >= 1 - "
+             "its spread, the reference being the better of no pass and the best single pass (or when both launch the "
+             "same cubin).", "",
              f"- auto: geometric mean {s['auto_geomean']:.4f}x, worst {s['auto_worst'][0]} {s['auto_worst'][1]:.4f}x, "
-             f"{s['auto_at_1_03']} kernel(s) >= 1.03x" if s.get("auto_geomean") else "- auto: no timings",
+             f"{s['auto_at_1_03']} kernel(s) >= 1.03x; below 0.99x: {s['auto_below_0_99'] or 'none'} "
+             f"(of those with a different kernel than no pass: {s['auto_below_0_99_distinct'] or 'none'})"
+             if s.get("auto_geomean") else "- auto: no timings",
              f"- autotuned: geometric mean {s['autotuned_geomean']:.4f}x, {s['autotuned_at_1_03']} kernel(s) >= 1.03x"
              f"{' (third party)' if payload['set'] == 'realworld' else ''}; never slower than the better of no pass and "
-             f"the best single pass (within spread) on {s['autotuned_ok']}/{s['timed']}" if s.get("autotuned_geomean") else "",
+             f"the best single pass (within spread) on {s['autotuned_ok']}/{s['timed']}"
+             f"{'; not on: ' + ', '.join(s['autotuned_slower']) if s['autotuned_slower'] else ''}"
+             if s.get("autotuned_geomean") else "",
              f"- outputs unchanged: {s['outputs_unchanged']} ({len(payload['failures'])} failure(s) in all, "
              f"{len(payload['unverifiable'])} unverifiable)",
              f"- first launch in auto mode: cold cache median {s['cold_first_launch_s']['median']} s, max "
              f"{s['cold_first_launch_s']['max']} s (stock cold launch median {s['stock_first_launch_s']['median']} s); "
              f"warm compile cache (timing only) median {s['warm_first_launch_s']['median']} s, max "
              f"{s['warm_first_launch_s']['max']} s",
-             f"- CPU cost per launch (median over kernels, us): {s.get('launch_us_median')}", "",
-             "| kernel | no pass ms | spread | best single | x | pairs x | auto choice | auto x | autotuned | autotuned x | ok | first launch s |",
+             f"- CPU cost per launch (median over kernels, us): {s.get('launch_us_median')}",
+             f"- alternation between consecutive readings (median over kernels of |odd - even| / even, cancelled "
+             f"by the in-order/reverse-order rounds): {s.get('alternation_median_abs')}",
+             f"- targets: {payload.get('targets')}", "",
+             "| kernel | no pass ms | best single | x | pairs x | auto choice | auto x (spread) | autotuned | "
+             "autotuned x | vs ref (spread) | ok | first launch s |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in payload["kernels"]:
         if "speedup" not in r:
             lines.append(f"| {r['kernel']} | {r.get('error') or r.get('timing_error') or r.get('not_timed') or 'no firing pass (auto = no pass)'} "
                          "|  |  |  |  |  |  |  |  |  |  |")
             continue
-        sp = r["speedup"]
+        sp, spr = r["speedup"], r["spread"]
         pairs = " ".join(f"{k}:{v:.3f}" for k, v in sp.items() if "+" in k) or "-"
         bs = r["best_single"]
-        lines.append(f"| {r['kernel']} | {r['median_ms']['none']:.4f} | {100 * r['spread']['none']:.1f}% | {bs or '-'} | "
-                     f"{sp[bs]:.3f} | {pairs} | {r['auto']['choice'] or 'none'} | {sp['auto']:.3f} | "
-                     f"{r['autotuned']['choice'] or 'none'} | {sp['autotuned']:.3f} | "
+        same = " same" if r.get("auto_same_cubin_as_none") else ""
+        lines.append(f"| {r['kernel']} | {r['median_ms']['none']:.4f} | {bs or '-'} | "
+                     f"{sp[bs]:.3f} | {pairs} | {r['auto']['choice'] or 'none'} | {sp['auto']:.3f}{same} "
+                     f"({100 * spr['auto']:.1f}%) | {r['autotuned']['choice'] or 'none'} | {sp['autotuned']:.3f} | "
+                     f"{r['autotuned_vs_reference']:.3f} ({100 * r['autotuned_vs_reference_spread']:.1f}%) | "
                      f"{'yes' if r['autotuned_ok'] else 'NO'} | {r.get('auto_cold_first_launch_s')} / {r.get('auto_first_launch_s')} |")
     lines += ["", "first launch s: cold Triton cache (the candidates' compiles, measured with other kernels compiling "
-              "at once, plus the timing) / warm cache (the timing of the variants alone)."]
+              "at once, plus the timing) / warm cache (the timing of the variants alone). vs ref: median of (reference "
+              "/ autotuned) per round, reference = the better of no pass and the best single pass."]
     return "\n".join(lines) + "\n"
 
 
@@ -467,7 +553,9 @@ def summarize(which: str, records: list[dict[str, Any]], not_timed: list[str], c
         "kernels": len(records), "timed": len(timed), "no_firing_pass": [r["kernel"] for r in untouched],
         "not_timed": not_timed, "compile_check_s": round(compile_s, 1),
         "auto_geomean": geomean(list(auto_x.values())), "auto_worst": list(worst),
-        "auto_below_0_99": sorted(k for k, v in auto_x.items() if v < 0.99),
+        "auto_below_0_99": sorted(k for k, v in auto_x.items() if v < AUTO_FLOOR),
+        "auto_below_0_99_distinct": sorted(r["kernel"] for r in timed if not r["auto_ok"]),
+        "auto_same_cubin_as_none": sorted(r["kernel"] for r in timed if r.get("auto_same_cubin_as_none")),
         "auto_at_1_03": sum(1 for v in auto_x.values() if v >= 1.03),
         "auto_choices": {r["kernel"]: r["auto"]["choice"] for r in timed},
         "autotuned_geomean": geomean(list(tuned_x.values())),
@@ -477,6 +565,9 @@ def summarize(which: str, records: list[dict[str, Any]], not_timed: list[str], c
         "outputs_unchanged": not changed_outputs, "changed_outputs": sorted(set(changed_outputs)),
         "cold_first_launch_s": stats("auto_cold_first_launch_s"), "warm_first_launch_s": stats("auto_first_launch_s"),
         "stock_first_launch_s": stats("stock_first_launch_s"),
+        "alternation_median_abs": round(statistics.median(abs(r["alternation"]) for r in timed
+                                                          if r.get("alternation") is not None), 5)
+        if any(r.get("alternation") is not None for r in timed) else None,
         "launch_us_median": {label: round(statistics.median(xs), 2) for label in ("none", "auto", "autotuned")
                              if (xs := [r["launch_us"][label] for r in timed if label in r.get("launch_us", {})])},
     }
@@ -484,7 +575,8 @@ def summarize(which: str, records: list[dict[str, Any]], not_timed: list[str], c
     if which == "realworld":
         targets.update({"autotuned_1_03_on_5_third_party": summary["autotuned_at_1_03"] >= 5,
                         "auto_geomean_1_02": (summary["auto_geomean"] or 0) >= 1.02,
-                        "auto_none_below_0_99": not summary["auto_below_0_99"]})
+                        # x >= 0.99, or the very kernel no pass runs (see markdown())
+                        "auto_none_below_0_99": not summary["auto_below_0_99_distinct"]})
     return summary, targets
 
 
@@ -517,7 +609,7 @@ def main() -> int:
     parser.add_argument("--set", choices=("realworld", "bench"), default="realworld")
     parser.add_argument("--out", type=Path, required=False)
     parser.add_argument("--kernels", nargs="*", default=None)
-    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--rounds", type=int, default=4, help="interleaved rounds (each reads every variant twice)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--jobs", type=int, default=max(1, min(14, (os.cpu_count() or 2) - 2)))
     parser.add_argument("--timeout", type=int, default=200, help="seconds per compile-and-check child")

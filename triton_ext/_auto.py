@@ -11,7 +11,8 @@ specialization and options, on this device):
 2. the applicable variants are timed (:func:`triton_ext.testing.gpu_time_ms`: the median GPU
    time of the kernel, an L2 flush before each call as ``do_bench`` does, the calls queued behind
    a GPU sleep so the CPU's launch cost stays out of tiny kernels' times) in :data:`ROUNDS`
-   interleaved rounds, the order reversed every other round, on the
+   interleaved rounds (:func:`triton_ext._timing.interleaved_rounds`: each round times every
+   variant in order and then in reverse order, one L2-flush buffer for all), on the
    launch's own arguments, every tensor argument restored from a copy before each variant and
    after the last (as Triton's autotuner does with ``restore_value``);
 3. :func:`winners`: a variant *wins* when it beats no pass by more than the noise. The noise is
@@ -36,7 +37,7 @@ with a ``data_ptr`` that is not a torch tensor (a raw pointer, a tensor descript
 nested in tuples. Launches inside ``triton_ext.enabled`` blocks or ``triton_ext.Config`` configs,
 ``warmup`` calls and launches while another decision is being timed keep their explicit set.
 First launch costs one compile per variant (one more for a combination) plus about
-``(ROUNDS x variants + CONFIRM_ROUNDS x finalists) x 40 ms`` of timing; each later launch, one
+``(ROUNDS x variants + CONFIRM_ROUNDS x finalists) x 2 x 25 ms`` of timing; each later launch, one
 extra binder call. Kernels with side effects outside their tensor arguments (device
 printf, writes through pointers held in other tensors) are not detected: do not use this mode on
 them. Only launches through ``JITFunction.run`` are seen: Inductor launches its compiled kernels
@@ -57,26 +58,20 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from . import _hook, _selection
+from ._choice import MARGIN, beats, spread
 from ._selection import Selection
 
 __all__ = ["MARGIN", "parse", "activate", "deactivate", "active", "Decision", "spread", "paired_ratios", "winners",
            "choose"]
 
-#: A pass must beat no pass by at least this fraction (median of the paired ratios), and in every round.
-MARGIN = 0.01
-#: Interleaved timing rounds over every applicable variant, then over the finalists again.
-ROUNDS = 5
-CONFIRM_ROUNDS = 5
+#: Interleaved timing rounds over every applicable variant, then over the finalists again (each
+#: round reads every variant twice, :func:`triton_ext._timing.interleaved_rounds`).
+ROUNDS = 4
+CONFIRM_ROUNDS = 3
+#: GPU time per reading (two readings per variant and round).
+REP_MS = 12.5
 #: Extensions whose passes are checks (they print or abort), never candidates of bare ``auto``.
 NOT_OPTIMIZATIONS = ("sanitizers",)
-
-
-def spread(samples: Sequence[float]) -> float:
-    """Run-to-run spread of one variant's per-round timings: ``(max - min) / median``."""
-    if not samples:
-        raise ValueError("spread: no timings")
-    mid = statistics.median(samples)
-    return (max(samples) - min(samples)) / mid if mid > 0 else float("inf")
 
 
 def paired_ratios(timings: Mapping[str, Sequence[float]], variant: str) -> list[float]:
@@ -98,14 +93,8 @@ def winners(timings: Mapping[str, Sequence[float]], margin: float = MARGIN) -> l
         raise ValueError("winners: the timings must include no pass (key '')")
     found: dict[str, float] = {}
     for name, samples in timings.items():
-        if name == "" or not samples:
-            continue
-        r = paired_ratios(timings, name)
-        if not r:
-            continue
-        mid = statistics.median(r)
-        if mid >= 1 + margin and min(r) > 1:
-            found[name] = mid
+        if name != "" and samples and beats(samples, timings[""], margin):
+            found[name] = statistics.median(paired_ratios(timings, name))
     return sorted(found, key=lambda n: -found[n])
 
 
@@ -260,16 +249,19 @@ class _Auto:
                         raise
 
             def time_rounds(variants: list[str], rounds: int) -> dict[str, list[float]]:
-                from ._timing import gpu_time_ms
+                from ._timing import flush_buffer, gpu_time_ms, interleaved_rounds
 
-                out: dict[str, list[float]] = {v: [] for v in variants}
-                for r in range(rounds):  # interleaved, so drift hits every variant alike
-                    for variant in (variants if r % 2 == 0 else variants[::-1]):
-                        restore()
-                        with _selection.using(self.selection(variant)):
-                            out[variant].append(gpu_time_ms(
-                                lambda: original(fn, *args, grid=grid, warmup=False, **kwargs), rep_ms=25))
-                return out
+                flush = flush_buffer()  # one buffer for every reading of the comparison
+
+                def time_one(variant: str) -> float:
+                    with _selection.using(self.selection(variant)):
+                        return gpu_time_ms(lambda: original(fn, *args, grid=grid, warmup=False, **kwargs),
+                                           rep_ms=REP_MS, flush=flush)
+
+                try:
+                    return interleaved_rounds(variants, time_one, rounds, before=lambda _: restore())
+                finally:
+                    del flush
 
             for variant, _ in self.variants:
                 compile_variant(variant)

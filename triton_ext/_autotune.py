@@ -39,17 +39,23 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
+import statistics
 import threading
+from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping, Sequence, Union
 
 import triton
-from triton.runtime.jit import KernelInterface
+from triton.runtime.autotuner import Autotuner
+from triton.runtime.jit import JITFunction, KernelInterface
+
+from ._choice import confirm, pick
 
 from ._errors import UnknownPassError
 from ._selection import Enabled, Selection, _build, using
 
 __all__ = ["PASSES_KWARG", "Config", "Tunable", "tunable", "autotune", "passes_of", "selection_for", "canonical_passes",
-           "gpu_time_benchmarker"]
+           "gpu_time_benchmarker", "PassAutotuner", "Tuning", "time_rounds", "pass_count"]
 
 #: The kwargs key that carries a config's pass set (a canonical JSON string).
 PASSES_KWARG = "triton_ext_passes"
@@ -190,15 +196,186 @@ def gpu_time_benchmarker(kernel_call: Callable[[], Any], quantiles: Sequence[flo
     return [t] * len(quantiles) if quantiles else t
 
 
+#: Interleaved rounds over every config, then over the candidate and its baseline again.
+ROUNDS = 4
+CONFIRM_ROUNDS = 3
+#: GPU time per reading (each round reads every config twice).
+REP_MS = 12.5
+
+Timer = Callable[[Mapping[Any, Callable[[], Any]], int], Mapping[Any, Sequence[float]]]
+
+
+def time_rounds(calls: Mapping[Any, Callable[[], Any]], rounds: int) -> dict[Any, list[float]]:
+    """Per config, its GPU time (ms) in each of ``rounds`` interleaved rounds
+    (:func:`triton_ext._timing.interleaved_rounds`, one L2-flush buffer for every reading)."""
+    from ._timing import flush_buffer, gpu_time_ms, interleaved_rounds
+
+    keys = list(calls)
+    labels = [str(i) for i in range(len(keys))]
+    flush = flush_buffer()
+    try:
+        out = interleaved_rounds(labels, lambda label: gpu_time_ms(calls[keys[int(label)]], rep_ms=REP_MS, flush=flush),
+                                 rounds)
+    finally:
+        del flush
+    return {keys[int(label)]: v for label, v in out.items()}
+
+
+def pass_count(config: Any) -> int:
+    """How many plugin passes a config names (none: 0)."""
+    return len(passes_of(config) or {})
+
+
+class _DecidedCache(dict):  # type: ignore[type-arg]
+    """``Autotuner.cache``: Triton's ``benchmark()`` stores ``min(timings)`` here; the one store that
+    follows a :class:`PassAutotuner` decision stores the decided config instead."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.decided: Any = None
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        if self.decided is not None:
+            value, self.decided = self.decided, None
+        super().__setitem__(key, value)
+
+
+@dataclass
+class Tuning:
+    """One tuning of a :class:`PassAutotuner` (``tuner.tunings``): what was timed and decided."""
+
+    configs: list[Any]
+    calls: dict[Any, Callable[[], Any]] = field(default_factory=dict)
+    results: dict[Any, list[float]] = field(default_factory=dict)
+    failed: list[Any] = field(default_factory=list)
+    first: dict[Any, list[float]] = field(default_factory=dict)  # per config, ms per round
+    confirm: dict[Any, list[float]] = field(default_factory=dict)
+    candidate: Any = None
+    baseline: Any = None
+    choice: Any = None
+    done: bool = False
+
+
+class PassAutotuner(Autotuner):
+    """``triton.autotune``'s ``Autotuner`` that decides among configs as the transparent mode does.
+
+    Triton times each config once, one after the other, and keeps the smallest time: between
+    configs whose difference is noise (a pass that changes a kernel by 0.3%), that is a coin flip,
+    and it can land on a config slower than no pass. Here every config's benchmark call is
+    collected first (each compiled and run once, so configs that fail to compile are dropped by
+    Triton's own handler); then all are timed in :data:`ROUNDS` interleaved rounds and
+    :func:`triton_ext._choice.pick` takes the config with the fewest passes among those the
+    fastest does not beat; when a config with fewer passes exists, the candidate must beat the
+    fastest such one again in :data:`CONFIRM_ROUNDS` fresh rounds (:func:`~triton_ext._choice.confirm`).
+
+    ``configs_timings`` (what the listener gets and Triton records on disk) holds every config's
+    ``[median, 20th, 80th percentile]`` over the first rounds, which the decision may overrule;
+    the decision itself is recorded beside Triton's record and reused with it.
+    """
+
+    def __init__(self, *args: Any, timer: Timer | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.cache = _DecidedCache()
+        self._do_bench = self._collect
+        self.timer: Timer = timer or time_rounds
+        self.tunings: list[Tuning] = []
+
+    def prune_configs(self, kwargs: dict[str, Any]) -> list[Any]:
+        pruned = super().prune_configs(kwargs)
+        self.tunings.append(Tuning(list(pruned)))
+        return pruned
+
+    def _bench(self, *args: Any, config: Any, **meta: Any) -> Any:
+        tuning = self.tunings[-1]
+        self._current = config
+        result = super()._bench(*args, config=config, **meta)
+        if config not in tuning.calls:  # Triton's handler caught a failed compile: inf
+            tuning.failed.append(config)
+        if not tuning.done and all(c in tuning.calls or c in tuning.failed for c in tuning.configs):
+            self._decide(tuning)
+        return result
+
+    def _collect(self, kernel_call: Callable[[], Any], quantiles: Sequence[float] | None = None) -> list[float]:
+        kernel_call()  # compiles (errors reach Triton's handler in _bench) and launches once
+        tuning = self.tunings[-1]
+        tuning.calls[self._current] = kernel_call
+        result = tuning.results[self._current] = [math.inf] * len(quantiles or (0.5,))
+        return result  # filled in place by _decide, before Triton compares the results
+
+    def _decide(self, tuning: Tuning) -> None:
+        tuning.done = True
+        if not tuning.calls:
+            return
+        tuning.first = {c: list(v) for c, v in self.timer(tuning.calls, ROUNDS).items()}
+        for config, samples in tuning.first.items():
+            ordered = sorted(samples)
+            result = tuning.results[config]
+            for i, q in enumerate((0.5, 0.2, 0.8)[:len(result)]):
+                result[i] = statistics.median(samples) if q == 0.5 else ordered[round(q * (len(ordered) - 1))]
+        counts = {c: pass_count(c) for c in tuning.first}
+        tuning.candidate, tuning.baseline = pick(tuning.first, counts)
+        tuning.choice = tuning.candidate
+        if tuning.baseline is not None:
+            pair = {tuning.candidate: tuning.calls[tuning.candidate], tuning.baseline: tuning.calls[tuning.baseline]}
+            tuning.confirm = {c: list(v) for c, v in self.timer(pair, CONFIRM_ROUNDS).items()}
+            tuning.choice = confirm(tuning.confirm, tuning.candidate, tuning.baseline)
+        self.cache.decided = tuning.choice
+
+    # -- the decision on disk, beside Triton's record of the timings ---------------------------
+
+    def check_disk_cache(self, tuning_key: Any, configs: list[Any], bench_fn: Callable[[], None]) -> bool:
+        hit = super().check_disk_cache(tuning_key, configs, bench_fn)
+        if not tuning_key or any(c.pre_hook for c in configs):
+            return hit  # Triton neither records nor reads these
+        cache, name = self._decision_file(tuning_key, configs)
+        if hit:
+            path = cache.get_file(name)
+            if path:
+                with open(path, encoding="utf-8") as f:
+                    chosen = json.load(f)["choice"]
+                found = [c for c in configs if str(c) == chosen]  # str names the pass set's selection key
+                if found:
+                    dict.__setitem__(self.cache, tuning_key, found[0])
+        elif self.tunings and self.tunings[-1].choice is not None:
+            cache.put(json.dumps({"key": list(tuning_key), "choice": str(self.tunings[-1].choice)}, default=str), name,
+                      binary=False)
+        return hit
+
+    def _decision_file(self, tuning_key: Any, configs: list[Any]) -> tuple[Any, str]:
+        import hashlib
+
+        from triton.runtime.cache import get_cache_manager, triton_key
+
+        fn = self.fn
+        while not isinstance(fn, JITFunction):
+            fn = fn.fn
+        text = "-".join([triton_key(), fn.cache_key, str(tuning_key), *(str(c) for c in configs), "triton-ext-decision"])
+        return get_cache_manager(hashlib.sha256(text.encode()).hexdigest()), f"{fn.__name__[:150]}.decision.json"
+
+
 def autotune(configs: Sequence[triton.Config], key: Sequence[str], *, cache_results: bool = True,
              **kwargs: Any) -> Callable[[Any], Any]:
     """``triton.autotune`` over :func:`tunable`; by default the choice is recorded in Triton's
-    cache (``cache_results=True``) and reused by later processes, and configs are timed with
-    :func:`gpu_time_benchmarker` (pass ``do_bench=`` for another benchmarker)."""
-    if not any(k in kwargs for k in ("do_bench", "warmup", "rep", "use_cuda_graph")):
-        kwargs["do_bench"] = gpu_time_benchmarker
+    cache (``cache_results=True``) and reused by later processes. Unless told how to time
+    (``do_bench=``, ``warmup``, ``rep``, ``use_cuda_graph``), the autotuner is a
+    :class:`PassAutotuner`: GPU time (:func:`triton_ext.testing.gpu_time_ms`), interleaved rounds,
+    and a config with more passes must beat simpler ones by more than the noise."""
+    if any(k in kwargs for k in ("do_bench", "warmup", "rep", "use_cuda_graph")):
+        def plain(fn: Any) -> Any:
+            return triton.autotune(configs, key, cache_results=cache_results, **kwargs)(tunable(fn))
+
+        return plain
+    allowed = {"prune_configs_by", "reset_to_zero", "restore_value", "pre_hook", "post_hook"}
+    unknown = set(kwargs) - allowed
+    if unknown:
+        raise TypeError(f"triton_ext.autotune: unexpected argument(s) {sorted(unknown)}; "
+                        f"it takes configs, key, cache_results and {sorted(allowed | {'do_bench', 'warmup', 'rep', 'use_cuda_graph'})}")
 
     def decorator(fn: Any) -> Any:
-        return triton.autotune(configs, key, cache_results=cache_results, **kwargs)(tunable(fn))
+        wrapped = tunable(fn)
+        return PassAutotuner(wrapped, wrapped.arg_names, list(configs), key, kwargs.get("reset_to_zero"),
+                             kwargs.get("restore_value"), pre_hook=kwargs.get("pre_hook"),
+                             post_hook=kwargs.get("post_hook"), prune_configs_by=kwargs.get("prune_configs_by"),
+                             cache_results=cache_results)
 
     return decorator

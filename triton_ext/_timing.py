@@ -6,28 +6,44 @@ kernel behind a 60 us flush, launched through a wrapper or an autotuner), the GP
 CPU between the events and the wait is counted: seen on the H200 as 10-95% round-to-round
 spreads and 0.4x "slowdowns" of the very same kernel launched through a longer Python path.
 :func:`gpu_time_ms` queues every call behind a GPU sleep that outlasts the CPU's queueing, so
-the GPU never waits and each event pair brackets only the kernel.
+the GPU never waits and each event pair brackets only the kernel; it checks afterwards that the
+sleep was still running when the last call was queued, and measures again with a sleep four
+times as long when it was not.
+
+Comparing variants: :func:`interleaved_rounds`. Seen on the H200 (issue 19's corpus run at
+cd3daa7): consecutive :func:`gpu_time_ms` calls alternated between two levels about 0.5 us
+apart (4.77 / 5.30 us for the same kernel), whatever the kernel, so a variant timed always at
+an even position of the sequence looked up to 10% faster than one at an odd position. Each
+round therefore times every variant twice, in order and then in reverse order (ABBA): a
+variant's two positions ``p`` and ``2n - 1 - p`` have opposite parity and sum to the same
+number for every variant, so an alternation and a linear drift both cancel in the round's mean.
 """
 
 from __future__ import annotations
 
+import math
 import statistics
 import threading
 import time
-from typing import Any, Callable
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Sequence
 
-__all__ = ["gpu_time_ms", "launch_cost_us"]
+__all__ = ["gpu_time_ms", "launch_cost_us", "interleaved_rounds", "flush_buffer", "MIN_KERNEL_MS"]
 
-#: Calls per measurement at most: with 4 queued operations per call this stays below the ~1024
+#: Calls per queued batch at most: with 4 queued operations per call this stays below the ~1024
 #: operations a CUDA stream queues before the CPU blocks (the backlog must cover every call).
 MAX_CALLS = 200
+#: A measurement covers at least this much GPU time of the kernel itself (more batches for tiny
+#: kernels), so a 5 us kernel is not judged on 0.5 ms of samples.
+MIN_KERNEL_MS = 1.0
 
 _calibration_lock = threading.Lock()
 _cycles_per_ms: dict[int, float] = {}
 
 
-def _sleep_ms(ms: float) -> None:
-    """Keep the current stream's GPU busy for about ``ms`` (``torch.cuda._sleep`` spins cycles)."""
+def _sleep_ms(ms: float) -> Any:
+    """Keep the current stream's GPU busy for about ``ms`` (``torch.cuda._sleep`` spins cycles);
+    returns an event recorded at the sleep's end."""
     import torch
 
     device = torch.cuda.current_device()
@@ -42,19 +58,63 @@ def _sleep_ms(ms: float) -> None:
             end.synchronize()
             rate = _cycles_per_ms[device] = 20_000_000 / max(start.elapsed_time(end), 1e-3)
     torch.cuda._sleep(int(ms * rate))
+    done = torch.cuda.Event()
+    done.record()
+    return done
 
 
-def gpu_time_ms(fn: Callable[[], Any], rep_ms: float = 25.0, max_calls: int = MAX_CALLS) -> float:
-    """Median GPU time of ``fn()`` in ms: an L2 flush before each call (as ``do_bench``), every
-    call queued behind a GPU sleep longer than the CPU takes to queue them all."""
+def flush_buffer() -> Any:
+    """The L2-flush buffer ``do_bench`` uses (256 MB). Pass one to every :func:`gpu_time_ms` of
+    a comparison so each call flushes through the same memory (a new buffer per call may land
+    elsewhere, and what stays of it in L2 is what the kernel then evicts)."""
+    from triton import runtime
+
+    return runtime.driver.active.get_empty_cache_for_benchmark()
+
+
+@dataclass
+class _Batch:
+    times: list[float]
+    starved: bool  # the sleep ended before the CPU had queued every call
+
+
+def _batch(fn: Callable[[], Any], calls: int, cpu_ms: float, cache: Any, slack: float) -> _Batch:
     import torch
     from triton import runtime
 
     driver = runtime.driver.active
-    cache = driver.get_empty_cache_for_benchmark()
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(calls)]
+    ends = [torch.cuda.Event(enable_timing=True) for _ in range(calls)]
+    asleep = _sleep_ms(min(slack * calls * cpu_ms + 2.0, 1000.0))
+    for i in range(calls):
+        driver.clear_cache(cache)
+        starts[i].record()
+        fn()
+        ends[i].record()
+    # Still sleeping now: every call was queued before the GPU reached the first one, so no
+    # event pair can contain a wait for the CPU.
+    starved = asleep.query()
+    torch.cuda.synchronize()
+    return _Batch([s.elapsed_time(e) for s, e in zip(starts, ends)], starved)
+
+
+def gpu_time_ms(fn: Callable[[], Any], rep_ms: float = 25.0, max_calls: int = MAX_CALLS, *, flush: Any = None,
+                min_kernel_ms: float = MIN_KERNEL_MS) -> float:
+    """Median GPU time of ``fn()`` in ms: an L2 flush before each call (as ``do_bench``), every
+    call queued behind a GPU sleep longer than the CPU takes to queue them all.
+
+    About ``rep_ms`` of GPU time (flushes included) in batches of at most ``max_calls`` calls,
+    and at least ``min_kernel_ms`` of the kernel's own time. ``flush``: the buffer to flush L2
+    with (:func:`flush_buffer`; default: a new one). A batch whose sleep ended before its last
+    call was queued is measured again behind a sleep four times as long (at most twice)."""
+    import torch
+    from triton import runtime
+
+    driver = runtime.driver.active
+    cache = flush if flush is not None else driver.get_empty_cache_for_benchmark()
     fn()
     torch.cuda.synchronize()
-    # Estimate the GPU time and the CPU (queueing) time of one flush + call.
+    # Estimate the GPU time of a call alone and with its flush, and the CPU (queueing) time.
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     _sleep_ms(2.0)
     t0 = time.perf_counter()
@@ -66,17 +126,46 @@ def gpu_time_ms(fn: Callable[[], Any], rep_ms: float = 25.0, max_calls: int = MA
     cpu_ms = (time.perf_counter() - t0) * 1e3 / 5
     end.synchronize()
     gpu_ms = max(start.elapsed_time(end) / 5, 1e-4)
-    calls = max(5, min(max_calls, int(rep_ms / gpu_ms)))
-    starts = [torch.cuda.Event(enable_timing=True) for _ in range(calls)]
-    ends = [torch.cuda.Event(enable_timing=True) for _ in range(calls)]
-    _sleep_ms(min(2.0 * calls * cpu_ms + 2.0, 1000.0))
-    for i in range(calls):
-        driver.clear_cache(cache)
-        starts[i].record()
-        fn()
-        ends[i].record()
-    torch.cuda.synchronize()
-    return statistics.median(s.elapsed_time(e) for s, e in zip(starts, ends))
+    first = _batch(fn, 5, cpu_ms, cache, 2.0)
+    kernel_ms = max(statistics.median(first.times), 1e-4)
+    calls = max(5, int(rep_ms / gpu_ms), math.ceil(min_kernel_ms / kernel_ms))
+    batches = math.ceil(calls / max_calls)
+    times: list[float] = []
+    for _ in range(batches):
+        slack = 1.5
+        batch = _batch(fn, math.ceil(calls / batches), cpu_ms, cache, slack)
+        for _ in range(2):
+            if not batch.starved:
+                break
+            slack *= 4
+            batch = _batch(fn, math.ceil(calls / batches), cpu_ms, cache, slack)
+        times += batch.times
+    return statistics.median(times)
+
+
+def interleaved_rounds(labels: Sequence[str], time_one: Callable[[str], float], rounds: int,
+                       before: Callable[[str], None] | None = None,
+                       readings: list[tuple[str, float]] | None = None) -> dict[str, list[float]]:
+    """Per label, one sample per round: each round calls ``time_one`` for every label in order and
+    then in reverse order (ABBA), and a label's sample is the mean of its two readings (see the
+    module docstring for why). ``before(label)`` runs before each reading (restore arguments);
+    ``readings`` receives every ``(label, reading)`` in the order taken."""
+    if rounds < 1:
+        raise ValueError(f"interleaved_rounds: rounds must be >= 1, found {rounds}")
+    if len(set(labels)) != len(labels):
+        raise ValueError(f"interleaved_rounds: labels repeat: {list(labels)}")
+    out: dict[str, list[float]] = {label: [] for label in labels}
+    for _ in range(rounds):
+        reading: dict[str, list[float]] = {label: [] for label in labels}
+        for label in [*labels, *reversed(labels)]:
+            if before is not None:
+                before(label)
+            reading[label].append(time_one(label))
+            if readings is not None:
+                readings.append((label, reading[label][-1]))
+        for label in labels:
+            out[label].append(sum(reading[label]) / 2)
+    return out
 
 
 def launch_cost_us(fn: Callable[[], Any], calls: int = 100) -> float:

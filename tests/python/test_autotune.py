@@ -219,13 +219,20 @@ def test_recorded_choice_is_reused_by_a_second_process(host_only: Path) -> None:
 
 def test_autotune_times_configs_by_gpu_time_unless_told(host_only: Path) -> None:
     import triton_ext
-    from triton_ext._autotune import gpu_time_benchmarker
+    from triton.runtime.autotuner import Autotuner
 
-    # Triton's default benchmarker (do_bench) counts the GPU's wait for a long Python launch path;
-    # triton_ext.autotune hands the autotuner the GPU-time benchmarker instead, unless told.
-    assert triton_ext.autotune(configs=_configs(), key=["M"])(naive_dot_kernel).do_bench is gpu_time_benchmarker
+    from triton_ext._autotune import PassAutotuner, time_rounds
+
+    # Triton's default benchmarker (do_bench) counts the GPU's wait for a long Python launch path
+    # and times each config once; triton_ext.autotune's autotuner times every config by GPU time
+    # in interleaved rounds (triton_ext._timing.interleaved_rounds) unless told how to time.
+    tuner = triton_ext.autotune(configs=_configs(), key=["M"])(naive_dot_kernel)
+    assert isinstance(tuner, PassAutotuner) and tuner.timer is time_rounds
 
     def mine(kernel_call: Any, quantiles: Any) -> list[float]:
         return [1.0, 1.0, 1.0]
 
-    assert triton_ext.autotune(configs=_configs(), key=["M"], do_bench=mine)(naive_dot_kernel).do_bench is mine
+    told = triton_ext.autotune(configs=_configs(), key=["M"], do_bench=mine)(naive_dot_kernel)
+    assert type(told) is Autotuner and told.do_bench is mine
+    with pytest.raises(TypeError, match="unexpected argument.*'warmpu'"):
+        triton_ext.autotune(configs=_configs(), key=["M"], warmpu=5)

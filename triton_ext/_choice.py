@@ -1,0 +1,68 @@
+"""Choosing among timed variants: pure functions over per-round timings (ms), shared by the
+transparent mode (:mod:`triton_ext._auto`) and pass-aware autotuning (:mod:`triton_ext._autotune`).
+
+A *round* times every variant (:func:`triton_ext._timing.interleaved_rounds`), so a drift of the
+GPU's clock or of a neighbour's load between rounds hits all of a round's timings alike and
+cancels in their per-round ratios. ``fast`` *beats* ``slow`` when the median of the per-round
+ratios ``slow / fast`` is at least ``1 + margin`` and ``fast`` was faster in every round.
+"""
+
+from __future__ import annotations
+
+import statistics
+from typing import Hashable, Mapping, Sequence, TypeVar
+
+__all__ = ["MARGIN", "spread", "ratios", "beats", "pick", "confirm"]
+
+K = TypeVar("K", bound=Hashable)
+
+#: A variant must beat another by at least this fraction (median of the per-round ratios).
+MARGIN = 0.01
+
+
+def spread(samples: Sequence[float]) -> float:
+    """Run-to-run spread of per-round values: ``(max - min) / median``."""
+    if not samples:
+        raise ValueError("spread: no timings")
+    mid = statistics.median(samples)
+    return (max(samples) - min(samples)) / mid if mid > 0 else float("inf")
+
+
+def ratios(base: Sequence[float], other: Sequence[float]) -> list[float]:
+    """Per round, ``base / other`` (> 1: ``other`` was faster in that round)."""
+    if len(base) != len(other):
+        raise ValueError(f"ratios: {len(base)} rounds against {len(other)}; time the variants in the same rounds")
+    return [b / t for b, t in zip(base, other) if t > 0]
+
+
+def beats(fast: Sequence[float], slow: Sequence[float], margin: float = MARGIN) -> bool:
+    """``fast`` is faster than ``slow`` by more than the noise: median of ``slow / fast`` per
+    round at least ``1 + margin`` and above 1 in every round."""
+    r = ratios(slow, fast)
+    return bool(r) and statistics.median(r) >= 1 + margin and min(r) > 1
+
+
+def pick(timings: Mapping[K, Sequence[float]], passes: Mapping[K, int], margin: float = MARGIN) -> tuple[K, K | None]:
+    """``(candidate, baseline)`` from one set of rounds over every variant.
+
+    The fastest variant (by median) is only a draw among noisy equals when others are not
+    significantly slower, and a pass that does not help only adds risk; so the *candidate* is
+    the variant with the fewest passes (``passes[v]``) among those the fastest does not beat,
+    the fastest of them when several tie. The *baseline* is the fastest variant with fewer
+    passes than the candidate (``None`` when there is none): the candidate must beat it again
+    on fresh rounds (:func:`confirm`), since it won these rounds as the best of several draws."""
+    if not timings:
+        raise ValueError("pick: no variants")
+    medians = {k: statistics.median(v) for k, v in timings.items()}
+    fastest = min(medians, key=medians.__getitem__)
+    tied = [k for k in timings if k == fastest or not beats(timings[fastest], timings[k], margin)]
+    fewest = min(passes[k] for k in tied)
+    candidate = min((k for k in tied if passes[k] == fewest), key=medians.__getitem__)
+    simpler = [k for k in timings if passes[k] < passes[candidate]]
+    baseline = min(simpler, key=medians.__getitem__) if simpler else None
+    return candidate, baseline
+
+
+def confirm(timings: Mapping[K, Sequence[float]], candidate: K, baseline: K, margin: float = MARGIN) -> K:
+    """On fresh rounds of the two: the candidate if it beats the baseline again, else the baseline."""
+    return candidate if beats(timings[candidate], timings[baseline], margin) else baseline
