@@ -20,8 +20,6 @@ import triton
 import triton.language as tl
 
 from tests.python.test_autotune import ARGS, host_only  # noqa: F401  (a fixture)
-from triton_ext._choice import beats, confirm, pick
-from triton_ext._timing import interleaved_rounds
 from triton_ext.testing import require_built
 
 # fla_parallel_attn_fwd (fla-core): no pass and grid_swizzle differ by 0.4%, inside the noise;
@@ -65,6 +63,8 @@ def _count(timings: Mapping[str, Any]) -> dict[str, int]:
 
 
 def test_a_draw_among_noisy_equals_keeps_no_pass() -> None:
+    from triton_ext._choice import beats, pick
+
     # grid_swizzle has the smallest median, but it is not faster than no pass in every round.
     assert min(FLA_ATTN, key=lambda k: statistics.median(FLA_ATTN[k])) == "grid_swizzle"
     assert not beats(FLA_ATTN["grid_swizzle"], FLA_ATTN[""])
@@ -75,6 +75,8 @@ def test_a_draw_among_noisy_equals_keeps_no_pass() -> None:
 
 
 def test_fewer_passes_win_ties_and_must_beat_the_simpler_baseline_again() -> None:
+    from triton_ext._choice import beats, confirm, pick
+
     # loop_split ties with its pairs: the single pass is the candidate, no pass its baseline.
     assert pick(SGLANG_PREFILL, _count(SGLANG_PREFILL)) == ("loop_split", "")
     assert confirm(SGLANG_PREFILL, "loop_split", "") == "loop_split"
@@ -88,6 +90,8 @@ def test_fewer_passes_win_ties_and_must_beat_the_simpler_baseline_again() -> Non
 
 
 def test_interleaved_rounds_cancel_an_alternation_and_a_drift() -> None:
+    from triton_ext._timing import interleaved_rounds
+
     # Three variants of the same true time, read through a timer that alternates by 0.5 us
     # between consecutive readings (as seen on the H200) and drifts by 0.01 us per reading.
     for labels in (["a", "b", "c"], ["a", "b", "c", "d"]):
