@@ -396,9 +396,12 @@ def time_items(which: str, plan: dict[str, list[str]], seed: int, rounds: int, c
             torch.cuda.synchronize()
             flush = flush_buffer()  # one L2-flush buffer for every reading of this kernel
 
+            rec["queueing"] = queueing = {}  # gpu_time_ms's check that its sleep outlasted the CPU
+
             def time_one(label: str) -> float:
                 with scope(label):
-                    return gpu_time_ms(launcher(label), rep_ms=REP_MS, flush=flush)
+                    return gpu_time_ms(launcher(label), rep_ms=REP_MS, flush=flush,
+                                       stats=queueing.setdefault(label, {}))
 
             raw: list[tuple[str, float]] = []
             ms = interleaved_rounds(labels, time_one, rounds, readings=raw)
@@ -507,6 +510,9 @@ def markdown(payload: dict[str, Any]) -> str:
              f"warm compile cache (timing only) median {s['warm_first_launch_s']['median']} s, max "
              f"{s['warm_first_launch_s']['max']} s",
              f"- CPU cost per launch (median over kernels, us): {s.get('launch_us_median')}",
+             f"- readings whose GPU sleep ended before the CPU had queued every call (their times could hold a "
+             f"wait for the CPU; each was retried behind a longer sleep first): {s.get('starved_batches')} of "
+             f"{s.get('batches')} batches",
              f"- alternation between consecutive readings (median over kernels of |odd - even| / even, cancelled "
              f"by the in-order/reverse-order rounds): {s.get('alternation_median_abs')}",
              f"- targets: {payload.get('targets')}", "",
@@ -565,6 +571,8 @@ def summarize(which: str, records: list[dict[str, Any]], not_timed: list[str], c
         "outputs_unchanged": not changed_outputs, "changed_outputs": sorted(set(changed_outputs)),
         "cold_first_launch_s": stats("auto_cold_first_launch_s"), "warm_first_launch_s": stats("auto_first_launch_s"),
         "stock_first_launch_s": stats("stock_first_launch_s"),
+        "starved_batches": sum(v.get("starved", 0) for r in timed for v in r.get("queueing", {}).values()),
+        "batches": sum(v.get("batches", 0) for r in timed for v in r.get("queueing", {}).values()),
         "alternation_median_abs": round(statistics.median(abs(r["alternation"]) for r in timed
                                                           if r.get("alternation") is not None), 5)
         if any(r.get("alternation") is not None for r in timed) else None,

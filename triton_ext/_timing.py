@@ -99,14 +99,16 @@ def _batch(fn: Callable[[], Any], calls: int, cpu_ms: float, cache: Any, slack: 
 
 
 def gpu_time_ms(fn: Callable[[], Any], rep_ms: float = 25.0, max_calls: int = MAX_CALLS, *, flush: Any = None,
-                min_kernel_ms: float = MIN_KERNEL_MS) -> float:
+                min_kernel_ms: float = MIN_KERNEL_MS, stats: dict[str, int] | None = None) -> float:
     """Median GPU time of ``fn()`` in ms: an L2 flush before each call (as ``do_bench``), every
     call queued behind a GPU sleep longer than the CPU takes to queue them all.
 
     About ``rep_ms`` of GPU time (flushes included) in batches of at most ``max_calls`` calls,
     and at least ``min_kernel_ms`` of the kernel's own time. ``flush``: the buffer to flush L2
     with (:func:`flush_buffer`; default: a new one). A batch whose sleep ended before its last
-    call was queued is measured again behind a sleep four times as long (at most twice)."""
+    call was queued is measured again behind a sleep four times as long (at most twice).
+    ``stats`` (optional) counts ``batches``, ``retries`` and ``starved`` (batches kept although
+    their sleep still ended early: their times may hold a wait for the CPU)."""
     import torch
     from triton import runtime
 
@@ -138,7 +140,12 @@ def gpu_time_ms(fn: Callable[[], Any], rep_ms: float = 25.0, max_calls: int = MA
             if not batch.starved:
                 break
             slack *= 4
+            if stats is not None:
+                stats["retries"] = stats.get("retries", 0) + 1
             batch = _batch(fn, math.ceil(calls / batches), cpu_ms, cache, slack)
+        if stats is not None:
+            stats["batches"] = stats.get("batches", 0) + 1
+            stats["starved"] = stats.get("starved", 0) + int(batch.starved)
         times += batch.times
     return statistics.median(times)
 

@@ -17,7 +17,8 @@ the spec and every case (shape and dtype), or for the corpus kernel:
    checked against the float64 reference, interleaved ``do_bench`` rounds, spread recorded.
 
    A corpus kernel is timed here instead: no pass and every candidate in interleaved rounds
-   (:func:`triton_ext.testing.gpu_time_ms`, the kernel's median GPU time per round) on the package launcher's inputs, each candidate's every
+   (:func:`triton_ext._timing.interleaved_rounds` of :func:`triton_ext.testing.gpu_time_ms`: each
+   round reads every candidate in order and then in reverse order) on the package launcher's inputs, each candidate's every
    tensor argument compared with no pass's (bitwise, or within the dtype's tolerance for
    kernels marked nondeterministic).
 
@@ -207,7 +208,7 @@ def corpus_kernel(name: str) -> Any | None:
     return BY_NAME.get(name)
 
 
-def tune_corpus(kernel: Any, candidates: Sequence[Candidate], cpu: bool, rounds: int = 7,
+def tune_corpus(kernel: Any, candidates: Sequence[Candidate], cpu: bool, rounds: int = 4,
                 log: Any = print) -> dict[str, Any]:
     """Applicability (CPU compiles through cubin) and, unless ``cpu``, timing of one corpus kernel."""
     import triton
@@ -263,7 +264,7 @@ def _time_corpus(kernel: Any, tried: Sequence[Candidate], rounds: int) -> tuple[
     import triton_ext
 
     from .._auto import paired_ratios, spread, winners
-    from .._timing import gpu_time_ms
+    from .._timing import flush_buffer, gpu_time_ms, interleaved_rounds
     from tests.realworld.check_gpu import _clone, _same
     from tests.realworld.realworld_kernels import Tensors
 
@@ -294,11 +295,15 @@ def _time_corpus(kernel: Any, tried: Sequence[Candidate], rounds: int) -> tuple[
                if isinstance(v, torch.Tensor) and not _same(base[k], v, kernel.nondeterministic)[0]]
         problems[c.label] = "; ".join(bad) or None
     args = _clone(launch.args)
-    ms: dict[str, list[float]] = {c.label: [] for c in everyone}
-    for r in range(rounds):
-        for c in (everyone if r % 2 == 0 else everyone[::-1]):
-            with scope(c):
-                ms[c.label].append(gpu_time_ms(lambda: launch_once(args), rep_ms=25))
+    by_label = {c.label: c for c in everyone}
+    flush = flush_buffer()
+
+    def time_one(label: str) -> float:
+        with scope(by_label[label]):
+            return gpu_time_ms(lambda: launch_once(args), rep_ms=12.5, flush=flush)
+
+    ms = interleaved_rounds(list(by_label), time_one, rounds)
+    del flush
     stock_ms = statistics.median(ms["no pass"])
     table = []
     for c in everyone:
