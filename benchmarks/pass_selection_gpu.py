@@ -34,7 +34,7 @@ nvidia_stream_eviction; never the sanitizers).
    each firing pass and pair, ``auto`` launched through the mode with the recorded choice,
    ``autotuned`` launched through the autotuner) is launched once to record the digest of the
    cubin it runs, then timed in ``--rounds`` interleaved rounds
-   (:func:`triton_ext._timing.interleaved_rounds`: each round reads every variant in order and
+   (:func:`triton_ext.testing.interleaved_rounds`: each round reads every variant in order and
    then in reverse order and takes the mean of its two readings, which cancels a linear drift
    and the alternation seen between consecutive readings on the H200) by
    ``triton_ext.testing.gpu_time_ms`` (the kernel's median GPU time over >= 1 ms of its runs, an
@@ -76,7 +76,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from tests.realworld import check_gpu  # sets the environment the corpus check uses, and its helpers
-from triton_ext._choice import ratios, spread
+from triton_ext.testing import ratios, spread
 
 REPO = Path(__file__).resolve().parents[1]
 PERFORMANCE_PASSES = ("loop_split", "grid_swizzle", "nvidia_auto_pdl", "nvidia_occupancy_hint", "nvidia_stream_eviction")
@@ -300,8 +300,7 @@ def time_items(which: str, plan: dict[str, list[str]], seed: int, rounds: int, c
     import torch
 
     import triton_ext
-    from triton_ext._timing import flush_buffer, interleaved_rounds
-    from triton_ext.testing import gpu_time_ms, launch_cost_us
+    from triton_ext.testing import flush_buffer, gpu_time_ms, interleaved_rounds, launch_cost_us
 
     _install_hook()
     builders = items_of(which, seed)

@@ -23,13 +23,19 @@ import tempfile
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from .._choice import beats, ratios, spread
 from .._modules import import_file
-from .._timing import gpu_time_ms, launch_cost_us
+from .._timing import flush_buffer, gpu_time_ms, interleaved_rounds, launch_cost_us
 
 __all__ = [
     "CUDA90",
     "gpu_time_ms",
     "launch_cost_us",
+    "flush_buffer",
+    "interleaved_rounds",
+    "ratios",
+    "spread",
+    "beats",
     "isolate_environment",
     "use_fresh_cache",
     "compile_through_cubin",
