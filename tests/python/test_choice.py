@@ -181,3 +181,31 @@ def test_pass_autotuner_confirms_a_pass_against_no_pass(host_only: Path) -> None
     assert triton_ext.passes_of(tuner.best_config) == {"loop_split": {}}
     tuning = tuner.tunings[-1]
     assert triton_ext.passes_of(tuning.candidate) == {"loop_split": {}} and triton_ext.passes_of(tuning.baseline) == {}
+
+
+def test_benchmark_verdicts_state_what_a_same_kernel_reading_means() -> None:
+    # liger_cross_entropy's rounds from the committed run: auto kept no pass and read 0.986x.
+    from benchmarks.pass_selection_gpu import summarize, verdicts
+
+    ms = {"none": [34.91, 35.52, 34.85, 35.62, 34.90], "nvidia_auto_pdl": [34.91, 35.55, 34.85, 35.58, 34.80],
+          "auto": [35.49, 34.94, 35.54, 34.85, 35.42], "autotuned": [34.98, 35.60, 34.98, 35.62, 34.88]}
+
+    def record(auto_cubin: str) -> dict[str, Any]:
+        rec = {"kernel": "liger_cross_entropy", "third_party": True, "ms": ms, "auto": {"choice": ""},
+               "autotuned": {"choice": ""}, "variants": {"nvidia_auto_pdl": {"fires": True, "outputs_unchanged": True}},
+               "cubin": {"none": "c0", "nvidia_auto_pdl": "c1", "auto": auto_cubin, "autotuned": "c0"}}
+        verdicts(rec)
+        return rec
+
+    same, other = record("c0"), record("c9")
+    assert same["auto_speedup"] < 0.99 and same["auto_same_cubin_as_none"] and same["auto_ok"]
+    assert not other["auto_same_cubin_as_none"] and not other["auto_ok"]
+    # Reported either way; only a different kernel below 0.99x fails the target.
+    summary, targets = summarize("realworld", [same], [], [], 1.0)
+    assert summary["auto_below_0_99"] == ["liger_cross_entropy"] and summary["auto_below_0_99_distinct"] == []
+    assert targets["auto_none_below_0_99"]
+    summary, targets = summarize("realworld", [other], [], [], 1.0)
+    assert summary["auto_below_0_99_distinct"] == ["liger_cross_entropy"] and not targets["auto_none_below_0_99"]
+    # The autotuned check is per round against the better of no pass and the best single pass.
+    assert same["reference"] in ("none", "nvidia_auto_pdl") and same["autotuned_same_cubin_as_reference"] == (
+        same["reference"] == "none")
