@@ -201,6 +201,10 @@ ROUNDS = 4
 CONFIRM_ROUNDS = 3
 #: GPU time per reading (each round reads every config twice).
 REP_MS = 12.5
+#: How much faster (median of the per-round ratios) a config with more passes must be, on top of
+#: being faster in every round. 0: any consistent gain counts, so the choice is never slower than
+#: a simpler config by more than the rounds' noise (the transparent mode asks 1% more).
+AUTOTUNE_MARGIN = 0.0
 
 Timer = Callable[[Mapping[Any, Callable[[], Any]], int], Mapping[Any, Sequence[float]]]
 
@@ -265,7 +269,7 @@ class PassAutotuner(Autotuner):
     collected first (each compiled and run once, so configs that fail to compile are dropped by
     Triton's own handler); then all are timed in :data:`ROUNDS` interleaved rounds and
     :func:`triton_ext._choice.pick` takes the config with the fewest passes among those the
-    fastest does not beat; when a config with fewer passes exists, the candidate must beat the
+    fastest does not beat (faster in every round, :data:`AUTOTUNE_MARGIN`); when a config with fewer passes exists, the candidate must beat the
     fastest such one again in :data:`CONFIRM_ROUNDS` fresh rounds (:func:`~triton_ext._choice.confirm`).
 
     ``configs_timings`` (what the listener gets and Triton records on disk) holds every config's
@@ -273,8 +277,9 @@ class PassAutotuner(Autotuner):
     the decision itself is recorded beside Triton's record and reused with it.
     """
 
-    def __init__(self, *args: Any, timer: Timer | None = None, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, timer: Timer | None = None, margin: float = AUTOTUNE_MARGIN, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.margin = margin
         self.cache = _DecidedCache()
         self._do_bench = self._collect
         self.timer: Timer = timer or time_rounds
@@ -313,12 +318,12 @@ class PassAutotuner(Autotuner):
             for i, q in enumerate((0.5, 0.2, 0.8)[:len(result)]):
                 result[i] = statistics.median(samples) if q == 0.5 else ordered[round(q * (len(ordered) - 1))]
         counts = {c: pass_count(c) for c in tuning.first}
-        tuning.candidate, tuning.baseline = pick(tuning.first, counts)
+        tuning.candidate, tuning.baseline = pick(tuning.first, counts, self.margin)
         tuning.choice = tuning.candidate
         if tuning.baseline is not None:
             pair = {tuning.candidate: tuning.calls[tuning.candidate], tuning.baseline: tuning.calls[tuning.baseline]}
             tuning.confirm = {c: list(v) for c, v in self.timer(pair, CONFIRM_ROUNDS).items()}
-            tuning.choice = confirm(tuning.confirm, tuning.candidate, tuning.baseline)
+            tuning.choice = confirm(tuning.confirm, tuning.candidate, tuning.baseline, self.margin)
         self.cache.decided = tuning.choice
 
     # -- the decision on disk, beside Triton's record of the timings ---------------------------
