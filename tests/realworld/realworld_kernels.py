@@ -737,9 +737,15 @@ def torchao_hqq_mixed_mm(t: Tensors) -> Launch:
     # bf16 activations x 4-bit weights packed two per uint8 along K, group-wise scales/zeros.
     m, n, k, group = 128, 4096, 4096, 128
     bm, bn, bk = 64, 128, 64
+    # The kernel reads scales/zeros at element offset (kk * BLOCK_K * stride_scale_k) // QGROUP_SIZE:
+    # with BLOCK_K < QGROUP_SIZE (one of torchao's own configs) the last iteration lands half a row
+    # past the last group. One spare row keeps those reads inside the allocation: without it the
+    # output depended on neighbouring memory (it did not repeat itself) and, on the H200 with
+    # another allocation order, the launch faulted (illegal address). The kernel is unchanged.
+    groups = k // group + 1
     return Launch(dict(A=t.randn(m, k, dtype=torch.bfloat16), B=t.randint(0, 255, k // 2, n, dtype=torch.uint8),
-                       scales_ptr=t.rand(k // group, n, dtype=torch.bfloat16),
-                       zeros_ptr=t.rand(k // group, n, dtype=torch.bfloat16) * 8 if t.device != "meta" else t.rand(k // group, n, dtype=torch.bfloat16),
+                       scales_ptr=t.rand(groups, n, dtype=torch.bfloat16),
+                       zeros_ptr=t.rand(groups, n, dtype=torch.bfloat16) * 8 if t.device != "meta" else t.rand(groups, n, dtype=torch.bfloat16),
                        C=t.zeros(m, n, dtype=torch.bfloat16), M=m, N=n, K=k, stride_am=k, stride_ak=1,
                        stride_bk=n, stride_bn=1, stride_cm=n, stride_cn=1, stride_scale_k=n,
                        stride_scale_n=1, IS_BFLOAT16=True, QGROUP_SIZE=group, BLOCK_M=bm, BLOCK_N=bn,
