@@ -343,9 +343,8 @@ def test_kernels_without_onchip_ops_compile_unchanged() -> None:
     sig = {"A": "*fp16", "B": "*fp16", "C": "*fp32", "K": "i32"}
     consts = {"BM": 128, "BN": 128, "BK": 64}
     with_passes = compile_kernel(plain_matmul, sig, consts).asm["ttgir"]
-    assert {"onchip_lower", "onchip_restore_waits"} <= set(triton_ext.enabled_passes())
-    triton_ext.disable("onchip_lower")
-    triton_ext.disable("onchip_restore_waits")
+    assert set(oc.PASSES) <= set(triton_ext.enabled_passes())
+    triton_ext.disable(*oc.PASSES)
     without = compile_kernel(plain_matmul, sig, consts).asm["ttgir"]
     assert "ttng.warp_group_dot" in without and "ttg.async_copy_global_to_local" in without
     assert with_passes == without
@@ -520,6 +519,26 @@ def test_prune_removes_unread_buffers_and_unwaited_barriers() -> None:
     kept = compile_kernel(with_dead_memory, sig, consts)
     assert body(kept.asm["ttgir"]).count("ttg.local_alloc") == 3
     assert kept.metadata.shared >= k.metadata.shared + 2 * 64 * 64 * 4
+
+
+@pytest.mark.parametrize("kernel", ["attention", "warp_specialized"])
+def test_prune_and_check_expect_leave_the_real_kernels_unchanged(kernel: str) -> None:
+    # Nothing in them is dead, and every expect matches its copies: the same PTX either way.
+    import triton_ext
+
+    if kernel == "attention":
+        fn, num_warps = kernels.attn_fwd_kernel, 8
+        sig = {"q_desc": "tensordesc<fp16[128, 64]>", "k_desc": "tensordesc<fp16[64, 64]>",
+               "v_desc": "tensordesc<fp16[64, 64]>", "Out": "*fp16", "sm_scale": "fp32", "N_CTX": "i32"}
+        consts = dict(HEAD_DIM=64, BLOCK_M=128, BLOCK_N=64)
+    else:
+        fn, consts = kernels.matmul_ws_kernel, dict(kernels.WS_CONFIG)
+        num_warps = consts.pop("num_warps")
+        sig = {"a_desc": "tensordesc<fp16[128, 64]>", "b_desc": "tensordesc<fp16[64, 256]>", "C": "*fp16",
+               "M": "i32", "N": "i32", "K": "i32", "stride_cm": "i32", "stride_cn": "i32"}
+    with_checks = compile_kernel(fn, sig, consts, num_warps).asm["ptx"]
+    triton_ext.disable("onchip_prune", "onchip_check_expect")
+    assert compile_kernel(fn, sig, consts, num_warps).asm["ptx"] == with_checks
 
 
 # ----------------------------------------------------------------------------------------------
