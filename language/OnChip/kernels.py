@@ -321,7 +321,7 @@ def attn_fwd_kernel(q_desc, k_desc, v_desc, Out, sm_scale, N_CTX, HEAD_DIM: tl.c
 
 
 #: Attention tiles per head dim: BLOCK_M 128 over two warp groups, BLOCK_N 64 (on the H200 at
-#: cd3daa7, BLOCK_N 64 beat 128 at both head dims: results/session5-h200.json).
+#: cd3daa7, BLOCK_N 64 beat 128 at both head dims: results/check-h200.json).
 ATTN_CONFIGS = {64: dict(BLOCK_M=128, BLOCK_N=64, num_warps=8), 128: dict(BLOCK_M=128, BLOCK_N=64, num_warps=8)}
 
 
