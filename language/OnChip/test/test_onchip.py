@@ -521,6 +521,20 @@ def test_prune_removes_unread_buffers_and_unwaited_barriers() -> None:
     assert kept.metadata.shared >= k.metadata.shared + 2 * 64 * 64 * 4
 
 
+def test_prune_warns_at_the_users_alloc_line_with_warn_unused(monkeypatch: pytest.MonkeyPatch,
+                                                             capfd: pytest.CaptureFixture[str]) -> None:
+    import triton_ext
+
+    monkeypatch.setenv("MLIR_ENABLE_DIAGNOSTICS", "warnings")  # Triton prints MLIR warnings only then
+    triton_ext.enable("onchip_prune", warn_unused=True)
+    compile_kernel(with_dead_memory, {"X": "*fp16", "Y": "*fp16"}, {"BM": 64})
+    err = capfd.readouterr().err
+    first = with_dead_memory.fn.__code__.co_firstlineno  # the decorator line
+    assert f"test_onchip.py:{first + 5}:12: warning: triton_ext_onchip: nothing reads these buffers; removed " \
+           "with the 1 op(s) that write them" in err, err
+    assert f"test_onchip.py:{first + 7}:12: warning: triton_ext_onchip: nothing waits on these barriers" in err, err
+
+
 @pytest.mark.parametrize("kernel", ["attention", "warp_specialized"])
 def test_prune_and_check_expect_leave_the_real_kernels_unchanged(kernel: str) -> None:
     # Nothing in them is dead, and every expect matches its copies: the same PTX either way.
