@@ -73,7 +73,8 @@ class OptionError(UnknownPassError, ValueError):
 
 
 class PassFailedError(TritonExtError):
-    """An enabled pass failed (or could not be placed) while compiling, in strict mode."""
+    """An enabled pass failed (or could not be placed) while compiling, in strict mode or, for a
+    check (``on_failure: error``), always."""
 
     def __init__(
         self,

@@ -41,6 +41,10 @@ STATUSES = ("stable", "experimental")
 BACKENDS = ("cuda", "hip")
 OPTION_TYPES = ("int", "float", "bool", "str")
 OCCURRENCES = ("first", "last")
+#: What a failing pass does to the compile: ``skip`` compiles the kernel without the pass (with a
+#: warning; an error under TRITON_EXT_STRICT), ``error`` fails it (checks: skipping one would hide
+#: the mistake it reports).
+ON_FAILURE = ("skip", "error")
 ENTRY_POINT_GROUP = "triton_ext.extensions"
 
 _SNAKE = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$")
@@ -113,6 +117,7 @@ class PassSpec:
     # Overrides of built-in passes (issue 19, docs/registry-schema.md "Overriding built-in passes").
     replaces: str | None = None
     skips: tuple[str, ...] = ()
+    on_failure: str = "skip"
     #: False for a ``kind: pipeline`` entry: it edits Triton's pipeline and adds no plugin pass.
     adds_pass: bool = True
 

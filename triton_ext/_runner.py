@@ -102,6 +102,15 @@ def wrap_stage(stage: str, original: StageFn, entries: tuple[Enabled, ...]) -> S
                     f"triton-ext: {which} (extension {first.extension.name}) failed in {label} "
                     f"({type(exc).__name__}: {exc})"
                 )
+                fatal = [n for n in names if by_name[n].spec.on_failure == "error"]
+                if fatal:  # a check: compiling without it would hide what it reported
+                    raise PassFailedError(
+                        message + f"; pass {fatal[0]} is a check (on_failure: error): its diagnostics above say "
+                        "what to fix",
+                        extension=by_name[fatal[0]].extension.name,
+                        path=by_name[fatal[0]].extension.library_path(),
+                        pass_name=fatal[0],
+                    ) from exc
                 if settings.strict:
                     raise PassFailedError(
                         message + "; unset TRITON_EXT_STRICT to compile without it, or disable it",

@@ -16,7 +16,7 @@ import yaml
 
 from ._errors import ManifestError
 from ._manifest import (
-    BACKENDS, KINDS, OCCURRENCES, OPTION_TYPES, SCHEMA_VERSION, STAGES, STATUSES, Extension, Manifest,
+    BACKENDS, KINDS, OCCURRENCES, ON_FAILURE, OPTION_TYPES, SCHEMA_VERSION, STAGES, STATUSES, Extension, Manifest,
     OptionSpec, PassSpec, Target, _ANCHOR, _BUILTIN, _IDENT, _KEBAB, _SNAKE, _suggest,
 )
 from ._passes_td import TdOption, flag_of, help_constraints, read_passes_td
@@ -158,7 +158,8 @@ def _parse_option(c: _Checker, name: str, key: yaml.Node, node: yaml.Node, where
 def _parse_pass(c: _Checker, ext: str, name: str, key: yaml.Node, node: yaml.Node, where: str) -> PassSpec | None:
     if not _SNAKE.match(name):
         c.error(key, where, f"expected a snake_case pass name, found {name!r}")
-    allowed = ("stage", "after", "before", "replaces", "skips", "occurrence", "then", "enabled_by_default", "options")
+    allowed = ("stage", "after", "before", "replaces", "skips", "occurrence", "then", "enabled_by_default", "options",
+               "on_failure")
     fields = c.mapping(node, where, allowed, ("stage",), owner=key)
     if fields is None:
         return None
@@ -192,6 +193,9 @@ def _parse_pass(c: _Checker, ext: str, name: str, key: yaml.Node, node: yaml.Nod
         enabled_by_default = bool(
             c.scalar(fields["enabled_by_default"][1], f"{where}.enabled_by_default", (bool,), "true or false")
         )
+    on_failure = "skip"
+    if "on_failure" in fields:
+        on_failure = c.choice(fields["on_failure"][1], f"{where}.on_failure", ON_FAILURE) or "skip"
     options: list[OptionSpec] = []
     if "options" in fields:
         option_nodes = c.mapping(fields["options"][1], f"{where}.options")
@@ -214,13 +218,14 @@ def _parse_pass(c: _Checker, ext: str, name: str, key: yaml.Node, node: yaml.Nod
         line=key.start_mark.line + 1,
         replaces=replaces,
         skips=skips,
+        on_failure=on_failure,
     )
 
 
 def _check_pipeline_pass(c: _Checker, spec: PassSpec, key: yaml.Node, node: yaml.Node, where: str) -> PassSpec:
     """A ``kind: pipeline`` entry adds no pass: it may only skip built-ins."""
     fields = {k.value: k for k, _ in node.value if isinstance(k, yaml.ScalarNode)} if isinstance(node, yaml.MappingNode) else {}
-    for name in ("after", "before", "replaces", "then", "options", "occurrence"):
+    for name in ("after", "before", "replaces", "then", "options", "occurrence", "on_failure"):
         if name in fields:
             c.error(fields[name], f"{where}.{name}", "expected only stage, skips and enabled_by_default in a "
                                                         "kind: pipeline entry (it adds no pass), found " + name)

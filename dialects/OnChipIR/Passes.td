@@ -56,4 +56,45 @@ def TritonExtOnChipRestoreWaits
   }];
 }
 
+def TritonExtOnChipPrune : Pass<"triton-ext-onchip-prune", "mlir::ModuleOp"> {
+  let summary = "Remove OnChip buffers nobody reads and barriers nobody waits on";
+  let description = [{
+    Runs right after onchip_lower. An allocation made by triton_ext_onchip
+    `alloc` or `barriers` (marked `triton_ext_onchip.ring`) whose every use,
+    through memdesc views, only writes it (`ttg.local_store`, a
+    `ttg.async_copy_global_to_local` whose token is unused) or arms its
+    barriers (`ttng.init_barrier`, `arrive_barrier`, `barrier_expect`,
+    `inval_barrier`) is erased with those uses and views, freeing its shared
+    memory. Legal because nothing can observe the contents: shared memory
+    is private to the block, and a buffer is observed only by a read (a
+    load, a wgmma operand) and an mbarrier only by a wait or by the TMA
+    copy that completes on it; a buffer written by TMA is kept. Other
+    allocations are never touched.
+  }];
+  let options = [
+    Option<"warnUnused", "warn-unused", "bool", /*default=*/"false",
+           "Emit a warning at each allocation removed (at the user's alloc "
+           "or barriers line), to find dead code in a kernel; Triton prints "
+           "warnings when MLIR_ENABLE_DIAGNOSTICS=warnings.">,
+  ];
+}
+
+def TritonExtOnChipCheckExpect
+    : Pass<"triton-ext-onchip-check-expect", "mlir::ModuleOp"> {
+  let summary = "Check that expect announces the bytes its TMA copies bring";
+  let description = [{
+    Runs at the end of the ttir stage (after inlining and CSE). For each
+    mbarrier phase the kernel shows in one block (expects on one barrier
+    value, the TMA copies on it that follow, up to a wait on it or the end
+    of the block, under one predicate), the bytes announced by
+    `ttng.barrier_expect` must equal the bytes of the copies
+    (`triton_ext_onchip.tma_copy` or `ttng.async_tma_copy_global_to_local`:
+    the buffer's elements times the element size). Too few lets the phase
+    complete while a copy is landing (a race), too many never completes it
+    (a hang); either is an error at the user's expect, with a note at each
+    copy, and the pass fails. Phases a nested region or a call could add to
+    are not checked. The pass changes no IR.
+  }];
+}
+
 #endif // TRITON_EXT_ONCHIP_PASSES

@@ -44,6 +44,7 @@
 #include "triton/Dialect/TritonNvidiaGPU/IR/Dialect.h"
 
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -98,6 +99,12 @@ Attribute sharedLayout(MLIRContext *ctx, ArrayRef<int64_t> shape,
   return ttg::SwizzledSharedEncodingAttr::get(ctx, 1, 1, 1, order, cga);
 }
 
+/// Marks an allocation as OnChip's (read by onchip_prune, which touches no
+/// other allocation).
+void markRing(ttg::LocalAllocOp alloc) {
+  alloc->setAttr("triton_ext_onchip.ring", UnitAttr::get(alloc.getContext()));
+}
+
 /// [slot, zero of the element type, count, dim0, dim1, ...]: `count`
 /// buffers of shape [dim0, ...], one allocation of shape [count, dim0, ...].
 void createAlloc(TritonOpBuilder &self, std::vector<Value> &values) {
@@ -122,9 +129,10 @@ void createAlloc(TritonOpBuilder &self, std::vector<Value> &values) {
   auto type = ttg::MemDescType::get(ctx, shape, element, layout,
                                     ttg::SharedMemorySpaceAttr::get(ctx),
                                     /*mutableMemory=*/true, shape);
-  values[0] = ttg::LocalAllocOp::create(self.getBuilder(), self.getLastLoc(),
-                                        type)
-                  .getResult();
+  auto alloc =
+      ttg::LocalAllocOp::create(self.getBuilder(), self.getLastLoc(), type);
+  markRing(alloc);
+  values[0] = alloc.getResult();
 }
 
 /// [slot, ring, index]: buffer `index` of a ring (memdesc_index).
@@ -251,7 +259,9 @@ void createBarriers(TritonOpBuilder &self, std::vector<Value> &values) {
   SmallVector<int64_t> one = {1};
   auto oneType = ttg::MemDescType::get(ctx, one, i64, layout, smem,
                                        /*mutableMemory=*/true, one);
-  Value ring = ttg::LocalAllocOp::create(b, loc, ringType).getResult();
+  auto alloc = ttg::LocalAllocOp::create(b, loc, ringType);
+  markRing(alloc);
+  Value ring = alloc.getResult();
   for (int64_t i = 0; i < count; ++i) {
     Value index = arith::ConstantIntOp::create(b, loc, i, 32);
     Value bar = ttg::MemDescIndexOp::create(b, loc, oneType, ring, index);
@@ -298,6 +308,81 @@ void createArrive(TritonOpBuilder &self, std::vector<Value> &values) {
                                 values[3]);
 }
 
+bool isDeclareBarriers(Operation *op) {
+  return op->getName().getStringRef() == "triton_ext_onchip.declare_barriers";
+}
+
+std::optional<int64_t> constantIndex(ttg::MemDescIndexOp index) {
+  APInt value;
+  if (matchPattern(index.getIndex(), m_ConstantInt(&value)))
+    return value.getSExtValue();
+  return std::nullopt;
+}
+
+/// Why a wait for phase parity `phase` on `bar`, about to be built at the end
+/// of what is built so far, can never return; "" when it may.
+///
+/// The code generator builds a kernel in program order, so every op that
+/// exists now comes before the wait. A fresh mbarrier is in phase 0: a wait
+/// for parity 0 returns only after some arrive, expect or TMA copy
+/// (complete_tx) on that barrier, while a wait for parity 1 returns at once.
+/// So a wait for a constant even phase on a barrier of this kernel's
+/// `barriers` on which nothing has arrived yet blocks forever, in a loop too
+/// (its first execution comes before every later op). Not statically
+/// visible, and so never reported: a runtime phase or pred, a barrier that
+/// reached a helper, loop, call or warp_specialize (it may be armed there,
+/// or by another partition), and a wait inside a warp_specialize region.
+/// The dialect's declare_barriers verifier reports the remaining case it
+/// can see: a wait on a barrier nothing in the kernel ever arms.
+std::string neverArmed(Value bar, Value phase, Value pred, Block *at) {
+  APInt parity, enabled;
+  if (!matchPattern(phase, m_ConstantInt(&parity)) || parity[0])
+    return "";
+  if (!matchPattern(pred, m_ConstantInt(&enabled)) || enabled.isZero())
+    return "";
+  auto index = bar.getDefiningOp<ttg::MemDescIndexOp>();
+  if (!index)
+    return "";
+  Value ring = index.getSrc();
+  auto alloc = ring.getDefiningOp<ttg::LocalAllocOp>();
+  if (!alloc || !llvm::any_of(ring.getUsers(), isDeclareBarriers))
+    return "";
+  for (Operation *parent = at->getParentOp();
+       parent && parent != alloc->getParentOp();
+       parent = parent->getParentOp())
+    if (isa<ttg::WarpSpecializeOp, ttg::WarpSpecializePartitionsOp>(parent))
+      return "";
+  std::optional<int64_t> slot = constantIndex(index);
+  for (Operation *user : ring.getUsers()) {
+    if (isDeclareBarriers(user))
+      continue;
+    auto other = dyn_cast<ttg::MemDescIndexOp>(user);
+    if (!other)
+      return ""; // the whole ring went somewhere: it may be armed there
+    std::optional<int64_t> otherSlot = constantIndex(other);
+    bool sameSlot = !slot || !otherSlot || *slot == *otherSlot;
+    for (OpOperand &use : other.getResult().getUses()) {
+      Operation *op = use.getOwner();
+      if (isa<ttng::InitBarrierOp, ttng::WaitBarrierOp>(op))
+        continue;
+      bool arms = isa<ttng::ArriveBarrierOp, ttng::BarrierExpectOp>(op) ||
+                  (op->getName().getStringRef() ==
+                       "triton_ext_onchip.tma_copy" &&
+                   use.getOperandNumber() == 1);
+      if (!arms)
+        return ""; // passed on: it may be armed where we cannot see
+      if (sameSlot)
+        return "";
+    }
+  }
+  return "wait: this wait never returns: nothing has arrived on barrier " +
+         (slot ? std::to_string(*slot) : std::string("ring")) +
+         " before it (no arrive, expect or copy_tma on it comes first, and a "
+         "wait for phase 0 of a barrier nothing arrived on blocks forever); "
+         "arm it first, e.g. oc.expect(bar, nbytes) and oc.copy_tma(..., bar), "
+         "or oc.arrive(bar)";
+}
+
 /// [slot, barrier, phase, pred]: wait until phase `phase` completed.
 void createWait(TritonOpBuilder &self, std::vector<Value> &values) {
   const std::string op = "onchip_wait";
@@ -305,6 +390,10 @@ void createWait(TritonOpBuilder &self, std::vector<Value> &values) {
   barrier(values[1], op);
   if (!values[2].getType().isInteger(32))
     fail(op, "the phase must be an i32 scalar");
+  std::string never = neverArmed(values[1], values[2], values[3],
+                                 self.getBuilder().getInsertionBlock());
+  if (!never.empty())
+    fail(op, never);
   ttng::WaitBarrierOp::create(self.getBuilder(), self.getLastLoc(), values[1],
                               values[2], values[3]);
 }

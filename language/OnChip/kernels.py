@@ -320,13 +320,14 @@ def attn_fwd_kernel(q_desc, k_desc, v_desc, Out, sm_scale, N_CTX, HEAD_DIM: tl.c
     tl.store(out, acc.to(Out.dtype.element_ty))
 
 
-#: Attention tiles per head dim (fp16, H200): BLOCK_M 128 over two warp groups.
-ATTN_CONFIGS = {64: dict(BLOCK_M=128, BLOCK_N=128, num_warps=8), 128: dict(BLOCK_M=128, BLOCK_N=64, num_warps=8)}
+#: Attention tiles per head dim: BLOCK_M 128 over two warp groups, BLOCK_N 64 (on the H200 at
+#: cd3daa7, BLOCK_N 64 beat 128 at both head dims: results/check-h200.json).
+ATTN_CONFIGS = {64: dict(BLOCK_M=128, BLOCK_N=64, num_warps=8), 128: dict(BLOCK_M=128, BLOCK_N=64, num_warps=8)}
 
 
 def attn_fwd(q, k, v, sm_scale: float, config: dict | None = None):
     """Causal attention forward with attn_fwd_kernel; q, k, v (heads, N_CTX, HEAD_DIM) contiguous
-    torch tensors on the GPU (fp16), N_CTX a multiple of BLOCK_M."""
+    torch tensors on the GPU (fp16 or bf16), N_CTX a multiple of BLOCK_M."""
     import torch
     from triton.tools.tensor_descriptor import TensorDescriptor
 

@@ -83,6 +83,8 @@ def test_valid_registry_parses_into_frozen_dataclasses() -> None:
         ("        stage: ttir\n", "", 14, "passes.loop_split.stage", "required field is missing"),
         ("owners: [triton-ext maintainers]", "owners: triton-ext maintainers", 9, "owners", "expected a list of strings"),
         ("after: loop_unroll", "occurrence: last", 16, "occurrence", "expected only with after, before or replaces"),
+        ("after: loop_unroll", "after: loop_unroll\n        on_failure: abort", 17, "on_failure",
+         "expected one of skip, error"),
     ],
 )
 def test_malformed_field_names_file_line_field(old: str, new: str, line: int, field: str, message: str) -> None:

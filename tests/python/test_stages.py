@@ -242,6 +242,17 @@ def test_failing_pass_raises_in_strict_mode(registry: Path) -> None:
     assert "cubin" in kernel.asm
 
 
+def test_failing_check_pass_raises_without_strict_mode(tmp_path: Path, build_dir: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    # on_failure: error (a check): compiling without the pass would hide what it reported.
+    position = "after: loop_unroll\n        on_failure: error"
+    monkeypatch.setenv("TRITON_EXT_REGISTRY", str(write_registry(tmp_path, position=position)))
+    monkeypatch.setenv("TRITON_EXT_BUILD_DIR", str(build_dir))
+    triton_ext.enable("plugin")
+    with pytest.raises(PassFailedError, match=r"pass plugin .* failed in make_ttir .*is a check \(on_failure: error\)"):
+        compile_kernel(add_one_with_helper, block=64)
+
+
 def test_missing_anchor_warns_or_raises(tmp_path: Path, build_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # coalesce is a real built-in, but make_ttir never adds it.
     monkeypatch.setenv("TRITON_EXT_REGISTRY", str(write_registry(tmp_path, position="after: coalesce")))

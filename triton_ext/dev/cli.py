@@ -46,6 +46,7 @@ def _extension_dict(ext: Extension) -> dict[str, Any]:
                 "position": p.position,
                 "then": list(p.then),
                 "enabled_by_default": p.enabled_by_default,
+                "on_failure": p.on_failure,
                 "options": {o.name: {"type": o.type, "default": o.default, "help": o.help} for o in p.options},
             }
             for p in ext.passes
@@ -86,6 +87,8 @@ def _cmd_info(args: argparse.Namespace) -> int:
     for name, p in info["passes"].items():
         print(f"  pass {name}: {p['position']}" + (f", then {', '.join(p['then'])}" if p["then"] else ""))
         print(f"    enabled_by_default: {p['enabled_by_default']}")
+        if p["on_failure"] != "skip":
+            print(f"    on_failure: {p['on_failure']} (a check: its failure fails the compile)")
         for option, o in p["options"].items():
             print(f"    --{option} ({o['type']}, default {o['default']!r}): {o['help']}")
     directory = REPO_ROOT / ext.directory

@@ -343,9 +343,8 @@ def test_kernels_without_onchip_ops_compile_unchanged() -> None:
     sig = {"A": "*fp16", "B": "*fp16", "C": "*fp32", "K": "i32"}
     consts = {"BM": 128, "BN": 128, "BK": 64}
     with_passes = compile_kernel(plain_matmul, sig, consts).asm["ttgir"]
-    assert {"onchip_lower", "onchip_restore_waits"} <= set(triton_ext.enabled_passes())
-    triton_ext.disable("onchip_lower")
-    triton_ext.disable("onchip_restore_waits")
+    assert set(oc.PASSES) <= set(triton_ext.enabled_passes())
+    triton_ext.disable(*oc.PASSES)
     without = compile_kernel(plain_matmul, sig, consts).asm["ttgir"]
     assert "ttng.warp_group_dot" in without and "ttg.async_copy_global_to_local" in without
     assert with_passes == without
@@ -393,6 +392,58 @@ def never_armed(X):
 
 
 @triton.jit
+def waits_before_arming(X):
+    bar = oc.index(oc.barriers(1), 0)
+    oc.wait(bar, 0)
+    oc.arrive(bar)
+
+
+@triton.jit
+def waits_in_loop_before_arming(X, n):
+    bar = oc.index(oc.barriers(1), 0)
+    for i in range(n):
+        oc.wait(bar, 0)
+        oc.arrive(bar)
+
+
+@pytest.mark.parametrize("fn, sig, line, slot", [
+    (never_armed, {"X": "*fp16"}, "oc.wait(oc.index(bars, 1), 0)", "1"),
+    (waits_before_arming, {"X": "*fp16"}, "oc.wait(bar, 0)", "0"),
+    (waits_in_loop_before_arming, {"X": "*fp16", "n": "i32"}, "oc.wait(bar, 0)", "0"),
+])
+def test_wait_on_a_barrier_never_armed_is_a_compile_error_at_the_wait(fn, sig: dict[str, str], line: str,
+                                                                       slot: str) -> None:
+    with pytest.raises(CompilationError) as info:
+        compile_kernel(fn, sig)
+    text = str(info.value)
+    assert f"wait: this wait never returns: nothing has arrived on barrier {slot} before it" in text, text
+    lines = text.splitlines()
+    caret = next(i for i, ln in enumerate(lines) if ln.strip() == "^")
+    assert line in lines[caret - 1], text
+
+
+@triton.jit
+def never_armed_runtime_phase(X, n):
+    bars = oc.barriers(2)
+    oc.arrive(oc.index(bars, 0))
+    for i in range(n):
+        oc.wait(oc.index(bars, 1), i & 1)
+
+
+def test_wait_with_runtime_phase_on_a_barrier_nothing_arms_is_an_error_at_the_wait(
+        capfd: pytest.CaptureFixture[str]) -> None:
+    # The phase is not known when the wait is built, so the declare_barriers verifier reports it
+    # once the kernel is complete: Triton raises RuntimeError and prints the diagnostic.
+    with pytest.raises(RuntimeError):
+        compile_kernel(never_armed_runtime_phase, {"X": "*fp16", "n": "i32"})
+    err = capfd.readouterr().err
+    line = never_armed_runtime_phase.fn.__code__.co_firstlineno + 5  # the decorator line is the first
+    assert re.search(rf"test_onchip.py:{line}:\d+: error: triton_ext_onchip: this wait never returns: "
+                     r"nothing arrives on barrier 1 \(no arrive, expect or copy_tma uses it\)", err), err
+    assert f"test_onchip.py:{line - 3}:" in err  # the note: where the barriers were allocated
+
+
+@triton.jit
 def arm(bar):
     oc.arrive(bar)
 
@@ -411,21 +462,148 @@ def armed_dynamically(X, i):
     oc.wait(oc.index(bars, 1), 0)
 
 
-def test_wait_on_a_barrier_never_armed_is_an_error_at_the_wait(capfd: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(RuntimeError):
-        compile_kernel(never_armed, {"X": "*fp16"})
-    err = capfd.readouterr().err
-    line = never_armed.fn.__code__.co_firstlineno + 4  # the decorator line is the first
-    assert re.search(rf"test_onchip.py:{line}:\d+: error: triton_ext_onchip: this wait never returns: "
-                     r"nothing arrives on barrier 1 \(no arrive, expect or copy_tma uses it\)", err), err
-    assert f"test_onchip.py:{line - 2}:" in err  # the note: where the barriers were allocated
+@triton.jit
+def waits_for_the_phase_before(X):
+    # Parity 1 of a fresh barrier is the phase "before" phase 0: the wait returns at once.
+    bar = oc.index(oc.barriers(1), 0)
+    oc.wait(bar, 1)
+    oc.arrive(bar)
+
+
+@triton.jit
+def armed_then_waited_in_loop(X, n):
+    bar = oc.index(oc.barriers(1), 0)
+    for i in range(n):
+        oc.arrive(bar)
+        oc.wait(bar, i & 1)
 
 
 @pytest.mark.parametrize("fn, sig", [(armed_in_helper, {"X": "*fp16"}),
-                                     (armed_dynamically, {"X": "*fp16", "i": "i32"})])
+                                     (armed_dynamically, {"X": "*fp16", "i": "i32"}),
+                                     (waits_for_the_phase_before, {"X": "*fp16"}),
+                                     (armed_then_waited_in_loop, {"X": "*fp16", "n": "i32"})])
 def test_barriers_that_may_be_armed_compile(fn, sig: dict[str, str]) -> None:
     k = compile_kernel(fn, sig)
     assert "ttng.wait_barrier" in k.asm["ttgir"] and "declare_barriers" not in k.asm["ttgir"]
+
+
+# ----------------------------------------------------------------------------------------------
+# onchip_prune: buffers nobody reads and barriers nobody waits on are removed
+
+
+@triton.jit
+def with_dead_memory(X, Y, BM: tl.constexpr):
+    offs = tl.arange(0, BM)[:, None] * BM + tl.arange(0, BM)[None, :]
+    used = oc.index(oc.alloc(tl.float16, [BM, BM]), 0)
+    oc.write(used, tl.load(X + offs))
+    dead = oc.alloc(tl.float32, [BM, BM], count=2)  # written, never read
+    oc.write(oc.index(dead, 1), tl.zeros([BM, BM], tl.float32))
+    bars = oc.barriers(2)  # arrived on, never waited on
+    oc.arrive(oc.index(bars, 0))
+    tl.store(Y + offs, oc.read(used))
+
+
+def test_prune_removes_unread_buffers_and_unwaited_barriers() -> None:
+    import triton_ext
+
+    sig, consts = {"X": "*fp16", "Y": "*fp16"}, {"BM": 64}
+    k = compile_kernel(with_dead_memory, sig, consts)
+    ir = body(k.asm["ttgir"])
+    allocs = re.findall(r"ttg.local_alloc : \(\) -> (!ttg.memdesc<[^>]*>)", ir)
+    assert len(allocs) == 1 and "64x64xf16" in allocs[0], allocs
+    assert "ttng.init_barrier" not in ir and "ttng.arrive_barrier" not in ir
+    assert ir.count("ttg.local_store") == 1
+    assert k.asm["cubin"]
+    # Without the pass the dead ring (2 x 16 KiB of fp32) and the barriers stay.
+    triton_ext.disable("onchip_prune")
+    kept = compile_kernel(with_dead_memory, sig, consts)
+    assert body(kept.asm["ttgir"]).count("ttg.local_alloc") == 3
+    assert kept.metadata.shared >= k.metadata.shared + 2 * 64 * 64 * 4
+
+
+def test_prune_warns_at_the_users_alloc_line_with_warn_unused(monkeypatch: pytest.MonkeyPatch,
+                                                             capfd: pytest.CaptureFixture[str]) -> None:
+    import triton_ext
+
+    monkeypatch.setenv("MLIR_ENABLE_DIAGNOSTICS", "warnings")  # Triton prints MLIR warnings only then
+    triton_ext.enable("onchip_prune", warn_unused=True)
+    compile_kernel(with_dead_memory, {"X": "*fp16", "Y": "*fp16"}, {"BM": 64})
+    err = capfd.readouterr().err
+    first = with_dead_memory.fn.__code__.co_firstlineno  # the decorator line
+    assert f"test_onchip.py:{first + 5}:12: warning: triton_ext_onchip: nothing reads these buffers; removed " \
+           "with the 1 op(s) that write them" in err, err
+    assert f"test_onchip.py:{first + 7}:12: warning: triton_ext_onchip: nothing waits on these barriers" in err, err
+
+
+@pytest.mark.parametrize("kernel", ["attention", "warp_specialized"])
+def test_prune_and_check_expect_leave_the_real_kernels_unchanged(kernel: str) -> None:
+    # Nothing in them is dead, and every expect matches its copies: the same PTX either way.
+    import triton_ext
+
+    if kernel == "attention":
+        fn, num_warps = kernels.attn_fwd_kernel, 8
+        sig = {"q_desc": "tensordesc<fp16[128, 64]>", "k_desc": "tensordesc<fp16[64, 64]>",
+               "v_desc": "tensordesc<fp16[64, 64]>", "Out": "*fp16", "sm_scale": "fp32", "N_CTX": "i32"}
+        consts = dict(HEAD_DIM=64, BLOCK_M=128, BLOCK_N=64)
+    else:
+        fn, consts = kernels.matmul_ws_kernel, dict(kernels.WS_CONFIG)
+        num_warps = consts.pop("num_warps")
+        sig = {"a_desc": "tensordesc<fp16[128, 64]>", "b_desc": "tensordesc<fp16[64, 256]>", "C": "*fp16",
+               "M": "i32", "N": "i32", "K": "i32", "stride_cm": "i32", "stride_cn": "i32"}
+    with_checks = compile_kernel(fn, sig, consts, num_warps).asm["ptx"]
+    triton_ext.disable("onchip_prune", "onchip_check_expect")
+    assert compile_kernel(fn, sig, consts, num_warps).asm["ptx"] == with_checks
+
+
+# ----------------------------------------------------------------------------------------------
+# onchip_check_expect: expect must announce the bytes its TMA copies bring
+
+
+@triton.jit
+def expects_too_few_bytes(X, desc):
+    a = oc.alloc(tl.float16, [64, 64], count=2)
+    bar = oc.index(oc.barriers(1), 0)
+    oc.expect(bar, 64 * 64 * 2)
+    oc.copy_tma(oc.index(a, 0), desc, [0, 0], bar)
+    oc.copy_tma(oc.index(a, 1), desc, [64, 0], bar)
+    oc.wait(bar, 0)
+    tl.store(X + tl.arange(0, 64)[:, None] * 64 + tl.arange(0, 64)[None, :], oc.read(oc.index(a, 1)))
+
+
+@triton.jit
+def pipelined_expects_too_many_bytes(X, desc, n):
+    # The pipelined pattern: stage (j + 1) % 2 is armed and filled while stage j % 2 is waited on.
+    ring = oc.alloc(tl.float16, [64, 64], count=2)
+    ready = oc.barriers(2)
+    acc = tl.zeros([64, 64], tl.float32)
+    for j in range(n):
+        bar = oc.index(ready, (j + 1) % 2)
+        oc.expect(bar, 2 * 64 * 64 * 2)
+        oc.copy_tma(oc.index(ring, (j + 1) % 2), desc, [j * 64 + 64, 0], bar)
+        oc.wait(oc.index(ready, j % 2), (j // 2) & 1)
+        acc += oc.read(oc.index(ring, j % 2)).to(tl.float32)
+    tl.store(X + tl.arange(0, 64)[:, None] * 64 + tl.arange(0, 64)[None, :], acc.to(tl.float16))
+
+
+@pytest.mark.parametrize("fn, sig, offset, message", [
+    (expects_too_few_bytes, {"X": "*fp16", "desc": "tensordesc<fp16[64, 64]>"}, 4,
+     "expect announces 8192 bytes on this barrier, but the copy_tma calls that complete on it before its wait "
+     "bring 16384 bytes; the phase would complete while a copy is still landing"),
+    (pipelined_expects_too_many_bytes, {"X": "*fp16", "desc": "tensordesc<fp16[64, 64]>", "n": "i32"}, 8,
+     "expect announces 16384 bytes on this barrier, but the copy_tma calls that complete on it before its wait "
+     "bring 8192 bytes; the phase would never complete"),
+])
+def test_expect_bytes_that_differ_from_the_copies_are_an_error_at_the_expect(
+        fn, sig: dict[str, str], offset: int, message: str, capfd: pytest.CaptureFixture[str]) -> None:
+    from triton_ext import PassFailedError
+
+    # A check pass (registry on_failure: error): the compile fails instead of dropping the pass.
+    with pytest.raises(PassFailedError, match="pass onchip_check_expect is a check"):
+        compile_kernel(fn, sig)
+    err = capfd.readouterr().err
+    line = fn.fn.__code__.co_firstlineno + offset  # the decorator line is the first
+    assert re.search(rf"test_onchip.py:{line}:\d+: error: triton_ext_onchip: {re.escape(message)}", err), err
+    assert f"test_onchip.py:{line + 1}:" in err  # the note at (the first) copy
 
 
 # ----------------------------------------------------------------------------------------------
@@ -523,17 +701,20 @@ def _loops(ir: str, var: str) -> list[str]:
     return out
 
 
-@pytest.mark.parametrize("head_dim, block_n", [(64, 64), (64, 128), (128, 64), (128, 128)])
-def test_causal_attention_forward(head_dim: int, block_n: int) -> None:
+@pytest.mark.parametrize("head_dim, block_n, dtype", [(64, 64, "fp16"), (64, 128, "fp16"), (128, 64, "fp16"),
+                                                     (128, 128, "fp16"), (64, 64, "bf16"), (128, 64, "bf16")])
+def test_causal_attention_forward(head_dim: int, block_n: int, dtype: str) -> None:
     bm = 128
-    sig = {"q_desc": f"tensordesc<fp16[{bm}, {head_dim}]>", "k_desc": f"tensordesc<fp16[{block_n}, {head_dim}]>",
-           "v_desc": f"tensordesc<fp16[{block_n}, {head_dim}]>", "Out": "*fp16", "sm_scale": "fp32", "N_CTX": "i32"}
+    sig = {"q_desc": f"tensordesc<{dtype}[{bm}, {head_dim}]>", "k_desc": f"tensordesc<{dtype}[{block_n}, {head_dim}]>",
+           "v_desc": f"tensordesc<{dtype}[{block_n}, {head_dim}]>", "Out": f"*{dtype}", "sm_scale": "fp32",
+           "N_CTX": "i32"}
+    ty = {"fp16": "f16", "bf16": "bf16"}[dtype]
     k = compile_kernel(kernels.attn_fwd_kernel, sig, dict(HEAD_DIM=head_dim, BLOCK_M=bm, BLOCK_N=block_n), 8)
     ir = body(k.asm["ttgir"])
     assert "triton_ext_onchip.tma_copy" not in ir and "tt.dot " not in ir
     # Q once, K and V tiles double-buffered; the kernel is all TMA, so no proxy fence anywhere
     # (the transposed K view still counts as a TMA-only buffer).
-    assert re.search(rf"ttg.local_alloc : \(\) -> !ttg.memdesc<2x{block_n}x{head_dim}xf16", ir)
+    assert re.search(rf"ttg.local_alloc : \(\) -> !ttg.memdesc<2x{block_n}x{head_dim}x{ty}", ir)
     assert "ttng.fence_async_shared" not in ir
     off_diag, diag = _loops(ir, "j")  # the causal split: off-diagonal blocks, then the diagonal
     acc_type = rf"tensor<{bm}x{head_dim}xf32, #mma\d*>"
@@ -547,13 +728,13 @@ def test_causal_attention_forward(head_dim: int, block_n: int) -> None:
         assert loop.index("ttng.wait_barrier") < loop.index("ttng.warp_group_dot ")
         # S = Q K^T: both operands in shared memory, K through a transposed view.
         assert re.search(rf"ttg.memdesc_trans %\w+ \{{order = array<i32: 1, 0>\}} : "
-                         rf"!ttg.memdesc<{block_n}x{head_dim}xf16.* -> !ttg.memdesc<{head_dim}x{block_n}xf16", loop)
+                         rf"!ttg.memdesc<{block_n}x{head_dim}x{ty}.* -> !ttg.memdesc<{head_dim}x{block_n}x{ty}", loop)
         dots = re.findall(r"ttng.warp_group_dot %.*", loop)
         assert len(dots) == 2, dots
-        assert re.search(rf"!ttg.memdesc<{bm}x{head_dim}xf16.* \* !ttg.memdesc<{head_dim}x{block_n}xf16", dots[0])
+        assert re.search(rf"!ttg.memdesc<{bm}x{head_dim}x{ty}.* \* !ttg.memdesc<{head_dim}x{block_n}x{ty}", dots[0])
         # O += P V with P from registers.
-        assert re.search(rf": tensor<{bm}x{block_n}xf16, #ttg.dot_op<\{{opIdx = 0.* \* "
-                         rf"!ttg.memdesc<{block_n}x{head_dim}xf16.* -> {acc_type}", dots[1]), dots[1]
+        assert re.search(rf": tensor<{bm}x{block_n}x{ty}, #ttg.dot_op<\{{opIdx = 0.* \* "
+                         rf"!ttg.memdesc<{block_n}x{head_dim}x{ty}.* -> {acc_type}", dots[1]), dots[1]
         assert re.findall(r"ttng.warp_group_dot_wait .*pendings = (\d+)", loop) == ["0", "0"]
         # The output accumulator stays in its MMA layout across the loop.
         assert not re.search(rf"ttg.convert_layout %\S+ : {acc_type}", loop)
@@ -563,8 +744,8 @@ def test_causal_attention_forward(head_dim: int, block_n: int) -> None:
     assert re.search(r"arith.cmpi \w+, .*: tensor<\d+x\d+xi32", diag)
     assert k.metadata.shared >= (bm * head_dim + 4 * block_n * head_dim) * 2
     ptx = k.asm["ptx"]
-    assert f"wgmma.mma_async.sync.aligned.m64n{block_n}k16.f32.f16.f16" in ptx
-    assert f"wgmma.mma_async.sync.aligned.m64n{head_dim}k16.f32.f16.f16" in ptx
+    assert f"wgmma.mma_async.sync.aligned.m64n{block_n}k16.f32.{ty}.{ty}" in ptx
+    assert f"wgmma.mma_async.sync.aligned.m64n{head_dim}k16.f32.{ty}.{ty}" in ptx
     assert "cp.async.bulk.tensor.2d.shared::cta.global.mbarrier::complete_tx::bytes" in ptx
     assert "mbarrier.try_wait.parity" in ptx
     assert k.asm["cubin"]

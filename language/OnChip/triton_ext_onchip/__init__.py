@@ -20,9 +20,10 @@ See README.md in this folder for the model (who waits on what), each op and the 
 checks catch. Every check raises at the user's source line (Triton reports the exception as a
 ``CompilationError`` pointing at the call).
 
-Importing this module loads two plugins through ``triton_ext`` and enables ``onchip_lower``:
-``libTritonExtOnChipIR`` (registry ``onchip_ir``: the ``triton_ext_onchip`` dialect and the pass)
-and ``libTritonExtOnChip`` (registry ``onchip``: the ``builder.create_onchip_*`` callbacks).
+Importing this module loads two plugins through ``triton_ext`` and enables the passes of
+``PASSES``: ``libTritonExtOnChipIR`` (registry ``onchip_ir``: the ``triton_ext_onchip`` dialect and
+the passes) and ``libTritonExtOnChip`` (registry ``onchip``: the ``builder.create_onchip_*``
+callbacks).
 """
 
 from __future__ import annotations
@@ -42,6 +43,10 @@ DIALECT_EXTENSION = "onchip_ir"
 LANGUAGE_EXTENSION = "onchip"
 LOWERING_PASS = "onchip_lower"
 RESTORE_PASS = "onchip_restore_waits"
+#: Every pass of ``onchip_ir`` that ``load()`` enables: the two that lower and keep the author's
+#: waits, ``onchip_prune`` (removes buffers nobody reads and barriers nobody waits on) and
+#: ``onchip_check_expect`` (an ``expect`` must announce the bytes its TMA copies bring).
+PASSES = (LOWERING_PASS, RESTORE_PASS, "onchip_prune", "onchip_check_expect")
 
 #: Element types a buffer may hold (barriers are int64 and made by ``barriers``).
 BUFFER_DTYPES = ("fp16", "bf16", "fp32", "fp8e4nv", "fp8e5", "int8", "int16", "int32", "int64",
@@ -53,11 +58,11 @@ SHARED_BYTES = 227 * 1024
 
 
 def load() -> None:
-    """Load the dialect and builder plugins and enable ``onchip_lower`` (idempotent)."""
+    """Load the dialect and builder plugins and enable the passes of ``PASSES`` (idempotent)."""
     import triton_ext
 
-    triton_ext.enable(LOWERING_PASS)
-    triton_ext.enable(RESTORE_PASS)
+    for name in PASSES:
+        triton_ext.enable(name)
     triton_ext.load_extension(LANGUAGE_EXTENSION)
 
 
@@ -425,13 +430,21 @@ def arrive(bar: Any, count: Any = 1, pred: Any = True, _semantic: Any = None) ->
 
 @core.builtin
 def wait(bar: Any, phase: Any, pred: Any = True, _semantic: Any = None) -> None:
-    """Wait until phase ``phase`` (0 or 1: its parity) of ``bar`` has completed."""
+    """Wait until phase ``phase`` (0 or 1: its parity) of ``bar`` has completed.
+
+    A wait for a compile-time even phase on a barrier of this kernel that nothing has armed yet
+    (no ``arrive``, ``expect`` or ``copy_tma`` on it comes first, and the barrier was not passed
+    to a helper, loop or ``split``) never returns, and is an error here.
+    """
     op = "wait"
     bar = _expect(bar, ("barrier", ), op, "bar")
     if isinstance(phase, (core.constexpr, int)):
         _const_int("phase", phase, op)
     b = _builder(_semantic, "onchip_wait")
-    b.create_onchip_wait([bar.handle, _i32(phase, _semantic, op, "phase"), _pred(pred, _semantic, op)])
+    try:
+        b.create_onchip_wait([bar.handle, _i32(phase, _semantic, op, "phase"), _pred(pred, _semantic, op)])
+    except ValueError as exc:  # the builder's static check (OnChipBuilder.cpp, neverArmed)
+        raise ValueError(str(exc).removeprefix("create_onchip_wait: ")) from None
 
 
 # --------------------------------------------------------------------------------------------
