@@ -80,8 +80,8 @@ std::optional<Unread> unread(ttg::LocalAllocOp alloc) {
         out.writes.push_back(user);
         continue;
       }
-      if (isa<ttng::InitBarrierOp, ttng::ArriveBarrierOp,
-              ttng::BarrierExpectOp, ttng::InvalBarrierOp>(user)) {
+      if (isa<ttng::InitBarrierOp, ttng::ArriveBarrierOp, ttng::BarrierExpectOp,
+              ttng::InvalBarrierOp>(user)) {
         out.barriers = true;
         out.writes.push_back(user);
         continue;

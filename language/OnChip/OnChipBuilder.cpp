@@ -212,8 +212,8 @@ void createView(TritonOpBuilder &self, std::vector<Value> &values) {
   auto type = RankedTensorType::get(buf.getShape(), ptr);
   values[0] =
       createByName(self, "triton_ext_onchip.view", values[1], type,
-                   {b.getNamedAttr("purpose",
-                                   b.getStringAttr(purpose ? "copy" : "store"))})
+                   {b.getNamedAttr(
+                       "purpose", b.getStringAttr(purpose ? "copy" : "store"))})
           ->getResult(0);
 }
 
@@ -228,11 +228,10 @@ void createMmaOperand(TritonOpBuilder &self, std::vector<Value> &values) {
     fail(op, "pending must be >= 0");
   OpBuilder &b = self.getBuilder();
   auto type = RankedTensorType::get(buf.getShape(), buf.getElementType());
-  values[0] = createByName(self, "triton_ext_onchip.mma_operand", values[1],
-                           type,
-                           {b.getNamedAttr("pending",
-                                           b.getI32IntegerAttr(pending))})
-                  ->getResult(0);
+  values[0] =
+      createByName(self, "triton_ext_onchip.mma_operand", values[1], type,
+                   {b.getNamedAttr("pending", b.getI32IntegerAttr(pending))})
+          ->getResult(0);
 }
 
 /// [slot, count, arrivals]: `count` mbarriers, each initialised to expect
@@ -289,9 +288,8 @@ void createExpect(TritonOpBuilder &self, std::vector<Value> &values) {
   eraseIfDead(values[2]);
   if (bytes <= 0 || bytes >= (int64_t(1) << 20))
     fail(op, "bytes must be in [1, 2**20)");
-  ttng::BarrierExpectOp::create(self.getBuilder(), self.getLastLoc(),
-                                values[1], static_cast<uint32_t>(bytes),
-                                values[3]);
+  ttng::BarrierExpectOp::create(self.getBuilder(), self.getLastLoc(), values[1],
+                                static_cast<uint32_t>(bytes), values[3]);
 }
 
 /// [slot, barrier, count, pred]: arrive `count` times.
@@ -303,9 +301,8 @@ void createArrive(TritonOpBuilder &self, std::vector<Value> &values) {
   eraseIfDead(values[2]);
   if (count <= 0)
     fail(op, "count must be positive");
-  ttng::ArriveBarrierOp::create(self.getBuilder(), self.getLastLoc(),
-                                values[1], static_cast<uint32_t>(count),
-                                values[3]);
+  ttng::ArriveBarrierOp::create(self.getBuilder(), self.getLastLoc(), values[1],
+                                static_cast<uint32_t>(count), values[3]);
 }
 
 bool isDeclareBarriers(Operation *op) {
@@ -348,8 +345,7 @@ std::string neverArmed(Value bar, Value phase, Value pred, Block *at) {
   if (!alloc || !llvm::any_of(ring.getUsers(), isDeclareBarriers))
     return "";
   for (Operation *parent = at->getParentOp();
-       parent && parent != alloc->getParentOp();
-       parent = parent->getParentOp())
+       parent && parent != alloc->getParentOp(); parent = parent->getParentOp())
     if (isa<ttg::WarpSpecializeOp, ttg::WarpSpecializePartitionsOp>(parent))
       return "";
   std::optional<int64_t> slot = constantIndex(index);
@@ -365,10 +361,10 @@ std::string neverArmed(Value bar, Value phase, Value pred, Block *at) {
       Operation *op = use.getOwner();
       if (isa<ttng::InitBarrierOp, ttng::WaitBarrierOp>(op))
         continue;
-      bool arms = isa<ttng::ArriveBarrierOp, ttng::BarrierExpectOp>(op) ||
-                  (op->getName().getStringRef() ==
-                       "triton_ext_onchip.tma_copy" &&
-                   use.getOperandNumber() == 1);
+      bool arms =
+          isa<ttng::ArriveBarrierOp, ttng::BarrierExpectOp>(op) ||
+          (op->getName().getStringRef() == "triton_ext_onchip.tma_copy" &&
+           use.getOperandNumber() == 1);
       if (!arms)
         return ""; // passed on: it may be armed where we cannot see
       if (sameSlot)
@@ -417,9 +413,9 @@ void createWaitCopies(TritonOpBuilder &self, std::vector<Value> &values) {
   if (pending < 0)
     fail(op, "pending must be >= 0");
   auto token = ttg::AsyncTokenType::get(self.getContext());
-  auto wait = ttg::AsyncWaitOp::create(self.getBuilder(), self.getLastLoc(),
-                                       token, ValueRange{},
-                                       static_cast<uint32_t>(pending));
+  auto wait =
+      ttg::AsyncWaitOp::create(self.getBuilder(), self.getLastLoc(), token,
+                               ValueRange{}, static_cast<uint32_t>(pending));
   // Triton's pipeliner recomputes every async_wait's count from async
   // tokens, which these waits do not carry (the program's own commit groups
   // are the contract); onchip_restore_waits puts the author's count back.
@@ -433,7 +429,8 @@ void createWaitCopies(TritonOpBuilder &self, std::vector<Value> &values) {
 void createTmaCopy(TritonOpBuilder &self, std::vector<Value> &values) {
   const std::string op = "onchip_tma_copy";
   if (values.size() < 6 || values[0])
-    fail(op, "expects [result slot, descriptor, barrier, buffer, pred, coords...]");
+    fail(op,
+         "expects [result slot, descriptor, barrier, buffer, pred, coords...]");
   if (!isa<triton::TensorDescType>(values[1].getType()))
     fail(op, "expects a tensor descriptor (!tt.tensordesc)");
   barrier(values[2], op);
@@ -467,8 +464,7 @@ void createTmaCopy(TritonOpBuilder &self, std::vector<Value> &values) {
 //===----------------------------------------------------------------------===//
 
 ttg::WarpSpecializeOp splitOf(Value marker, const std::string &op) {
-  Operation *parent =
-      marker ? marker.getParentBlock()->getParentOp() : nullptr;
+  Operation *parent = marker ? marker.getParentBlock()->getParentOp() : nullptr;
   auto ws = dyn_cast_or_null<ttg::WarpSpecializeOp>(parent);
   if (!ws)
     fail(op, "expects the marker returned by create_onchip_split_begin");
