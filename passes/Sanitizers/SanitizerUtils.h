@@ -4,9 +4,11 @@
 //
 // The sanitizer passes report the same way (issue 18): a per-program count of
 // bad lanes; when it is non-zero, one atomic update per program of a per-site
-// record in a device global of the kernel's module, and one `tt.print` line
-// from the first program that reports the site (until the host resets the
-// record). In abort mode a scalar `tt.assert` that the count is zero follows.
+// record in a device global of the kernel's module, which the host reads and
+// prints (triton_ext.sanitizers). A device `tt.print` line (from the first
+// program that reports the site, or from every program) is opt-in: the call,
+// even never executed, costs registers in the whole kernel. In abort mode a
+// scalar `tt.assert` that the count is zero follows.
 // See README.md ("Reporting") for why this design.
 //
 //===----------------------------------------------------------------------===//
@@ -31,13 +33,13 @@ enum class ReportMode { Record, Abort };
 enum class PrintMode {
   First, ///< one line per site, from the first program that reports it
   Every, ///< one line per program with findings (every thread prints it)
-  None,  ///< no line; the records are read with triton_ext.sanitizers
+  None,  ///< no device line (default): the host prints from the records
 };
 
 /// The reporting options shared by the checking passes.
 struct ReportOptions {
   ReportMode mode = ReportMode::Record;
-  PrintMode print = PrintMode::First;
+  PrintMode print = PrintMode::None;
   /// Update the per-site records (module globals, atomics). Off: only the
   /// per-program prints of `print=every` (what an IR interpreter can follow).
   bool records = true;

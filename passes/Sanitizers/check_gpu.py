@@ -52,13 +52,16 @@ REPO = repo_root()
 #: Children run as this module from the repository root, like the parent (no sys.path edits).
 MODULE = "passes.Sanitizers.check_gpu"
 
-# One report line (print=first): `pid (x, y, z) idx ()[triton-ext PASS] kernel=K site=S WHAT;
-# first report of this site, lanes in this program=N`. Per-program lines (print=every) end in
-# `WHAT=N`; both are counted. Only device printf lines (they start with `pid (`) count: the text
-# of a SanitizerError the child prints (`... WHAT: lanes=37 ...`) is not a report line (the H200
-# run of 2026-12-01 counted it in nan_check_raises).
-REPORT = re.compile(r"^pid \([^)]*\) idx \([^)]*\)\[triton-ext (\w+)\] kernel=(\S+) site=(\S+) "
-                    r"([^=;\n]+?)(?:;[^=\n]*)?=\s*(-?\d+)", re.M)
+# A report line. By default (print=none) the host prints one per site with findings:
+# `[triton-ext PASS] kernel=K site=S WHAT: lanes=N programs=P first index=...`, when
+# sanitizers.report() collects the records (the child does, once) or at exit for findings nobody
+# collected. With the opt-in print=first the device adds `pid (x, y, z) idx ()[triton-ext PASS]
+# kernel=K site=S WHAT; first report of this site, lanes in this program=N` (print=every: `WHAT=N`
+# per program). Both kinds count, only at the start of a line: the text of a SanitizerError the
+# child prints (indented, or JSON after `RAISED`) is not a report line (the H200 run of
+# 2026-12-01 counted it in nan_check_raises).
+REPORT = re.compile(r"^(?:pid \([^)]*\) idx \([^)]*\))?\[triton-ext (\w+)\] kernel=(\S+) site=(\S+) "
+                    r"([^=;:\n]+?)(?:(?:;[^=\n]*)?=\s*(-?\d+)|: lanes=(\d+))", re.M)
 #: The torch.compile child prints this between its first call (compile, Inductor's autotuning
 #: of candidate configs on the real input, run) and its second (the chosen kernel, one launch).
 SECOND_CALL = "SECOND_CALL"
@@ -148,13 +151,15 @@ def _child(scenario: str, plain: bool) -> None:
         correct = spec["run"](torch, triton, kernels, "cuda", state, api)
         torch.cuda.synchronize()
         if api is not None and not spec.get("no_report"):
-            # reset=False: the site stays reported, so the timed launches below print nothing.
+            # Collects (and prints: one host line per site) what the run found, re-arming it.
             records = [{"key": _key(r.site.kernel, r.site.location, r.site.what),
                         "lanes": r.lanes, "programs": r.programs, "first_index": r.first_index}
-                       for r in api.report(reset=False)]
+                       for r in api.report()]
             print(f"RECORDS {json.dumps(records)}", flush=True)
         if "launch" in state:
             print(f"KERNEL_MS {_timed(torch, state['launch'])}", flush=True)
+            if api is not None:
+                api.reset()  # the timed launches' findings: no line at exit
     print(f"RESULT {json.dumps({'correct': correct, **state.get('extra', {})})}", flush=True)
 
 
@@ -393,9 +398,20 @@ SCENARIOS: dict[str, dict[str, Any]] = {
         "lines": lambda: {_key("ratio_kernel", _site("ratio_store"), NAN): 2},
         "records": lambda extra: {_key("ratio_kernel", _site("ratio_store"), NAN):
                                   {"lanes": 37, "first_index": extra["first_bad"]}}},
+    # check() raises instead of printing; it re-arms the site, so nothing is printed at exit.
     "nan_check_raises": {
         "passes": ["nan_inf_check"], "run": _run_ratio_raises, "no_report": True,
-        "lines": _one("ratio_kernel", "ratio_store", NAN), "raises": "ratio_store"},
+        "lines": lambda: {}, "raises": "ratio_store"},
+    # The opt-in immediate device line (print=first): one device line and the host's one.
+    "nan_print_first": {
+        "passes": ["nan_inf_check"], "options": {"print": "first"}, "run": _run_ratio,
+        "lines": lambda: {_key("ratio_kernel", _site("ratio_store"), NAN): 2},
+        "records": lambda extra: {_key("ratio_kernel", _site("ratio_store"), NAN):
+                                  {"lanes": 37, "first_index": extra["first_bad"]}}},
+    # Nobody calls report()/check(): the one line per site comes from the exit summary.
+    "nan_exit_summary": {
+        "passes": ["nan_inf_check"], "run": _run_ratio, "no_report": True,
+        "lines": _one("ratio_kernel", "ratio_store", NAN)},
     "nan_abort": {"passes": ["nan_inf_check"], "options": {"mode": "abort"}, "run": _run_ratio,
                   "abort": "ratio_store"},
     "poison_window_sum": {
@@ -428,10 +444,12 @@ def _run_child(args: list[str], env: dict[str, str] | None = None,
                wrapper: list[str] | None = None) -> tuple[int, str, float]:
     start = time.perf_counter()
     try:
+        # One pipe for both streams: the host's report lines (stderr) keep their place among
+        # the device printf lines and the child's markers (stdout, flushed).
         proc = subprocess.run([*(wrapper or []), sys.executable, "-m", MODULE, *args],
-                              capture_output=True, text=True, timeout=CHILD_TIMEOUT_S, cwd=REPO,
-                              env={**os.environ, **(env or {})})
-        rc, text = proc.returncode, proc.stdout + proc.stderr
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                              timeout=CHILD_TIMEOUT_S, cwd=REPO, env={**os.environ, **(env or {})})
+        rc, text = proc.returncode, proc.stdout
     except subprocess.TimeoutExpired as exc:
         out = exc.stdout or b""
         rc, text = 124, (out.decode() if isinstance(out, bytes) else out) + "\nTIMEOUT"
