@@ -338,7 +338,7 @@ def _exit_summary() -> None:
     """One line per site with findings that no report()/check() collected (atexit)."""
     try:
         report(reset=True, echo=True)
-    except RuntimeError as exc:
+    except Exception as exc:  # noqa: BLE001  (at exit: say it in one line, no traceback)
         code = re.search(r"CUDA error (\d+)", str(exc))
         if "needs the CUDA driver" in str(exc) or (code and int(code.group(1)) in _NOTHING_TO_READ):
             return

@@ -156,7 +156,8 @@ def _child(scenario: str, plain: bool) -> None:
                         "lanes": r.lanes, "programs": r.programs, "first_index": r.first_index}
                        for r in api.report()]
             print(f"RECORDS {json.dumps(records)}", flush=True)
-        if "launch" in state:
+        if "launch" in state and not (api is not None and spec.get("no_report")):
+            # (not in no_report scenarios: their findings are for check() or the exit summary)
             print(f"KERNEL_MS {_timed(torch, state['launch'])}", flush=True)
             if api is not None:
                 api.reset()  # the timed launches' findings: no line at exit
@@ -576,25 +577,24 @@ def _bench(out_dir: Path, quick: bool) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------- print-cost probe (issue 18)
-# The print=first line is a device `vprintf` call. Never executed in a correct program, the call
+# A device line (print=first) is a `vprintf` call. Never executed in a correct program, the call
 # still changes the kernel's register allocation (the ABI of a call; on CPU, the in-house GEMM
-# compiles to 198 registers without sanitizers, 209 with nan_inf_check, 199 with
-# nan_inf_check{print=none}; offset_overflow_check 214 vs 192). `--probe-print OUT` times
-# bench_kernel's GEMM 4096^3 and attention seq 2048 off, with each sanitizer as it ships, with
-# print=none (records only, read by sanitizers.report()/check()) and with neither print nor
-# records ("check only"), in interleaved rounds; speed = off / variant.
+# compiles to 198 registers without sanitizers, 209 + a 16-byte stack frame with
+# nan_inf_check{print=first}, 199 with the default print=none; offset_overflow_check 214 + 64 B
+# vs 192). `--probe-print OUT` times bench_kernel's GEMM 4096^3 and attention seq 2048 off, with
+# each sanitizer as it ships (print=none: the host prints from the records), with the opt-in
+# device line (print=first) and with neither print nor records ("check only"), in interleaved
+# rounds; speed = off / variant.
 
 PROBE_VARIANTS: list[tuple[str, str | None, dict[str, Any]]] = [
     ("off", None, {}),
     ("nan_inf_check", "nan_inf_check", {}),
-    ("nan_inf_check print=none", "nan_inf_check", {"print": "none"}),
-    ("nan_inf_check check only", "nan_inf_check", {"print": "none", "records": False}),
+    ("nan_inf_check print=first", "nan_inf_check", {"print": "first"}),
+    ("nan_inf_check check only", "nan_inf_check", {"records": False}),
     ("offset_overflow_check", "offset_overflow_check", {}),
-    ("offset_overflow_check print=none", "offset_overflow_check", {"print": "none"}),
-    ("offset_overflow_check check only", "offset_overflow_check",
-     {"print": "none", "records": False}),
+    ("offset_overflow_check print=first", "offset_overflow_check", {"print": "first"}),
+    ("offset_overflow_check check only", "offset_overflow_check", {"records": False}),
 ]
-
 
 
 def _probe_print(out: Path, rounds: int = 5) -> int:
@@ -639,8 +639,10 @@ def _probe_print(out: Path, rounds: int = 5) -> int:
         with triton_ext.enabled(pass_name, options=options):
             return do_bench(launch, warmup=25, rep=200)
 
+    from triton_ext.bench.gpu import checkout_commit
+
     result: dict[str, Any] = {"device": torch.cuda.get_device_name(), "rounds": rounds,
-                              "cases": {}}
+                              "commit": checkout_commit(), "cases": {}}
     ok = True
     for name, (launch, produced) in cases.items():
         reference = None
@@ -780,7 +782,10 @@ def main() -> int:
 
     import torch
     import triton
-    result = {"device": torch.cuda.get_device_name(), "triton": triton.__version__,
+    from triton_ext.bench.gpu import checkout_commit
+
+    result = {"device": torch.cuda.get_device_name(), "commit": checkout_commit(),
+              "triton": triton.__version__,
               "torch": torch.__version__, "compute_sanitizer": _compute_sanitizer(),
               "wall_s": round(time.perf_counter() - t0, 1),
               "scenarios": [asdict(o) | {"ok": o.ok} for o in outcomes], "tools": tools,
