@@ -55,6 +55,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Pass/Pass.h"
 #include "triton/Dialect/Triton/IR/Dialect.h"
+#include "triton/Dialect/TritonGPU/IR/Dialect.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/Debug.h"
 
@@ -75,6 +76,23 @@ namespace {
 
 /// Name of the op whose result makes an async warp-group dot valid.
 constexpr StringLiteral kDotWait = "ttng.warp_group_dot_wait";
+
+/// Largest tile slice per thread (elements) that the count fast path takes.
+/// Above it (GEMM epilogues: 128 per thread) its per-lane index and second
+/// reduction operand cost more registers than keeping |value| live for the
+/// peak path's branch (in-house fp16 GEMM: 204 registers against 199, 198
+/// without the check); row kernels hold 4-32 (Liger RMS-norm forward: 39
+/// registers with count, as without the check, 47 with peak).
+constexpr int64_t kCountMaxElemsPerThread = 32;
+
+/// Elements of `type` each thread holds; 1 without a layout (TTIR, where
+/// nothing is known about threads: the count fast path is taken).
+static int64_t elemsPerThread(Type type) {
+  auto tensorTy = cast<RankedTensorType>(type);
+  if (!tensorTy.getEncoding())
+    return 1;
+  return triton::gpu::getTotalElemsPerThread(type);
+}
 
 /// Lane-preserving ops followed from a dot result to its stores.
 constexpr unsigned kMaxChain = 16;
@@ -224,6 +242,16 @@ public:
         getOperation(), "nan_inf_check", mode, print, records);
     if (!report)
       return signalPassFailure();
+    if (fastPath == "count") {
+      report->fastPath = FastPath::Count;
+    } else if (fastPath == "peak") {
+      report->fastPath = FastPath::Peak;
+    } else {
+      getOperation()->emitError()
+          << "nan_inf_check: fast-path must be 'count' or 'peak', found '"
+          << fastPath << "'";
+      return signalPassFailure();
+    }
     ModuleOp module = getOperation();
 
     // Collect first: checking inserts ops that the walk must not visit.
@@ -635,6 +663,30 @@ private:
     Value inf = arith::ConstantOp::create(builder, loc, type,
                                           splatOrScalar(type, infAttr));
     Value absolute = math::AbsFOp::create(builder, loc, value);
+    std::string kernel = kernelNameOf(site);
+    std::string kind = (what + " non-finite").str();
+    ReportSite reportSite{"nan_inf_check", kernel, siteOf(loc), kind};
+    if (Operation *ret = entryReturnAt(builder);
+        ret && report.fastPath == FastPath::Count && report.records &&
+        report.mode == ReportMode::Record && isa<RankedTensorType>(type) &&
+        elemsPerThread(type) <= kCountMaxElemsPerThread) {
+      // Count fast path: the exact (count, first lane) in one reduction
+      // right here; the tile is dead after it (the peak fast path keeps
+      // |value| live across its reduction for the reporting branch: RMS-norm
+      // forward 39 -> 47 registers). The records are updated before the
+      // return under count > 0, as on the peak path.
+      Value bad = arith::CmpFOp::create(
+          builder, loc, arith::CmpFPredicate::UEQ, absolute, inf);
+      if (mask)
+        bad = arith::AndIOp::create(builder, loc, bad, mask);
+      auto [count, first] = countAndFirstLane(builder, loc, bad);
+      if (count) {
+        emitRecordsAtEnd(builder, loc, ret, count, first,
+                         cast<RankedTensorType>(type).getNumElements(),
+                         reportSite, report);
+        return;
+      }
+    }
     Value peak = absolute;
     if (mask) {
       Value zero = arith::ConstantOp::create(
@@ -659,12 +711,10 @@ private:
           mask ? arith::AndIOp::create(b, l, bad, mask).getResult() : bad;
       return badLanes;
     };
-    std::string kernel = kernelNameOf(site);
-    std::string kind = (what + " non-finite").str();
     emitReportWhen(
         builder, loc, found,
         [&](OpBuilder &b, Location l) { return countTrue(b, l, lanes(b, l)); },
-        lanes, ReportSite{"nan_inf_check", kernel, siteOf(loc), kind}, report);
+        lanes, reportSite, report);
   }
 
   /// NaN-propagating maximum over every lane of `value` (a float scalar).

@@ -229,6 +229,44 @@ Value firstTrueLane(OpBuilder &builder, Location loc, Value bad) {
   return reduceAll(builder, loc, picked, /*min=*/true);
 }
 
+std::pair<Value, Value> countAndFirstLane(OpBuilder &builder, Location loc,
+                                          Value bad) {
+  auto badTy = dyn_cast<RankedTensorType>(bad.getType());
+  if (!badTy)
+    return {};
+  Type i32 = builder.getI32Type();
+  Value index = laneIndex(builder, loc, badTy);
+  if (!index)
+    return {};
+  auto i32Ty = cast<RankedTensorType>(index.getType());
+  Value none = arith::ConstantOp::create(
+      builder, loc,
+      DenseElementsAttr::get(cast<ShapedType>(i32Ty),
+                             builder.getI32IntegerAttr(INT32_MAX)));
+  SmallVector<Value> values{
+      arith::ExtUIOp::create(builder, loc, i32Ty, bad),
+      arith::SelectOp::create(builder, loc, bad, index, none)};
+  // One multi-operand reduction per dimension: (sum of the bad lanes,
+  // smallest index of a bad lane), so the cross-warp step exchanges both in
+  // one round (one barrier).
+  for (int64_t rank = badTy.getRank(); rank > 0; --rank) {
+    auto reduce = triton::ReduceOp::create(
+        builder, loc, ValueRange(values),
+        nextReduceAxis(cast<RankedTensorType>(values[0].getType())));
+    OpBuilder::InsertionGuard guard(builder);
+    Block *body = builder.createBlock(&reduce.getCombineOp(), {},
+                                      {i32, i32, i32, i32},
+                                      {loc, loc, loc, loc});
+    Value sum = arith::AddIOp::create(builder, loc, body->getArgument(0),
+                                      body->getArgument(2));
+    Value min = arith::MinSIOp::create(builder, loc, body->getArgument(1),
+                                       body->getArgument(3));
+    triton::ReduceReturnOp::create(builder, loc, ValueRange{sum, min});
+    values = {reduce.getResult()[0], reduce.getResult()[1]};
+  }
+  return {values[0], values[1]};
+}
+
 /// Appends `entry` to the module's site table (or finds it: two checks of
 /// one kind at one line share a record) and sizes the counters global to
 /// match. Returns the site's index.

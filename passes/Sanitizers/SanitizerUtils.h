@@ -36,6 +36,12 @@ enum class PrintMode {
   None,  ///< no device line (default): the host prints from the records
 };
 
+/// How nan_inf_check decides, on the clean path, that a tile has nothing.
+enum class FastPath {
+  Peak,  ///< NaN-propagating max of |value|; count and first lane on a branch
+  Count, ///< (count, first lane) in one two-operand reduction, no branch
+};
+
 /// The reporting options shared by the checking passes.
 struct ReportOptions {
   ReportMode mode = ReportMode::Record;
@@ -43,6 +49,9 @@ struct ReportOptions {
   /// Update the per-site records (module globals, atomics). Off: only the
   /// per-program prints of `print=every` (what an IR interpreter can follow).
   bool records = true;
+  /// nan_inf_check's fast path for single stores in the kernel's entry block
+  /// (record mode with records; elsewhere, and for grouped stores, Peak).
+  FastPath fastPath = FastPath::Count;
 };
 
 /// Parses `mode`, `print` and `records`; emits an error on `op` and returns
@@ -129,6 +138,14 @@ using CountBuilder = function_ref<Value(OpBuilder &, Location)>;
 /// of rank 1 or 2), INT32_MAX when none is; null for other ranks. Built with
 /// one `tt.reduce` (min) per dimension: call it on a reporting path.
 Value firstTrueLane(OpBuilder &builder, Location loc, Value bad);
+
+/// (count, first lane) of `bad` (an i1 tensor of rank 1 or 2) as two i32
+/// scalars from one multi-operand reduction per dimension: the number of
+/// true lanes and the row-major index of the first (INT32_MAX when none is);
+/// {} for other ranks. Nothing of the tile is needed afterwards, so a caller
+/// that reports from these two scalars keeps no tile live past them.
+std::pair<Value, Value> countAndFirstLane(OpBuilder &builder, Location loc,
+                                          Value bad);
 
 /// As emitReport, for a check whose fast path only decides whether anything
 /// was found (`found`, i1, the same in every thread of the program): the

@@ -212,3 +212,21 @@ def divisible(signature: dict[str, str]) -> dict[tuple[int, ...], list[list[Any]
     and multiple-of-16 sizes would specialize them (needed for vectorized async copies)."""
     return {(i,): [["tt.divisibility", 16]] for i, name in enumerate(signature)
             if signature[name].startswith("*") or signature[name] == "i32"}
+
+
+@triton.jit
+def rms_norm_kernel(x_ptr, w_ptr, y_ptr, rstd_ptr, stride, n_cols, eps, BLOCK: tl.constexpr):
+    """Correct row kernel shaped like Liger's RMS-norm forward (one bf16 row per program): the
+    register cost of nan_inf_check's fast path on a memory-bound row kernel (issue 18)."""
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    x = tl.load(x_ptr + row * stride + cols, mask=mask, other=0).to(tl.float32)
+    w = tl.load(w_ptr + cols, mask=mask, other=0).to(tl.float32)
+    rstd = 1.0 / tl.sqrt(tl.sum(x * x, axis=0) / n_cols + eps)
+    tl.store(rstd_ptr + row, rstd)  # SITE: rms_rstd_store
+    tl.store(y_ptr + row * stride + cols, (x * rstd * w).to(tl.bfloat16), mask=mask)  # SITE: rms_y_store
+
+
+RMS_SIG = {"x_ptr": "*bf16", "w_ptr": "*bf16", "y_ptr": "*bf16", "rstd_ptr": "*fp32", "stride": "i32",
+           "n_cols": "i32", "eps": "fp32", "BLOCK": "constexpr"}

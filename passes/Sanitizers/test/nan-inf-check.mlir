@@ -1,7 +1,13 @@
-// RUN: %opt %s --pass 'nan_inf_check{print=first}' --no-debug-info | FileCheck %s
+// RUN: %opt %s --pass 'nan_inf_check{print=first fast-path=peak}' --no-debug-info | FileCheck %s
+// The default fast path of a single store in the entry block (fast-path=count): one
+// two-operand reduction (count, first lane) right after the store, no branch there, the
+// records before the return under count > 0.
+// RUN: %opt %s --pass nan_inf_check --no-debug-info | FileCheck %s --check-prefix=COUNT
+// RUN: not %opt %s --pass 'nan_inf_check{fast-path=max}' --no-debug-info 2>&1 | FileCheck %s --check-prefix=BADFAST
+// BADFAST: nan_inf_check: fast-path must be 'count' or 'peak', found 'max'
 // RUN: %opt %s --pass 'nan_inf_check{mode=abort}' --no-debug-info | FileCheck %s --check-prefix=ABORT
-// RUN: %opt %s --pass 'nan_inf_check{check-dots=false print=first}' --no-debug-info | FileCheck %s --check-prefix=NODOTS
-// RUN: %opt %s --pass 'nan_inf_check{print=every}' --no-debug-info | FileCheck %s --check-prefix=EVERY
+// RUN: %opt %s --pass 'nan_inf_check{check-dots=false print=first fast-path=peak}' --no-debug-info | FileCheck %s --check-prefix=NODOTS
+// RUN: %opt %s --pass 'nan_inf_check{print=every fast-path=peak}' --no-debug-info | FileCheck %s --check-prefix=EVERY
 // RUN: %opt %s --pass 'nan_inf_check{print=none}' --no-debug-info | FileCheck %s --check-prefix=NONE
 // The default is print=none (issue 18: a device printf call costs GEMM registers even never
 // executed; the host prints from the records): no tt.print and no thread-id asm anywhere.
@@ -103,6 +109,37 @@
 // EVERY-NOT:       tt.elementwise_inline_asm
 // EVERY:           tt.atomic_rmw add
 // EVERY:         tt.return
+// COUNT-LABEL: tt.func @store_f32
+// COUNT:         %[[X:.*]] = tt.load
+// COUNT-NEXT:    tt.store %{{.*}}, %[[X]], %[[M:[^ ]*]] :
+// COUNT:         %[[ABS:.*]] = math.absf %[[X]] : tensor<128xf32>
+// COUNT-NEXT:    %[[BAD:.*]] = arith.cmpf ueq, %[[ABS]], %{{.*}} : tensor<128xf32>
+// COUNT-NEXT:    %[[BADM:.*]] = arith.andi %[[BAD]], %[[M]] : tensor<128xi1>
+// COUNT-NEXT:    %[[LANE:.*]] = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
+// COUNT:         %[[EXT:.*]] = arith.extui %[[BADM]] : tensor<128xi1> to tensor<128xi32>
+// COUNT-NEXT:    %[[PICK:.*]] = arith.select %[[BADM]], %[[LANE]], %{{.*}} : tensor<128xi1>, tensor<128xi32>
+// COUNT-NEXT:    %[[RED:.*]]:2 = "tt.reduce"(%[[EXT]], %[[PICK]]) <{axis = 0 : i32}>
+// COUNT:           arith.addi
+// COUNT:           arith.minsi
+// COUNT:         }) : (tensor<128xi32>, tensor<128xi32>) -> (i32, i32)
+// COUNT-NOT:     scf.if
+// COUNT-NOT:     tt.print
+// COUNT:         %[[ANY:.*]] = arith.cmpi sgt, %[[RED]]#0, %{{.*}} : i32
+// COUNT-NEXT:    scf.if %[[ANY]] {
+// COUNT:           arith.extsi %[[RED]]#0 : i32 to i64
+// COUNT:           tt.atomic_rmw add
+// COUNT:           tt.atomic_rmw add
+// COUNT:           arith.extsi %[[RED]]#1 : i32 to i64
+// COUNT:           tt.atomic_rmw max
+// COUNT-NOT:       tt.print
+// COUNT:         }
+// COUNT-NEXT:    tt.return
+// COUNT-LABEL: tt.func @store_bf16_2d
+// COUNT:         "tt.reduce"(%{{.*}}, %{{.*}}) <{axis = 0 : i32}>
+// COUNT:         }) : (tensor<16x32xi32>, tensor<16x32xi32>) -> (tensor<32xi32>, tensor<32xi32>)
+// COUNT:         "tt.reduce"(%{{.*}}, %{{.*}}) <{axis = 0 : i32}>
+// COUNT:         }) : (tensor<32xi32>, tensor<32xi32>) -> (i32, i32)
+// COUNT:         tt.atomic_rmw max
 // NONE-LABEL:  tt.func @store_f32
 // NONE-NOT:      tt.print
 // NONE:          tt.store

@@ -281,7 +281,7 @@ def test_log_affine_one_print_per_site():
     # program whose `programs` counter update read zero. Before issue 18 every thread of every
     # program with a NaN printed.
     compiled = _compile(kernels.log_affine_kernel, kernels.LOG_SIG, {"XBLOCK": 1024},
-                        ("nan_inf_check",), print="first")
+                        ("nan_inf_check",), print="first", fast_path="peak")
     ttgir = compiled.asm["ttgir"]
     assert ttgir.count("tt.print") == 1
     defs = _defs(ttgir)
@@ -590,3 +590,23 @@ def test_default_puts_no_device_print_in_planted_bug_kernels():
         assert "vprintf" not in default.asm["llir"] and _record_atomics(default), fn
         first = _compile(fn, sig, {"BLOCK": 1024}, passes, print="first")
         assert "vprintf" in first.asm["llir"], fn
+
+
+@pytest.mark.parametrize("block,warps", [(8192, 8), (4096, 4)])
+def test_default_row_kernel_keeps_no_tile_live(block, warps):
+    # Issue 18, memory-bound row kernels: the peak fast path (max of |y|, then a branch that
+    # recounts from |y|) keeps the stored tile live across the cross-warp reduction (Liger's
+    # RMS-norm forward 39 -> 47 registers; 8-warp CTAs per SM 6 -> 5). The default (count)
+    # reduces (count, first lane) in one two-operand reduction after the store: no branch there,
+    # nothing of the tile live after it.
+    def compiled(*passes: str, **options: Any) -> Any:
+        return _compile(kernels.rms_norm_kernel, kernels.RMS_SIG, {"BLOCK": block}, passes,
+                        {"num_warps": warps}, **options)
+
+    off = _registers(compiled())
+    default = compiled("nan_inf_check")
+    ttgir = default.asm["ttgir"]
+    assert re.search(r'"tt\.reduce"\(%\S+, %\S+\) <\{axis = 0 : i32\}>', ttgir), "no (count, first) reduction"
+    regs, stack = _registers(default)
+    assert stack == 0 and regs <= off[0] + 2, (regs, stack, off)
+    assert regs <= _registers(compiled("nan_inf_check", fast_path="peak"))[0]
