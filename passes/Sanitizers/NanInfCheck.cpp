@@ -82,8 +82,10 @@ constexpr StringLiteral kDotWait = "ttng.warp_group_dot_wait";
 /// reduction operand cost more registers than keeping |value| live for the
 /// peak path's branch (in-house fp16 GEMM: 204 registers against 199, 198
 /// without the check); row kernels hold 4-32 (Liger RMS-norm forward: 39
-/// registers with count, as without the check, 47 with peak).
-constexpr int64_t kCountMaxElemsPerThread = 32;
+/// registers with count, as without the check, 47 with peak), attention
+/// outputs 64 (fla parallel attention forward: 224 with count, as without
+/// the check, 230 with peak).
+constexpr int64_t kCountMaxElemsPerThread = 64;
 
 /// Elements of `type` each thread holds; 1 without a layout (TTIR, where
 /// nothing is known about threads: the count fast path is taken).
