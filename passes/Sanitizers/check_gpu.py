@@ -212,6 +212,30 @@ def _run_ratio(torch, triton, kernels, dev, state, api) -> bool:
                 and torch.isnan(out[bad]).all())
 
 
+RATIO_2D = (1000, 100, 16, 128)  # rows, cols, BLOCK_R, BLOCK_C: 16 lanes per thread (4 warps)
+
+
+def _run_ratio_2d(torch, triton, kernels, dev, state, api) -> bool:
+    rows, cols, block_r, block_c = RATIO_2D
+    x, y, bad = _ratio_inputs(torch, dev, rows * cols)
+    out = torch.empty_like(x)
+
+    def launch() -> None:
+        kernels.ratio_2d_kernel[(triton.cdiv(rows, block_r),)](x, y, out, rows, cols,
+                                                              BLOCK_R=block_r, BLOCK_C=block_c)
+
+    launch()
+    torch.cuda.synchronize()
+    i, j = bad // cols, bad % cols  # pid * tile + row-major lane in the tile
+    firsts = (i // block_r) * (block_r * block_c) + (i % block_r) * block_c + j
+    state["extra"] = {"first_bad": int(firsts.min())}
+    state["launch"] = launch
+    good = torch.ones(rows * cols, dtype=torch.bool, device=dev)
+    good[bad] = False
+    return bool(torch.allclose(out[good].double(), x[good].double() / y[good].double(), rtol=1e-6)
+                and torch.isnan(out[bad]).all())
+
+
 def _run_ratio_rearm(torch, triton, kernels, dev, state, api) -> bool:
     # Three launches print one line (the record counts 3 x 37 lanes); report() re-arms the site,
     # so the fourth launch prints a second line; the final record holds that launch alone.
@@ -394,6 +418,17 @@ SCENARIOS: dict[str, dict[str, Any]] = {
         "passes": ["nan_inf_check"], "run": _run_ratio_pair,
         "lines": _one("ratio_pair_kernel", "pair_ratio_store", NAN),
         "records": lambda extra: {_key("ratio_pair_kernel", _site("pair_ratio_store"), NAN):
+                                  {"lanes": 37, "first_index": extra["first_bad"]}}},
+    # A 2-D masked tile through the default count fast path and the peak one: same records.
+    "nan_2d_count": {
+        "passes": ["nan_inf_check"], "run": _run_ratio_2d,
+        "lines": _one("ratio_2d_kernel", "ratio_2d_store", NAN),
+        "records": lambda extra: {_key("ratio_2d_kernel", _site("ratio_2d_store"), NAN):
+                                  {"lanes": 37, "first_index": extra["first_bad"]}}},
+    "nan_2d_peak": {
+        "passes": ["nan_inf_check"], "options": {"fast-path": "peak"}, "run": _run_ratio_2d,
+        "lines": _one("ratio_2d_kernel", "ratio_2d_store", NAN),
+        "records": lambda extra: {_key("ratio_2d_kernel", _site("ratio_2d_store"), NAN):
                                   {"lanes": 37, "first_index": extra["first_bad"]}}},
     "nan_rearm": {
         "passes": ["nan_inf_check"], "run": _run_ratio_rearm,

@@ -215,6 +215,19 @@ def divisible(signature: dict[str, str]) -> dict[tuple[int, ...], list[list[Any]
 
 
 @triton.jit
+def ratio_2d_kernel(x_ptr, y_ptr, out_ptr, rows, cols, BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr):
+    """ratio_kernel on a (rows, cols) matrix, one BLOCK_R x BLOCK_C tile per program (cols <=
+    BLOCK_C): a 2-D store under a row and column mask, for the records' first index (row-major
+    lane of the tile) through both nan_inf_check fast paths."""
+    r = tl.program_id(0) * BLOCK_R + tl.arange(0, BLOCK_R)[:, None]
+    c = tl.arange(0, BLOCK_C)[None, :]
+    mask = (r < rows) & (c < cols)
+    x = tl.load(x_ptr + r * cols + c, mask=mask, other=1.0)
+    y = tl.load(y_ptr + r * cols + c, mask=mask, other=1.0)
+    tl.store(out_ptr + r * cols + c, x / y, mask=mask)  # SITE: ratio_2d_store
+
+
+@triton.jit
 def rms_norm_kernel(x_ptr, w_ptr, y_ptr, rstd_ptr, stride, n_cols, eps, BLOCK: tl.constexpr):
     """Correct row kernel shaped like Liger's RMS-norm forward (one bf16 row per program): the
     register cost of nan_inf_check's fast path on a memory-bound row kernel (issue 18)."""
@@ -228,5 +241,7 @@ def rms_norm_kernel(x_ptr, w_ptr, y_ptr, rstd_ptr, stride, n_cols, eps, BLOCK: t
     tl.store(y_ptr + row * stride + cols, (x * rstd * w).to(tl.bfloat16), mask=mask)  # SITE: rms_y_store
 
 
+RATIO_2D_SIG = {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "rows": "i32", "cols": "i32",
+                "BLOCK_R": "constexpr", "BLOCK_C": "constexpr"}
 RMS_SIG = {"x_ptr": "*bf16", "w_ptr": "*bf16", "y_ptr": "*bf16", "rstd_ptr": "*fp32", "stride": "i32",
            "n_cols": "i32", "eps": "fp32", "BLOCK": "constexpr"}

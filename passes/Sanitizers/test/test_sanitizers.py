@@ -610,3 +610,19 @@ def test_default_row_kernel_keeps_no_tile_live(block, warps):
     regs, stack = _registers(default)
     assert stack == 0 and regs <= off[0] + 2, (regs, stack, off)
     assert regs <= _registers(compiled("nan_inf_check", fast_path="peak"))[0]
+
+
+@pytest.mark.parametrize("fast_path", ["count", "peak"])
+def test_2d_masked_store_fast_paths(fast_path):
+    # check_gpu's nan_2d_count / nan_2d_peak scenarios: the same 2-D masked store through both
+    # fast paths (16 lanes per thread: count by default), one site with the tile's 2048 lanes.
+    compiled = _compile(kernels.ratio_2d_kernel, kernels.RATIO_2D_SIG, {"BLOCK_R": 16, "BLOCK_C": 128},
+                        ("nan_inf_check",), {"num_warps": 4},
+                        **({} if fast_path == "count" else {"fast_path": "peak"}))
+    ttgir = compiled.asm["ttgir"]
+    two_operand = re.findall(r'"tt\.reduce"\(%\S+, %\S+\)', ttgir)
+    assert (len(two_operand) == 2) == (fast_path == "count"), two_operand  # one per dimension
+    assert ("arith.maximumf" in ttgir) == (fast_path == "peak")
+    assert [(s.numel, s.location) for s in sanitizers.sites_of(compiled)] == [
+        (16 * 128, _site("ratio_2d_store"))]
+    assert _record_atomics(compiled) == 3
