@@ -254,9 +254,8 @@ std::pair<Value, Value> countAndFirstLane(OpBuilder &builder, Location loc,
         builder, loc, ValueRange(values),
         nextReduceAxis(cast<RankedTensorType>(values[0].getType())));
     OpBuilder::InsertionGuard guard(builder);
-    Block *body = builder.createBlock(&reduce.getCombineOp(), {},
-                                      {i32, i32, i32, i32},
-                                      {loc, loc, loc, loc});
+    Block *body = builder.createBlock(
+        &reduce.getCombineOp(), {}, {i32, i32, i32, i32}, {loc, loc, loc, loc});
     Value sum = arith::AddIOp::create(builder, loc, body->getArgument(0),
                                       body->getArgument(2));
     Value min = arith::MinSIOp::create(builder, loc, body->getArgument(1),
