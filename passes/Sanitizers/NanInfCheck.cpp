@@ -668,8 +668,7 @@ private:
     std::string kernel = kernelNameOf(site);
     std::string kind = (what + " non-finite").str();
     ReportSite reportSite{"nan_inf_check", kernel, siteOf(loc), kind};
-    if (Operation *ret = entryReturnAt(builder);
-        ret && report.fastPath == FastPath::Count && report.records &&
+    if (report.fastPath == FastPath::Count && report.records &&
         report.mode == ReportMode::Record && isa<RankedTensorType>(type) &&
         elemsPerThread(type) <= kCountMaxElemsPerThread) {
       // Count fast path: the exact (count, first lane) in one reduction
@@ -683,7 +682,12 @@ private:
         bad = arith::AndIOp::create(builder, loc, bad, mask);
       auto [count, first] = countAndFirstLane(builder, loc, bad);
       if (count) {
-        emitRecordsAtEnd(builder, loc, ret, count, first,
+        // In the kernel's entry block the records are updated before the
+        // return; in a loop or branch right here (the branch only holds
+        // scalar atomics: nothing of the tile is live in it).
+        Operation *ret = entryReturnAt(builder);
+        Operation *at = ret ? ret : &*builder.getInsertionPoint();
+        emitRecordsAtEnd(builder, loc, at, count, first,
                          cast<RankedTensorType>(type).getNumElements(),
                          reportSite, report);
         return;

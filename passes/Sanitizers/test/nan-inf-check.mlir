@@ -415,3 +415,26 @@ tt.func @two_types(%p: tensor<128x!tt.ptr<f32>>, %q: tensor<128x!tt.ptr<f16>>, %
   tt.store %q, %y : tensor<128x!tt.ptr<f16>>
   tt.return
 }
+
+// A store in a loop (count fast path, the default): the (count, first lane) reduction and the
+// record update stay in the loop body, the update under count > 0 with only scalars in it; no
+// branch holds the tile (the peak path's reporting branch recounts from |x| in the body).
+// COUNT-LABEL: tt.func @store_in_loop
+// COUNT:         scf.for
+// COUNT:           tt.store
+// COUNT:           %[[R:.*]]:2 = "tt.reduce"(%{{.*}}, %{{.*}}) <{axis = 0 : i32}>
+// COUNT:           %[[ANY:.*]] = arith.cmpi sgt, %[[R]]#0, %{{.*}} : i32
+// COUNT-NEXT:      scf.if %[[ANY]] {
+// COUNT-NOT:         "tt.reduce"
+// COUNT:             tt.atomic_rmw max
+// COUNT:           }
+// COUNT-NEXT:    }
+// COUNT-NEXT:    tt.return
+tt.func @store_in_loop(%p: tensor<128x!tt.ptr<f32>>, %x: tensor<128xf32>, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  scf.for %i = %c0 to %n step %c1 : i32 {
+    tt.store %p, %x : tensor<128x!tt.ptr<f32>>
+  }
+  tt.return
+}
