@@ -674,8 +674,7 @@ private:
       // Count fast path: the exact (count, first lane) in one reduction
       // right here; the tile is dead after it (the peak fast path keeps
       // |value| live across its reduction for the reporting branch: RMS-norm
-      // forward 39 -> 47 registers). The records are updated before the
-      // return under count > 0, as on the peak path.
+      // forward 39 -> 47 registers).
       Value bad = arith::CmpFOp::create(
           builder, loc, arith::CmpFPredicate::UEQ, absolute, inf);
       if (mask)

@@ -48,12 +48,12 @@ def TritonExtNanInfCheck : Pass<"triton-ext-nan-inf-check", "mlir::ModuleOp"> {
            "global of the module, read by triton_ext.sanitizers.report(). "
            "false: no globals and no atomics (print=first needs them).">,
     Option<"fastPath", "fast-path", "std::string", /*default=*/"\"count\"",
-           "How a single store in the kernel's entry block is checked (record "
-           "mode): count: the exact (count, first lane) in one two-operand "
-           "reduction, nothing of the tile live after it; peak: a "
-           "NaN-propagating max of |value| (fewer ops per lane), count and "
-           "first lane on a branch that keeps the tile live across the "
-           "reduction.">,
+           "How a store (not grouped with others) of at most 64 elements per "
+           "thread is checked in record mode: count: the exact (count, first "
+           "lane) in one two-operand reduction, nothing of the tile live "
+           "after it; peak: a NaN-propagating max of |value| (fewer ops per "
+           "lane), count and first lane on a branch that keeps the tile live "
+           "across the reduction.">,
     Option<"checkDots", "check-dots", "bool", /*default=*/"true",
            "Also check the results of dots outside loops and the final "
            "accumulator of dot loops.">,

@@ -49,8 +49,8 @@ struct ReportOptions {
   /// Update the per-site records (module globals, atomics). Off: only the
   /// per-program prints of `print=every` (what an IR interpreter can follow).
   bool records = true;
-  /// nan_inf_check's fast path for single stores in the kernel's entry block
-  /// (record mode with records; elsewhere, and for grouped stores, Peak).
+  /// nan_inf_check's fast path for stores of at most 64 elements per thread
+  /// (record mode with records; grouped stores and abort mode: Peak).
   FastPath fastPath = FastPath::Count;
 };
 
@@ -159,7 +159,9 @@ void emitReportWhen(OpBuilder &builder, Location loc, Value found,
 /// the top level of the kernel update their records (see emitReportWhen).
 Operation *entryReturnAt(OpBuilder &builder);
 
-/// Before `ret`: when `count` (i32, uniform over the program) is positive,
+/// Before `ret` (the kernel's `tt.return`, where almost nothing is live, or
+/// any op in a loop or branch for an update in place): when `count` (i32,
+/// uniform over the program) is positive,
 /// updates the site's record with it and `firstLane` (i32, row-major lane
 /// of a tile of `numel`) and prints per `options` (record mode, records on).
 void emitRecordsAtEnd(OpBuilder &builder, Location loc, Operation *ret,
