@@ -236,6 +236,31 @@ def _run_ratio_2d(torch, triton, kernels, dev, state, api) -> bool:
                 and torch.isnan(out[bad]).all())
 
 
+RATIO_ROWS = (1000, 100, 8, 128)  # rows, cols, ROWS_PER_PROG, BLOCK
+
+
+def _run_ratio_rows(torch, triton, kernels, dev, state, api) -> bool:
+    rows, cols, per_prog, block = RATIO_ROWS
+    x, y, bad = _ratio_inputs(torch, dev, rows * cols)
+    out = torch.empty_like(x)
+
+    def launch() -> None:
+        kernels.ratio_rows_kernel[(triton.cdiv(rows, per_prog),)](x, y, out, rows, cols,
+                                                                 ROWS_PER_PROG=per_prog, BLOCK=block)
+
+    launch()
+    torch.cuda.synchronize()
+    # The site's tile is one row (BLOCK lanes); every iteration of a program numbers its lanes
+    # from pid * BLOCK, so the first index is the smallest pid * BLOCK + column.
+    i, j = bad // cols, bad % cols
+    state["extra"] = {"first_bad": int(((i // per_prog) * block + j).min())}
+    state["launch"] = launch
+    good = torch.ones(rows * cols, dtype=torch.bool, device=dev)
+    good[bad] = False
+    return bool(torch.allclose(out[good].double(), x[good].double() / y[good].double(), rtol=1e-6)
+                and torch.isnan(out[bad]).all())
+
+
 def _run_ratio_rearm(torch, triton, kernels, dev, state, api) -> bool:
     # Three launches print one line (the record counts 3 x 37 lanes); report() re-arms the site,
     # so the fourth launch prints a second line; the final record holds that launch alone.
@@ -429,6 +454,12 @@ SCENARIOS: dict[str, dict[str, Any]] = {
         "passes": ["nan_inf_check"], "options": {"fast-path": "peak"}, "run": _run_ratio_2d,
         "lines": _one("ratio_2d_kernel", "ratio_2d_store", NAN),
         "records": lambda extra: {_key("ratio_2d_kernel", _site("ratio_2d_store"), NAN):
+                                  {"lanes": 37, "first_index": extra["first_bad"]}}},
+    # A store in a loop: the count path updates the records in the loop body.
+    "nan_loop_count": {
+        "passes": ["nan_inf_check"], "run": _run_ratio_rows,
+        "lines": _one("ratio_rows_kernel", "ratio_rows_store", NAN),
+        "records": lambda extra: {_key("ratio_rows_kernel", _site("ratio_rows_store"), NAN):
                                   {"lanes": 37, "first_index": extra["first_bad"]}}},
     "nan_rearm": {
         "passes": ["nan_inf_check"], "run": _run_ratio_rearm,

@@ -228,6 +228,20 @@ def ratio_2d_kernel(x_ptr, y_ptr, out_ptr, rows, cols, BLOCK_R: tl.constexpr, BL
 
 
 @triton.jit
+def ratio_rows_kernel(x_ptr, y_ptr, out_ptr, rows, cols, ROWS_PER_PROG: tl.constexpr,
+                      BLOCK: tl.constexpr):
+    """ratio_kernel row by row in a loop (ROWS_PER_PROG rows per program, cols <= BLOCK): a store
+    inside an scf.for, whose records nan_inf_check updates in the loop body."""
+    c = tl.arange(0, BLOCK)
+    for i in range(ROWS_PER_PROG):
+        r = tl.program_id(0) * ROWS_PER_PROG + i
+        mask = (c < cols) & (r < rows)
+        x = tl.load(x_ptr + r * cols + c, mask=mask, other=1.0)
+        y = tl.load(y_ptr + r * cols + c, mask=mask, other=1.0)
+        tl.store(out_ptr + r * cols + c, x / y, mask=mask)  # SITE: ratio_rows_store
+
+
+@triton.jit
 def rms_norm_kernel(x_ptr, w_ptr, y_ptr, rstd_ptr, stride, n_cols, eps, BLOCK: tl.constexpr):
     """Correct row kernel shaped like Liger's RMS-norm forward (one bf16 row per program): the
     register cost of nan_inf_check's fast path on a memory-bound row kernel (issue 18)."""
@@ -243,5 +257,7 @@ def rms_norm_kernel(x_ptr, w_ptr, y_ptr, rstd_ptr, stride, n_cols, eps, BLOCK: t
 
 RATIO_2D_SIG = {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "rows": "i32", "cols": "i32",
                 "BLOCK_R": "constexpr", "BLOCK_C": "constexpr"}
+RATIO_ROWS_SIG = {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "rows": "i32",
+                  "cols": "i32", "ROWS_PER_PROG": "constexpr", "BLOCK": "constexpr"}
 RMS_SIG = {"x_ptr": "*bf16", "w_ptr": "*bf16", "y_ptr": "*bf16", "rstd_ptr": "*fp32", "stride": "i32",
            "n_cols": "i32", "eps": "fp32", "BLOCK": "constexpr"}

@@ -626,3 +626,18 @@ def test_2d_masked_store_fast_paths(fast_path):
     assert [(s.numel, s.location) for s in sanitizers.sites_of(compiled)] == [
         (16 * 128, _site("ratio_2d_store"))]
     assert _record_atomics(compiled) == 3
+
+
+def test_store_in_loop_counts_in_the_loop():
+    # check_gpu's nan_loop_count scenario: the store in the row loop is checked by the count fast
+    # path, its record updated in the loop body (no reduction or atomic after the loop).
+    ttgir = _compile(kernels.ratio_rows_kernel, kernels.RATIO_ROWS_SIG,
+                     {"ROWS_PER_PROG": 8, "BLOCK": 128}, ("nan_inf_check",)).asm["ttgir"]
+    lines = ttgir.splitlines()
+    start = next(i for i, line in enumerate(lines) if "scf.for" in line)
+    indent = lines[start][:len(lines[start]) - len(lines[start].lstrip())]
+    end = next(i for i in range(start + 1, len(lines))
+               if re.match(rf"{indent}\}}(?: |$)", lines[i]))
+    body, after = "\n".join(lines[start:end]), "\n".join(lines[end:])
+    assert re.search(r'"tt\.reduce"\(%\S+, %\S+\)', body) and "tt.atomic_rmw max" in body
+    assert "tt.atomic_rmw" not in after and '"tt.reduce"' not in after
