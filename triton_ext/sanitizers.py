@@ -40,6 +40,7 @@ import ctypes
 import gc
 import re
 import sys
+import warnings
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence, TextIO
 
@@ -265,7 +266,11 @@ def _loaded_modules(kernels: Iterable[Any] | None) -> list[int]:
     if kernels is None:
         from triton.compiler.compiler import CompiledKernel
 
-        kernels = [o for o in gc.get_objects() if _is_kernel(o, CompiledKernel)]
+        # Asking every object the GC holds for its class touches deprecated shims (torch's
+        # `torch.distributed.reduce_op` warned on the H200): no warning comes from here.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            kernels = [o for o in gc.get_objects() if _is_kernel(o, CompiledKernel)]
     cuda = _Cuda()
     modules: list[int] = []
     for kernel in kernels:
