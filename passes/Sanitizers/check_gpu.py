@@ -667,6 +667,23 @@ PROBE_VARIANTS: list[tuple[str, str | None, dict[str, Any]]] = [
 ]
 
 
+def _write_probe(out: Path, key: str, result: dict[str, Any]) -> None:
+    """Writes `result` under `key` of the JSON object in `out`, keeping the other probes' keys
+    (both probes go to results/explore-<gpu>.json, the one exploration file the folder layout
+    allows)."""
+    data: dict[str, Any] = {}
+    if out.exists():
+        try:
+            loaded = json.loads(out.read_text())
+            data = loaded if isinstance(loaded, dict) and "device" not in loaded else {}
+        except json.JSONDecodeError:
+            data = {}
+    data[key] = result
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(data, indent=1) + "\n")
+    print(f"wrote {key} into {out}")
+
+
 def _probe_print(out: Path, rounds: int = 5) -> int:
     import torch
     import triton
@@ -739,9 +756,7 @@ def _probe_print(out: Path, rounds: int = 5) -> int:
                        "ms_rounds": [round(x, 5) for x in t]} for label, t in times.items()}
         result["cases"][name] = row
         print(name + ": " + ", ".join(f"{label} {v['speed']:.3f}x" for label, v in row.items()), flush=True)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=1) + "\n")
-    print(f"wrote {out}")
+    _write_probe(out, "probe_print", result)
     return 0 if ok else 1
 
 
@@ -789,9 +804,7 @@ def _probe_fast_path(out: Path, rounds: int = 5) -> int:
                   f"over {len(speeds)} row kernels", flush=True)
     if sanitizers_found:
         print("findings on clean inputs:", *sanitizers_found, sep="\n  ")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=1) + "\n")
-    print(f"wrote {out}")
+    _write_probe(out, "probe_fast_path", result)
     return 0 if ok else 1
 
 
@@ -887,10 +900,11 @@ def main() -> int:
                         "instrumentation-mode / compute-sanitizer comparison")
     parser.add_argument("--skip-bench", action="store_true", help="no triton-ext bench run")
     parser.add_argument("--probe-print", type=Path, metavar="JSON",
-                        help="only time what the one-line print costs GEMM/attention (issue 18)")
+                        help="only time what the one-line print costs GEMM/attention (issue 18); "
+                             "written under 'probe_print' of JSON (results/explore-<gpu>.json)")
     parser.add_argument("--probe-fast-path", type=Path, metavar="JSON",
                         help="only time nan_inf_check's count vs peak fast path on the corpus's "
-                             "row kernels (issue 18)")
+                             "row kernels (issue 18); written under 'probe_fast_path' of JSON")
     parser.add_argument("--bench-out", type=Path, default=HERE / "results",
                         help="folder for the bench's JSON/PNG/BENCHMARK.md (default: results/)")
     parser.add_argument("--only", nargs="*", help="scenario names to run (default: all)")
