@@ -668,3 +668,16 @@ def test_kernel_scan_raises_no_warnings():
         with pytest.raises(RuntimeError, match="needs the CUDA driver"):
             sanitizers._loaded_modules(None)
     assert shim is not None and not caught, [str(w.message) for w in caught]
+
+
+def test_probes_share_one_explore_file(tmp_path):
+    # The folder layout allows one exploration file (results/explore-<gpu>.json): each probe
+    # writes its own key and keeps the other's.
+    from passes.Sanitizers import check_gpu
+
+    out = tmp_path / "explore-h200.json"
+    check_gpu._write_probe(out, "probe_print", {"cases": {"gemm": 1}})
+    check_gpu._write_probe(out, "probe_fast_path", {"kernels": {"rms": 2}})
+    check_gpu._write_probe(out, "probe_print", {"cases": {"gemm": 3}})
+    assert json.loads(out.read_text()) == {"probe_print": {"cases": {"gemm": 3}},
+                                           "probe_fast_path": {"kernels": {"rms": 2}}}
