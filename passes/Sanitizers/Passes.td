@@ -48,8 +48,8 @@ def TritonExtNanInfCheck : Pass<"triton-ext-nan-inf-check", "mlir::ModuleOp"> {
            "global of the module, read by triton_ext.sanitizers.report(). "
            "false: no globals and no atomics (print=first needs them).">,
     Option<"fastPath", "fast-path", "std::string", /*default=*/"\"count\"",
-           "How a store (not grouped with others) of at most 64 elements per "
-           "thread is checked in record mode: count: the exact (count, first "
+           "How a store (not grouped with others) of a tile that dies at the "
+           "store, at most 64 elements per thread, is checked in record mode: count: the exact (count, first "
            "lane) in one two-operand reduction, nothing of the tile live "
            "after it; peak: a NaN-propagating max of |value| (fewer ops per "
            "lane), count and first lane on a branch that keeps the tile live "
