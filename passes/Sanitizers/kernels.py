@@ -259,5 +259,22 @@ RATIO_2D_SIG = {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "rows": 
                 "BLOCK_R": "constexpr", "BLOCK_C": "constexpr"}
 RATIO_ROWS_SIG = {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "rows": "i32",
                   "cols": "i32", "ROWS_PER_PROG": "constexpr", "BLOCK": "constexpr"}
+@triton.jit
+def add_then_norm_kernel(x_ptr, r_ptr, s_ptr, y_ptr, n_cols, BLOCK: tl.constexpr):
+    """Liger's fused add + RMS-norm shape: s = x + r is stored and then used (its mean square),
+    y = s * rstd is stored last. nan_inf_check's count fast path is for tiles that die at their
+    store (y), the peak path for tiles used after it (s)."""
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    base = tl.program_id(0) * n_cols
+    s = tl.load(x_ptr + base + cols, mask=mask, other=0.0) + tl.load(r_ptr + base + cols, mask=mask,
+                                                                      other=0.0)
+    tl.store(s_ptr + base + cols, s, mask=mask)  # SITE: add_store
+    rstd = 1.0 / tl.sqrt(tl.sum(s * s, axis=0) / n_cols + 1e-6)
+    tl.store(y_ptr + base + cols, s * rstd, mask=mask)  # SITE: norm_store
+
+
+ADD_NORM_SIG = {"x_ptr": "*fp32", "r_ptr": "*fp32", "s_ptr": "*fp32", "y_ptr": "*fp32",
+                "n_cols": "i32", "BLOCK": "constexpr"}
 RMS_SIG = {"x_ptr": "*bf16", "w_ptr": "*bf16", "y_ptr": "*bf16", "rstd_ptr": "*fp32", "stride": "i32",
            "n_cols": "i32", "eps": "fp32", "BLOCK": "constexpr"}

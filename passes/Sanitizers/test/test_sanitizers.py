@@ -681,3 +681,16 @@ def test_probes_share_one_explore_file(tmp_path):
     check_gpu._write_probe(out, "probe_print", {"cases": {"gemm": 3}})
     assert json.loads(out.read_text()) == {"probe_print": {"cases": {"gemm": 3}},
                                            "probe_fast_path": {"kernels": {"rms": 2}}}
+
+
+def test_count_fast_path_only_for_tiles_that_die_at_their_store():
+    # The stored sum is reduced after its store (live across the check): peak path (max of |s|).
+    # The normalized row dies at its store: count path (one two-operand reduction).
+    ttgir = _compile(kernels.add_then_norm_kernel, kernels.ADD_NORM_SIG, {"BLOCK": 2048},
+                     ("nan_inf_check",), {"num_warps": 8}).asm["ttgir"]
+    stores = [i for i, line in enumerate(ttgir.splitlines()) if "tt.store" in line]
+    assert len(stores) == 2
+    lines = ttgir.splitlines()
+    between, after = "\n".join(lines[stores[0]:stores[1]]), "\n".join(lines[stores[1]:])
+    assert "arith.maximumf" in between and not re.search(r'"tt\.reduce"\(%\S+, %\S+\)', between)
+    assert re.search(r'"tt\.reduce"\(%\S+, %\S+\)', after) and "arith.maximumf" not in after
