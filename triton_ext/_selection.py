@@ -166,6 +166,12 @@ def _build(names: Sequence[str], options: Mapping[str, Any] | None, manifest: Ma
         record = loaded_library(report.path)
         infra = record.infra_sha256 if record is not None else ""
         out.append(Enabled(spec, ext, tuple(sorted(values)), report.sha256, infra))
+    if any(e.extension.name == "sanitizers" for e in out):
+        # The sanitizers print nothing on the device by default: the host prints one line per
+        # site with findings at exit when no report()/check() collected them (issue 18).
+        from .sanitizers import arm_exit_summary
+
+        arm_exit_summary()
     return out
 
 

@@ -4,17 +4,27 @@ The ``nan_inf_check`` and ``offset_overflow_check`` passes (``passes/Sanitizers`
 kernel module they instrument two device globals: ``triton_ext_sanitizer_sites``, the site table
 (one ``pass|what|numel|kernel|file:line`` line per site), and ``triton_ext_sanitizer_counters``,
 three int64 per site that programs with findings update atomically (lanes, programs, and
-``INT64_MAX - first index``). By default the first program that reports a site prints one line;
-everything else is read here::
+``INT64_MAX - first index``). The device prints nothing by default (a device printf call, even
+never executed, costs a GEMM registers); the host prints one line per site with findings:
+
+- :func:`report` prints (to stderr) the line of every record it returns, then re-arms the site
+  (``reset``), so each finding is printed once, when it is collected;
+- :func:`check` raises :class:`SanitizerError` naming each site instead (no print);
+- at interpreter exit, sites with findings that no ``report``/``check`` collected get their line
+  (armed by ``triton_ext.enable`` of a sanitizer pass; :func:`arm_exit_summary`).
+
+So a script that never calls the API still gets one line per site at exit::
 
     import triton_ext
     from triton_ext import sanitizers
 
     triton_ext.enable("nan_inf_check")
     kernel[grid](...)
-    for record in sanitizers.report():      # synchronizes, reads and re-arms every site
-        print(record.line())
+    records = sanitizers.report()           # synchronizes, prints, returns and re-arms every site
     sanitizers.check()                      # raises SanitizerError naming each site
+
+The pass option ``print=first`` adds an immediate device line (first program per site),
+``print=every`` one per program with findings.
 
 ``report`` finds the loaded kernels by scanning the garbage collector for Triton's
 ``CompiledKernel`` objects and any launcher object with a CUDA ``function`` handle (Inductor's
@@ -25,11 +35,14 @@ needs CUDA (``libcuda``); parsing the site table and decoding records (:func:`si
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import gc
 import re
+import sys
+import warnings
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Sequence, TextIO
 
 __all__ = [
     "COUNTERS_SYMBOL",
@@ -44,6 +57,7 @@ __all__ = [
     "report",
     "check",
     "reset",
+    "arm_exit_summary",
 ]
 
 COUNTERS_SYMBOL = "triton_ext_sanitizer_counters"
@@ -252,7 +266,11 @@ def _loaded_modules(kernels: Iterable[Any] | None) -> list[int]:
     if kernels is None:
         from triton.compiler.compiler import CompiledKernel
 
-        kernels = [o for o in gc.get_objects() if _is_kernel(o, CompiledKernel)]
+        # Asking every object the GC holds for its class touches deprecated shims (torch's
+        # `torch.distributed.reduce_op` warned on the H200): no warning comes from here.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            kernels = [o for o in gc.get_objects() if _is_kernel(o, CompiledKernel)]
     cuda = _Cuda()
     modules: list[int] = []
     for kernel in kernels:
@@ -269,11 +287,13 @@ def _loaded_modules(kernels: Iterable[Any] | None) -> list[int]:
 
 
 def report(kernels: Iterable[Any] | None = None, *, reset: bool = True, synchronize: bool = True,
-           per_copy: bool = False) -> list[Record]:
+           per_copy: bool = False, echo: bool = True, file: TextIO | None = None) -> list[Record]:
     """Records of every site with findings in the loaded kernels (or in ``kernels``).
 
-    Synchronizes the current CUDA context first. With ``reset`` (default) the records are zeroed
-    after reading, so the next finding at a site prints a line again and counts start over.
+    Synchronizes the current CUDA context first. With ``echo`` (default) prints each returned
+    record's line (:meth:`Record.line`) to ``file`` (default ``sys.stderr``). With ``reset``
+    (default) the records are zeroed after reading, so a finding is returned and printed once
+    and counts start over; ``reset=False`` leaves them, to be returned (and printed) again.
     One record per source site (:func:`merge`); ``per_copy`` keeps one per compiled copy.
     """
     cuda = _Cuda()
@@ -291,16 +311,52 @@ def report(kernels: Iterable[Any] | None = None, *, reset: bool = True, synchron
         records.extend(decode(sites, values))
         if reset:
             cuda.zero(*counters)
-    return records if per_copy else merge(records)
+    out = records if per_copy else merge(records)
+    if echo:
+        stream = file if file is not None else sys.stderr
+        for record in out:
+            print(record.line(), file=stream, flush=True)
+    return out
 
 
 def reset(kernels: Iterable[Any] | None = None) -> None:
-    """Zero every site's record (re-arming its one-line print)."""
-    report(kernels, reset=True)
+    """Zero every site's record without printing (findings so far are dropped)."""
+    report(kernels, reset=True, echo=False)
 
 
 def check(kernels: Iterable[Any] | None = None) -> None:
-    """Raise :class:`SanitizerError` naming every site with findings since the last reset."""
-    records = report(kernels, reset=True)
+    """Raise :class:`SanitizerError` naming every site with findings since the last reset.
+
+    The exception carries the lines; nothing is printed, and the records are re-armed."""
+    records = report(kernels, reset=True, echo=False)
     if records:
         raise SanitizerError(records)
+
+
+# CUDA errors at exit that mean "nothing to read": not initialized (3), no current context
+# (201), context destroyed (709). Anything else (an aborted kernel: 710) is said in one line.
+_NOTHING_TO_READ = {3, 201, 709}
+_exit_summary_armed = False  # atexit has no "registered?" query; one summary per process
+
+
+def _exit_summary() -> None:
+    """One line per site with findings that no report()/check() collected (atexit)."""
+    try:
+        report(reset=True, echo=True)
+    except Exception as exc:  # noqa: BLE001  (at exit: say it in one line, no traceback)
+        code = re.search(r"CUDA error (\d+)", str(exc))
+        if "needs the CUDA driver" in str(exc) or (code and int(code.group(1)) in _NOTHING_TO_READ):
+            return
+        print(f"[triton-ext sanitizers] records not read at exit: {exc}", file=sys.stderr, flush=True)
+
+
+def arm_exit_summary() -> None:
+    """Print, at interpreter exit, the line of every site with findings not yet collected.
+
+    Called by ``triton_ext.enable``/``enabled`` when a sanitizer pass is enabled; idempotent.
+    Registered after torch's own exit handlers when torch was imported first, so (atexit runs
+    last-in first-out) the CUDA context is still alive when it runs."""
+    global _exit_summary_armed
+    if not _exit_summary_armed:
+        _exit_summary_armed = True
+        atexit.register(_exit_summary)

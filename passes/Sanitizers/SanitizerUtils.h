@@ -4,9 +4,11 @@
 //
 // The sanitizer passes report the same way (issue 18): a per-program count of
 // bad lanes; when it is non-zero, one atomic update per program of a per-site
-// record in a device global of the kernel's module, and one `tt.print` line
-// from the first program that reports the site (until the host resets the
-// record). In abort mode a scalar `tt.assert` that the count is zero follows.
+// record in a device global of the kernel's module, which the host reads and
+// prints (triton_ext.sanitizers). A device `tt.print` line (from the first
+// program that reports the site, or from every program) is opt-in: the call,
+// even never executed, costs registers in the whole kernel. In abort mode a
+// scalar `tt.assert` that the count is zero follows.
 // See README.md ("Reporting") for why this design.
 //
 //===----------------------------------------------------------------------===//
@@ -31,16 +33,25 @@ enum class ReportMode { Record, Abort };
 enum class PrintMode {
   First, ///< one line per site, from the first program that reports it
   Every, ///< one line per program with findings (every thread prints it)
-  None,  ///< no line; the records are read with triton_ext.sanitizers
+  None,  ///< no device line (default): the host prints from the records
+};
+
+/// How nan_inf_check decides, on the clean path, that a tile has nothing.
+enum class FastPath {
+  Peak,  ///< NaN-propagating max of |value|; count and first lane on a branch
+  Count, ///< (count, first lane) in one two-operand reduction, no branch
 };
 
 /// The reporting options shared by the checking passes.
 struct ReportOptions {
   ReportMode mode = ReportMode::Record;
-  PrintMode print = PrintMode::First;
+  PrintMode print = PrintMode::None;
   /// Update the per-site records (module globals, atomics). Off: only the
   /// per-program prints of `print=every` (what an IR interpreter can follow).
   bool records = true;
+  /// nan_inf_check's fast path for stores of at most 64 elements per thread
+  /// (record mode with records; grouped stores and abort mode: Peak).
+  FastPath fastPath = FastPath::Count;
 };
 
 /// Parses `mode`, `print` and `records`; emits an error on `op` and returns
@@ -128,6 +139,14 @@ using CountBuilder = function_ref<Value(OpBuilder &, Location)>;
 /// one `tt.reduce` (min) per dimension: call it on a reporting path.
 Value firstTrueLane(OpBuilder &builder, Location loc, Value bad);
 
+/// (count, first lane) of `bad` (an i1 tensor of rank 1 or 2) as two i32
+/// scalars from one multi-operand reduction per dimension: the number of
+/// true lanes and the row-major index of the first (INT32_MAX when none is);
+/// {} for other ranks. Nothing of the tile is needed afterwards, so a caller
+/// that reports from these two scalars keeps no tile live past them.
+std::pair<Value, Value> countAndFirstLane(OpBuilder &builder, Location loc,
+                                          Value bad);
+
 /// As emitReport, for a check whose fast path only decides whether anything
 /// was found (`found`, i1, the same in every thread of the program): the
 /// count is built by `counter` on the reporting path.
@@ -140,7 +159,9 @@ void emitReportWhen(OpBuilder &builder, Location loc, Value found,
 /// the top level of the kernel update their records (see emitReportWhen).
 Operation *entryReturnAt(OpBuilder &builder);
 
-/// Before `ret`: when `count` (i32, uniform over the program) is positive,
+/// Before `ret` (the kernel's `tt.return`, where almost nothing is live, or
+/// any op in a loop or branch for an update in place): when `count` (i32,
+/// uniform over the program) is positive,
 /// updates the site's record with it and `firstLane` (i32, row-major lane
 /// of a tile of `numel`) and prints per `options` (record mode, records on).
 void emitRecordsAtEnd(OpBuilder &builder, Location loc, Operation *ret,

@@ -123,12 +123,13 @@ def _checked(t: Mapping[str, Any], case: Case) -> Any:
 
 
 def _ir_check(variant: Variant, off: str, on: str) -> str | None:
-    """The variant's sanitizers left their reports in the TTGIR, and the pipelined loops kept
-    their async copies."""
+    """The variant's sanitizers registered their sites in the TTGIR (the site table the host
+    reads the records by: `triton_ext.sanitizer_sites`, entries `pass|what|...`), and the
+    pipelined loops kept their async copies."""
     names = SANITIZERS.get(variant.name, ())
     for name in ("nan_inf_check", "offset_overflow_check"):
-        if name in names and f"[triton-ext {name}]" not in on:
-            return f"no {name} report in the TTGIR"
+        if name in names and f'"{name}|' not in on:
+            return f"no {name} site in the TTGIR"
     if on.count(ASYNC_COPY) != off.count(ASYNC_COPY):
         return f"async copies {off.count(ASYNC_COPY)} -> {on.count(ASYNC_COPY)}"
     return None

@@ -212,3 +212,69 @@ def divisible(signature: dict[str, str]) -> dict[tuple[int, ...], list[list[Any]
     and multiple-of-16 sizes would specialize them (needed for vectorized async copies)."""
     return {(i,): [["tt.divisibility", 16]] for i, name in enumerate(signature)
             if signature[name].startswith("*") or signature[name] == "i32"}
+
+
+@triton.jit
+def ratio_2d_kernel(x_ptr, y_ptr, out_ptr, rows, cols, BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr):
+    """ratio_kernel on a (rows, cols) matrix, one BLOCK_R x BLOCK_C tile per program (cols <=
+    BLOCK_C): a 2-D store under a row and column mask, for the records' first index (row-major
+    lane of the tile) through both nan_inf_check fast paths."""
+    r = tl.program_id(0) * BLOCK_R + tl.arange(0, BLOCK_R)[:, None]
+    c = tl.arange(0, BLOCK_C)[None, :]
+    mask = (r < rows) & (c < cols)
+    x = tl.load(x_ptr + r * cols + c, mask=mask, other=1.0)
+    y = tl.load(y_ptr + r * cols + c, mask=mask, other=1.0)
+    tl.store(out_ptr + r * cols + c, x / y, mask=mask)  # SITE: ratio_2d_store
+
+
+@triton.jit
+def ratio_rows_kernel(x_ptr, y_ptr, out_ptr, rows, cols, ROWS_PER_PROG: tl.constexpr,
+                      BLOCK: tl.constexpr):
+    """ratio_kernel row by row in a loop (ROWS_PER_PROG rows per program, cols <= BLOCK): a store
+    inside an scf.for, whose records nan_inf_check updates in the loop body."""
+    c = tl.arange(0, BLOCK)
+    for i in range(ROWS_PER_PROG):
+        r = tl.program_id(0) * ROWS_PER_PROG + i
+        mask = (c < cols) & (r < rows)
+        x = tl.load(x_ptr + r * cols + c, mask=mask, other=1.0)
+        y = tl.load(y_ptr + r * cols + c, mask=mask, other=1.0)
+        tl.store(out_ptr + r * cols + c, x / y, mask=mask)  # SITE: ratio_rows_store
+
+
+@triton.jit
+def rms_norm_kernel(x_ptr, w_ptr, y_ptr, rstd_ptr, stride, n_cols, eps, BLOCK: tl.constexpr):
+    """Correct row kernel shaped like Liger's RMS-norm forward (one bf16 row per program): the
+    register cost of nan_inf_check's fast path on a memory-bound row kernel (issue 18)."""
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    x = tl.load(x_ptr + row * stride + cols, mask=mask, other=0).to(tl.float32)
+    w = tl.load(w_ptr + cols, mask=mask, other=0).to(tl.float32)
+    rstd = 1.0 / tl.sqrt(tl.sum(x * x, axis=0) / n_cols + eps)
+    tl.store(rstd_ptr + row, rstd)  # SITE: rms_rstd_store
+    tl.store(y_ptr + row * stride + cols, (x * rstd * w).to(tl.bfloat16), mask=mask)  # SITE: rms_y_store
+
+
+RATIO_2D_SIG = {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "rows": "i32", "cols": "i32",
+                "BLOCK_R": "constexpr", "BLOCK_C": "constexpr"}
+RATIO_ROWS_SIG = {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "rows": "i32",
+                  "cols": "i32", "ROWS_PER_PROG": "constexpr", "BLOCK": "constexpr"}
+@triton.jit
+def add_then_norm_kernel(x_ptr, r_ptr, s_ptr, y_ptr, n_cols, BLOCK: tl.constexpr):
+    """Liger's fused add + RMS-norm shape: s = x + r is stored and then used (its mean square),
+    y = s * rstd is stored last. nan_inf_check's count fast path is for tiles that die at their
+    store (y), the peak path for tiles used after it (s)."""
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    base = tl.program_id(0) * n_cols
+    s = tl.load(x_ptr + base + cols, mask=mask, other=0.0) + tl.load(r_ptr + base + cols, mask=mask,
+                                                                      other=0.0)
+    tl.store(s_ptr + base + cols, s, mask=mask)  # SITE: add_store
+    rstd = 1.0 / tl.sqrt(tl.sum(s * s, axis=0) / n_cols + 1e-6)
+    tl.store(y_ptr + base + cols, s * rstd, mask=mask)  # SITE: norm_store
+
+
+ADD_NORM_SIG = {"x_ptr": "*fp32", "r_ptr": "*fp32", "s_ptr": "*fp32", "y_ptr": "*fp32",
+                "n_cols": "i32", "BLOCK": "constexpr"}
+RMS_SIG = {"x_ptr": "*bf16", "w_ptr": "*bf16", "y_ptr": "*bf16", "rstd_ptr": "*fp32", "stride": "i32",
+           "n_cols": "i32", "eps": "fp32", "BLOCK": "constexpr"}

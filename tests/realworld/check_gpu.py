@@ -165,7 +165,7 @@ def _sanitizer_findings() -> list[Any]:
     try:
         from triton_ext import sanitizers
 
-        return sanitizers.report()
+        return sanitizers.report(echo=False)  # recorded in the JSON, not printed
     except Exception:  # noqa: BLE001  (no driver access: nothing to add)
         return []
 

@@ -11,8 +11,8 @@ Inductor's compile workers (subprocesses that inherit the environment) see it to
 
 All runs share one Inductor cache and one Triton cache, with the FX graph cache and Inductor's
 autotune cache on and ``TORCHINDUCTOR_COMPILE_THREADS=4`` (compile workers). The enabled set
-changes from run to run; ``nan_inf_check`` makes every kernel that carries it print a device
-report for the NaN/Inf the child plants, so whether a run executed kernels with the pass is seen
+changes from run to run; ``nan_inf_check`` makes every kernel that carries it report
+the NaN/Inf the child plants (one line per site, printed by the host at exit), so whether a run executed kernels with the pass is seen
 at run time, whichever cache served them:
 
   A  unset                 -> no report   (cold caches)
@@ -104,7 +104,9 @@ def run_child(name: str, enable: str | None, threads: int, caches: Path, userbas
     if untagged:
         env["TRITON_EXT_TORCH_CACHE_TAG"] = "0"
     proc = subprocess.run([sys.executable, str(CHILD)], capture_output=True, text=True, env=env, timeout=900)
-    reports = REPORT.findall(proc.stdout)
+    # nan_inf_check's lines: the host's one line per site (stderr, exit summary; issue 18's
+    # default print=none) or device printf lines (stdout, print=first/every).
+    reports = REPORT.findall(proc.stdout + proc.stderr)
     seen: dict[str, Any] = {}
     for line in reversed(proc.stdout.splitlines()):
         if line.startswith("{"):

@@ -1,8 +1,8 @@
 """A user's torch.compile script: never imports triton_ext (check_torch_compile.py runs it).
 
 Compiles two small models with Inductor and runs them on inputs holding one NaN/Inf, so every
-kernel that carries ``nan_inf_check`` prints its device report to stdout (the parent counts
-them). Prints one JSON line last: what the process saw (whether triton_ext was imported by the
+kernel that carries ``nan_inf_check`` records a finding, printed as one line per site at exit
+(stderr; the parent counts them). Prints one JSON line last: what the process saw (whether triton_ext was imported by the
 start-up .pth, compile threads, FX graph cache hits and misses, non-finite outputs).
 """
 

@@ -1,4 +1,4 @@
-// RUN: %opt %s --pass nan_inf_check --no-debug-info | FileCheck %s
+// RUN: %opt %s --pass 'nan_inf_check{print=first}' --no-debug-info | FileCheck %s
 
 // Stores of values that cannot be NaN or +-Inf get no check (issue 18).
 // Each negative case keeps its check.

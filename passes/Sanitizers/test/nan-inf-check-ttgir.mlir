@@ -1,4 +1,4 @@
-// RUN: %opt %s --pass nan_inf_check --no-debug-info | FileCheck %s
+// RUN: %opt %s --pass 'nan_inf_check{print=first fast-path=peak}' --no-debug-info | FileCheck %s
 
 // The H200 false positive (issue 7): a clean GEMM reported "dot non-finite"
 // for every accumulator lane outside the M x N bounds, which hold undefined

@@ -1,12 +1,24 @@
-// RUN: %opt %s --pass nan_inf_check --no-debug-info | FileCheck %s
+// RUN: %opt %s --pass 'nan_inf_check{print=first fast-path=peak}' --no-debug-info | FileCheck %s
+// The default fast path of a single store in the entry block (fast-path=count): one
+// two-operand reduction (count, first lane) right after the store, no branch there, the
+// records before the return under count > 0.
+// RUN: %opt %s --pass nan_inf_check --no-debug-info | FileCheck %s --check-prefix=COUNT
+// RUN: not %opt %s --pass 'nan_inf_check{fast-path=max}' --no-debug-info 2>&1 | FileCheck %s --check-prefix=BADFAST
+// BADFAST: nan_inf_check: fast-path must be 'count' or 'peak', found 'max'
 // RUN: %opt %s --pass 'nan_inf_check{mode=abort}' --no-debug-info | FileCheck %s --check-prefix=ABORT
-// RUN: %opt %s --pass 'nan_inf_check{check-dots=false}' --no-debug-info | FileCheck %s --check-prefix=NODOTS
-// RUN: %opt %s --pass 'nan_inf_check{print=every}' --no-debug-info | FileCheck %s --check-prefix=EVERY
+// RUN: %opt %s --pass 'nan_inf_check{check-dots=false print=first fast-path=peak}' --no-debug-info | FileCheck %s --check-prefix=NODOTS
+// RUN: %opt %s --pass 'nan_inf_check{print=every fast-path=peak}' --no-debug-info | FileCheck %s --check-prefix=EVERY
 // RUN: %opt %s --pass 'nan_inf_check{print=none}' --no-debug-info | FileCheck %s --check-prefix=NONE
+// The default is print=none (issue 18: a device printf call costs GEMM registers even never
+// executed; the host prints from the records): no tt.print and no thread-id asm anywhere.
+// RUN: %opt %s --pass nan_inf_check --no-debug-info | FileCheck %s --check-prefix=NONE
+// RUN: %opt %s --pass nan_inf_check --no-debug-info | FileCheck %s --check-prefix=DEFAULT
+// DEFAULT-NOT: tt.print
+// DEFAULT-NOT: tt.elementwise_inline_asm
 // RUN: not %opt %s --pass 'nan_inf_check{print=all}' --no-debug-info 2>&1 | FileCheck %s --check-prefix=BADPRINT
 // BADPRINT: print must be 'first', 'every' or 'none', found 'all'
 // RUN: %opt %s --pass 'nan_inf_check{print=every records=false}' --no-debug-info | FileCheck %s --check-prefix=NORECORDS
-// RUN: not %opt %s --pass 'nan_inf_check{records=false}' --no-debug-info 2>&1 | FileCheck %s --check-prefix=BADRECORDS
+// RUN: not %opt %s --pass 'nan_inf_check{records=false print=first}' --no-debug-info 2>&1 | FileCheck %s --check-prefix=BADRECORDS
 // BADRECORDS: print=first needs records=true (use print=every)
 // Without records: per-program prints only, no module globals, no atomics.
 // NORECORDS-NOT: triton_ext.sanitizer_sites
@@ -85,7 +97,7 @@
 // CHECK-NEXT:    }
 // CHECK-NEXT:    tt.return
 // ABORT-LABEL: tt.func @store_f32
-// ABORT:         tt.print
+// ABORT-NOT:     tt.print
 // ABORT:         %[[OK:.*]] = arith.xori %{{.*}}, %true
 // ABORT-NEXT:    tt.assert %[[OK]], "[triton-ext nan_inf_check] kernel=store_f32 site={{.*}}nan-inf-check.mlir:{{[0-9]+}} store non-finite nonzero" : i1
 // ABORT-NEXT:    tt.store
@@ -97,6 +109,37 @@
 // EVERY-NOT:       tt.elementwise_inline_asm
 // EVERY:           tt.atomic_rmw add
 // EVERY:         tt.return
+// COUNT-LABEL: tt.func @store_f32
+// COUNT:         %[[X:.*]] = tt.load
+// COUNT-NEXT:    tt.store %{{.*}}, %[[X]], %[[M:[^ ]*]] :
+// COUNT:         %[[ABS:.*]] = math.absf %[[X]] : tensor<128xf32>
+// COUNT-NEXT:    %[[BAD:.*]] = arith.cmpf ueq, %[[ABS]], %{{.*}} : tensor<128xf32>
+// COUNT-NEXT:    %[[BADM:.*]] = arith.andi %[[BAD]], %[[M]] : tensor<128xi1>
+// COUNT-NEXT:    %[[LANE:.*]] = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
+// COUNT:         %[[EXT:.*]] = arith.extui %[[BADM]] : tensor<128xi1> to tensor<128xi32>
+// COUNT-NEXT:    %[[PICK:.*]] = arith.select %[[BADM]], %[[LANE]], %{{.*}} : tensor<128xi1>, tensor<128xi32>
+// COUNT-NEXT:    %[[RED:.*]]:2 = "tt.reduce"(%[[EXT]], %[[PICK]]) <{axis = 0 : i32}>
+// COUNT:           arith.addi
+// COUNT:           arith.minsi
+// COUNT:         }) : (tensor<128xi32>, tensor<128xi32>) -> (i32, i32)
+// COUNT-NOT:     scf.if
+// COUNT-NOT:     tt.print
+// COUNT:         %[[ANY:.*]] = arith.cmpi sgt, %[[RED]]#0, %{{.*}} : i32
+// COUNT-NEXT:    scf.if %[[ANY]] {
+// COUNT:           arith.extsi %[[RED]]#0 : i32 to i64
+// COUNT:           tt.atomic_rmw add
+// COUNT:           tt.atomic_rmw add
+// COUNT:           arith.extsi %[[RED]]#1 : i32 to i64
+// COUNT:           tt.atomic_rmw max
+// COUNT-NOT:       tt.print
+// COUNT:         }
+// COUNT-NEXT:    tt.return
+// COUNT-LABEL: tt.func @store_bf16_2d
+// COUNT:         "tt.reduce"(%{{.*}}, %{{.*}}) <{axis = 0 : i32}>
+// COUNT:         }) : (tensor<16x32xi32>, tensor<16x32xi32>) -> (tensor<32xi32>, tensor<32xi32>)
+// COUNT:         "tt.reduce"(%{{.*}}, %{{.*}}) <{axis = 0 : i32}>
+// COUNT:         }) : (tensor<32xi32>, tensor<32xi32>) -> (i32, i32)
+// COUNT:         tt.atomic_rmw max
 // NONE-LABEL:  tt.func @store_f32
 // NONE-NOT:      tt.print
 // NONE:          tt.store
@@ -370,5 +413,28 @@ tt.func @two_types(%p: tensor<128x!tt.ptr<f32>>, %q: tensor<128x!tt.ptr<f16>>, %
   tt.store %p, %x : tensor<128x!tt.ptr<f32>>
   %y = arith.truncf %x : tensor<128xf32> to tensor<128xf16>
   tt.store %q, %y : tensor<128x!tt.ptr<f16>>
+  tt.return
+}
+
+// A store in a loop (count fast path, the default): the (count, first lane) reduction and the
+// record update stay in the loop body, the update under count > 0 with only scalars in it; no
+// branch holds the tile (the peak path's reporting branch recounts from |x| in the body).
+// COUNT-LABEL: tt.func @store_in_loop
+// COUNT:         scf.for
+// COUNT:           tt.store
+// COUNT:           %[[R:.*]]:2 = "tt.reduce"(%{{.*}}, %{{.*}}) <{axis = 0 : i32}>
+// COUNT:           %[[ANY:.*]] = arith.cmpi sgt, %[[R]]#0, %{{.*}} : i32
+// COUNT-NEXT:      scf.if %[[ANY]] {
+// COUNT-NOT:         "tt.reduce"
+// COUNT:             tt.atomic_rmw max
+// COUNT:           }
+// COUNT-NEXT:    }
+// COUNT-NEXT:    tt.return
+tt.func @store_in_loop(%p: tensor<128x!tt.ptr<f32>>, %x: tensor<128xf32>, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  scf.for %i = %c0 to %n step %c1 : i32 {
+    tt.store %p, %x : tensor<128x!tt.ptr<f32>>
+  }
   tt.return
 }

@@ -1,4 +1,9 @@
-// RUN: %opt %s --pass offset_overflow_check --no-debug-info | FileCheck %s
+// RUN: %opt %s --pass 'offset_overflow_check{print=first}' --no-debug-info | FileCheck %s
+// The default (print=none) puts no device printf anywhere; the records are still updated.
+// RUN: %opt %s --pass offset_overflow_check --no-debug-info | FileCheck %s --check-prefix=DEFAULT
+// DEFAULT-NOT: tt.print
+// DEFAULT:     tt.atomic_rmw add
+// DEFAULT-NOT: tt.print
 // RUN: %opt %s --pass 'offset_overflow_check{mode=abort}' --no-debug-info | FileCheck %s --check-prefix=ABORT
 
 // `pid * stride + arange` in i32 feeding tt.addptr: the exact bounds of the

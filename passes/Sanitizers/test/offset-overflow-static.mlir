@@ -1,4 +1,4 @@
-// RUN: %opt %s --pass offset_overflow_check --no-debug-info | FileCheck %s
+// RUN: %opt %s --pass 'offset_overflow_check{print=first}' --no-debug-info | FileCheck %s
 
 // Offsets whose exact value provably fits in i32 on every lane, program and
 // launch get no check at all (issue 18): the interval of the exact value
