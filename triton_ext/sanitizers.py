@@ -84,6 +84,9 @@ class Site:
     numel: int  # lanes per program at the site (the first index counts in these)
     kernel: str
     location: str  # file:line
+    # What the record's second slot counts: "programs" with findings, or "warps" (warp groups
+    # with findings, nan_inf_check's fast-path=warp, whose table entry says ``numel:warps``).
+    unit: str = "programs"
 
 
 @dataclass(frozen=True)
@@ -92,7 +95,7 @@ class Record:
 
     site: Site
     lanes: int  # finding lanes over all programs (and launches)
-    programs: int  # programs that found something
+    programs: int  # programs that found something (warp groups where site.unit == "warps")
     first_index: int | None  # smallest pid_linear * numel + lane; None if unknown
     copies: int = 1  # compiled copies of the kernel whose records were merged (see merge)
 
@@ -109,21 +112,24 @@ class Record:
             f" first index={self.first_index} (program {self.first_program}, lane {self.first_lane})")
         copies = f" ({self.copies} compiled copies)" if self.copies > 1 else ""
         return (f"[triton-ext {self.site.check}] kernel={self.site.kernel} site={self.site.location} "
-                f"{self.site.what}: lanes={self.lanes} programs={self.programs}{first}{copies}")
+                f"{self.site.what}: lanes={self.lanes} {self.site.unit}={self.programs}{first}{copies}")
 
 
 def parse_site_table(text: str) -> list[Site]:
-    """Sites of a table as the passes write it (``pass|what|numel|kernel|file:line`` lines)."""
+    """Sites of a table as the passes write it (``pass|what|numel|kernel|file:line`` lines;
+    ``numel:warps`` where the record counts warp groups instead of programs)."""
     sites = []
     for entry in text.split("\n"):
         entry = entry.rstrip("\0")
         if not entry:
             continue
         parts = entry.split("|", 4)
-        if len(parts) != 5 or not parts[2].isdigit():
-            raise ValueError(f"malformed sanitizer site entry {entry!r}: expected pass|what|numel|kernel|file:line")
-        check, what, numel, kernel, location = parts
-        sites.append(Site(check, what, int(numel), kernel, location))
+        numel, _, unit = parts[2].partition(":") if len(parts) == 5 else ("", "", "")
+        if len(parts) != 5 or not numel.isdigit() or unit not in ("", "warps"):
+            raise ValueError(f"malformed sanitizer site entry {entry!r}: expected "
+                             "pass|what|numel|kernel|file:line (numel: digits, or digits:warps)")
+        check, what, _, kernel, location = parts
+        sites.append(Site(check, what, int(numel), kernel, location, unit or "programs"))
     return sites
 
 
@@ -185,9 +191,10 @@ def merge(records: Iterable[Record]) -> list[Record]:
     sizes), so the merged record keeps the site, and so the numbering, of the copy that holds
     the smallest first index. Order: first appearance.
     """
-    merged: dict[tuple[str, str, str, str], Record] = {}
+    merged: dict[tuple[str, str, str, str, str], Record] = {}
     for record in records:
-        key = (record.site.check, record.site.what, record.site.kernel, record.site.location)
+        key = (record.site.check, record.site.what, record.site.kernel, record.site.location,
+               record.site.unit)
         seen = merged.get(key)
         if seen is None:
             merged[key] = record

@@ -261,9 +261,12 @@ public:
       report->fastPath = FastPath::Count;
     } else if (fastPath == "peak") {
       report->fastPath = FastPath::Peak;
+    } else if (fastPath == "warp") {
+      report->fastPath = FastPath::Warp;
     } else {
       getOperation()->emitError()
-          << "nan_inf_check: fast-path must be 'count' or 'peak', found '"
+          << "nan_inf_check: fast-path must be 'count', 'peak' or 'warp', "
+             "found '"
           << fastPath << "'";
       return signalPassFailure();
     }
@@ -683,7 +686,29 @@ private:
     std::string kernel = kernelNameOf(site);
     std::string kind = (what + " non-finite").str();
     ReportSite reportSite{"nan_inf_check", kernel, siteOf(loc), kind};
-    if (report.fastPath == FastPath::Count && report.records &&
+    if (report.fastPath == FastPath::Warp && report.records &&
+        report.mode == ReportMode::Record &&
+        report.print == PrintMode::None && isa<RankedTensorType>(type) &&
+        elemsPerThread(type) <= kCountMaxElemsPerThread && !liveAfter) {
+      // Warp fast path: (count, first lane) per warp, records updated by
+      // masked tensor atomics right here. No cross-warp step, so no shared
+      // memory and no barrier on the clean path; the tile dies here as on
+      // the count path.
+      auto compare = arith::CmpFOp::create(
+          builder, loc, arith::CmpFPredicate::UEQ, absolute, inf);
+      Value bad = compare;
+      if (mask)
+        bad = arith::AndIOp::create(builder, loc, bad, mask);
+      if (emitWarpRecords(builder, loc, bad, reportSite, report))
+        return;
+      // Layout not handled (emitWarpRecords built nothing): the count path.
+      if (mask)
+        bad.getDefiningOp()->erase();
+      compare->erase();
+    }
+    if ((report.fastPath == FastPath::Count ||
+         report.fastPath == FastPath::Warp) &&
+        report.records &&
         report.mode == ReportMode::Record && isa<RankedTensorType>(type) &&
         elemsPerThread(type) <= kCountMaxElemsPerThread && !liveAfter) {
       // Count fast path: the exact (count, first lane) in one reduction

@@ -53,7 +53,11 @@ def TritonExtNanInfCheck : Pass<"triton-ext-nan-inf-check", "mlir::ModuleOp"> {
            "lane) in one two-operand reduction, nothing of the tile live "
            "after it; peak: a NaN-propagating max of |value| (fewer ops per "
            "lane), count and first lane on a branch that keeps the tile live "
-           "across the reduction.">,
+           "across the reduction; warp: (count, first lane) per warp and "
+           "masked tensor atomics, no shared memory or barrier on the clean "
+           "path (record mode, print=none; the record's programs slot then "
+           "counts warp groups with findings; 1-D blocked tiles and 2-D "
+           "tiles with warps along one axis, else count).">,
     Option<"checkDots", "check-dots", "bool", /*default=*/"true",
            "Also check the results of dots outside loops and the final "
            "accumulator of dot loops.">,

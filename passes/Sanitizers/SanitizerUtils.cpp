@@ -572,4 +572,169 @@ static void emitReportImpl(OpBuilder &builder, Location loc, Value found,
   }
 }
 
+/// One (add, minsi) reduction of the pair `values` (i32 tensors of one type)
+/// along `axis`, as in countAndFirstLane.
+static SmallVector<Value> reducePair(OpBuilder &builder, Location loc,
+                                     ArrayRef<Value> values, unsigned axis) {
+  Type i32 = builder.getI32Type();
+  auto reduce =
+      triton::ReduceOp::create(builder, loc, ValueRange(values), axis);
+  OpBuilder::InsertionGuard guard(builder);
+  Block *body = builder.createBlock(&reduce.getCombineOp(), {},
+                                    {i32, i32, i32, i32}, {loc, loc, loc, loc});
+  Value sum = arith::AddIOp::create(builder, loc, body->getArgument(0),
+                                    body->getArgument(2));
+  Value min = arith::MinSIOp::create(builder, loc, body->getArgument(1),
+                                     body->getArgument(3));
+  triton::ReduceReturnOp::create(builder, loc, ValueRange{sum, min});
+  return {reduce.getResult()[0], reduce.getResult()[1]};
+}
+
+bool emitWarpRecords(OpBuilder &builder, Location loc, Value bad,
+                     const ReportSite &site, const ReportOptions &options) {
+  namespace ttg = triton::gpu;
+  auto badTy = dyn_cast<RankedTensorType>(bad.getType());
+  if (!badTy || !badTy.getEncoding() || !options.records ||
+      options.mode != ReportMode::Record || options.print != PrintMode::None)
+    return false;
+  auto blocked = dyn_cast<ttg::BlockedEncodingAttr>(badTy.getEncoding());
+  if (!blocked || badTy.getRank() > 2)
+    return false;
+  int64_t numel = badTy.getNumElements();
+  ArrayRef<unsigned> warps = blocked.getWarpsPerCTA();
+  // Which axes to reduce, all held inside one warp (Triton reduces an axis
+  // with one warp along it by registers and shuffles only: no shared
+  // memory, no barrier), so that the result holds one value per warp group.
+  SmallVector<int64_t> view; // 1-D tiles: the shape they are viewed as
+  unsigned axis = 0;
+  if (badTy.getRank() == 1) {
+    // A 1-D row of N elements spread as (registers, lanes, warps, repeats)
+    // is viewed as [R, W, C] (C = sizePerThread * threadsPerWarp, the
+    // elements of one warp row; W warps; R = N / (W * C) repeats), or as
+    // [W, C] without repeats: element i is (i / (W C), i / C % W, i % C),
+    // so every element stays in its register (a reshape that moves no
+    // data) and reducing C (lanes) and then R (registers of one thread)
+    // leaves one value per warp.
+    int64_t row = int64_t(blocked.getSizePerThread()[0]) *
+                  blocked.getThreadsPerWarp()[0];
+    int64_t w = warps[0];
+    // A tile smaller than the CTA's lanes holds copies of elements in
+    // several warps: each copy would be counted.
+    if (numel % (row * w) != 0)
+      return false;
+    int64_t repeats = numel / (row * w);
+    if (repeats > 1)
+      view = {repeats, w, row};
+    else
+      view = {w, row};
+  } else {
+    if (warps[1] == 1)
+      axis = 1;
+    else if (warps[0] == 1)
+      axis = 0;
+    else
+      return false;
+    // Copies of elements in several warps (a tile smaller than the CTA
+    // along the kept axis) would be counted once per copy.
+    unsigned kept = 1 - axis;
+    if (badTy.getShape()[kept] % (int64_t(blocked.getSizePerThread()[kept]) *
+                                  blocked.getThreadsPerWarp()[kept] *
+                                  warps[kept]) !=
+        0)
+      return false;
+  }
+  Value index = laneIndex(builder, loc, badTy);
+  if (!index)
+    return false;
+  Type i32 = builder.getI32Type();
+  Type i64 = builder.getI64Type();
+  auto i32Ty = cast<RankedTensorType>(index.getType());
+  Value none = arith::ConstantOp::create(
+      builder, loc,
+      DenseElementsAttr::get(cast<ShapedType>(i32Ty),
+                             builder.getI32IntegerAttr(INT32_MAX)));
+  SmallVector<Value> values{
+      arith::ExtUIOp::create(builder, loc, i32Ty, bad),
+      arith::SelectOp::create(builder, loc, bad, index, none)};
+  if (!view.empty()) {
+    // Both operands get the same view (the same register mapping), so each
+    // count stays paired with its lane's index.
+    for (Value &value : values)
+      value = triton::ReshapeOp::create(builder, loc, view, value);
+    SmallVector<unsigned> viewWarps =
+        ttg::getWarpsPerCTA(cast<RankedTensorType>(values[0].getType()));
+    bool inWarp = viewWarps.back() == 1 && viewWarps.front() == 1;
+    if (view.size() == 2)
+      inWarp = viewWarps.back() == 1;
+    if (!inWarp) {
+      // Not the layout the view should infer: leave it to the count path
+      // (the ops built here are unused and pure; erase them).
+      for (Value value : values) {
+        Operation *reshape = value.getDefiningOp();
+        Operation *src = reshape->getOperand(0).getDefiningOp();
+        reshape->erase();
+        src->erase();
+      }
+      none.getDefiningOp()->erase();
+      index.getDefiningOp()->erase();
+      return false;
+    }
+    // Repeats first (elementwise in each thread), then the warp row.
+    if (view.size() == 3)
+      values = reducePair(builder, loc, values, 0);
+    values = reducePair(builder, loc, values, 1);
+  } else {
+    values = reducePair(builder, loc, values, axis);
+  }
+  Value count = values[0], first = values[1];
+  auto groupTy = cast<RankedTensorType>(count.getType());
+  auto group64 = groupTy.clone(i64);
+  auto splat = [&](Type type, TypedAttr value) -> Value {
+    return arith::ConstantOp::create(
+        builder, loc, DenseElementsAttr::get(cast<ShapedType>(type), value));
+  };
+  // Only warp groups with findings update the record: the atomics are
+  // masked, so a clean warp runs them predicated off. Triton lowers a
+  // tensor atomic per element in the threads that own it (one thread per
+  // element, the copies held by the other lanes are masked off) and, its
+  // result unused, without shared memory.
+  Value zero = splat(groupTy, builder.getI32IntegerAttr(0));
+  Value found = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::sgt,
+                                      count, zero);
+  // `numel:warps`: the record's second slot counts warp groups with
+  // findings, not programs (the host prints `warps=`).
+  std::string entry =
+      (site.pass + "|" + site.what + "|" + std::to_string(numel) + ":warps|" +
+       site.kernel + "|" + site.site)
+          .str();
+  ModuleOp module =
+      builder.getInsertionBlock()->getParentOp()->getParentOfType<ModuleOp>();
+  unsigned siteIndex = registerSite(module, entry);
+  auto ptrTy = triton::PointerType::get(i64, triton::PtrAddrSpace::Global);
+  auto ptrs = [&](int64_t slot) -> Value {
+    return triton::SplatOp::create(builder, loc, groupTy.clone(ptrTy),
+                                   slotPointer(builder, loc, slot));
+  };
+  auto update = [&](triton::RMWOp op, int64_t slot, Value value) {
+    triton::AtomicRMWOp::create(builder, loc, group64, op, ptrs(slot), value,
+                                found, triton::MemSemantic::RELAXED,
+                                triton::MemSyncScope::GPU);
+  };
+  update(triton::RMWOp::ADD, 3 * siteIndex,
+         arith::ExtSIOp::create(builder, loc, group64, count));
+  update(triton::RMWOp::ADD, 3 * siteIndex + 1,
+         splat(group64, builder.getI64IntegerAttr(1)));
+  Value base = arith::MulIOp::create(
+      builder, loc, linearProgramId(builder, loc),
+      arith::ConstantIntOp::create(builder, loc, i64, numel));
+  Value firstIndex = arith::AddIOp::create(
+      builder, loc, triton::SplatOp::create(builder, loc, group64, base),
+      arith::ExtSIOp::create(builder, loc, group64, first));
+  Value encoded = arith::SubIOp::create(
+      builder, loc, splat(group64, builder.getI64IntegerAttr(INT64_MAX)),
+      firstIndex);
+  update(triton::RMWOp::MAX, 3 * siteIndex + 2, encoded);
+  return true;
+}
+
 } // namespace mlir::triton_ext::sanitizers

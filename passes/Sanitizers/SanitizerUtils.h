@@ -40,6 +40,7 @@ enum class PrintMode {
 enum class FastPath {
   Peak,  ///< NaN-propagating max of |value|; count and first lane on a branch
   Count, ///< (count, first lane) in one two-operand reduction, no branch
+  Warp,  ///< (count, first lane) per warp, masked tensor atomics: no barrier
 };
 
 /// The reporting options shared by the checking passes.
@@ -167,6 +168,19 @@ Operation *entryReturnAt(OpBuilder &builder);
 void emitRecordsAtEnd(OpBuilder &builder, Location loc, Operation *ret,
                       Value count, Value firstLane, int64_t numel,
                       const ReportSite &site, const ReportOptions &options);
+
+/// Warp fast path: reduces `bad` (an i1 tensor with a distributed layout)
+/// to one (count, first lane) pair per warp (per group of lanes held inside
+/// one warp) without crossing warps, and updates the site's record with
+/// masked tensor atomics, true only where a warp found something. A clean
+/// warp executes only predicated-off atomics: no shared memory, no barrier,
+/// no branch. The record's second slot then counts warp groups with findings
+/// (`programs` is an upper bound of the programs). Returns false, having
+/// built nothing, for layouts it does not handle (1-D blocked tiles with at
+/// least one full warp row, and 2-D tiles whose warps all lie along one
+/// axis are handled).
+bool emitWarpRecords(OpBuilder &builder, Location loc, Value bad,
+                     const ReportSite &site, const ReportOptions &options);
 
 } // namespace mlir::triton_ext::sanitizers
 

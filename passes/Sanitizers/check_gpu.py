@@ -457,6 +457,18 @@ SCENARIOS: dict[str, dict[str, Any]] = {
         "lines": _one("ratio_2d_kernel", "ratio_2d_store", NAN),
         "records": lambda extra: {_key("ratio_2d_kernel", _site("ratio_2d_store"), NAN):
                                   {"lanes": 37, "first_index": extra["first_bad"]}}},
+    # fast-path=warp (opt-in): per-warp counts and masked tensor atomics; lanes and first index
+    # must be exact (a 1-D tile through the [R, W, C] view, a 2-D tile with warps on rows).
+    "nan_record_warp": {
+        "passes": ["nan_inf_check"], "options": {"fast-path": "warp"}, "run": _run_ratio,
+        "lines": _one("ratio_kernel", "ratio_store", NAN),
+        "records": lambda extra: {_key("ratio_kernel", _site("ratio_store"), NAN):
+                                  {"lanes": 37, "first_index": extra["first_bad"]}}},
+    "nan_2d_warp": {
+        "passes": ["nan_inf_check"], "options": {"fast-path": "warp"}, "run": _run_ratio_2d,
+        "lines": _one("ratio_2d_kernel", "ratio_2d_store", NAN),
+        "records": lambda extra: {_key("ratio_2d_kernel", _site("ratio_2d_store"), NAN):
+                                  {"lanes": 37, "first_index": extra["first_bad"]}}},
     # A store in a loop: the count path updates the records in the loop body.
     "nan_loop_count": {
         "passes": ["nan_inf_check"], "run": _run_ratio_rows,
@@ -772,7 +784,8 @@ FAST_PATH_KERNELS = ("liger_rms_norm_fwd", "liger_layer_norm_fwd", "fla_layer_no
                      "liger_softmax_single", "liger_geglu_fwd", "liger_swiglu_fwd",
                      "liger_fused_add_rms_norm_fwd", "fla_softmax_fwd", "liger_rms_norm_bwd")
 FAST_PATH_VARIANTS: list[tuple[str, dict[str, Any] | None]] = [
-    ("off", None), ("count (default)", {}), ("peak", {"fast-path": "peak"})]
+    ("off", None), ("count (default)", {}), ("peak", {"fast-path": "peak"}),
+    ("warp", {"fast-path": "warp"})]
 
 
 def _probe_fast_path(out: Path, rounds: int = 5) -> int:
@@ -797,7 +810,7 @@ def _probe_fast_path(out: Path, rounds: int = 5) -> int:
     except Exception as exc:  # noqa: BLE001
         sanitizers_found = [f"report() failed: {exc}"]
     result["findings"] = sanitizers_found  # clean kernels: none expected
-    for label in ("count (default)", "peak"):
+    for label in ("count (default)", "peak", "warp"):
         speeds = [k[label]["speed"] for k in result["kernels"].values() if label in k]
         if speeds:
             print(f"{label}: median {statistics.median(speeds):.3f}x worst {min(speeds):.3f}x "
