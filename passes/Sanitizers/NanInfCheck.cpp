@@ -1,4 +1,5 @@
-//===- NanInfCheck.cpp - Report NaN/Inf values at stores and dots ----------===//
+//===- NanInfCheck.cpp - Report NaN/Inf values at stores and dots
+//----------===//
 //
 // SPDX-License-Identifier: Apache-2.0
 //
@@ -118,7 +119,8 @@ static bool isCheckedFloat(Type type) {
   return elt.isF16() || elt.isBF16() || elt.isF32() || elt.isF64();
 }
 
-/// True for dot ops of any dialect (tt.dot, tt.dot_scaled, ttng.warp_group_dot).
+/// True for dot ops of any dialect (tt.dot, tt.dot_scaled,
+/// ttng.warp_group_dot).
 static bool isDotLike(Operation *op) {
   if (!op)
     return false;
@@ -472,8 +474,8 @@ private:
     bool mayHide = false;
     collectStores(value, stores, /*depth=*/0, mayHide);
     if (stores.empty()) {
-      LLVM_DEBUG(llvm::dbgs() << "dot reaches no store, not checked: " << value
-                              << "\n");
+      LLVM_DEBUG(llvm::dbgs()
+                 << "dot reaches no store, not checked: " << value << "\n");
       return;
     }
     // Redundant dot check: the dot check counts lane i when the dot result is
@@ -489,8 +491,8 @@ private:
     // non-finite value (max/min/select/compares, integer casts, a divisor)
     // or a store is not checked (fp8, warp-specialized partitions).
     if (!mayHide) {
-      LLVM_DEBUG(llvm::dbgs() << "dot covered by its store checks: " << value
-                              << "\n");
+      LLVM_DEBUG(llvm::dbgs()
+                 << "dot covered by its store checks: " << value << "\n");
       return;
     }
     // Covered by one store: a store S reached from the dot through ops that
@@ -534,9 +536,10 @@ private:
         break;
       }
       Value converted = toLayoutOf(builder, loc, mask, valueTy);
-      lanes = lanes ? arith::OrIOp::create(builder, loc, lanes, converted)
-                          .getResult()
-                    : converted;
+      lanes =
+          lanes
+              ? arith::OrIOp::create(builder, loc, lanes, converted).getResult()
+              : converted;
     }
     check(builder, loc, value, lanes, site, "dot", report);
   }
@@ -687,8 +690,8 @@ private:
     std::string kind = (what + " non-finite").str();
     ReportSite reportSite{"nan_inf_check", kernel, siteOf(loc), kind};
     if (report.fastPath == FastPath::Warp && report.records &&
-        report.mode == ReportMode::Record &&
-        report.print == PrintMode::None && isa<RankedTensorType>(type) &&
+        report.mode == ReportMode::Record && report.print == PrintMode::None &&
+        isa<RankedTensorType>(type) &&
         elemsPerThread(type) <= kCountMaxElemsPerThread && !liveAfter) {
       // Warp fast path: (count, first lane) per warp, records updated by
       // masked tensor atomics right here. No cross-warp step, so no shared
@@ -708,15 +711,15 @@ private:
     }
     if ((report.fastPath == FastPath::Count ||
          report.fastPath == FastPath::Warp) &&
-        report.records &&
-        report.mode == ReportMode::Record && isa<RankedTensorType>(type) &&
+        report.records && report.mode == ReportMode::Record &&
+        isa<RankedTensorType>(type) &&
         elemsPerThread(type) <= kCountMaxElemsPerThread && !liveAfter) {
       // Count fast path: the exact (count, first lane) in one reduction
       // right here; the tile is dead after it (the peak fast path keeps
       // |value| live across its reduction for the reporting branch: RMS-norm
       // forward 39 -> 47 registers).
-      Value bad = arith::CmpFOp::create(
-          builder, loc, arith::CmpFPredicate::UEQ, absolute, inf);
+      Value bad = arith::CmpFOp::create(builder, loc, arith::CmpFPredicate::UEQ,
+                                        absolute, inf);
       if (mask)
         bad = arith::AndIOp::create(builder, loc, bad, mask);
       auto [count, first] = countAndFirstLane(builder, loc, bad);
@@ -742,16 +745,16 @@ private:
     peak = maxAll(builder, loc, peak);
     Value scalarInf = arith::ConstantOp::create(builder, loc, floatTy, infAttr);
     // ueq: unordered (NaN) or equal to +Inf (a +-Inf lane).
-    Value found = arith::CmpFOp::create(
-        builder, loc, arith::CmpFPredicate::UEQ, peak, scalarInf);
+    Value found = arith::CmpFOp::create(builder, loc, arith::CmpFPredicate::UEQ,
+                                        peak, scalarInf);
     // Built once, at the start of the reporting branch (the count needs it
     // first; the first-lane search reuses it).
     Value badLanes;
     auto lanes = [&](OpBuilder &b, Location l) -> Value {
       if (badLanes)
         return badLanes;
-      Value bad = arith::CmpFOp::create(b, l, arith::CmpFPredicate::UEQ,
-                                        absolute, inf);
+      Value bad =
+          arith::CmpFOp::create(b, l, arith::CmpFPredicate::UEQ, absolute, inf);
       badLanes =
           mask ? arith::AndIOp::create(b, l, bad, mask).getResult() : bad;
       return badLanes;

@@ -82,8 +82,8 @@ std::optional<PrintMode> parsePrint(StringRef text) {
 
 std::optional<ReportOptions> parseReportOptions(Operation *op,
                                                 StringRef passName,
-                                                StringRef mode,
-                                                StringRef print, bool records) {
+                                                StringRef mode, StringRef print,
+                                                bool records) {
   ReportOptions options;
   options.records = records;
   if (auto parsed = parseMode(mode)) {
@@ -150,8 +150,8 @@ static Value reduceAll(OpBuilder &builder, Location loc, Value value,
         builder, loc, ValueRange{value},
         nextReduceAxis(cast<RankedTensorType>(value.getType())));
     OpBuilder::InsertionGuard guard(builder);
-    Block *body = builder.createBlock(&reduce.getCombineOp(), {}, {i32, i32},
-                                      {loc, loc});
+    Block *body =
+        builder.createBlock(&reduce.getCombineOp(), {}, {i32, i32}, {loc, loc});
     Value lhs = body->getArgument(0), rhs = body->getArgument(1);
     Value combined =
         min ? arith::MinSIOp::create(builder, loc, lhs, rhs).getResult()
@@ -167,8 +167,7 @@ Value countTrue(OpBuilder &builder, Location loc, Value bad) {
   auto tensorTy = dyn_cast<RankedTensorType>(bad.getType());
   if (!tensorTy)
     return arith::ExtUIOp::create(builder, loc, i32, bad);
-  Value count =
-      arith::ExtUIOp::create(builder, loc, tensorTy.clone(i32), bad);
+  Value count = arith::ExtUIOp::create(builder, loc, tensorTy.clone(i32), bad);
   return reduceAll(builder, loc, count, /*min=*/false);
 }
 
@@ -198,8 +197,7 @@ static Value laneIndex(OpBuilder &builder, Location loc,
     Value range = triton::MakeRangeOp::create(
         builder, loc, RankedTensorType::get({shape[dim]}, i32, sliceEnc), 0,
         shape[dim]);
-    Value expanded =
-        triton::ExpandDimsOp::create(builder, loc, range, 1 - dim);
+    Value expanded = triton::ExpandDimsOp::create(builder, loc, range, 1 - dim);
     return triton::BroadcastOp::create(
         builder, loc, RankedTensorType::get(shape, i32, enc), expanded);
   };
@@ -212,6 +210,24 @@ static Value laneIndex(OpBuilder &builder, Location loc,
                              builder.getI32IntegerAttr(shape[1])));
   return arith::AddIOp::create(
       builder, loc, arith::MulIOp::create(builder, loc, rows, width), cols);
+}
+
+/// The per-lane operands of a (count, first lane) reduction over `bad`:
+/// {bad as 0/1, the lane's index where bad else INT32_MAX}, or empty when
+/// the lanes cannot be numbered (rank above 2).
+static SmallVector<Value> countAndIndexOperands(OpBuilder &builder,
+                                                Location loc, Value bad,
+                                                RankedTensorType badTy) {
+  Value index = laneIndex(builder, loc, badTy);
+  if (!index)
+    return {};
+  auto i32Ty = cast<RankedTensorType>(index.getType());
+  Value none = arith::ConstantOp::create(
+      builder, loc,
+      DenseElementsAttr::get(cast<ShapedType>(i32Ty),
+                             builder.getI32IntegerAttr(INT32_MAX)));
+  return {arith::ExtUIOp::create(builder, loc, i32Ty, bad),
+          arith::SelectOp::create(builder, loc, bad, index, none)};
 }
 
 Value firstTrueLane(OpBuilder &builder, Location loc, Value bad) {
@@ -235,17 +251,9 @@ std::pair<Value, Value> countAndFirstLane(OpBuilder &builder, Location loc,
   if (!badTy)
     return {};
   Type i32 = builder.getI32Type();
-  Value index = laneIndex(builder, loc, badTy);
-  if (!index)
+  SmallVector<Value> values = countAndIndexOperands(builder, loc, bad, badTy);
+  if (values.empty())
     return {};
-  auto i32Ty = cast<RankedTensorType>(index.getType());
-  Value none = arith::ConstantOp::create(
-      builder, loc,
-      DenseElementsAttr::get(cast<ShapedType>(i32Ty),
-                             builder.getI32IntegerAttr(INT32_MAX)));
-  SmallVector<Value> values{
-      arith::ExtUIOp::create(builder, loc, i32Ty, bad),
-      arith::SelectOp::create(builder, loc, bad, index, none)};
   // One multi-operand reduction per dimension: (sum of the bad lanes,
   // smallest index of a bad lane), so the cross-warp step exchanges both in
   // one round (one barrier).
@@ -315,8 +323,8 @@ static unsigned registerSite(ModuleOp module, StringRef entry) {
     OpBuilder builder(ctx);
     builder.setInsertionPointToStart(module.getBody());
     LLVM::GlobalOp::create(builder, loc, tableTy, /*isConstant=*/true,
-                           LLVM::Linkage::External, kSitesGlobalName,
-                           tableAttr, /*alignment=*/1, /*addrSpace=*/1);
+                           LLVM::Linkage::External, kSitesGlobalName, tableAttr,
+                           /*alignment=*/1, /*addrSpace=*/1);
   }
   return index;
 }
@@ -342,10 +350,9 @@ static Value atomic(OpBuilder &builder, Location loc, triton::RMWOp op,
                     Value ptr, Value value) {
   Value always =
       arith::ConstantIntOp::create(builder, loc, builder.getI1Type(), 1);
-  return triton::AtomicRMWOp::create(builder, loc, builder.getI64Type(), op,
-                                     ptr, value, always,
-                                     triton::MemSemantic::RELAXED,
-                                     triton::MemSyncScope::GPU);
+  return triton::AtomicRMWOp::create(
+      builder, loc, builder.getI64Type(), op, ptr, value, always,
+      triton::MemSemantic::RELAXED, triton::MemSyncScope::GPU);
 }
 
 /// The program's linear id, x + y * nx + z * nx * ny, as i64.
@@ -354,18 +361,18 @@ static Value linearProgramId(OpBuilder &builder, Location loc) {
   auto ext = [&](Value v) -> Value {
     return arith::ExtSIOp::create(builder, loc, i64, v);
   };
-  Value x = ext(triton::GetProgramIdOp::create(builder, loc,
-                                               triton::ProgramIDDim::X));
-  Value y = ext(triton::GetProgramIdOp::create(builder, loc,
-                                               triton::ProgramIDDim::Y));
-  Value z = ext(triton::GetProgramIdOp::create(builder, loc,
-                                               triton::ProgramIDDim::Z));
-  Value nx = ext(triton::GetNumProgramsOp::create(builder, loc,
-                                                  triton::ProgramIDDim::X));
-  Value ny = ext(triton::GetNumProgramsOp::create(builder, loc,
-                                                  triton::ProgramIDDim::Y));
-  Value yz = arith::AddIOp::create(
-      builder, loc, y, arith::MulIOp::create(builder, loc, z, ny));
+  Value x = ext(
+      triton::GetProgramIdOp::create(builder, loc, triton::ProgramIDDim::X));
+  Value y = ext(
+      triton::GetProgramIdOp::create(builder, loc, triton::ProgramIDDim::Y));
+  Value z = ext(
+      triton::GetProgramIdOp::create(builder, loc, triton::ProgramIDDim::Z));
+  Value nx = ext(
+      triton::GetNumProgramsOp::create(builder, loc, triton::ProgramIDDim::X));
+  Value ny = ext(
+      triton::GetNumProgramsOp::create(builder, loc, triton::ProgramIDDim::Y));
+  Value yz = arith::AddIOp::create(builder, loc, y,
+                                   arith::MulIOp::create(builder, loc, z, ny));
   return arith::AddIOp::create(builder, loc, x,
                                arith::MulIOp::create(builder, loc, yz, nx));
 }
@@ -377,8 +384,8 @@ void emitReport(OpBuilder &builder, Location loc, Value count,
   Value found = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::sgt,
                                       count, zero);
   emitReportWhen(
-      builder, loc, found, [&](OpBuilder &, Location) { return count; },
-      lanes, site, options);
+      builder, loc, found, [&](OpBuilder &, Location) { return count; }, lanes,
+      site, options);
 }
 
 /// Builds (first lane, lanes per program) on the reporting path.
@@ -500,8 +507,8 @@ static void emitReportImpl(OpBuilder &builder, Location loc, Value found,
                            const ReportOptions &options) {
   ModuleOp module =
       builder.getInsertionBlock()->getParentOp()->getParentOfType<ModuleOp>();
-  std::string prefix = ("[triton-ext " + site.pass + "] kernel=" +
-                        site.kernel + " site=" + site.site + " " + site.what)
+  std::string prefix = ("[triton-ext " + site.pass + "] kernel=" + site.kernel +
+                        " site=" + site.site + " " + site.what)
                            .str();
   Type i32 = builder.getI32Type();
 
@@ -615,8 +622,8 @@ bool emitWarpRecords(OpBuilder &builder, Location loc, Value bad,
     // so every element stays in its register (a reshape that moves no
     // data) and reducing C (lanes) and then R (registers of one thread)
     // leaves one value per warp.
-    int64_t row = int64_t(blocked.getSizePerThread()[0]) *
-                  blocked.getThreadsPerWarp()[0];
+    int64_t row =
+        int64_t(blocked.getSizePerThread()[0]) * blocked.getThreadsPerWarp()[0];
     int64_t w = warps[0];
     // A tile smaller than the CTA's lanes holds copies of elements in
     // several warps: each copy would be counted.
@@ -637,25 +644,18 @@ bool emitWarpRecords(OpBuilder &builder, Location loc, Value bad,
     // Copies of elements in several warps (a tile smaller than the CTA
     // along the kept axis) would be counted once per copy.
     unsigned kept = 1 - axis;
-    if (badTy.getShape()[kept] % (int64_t(blocked.getSizePerThread()[kept]) *
-                                  blocked.getThreadsPerWarp()[kept] *
-                                  warps[kept]) !=
+    if (badTy.getShape()[kept] %
+            (int64_t(blocked.getSizePerThread()[kept]) *
+             blocked.getThreadsPerWarp()[kept] * warps[kept]) !=
         0)
       return false;
   }
-  Value index = laneIndex(builder, loc, badTy);
-  if (!index)
-    return false;
-  Type i32 = builder.getI32Type();
   Type i64 = builder.getI64Type();
-  auto i32Ty = cast<RankedTensorType>(index.getType());
-  Value none = arith::ConstantOp::create(
-      builder, loc,
-      DenseElementsAttr::get(cast<ShapedType>(i32Ty),
-                             builder.getI32IntegerAttr(INT32_MAX)));
-  SmallVector<Value> values{
-      arith::ExtUIOp::create(builder, loc, i32Ty, bad),
-      arith::SelectOp::create(builder, loc, bad, index, none)};
+  SmallVector<Value> values = countAndIndexOperands(builder, loc, bad, badTy);
+  if (values.empty())
+    return false;
+  Operation *select = values[1].getDefiningOp();
+  Value index = select->getOperand(1), none = select->getOperand(2);
   if (!view.empty()) {
     // Both operands get the same view (the same register mapping), so each
     // count stays paired with its lane's index.
