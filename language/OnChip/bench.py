@@ -48,6 +48,7 @@ from triton_ext.testing import import_file
 
 kernels = import_file(__file__, "kernels.py", name="triton_ext_onchip_kernels")
 grouped_tile = kernels.grouped_tile
+store_tile = kernels.store_tile
 
 MATMUL_CONFIGS = [
     triton.Config({"BM": 128, "BN": 256, "BK": 64, "GROUP_M": 8}, num_stages=3, num_warps=8),
@@ -295,10 +296,7 @@ def tl_dot_tma_kernel(a_desc, b_desc, C, M, N, K, stride_cm, stride_cn, BM: tl.c
     acc = tl.zeros([BM, BN], dtype=tl.float32)
     for kt in range(tl.cdiv(K, BK)):
         acc = tl.dot(a_desc.load([off_m, kt * BK]), b_desc.load([kt * BK, off_n]), acc)
-    cm = off_m + tl.arange(0, BM)
-    cn = off_n + tl.arange(0, BN)
-    tl.store(C + cm[:, None] * stride_cm + cn[None, :] * stride_cn, acc.to(C.dtype.element_ty),
-             mask=(cm[:, None] < M) & (cn[None, :] < N))
+    store_tile(C, acc, off_m, off_n, M, N, stride_cm, stride_cn, BM, BN)
 
 
 def _signature(dtype: str) -> dict[str, str]:

@@ -53,6 +53,15 @@ def grouped_tile(M, N, BM: tl.constexpr, BN: tl.constexpr, GROUP_M: tl.constexpr
 
 
 @triton.jit
+def store_tile(C, acc, off_m, off_n, M, N, stride_cm, stride_cn, BM: tl.constexpr, BN: tl.constexpr):
+    """The GEMM epilogue: the BM x BN tile at (off_m, off_n) of C, in C's dtype, masked to M x N."""
+    cm = off_m + tl.arange(0, BM)
+    cn = off_n + tl.arange(0, BN)
+    c_ptrs = C + cm[:, None] * stride_cm + cn[None, :] * stride_cn
+    tl.store(c_ptrs, acc.to(C.dtype.element_ty), mask=(cm[:, None] < M) & (cn[None, :] < N))
+
+
+@triton.jit
 def matmul_kernel(A, B, C, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
                   BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, STAGES: tl.constexpr,
                   GROUP_M: tl.constexpr):
@@ -92,10 +101,7 @@ def matmul_kernel(A, B, C, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, 
     acc = oc.mma_wait(acc, 0)
     oc.wait_copies(0)
 
-    cm = pid_m * BM + tl.arange(0, BM)
-    cn = pid_n * BN + tl.arange(0, BN)
-    c_ptrs = C + cm[:, None] * stride_cm + cn[None, :] * stride_cn
-    tl.store(c_ptrs, acc.to(C.dtype.element_ty), mask=(cm[:, None] < M) & (cn[None, :] < N))
+    store_tile(C, acc, pid_m * BM, pid_n * BN, M, N, stride_cm, stride_cn, BM, BN)
 
 
 @triton.jit
@@ -132,10 +138,7 @@ def matmul_tma_kernel(a_desc, b_desc, C, M, N, K, stride_cm, stride_cn, BM: tl.c
         oc.copy_tma(oc.index(b_ring, nslot), b_desc, [nxt * BK, off_n], bar, pred=nxt < k_tiles)
     acc = oc.mma_wait(acc, 0)
 
-    cm = off_m + tl.arange(0, BM)
-    cn = off_n + tl.arange(0, BN)
-    c_ptrs = C + cm[:, None] * stride_cm + cn[None, :] * stride_cn
-    tl.store(c_ptrs, acc.to(C.dtype.element_ty), mask=(cm[:, None] < M) & (cn[None, :] < N))
+    store_tile(C, acc, off_m, off_n, M, N, stride_cm, stride_cn, BM, BN)
 
 
 @triton.jit
@@ -161,10 +164,7 @@ def _ws_consumer(a_ring, b_ring, ready, empty, C, M, N, off_m, off_n, k_tiles, s
         # The wgmma of tile kt-1 finished: give its stage back to the producer.
         oc.arrive(oc.index(empty, (kt + STAGES - 1) % STAGES), pred=kt > 0)
     acc = oc.mma_wait(acc, 0)
-    cm = off_m + tl.arange(0, BM)
-    cn = off_n + tl.arange(0, BN)
-    c_ptrs = C + cm[:, None] * stride_cm + cn[None, :] * stride_cn
-    tl.store(c_ptrs, acc.to(C.dtype.element_ty), mask=(cm[:, None] < M) & (cn[None, :] < N))
+    store_tile(C, acc, off_m, off_n, M, N, stride_cm, stride_cn, BM, BN)
 
 
 @triton.jit

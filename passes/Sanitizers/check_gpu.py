@@ -176,6 +176,14 @@ def _ratio_inputs(torch: Any, dev: str, n: int) -> tuple[Any, Any, Any]:
     return x, y, bad
 
 
+def _ratio_output_ok(torch: Any, x: Any, y: Any, out: Any, bad: Any) -> bool:
+    """x / y (float64 reference) in every lane but the planted ones, NaN in those."""
+    good = torch.ones(x.numel(), dtype=torch.bool, device=x.device)
+    good[bad] = False
+    return bool(torch.allclose(out[good].double(), x[good].double() / y[good].double(), rtol=1e-6)
+                and torch.isnan(out[bad]).all())
+
+
 def _run_ratio_pair(torch, triton, kernels, dev, state, api) -> bool:
     n, block = 1 << 20, 1024
     x, y, bad = _ratio_inputs(torch, dev, n)
@@ -187,12 +195,8 @@ def _run_ratio_pair(torch, triton, kernels, dev, state, api) -> bool:
     launch()
     torch.cuda.synchronize()
     state["extra"] = {"first_bad": int(bad.min())}
-    good = torch.ones(n, dtype=torch.bool, device=dev)
-    good[bad] = False
     state["launch"] = launch
-    return bool(torch.equal(total, x + y) and torch.isnan(out[bad]).all()
-                and torch.allclose(out[good].double(), x[good].double() / y[good].double(),
-                                   rtol=1e-6))
+    return bool(torch.equal(total, x + y)) and _ratio_output_ok(torch, x, y, out, bad)
 
 
 def _run_ratio(torch, triton, kernels, dev, state, api) -> bool:
@@ -206,12 +210,8 @@ def _run_ratio(torch, triton, kernels, dev, state, api) -> bool:
     launch()
     torch.cuda.synchronize()
     state["extra"] = {"first_bad": int(bad.min())}
-    ref = x.double() / y.double()
-    good = torch.ones(n, dtype=torch.bool, device=dev)
-    good[bad] = False
     state["launch"] = launch
-    return bool(torch.allclose(out[good].double(), ref[good], rtol=1e-6)
-                and torch.isnan(out[bad]).all())
+    return _ratio_output_ok(torch, x, y, out, bad)
 
 
 RATIO_2D = (1000, 100, 16, 128)  # rows, cols, BLOCK_R, BLOCK_C: 16 lanes per thread (4 warps)
@@ -232,10 +232,7 @@ def _run_ratio_2d(torch, triton, kernels, dev, state, api) -> bool:
     firsts = (i // block_r) * (block_r * block_c) + (i % block_r) * block_c + j
     state["extra"] = {"first_bad": int(firsts.min())}
     state["launch"] = launch
-    good = torch.ones(rows * cols, dtype=torch.bool, device=dev)
-    good[bad] = False
-    return bool(torch.allclose(out[good].double(), x[good].double() / y[good].double(), rtol=1e-6)
-                and torch.isnan(out[bad]).all())
+    return _ratio_output_ok(torch, x, y, out, bad)
 
 
 RATIO_ROWS = (1000, 100, 8, 128)  # rows, cols, ROWS_PER_PROG, BLOCK
@@ -257,10 +254,7 @@ def _run_ratio_rows(torch, triton, kernels, dev, state, api) -> bool:
     i, j = bad // cols, bad % cols
     state["extra"] = {"first_bad": int(((i // per_prog) * block + j).min())}
     state["launch"] = launch
-    good = torch.ones(rows * cols, dtype=torch.bool, device=dev)
-    good[bad] = False
-    return bool(torch.allclose(out[good].double(), x[good].double() / y[good].double(), rtol=1e-6)
-                and torch.isnan(out[bad]).all())
+    return _ratio_output_ok(torch, x, y, out, bad)
 
 
 def _run_ratio_rearm(torch, triton, kernels, dev, state, api) -> bool:

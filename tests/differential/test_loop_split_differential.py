@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import random
+from typing import Callable
 
 import pytest
 
@@ -62,13 +63,22 @@ def _check(kernel: LoopKernel, cases: list[tuple[int, int, int]],
         pytest.fail(result.report(kernel.name), pytrace=False)
 
 
+def _args_for(rng: random.Random, kernel: LoopKernel, n: int) -> list[tuple[int, int, int]]:
+    return (bounded_args if kernel.lb_zero else loop_args)(rng, kernel, n)
+
+
+def _check_each(variants: list[LoopKernel], draw: Callable[..., list[tuple[int, int, int]]] = _args_for) -> None:
+    """CASES_PER_FORM cases split over the variants, drawn from a generator seeded by each kernel's
+    name (deterministic per kernel)."""
+    per_variant = -(-CASES_PER_FORM // len(variants))
+    for kernel in variants:
+        _check(kernel, draw(random.Random(kernel.name), kernel, per_variant))
+
+
 @pytest.mark.parametrize("form", FORMS, ids=_form_id)
 def test_generated_form(form):
     variants = _variants(*form)
-    per_variant = -(-CASES_PER_FORM // len(variants))
-    for kernel in variants:
-        rng = random.Random(kernel.name)  # deterministic per kernel
-        _check(kernel, loop_args(rng, kernel, per_variant))
+    _check_each(variants)
 
 
 @pytest.mark.parametrize("form", FORMS, ids=_form_id)
@@ -104,10 +114,7 @@ def _lattice_variants(form: str, width: int, unsigned_loop: bool, pred: str) -> 
 @pytest.mark.parametrize("form", LATTICE_FORMS, ids=_form_id)
 def test_lattice_form(form):
     variants = _lattice_variants(*form)
-    per_variant = -(-CASES_PER_FORM // len(variants))
-    for kernel in variants:
-        rng = random.Random(kernel.name)
-        _check(kernel, loop_args(rng, kernel, per_variant))
+    _check_each(variants)
 
 
 MONOTONE_FORMS = [("tensor", 32, False, pred) for pred in PREDICATES]
@@ -124,10 +131,7 @@ def test_monotone_rows_form(form):
                 LoopKernel(**base, iv_left=False, step=2, rows=16, cols=2, rows_op="shrsi", rows_k=2,
                            inv_inside=True),
                 LoopKernel(**base, iv_left=True, step=4, rows=16, cols=4, rows_op="minsi", rows_k=9)]
-    per_variant = -(-CASES_PER_FORM // len(variants))
-    for kernel in variants:
-        rng = random.Random(kernel.name)
-        _check(kernel, loop_args(rng, kernel, per_variant))
+    _check_each(variants)
 
 
 CONJUNCTION_FORMS = [(form, width, False, pred) for form in ("scalar", "tensor") for width in (32, 64)
@@ -151,11 +155,7 @@ def _conjunction_variants(form: str, width: int, unsigned_loop: bool, pred: str)
 @pytest.mark.parametrize("form", CONJUNCTION_FORMS, ids=_form_id)
 def test_conjunction_form(form):
     variants = _conjunction_variants(*form)
-    per_variant = -(-CASES_PER_FORM // len(variants))
-    for kernel in variants:
-        rng = random.Random(kernel.name)
-        args = bounded_args if kernel.lb_zero else loop_args
-        _check(kernel, args(rng, kernel, per_variant))
+    _check_each(variants)
 
 
 def test_conjunction_guard_failure_runs_every_iteration():
@@ -185,10 +185,7 @@ def test_runtime_divisor_rows_form(form):
                 LoopKernel(**base, iv_left=False, step=2, rows=16, cols=2, rows_op="shrsi_rt", rows_k=3,
                            inv_inside=True),
                 LoopKernel(**base, iv_left=True, step=4, rows=16, cols=4, rows_op="shrui_rt", rows_k=3)]
-    per_variant = -(-CASES_PER_FORM // len(variants))
-    for kernel in variants:
-        rng = random.Random(kernel.name)
-        _check(kernel, loop_args(rng, kernel, per_variant))
+    _check_each(variants)
 
 
 def test_runtime_divisor_guard_failure_path_runs():
@@ -223,11 +220,7 @@ def test_scaled_iv_form(form):
                 LoopKernel(**base, iv_left=True, step=1, iv_scale=64, ub_form="min", lb_zero=True,
                            second="slt", inv_off2=-7),
                 LoopKernel(**base, iv_left=False, step=3, iv_scale=5, inv_inside=True, inv_off=2)]
-    per_variant = -(-CASES_PER_FORM // len(variants))
-    for kernel in variants:
-        rng = random.Random(kernel.name)
-        args = bounded_args if kernel.lb_zero else loop_args
-        _check(kernel, args(rng, kernel, per_variant))
+    _check_each(variants)
 
 
 def test_scaled_iv_guard_failure_path_runs():
@@ -291,10 +284,7 @@ def test_fact_form(form):
     variants = [LoopKernel(f, width, unsigned_loop, pred, iv_left=side, step=step, fact=fact,
                            rows=4, cols=4, iv_off=off, inv_off=-off)
                 for fact in FACTS[width] for side, step, off in ((True, 1, 0), (False, 8, 3))]
-    per_variant = -(-CASES_PER_FORM // len(variants))
-    for kernel in variants:
-        rng = random.Random(kernel.name)
-        _check(kernel, fact_args(rng, kernel, per_variant))
+    _check_each(variants, fact_args)
 
 
 @pytest.mark.parametrize("width", [8, 16])
