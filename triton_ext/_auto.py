@@ -258,10 +258,7 @@ class _Auto:
                         return gpu_time_ms(lambda: original(fn, *args, grid=grid, warmup=False, **kwargs),
                                            rep_ms=REP_MS, flush=flush)
 
-                try:
-                    return interleaved_rounds(variants, time_one, rounds, before=lambda _: restore())
-                finally:
-                    del flush
+                return interleaved_rounds(variants, time_one, rounds, before=lambda _: restore())
 
             for variant, _ in self.variants:
                 compile_variant(variant)

@@ -55,7 +55,7 @@ from ._errors import UnknownPassError
 from ._selection import Enabled, Selection, _build, using
 
 __all__ = ["PASSES_KWARG", "Config", "Tunable", "tunable", "autotune", "passes_of", "selection_for", "canonical_passes",
-           "gpu_time_benchmarker", "PassAutotuner", "Tuning", "time_rounds", "pass_count"]
+           "PassAutotuner", "Tuning", "time_rounds", "pass_count"]
 
 #: The kwargs key that carries a config's pass set (a canonical JSON string).
 PASSES_KWARG = "triton_ext_passes"
@@ -185,17 +185,6 @@ def tunable(fn: Any) -> Tunable:
     return fn if isinstance(fn, Tunable) else Tunable(fn)
 
 
-def gpu_time_benchmarker(kernel_call: Callable[[], Any], quantiles: Sequence[float] | None = None) -> Any:
-    """Triton's autotuner benchmark protocol over :func:`triton_ext.testing.gpu_time_ms`: the
-    kernel's GPU time with the CPU's launch cost kept out, so configs of a kernel shorter than its
-    launch path (a 10 us norm behind the autotuner and the pass-set wrapper) are compared by what
-    the GPU does, not by how long the GPU waited for Python."""
-    from ._timing import gpu_time_ms
-
-    t = gpu_time_ms(kernel_call, rep_ms=50)
-    return [t] * len(quantiles) if quantiles else t
-
-
 #: Interleaved rounds over every config, then over the candidate and its baseline again.
 ROUNDS = 4
 CONFIRM_ROUNDS = 3
@@ -217,11 +206,8 @@ def time_rounds(calls: Mapping[Any, Callable[[], Any]], rounds: int) -> dict[Any
     keys = list(calls)
     labels = [str(i) for i in range(len(keys))]
     flush = flush_buffer()
-    try:
-        out = interleaved_rounds(labels, lambda label: gpu_time_ms(calls[keys[int(label)]], rep_ms=REP_MS, flush=flush),
-                                 rounds)
-    finally:
-        del flush
+    out = interleaved_rounds(labels, lambda label: gpu_time_ms(calls[keys[int(label)]], rep_ms=REP_MS, flush=flush),
+                             rounds)
     return {keys[int(label)]: v for label, v in out.items()}
 
 
