@@ -272,6 +272,9 @@ public:
           << fastPath << "'";
       return signalPassFailure();
     }
+    // Records by masked atomics, no branch (print=none): see
+    // emitRecordsAtEnd.
+    report->maskedRecords = true;
     ModuleOp module = getOperation();
 
     // Collect first: checking inserts ops that the walk must not visit.
@@ -767,6 +770,9 @@ private:
 
   /// NaN-propagating maximum over every lane of `value` (a float scalar).
   static Value maxAll(OpBuilder &builder, Location loc, Value value) {
+    // A 2-D tile is reduced as its 1-D view: in-thread, in-warp, then across
+    // warps in one reduction (the maximum does not depend on the order).
+    value = flattenForReduce(builder, loc, value);
     auto tensorTy = dyn_cast<RankedTensorType>(value.getType());
     if (!tensorTy)
       return value;

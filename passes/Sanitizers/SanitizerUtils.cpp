@@ -245,6 +245,25 @@ Value firstTrueLane(OpBuilder &builder, Location loc, Value bad) {
   return reduceAll(builder, loc, picked, /*min=*/true);
 }
 
+Value flattenForReduce(OpBuilder &builder, Location loc, Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type || type.getRank() != 2 ||
+      !isa_and_nonnull<triton::gpu::DistributedEncodingTrait>(
+          type.getEncoding()))
+    return value;
+  // tt.reshape without allow_reorder is the row-major flattening, and the
+  // encoding inferred for its result keeps every element in the register,
+  // lane and warp that hold it (a view: no data moves). So lane r * W + c of
+  // the 1-D value is lane (r, c) of the tile, and a full reduction of it
+  // folds all the registers of a thread first, then the lanes, then the
+  // warps, in one `tt.reduce`: reducing one axis and then the other folded
+  // only the registers of one row in-thread and shuffled each row's
+  // partials (torchao's int8 GEMM epilogue, 8 rows of 8 per thread, peak
+  // path: 1896 SASS instructions, 1789 flattened).
+  return triton::ReshapeOp::create(
+      builder, loc, ArrayRef<int64_t>{type.getNumElements()}, value);
+}
+
 std::pair<Value, Value> countAndFirstLane(OpBuilder &builder, Location loc,
                                           Value bad) {
   auto badTy = dyn_cast<RankedTensorType>(bad.getType());
@@ -346,12 +365,14 @@ static Value slotPointer(OpBuilder &builder, Location loc, int64_t slot) {
   return triton::AddPtrOp::create(builder, loc, ptrTy, base, offset);
 }
 
+/// A scalar atomic on `ptr`, done only where `mask` (i1) is true; always
+/// without a mask.
 static Value atomic(OpBuilder &builder, Location loc, triton::RMWOp op,
-                    Value ptr, Value value) {
-  Value always =
-      arith::ConstantIntOp::create(builder, loc, builder.getI1Type(), 1);
+                    Value ptr, Value value, Value mask = Value()) {
+  if (!mask)
+    mask = arith::ConstantIntOp::create(builder, loc, builder.getI1Type(), 1);
   return triton::AtomicRMWOp::create(
-      builder, loc, builder.getI64Type(), op, ptr, value, always,
+      builder, loc, builder.getI64Type(), op, ptr, value, mask,
       triton::MemSemantic::RELAXED, triton::MemSyncScope::GPU);
 }
 
@@ -415,11 +436,13 @@ void emitReportWhen(OpBuilder &builder, Location loc, Value found,
 /// Updates the site's record with `count` (i32) and `firstLane` (i32, lane
 /// of a tile of `numel`) and prints per `options.print`, at the builder's
 /// insertion point, which must be under a branch taken only by programs with
-/// findings (uniform over the program: the scalar atomics synchronize it).
+/// findings (uniform over the program: the scalar atomics synchronize it),
+/// or, with `found` (i1, uniform: count > 0), anywhere: the atomics are then
+/// masked with it (print=none only: the print needs its own branch).
 static void emitRecords(OpBuilder &builder, Location loc, Value count,
                         Value firstLane, int64_t numel, ModuleOp module,
                         const ReportSite &site, StringRef prefix,
-                        const ReportOptions &options) {
+                        const ReportOptions &options, Value found = Value()) {
   Type i64 = builder.getI64Type();
   Type i32 = builder.getI32Type();
   std::string entry =
@@ -430,10 +453,10 @@ static void emitRecords(OpBuilder &builder, Location loc, Value count,
 
   Value lanesTotal = arith::ExtSIOp::create(builder, loc, i64, count);
   atomic(builder, loc, triton::RMWOp::ADD, slotPointer(builder, loc, 3 * index),
-         lanesTotal);
+         lanesTotal, found);
   Value one = arith::ConstantIntOp::create(builder, loc, i64, 1);
   Value before = atomic(builder, loc, triton::RMWOp::ADD,
-                        slotPointer(builder, loc, 3 * index + 1), one);
+                        slotPointer(builder, loc, 3 * index + 1), one, found);
   Value firstIndex = arith::AddIOp::create(
       builder, loc,
       arith::MulIOp::create(
@@ -444,9 +467,10 @@ static void emitRecords(OpBuilder &builder, Location loc, Value count,
       builder, loc, arith::ConstantIntOp::create(builder, loc, i64, INT64_MAX),
       firstIndex);
   atomic(builder, loc, triton::RMWOp::MAX,
-         slotPointer(builder, loc, 3 * index + 2), encoded);
+         slotPointer(builder, loc, 3 * index + 2), encoded, found);
   if (options.print != PrintMode::First)
     return;
+  assert(!found && "print=first reports under a branch");
   // One line per site: only the program whose update found the `programs`
   // counter at zero (the scalar atomic's result is broadcast to all its
   // threads), and in it only thread 0 (tt.print prints from every thread).
@@ -492,6 +516,22 @@ void emitRecordsAtEnd(OpBuilder &builder, Location loc, Operation *ret,
   Value any = arith::CmpIOp::create(
       builder, loc, arith::CmpIPredicate::sgt, count,
       arith::ConstantIntOp::create(builder, loc, count.getType(), 0));
+  if (options.maskedRecords && options.print == PrintMode::None) {
+    // No branch: the three atomics are masked with `count > 0` (uniform), so
+    // a clean program executes them predicated off, as the branch skipped
+    // them, and the records get the same updates. Why: a branch right before
+    // the `tt.return` kept LLVM from sinking the epilogue's index
+    // arithmetic below the kernel's main loop (torchao's int8 GEMM computed
+    // its 16 row and column offsets before the K loop and held them across
+    // it: 134 registers, 125 without the check, which no longer fit two
+    // 256-thread CTAs per SM). Triton lowers a scalar atomic whose result is
+    // unused as one predicated instruction of one thread, without shared
+    // memory or a barrier; the first index's scalar arithmetic (program id
+    // times the tile size) runs in every program, a few uniform ops.
+    emitRecords(builder, loc, count, firstLane, numel, module, site, prefix,
+                options, any);
+    return;
+  }
   auto atEnd = scf::IfOp::create(builder, loc, any, /*withElseRegion=*/false);
   builder.setInsertionPoint(atEnd.thenBlock()->getTerminator());
   if (options.print == PrintMode::Every)

@@ -53,14 +53,17 @@ struct ReportOptions {
   /// nan_inf_check's fast path for stores of at most 64 elements per thread
   /// (record mode with records; grouped stores and abort mode: Peak).
   FastPath fastPath = FastPath::Count;
+  /// With print=none, emitRecordsAtEnd updates the records by atomics masked
+  /// with `count > 0` instead of under an `scf.if` (nan_inf_check).
+  bool maskedRecords = false;
 };
 
 /// Parses `mode`, `print` and `records`; emits an error on `op` and returns
 /// nullopt for a bad value (`passName` names the pass in the message).
 std::optional<ReportOptions> parseReportOptions(Operation *op,
                                                 StringRef passName,
-                                                StringRef mode,
-                                                StringRef print, bool records);
+                                                StringRef mode, StringRef print,
+                                                bool records);
 
 /// Parses the `mode` option (`record` or `abort`).
 std::optional<ReportMode> parseMode(StringRef text);
@@ -140,6 +143,11 @@ using CountBuilder = function_ref<Value(OpBuilder &, Location)>;
 /// one `tt.reduce` (min) per dimension: call it on a reporting path.
 Value firstTrueLane(OpBuilder &builder, Location loc, Value bad);
 
+/// `value` (a rank-2 tensor with a distributed layout) viewed as 1-D with
+/// `tt.reshape` (row-major, moving no data), so that one `tt.reduce` folds
+/// it in-thread, then in-warp, then across warps; any other value unchanged.
+Value flattenForReduce(OpBuilder &builder, Location loc, Value value);
+
 /// (count, first lane) of `bad` (an i1 tensor of rank 1 or 2) as two i32
 /// scalars from one multi-operand reduction per dimension: the number of
 /// true lanes and the row-major index of the first (INT32_MAX when none is);
@@ -165,6 +173,8 @@ Operation *entryReturnAt(OpBuilder &builder);
 /// uniform over the program) is positive,
 /// updates the site's record with it and `firstLane` (i32, row-major lane
 /// of a tile of `numel`) and prints per `options` (record mode, records on).
+/// Under `scf.if count > 0`, or, with `options.maskedRecords` and
+/// print=none, by atomics masked with `count > 0` (no branch).
 void emitRecordsAtEnd(OpBuilder &builder, Location loc, Operation *ret,
                       Value count, Value firstLane, int64_t numel,
                       const ReportSite &site, const ReportOptions &options);

@@ -782,7 +782,7 @@ FAST_PATH_VARIANTS: list[tuple[str, dict[str, Any] | None]] = [
     ("warp", {"fast-path": "warp"})]
 
 
-def _probe_fast_path(out: Path, rounds: int = 5) -> int:
+def _probe_fast_path(out: Path, rounds: int = 5, kernels: tuple[str, ...] = FAST_PATH_KERNELS) -> int:
     import torch
 
     from triton_ext.bench.gpu import checkout_commit
@@ -790,7 +790,7 @@ def _probe_fast_path(out: Path, rounds: int = 5) -> int:
     result: dict[str, Any] = {"device": torch.cuda.get_device_name(), "commit": checkout_commit(),
                               "rounds": rounds, "kernels": {}}
     ok = True
-    for name in FAST_PATH_KERNELS:
+    for name in kernels:
         try:
             ok &= _probe_fast_path_kernel(name, rounds, result)
         except Exception as exc:  # noqa: BLE001  (recorded; the other kernels still run)
@@ -808,7 +808,7 @@ def _probe_fast_path(out: Path, rounds: int = 5) -> int:
         speeds = [k[label]["speed"] for k in result["kernels"].values() if label in k]
         if speeds:
             print(f"{label}: median {statistics.median(speeds):.3f}x worst {min(speeds):.3f}x "
-                  f"over {len(speeds)} row kernels", flush=True)
+                  f"over {len(speeds)} kernels", flush=True)
     if sanitizers_found:
         print("findings on clean inputs:", *sanitizers_found, sep="\n  ")
     _write_probe(out, "probe_fast_path", result)
@@ -912,6 +912,10 @@ def main() -> int:
     parser.add_argument("--probe-fast-path", type=Path, metavar="JSON",
                         help="only time nan_inf_check's count vs peak fast path on the corpus's "
                              "row kernels (issue 18); written under 'probe_fast_path' of JSON")
+    parser.add_argument("--fast-path-kernels", nargs="+", metavar="NAME",
+                        help="corpus kernels for --probe-fast-path (default: the row kernels; "
+                             "e.g. the GEMM/attention epilogues torchao_qt_int8_mm "
+                             "sglang_extend_attention)")
     parser.add_argument("--bench-out", type=Path, default=HERE / "results",
                         help="folder for the bench's JSON/PNG/BENCHMARK.md (default: results/)")
     parser.add_argument("--only", nargs="*", help="scenario names to run (default: all)")
@@ -925,7 +929,8 @@ def main() -> int:
     if args.probe_print:
         return _probe_print(args.probe_print)
     if args.probe_fast_path:
-        return _probe_fast_path(args.probe_fast_path)
+        return _probe_fast_path(args.probe_fast_path, kernels=tuple(args.fast_path_kernels or
+                                                                    FAST_PATH_KERNELS))
     if not args.out:
         parser.error("--out is required")
     log: list[str] = []
