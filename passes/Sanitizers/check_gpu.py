@@ -771,8 +771,9 @@ def _probe_print(out: Path, rounds: int = 5) -> int:
 # two-operand reduction of (count, first lane), nothing of the tile live after it) against the
 # previous one (peak: a NaN-propagating max, then a branch that recounts from |value|, keeping
 # the tile live across the reduction: Liger RMS-norm forward 39 -> 47 registers on CPU). Times the
-# corpus's ~15 us row kernels off / count / peak in interleaved rounds (speed = off / variant) and
-# checks that each variant's outputs equal the plain run's bitwise.
+# corpus's ~15 us row kernels off / count / peak / warp in ABBA rounds of gpu_time_ms (speed = off /
+# variant; launches queued behind a GPU sleep, so no wait for the CPU is timed) and checks that
+# each variant's outputs equal the plain run's bitwise.
 
 FAST_PATH_KERNELS = ("liger_rms_norm_fwd", "liger_layer_norm_fwd", "fla_layer_norm_fwd",
                      "liger_softmax_single", "liger_geglu_fwd", "liger_swiglu_fwd",
@@ -819,10 +820,10 @@ def _probe_fast_path_kernel(name: str, rounds: int, result: dict[str, Any]) -> b
     """Times one corpus kernel off / count / peak into result["kernels"][name]; False when a
     variant's outputs differ from the plain run's."""
     import torch
-    from triton.testing import do_bench
 
     import triton_ext
     from tests.realworld.realworld_kernels import BY_NAME, Tensors
+    from triton_ext.testing import flush_buffer, gpu_time_ms, interleaved_rounds
 
     kernel = BY_NAME[name]
     fn = kernel.fn()
@@ -857,14 +858,16 @@ def _probe_fast_path_kernel(name: str, rounds: int, result: dict[str, Any]) -> b
 
     same = {label: all(equal(a, b) for a, b in zip(outs, outputs["off"]))
             for label, outs in outputs.items()}
-    times: dict[str, list[float]] = {label: [] for label, _ in FAST_PATH_VARIANTS}
-    for r in range(rounds):
-        order = FAST_PATH_VARIANTS if r % 2 == 0 else FAST_PATH_VARIANTS[::-1]
-        for label, options in order:
-            # The pass set is entered once around the timing (entering it costs milliseconds:
-            # per launch it timed the context, window 1 of session 5 read 0.001-0.007x).
-            with enabled(options):
-                times[label].append(do_bench(lambda: launch_once(launch.args), warmup=10, rep=100))
+    variants = dict(FAST_PATH_VARIANTS)
+    flush = flush_buffer()
+
+    def reading(label: str) -> float:
+        # The pass set is entered once around a reading (entering it costs milliseconds: per
+        # launch it timed the context, window 1 of session 5 read 0.001-0.007x).
+        with enabled(variants[label]):
+            return gpu_time_ms(lambda: launch_once(launch.args), flush=flush)
+
+    times = interleaved_rounds(list(variants), reading, rounds)
     off = statistics.median(times["off"])
     row = {label: {"ms": round(statistics.median(t), 5), "speed": round(off / statistics.median(t), 4),
                    "same_output": same[label]} for label, t in times.items()}

@@ -14,9 +14,10 @@ one Triton cache):
    baseline's. For a firing pass every tensor argument is compared with the baseline's:
    bitwise, or within the dtype's tolerance for kernels marked nondeterministic (atomics);
 3. then, one kernel at a time in a single timing process (so nothing else uses the GPU),
-   every firing pass and the baseline are timed in interleaved rounds
-   (``triton.testing.do_bench`` per round, alternating which goes first); the speedup is the
-   ratio of the medians (no-pass / pass). Kernels come from the shared cache by then.
+   every firing pass and the baseline are timed in interleaved ABBA rounds
+   (``triton_ext.testing.gpu_time_ms`` per reading: launches queued behind a GPU sleep, so the
+   time holds no wait for the CPU); the speedup is the ratio of the medians (no-pass / pass).
+   Kernels come from the shared cache by then.
 
 Where the corpus gives a torch reference, the baseline output is checked against it too
 (reported, not part of the pass verdict). Writes JSON with the commit, GPU, driver, versions
@@ -160,6 +161,10 @@ def run_kernel(name: str, passes: list[str], seed: int) -> dict[str, Any]:
     return out
 
 
+#: The label of the readings without any pass.
+BASE = "(no pass)"
+
+
 def _sanitizer_findings() -> list[Any]:
     """Records of the sanitizer sites with findings since the last call (then re-armed)."""
     try:
@@ -171,40 +176,41 @@ def _sanitizer_findings() -> list[Any]:
 
 
 def time_kernels(plan: dict[str, list[str]], rounds: int, seed: int, out: Path) -> None:
-    """Timing process body: kernel -> firing passes; results written after every kernel."""
+    """Timing process body: kernel -> firing passes; results written after every kernel.
+
+    Each reading is :func:`triton_ext.testing.gpu_time_ms` (every launch queued behind a GPU
+    sleep, so a ~10 us kernel's time holds no wait for the Python that launches it; ``do_bench``
+    counted that wait) with one L2-flush buffer per kernel; the variants are read in ABBA rounds
+    (:func:`triton_ext.testing.interleaved_rounds`), so the H200's alternation between consecutive
+    readings and a drift cancel out."""
     import torch
-    from triton.testing import do_bench
 
     import triton_ext
     from tests.realworld.realworld_kernels import BY_NAME, Tensors
+    from triton_ext.testing import flush_buffer, gpu_time_ms, interleaved_rounds
 
     results: dict[str, Any] = {}
+    flush = flush_buffer()
     for name, passes in plan.items():
         kernel = BY_NAME[name]
         fn = kernel.fn()
         launch = kernel.build(Tensors("cuda", seed))
         args = launch.args
 
-        def bench(pass_name: str | None) -> float:
-            ctx = triton_ext.enabled(pass_name) if pass_name else contextlib.nullcontext()
+        def reading(label: str) -> float:
+            ctx = triton_ext.enabled(label) if label != BASE else contextlib.nullcontext()
             with ctx:
-                return do_bench(lambda: fn[launch.grid](**args, num_warps=launch.num_warps,
-                                                        num_stages=launch.num_stages), warmup=10, rep=50)
+                return gpu_time_ms(lambda: fn[launch.grid](**args, num_warps=launch.num_warps,
+                                                           num_stages=launch.num_stages), flush=flush)
 
         rec: dict[str, Any] = {}
         try:
-            base_ms: list[float] = []
-            pass_ms: dict[str, list[float]] = {p: [] for p in passes}
-            for r in range(rounds):
-                order: list[str | None] = [None, *passes]
-                if r % 2:
-                    order.reverse()
-                for which in order:
-                    (base_ms if which is None else pass_ms[which]).append(bench(which))
-            base = statistics.median(base_ms)
+            samples = interleaved_rounds([BASE, *passes], reading, rounds)
+            base = statistics.median(samples[BASE])
             for p in passes:
-                rec[p] = {"base_ms": [round(x, 5) for x in base_ms], "pass_ms": [round(x, 5) for x in pass_ms[p]],
-                          "speedup": round(base / statistics.median(pass_ms[p]), 4)}
+                rec[p] = {"base_ms": [round(x, 5) for x in samples[BASE]],
+                          "pass_ms": [round(x, 5) for x in samples[p]],
+                          "speedup": round(base / statistics.median(samples[p]), 4)}
             # Sanitizers: what the timed launches found (a kernel that updates its inputs in
             # place can reach Inf after hundreds of launches; then the reporting path is timed).
             for record in _sanitizer_findings():
