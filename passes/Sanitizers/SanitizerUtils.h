@@ -53,8 +53,9 @@ struct ReportOptions {
   /// nan_inf_check's fast path for stores of at most 64 elements per thread
   /// (record mode with records; grouped stores and abort mode: Peak).
   FastPath fastPath = FastPath::Count;
-  /// With print=none, emitRecordsAtEnd updates the records by atomics masked
-  /// with `count > 0` instead of under an `scf.if` (nan_inf_check).
+  /// With print=none, emitRecordsAtEnd updates the records before a return
+  /// that follows a loop by atomics masked with `count > 0` instead of under
+  /// an `scf.if` (nan_inf_check).
   bool maskedRecords = false;
 };
 
@@ -173,8 +174,9 @@ Operation *entryReturnAt(OpBuilder &builder);
 /// uniform over the program) is positive,
 /// updates the site's record with it and `firstLane` (i32, row-major lane
 /// of a tile of `numel`) and prints per `options` (record mode, records on).
-/// Under `scf.if count > 0`, or, with `options.maskedRecords` and
-/// print=none, by atomics masked with `count > 0` (no branch).
+/// Under `scf.if count > 0`, or, with `options.maskedRecords`, print=none
+/// and a loop before `ret` (a `tt.return`), by atomics masked with
+/// `count > 0` (no branch).
 void emitRecordsAtEnd(OpBuilder &builder, Location loc, Operation *ret,
                       Value count, Value firstLane, int64_t numel,
                       const ReportSite &site, const ReportOptions &options);

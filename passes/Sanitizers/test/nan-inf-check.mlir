@@ -125,28 +125,16 @@
 // COUNT:         }) : (tensor<128xi32>, tensor<128xi32>) -> (i32, i32)
 // COUNT-NOT:     scf.if
 // COUNT-NOT:     tt.print
-// No branch before the return either (print=none): the three atomics are masked with
-// count > 0, so a clean program runs them predicated off (a branch there kept LLVM from
-// sinking a GEMM epilogue's index arithmetic below the K loop: torchao int8 GEMM 125 -> 134
-// registers; 119 masked).
 // COUNT:         %[[ANY:.*]] = arith.cmpi sgt, %[[RED]]#0, %{{.*}} : i32
-// COUNT-NOT:     scf.if
-// COUNT:         arith.extsi %[[RED]]#0 : i32 to i64
-// COUNT:         tt.atomic_rmw add, relaxed, gpu, %{{.*}}, %{{.*}}, %[[ANY]] :
-// COUNT:         tt.atomic_rmw add, relaxed, gpu, %{{.*}}, %{{.*}}, %[[ANY]] :
-// COUNT:         arith.extsi %[[RED]]#1 : i32 to i64
-// COUNT:         tt.atomic_rmw max, relaxed, gpu, %{{.*}}, %{{.*}}, %[[ANY]] :
-// COUNT-NOT:     tt.print
+// COUNT-NEXT:    scf.if %[[ANY]] {
+// COUNT:           arith.extsi %[[RED]]#0 : i32 to i64
+// COUNT:           tt.atomic_rmw add
+// COUNT:           tt.atomic_rmw add
+// COUNT:           arith.extsi %[[RED]]#1 : i32 to i64
+// COUNT:           tt.atomic_rmw max
+// COUNT-NOT:       tt.print
+// COUNT:         }
 // COUNT-NEXT:    tt.return
-// print=first keeps the branch: its line is printed only by the program whose `programs`
-// update found 0, which needs the atomic's result under count > 0.
-// FIRSTC-LABEL: tt.func @store_f32
-// FIRSTC:         %[[RED:.*]]:2 = "tt.reduce"
-// FIRSTC:         %[[ANY:.*]] = arith.cmpi sgt, %[[RED]]#0, %{{.*}} : i32
-// FIRSTC-NEXT:    scf.if %[[ANY]] {
-// FIRSTC:           tt.atomic_rmw add, relaxed, gpu, %{{.*}}, %{{.*}}, %true
-// FIRSTC:           tt.print
-// FIRSTC:         tt.return
 // COUNT-LABEL: tt.func @store_bf16_2d
 // COUNT:         "tt.reduce"(%{{.*}}, %{{.*}}) <{axis = 0 : i32}>
 // COUNT:         }) : (tensor<16x32xi32>, tensor<16x32xi32>) -> (tensor<32xi32>, tensor<32xi32>)
@@ -430,17 +418,17 @@ tt.func @two_types(%p: tensor<128x!tt.ptr<f32>>, %q: tensor<128x!tt.ptr<f16>>, %
 }
 
 // A store in a loop (count fast path, the default): the (count, first lane) reduction and the
-// record update stay in the loop body, the update by atomics masked with count > 0 (scalars
-// only); no branch holds the tile (the peak path's reporting branch recounts from |x| in the
-// body), and no branch at all in the body.
+// record update stay in the loop body, the update under count > 0 with only scalars in it; no
+// branch holds the tile (the peak path's reporting branch recounts from |x| in the body).
 // COUNT-LABEL: tt.func @store_in_loop
 // COUNT:         scf.for
 // COUNT:           tt.store
 // COUNT:           %[[R:.*]]:2 = "tt.reduce"(%{{.*}}, %{{.*}}) <{axis = 0 : i32}>
 // COUNT:           %[[ANY:.*]] = arith.cmpi sgt, %[[R]]#0, %{{.*}} : i32
+// COUNT-NEXT:      scf.if %[[ANY]] {
 // COUNT-NOT:         "tt.reduce"
-// COUNT-NOT:         scf.if
-// COUNT:             tt.atomic_rmw max, relaxed, gpu, %{{.*}}, %{{.*}}, %[[ANY]] :
+// COUNT:             tt.atomic_rmw max
+// COUNT:           }
 // COUNT-NEXT:    }
 // COUNT-NEXT:    tt.return
 tt.func @store_in_loop(%p: tensor<128x!tt.ptr<f32>>, %x: tensor<128xf32>, %n: i32) {
@@ -449,5 +437,41 @@ tt.func @store_in_loop(%p: tensor<128x!tt.ptr<f32>>, %x: tensor<128xf32>, %n: i3
   scf.for %i = %c0 to %n step %c1 : i32 {
     tt.store %p, %x : tensor<128x!tt.ptr<f32>>
   }
+  tt.return
+}
+
+// A store after a loop (a GEMM's epilogue after its K loop), print=none: the records before
+// the return are updated by atomics masked with count > 0, no branch. A branch there kept
+// LLVM from sinking the epilogue's index arithmetic below the loop (torchao's int8 GEMM: 125
+// registers without the check, 134 with the branch, 119 masked). Without a loop (@store_f32:
+// scf.if above) and with print=first (its line needs the `programs` atomic's result) the
+// branch stays.
+// COUNT-LABEL: tt.func @store_after_loop
+// COUNT:         scf.for
+// COUNT:         tt.store
+// COUNT:         %[[R:.*]]:2 = "tt.reduce"(%{{.*}}, %{{.*}}) <{axis = 0 : i32}>
+// COUNT:         %[[ANY:.*]] = arith.cmpi sgt, %[[R]]#0, %{{.*}} : i32
+// COUNT-NOT:     scf.if
+// COUNT:         arith.extsi %[[R]]#0 : i32 to i64
+// COUNT:         tt.atomic_rmw add, relaxed, gpu, %{{.*}}, %{{.*}}, %[[ANY]] :
+// COUNT:         tt.atomic_rmw add, relaxed, gpu, %{{.*}}, %{{.*}}, %[[ANY]] :
+// COUNT:         arith.extsi %[[R]]#1 : i32 to i64
+// COUNT:         tt.atomic_rmw max, relaxed, gpu, %{{.*}}, %{{.*}}, %[[ANY]] :
+// COUNT-NEXT:    tt.return
+// FIRSTC-LABEL: tt.func @store_after_loop
+// FIRSTC:         %[[R:.*]]:2 = "tt.reduce"
+// FIRSTC:         %[[ANY:.*]] = arith.cmpi sgt, %[[R]]#0, %{{.*}} : i32
+// FIRSTC-NEXT:    scf.if %[[ANY]] {
+// FIRSTC:           tt.atomic_rmw add, relaxed, gpu, %{{.*}}, %{{.*}}, %true
+// FIRSTC:           tt.print
+// FIRSTC:         tt.return
+tt.func @store_after_loop(%p: tensor<128x!tt.ptr<f32>>, %x: tensor<128xf32>, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %acc = scf.for %i = %c0 to %n step %c1 iter_args(%a = %x) -> (tensor<128xf32>) : i32 {
+    %s = arith.addf %a, %x : tensor<128xf32>
+    scf.yield %s : tensor<128xf32>
+  }
+  tt.store %p, %acc : tensor<128x!tt.ptr<f32>>
   tt.return
 }
