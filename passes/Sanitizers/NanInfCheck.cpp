@@ -265,10 +265,12 @@ public:
       report->fastPath = FastPath::Peak;
     } else if (fastPath == "warp") {
       report->fastPath = FastPath::Warp;
+    } else if (fastPath == "reload") {
+      report->fastPath = FastPath::Reload;
     } else {
       getOperation()->emitError()
-          << "nan_inf_check: fast-path must be 'count', 'peak' or 'warp', "
-             "found '"
+          << "nan_inf_check: fast-path must be 'count', 'peak', 'warp' or "
+             "'reload', found '"
           << fastPath << "'";
       return signalPassFailure();
     }
@@ -709,8 +711,13 @@ private:
         bad.getDefiningOp()->erase();
       compare->erase();
     }
+    if (report.fastPath == FastPath::Reload &&
+        checkByReload(builder, loc, value, mask, absolute, inf, site,
+                      reportSite, report))
+      return;
     if ((report.fastPath == FastPath::Count ||
-         report.fastPath == FastPath::Warp) &&
+         report.fastPath == FastPath::Warp ||
+         report.fastPath == FastPath::Reload) &&
         report.records && report.mode == ReportMode::Record &&
         isa<RankedTensorType>(type) &&
         elemsPerThread(type) <= kCountMaxElemsPerThread && !liveAfter) {
@@ -763,6 +770,75 @@ private:
         builder, loc, found,
         [&](OpBuilder &b, Location l) { return countTrue(b, l, lanes(b, l)); },
         lanes, reportSite, report);
+  }
+
+  /// The reload fast path: the clean path is the peak path's (|value|
+  /// under the mask, one NaN-propagating max reduction; with 16-bit floats
+  /// `abs` and `max` take two lanes per instruction), and only a program
+  /// whose peak is non-finite counts lanes and finds the first one, from the
+  /// lanes it reloads from the addresses it has just stored to. Nothing of
+  /// the tile is live after the reduction (the peak path keeps |value| live
+  /// across it for its recount: Liger RMS-norm forward 39 -> 47 registers),
+  /// and the clean path has no per-lane count and index work (the count
+  /// path's five to ten instructions per lane). Legal: the check runs right
+  /// after the store, and a thread reading an address it has just written
+  /// reads that write (or a later one: only a kernel whose programs store to
+  /// the same address races with itself, and there the count is of what the
+  /// memory holds); the reload is volatile so that it stays on the reporting
+  /// branch. Returns false (builds nothing) where it does not apply: not a
+  /// `tt.store` of `value` to a tensor of pointers, not record mode.
+  static bool checkByReload(OpBuilder &builder, Location loc, Value value,
+                            Value mask, Value absolute, Value inf,
+                            Operation *site, const ReportSite &reportSite,
+                            const ReportOptions &report) {
+    auto store = dyn_cast<triton::StoreOp>(site);
+    auto type = dyn_cast<RankedTensorType>(value.getType());
+    if (!store || !type || store.getValue() != value ||
+        !isa<RankedTensorType>(store.getPtr().getType()) ||
+        !report.records ||
+        report.mode != ReportMode::Record ||
+        builder.getInsertionPoint() == builder.getInsertionBlock()->end() ||
+        !store->isBeforeInBlock(&*builder.getInsertionPoint()))
+      return false;
+    auto floatTy = cast<FloatType>(type.getElementType());
+    Value peak = absolute;
+    if (mask) {
+      Value zero = arith::ConstantOp::create(
+          builder, loc, type,
+          splatOrScalar(type, builder.getFloatAttr(floatTy, 0.0)));
+      peak = arith::SelectOp::create(builder, loc, mask, absolute, zero);
+    }
+    peak = maxAll(builder, loc, peak);
+    Value scalarInf = arith::ConstantOp::create(
+        builder, loc, floatTy,
+        builder.getFloatAttr(floatTy,
+                             APFloat::getInf(floatTy.getFloatSemantics())));
+    Value found = arith::CmpFOp::create(builder, loc, arith::CmpFPredicate::UEQ,
+                                        peak, scalarInf);
+    Value storeMask = store.getMask();
+    Value ptr = store.getPtr();
+    Value badLanes;
+    auto lanes = [&](OpBuilder &b, Location l) -> Value {
+      if (badLanes)
+        return badLanes;
+      Value stored =
+          storeMask ? triton::LoadOp::create(b, l, ptr, storeMask,
+                                             /*isVolatile=*/true)
+                          .getResult()
+                    : triton::LoadOp::create(b, l, ptr, /*isVolatile=*/true)
+                          .getResult();
+      Value bad = arith::CmpFOp::create(b, l, arith::CmpFPredicate::UEQ,
+                                        math::AbsFOp::create(b, l, stored),
+                                        inf);
+      badLanes =
+          mask ? arith::AndIOp::create(b, l, bad, mask).getResult() : bad;
+      return badLanes;
+    };
+    emitReportWhen(
+        builder, loc, found,
+        [&](OpBuilder &b, Location l) { return countTrue(b, l, lanes(b, l)); },
+        lanes, reportSite, report);
+    return true;
   }
 
   /// NaN-propagating maximum over every lane of `value` (a float scalar).

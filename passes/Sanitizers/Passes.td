@@ -57,7 +57,11 @@ def TritonExtNanInfCheck : Pass<"triton-ext-nan-inf-check", "mlir::ModuleOp"> {
            "masked tensor atomics, no shared memory or barrier on the clean "
            "path (record mode, print=none; the record's programs slot then "
            "counts warp groups with findings; 1-D blocked tiles and 2-D "
-           "tiles with warps along one axis, else count).">,
+           "tiles with warps along one axis, else count); reload: a "
+           "NaN-propagating max of |value| as for peak, but the reporting "
+           "branch reloads the stored lanes from memory, so nothing of the "
+           "tile is live after the reduction (tt.store of a tensor of "
+           "pointers, record mode; else count).">,
     Option<"checkDots", "check-dots", "bool", /*default=*/"true",
            "Also check the results of dots outside loops and the final "
            "accumulator of dot loops.">,

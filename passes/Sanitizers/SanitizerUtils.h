@@ -41,6 +41,7 @@ enum class FastPath {
   Peak,  ///< NaN-propagating max of |value|; count and first lane on a branch
   Count, ///< (count, first lane) in one two-operand reduction, no branch
   Warp,  ///< (count, first lane) per warp, masked tensor atomics: no barrier
+  Reload, ///< peak of |value|; the reporting branch reloads the stored tile
 };
 
 /// The reporting options shared by the checking passes.
