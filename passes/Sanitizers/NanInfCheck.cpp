@@ -256,7 +256,7 @@ static NonFinite canHold(Value value, unsigned depth = 0) {
 /// anything else.
 static std::string producerLabel(Operation *def) {
   StringRef name = def->getName().getStringRef();
-  if (name == "arith.divf" || name == "tt.precise_divf")
+  if (name.ends_with("divf")) // arith.divf, tt.precise_divf, approximate ones
     return "a division";
   if (name == "arith.remf")
     return "a remainder";
@@ -276,6 +276,15 @@ static std::string producerLabel(Operation *def) {
   return "";
 }
 
+/// One place a non-finite value may come from (collectNonFiniteSources).
+struct Source {
+  /// Listed first: loaded data (0), dots (1), loop-carried values (2),
+  /// arguments (3), reductions (4), divisions, exp, log, ... (5), others.
+  int rank;
+  std::string label; ///< e.g. "loaded `x`", "a division"
+  std::string where; ///< file:line, or ""
+};
+
 /// Collects, for a site's reason (issue 18: say per kernel what is
 /// unproven), where the non-finite values `value` may hold (canHold) come
 /// from: loaded data, reductions, dots, loop-carried values and kernel
@@ -284,8 +293,7 @@ static std::string producerLabel(Operation *def) {
 /// shape ops are walked through, and an add/mul/truncation none of whose
 /// operands may be non-finite is listed itself (it can overflow). Returns
 /// true if it listed something for `value` or below it.
-static bool collectNonFiniteSources(Value value,
-                                    SmallVectorImpl<std::string> &out,
+static bool collectNonFiniteSources(Value value, SmallVectorImpl<Source> &out,
                                     DenseMap<Value, bool> &seen,
                                     unsigned depth = 0) {
   if (auto known = seen.find(value); known != seen.end())
@@ -293,10 +301,6 @@ static bool collectNonFiniteSources(Value value,
   if (depth > kMaxChain || !canHold(value).any())
     return false;
   seen[value] = true; // cycles through loops: listed once
-  auto note = [&](std::string text) {
-    if (!llvm::is_contained(out, text))
-      out.push_back(std::move(text));
-  };
   std::string name = nameOf(value);
   auto named = [&](StringRef what) {
     return name.empty() ? what.str() : (what + " `" + name + "`").str();
@@ -304,38 +308,50 @@ static bool collectNonFiniteSources(Value value,
   if (auto arg = dyn_cast<BlockArgument>(value)) {
     Operation *owner = arg.getOwner()->getParentOp();
     if (isa_and_nonnull<triton::FuncOp>(owner))
-      note(name.empty() ? "arg #" + std::to_string(arg.getArgNumber())
-                        : "arg `" + name + "`");
+      out.push_back({3,
+                     name.empty() ? "arg #" + std::to_string(arg.getArgNumber())
+                                  : "arg `" + name + "`",
+                     ""});
     else if (isa_and_nonnull<LoopLikeOpInterface>(owner))
-      note(named("loop-carried value") + " (" + shortSiteOf(owner->getLoc()) +
-           ")");
+      out.push_back(
+          {2, named("loop-carried value"), shortSiteOf(owner->getLoc())});
     else
-      note(named("block argument"));
+      out.push_back({6, named("block argument"), ""});
     return true;
   }
   Operation *def = value.getDefiningOp();
-  std::string at = " (" + shortSiteOf(def->getLoc()) + ")";
+  std::string at = shortSiteOf(def->getLoc());
   StringRef opName = def->getName().getStringRef();
   if (isa<triton::LoadOp, triton::DescriptorLoadOp>(def) ||
       opName == "ttg.local_load") {
-    note(named("loaded") + at);
+    out.push_back({0, named("loaded"), at});
     return true;
   }
   if (isa<triton::ReduceOp>(def) || opName == "tt.scan") {
-    note((isa<triton::ReduceOp>(def) ? "a reduction" : "a scan") + at);
+    out.push_back(
+        {4, isa<triton::ReduceOp>(def) ? "a reduction" : "a scan", at});
     return true;
   }
   if (isDotLike(def)) {
-    note("a dot" + at);
+    out.push_back({1, "a dot", at});
     return true;
   }
   if (auto loop = dyn_cast<scf::ForOp>(def)) {
     Value yielded = loop.getBody()->getTerminator()->getOperand(
         cast<OpResult>(value).getResultNumber());
-    note(isDotLike(yielded.getDefiningOp())
-             ? "a dot accumulated in a loop (" + shortSiteOf(yielded.getLoc()) +
-                   ")"
-             : named("loop result") + at);
+    if (isDotLike(yielded.getDefiningOp()))
+      out.push_back(
+          {1, "a dot accumulated in a loop", shortSiteOf(yielded.getLoc())});
+    else
+      out.push_back({2, named("loop result"), at});
+    return true;
+  }
+  if (isa<arith::ConstantOp>(def)) { // canHold: it holds NaN or +-Inf
+    out.push_back({6, "a non-finite constant", ""});
+    return true;
+  }
+  if (isa<scf::IfOp>(def)) {
+    out.push_back({6, named("branch result"), at});
     return true;
   }
   std::string produced = producerLabel(def);
@@ -345,28 +361,61 @@ static bool collectNonFiniteSources(Value value,
                       triton::FpToFpOp>(def) ||
                   opName == "ttg.convert_layout";
   if (produced.empty() && !lanewise) {
-    note(named(opName) + at);
+    out.push_back({6, named(opName), at});
     return true;
   }
   if (!produced.empty())
-    note(produced + at);
+    out.push_back({5, produced, at});
   bool below = false;
   for (Value operand : def->getOperands())
     if (isa<FloatType>(getElementTypeOrSelf(operand.getType())))
       below |= collectNonFiniteSources(operand, out, seen, depth + 1);
   if (!below && produced.empty())
-    note(named(opName) + " of finite values can overflow" + at);
+    out.push_back({6, (opName + " of finite values (overflow)").str(), at});
   return true;
 }
 
-/// The sources of collectNonFiniteSources, joined for a reason.
+/// The sources of collectNonFiniteSources for a reason, in rank order, one
+/// entry per label with its lines: "a division (ce.py:228, 221)".
 static std::string nonFiniteOrigin(Value value) {
-  SmallVector<std::string> sources;
+  SmallVector<Source> sources;
   DenseMap<Value, bool> seen;
   collectNonFiniteSources(value, sources, seen);
   if (sources.empty())
     return "not proven finite";
-  return joinShort(sources, 3);
+  std::stable_sort(
+      sources.begin(), sources.end(),
+      [](const Source &a, const Source &b) { return a.rank < b.rank; });
+  SmallVector<std::string> labels;
+  SmallVector<SmallVector<std::string>> wheres;
+  for (const Source &source : sources) {
+    auto *it = llvm::find(labels, source.label);
+    if (it == labels.end()) {
+      labels.push_back(source.label);
+      wheres.emplace_back();
+      it = labels.end() - 1;
+    }
+    auto &lines = wheres[it - labels.begin()];
+    if (!source.where.empty() && !llvm::is_contained(lines, source.where))
+      lines.push_back(source.where);
+  }
+  SmallVector<std::string> items;
+  for (auto [label, lines] : llvm::zip(labels, wheres)) {
+    std::string item = label;
+    StringRef file;
+    for (auto [i, where] : llvm::enumerate(lines)) {
+      StringRef whereRef(where);
+      auto [thisFile, line] = whereRef.rsplit(':');
+      item += i ? ", " : " (";
+      // Lines of one file after the first: the line alone.
+      item += (i && thisFile == file) ? line.str() : where;
+      file = thisFile;
+    }
+    if (!lines.empty())
+      item += ")";
+    items.push_back(item);
+  }
+  return joinShort(items, 3);
 }
 
 class NanInfCheckPass
@@ -495,8 +544,7 @@ private:
     for (const StoreCheck &c : group)
       origins.push_back(nonFiniteOrigin(c.value));
     std::string groupPath =
-        "; peak fast path shared by " + std::to_string(group.size()) +
-        " stores, " +
+        "; peak path shared by " + std::to_string(group.size()) + " stores, " +
         std::to_string(elemsPerThread(group.front().value.getType())) +
         "/thread";
     Operation *lastStore = group.back().op;
@@ -856,8 +904,7 @@ private:
         isa<RankedTensorType>(type) ? elemsPerThread(type) : int64_t(1);
     auto reasonFor = [&](StringRef path) {
       return (why + "; " + path + ", " + Twine(perThread) + "/thread" +
-              (site->getParentOfType<LoopLikeOpInterface>() ? ", in a loop"
-                                                            : ""))
+              (site->getParentOfType<LoopLikeOpInterface>() ? ", in loop" : ""))
           .str();
     };
     auto floatTy = cast<FloatType>(getElementTypeOrSelf(type));
@@ -882,7 +929,7 @@ private:
       Value bad = compare;
       if (mask)
         bad = arith::AndIOp::create(builder, loc, bad, mask);
-      reportSite.reason = reasonFor("warp fast path");
+      reportSite.reason = reasonFor("warp path");
       if (emitWarpRecords(builder, loc, bad, reportSite, report))
         return;
       // Layout not handled (emitWarpRecords built nothing): the count path.
@@ -910,7 +957,7 @@ private:
         // scalar atomics: nothing of the tile is live in it).
         Operation *ret = entryReturnAt(builder);
         Operation *at = ret ? ret : &*builder.getInsertionPoint();
-        reportSite.reason = reasonFor("count fast path");
+        reportSite.reason = reasonFor("count path");
         emitRecordsAtEnd(builder, loc, at, count, first,
                          cast<RankedTensorType>(type).getNumElements(),
                          reportSite, report);
@@ -939,7 +986,7 @@ private:
       else if (perThread > kCountMaxElemsPerThread)
         because = " (> 64/thread)";
     }
-    reportSite.reason = reasonFor(("peak fast path" + because).str());
+    reportSite.reason = reasonFor(("peak path" + because).str());
     // Built once, at the start of the reporting branch (the count needs it
     // first; the first-lane search reuses it).
     Value badLanes;

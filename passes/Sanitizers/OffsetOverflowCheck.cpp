@@ -50,6 +50,7 @@
 #include "triton/Dialect/Triton/IR/Dialect.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/Debug.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
 
@@ -503,6 +504,32 @@ private:
 /// What an offset site reports.
 constexpr StringLiteral kWhat = "i32 offset overflow lanes";
 
+/// A value a leaf is computed from, in a few words: a kernel argument or a
+/// named value by its name, a constant by its value, else its op.
+static std::string operandText(Value value) {
+  // Shape ops and extensions copy the value they are given.
+  for (unsigned depth = 0; depth < 4; ++depth) {
+    Operation *def = value.getDefiningOp();
+    if (!def || !isa<triton::SplatOp, triton::BroadcastOp, triton::ExpandDimsOp,
+                     arith::ExtSIOp, arith::ExtUIOp>(def))
+      break;
+    value = def->getOperand(0);
+  }
+  if (auto cst = value.getDefiningOp<arith::ConstantOp>())
+    if (auto i = dyn_cast<IntegerAttr>(cst.getValue()))
+      return std::to_string(i.getValue().getSExtValue());
+  std::string name = nameOf(value);
+  if (auto arg = dyn_cast<BlockArgument>(value))
+    if (isa_and_nonnull<triton::FuncOp>(arg.getOwner()->getParentOp()))
+      return name.empty() ? "arg #" + std::to_string(arg.getArgNumber())
+                          : "arg `" + name + "`";
+  if (!name.empty())
+    return "`" + name + "`";
+  if (Operation *def = value.getDefiningOp())
+    return def->getName().getStringRef().str();
+  return "a block argument";
+}
+
 /// What a leaf of an offset tree is, for a site's reason (issue 18: say per
 /// kernel what is unproven): a kernel argument by name, a loaded value with
 /// its line, a loop index or loop-carried value, `x % M` with a run-time M,
@@ -515,13 +542,15 @@ static std::string describeLeaf(Value value, unsigned depth = 0) {
   if (auto arg = dyn_cast<BlockArgument>(value)) {
     Operation *owner = arg.getOwner()->getParentOp();
     if (isa_and_nonnull<triton::FuncOp>(owner))
-      return name.empty() ? "arg #" + std::to_string(arg.getArgNumber())
-                          : "arg `" + name + "`";
+      return operandText(value);
     if (auto loop = dyn_cast_or_null<scf::ForOp>(owner)) {
+      // Triton names a loop's block arguments after its iter_args, so the
+      // induction variable is named by its loop.
+      std::string at = shortSiteOf(loop.getLoc());
       if (arg == loop.getInductionVar())
-        return named("loop index") + " (run-time bounds)";
-      return named("loop-carried value") + " (" + shortSiteOf(loop.getLoc()) +
-             ")";
+        return "loop index up to " + operandText(loop.getUpperBound()) + " (" +
+               at + ")";
+      return named("loop-carried value") + " (" + at + ")";
     }
     return named("block argument");
   }
@@ -534,12 +563,9 @@ static std::string describeLeaf(Value value, unsigned depth = 0) {
       depth < 4)
     return describeLeaf(def->getOperand(0), depth + 1);
   if (isa<arith::RemSIOp, arith::RemUIOp, arith::DivSIOp, arith::DivUIOp>(
-          def) &&
-      depth < 4) {
+          def)) {
     StringRef op = isa<arith::RemSIOp, arith::RemUIOp>(def) ? "%" : "/";
-    return ("`" + op +
-            " M` with M = " + describeLeaf(def->getOperand(1), depth + 1) + at)
-        .str();
+    return ("x " + op + " " + operandText(def->getOperand(1)) + at).str();
   }
   if (isI32Arith(value))
     return named(isa<arith::MulIOp>(def) ? "product of products"
@@ -552,13 +578,23 @@ static std::string describeLeaf(Value value, unsigned depth = 0) {
   return named(def->getName().getStringRef()) + at;
 }
 
-/// `v` for a reason, with values next to the i32 limits as 2^31-c.
+/// `v` for a reason: small values as they are, large ones next to a power
+/// of two as 2^k-c (c <= 2), others as ~2^k.
 static std::string boundText(int64_t v) {
-  if (v <= INT32_MAX && v >= int64_t(INT32_MAX) - 8)
-    return "2^31-" + std::to_string(int64_t(INT32_MAX) - v + 1);
-  if (v == INT32_MIN)
-    return "-2^31";
-  return std::to_string(v);
+  if (v < 0)
+    return "-" + boundText(v == INT64_MIN ? INT64_MAX : -v);
+  if (v < (int64_t(1) << 20))
+    return std::to_string(v);
+  for (int64_t c = -2; c <= 2; ++c) {
+    uint64_t p = uint64_t(v) + c;
+    if (llvm::isPowerOf2_64(p)) {
+      std::string k = "2^" + std::to_string(llvm::Log2_64(p));
+      return c == 0  ? k
+             : c > 0 ? k + "-" + std::to_string(c)
+                     : k + "+" + std::to_string(-c);
+    }
+  }
+  return "~2^" + std::to_string(llvm::Log2_64(uint64_t(v)));
 }
 
 /// The leaves of `value`'s tree (cut as StaticRange cuts it) that keep it
@@ -704,10 +740,10 @@ public:
       if (deferColdPath(builder, loc, root, tripGuard, *report))
         continue;
       std::string why = offsetReason(
-          root, (Twine(tripGuard ? "hoisted before its loop, " : "") +
-                 (!isa<RankedTensorType>(root.getType()) ? "scalar recompute"
-                  : hasExactBounds(root) ? "exact bounds: scalar test"
-                                         : "lane-by-lane i64 recompute"))
+          root, (Twine(tripGuard ? "before its loop: " : "") +
+                 (!isa<RankedTensorType>(root.getType()) ? "scalar i64 check"
+                  : hasExactBounds(root)                 ? "scalar bounds test"
+                                         : "lane-by-lane i64 check"))
                     .str());
       Value count = wrapCount(builder, loc, root);
       if (tripGuard)
@@ -829,11 +865,10 @@ private:
           return countTrue(b, l, lanesAtEnd(b, l));
         },
         lanesAtEnd,
-        ReportSite{"offset_overflow_check", kernel, siteOf(loc), kWhat,
-                   offsetReason(root, tripGuard
-                                          ? "hoisted before its loop, exact "
-                                            "bounds: scalar test"
-                                          : "exact bounds: scalar test")},
+        ReportSite{
+            "offset_overflow_check", kernel, siteOf(loc), kWhat,
+            offsetReason(root, tripGuard ? "before its loop: scalar bounds test"
+                                         : "scalar bounds test")},
         report);
     return true;
   }
@@ -905,8 +940,7 @@ private:
     if (!b)
       return false;
     std::string why =
-        offsetReason(root, "in a loop: exact bounds tested per iteration, "
-                           "reported after it");
+        offsetReason(root, "in its loop: scalar bounds test per iteration");
     Value wraps = boundsLeaveI32(builder, loc, *b);
     auto badTy = rootTy.clone(builder.getI1Type());
     builder.setInsertionPoint(loop);
@@ -962,8 +996,8 @@ private:
     builder.setInsertionPointAfter(def);
     if (checkIterationsByBounds(builder, root, loop, report))
       return;
-    std::string why = offsetReason(root, "in a loop: lane-by-lane i64 "
-                                         "recompute per iteration");
+    std::string why =
+        offsetReason(root, "in its loop: lane-by-lane i64 check per iteration");
     Value bad = wrappedLanes(builder, loc, root);
     builder.setInsertionPoint(loop);
     Type badTy = bad.getType();
@@ -986,7 +1020,7 @@ private:
           builder, loc, countTrue(builder, loc, bad),
           [&](OpBuilder &, Location) { return bad; },
           ReportSite{"offset_overflow_check", kernel, siteOf(loc), kWhat,
-                     why + ", reported in the loop"},
+                     why + ", reported in it"},
           report);
       return;
     }
@@ -997,8 +1031,7 @@ private:
     std::string kernel = kernelNameOf(newLoop);
     emitReport(
         builder, loc, count, [&](OpBuilder &, Location) { return carried; },
-        ReportSite{"offset_overflow_check", kernel, siteOf(loc), kWhat,
-                   why + ", reported after it"},
+        ReportSite{"offset_overflow_check", kernel, siteOf(loc), kWhat, why},
         report);
   }
 };

@@ -118,8 +118,25 @@ std::string siteOf(Location loc) {
   return "unknown";
 }
 
+/// The file location in `loc` that a kernel's author wrote: for code inlined
+/// from Triton's own library (`tl.sum`, `tl.softmax`: triton/language/...),
+/// the line that called it.
+static FileLineColLoc userFileLoc(Location loc) {
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return userFileLoc(name.getChildLoc());
+  if (auto call = dyn_cast<CallSiteLoc>(loc)) {
+    FileLineColLoc callee = userFileLoc(call.getCallee());
+    if (callee &&
+        !callee.getFilename().getValue().contains("/triton/language/"))
+      return callee;
+    FileLineColLoc caller = userFileLoc(call.getCaller());
+    return caller ? caller : callee;
+  }
+  return loc->findInstanceOf<FileLineColLoc>();
+}
+
 std::string shortSiteOf(Location loc) {
-  if (auto fileLoc = loc->findInstanceOf<FileLineColLoc>()) {
+  if (FileLineColLoc fileLoc = userFileLoc(loc)) {
     StringRef file = fileLoc.getFilename().getValue();
     return (file.substr(file.find_last_of('/') + 1) + ":" +
             std::to_string(fileLoc.getLine()))
@@ -304,7 +321,8 @@ std::pair<Value, Value> countAndFirstLane(OpBuilder &builder, Location loc,
 }
 
 /// Longest reason kept for one site (several checks sharing a record each
-/// add theirs; past this the rest is dropped: the text is for a table cell).
+/// add theirs while it fits; a longer first one is cut: the text is for a
+/// table cell).
 constexpr size_t kMaxReason = 240;
 
 /// Records `reason` for site `index` in kSiteReasonsAttrName (kept as long
@@ -325,13 +343,30 @@ static void registerReason(ModuleOp module, unsigned index, size_t count,
     if (c == '|' || c == '\n')
       c = '/';
   std::string &slot = reasons[index];
-  if (!text.empty() && !StringRef(slot).contains(text) &&
-      slot.size() + text.size() + 2 <= kMaxReason)
-    slot = slot.empty() ? text : slot + "; " + text;
+  if (slot.empty())
+    slot = text.size() <= kMaxReason ? text
+                                     : text.substr(0, kMaxReason - 3) + "...";
+  else if (!StringRef(slot).contains(text) &&
+           slot.size() + text.size() + 2 <= kMaxReason)
+    slot += "; " + text;
   SmallVector<Attribute> attrs;
   for (const std::string &r : reasons)
     attrs.push_back(StringAttr::get(ctx, r));
   module->setAttr(kSiteReasonsAttrName, ArrayAttr::get(ctx, attrs));
+}
+
+/// `site.reason` with the site's own file left out of the lines it cites
+/// ("loaded `x` (line 12)" for "loaded `x` (kernel.py:12)" at kernel.py):
+/// shorter table cells.
+static std::string compactReason(const ReportSite &site) {
+  StringRef file = StringRef(site.site).rsplit(':').first;
+  std::string cited =
+      ("(" + file.substr(file.find_last_of('/') + 1) + ":").str();
+  std::string text = site.reason;
+  for (size_t at = text.find(cited); at != std::string::npos;
+       at = text.find(cited, at))
+    text.replace(at, cited.size(), "(line ");
+  return text;
 }
 
 /// Appends `entry` to the module's site table (or finds it: two checks of
@@ -491,7 +526,7 @@ static void emitRecords(OpBuilder &builder, Location loc, Value count,
       (site.pass + "|" + site.what + "|" + std::to_string(numel) + "|" +
        site.kernel + "|" + site.site)
           .str();
-  unsigned index = registerSite(module, entry, site.reason);
+  unsigned index = registerSite(module, entry, compactReason(site));
 
   Value lanesTotal = arith::ExtSIOp::create(builder, loc, i64, count);
   atomic(builder, loc, triton::RMWOp::ADD, slotPointer(builder, loc, 3 * index),
@@ -774,7 +809,7 @@ bool emitWarpRecords(OpBuilder &builder, Location loc, Value bad,
           .str();
   ModuleOp module =
       builder.getInsertionBlock()->getParentOp()->getParentOfType<ModuleOp>();
-  unsigned siteIndex = registerSite(module, entry, site.reason);
+  unsigned siteIndex = registerSite(module, entry, compactReason(site));
   auto ptrTy = triton::PointerType::get(i64, triton::PtrAddrSpace::Global);
   auto ptrs = [&](int64_t slot) -> Value {
     return triton::SplatOp::create(builder, loc, groupTy.clone(ptrTy),
