@@ -30,7 +30,9 @@ The pass option ``print=first`` adds an immediate device line (first program per
 ``CompiledKernel`` objects and any launcher object with a CUDA ``function`` handle (Inductor's
 static launcher), so it costs milliseconds: call it between steps, not per launch. Reading
 needs CUDA (``libcuda``); parsing the site table and decoding records (:func:`sites_of`,
-:func:`decode`) are plain Python and work on CPU.
+:func:`decode`) are plain Python and work on CPU. The sites :func:`sites_of` reads from a compiled
+kernel's IR also say why each check stays (``Site.reason``: what the pass could not prove, and
+the test it costs); the device table does not carry that.
 """
 
 from __future__ import annotations

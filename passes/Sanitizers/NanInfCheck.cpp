@@ -298,9 +298,13 @@ static bool collectNonFiniteSources(Value value, SmallVectorImpl<Source> &out,
                                     unsigned depth = 0) {
   if (auto known = seen.find(value); known != seen.end())
     return known->second;
-  if (depth > kMaxChain || !canHold(value).any())
+  if (!canHold(value).any())
     return false;
   seen[value] = true; // cycles through loops: listed once
+  if (depth > kMaxChain) {
+    out.push_back({6, "values further up (walk cut)", ""});
+    return true;
+  }
   std::string name = nameOf(value);
   auto named = [&](StringRef what) {
     return name.empty() ? what.str() : (what + " `" + name + "`").str();
