@@ -114,8 +114,9 @@ def site_entry(site: Any) -> str:
 
 def why_left(entries: list[str]) -> str:
     """The "why not proven away" cell for a kernel's sites (``site_entry`` strings): sites that
-    give the same reason are listed once with all their lines; sites without a reason (a
-    --sites file from before the passes gave them) get their kind's generic ``WHY``."""
+    give the same reason are listed once with all their lines (``file:line, ...: reason``, the
+    kind in front when the cell mixes kinds); sites without a reason (a --sites file from before
+    the passes gave them) get their kind's generic ``WHY``."""
     by_reason: dict[tuple[str, str], list[str]] = {}
     generic: list[str] = []
     for entry in entries:
@@ -125,7 +126,10 @@ def why_left(entries: list[str]) -> str:
             by_reason.setdefault((kind, reason), []).append(where)
         else:
             generic.append(entry)
-    parts = [f"{kind} @ {', '.join(wheres)}: {reason}" for (kind, reason), wheres in by_reason.items()]
+    # One kind (the usual case: each check reports one kind) goes without saying in its row.
+    one_kind = len({kind for kind, _ in by_reason}) == 1 and not generic
+    parts = [f"{'' if one_kind else kind + ' @ '}{', '.join(wheres)}: {reason}"
+             for (kind, reason), wheres in by_reason.items()]
     if generic:
         kinds = sorted({e.split(" @ ")[0] for e in generic})
         parts.append("; ".join(generic) + ". " + " ".join(f"{k}: {WHY.get(k, 'see README')}." for k in kinds))

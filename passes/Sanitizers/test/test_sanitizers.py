@@ -552,11 +552,16 @@ def test_overhead_table_prints_each_sites_reason():
              "gemm_old": {"offset_overflow_check": ["i32 offset overflow lanes @ g.py:5"]}}
     text, _ = overhead_table.render(corpus, None, sites)
     rows = {ln.split(" | ")[0].strip("| "): ln for ln in text.splitlines() if ln.startswith("| ")}
-    assert ("i32 offset overflow lanes @ g.py:5, g.py:9: unbounded: arg `stride_am`; scalar i64 "
-            "check<br>i32 offset overflow lanes @ g.py:7: unbounded: loaded `idx`") in rows["gemm_new"]
+    assert ("| g.py:5, g.py:9: unbounded: arg `stride_am`; scalar i64 check<br>"
+            "g.py:7: unbounded: loaded `idx` (line 3); lane-by-lane i64 check |") in rows["gemm_new"]
     assert "no range fact" not in rows["gemm_new"]
     assert "i32 offset overflow lanes @ g.py:5. i32 offset overflow lanes:" in rows["gemm_old"]
     assert "no range fact" in rows["gemm_old"]
+    # A cell that mixes kinds names each.
+    sites["gemm_new"]["offset_overflow_check"].append("dot non-finite @ g.py:11 -- a dot (line 10)")
+    text, _ = overhead_table.render(corpus, None, sites)
+    assert ("| i32 offset overflow lanes @ g.py:5, g.py:9: unbounded: arg `stride_am`; scalar i64 "
+            "check<br>") in text and "<br>dot non-finite @ g.py:11: a dot (line 10) |" in text
 
 
 def test_malformed_site_table_is_an_error():
