@@ -42,6 +42,11 @@
 // results that reach no `tt.store` through lane-preserving ops (or whose
 // stores sit in different blocks).
 //
+// Each site says why its check stays (`triton_ext.sanitizer_sites_reason`,
+// issue 18): where the checked value may become non-finite
+// (collectNonFiniteSources; for a dot check, the op that may hide it before
+// its store) and the fast path with its elements per thread.
+//
 //===----------------------------------------------------------------------===//
 
 #include "triton-ext/PassInfra.h"

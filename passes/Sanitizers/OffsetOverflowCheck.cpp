@@ -32,6 +32,10 @@
 //
 // Declines: offsets not produced by i32 add/sub/mul, i64 arithmetic.
 //
+// Each site says why its check stays (`triton_ext.sanitizer_sites_reason`,
+// issue 18): the leaves of the tree StaticRange cannot bound, and the test
+// the check costs (offsetReason). Only read from the IR; nothing is emitted.
+//
 //===----------------------------------------------------------------------===//
 
 #include "triton-ext/PassInfra.h"
