@@ -83,6 +83,28 @@ inline constexpr StringLiteral kSitesGlobalName = "triton_ext_sanitizer_sites";
 /// `pass|what|numel|kernel|file:line`, in the order of their records.
 inline constexpr StringLiteral kSitesAttrName = "triton_ext.sanitizer_sites";
 
+/// Name of the module attribute that says, per site (same order and length as
+/// `kSitesAttrName`), why its check could not be proven away at compile time
+/// and which test it costs: one short string per site, "" when unknown. A
+/// separate array, not a sixth field of the entries, so that the site table
+/// (and the device global built from it, which the host reads on every
+/// report) keeps its format and size: the reason is a compile-time question,
+/// answered from the IR (triton_ext.sanitizers.sites_of), not from the cubin.
+/// Its name sorts after kSitesAttrName, so the printed module attributes
+/// still start with the site table.
+inline constexpr StringLiteral kSiteReasonsAttrName =
+    "triton_ext.sanitizer_sites_reason";
+
+/// `file:line` as siteOf, with the file's base name only (for reasons).
+std::string shortSiteOf(Location loc);
+
+/// The name Triton gave `value` (a `NameLoc` on its op or block argument:
+/// the Python variable or kernel argument), or "".
+std::string nameOf(Value value);
+
+/// `items` joined by ", ", at most `keep` of them, then "+N more".
+std::string joinShort(ArrayRef<std::string> items, size_t keep);
+
 /// `file:line` of the innermost file location inside `loc` (callee first for
 /// inlined code), or `unknown`.
 std::string siteOf(Location loc);
@@ -112,6 +134,9 @@ struct ReportSite {
   StringRef kernel; ///< enclosing tt.func
   std::string site; ///< file:line
   StringRef what;   ///< e.g. `store non-finite`
+  /// Why the check stays and what it costs (kSiteReasonsAttrName); "" when
+  /// the pass does not say.
+  std::string reason = {};
 };
 
 /// Emits the report for `count` (i32, the same in every thread of the

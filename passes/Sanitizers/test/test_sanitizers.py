@@ -359,6 +359,50 @@ def test_ttir_and_ttgir_sites_share_one_record_array():
     assert sanitizers.parse_site_table(table) == sites
 
 
+def test_sites_say_why_their_check_stays():
+    # Issue 18: each site carries the passes' reason (Site.reason) -- which offset leaves have no
+    # bound and what the check costs; where the stored value may become non-finite and which
+    # fast path checks it -- so the overhead table says per kernel what is unproven.
+    load_line = kernels.site_line("row_offset") + 1  # x = tl.load(x_ptr + offs, ...)
+    row_copy = sanitizers.sites_of(_compile(kernels.row_copy_kernel, kernels.ROW_SIG,
+                                            {"BLOCK": 1024}, ALL))
+    assert [(s.check, s.reason) for s in row_copy] == [
+        ("offset_overflow_check",
+         "unbounded: arg `stride`; loose: program_id(0) <= 2^31-2; scalar bounds test"),
+        ("offset_overflow_check",  # the scalar `row * ncols` of the store's pointer
+         "unbounded: arg `ncols`; loose: program_id(0) <= 2^31-2; scalar i64 check"),
+        ("nan_inf_check", f"loaded `x` (line {load_line}); count path, 8/thread")]
+    store = kernels.site_line("log_affine_store")
+    (log_store,) = sanitizers.sites_of(_compile(kernels.log_affine_kernel, kernels.LOG_SIG,
+                                                {"XBLOCK": 1024}, ("nan_inf_check",)))
+    assert log_store.reason == (f"loaded `tmp0` (line {store - 4}), log (line {store - 3}); "
+                                "count path, 8/thread")
+
+
+def test_site_reasons_parse_and_old_ir_still_parses():
+    compiled = _compile(kernels.row_copy_kernel, kernels.ROW_SIG, {"BLOCK": 1024}, ALL)
+    ttgir = compiled.asm["ttgir"]
+    sites = sanitizers.sites_of_ir(ttgir)
+    assert sites == sanitizers.sites_of(compiled) and all(s.reason for s in sites)
+    # IR compiled before the passes gave reasons has no `triton_ext.sanitizer_sites_reason`:
+    # the same sites, each with reason "". The reason is no part of a site's identity, so the
+    # records read from the device table (which has none) still match the IR's sites.
+    old = re.sub(r'triton_ext\.sanitizer_sites_reason = \[(?:\s*"(?:[^"\\]|\\.)*",?)*\s*\],?\s*', "",
+                 ttgir)
+    assert "sanitizer_sites_reason" not in old
+    assert [s.reason for s in sanitizers.sites_of_ir(old)] == ["", "", ""]
+    assert sanitizers.sites_of_ir(old) == sites
+    # Reasons may hold `]` (a bound `in [-2^30, 2^30-1]`); a shorter reasons array pads with "".
+    ir = ('module attributes {triton_ext.sanitizer_sites = ["offset_overflow_check|i32 offset '
+          'overflow lanes|1|k|k.py:3", "nan_inf_check|store non-finite|128|k|k.py:4"], '
+          'triton_ext.sanitizer_sites_reason = ["loose: x / 2 (line 2) in [-2^30, 2^30-1]; '
+          'scalar i64 check"]} {')
+    parsed = sanitizers.sites_of_ir(ir)
+    assert [s.location for s in parsed] == ["k.py:3", "k.py:4"]
+    assert [s.reason for s in parsed] == [
+        "loose: x / 2 (line 2) in [-2^30, 2^30-1]; scalar i64 check", ""]
+
+
 def test_decode_records_of_real_sites():
     compiled = _compile(kernels.row_copy_kernel, kernels.ROW_SIG, {"BLOCK": 1024}, ALL)
     sites = sanitizers.sites_of(compiled)
@@ -486,6 +530,38 @@ def test_overhead_table_names_what_is_left():
     assert "reporting path" in rows["rope"] and "r.py:9: 7 lanes" in rows["rope"]
     text, ok = overhead_table.render({**corpus, "kernels": corpus["kernels"][:1]}, None, sites)
     assert ok
+
+
+def test_overhead_table_prints_each_sites_reason():
+    # The --sites entries carry the passes' reasons (`what @ file:line -- reason`): the table
+    # prints them, sites with one reason once with all their lines; entries without a reason
+    # (a sites file written before the passes gave them) keep the generic sentence.
+    from tests.realworld import sanitizer_overhead as overhead_table
+
+    site = sanitizers.Site("offset_overflow_check", "i32 offset overflow lanes", 1, "k",
+                           "/src/pkg/g.py:5", reason="unbounded: arg `stride_am`; scalar i64 check")
+    entry = overhead_table.site_entry(site)
+    assert entry == "i32 offset overflow lanes @ g.py:5 -- unbounded: arg `stride_am`; scalar i64 check"
+    corpus = {"kernels": [{"kernel": name, "package": "pkg", "kind": "gemm",
+                           "passes": {"offset_overflow_check": {"fires": True, "speedup": 0.8}}}
+                          for name in ("gemm_new", "gemm_old")]}
+    sites = {"gemm_new": {"offset_overflow_check": [
+                 entry, entry.replace("g.py:5", "g.py:9"),
+                 "i32 offset overflow lanes @ g.py:7 -- unbounded: loaded `idx` (line 3); "
+                 "lane-by-lane i64 check"]},
+             "gemm_old": {"offset_overflow_check": ["i32 offset overflow lanes @ g.py:5"]}}
+    text, _ = overhead_table.render(corpus, None, sites)
+    rows = {ln.split(" | ")[0].strip("| "): ln for ln in text.splitlines() if ln.startswith("| ")}
+    assert ("| g.py:5, g.py:9: unbounded: arg `stride_am`; scalar i64 check<br>"
+            "g.py:7: unbounded: loaded `idx` (line 3); lane-by-lane i64 check |") in rows["gemm_new"]
+    assert "no range fact" not in rows["gemm_new"]
+    assert "i32 offset overflow lanes @ g.py:5. i32 offset overflow lanes:" in rows["gemm_old"]
+    assert "no range fact" in rows["gemm_old"]
+    # A cell that mixes kinds names each.
+    sites["gemm_new"]["offset_overflow_check"].append("dot non-finite @ g.py:11 -- a dot (line 10)")
+    text, _ = overhead_table.render(corpus, None, sites)
+    assert ("| i32 offset overflow lanes @ g.py:5, g.py:9: unbounded: arg `stride_am`; scalar i64 "
+            "check<br>") in text and "<br>dot non-finite @ g.py:11: a dot (line 10) |" in text
 
 
 def test_malformed_site_table_is_an_error():
