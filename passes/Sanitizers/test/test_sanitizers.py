@@ -688,6 +688,28 @@ def test_default_row_kernel_keeps_no_tile_live(block, warps):
     assert regs <= _registers(compiled("nan_inf_check", fast_path="peak"))[0]
 
 
+@pytest.mark.parametrize("block,warps", [(8192, 8), (4096, 4)])
+def test_reload_fast_path_keeps_no_tile_live(block, warps):
+    # fast-path=reload: the peak clean path (one max of |y|), and the reporting branch reloads the
+    # stored lanes instead of recounting from |y|, so no tile is live across the reduction: the
+    # registers of the count path, not the peak path's (RMS norm 39 / 47 on Liger's kernel).
+    def compiled(*passes: str, **options: Any) -> Any:
+        return _compile(kernels.rms_norm_kernel, kernels.RMS_SIG, {"BLOCK": block}, passes,
+                        {"num_warps": warps}, **options)
+
+    off = _registers(compiled())
+    reload = compiled("nan_inf_check", fast_path="reload")
+    ttgir = reload.asm["ttgir"]
+    assert "arith.maximumf" in ttgir and not re.search(r'"tt\.reduce"\(%\S+, %\S+\) <', ttgir)
+    body = ttgir[ttgir.index("scf.if"):]
+    assert "isVolatile = true" in body, "the reporting branch reloads the stored lanes"
+    assert ttgir.count("isVolatile = true") == 1
+    regs, stack = _registers(reload)
+    assert stack == 0 and regs <= off[0] + 2, (regs, stack, off)
+    assert regs < _registers(compiled("nan_inf_check", fast_path="peak"))[0]
+    assert _site("rms_y_store") in [s.location for s in sanitizers.sites_of(reload)]
+
+
 @pytest.mark.parametrize("fast_path", ["count", "peak"])
 def test_2d_masked_store_fast_paths(fast_path):
     # check_gpu's nan_2d_count / nan_2d_peak scenarios: the same 2-D masked store through both
