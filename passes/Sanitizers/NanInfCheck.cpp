@@ -948,6 +948,8 @@ private:
         bad.getDefiningOp()->erase();
       compare->erase();
     }
+    if (report.fastPath == FastPath::Reload)
+      reportSite.reason = reasonFor("reload path");
     if (report.fastPath == FastPath::Reload &&
         checkByReload(builder, loc, value, mask, absolute, inf, site,
                       reportSite, report))
@@ -1035,16 +1037,20 @@ private:
   /// the same address races with itself, and there the count is of what the
   /// memory holds); the reload is volatile so that it stays on the reporting
   /// branch. Returns false (builds nothing) where it does not apply: not a
-  /// `tt.store` of `value` to a tensor of pointers, not record mode.
+  /// `tt.store` of `value` to a tensor of pointers, more than 64 elements per
+  /// thread, not record mode.
   static bool checkByReload(OpBuilder &builder, Location loc, Value value,
                             Value mask, Value absolute, Value inf,
                             Operation *site, const ReportSite &reportSite,
                             const ReportOptions &report) {
     auto store = dyn_cast<triton::StoreOp>(site);
     auto type = dyn_cast<RankedTensorType>(value.getType());
+    // Tiles of more than 64 elements per thread (GEMM epilogues) keep the
+    // peak path: their reporting branch would need the store's pointers live
+    // across the reduction (in-house fp16 GEMM 199 -> 202 registers).
     if (!store || !type || store.getValue() != value ||
+        elemsPerThread(type) > kCountMaxElemsPerThread ||
         !isa<RankedTensorType>(store.getPtr().getType()) ||
-        !report.records ||
         report.mode != ReportMode::Record ||
         builder.getInsertionPoint() == builder.getInsertionBlock()->end() ||
         !store->isBeforeInBlock(&*builder.getInsertionPoint()))

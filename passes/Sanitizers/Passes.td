@@ -47,7 +47,7 @@ def TritonExtNanInfCheck : Pass<"triton-ext-nan-inf-check", "mlir::ModuleOp"> {
            "Keep per-site records (lanes, programs, first index) in a device "
            "global of the module, read by triton_ext.sanitizers.report(). "
            "false: no globals and no atomics (print=first needs them).">,
-    Option<"fastPath", "fast-path", "std::string", /*default=*/"\"count\"",
+    Option<"fastPath", "fast-path", "std::string", /*default=*/"\"reload\"",
            "How a store (not grouped with others) of a tile that dies at the "
            "store, at most 64 elements per thread, is checked in record mode: count: the exact (count, first "
            "lane) in one two-operand reduction, nothing of the tile live "

@@ -371,12 +371,12 @@ def test_sites_say_why_their_check_stays():
          "unbounded: arg `stride`; loose: program_id(0) <= 2^31-2; scalar bounds test"),
         ("offset_overflow_check",  # the scalar `row * ncols` of the store's pointer
          "unbounded: arg `ncols`; loose: program_id(0) <= 2^31-2; scalar i64 check"),
-        ("nan_inf_check", f"loaded `x` (line {load_line}); count path, 8/thread")]
+        ("nan_inf_check", f"loaded `x` (line {load_line}); reload path, 8/thread")]
     store = kernels.site_line("log_affine_store")
     (log_store,) = sanitizers.sites_of(_compile(kernels.log_affine_kernel, kernels.LOG_SIG,
                                                 {"XBLOCK": 1024}, ("nan_inf_check",)))
     assert log_store.reason == (f"loaded `tmp0` (line {store - 4}), log (line {store - 3}); "
-                                "count path, 8/thread")
+                                "reload path, 8/thread")
 
 
 def test_site_reasons_parse_and_old_ir_still_parses():
@@ -669,18 +669,18 @@ def test_default_puts_no_device_print_in_planted_bug_kernels():
 
 
 @pytest.mark.parametrize("block,warps", [(8192, 8), (4096, 4)])
-def test_default_row_kernel_keeps_no_tile_live(block, warps):
+def test_count_row_kernel_keeps_no_tile_live(block, warps):
     # Issue 18, memory-bound row kernels: the peak fast path (max of |y|, then a branch that
     # recounts from |y|) keeps the stored tile live across the cross-warp reduction (Liger's
-    # RMS-norm forward 39 -> 47 registers; 8-warp CTAs per SM 6 -> 5). The default (count)
-    # reduces (count, first lane) in one two-operand reduction after the store: no branch there,
-    # nothing of the tile live after it.
+    # RMS-norm forward 39 -> 47 registers; 8-warp CTAs per SM 6 -> 5). fast-path=count reduces
+    # (count, first lane) in one two-operand reduction after the store: no branch there, nothing
+    # of the tile live after it (the default, reload, is tested below).
     def compiled(*passes: str, **options: Any) -> Any:
         return _compile(kernels.rms_norm_kernel, kernels.RMS_SIG, {"BLOCK": block}, passes,
                         {"num_warps": warps}, **options)
 
     off = _registers(compiled())
-    default = compiled("nan_inf_check")
+    default = compiled("nan_inf_check", fast_path="count")
     ttgir = default.asm["ttgir"]
     assert re.search(r'"tt\.reduce"\(%\S+, %\S+\) <\{axis = 0 : i32\}>', ttgir), "no (count, first) reduction"
     regs, stack = _registers(default)
@@ -698,7 +698,7 @@ def test_reload_fast_path_keeps_no_tile_live(block, warps):
                         {"num_warps": warps}, **options)
 
     off = _registers(compiled())
-    reload = compiled("nan_inf_check", fast_path="reload")
+    reload = compiled("nan_inf_check")  # the default
     ttgir = reload.asm["ttgir"]
     assert "arith.maximumf" in ttgir and not re.search(r'"tt\.reduce"\(%\S+, %\S+\) <', ttgir)
     body = ttgir[ttgir.index("scf.if"):]
@@ -713,10 +713,10 @@ def test_reload_fast_path_keeps_no_tile_live(block, warps):
 @pytest.mark.parametrize("fast_path", ["count", "peak"])
 def test_2d_masked_store_fast_paths(fast_path):
     # check_gpu's nan_2d_count / nan_2d_peak scenarios: the same 2-D masked store through both
-    # fast paths (16 lanes per thread: count by default), one site with the tile's 2048 lanes.
+    # fast paths (16 lanes per thread), one site with the tile's 2048 lanes.
     compiled = _compile(kernels.ratio_2d_kernel, kernels.RATIO_2D_SIG, {"BLOCK_R": 16, "BLOCK_C": 128},
                         ("nan_inf_check",), {"num_warps": 4},
-                        **({} if fast_path == "count" else {"fast_path": "peak"}))
+                        fast_path=fast_path)
     ttgir = compiled.asm["ttgir"]
     two_operand = re.findall(r'"tt\.reduce"\(%\S+, %\S+\)', ttgir)
     assert (len(two_operand) == 2) == (fast_path == "count"), two_operand  # one per dimension
@@ -730,15 +730,27 @@ def test_store_in_loop_counts_in_the_loop():
     # check_gpu's nan_loop_count scenario: the store in the row loop is checked by the count fast
     # path, its record updated in the loop body (no reduction or atomic after the loop).
     ttgir = _compile(kernels.ratio_rows_kernel, kernels.RATIO_ROWS_SIG,
+                     {"ROWS_PER_PROG": 8, "BLOCK": 128}, ("nan_inf_check",),
+                     fast_path="count").asm["ttgir"]
+    body, after = _loop_body_and_after(ttgir)
+    assert re.search(r'"tt\.reduce"\(%\S+, %\S+\)', body) and "tt.atomic_rmw max" in body
+    assert "tt.atomic_rmw" not in after and '"tt.reduce"' not in after
+    # The default (reload, nan_loop_reload): one max per iteration, and the reload, count and
+    # atomics on a branch in the loop body.
+    ttgir = _compile(kernels.ratio_rows_kernel, kernels.RATIO_ROWS_SIG,
                      {"ROWS_PER_PROG": 8, "BLOCK": 128}, ("nan_inf_check",)).asm["ttgir"]
+    body, after = _loop_body_and_after(ttgir)
+    assert "arith.maximumf" in body and "isVolatile = true" in body and "tt.atomic_rmw max" in body
+    assert "tt.atomic_rmw" not in after and '"tt.reduce"' not in after
+
+
+def _loop_body_and_after(ttgir: str) -> tuple[str, str]:
     lines = ttgir.splitlines()
     start = next(i for i, line in enumerate(lines) if "scf.for" in line)
     indent = lines[start][:len(lines[start]) - len(lines[start].lstrip())]
     end = next(i for i in range(start + 1, len(lines))
                if re.match(rf"{indent}\}}(?: |$)", lines[i]))
-    body, after = "\n".join(lines[start:end]), "\n".join(lines[end:])
-    assert re.search(r'"tt\.reduce"\(%\S+, %\S+\)', body) and "tt.atomic_rmw max" in body
-    assert "tt.atomic_rmw" not in after and '"tt.reduce"' not in after
+    return "\n".join(lines[start:end]), "\n".join(lines[end:])
 
 
 def test_kernel_scan_raises_no_warnings():
@@ -785,7 +797,7 @@ def test_count_fast_path_only_for_tiles_that_die_at_their_store():
     # The stored sum is reduced after its store (live across the check): peak path (max of |s|).
     # The normalized row dies at its store: count path (one two-operand reduction).
     ttgir = _compile(kernels.add_then_norm_kernel, kernels.ADD_NORM_SIG, {"BLOCK": 2048},
-                     ("nan_inf_check",), {"num_warps": 8}).asm["ttgir"]
+                     ("nan_inf_check",), {"num_warps": 8}, fast_path="count").asm["ttgir"]
     stores = [i for i, line in enumerate(ttgir.splitlines()) if "tt.store" in line]
     assert len(stores) == 2
     lines = ttgir.splitlines()
