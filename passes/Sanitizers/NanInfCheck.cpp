@@ -1102,6 +1102,16 @@ private:
     if (!tensorTy)
       return value;
     Type elt = tensorTy.getElementType();
+    if (tensorTy.getRank() > 1 && tensorTy.getEncoding()) {
+      // A maximum does not depend on the order of its operands: view the
+      // tile as 1-D with reordering allowed (a register reinterpretation, no
+      // data movement), so that one reduction, with one cross-warp step,
+      // covers it instead of one per dimension.
+      value = triton::ReshapeOp::create(builder, loc,
+                                        {tensorTy.getNumElements()}, value,
+                                        /*allowReorder=*/true);
+      tensorTy = cast<RankedTensorType>(value.getType());
+    }
     for (int64_t rank = tensorTy.getRank(); rank > 0; --rank) {
       auto reduce = triton::ReduceOp::create(
           builder, loc, ValueRange{value},

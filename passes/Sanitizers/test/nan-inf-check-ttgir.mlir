@@ -47,13 +47,15 @@ module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.targ
   // CHECK-LABEL: tt.func @wgmma_plain_epilogue
   // CHECK-NOT:     dot non-finite
   // CHECK-NOT:     tensor<64x32xi1, #mma>
-  // The stored tile has its 4 warps along rows (warpsPerCTA [4, 1]): the
-  // reduction folds the columns first (registers and shuffles inside each
-  // warp) and only 64 row partials cross warps (issue 18).
+  // The maximum of the 2-D tile is taken over a 1-D view with reordering
+  // allowed (registers reinterpreted, nothing moves): one reduction, so one
+  // cross-warp step, instead of one per dimension (issue 18).
   // CHECK:         tt.store
-  // CHECK:         "tt.reduce"(%{{.*}}) <{axis = 1 : i32}>
-  // CHECK:         }) : (tensor<64x32xf16, #blocked>) -> tensor<64xf16, #ttg.slice<{dim = 1, parent = #blocked}>>
+  // CHECK:         tt.reshape %{{.*}} allow_reorder : tensor<64x32xf16, #blocked> -> tensor<2048xf16
   // CHECK:         "tt.reduce"(%{{.*}}) <{axis = 0 : i32}>
+  // CHECK:         }) : (tensor<2048xf16, #{{.*}}>) -> f16
+  // CHECK:         arith.cmpf ueq, %{{.*}}, %{{.*}} : f16
+  // CHECK-NEXT:    scf.if
   // CHECK:         tt.print "[triton-ext nan_inf_check] kernel=wgmma_plain_epilogue site={{.*}} store non-finite; first report of this site, lanes in this program="
   // CHECK-NOT:     tt.print
   tt.func @wgmma_plain_epilogue(%init: tensor<64x32xf32, #mma>, %p: tensor<64x32x!tt.ptr<f16>, #blocked>, %m: tensor<64x32xi1, #blocked>, %n: i32) {
@@ -69,10 +71,9 @@ module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.targ
     tt.store %p, %v, %m : tensor<64x32x!tt.ptr<f16>, #blocked>
     tt.return
   }
-  // Warps along columns (warpsPerCTA [1, 4]): rows first.
+  // Warps along columns (warpsPerCTA [1, 4]): the same 1-D view.
   // CHECK-LABEL: tt.func @columns_across_warps
-  // CHECK:         "tt.reduce"(%{{.*}}) <{axis = 0 : i32}>
-  // CHECK:         }) : (tensor<64x32xf32, #blocked1>) -> tensor<32xf32, #ttg.slice<{dim = 0, parent = #blocked1}>>
+  // CHECK:         tt.reshape %{{.*}} allow_reorder : tensor<64x32xf32, #blocked1> -> tensor<2048xf32
   // CHECK:         "tt.reduce"(%{{.*}}) <{axis = 0 : i32}>
   tt.func @columns_across_warps(%p: tensor<64x32x!tt.ptr<f32>, #blocked1>, %x: tensor<64x32xf32, #blocked1>) {
     tt.store %p, %x : tensor<64x32x!tt.ptr<f32>, #blocked1>
