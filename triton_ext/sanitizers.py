@@ -30,7 +30,9 @@ The pass option ``print=first`` adds an immediate device line (first program per
 ``CompiledKernel`` objects and any launcher object with a CUDA ``function`` handle (Inductor's
 static launcher), so it costs milliseconds: call it between steps, not per launch. Reading
 needs CUDA (``libcuda``); parsing the site table and decoding records (:func:`sites_of`,
-:func:`decode`) are plain Python and work on CPU.
+:func:`decode`) are plain Python and work on CPU. The sites :func:`sites_of` reads from a compiled
+kernel's IR also say why each check stays (``Site.reason``: what the pass could not prove, and
+the test it costs); the device table does not carry that.
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ import gc
 import re
 import sys
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Sequence, TextIO
 
 __all__ = [
@@ -51,6 +53,7 @@ __all__ = [
     "Record",
     "SanitizerError",
     "sites_of",
+    "sites_of_ir",
     "parse_site_table",
     "decode",
     "merge",
@@ -87,6 +90,12 @@ class Site:
     # What the record's second slot counts: "programs" with findings, or "warps" (warp groups
     # with findings, nan_inf_check's fast-path=warp, whose table entry says ``numel:warps``).
     unit: str = "programs"
+    # Why the check could not be proven away at compile time and what it costs (the leaves an
+    # offset cannot bound, where a stored value may become non-finite, the fast path taken); ""
+    # when unknown. From the IR only (``triton_ext.sanitizer_sites_reason``, see sites_of): the
+    # device site table does not carry it, so records read from a loaded module have "". Not
+    # part of a site's identity (equality, hashing, merge).
+    reason: str = field(default="", compare=False)
 
 
 @dataclass(frozen=True)
@@ -133,8 +142,11 @@ def parse_site_table(text: str) -> list[Site]:
     return sites
 
 
-_SITES_ATTR = re.compile(r'triton_ext\.sanitizer_sites = \[(.*?)\]', re.S)
 _MLIR_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
+# An array of MLIR strings (its strings may hold `]`).
+_STRINGS = r'\[((?:\s*"(?:[^"\\]|\\.)*"\s*,?)*)\s*\]'
+_SITES_ATTR = re.compile(r'triton_ext\.sanitizer_sites = ' + _STRINGS)
+_REASONS_ATTR = re.compile(r'triton_ext\.sanitizer_sites_reason = ' + _STRINGS)
 
 
 def _unescape_mlir(text: str) -> str:
@@ -153,14 +165,26 @@ def sites_of(compiled: Any) -> list[Site]:
         raise TypeError(f"expected a compiled Triton kernel with .asm, got {type(compiled).__name__}")
     for stage in ("ttgir", "ttir"):
         text = asm.get(stage) if hasattr(asm, "get") else None
-        if not text:
-            continue
-        match = _SITES_ATTR.search(text)
-        if match is None:
-            return []
-        entries = [_unescape_mlir(s) for s in _MLIR_STRING.findall(match.group(1))]
-        return parse_site_table("\n".join(entries))
+        if text:
+            return sites_of_ir(text)
     return []
+
+
+def sites_of_ir(text: str) -> list[Site]:
+    """Sites of a module's printed IR (TTIR or TTGIR), each with its ``reason``.
+
+    The reasons come from the ``triton_ext.sanitizer_sites_reason`` attribute, one string per
+    site in the table's order; IR without it (compiled before the passes gave reasons) gives
+    ``reason=""``.
+    """
+    match = _SITES_ATTR.search(text)
+    if match is None:
+        return []
+    entries = [_unescape_mlir(s) for s in _MLIR_STRING.findall(match.group(1))]
+    sites = parse_site_table("\n".join(entries))
+    found = _REASONS_ATTR.search(text)
+    reasons = [_unescape_mlir(s) for s in _MLIR_STRING.findall(found.group(1))] if found else []
+    return [replace(site, reason=reason) for site, reason in zip(sites, reasons)] + sites[len(reasons):]
 
 
 def decode(sites: Sequence[Site], counters: Sequence[int], *, all_sites: bool = False) -> list[Record]:

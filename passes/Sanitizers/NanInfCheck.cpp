@@ -42,6 +42,11 @@
 // results that reach no `tt.store` through lane-preserving ops (or whose
 // stores sit in different blocks).
 //
+// Each site says why its check stays (`triton_ext.sanitizer_sites_reason`,
+// issue 18): where the checked value may become non-finite
+// (collectNonFiniteSources; for a dot check, the op that may hide it before
+// its store) and the fast path with its elements per thread.
+//
 //===----------------------------------------------------------------------===//
 
 #include "triton-ext/PassInfra.h"
@@ -53,6 +58,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Pass/Pass.h"
 #include "triton/Dialect/Triton/IR/Dialect.h"
@@ -249,6 +255,178 @@ static NonFinite canHold(Value value, unsigned depth = 0) {
   return all;
 }
 
+/// What kind of op `def` is, for a site's reason, when it can make a
+/// non-finite value out of finite operands (a division by zero, exp of a
+/// large value, log or sqrt of a negative one, a libdevice call); "" for
+/// anything else.
+static std::string producerLabel(Operation *def) {
+  StringRef name = def->getName().getStringRef();
+  if (name.ends_with("divf")) // arith.divf, tt.precise_divf, approximate ones
+    return "a division";
+  if (name == "arith.remf")
+    return "a remainder";
+  if (name == "math.exp" || name == "math.exp2")
+    return "exp";
+  if (name == "math.log" || name == "math.log2" || name == "math.log1p")
+    return "log";
+  if (name == "math.sqrt" || name == "tt.precise_sqrt")
+    return "sqrt";
+  if (name == "math.rsqrt")
+    return "rsqrt";
+  if (name == "math.powf")
+    return "pow";
+  if (name == "tt.extern_elementwise")
+    if (auto symbol = def->getAttrOfType<StringAttr>("symbol"))
+      return "`" + symbol.getValue().str() + "`";
+  return "";
+}
+
+/// One place a non-finite value may come from (collectNonFiniteSources).
+struct Source {
+  /// Listed first: loaded data (0), dots (1), loop-carried values (2),
+  /// arguments (3), reductions (4), divisions, exp, log, ... (5), others.
+  int rank;
+  std::string label; ///< e.g. "loaded `x`", "a division"
+  std::string where; ///< file:line, or ""
+};
+
+/// Collects, for a site's reason (issue 18: say per kernel what is
+/// unproven), where the non-finite values `value` may hold (canHold) come
+/// from: loaded data, reductions, dots, loop-carried values and kernel
+/// arguments (where the walk stops), and divisions, exp, log, sqrt and
+/// libdevice calls (listed, and their operands walked); lane-preserving and
+/// shape ops are walked through, and an add/mul/truncation none of whose
+/// operands may be non-finite is listed itself (it can overflow). Returns
+/// true if it listed something for `value` or below it.
+static bool collectNonFiniteSources(Value value, SmallVectorImpl<Source> &out,
+                                    DenseMap<Value, bool> &seen,
+                                    unsigned depth = 0) {
+  if (auto known = seen.find(value); known != seen.end())
+    return known->second;
+  if (!canHold(value).any())
+    return false;
+  seen[value] = true; // cycles through loops: listed once
+  if (depth > kMaxChain) {
+    out.push_back({6, "values further up (walk cut)", ""});
+    return true;
+  }
+  std::string name = nameOf(value);
+  auto named = [&](StringRef what) {
+    return name.empty() ? what.str() : (what + " `" + name + "`").str();
+  };
+  if (auto arg = dyn_cast<BlockArgument>(value)) {
+    Operation *owner = arg.getOwner()->getParentOp();
+    if (isa_and_nonnull<triton::FuncOp>(owner))
+      out.push_back({3,
+                     name.empty() ? "arg #" + std::to_string(arg.getArgNumber())
+                                  : "arg `" + name + "`",
+                     ""});
+    else if (isa_and_nonnull<LoopLikeOpInterface>(owner))
+      out.push_back(
+          {2, named("loop-carried value"), shortSiteOf(owner->getLoc())});
+    else
+      out.push_back({6, named("block argument"), ""});
+    return true;
+  }
+  Operation *def = value.getDefiningOp();
+  std::string at = shortSiteOf(def->getLoc());
+  StringRef opName = def->getName().getStringRef();
+  if (isa<triton::LoadOp, triton::DescriptorLoadOp>(def) ||
+      opName == "ttg.local_load") {
+    out.push_back({0, named("loaded"), at});
+    return true;
+  }
+  if (isa<triton::ReduceOp>(def) || opName == "tt.scan") {
+    out.push_back(
+        {4, isa<triton::ReduceOp>(def) ? "a reduction" : "a scan", at});
+    return true;
+  }
+  if (isDotLike(def)) {
+    out.push_back({1, "a dot", at});
+    return true;
+  }
+  if (auto loop = dyn_cast<scf::ForOp>(def)) {
+    Value yielded = loop.getBody()->getTerminator()->getOperand(
+        cast<OpResult>(value).getResultNumber());
+    if (isDotLike(yielded.getDefiningOp()))
+      out.push_back(
+          {1, "a dot accumulated in a loop", shortSiteOf(yielded.getLoc())});
+    else
+      out.push_back({2, named("loop result"), at});
+    return true;
+  }
+  if (isa<arith::ConstantOp>(def)) { // canHold: it holds NaN or +-Inf
+    out.push_back({6, "a non-finite constant", ""});
+    return true;
+  }
+  if (isa<scf::IfOp>(def)) {
+    out.push_back({6, named("branch result"), at});
+    return true;
+  }
+  std::string produced = producerLabel(def);
+  bool lanewise = def->hasTrait<OpTrait::Elementwise>() ||
+                  isa<arith::SelectOp, triton::SplatOp, triton::BroadcastOp,
+                      triton::ExpandDimsOp, triton::ReshapeOp, triton::TransOp,
+                      triton::FpToFpOp>(def) ||
+                  opName == "ttg.convert_layout";
+  if (produced.empty() && !lanewise) {
+    out.push_back({6, named(opName), at});
+    return true;
+  }
+  if (!produced.empty())
+    out.push_back({5, produced, at});
+  bool below = false;
+  for (Value operand : def->getOperands())
+    if (isa<FloatType>(getElementTypeOrSelf(operand.getType())))
+      below |= collectNonFiniteSources(operand, out, seen, depth + 1);
+  if (!below && produced.empty())
+    out.push_back({6, (opName + " of finite values (overflow)").str(), at});
+  return true;
+}
+
+/// The sources of collectNonFiniteSources for a reason, in rank order, one
+/// entry per label with its lines: "a division (ce.py:228, 221)".
+static std::string nonFiniteOrigin(Value value) {
+  SmallVector<Source> sources;
+  DenseMap<Value, bool> seen;
+  collectNonFiniteSources(value, sources, seen);
+  if (sources.empty())
+    return "not proven finite";
+  std::stable_sort(
+      sources.begin(), sources.end(),
+      [](const Source &a, const Source &b) { return a.rank < b.rank; });
+  SmallVector<std::string> labels;
+  SmallVector<SmallVector<std::string>> wheres;
+  for (const Source &source : sources) {
+    auto *it = llvm::find(labels, source.label);
+    if (it == labels.end()) {
+      labels.push_back(source.label);
+      wheres.emplace_back();
+      it = labels.end() - 1;
+    }
+    auto &lines = wheres[it - labels.begin()];
+    if (!source.where.empty() && !llvm::is_contained(lines, source.where))
+      lines.push_back(source.where);
+  }
+  SmallVector<std::string> items;
+  for (auto [label, lines] : llvm::zip(labels, wheres)) {
+    std::string item = label;
+    StringRef file;
+    for (auto [i, where] : llvm::enumerate(lines)) {
+      StringRef whereRef(where);
+      auto [thisFile, line] = whereRef.rsplit(':');
+      item += i ? ", " : " (";
+      // Lines of one file after the first: the line alone.
+      item += (i && thisFile == file) ? line.str() : where;
+      file = thisFile;
+    }
+    if (!lines.empty())
+      item += ")";
+    items.push_back(item);
+  }
+  return joinShort(items, 3);
+}
+
 class NanInfCheckPass
     : public mlir::triton_ext::impl::TritonExtNanInfCheckBase<NanInfCheckPass> {
 public:
@@ -265,10 +443,12 @@ public:
       report->fastPath = FastPath::Peak;
     } else if (fastPath == "warp") {
       report->fastPath = FastPath::Warp;
+    } else if (fastPath == "reload") {
+      report->fastPath = FastPath::Reload;
     } else {
       getOperation()->emitError()
-          << "nan_inf_check: fast-path must be 'count', 'peak' or 'warp', "
-             "found '"
+          << "nan_inf_check: fast-path must be 'count', 'peak', 'warp' or "
+             "'reload', found '"
           << fastPath << "'";
       return signalPassFailure();
     }
@@ -374,6 +554,13 @@ private:
   /// site keeps its own record, updated before the `tt.return`.
   static void checkGroup(OpBuilder &builder, ArrayRef<StoreCheck> group,
                          const ReportOptions &report) {
+    SmallVector<std::string> origins;
+    for (const StoreCheck &c : group)
+      origins.push_back(nonFiniteOrigin(c.value));
+    std::string groupPath =
+        "; peak path shared by " + std::to_string(group.size()) + " stores, " +
+        std::to_string(elemsPerThread(group.front().value.getType())) +
+        "/thread";
     Operation *lastStore = group.back().op;
     builder.setInsertionPointAfter(lastStore);
     Operation *ret = entryReturnAt(builder);
@@ -436,7 +623,8 @@ private:
       emitRecordsAtEnd(builder, c.op->getLoc(), ret, ifOp.getResult(2 * k),
                        ifOp.getResult(2 * k + 1), type.getNumElements(),
                        ReportSite{"nan_inf_check", kernel,
-                                  siteOf(c.op->getLoc()), "store non-finite"},
+                                  siteOf(c.op->getLoc()), "store non-finite",
+                                  origins[k] + groupPath},
                        report);
     }
   }
@@ -649,6 +837,48 @@ private:
     }
   }
 
+  /// The first op on a lane-preserving path from `value` to a store that
+  /// can hide a non-finite value (keepsNonFinite), or a store that is not
+  /// checked itself: why a dot check stays (see checkDotAtStores).
+  static Operation *firstHiding(Value value, unsigned depth = 0) {
+    if (depth > kMaxChain)
+      return nullptr;
+    for (OpOperand &use : value.getUses()) {
+      Operation *user = use.getOwner();
+      if (auto store = dyn_cast<triton::StoreOp>(user)) {
+        if (use.get() == store.getValue() &&
+            (!isCheckedFloat(use.get().getType()) ||
+             inWarpSpecializePartition(user)))
+          return user;
+        continue;
+      }
+      if (!preservesLanes(user, value))
+        continue;
+      if (!keepsNonFinite(user, use.getOperandNumber()) &&
+          reachesStore(user->getResult(0), depth + 1))
+        return user;
+      if (Operation *below = firstHiding(user->getResult(0), depth + 1))
+        return below;
+    }
+    return nullptr;
+  }
+
+  /// A dot check's reason: the dot, and what may hide its NaN/Inf from the
+  /// store checks.
+  static std::string dotOrigin(Value value) {
+    std::string dot = value.getDefiningOp()
+                          ? "dot (" + shortSiteOf(value.getLoc()) + ")"
+                          : "dot";
+    Operation *hiding = firstHiding(value);
+    if (!hiding)
+      return dot + " reaches a store that may hide NaN/Inf";
+    if (isa<triton::StoreOp>(hiding))
+      return dot + " stored unchecked (" + shortSiteOf(hiding->getLoc()) + ")";
+    return dot + " may be hidden by `" +
+           hiding->getName().getStringRef().str() + "` (" +
+           shortSiteOf(hiding->getLoc()) + ") before its store";
+  }
+
   /// True if some `tt.store` writes `value` or a lane-preserving user of it.
   static bool reachesStore(Value value, unsigned depth) {
     llvm::SetVector<Operation *> found;
@@ -683,6 +913,14 @@ private:
     Type type = value.getType();
     // Before the check adds users of its own.
     bool liveAfter = usedAfter(value, site);
+    std::string why = what == "dot" ? dotOrigin(value) : nonFiniteOrigin(value);
+    int64_t perThread =
+        isa<RankedTensorType>(type) ? elemsPerThread(type) : int64_t(1);
+    auto reasonFor = [&](StringRef path) {
+      return (why + "; " + path + ", " + Twine(perThread) + "/thread" +
+              (site->getParentOfType<LoopLikeOpInterface>() ? ", in loop" : ""))
+          .str();
+    };
     auto floatTy = cast<FloatType>(getElementTypeOrSelf(type));
     TypedAttr infAttr = builder.getFloatAttr(
         floatTy, APFloat::getInf(floatTy.getFloatSemantics()));
@@ -705,6 +943,7 @@ private:
       Value bad = compare;
       if (mask)
         bad = arith::AndIOp::create(builder, loc, bad, mask);
+      reportSite.reason = reasonFor("warp path");
       if (emitWarpRecords(builder, loc, bad, reportSite, report))
         return;
       // Layout not handled (emitWarpRecords built nothing): the count path.
@@ -712,8 +951,15 @@ private:
         bad.getDefiningOp()->erase();
       compare->erase();
     }
+    if (report.fastPath == FastPath::Reload)
+      reportSite.reason = reasonFor("reload path");
+    if (report.fastPath == FastPath::Reload &&
+        checkByReload(builder, loc, value, mask, absolute, inf, site,
+                      reportSite, report))
+      return;
     if ((report.fastPath == FastPath::Count ||
-         report.fastPath == FastPath::Warp) &&
+         report.fastPath == FastPath::Warp ||
+         report.fastPath == FastPath::Reload) &&
         report.records && report.mode == ReportMode::Record &&
         isa<RankedTensorType>(type) &&
         elemsPerThread(type) <= kCountMaxElemsPerThread && !liveAfter) {
@@ -732,6 +978,7 @@ private:
         // scalar atomics: nothing of the tile is live in it).
         Operation *ret = entryReturnAt(builder);
         Operation *at = ret ? ret : &*builder.getInsertionPoint();
+        reportSite.reason = reasonFor("count path");
         emitRecordsAtEnd(builder, loc, at, count, first,
                          cast<RankedTensorType>(type).getNumElements(),
                          reportSite, report);
@@ -750,6 +997,17 @@ private:
     // ueq: unordered (NaN) or equal to +Inf (a +-Inf lane).
     Value found = arith::CmpFOp::create(builder, loc, arith::CmpFPredicate::UEQ,
                                         peak, scalarInf);
+    // Why the count and warp paths were not taken, when asked for.
+    StringRef because = "";
+    if (report.fastPath != FastPath::Peak && isa<RankedTensorType>(type)) {
+      if (report.mode != ReportMode::Record || !report.records)
+        because = " (abort mode or no records)";
+      else if (liveAfter)
+        because = " (value used after its store)";
+      else if (perThread > kCountMaxElemsPerThread)
+        because = " (> 64/thread)";
+    }
+    reportSite.reason = reasonFor(("peak path" + because).str());
     // Built once, at the start of the reporting branch (the count needs it
     // first; the first-lane search reuses it).
     Value badLanes;
@@ -768,15 +1026,95 @@ private:
         lanes, reportSite, report);
   }
 
+  /// The reload fast path: the clean path is the peak path's (|value|
+  /// under the mask, one NaN-propagating max reduction; with 16-bit floats
+  /// `abs` and `max` take two lanes per instruction), and only a program
+  /// whose peak is non-finite counts lanes and finds the first one, from the
+  /// lanes it reloads from the addresses it has just stored to. Nothing of
+  /// the tile is live after the reduction (the peak path keeps |value| live
+  /// across it for its recount: Liger RMS-norm forward 39 -> 47 registers),
+  /// and the clean path has no per-lane count and index work (the count
+  /// path's five to ten instructions per lane). Legal: the check runs right
+  /// after the store, and a thread reading an address it has just written
+  /// reads that write (or a later one: only a kernel whose programs store to
+  /// the same address races with itself, and there the count is of what the
+  /// memory holds); the reload is volatile so that it stays on the reporting
+  /// branch. Returns false (builds nothing) where it does not apply: not a
+  /// `tt.store` of `value` to a tensor of pointers, more than 64 elements per
+  /// thread, not record mode.
+  static bool checkByReload(OpBuilder &builder, Location loc, Value value,
+                            Value mask, Value absolute, Value inf,
+                            Operation *site, const ReportSite &reportSite,
+                            const ReportOptions &report) {
+    auto store = dyn_cast<triton::StoreOp>(site);
+    auto type = dyn_cast<RankedTensorType>(value.getType());
+    // Tiles of more than 64 elements per thread (GEMM epilogues) keep the
+    // peak path: their reporting branch would need the store's pointers live
+    // across the reduction (in-house fp16 GEMM 199 -> 202 registers).
+    if (!store || !type || store.getValue() != value ||
+        elemsPerThread(type) > kCountMaxElemsPerThread ||
+        !isa<RankedTensorType>(store.getPtr().getType()) ||
+        report.mode != ReportMode::Record ||
+        builder.getInsertionPoint() == builder.getInsertionBlock()->end() ||
+        !store->isBeforeInBlock(&*builder.getInsertionPoint()))
+      return false;
+    auto floatTy = cast<FloatType>(type.getElementType());
+    Value peak = absolute;
+    if (mask) {
+      Value zero = arith::ConstantOp::create(
+          builder, loc, type,
+          splatOrScalar(type, builder.getFloatAttr(floatTy, 0.0)));
+      peak = arith::SelectOp::create(builder, loc, mask, absolute, zero);
+    }
+    peak = maxAll(builder, loc, peak);
+    Value scalarInf = arith::ConstantOp::create(
+        builder, loc, floatTy,
+        builder.getFloatAttr(floatTy,
+                             APFloat::getInf(floatTy.getFloatSemantics())));
+    Value found = arith::CmpFOp::create(builder, loc, arith::CmpFPredicate::UEQ,
+                                        peak, scalarInf);
+    Value storeMask = store.getMask();
+    Value ptr = store.getPtr();
+    Value badLanes;
+    auto lanes = [&](OpBuilder &b, Location l) -> Value {
+      if (badLanes)
+        return badLanes;
+      Value stored =
+          storeMask ? triton::LoadOp::create(b, l, ptr, storeMask,
+                                             /*isVolatile=*/true)
+                          .getResult()
+                    : triton::LoadOp::create(b, l, ptr, /*isVolatile=*/true)
+                          .getResult();
+      Value bad =
+          arith::CmpFOp::create(b, l, arith::CmpFPredicate::UEQ,
+                                math::AbsFOp::create(b, l, stored), inf);
+      badLanes =
+          mask ? arith::AndIOp::create(b, l, bad, mask).getResult() : bad;
+      return badLanes;
+    };
+    emitReportWhen(
+        builder, loc, found,
+        [&](OpBuilder &b, Location l) { return countTrue(b, l, lanes(b, l)); },
+        lanes, reportSite, report);
+    return true;
+  }
+
   /// NaN-propagating maximum over every lane of `value` (a float scalar).
   static Value maxAll(OpBuilder &builder, Location loc, Value value) {
-    // A 2-D tile is reduced as its 1-D view: in-thread, in-warp, then across
-    // warps in one reduction (the maximum does not depend on the order).
-    value = flattenForReduce(builder, loc, value);
     auto tensorTy = dyn_cast<RankedTensorType>(value.getType());
     if (!tensorTy)
       return value;
     Type elt = tensorTy.getElementType();
+    if (tensorTy.getRank() > 1 && tensorTy.getEncoding()) {
+      // A maximum does not depend on the order of its operands: view the
+      // tile as 1-D with reordering allowed (a register reinterpretation, no
+      // data movement), so that one reduction, with one cross-warp step,
+      // covers it instead of one per dimension.
+      value = triton::ReshapeOp::create(builder, loc,
+                                        {tensorTy.getNumElements()}, value,
+                                        /*allowReorder=*/true);
+      tensorTy = cast<RankedTensorType>(value.getType());
+    }
     for (int64_t rank = tensorTy.getRank(); rank > 0; --rank) {
       auto reduce = triton::ReduceOp::create(
           builder, loc, ValueRange{value},

@@ -32,6 +32,10 @@
 //
 // Declines: offsets not produced by i32 add/sub/mul, i64 arithmetic.
 //
+// Each site says why its check stays (`triton_ext.sanitizer_sites_reason`,
+// issue 18): the leaves of the tree StaticRange cannot bound, and the test
+// the check costs (offsetReason). Only read from the IR; nothing is emitted.
+//
 //===----------------------------------------------------------------------===//
 
 #include "triton-ext/PassInfra.h"
@@ -50,6 +54,7 @@
 #include "triton/Dialect/Triton/IR/Dialect.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/Debug.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
 
@@ -503,6 +508,172 @@ private:
 /// What an offset site reports.
 constexpr StringLiteral kWhat = "i32 offset overflow lanes";
 
+/// A value a leaf is computed from, in a few words: a kernel argument or a
+/// named value by its name, a constant by its value, else its op.
+static std::string operandText(Value value) {
+  // Shape ops and extensions copy the value they are given.
+  for (unsigned depth = 0; depth < 4; ++depth) {
+    Operation *def = value.getDefiningOp();
+    if (!def || !isa<triton::SplatOp, triton::BroadcastOp, triton::ExpandDimsOp,
+                     arith::ExtSIOp, arith::ExtUIOp>(def))
+      break;
+    value = def->getOperand(0);
+  }
+  if (auto cst = value.getDefiningOp<arith::ConstantOp>())
+    if (auto i = dyn_cast<IntegerAttr>(cst.getValue()))
+      return std::to_string(i.getValue().getSExtValue());
+  std::string name = nameOf(value);
+  if (auto arg = dyn_cast<BlockArgument>(value))
+    if (isa_and_nonnull<triton::FuncOp>(arg.getOwner()->getParentOp()))
+      return name.empty() ? "arg #" + std::to_string(arg.getArgNumber())
+                          : "arg `" + name + "`";
+  if (!name.empty())
+    return "`" + name + "`";
+  if (Operation *def = value.getDefiningOp())
+    return def->getName().getStringRef().str();
+  return "a block argument";
+}
+
+/// What a leaf of an offset tree is, for a site's reason (issue 18: say per
+/// kernel what is unproven): a kernel argument by name, a loaded value with
+/// its line, a loop index or loop-carried value, `x % M` with a run-time M,
+/// a cut product of products, a program id.
+static std::string describeLeaf(Value value, unsigned depth = 0) {
+  std::string name = nameOf(value);
+  auto named = [&](StringRef what) {
+    return name.empty() ? what.str() : (what + " `" + name + "`").str();
+  };
+  if (auto arg = dyn_cast<BlockArgument>(value)) {
+    Operation *owner = arg.getOwner()->getParentOp();
+    if (isa_and_nonnull<triton::FuncOp>(owner))
+      return operandText(value);
+    if (auto loop = dyn_cast_or_null<scf::ForOp>(owner)) {
+      // Triton names a loop's block arguments after its iter_args, so the
+      // induction variable is named by its loop.
+      std::string at = shortSiteOf(loop.getLoc());
+      if (arg == loop.getInductionVar())
+        return "loop index up to " + operandText(loop.getUpperBound()) + " (" +
+               at + ")";
+      return named("loop-carried value") + " (" + at + ")";
+    }
+    return named("block argument");
+  }
+  Operation *def = value.getDefiningOp();
+  std::string at = " (" + shortSiteOf(def->getLoc()) + ")";
+  if (isa<triton::LoadOp>(def))
+    return named("loaded") + at;
+  if (isa<arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp, triton::SplatOp,
+          triton::BroadcastOp, triton::ExpandDimsOp>(def) &&
+      depth < 4)
+    return describeLeaf(def->getOperand(0), depth + 1);
+  if (isa<arith::RemSIOp, arith::RemUIOp, arith::DivSIOp, arith::DivUIOp>(
+          def)) {
+    StringRef op = isa<arith::RemSIOp, arith::RemUIOp>(def) ? "%" : "/";
+    return ("x " + op + " " + operandText(def->getOperand(1)) + at).str();
+  }
+  if (isI32Arith(value))
+    return named(isa<arith::MulIOp>(def) ? "product of products"
+                                         : "deep sum (tree cut)") +
+           at;
+  if (auto pid = dyn_cast<triton::GetProgramIdOp>(def))
+    return "program_id(" + std::to_string(pid.getAxisAsInt()) + ")";
+  if (auto num = dyn_cast<triton::GetNumProgramsOp>(def))
+    return "num_programs(" + std::to_string(num.getAxisAsInt()) + ")";
+  return named(def->getName().getStringRef()) + at;
+}
+
+/// `v` for a reason: small values as they are, large ones next to a power
+/// of two as 2^k-c (c <= 2), others as ~2^k.
+static std::string boundText(int64_t v) {
+  if (v < 0)
+    return "-" + boundText(v == INT64_MIN ? INT64_MAX : -v);
+  if (v < (int64_t(1) << 20))
+    return std::to_string(v);
+  for (int64_t c = -2; c <= 2; ++c) {
+    uint64_t p = uint64_t(v) + c;
+    if (llvm::isPowerOf2_64(p)) {
+      std::string k = "2^" + std::to_string(llvm::Log2_64(p));
+      return c == 0  ? k
+             : c > 0 ? k + "-" + std::to_string(c)
+                     : k + "+" + std::to_string(-c);
+    }
+  }
+  return "~2^" + std::to_string(llvm::Log2_64(uint64_t(v)));
+}
+
+/// The leaves of `value`'s tree (cut as StaticRange cuts it) that keep it
+/// from fitting i32: those with no bound at all (`unbounded`), and those
+/// bounded only loosely, beyond +-2^16 (`loose`, with their bound: a program
+/// id along x, up to 2^31-2); ranges, constants and small values are left
+/// out.
+static void collectUnprovenLeaves(Value value, StaticRange &ranges,
+                                  SmallVectorImpl<std::string> &unbounded,
+                                  SmallVectorImpl<std::string> &loose,
+                                  unsigned depth = 0, unsigned products = 0) {
+  Operation *def = value.getDefiningOp();
+  bool isMul = def && isa<arith::MulIOp>(def);
+  if (isI32Arith(value) && depth < kMaxDepth && !(isMul && products > 0)) {
+    unsigned inner = products + (isMul ? 1 : 0);
+    for (Value operand : def->getOperands())
+      collectUnprovenLeaves(operand, ranges, unbounded, loose, depth + 1,
+                            inner);
+    return;
+  }
+  if (def &&
+      isa<triton::SplatOp, triton::BroadcastOp, triton::ExpandDimsOp>(def) &&
+      depth < kMaxDepth) {
+    collectUnprovenLeaves(def->getOperand(0), ranges, unbounded, loose,
+                          depth + 1, products);
+    return;
+  }
+  Interval range = ranges.of(value, depth, products);
+  constexpr int64_t kSmall = int64_t(1) << 16;
+  if (range.within({-kSmall, kSmall}))
+    return;
+  std::string text = describeLeaf(value);
+  unsigned bits = getElementTypeOrSelf(value.getType()).getIntOrFloatBitWidth();
+  Interval full = Interval::full(bits);
+  bool bounded = range.lo != full.lo || range.hi != full.hi;
+  if (bounded)
+    text += range.lo >= 0 ? " <= " + boundText(range.hi)
+                          : " in [" + boundText(range.lo) + ", " +
+                                boundText(range.hi) + "]";
+  SmallVectorImpl<std::string> &out = bounded ? loose : unbounded;
+  if (!llvm::is_contained(out, text))
+    out.push_back(text);
+}
+
+/// Why the offset check of `root` stays (the leaves it cannot bound) and
+/// what it costs (`how`), as the site's reason.
+static std::string offsetReason(Value root, StringRef how) {
+  StaticRange ranges;
+  SmallVector<std::string> unbounded, loose;
+  collectUnprovenLeaves(root, ranges, unbounded, loose);
+  std::string why;
+  if (!unbounded.empty())
+    why = "unbounded: " + joinShort(unbounded, 3) + "; ";
+  if (!loose.empty())
+    why += "loose: " + joinShort(loose, 2) + "; ";
+  if (why.empty())
+    why = "small leaves, but their combination can pass 2^31; ";
+  return why + how.str();
+}
+
+/// True if ExactBounds knows `root`'s bounds, i.e. wrapCount tests them
+/// with a few scalar ops rather than recomputing every lane in i64.
+/// ExactBounds builds the bounds as IR: here in a detached block, dropped
+/// after (clear() drops the uses of outer values first).
+static bool hasExactBounds(Value root) {
+  if (!isa<RankedTensorType>(root.getType()))
+    return false;
+  Block scratch;
+  OpBuilder builder(root.getContext()); // the block has no region to ask
+  builder.setInsertionPointToEnd(&scratch);
+  bool known = ExactBounds(builder, root.getLoc()).get(root).has_value();
+  scratch.clear();
+  return known;
+}
+
 class OffsetOverflowCheckPass
     : public mlir::triton_ext::impl::TritonExtOffsetOverflowCheckBase<
           OffsetOverflowCheckPass> {
@@ -572,6 +743,12 @@ public:
       }
       if (deferColdPath(builder, loc, root, tripGuard, *report))
         continue;
+      std::string why = offsetReason(
+          root, (Twine(tripGuard ? "before its loop: " : "") +
+                 (!isa<RankedTensorType>(root.getType()) ? "scalar i64 check"
+                  : hasExactBounds(root)                 ? "scalar bounds test"
+                                         : "lane-by-lane i64 check"))
+                    .str());
       Value count = wrapCount(builder, loc, root);
       if (tripGuard)
         count = arith::SelectOp::create(
@@ -581,7 +758,7 @@ public:
       emitReport(
           builder, loc, count,
           [&](OpBuilder &b, Location l) { return wrappedLanes(b, l, root); },
-          ReportSite{"offset_overflow_check", kernel, siteOf(loc), kWhat},
+          ReportSite{"offset_overflow_check", kernel, siteOf(loc), kWhat, why},
           *report);
     }
   }
@@ -692,7 +869,10 @@ private:
           return countTrue(b, l, lanesAtEnd(b, l));
         },
         lanesAtEnd,
-        ReportSite{"offset_overflow_check", kernel, siteOf(loc), kWhat},
+        ReportSite{
+            "offset_overflow_check", kernel, siteOf(loc), kWhat,
+            offsetReason(root, tripGuard ? "before its loop: scalar bounds test"
+                                         : "scalar bounds test")},
         report);
     return true;
   }
@@ -763,6 +943,8 @@ private:
     auto b = bounds.get(root);
     if (!b)
       return false;
+    std::string why =
+        offsetReason(root, "in its loop: scalar bounds test per iteration");
     Value wraps = boundsLeaveI32(builder, loc, *b);
     auto badTy = rootTy.clone(builder.getI1Type());
     builder.setInsertionPoint(loop);
@@ -796,7 +978,7 @@ private:
     emitReport(
         builder, loc, countTrue(builder, loc, carried),
         [&](OpBuilder &, Location) { return carried; },
-        ReportSite{"offset_overflow_check", kernel, siteOf(loc), kWhat},
+        ReportSite{"offset_overflow_check", kernel, siteOf(loc), kWhat, why},
         report);
     return true;
   }
@@ -818,6 +1000,8 @@ private:
     builder.setInsertionPointAfter(def);
     if (checkIterationsByBounds(builder, root, loop, report))
       return;
+    std::string why =
+        offsetReason(root, "in its loop: lane-by-lane i64 check per iteration");
     Value bad = wrappedLanes(builder, loc, root);
     builder.setInsertionPoint(loop);
     Type badTy = bad.getType();
@@ -839,7 +1023,8 @@ private:
       emitReport(
           builder, loc, countTrue(builder, loc, bad),
           [&](OpBuilder &, Location) { return bad; },
-          ReportSite{"offset_overflow_check", kernel, siteOf(loc), kWhat},
+          ReportSite{"offset_overflow_check", kernel, siteOf(loc), kWhat,
+                     why + ", reported in it"},
           report);
       return;
     }
@@ -850,7 +1035,7 @@ private:
     std::string kernel = kernelNameOf(newLoop);
     emitReport(
         builder, loc, count, [&](OpBuilder &, Location) { return carried; },
-        ReportSite{"offset_overflow_check", kernel, siteOf(loc), kWhat},
+        ReportSite{"offset_overflow_check", kernel, siteOf(loc), kWhat, why},
         report);
   }
 };

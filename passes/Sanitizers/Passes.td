@@ -47,7 +47,7 @@ def TritonExtNanInfCheck : Pass<"triton-ext-nan-inf-check", "mlir::ModuleOp"> {
            "Keep per-site records (lanes, programs, first index) in a device "
            "global of the module, read by triton_ext.sanitizers.report(). "
            "false: no globals and no atomics (print=first needs them).">,
-    Option<"fastPath", "fast-path", "std::string", /*default=*/"\"count\"",
+    Option<"fastPath", "fast-path", "std::string", /*default=*/"\"reload\"",
            "How a store (not grouped with others) of a tile that dies at the "
            "store, at most 64 elements per thread, is checked in record mode: count: the exact (count, first "
            "lane) in one two-operand reduction, nothing of the tile live "
@@ -57,7 +57,11 @@ def TritonExtNanInfCheck : Pass<"triton-ext-nan-inf-check", "mlir::ModuleOp"> {
            "masked tensor atomics, no shared memory or barrier on the clean "
            "path (record mode, print=none; the record's programs slot then "
            "counts warp groups with findings; 1-D blocked tiles and 2-D "
-           "tiles with warps along one axis, else count).">,
+           "tiles with warps along one axis, else count); reload: a "
+           "NaN-propagating max of |value| as for peak, but the reporting "
+           "branch reloads the stored lanes from memory, so nothing of the "
+           "tile is live after the reduction (tt.store of a tensor of "
+           "pointers, record mode; else count).">,
     Option<"checkDots", "check-dots", "bool", /*default=*/"true",
            "Also check the results of dots outside loops and the final "
            "accumulator of dot loops.">,

@@ -119,6 +119,52 @@ std::string siteOf(Location loc) {
   return "unknown";
 }
 
+/// The file location in `loc` that a kernel's author wrote: for code inlined
+/// from Triton's own library (`tl.sum`, `tl.softmax`: triton/language/...),
+/// the line that called it.
+static FileLineColLoc userFileLoc(Location loc) {
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return userFileLoc(name.getChildLoc());
+  if (auto call = dyn_cast<CallSiteLoc>(loc)) {
+    FileLineColLoc callee = userFileLoc(call.getCallee());
+    if (callee &&
+        !callee.getFilename().getValue().contains("/triton/language/"))
+      return callee;
+    FileLineColLoc caller = userFileLoc(call.getCaller());
+    return caller ? caller : callee;
+  }
+  return loc->findInstanceOf<FileLineColLoc>();
+}
+
+std::string shortSiteOf(Location loc) {
+  if (FileLineColLoc fileLoc = userFileLoc(loc)) {
+    StringRef file = fileLoc.getFilename().getValue();
+    return (file.substr(file.find_last_of('/') + 1) + ":" +
+            std::to_string(fileLoc.getLine()))
+        .str();
+  }
+  return "unknown";
+}
+
+std::string nameOf(Value value) {
+  Location loc = value.getLoc();
+  if (auto name = loc->findInstanceOf<NameLoc>())
+    return name.getName().str();
+  return "";
+}
+
+std::string joinShort(ArrayRef<std::string> items, size_t keep) {
+  std::string out;
+  for (auto [i, item] : llvm::enumerate(items)) {
+    if (i == keep) {
+      out += " +" + std::to_string(items.size() - keep) + " more";
+      break;
+    }
+    out += (i ? ", " : "") + item;
+  }
+  return out;
+}
+
 std::string kernelNameOf(Operation *op) {
   if (auto func = op->getParentOfType<triton::FuncOp>())
     return func.getSymName().str();
@@ -246,25 +292,6 @@ Value firstTrueLane(OpBuilder &builder, Location loc, Value bad) {
   return reduceAll(builder, loc, picked, /*min=*/true);
 }
 
-Value flattenForReduce(OpBuilder &builder, Location loc, Value value) {
-  auto type = dyn_cast<RankedTensorType>(value.getType());
-  if (!type || type.getRank() != 2 ||
-      !isa_and_nonnull<triton::gpu::DistributedEncodingTrait>(
-          type.getEncoding()))
-    return value;
-  // tt.reshape without allow_reorder is the row-major flattening, and the
-  // encoding inferred for its result keeps every element in the register,
-  // lane and warp that hold it (a view: no data moves). So lane r * W + c of
-  // the 1-D value is lane (r, c) of the tile, and a full reduction of it
-  // folds all the registers of a thread first, then the lanes, then the
-  // warps, in one `tt.reduce`: reducing one axis and then the other folded
-  // only the registers of one row in-thread and shuffled each row's
-  // partials (torchao's int8 GEMM epilogue, 8 rows of 8 per thread, peak
-  // path: 1896 SASS instructions, 1789 flattened).
-  return triton::ReshapeOp::create(
-      builder, loc, ArrayRef<int64_t>{type.getNumElements()}, value);
-}
-
 std::pair<Value, Value> countAndFirstLane(OpBuilder &builder, Location loc,
                                           Value bad) {
   auto badTy = dyn_cast<RankedTensorType>(bad.getType());
@@ -294,10 +321,60 @@ std::pair<Value, Value> countAndFirstLane(OpBuilder &builder, Location loc,
   return {values[0], values[1]};
 }
 
+/// Longest reason kept for one site (several checks sharing a record each
+/// add theirs while it fits; a longer first one is cut: the text is for a
+/// table cell).
+constexpr size_t kMaxReason = 240;
+
+/// Records `reason` for site `index` in kSiteReasonsAttrName (kept as long
+/// as the site table; "" for sites registered without one). Two checks that
+/// share a record (one kind at one line) keep both reasons, once each.
+static void registerReason(ModuleOp module, unsigned index, size_t count,
+                           StringRef reason) {
+  MLIRContext *ctx = module.getContext();
+  SmallVector<std::string> reasons;
+  if (auto existing = module->getAttrOfType<ArrayAttr>(kSiteReasonsAttrName))
+    for (Attribute r : existing)
+      reasons.push_back(cast<StringAttr>(r).getValue().str());
+  reasons.resize(count);
+  // `|` and newlines would break the `|`-separated, one-per-line formats the
+  // reasons are shown next to.
+  std::string text = reason.str();
+  for (char &c : text)
+    if (c == '|' || c == '\n')
+      c = '/';
+  std::string &slot = reasons[index];
+  if (slot.empty())
+    slot = text.size() <= kMaxReason ? text
+                                     : text.substr(0, kMaxReason - 3) + "...";
+  else if (!StringRef(slot).contains(text) &&
+           slot.size() + text.size() + 2 <= kMaxReason)
+    slot += "; " + text;
+  SmallVector<Attribute> attrs;
+  for (const std::string &r : reasons)
+    attrs.push_back(StringAttr::get(ctx, r));
+  module->setAttr(kSiteReasonsAttrName, ArrayAttr::get(ctx, attrs));
+}
+
+/// `site.reason` with the site's own file left out of the lines it cites
+/// ("loaded `x` (line 12)" for "loaded `x` (kernel.py:12)" at kernel.py):
+/// shorter table cells.
+static std::string compactReason(const ReportSite &site) {
+  StringRef file = StringRef(site.site).rsplit(':').first;
+  std::string cited =
+      ("(" + file.substr(file.find_last_of('/') + 1) + ":").str();
+  std::string text = site.reason;
+  for (size_t at = text.find(cited); at != std::string::npos;
+       at = text.find(cited, at))
+    text.replace(at, cited.size(), "(line ");
+  return text;
+}
+
 /// Appends `entry` to the module's site table (or finds it: two checks of
-/// one kind at one line share a record) and sizes the counters global to
-/// match. Returns the site's index.
-static unsigned registerSite(ModuleOp module, StringRef entry) {
+/// one kind at one line share a record), records `reason` for it, and sizes
+/// the counters global to match. Returns the site's index.
+static unsigned registerSite(ModuleOp module, StringRef entry,
+                             StringRef reason) {
   MLIRContext *ctx = module.getContext();
   // The globals get the module's location: Triton's debug-info pass
   // (LLVMDIScope) fails on a global located in an inlined callee.
@@ -305,12 +382,16 @@ static unsigned registerSite(ModuleOp module, StringRef entry) {
   SmallVector<Attribute> sites;
   if (auto existing = module->getAttrOfType<ArrayAttr>(kSitesAttrName))
     sites.assign(existing.begin(), existing.end());
-  for (auto [idx, site] : llvm::enumerate(sites))
-    if (cast<StringAttr>(site).getValue() == entry)
+  for (auto [idx, site] : llvm::enumerate(sites)) {
+    if (cast<StringAttr>(site).getValue() == entry) {
+      registerReason(module, idx, sites.size(), reason);
       return idx;
+    }
+  }
   unsigned index = sites.size();
   sites.push_back(StringAttr::get(ctx, entry));
   module->setAttr(kSitesAttrName, ArrayAttr::get(ctx, sites));
+  registerReason(module, index, sites.size(), reason);
 
   int64_t slots = 3 * static_cast<int64_t>(sites.size());
   auto i64 = IntegerType::get(ctx, 64);
@@ -450,7 +531,7 @@ static void emitRecords(OpBuilder &builder, Location loc, Value count,
       (site.pass + "|" + site.what + "|" + std::to_string(numel) + "|" +
        site.kernel + "|" + site.site)
           .str();
-  unsigned index = registerSite(module, entry);
+  unsigned index = registerSite(module, entry, compactReason(site));
 
   Value lanesTotal = arith::ExtSIOp::create(builder, loc, i64, count);
   atomic(builder, loc, triton::RMWOp::ADD, slotPointer(builder, loc, 3 * index),
@@ -759,7 +840,7 @@ bool emitWarpRecords(OpBuilder &builder, Location loc, Value bad,
           .str();
   ModuleOp module =
       builder.getInsertionBlock()->getParentOp()->getParentOfType<ModuleOp>();
-  unsigned siteIndex = registerSite(module, entry);
+  unsigned siteIndex = registerSite(module, entry, compactReason(site));
   auto ptrTy = triton::PointerType::get(i64, triton::PtrAddrSpace::Global);
   auto ptrs = [&](int64_t slot) -> Value {
     return triton::SplatOp::create(builder, loc, groupTy.clone(ptrTy),

@@ -38,9 +38,10 @@ enum class PrintMode {
 
 /// How nan_inf_check decides, on the clean path, that a tile has nothing.
 enum class FastPath {
-  Peak,  ///< NaN-propagating max of |value|; count and first lane on a branch
-  Count, ///< (count, first lane) in one two-operand reduction, no branch
-  Warp,  ///< (count, first lane) per warp, masked tensor atomics: no barrier
+  Peak,   ///< NaN-propagating max of |value|; count and first lane on a branch
+  Count,  ///< (count, first lane) in one two-operand reduction, no branch
+  Warp,   ///< (count, first lane) per warp, masked tensor atomics: no barrier
+  Reload, ///< peak of |value|; the reporting branch reloads the stored tile
 };
 
 /// The reporting options shared by the checking passes.
@@ -86,6 +87,28 @@ inline constexpr StringLiteral kSitesGlobalName = "triton_ext_sanitizer_sites";
 /// `pass|what|numel|kernel|file:line`, in the order of their records.
 inline constexpr StringLiteral kSitesAttrName = "triton_ext.sanitizer_sites";
 
+/// Name of the module attribute that says, per site (same order and length as
+/// `kSitesAttrName`), why its check could not be proven away at compile time
+/// and which test it costs: one short string per site, "" when unknown. A
+/// separate array, not a sixth field of the entries, so that the site table
+/// (and the device global built from it, which the host reads on every
+/// report) keeps its format and size: the reason is a compile-time question,
+/// answered from the IR (triton_ext.sanitizers.sites_of), not from the cubin.
+/// Its name sorts after kSitesAttrName, so the printed module attributes
+/// still start with the site table.
+inline constexpr StringLiteral kSiteReasonsAttrName =
+    "triton_ext.sanitizer_sites_reason";
+
+/// `file:line` as siteOf, with the file's base name only (for reasons).
+std::string shortSiteOf(Location loc);
+
+/// The name Triton gave `value` (a `NameLoc` on its op or block argument:
+/// the Python variable or kernel argument), or "".
+std::string nameOf(Value value);
+
+/// `items` joined by ", ", at most `keep` of them, then "+N more".
+std::string joinShort(ArrayRef<std::string> items, size_t keep);
+
 /// `file:line` of the innermost file location inside `loc` (callee first for
 /// inlined code), or `unknown`.
 std::string siteOf(Location loc);
@@ -115,6 +138,9 @@ struct ReportSite {
   StringRef kernel; ///< enclosing tt.func
   std::string site; ///< file:line
   StringRef what;   ///< e.g. `store non-finite`
+  /// Why the check stays and what it costs (kSiteReasonsAttrName); "" when
+  /// the pass does not say.
+  std::string reason = {};
 };
 
 /// Emits the report for `count` (i32, the same in every thread of the
@@ -143,11 +169,6 @@ using CountBuilder = function_ref<Value(OpBuilder &, Location)>;
 /// of rank 1 or 2), INT32_MAX when none is; null for other ranks. Built with
 /// one `tt.reduce` (min) per dimension: call it on a reporting path.
 Value firstTrueLane(OpBuilder &builder, Location loc, Value bad);
-
-/// `value` (a rank-2 tensor with a distributed layout) viewed as 1-D with
-/// `tt.reshape` (row-major, moving no data), so that one `tt.reduce` folds
-/// it in-thread, then in-warp, then across warps; any other value unchanged.
-Value flattenForReduce(OpBuilder &builder, Location loc, Value value);
 
 /// (count, first lane) of `bad` (an i1 tensor of rank 1 or 2) as two i32
 /// scalars from one multi-operand reduction per dimension: the number of

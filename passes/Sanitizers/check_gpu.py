@@ -442,7 +442,7 @@ SCENARIOS: dict[str, dict[str, Any]] = {
                                   {"lanes": 37, "first_index": extra["first_bad"]}}},
     # A 2-D masked tile through the default count fast path and the peak one: same records.
     "nan_2d_count": {
-        "passes": ["nan_inf_check"], "run": _run_ratio_2d,
+        "passes": ["nan_inf_check"], "options": {"fast-path": "count"}, "run": _run_ratio_2d,
         "lines": _one("ratio_2d_kernel", "ratio_2d_store", NAN),
         "records": lambda extra: {_key("ratio_2d_kernel", _site("ratio_2d_store"), NAN):
                                   {"lanes": 37, "first_index": extra["first_bad"]}}},
@@ -463,9 +463,27 @@ SCENARIOS: dict[str, dict[str, Any]] = {
         "lines": _one("ratio_2d_kernel", "ratio_2d_store", NAN),
         "records": lambda extra: {_key("ratio_2d_kernel", _site("ratio_2d_store"), NAN):
                                   {"lanes": 37, "first_index": extra["first_bad"]}}},
+    # fast-path=reload: the peak clean path; the reporting branch reloads the stored lanes
+    # (exact lanes and first index from memory; a 1-D and a 2-D masked tile, and a store in a
+    # loop, whose branch reloads in the loop body).
+    "nan_record_reload": {
+        "passes": ["nan_inf_check"], "options": {"fast-path": "reload"}, "run": _run_ratio,
+        "lines": _one("ratio_kernel", "ratio_store", NAN),
+        "records": lambda extra: {_key("ratio_kernel", _site("ratio_store"), NAN):
+                                  {"lanes": 37, "first_index": extra["first_bad"]}}},
+    "nan_2d_reload": {
+        "passes": ["nan_inf_check"], "options": {"fast-path": "reload"}, "run": _run_ratio_2d,
+        "lines": _one("ratio_2d_kernel", "ratio_2d_store", NAN),
+        "records": lambda extra: {_key("ratio_2d_kernel", _site("ratio_2d_store"), NAN):
+                                  {"lanes": 37, "first_index": extra["first_bad"]}}},
     # A store in a loop: the count path updates the records in the loop body.
     "nan_loop_count": {
-        "passes": ["nan_inf_check"], "run": _run_ratio_rows,
+        "passes": ["nan_inf_check"], "options": {"fast-path": "count"}, "run": _run_ratio_rows,
+        "lines": _one("ratio_rows_kernel", "ratio_rows_store", NAN),
+        "records": lambda extra: {_key("ratio_rows_kernel", _site("ratio_rows_store"), NAN):
+                                  {"lanes": 37, "first_index": extra["first_bad"]}}},
+    "nan_loop_reload": {
+        "passes": ["nan_inf_check"], "options": {"fast-path": "reload"}, "run": _run_ratio_rows,
         "lines": _one("ratio_rows_kernel", "ratio_rows_store", NAN),
         "records": lambda extra: {_key("ratio_rows_kernel", _site("ratio_rows_store"), NAN):
                                   {"lanes": 37, "first_index": extra["first_bad"]}}},
@@ -779,8 +797,8 @@ FAST_PATH_KERNELS = ("liger_rms_norm_fwd", "liger_layer_norm_fwd", "fla_layer_no
                      "liger_softmax_single", "liger_geglu_fwd", "liger_swiglu_fwd",
                      "liger_fused_add_rms_norm_fwd", "fla_softmax_fwd", "liger_rms_norm_bwd")
 FAST_PATH_VARIANTS: list[tuple[str, dict[str, Any] | None]] = [
-    ("off", None), ("count (default)", {}), ("peak", {"fast-path": "peak"}),
-    ("warp", {"fast-path": "warp"})]
+    ("off", None), ("count", {"fast-path": "count"}), ("peak", {"fast-path": "peak"}),
+    ("warp", {"fast-path": "warp"}), ("reload (default)", {})]
 
 
 def _probe_fast_path(out: Path, rounds: int = 5, kernels: tuple[str, ...] = FAST_PATH_KERNELS) -> int:
@@ -805,7 +823,7 @@ def _probe_fast_path(out: Path, rounds: int = 5, kernels: tuple[str, ...] = FAST
     except Exception as exc:  # noqa: BLE001
         sanitizers_found = [f"report() failed: {exc}"]
     result["findings"] = sanitizers_found  # clean kernels: none expected
-    for label in ("count (default)", "peak", "warp"):
+    for label in ("count", "peak", "warp", "reload (default)"):
         speeds = [k[label]["speed"] for k in result["kernels"].values() if label in k]
         if speeds:
             print(f"{label}: median {statistics.median(speeds):.3f}x worst {min(speeds):.3f}x "

@@ -129,6 +129,10 @@ class Machine:
     #: (N, 3) program ids and grid sizes for tt.get_program_id / tt.get_num_programs.
     program_id: Array | None = None
     num_programs: Array | None = None
+    #: a load reads what this run stored at its address (same case), else ``memory``. Off by
+    #: default: most kernels here never read what they wrote, and a stateless memory keeps the
+    #: interpreter cheap; nan_inf_check's reload fast path reads back its own store.
+    forward_stores: bool = False
     _stores: list[StoreEvent] = field(default_factory=list)
     _prints: list[PrintEvent] = field(default_factory=list)
     _loops: dict[int, Array] = field(default_factory=dict)
@@ -343,6 +347,8 @@ class Machine:
             if self.memory is None:
                 raise UnsupportedIR("tt.load needs Machine.memory")
             data = self.memory(addr, ty)
+            if self.forward_stores:
+                data = self._forwarded(addr, data)
             if len(ins) > 1:
                 mask = ins[1] != 0
                 other = ins[2] if len(ins) > 2 else None
@@ -371,6 +377,19 @@ class Machine:
             a, b, c = ins
             return [(np.matmul(a.astype(np.float64), b.astype(np.float64)) + c).astype(c.dtype)]
         raise UnsupportedIR(f"tt.{name} is outside the interpreted subset: {op.text}")
+
+    def _forwarded(self, addr: Array, data: Array) -> Array:
+        """``data`` with each lane replaced by the last value stored at its address (per case,
+        in program order; later lanes of one store win, as a later store does)."""
+        n = self.lanes
+        flat_addr = np.broadcast_to(addr, data.shape).reshape(n, -1)
+        out = data.reshape(n, -1).copy()
+        for ev in self._stores:
+            ev_addr, ev_val, ev_mask = (x.reshape(n, -1) for x in (ev.addr, ev.value, ev.mask))
+            for k in range(ev_addr.shape[1]):
+                hit = ev_mask[:, k:k + 1] & (ev_addr[:, k:k + 1] == flat_addr)
+                out = np.where(hit, ev_val[:, k:k + 1].astype(out.dtype), out)
+        return out.reshape(data.shape)
 
     def _reduce(self, op: Op, ins: list[Array], active: Array) -> list[Array]:
         axis = op.attrs["axis"] + 1

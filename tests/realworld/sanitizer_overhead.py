@@ -12,7 +12,9 @@ each sanitizer leaves in each corpus kernel (``--sites``; ``--compute-sites`` co
 for sm_90 on this machine, no GPU needed, and writes that file). Targets (issue 18): memory-bound
 kernels at most 5% median and 15% worst overhead (speed >= 1/1.05 median, >= 1/1.15 each); GEMM
 and attention at most 10% (speed >= 1/1.10 each). Every kernel that misses its target is listed
-with the checks left in it (site, what) and why they cannot be proven away at compile time.
+with the checks left in it (site, what) and why they cannot be proven away at compile time: the
+reason each pass gives per site (``Site.reason``: the offset leaves it cannot bound, where a
+stored value may become non-finite, the test it costs), sites with one reason listed once.
 With ``--readme`` the table also replaces the text between ``<!-- sanitizer-overhead:begin -->``
 and ``<!-- sanitizer-overhead:end -->`` in that file. Exits 1 when a target is missed (the table
 is written either way).
@@ -34,7 +36,8 @@ SANITIZERS = ("nan_inf_check", "offset_overflow_check", "masked_load_poison")
 COMPUTE_KINDS = {"gemm", "attention"}
 MEMORY_MEDIAN, MEMORY_WORST, COMPUTE_WORST = 1 / 1.05, 1 / 1.15, 1 / 1.10
 
-#: Why a check of this kind stays (what the passes can prove, README "When it declines").
+#: Why a check of this kind stays (what the passes can prove, README "When it declines"): the
+#: fallback for sites whose pass gave no reason of its own (Site.reason).
 WHY = {
     "store non-finite": "the stored value is computed from loaded floating-point data: finite is "
                         "proven only for constants, integer conversions, clamps and `where` of them",
@@ -97,8 +100,45 @@ def bench_rows(data: dict[str, Any]) -> list[Row]:
     return rows
 
 
+#: Between a site and its reason in a --sites entry (``what @ file:line -- reason``).
+REASON_SEP = " -- "
+
+
+def site_entry(site: Any) -> str:
+    """``what @ file:line`` of a :class:`triton_ext.sanitizers.Site` (base name of the file),
+    then `` -- reason`` when the pass gave one."""
+    file, _, line = site.location.rpartition(":")
+    entry = f"{site.what} @ {Path(file).name}:{line}"
+    return entry + REASON_SEP + site.reason if site.reason else entry
+
+
+def why_left(entries: list[str]) -> str:
+    """The "why not proven away" cell for a kernel's sites (``site_entry`` strings): sites that
+    give the same reason are listed once with all their lines (``file:line, ...: reason``, the
+    kind in front when the cell mixes kinds); sites without a reason (a --sites file from before
+    the passes gave them) get their kind's generic ``WHY``."""
+    by_reason: dict[tuple[str, str], list[str]] = {}
+    generic: list[str] = []
+    for entry in entries:
+        site, _, reason = entry.partition(REASON_SEP)
+        kind, _, where = site.partition(" @ ")
+        if reason:
+            by_reason.setdefault((kind, reason), []).append(where)
+        else:
+            generic.append(entry)
+    # One kind (the usual case: each check reports one kind) goes without saying in its row.
+    one_kind = len({kind for kind, _ in by_reason}) == 1 and not generic
+    parts = [f"{'' if one_kind else kind + ' @ '}{', '.join(wheres)}: {reason}"
+             for (kind, reason), wheres in by_reason.items()]
+    if generic:
+        kinds = sorted({e.split(" @ ")[0] for e in generic})
+        parts.append("; ".join(generic) + ". " + " ".join(f"{k}: {WHY.get(k, 'see README')}." for k in kinds))
+    return "<br>".join(parts)
+
+
 def compute_sites(out: Path) -> dict[str, dict[str, list[str]]]:
-    """kernel -> sanitizer -> ['what @ file:line', ...], compiling the corpus for sm_90 (CPU)."""
+    """kernel -> sanitizer -> ['what @ file:line -- reason', ...], compiling the corpus for sm_90
+    (CPU)."""
     import tempfile
 
     import triton
@@ -122,8 +162,7 @@ def compute_sites(out: Path) -> dict[str, dict[str, list[str]]]:
             try:
                 with triton_ext.enabled(check):
                     compiled = triton.compile(src, target=CUDA90, options=options)
-                sites = [f"{s.what} @ {Path(s.location.rsplit(':', 1)[0]).name}:"
-                         f"{s.location.rsplit(':', 1)[1]}" for s in sanitizers.sites_of(compiled)]
+                sites = [site_entry(s) for s in sanitizers.sites_of(compiled)]
             except Exception as exc:  # noqa: BLE001  (recorded in the table)
                 sites = [f"compile failed: {type(exc).__name__}"]
             result.setdefault(kernel.name, {})[check] = sites
@@ -182,9 +221,7 @@ def render(corpus: dict[str, Any] | None, bench: dict[str, Any] | None,
             elif r.met:
                 why = ""
             elif left:
-                kinds = sorted({s.split(" @ ")[0] for s in left})
-                why = "; ".join(left) + ". " + " ".join(
-                    f"{k}: {WHY.get(k, 'see README')}." for k in kinds)
+                why = why_left(left)
             elif r.check == "masked_load_poison":
                 why = "poisoned `other` on masked loads (a select per loaded lane)"
             else:

@@ -1,11 +1,11 @@
 // RUN: %opt %s --pass 'nan_inf_check{print=first fast-path=peak}' --no-debug-info | FileCheck %s
-// The default fast path of a single store in the entry block (fast-path=count): one
+// The count fast path of a single store in the entry block (fast-path=count; the default is reload): one
 // two-operand reduction (count, first lane) right after the store, no branch there, the
 // records before the return under count > 0.
-// RUN: %opt %s --pass nan_inf_check --no-debug-info | FileCheck %s --check-prefix=COUNT
-// RUN: %opt %s --pass 'nan_inf_check{print=first}' --no-debug-info | FileCheck %s --check-prefix=FIRSTC
+// RUN: %opt %s --pass 'nan_inf_check{fast-path=count}' --no-debug-info | FileCheck %s --check-prefix=COUNT
+// RUN: %opt %s --pass 'nan_inf_check{fast-path=count print=first}' --no-debug-info | FileCheck %s --check-prefix=FIRSTC
 // RUN: not %opt %s --pass 'nan_inf_check{fast-path=max}' --no-debug-info 2>&1 | FileCheck %s --check-prefix=BADFAST
-// BADFAST: nan_inf_check: fast-path must be 'count', 'peak' or 'warp', found 'max'
+// BADFAST: nan_inf_check: fast-path must be 'count', 'peak', 'warp' or 'reload', found 'max'
 // RUN: %opt %s --pass 'nan_inf_check{mode=abort}' --no-debug-info | FileCheck %s --check-prefix=ABORT
 // RUN: %opt %s --pass 'nan_inf_check{check-dots=false print=first fast-path=peak}' --no-debug-info | FileCheck %s --check-prefix=NODOTS
 // RUN: %opt %s --pass 'nan_inf_check{print=every fast-path=peak}' --no-debug-info | FileCheck %s --check-prefix=EVERY

@@ -359,6 +359,50 @@ def test_ttir_and_ttgir_sites_share_one_record_array():
     assert sanitizers.parse_site_table(table) == sites
 
 
+def test_sites_say_why_their_check_stays():
+    # Issue 18: each site carries the passes' reason (Site.reason) -- which offset leaves have no
+    # bound and what the check costs; where the stored value may become non-finite and which
+    # fast path checks it -- so the overhead table says per kernel what is unproven.
+    load_line = kernels.site_line("row_offset") + 1  # x = tl.load(x_ptr + offs, ...)
+    row_copy = sanitizers.sites_of(_compile(kernels.row_copy_kernel, kernels.ROW_SIG,
+                                            {"BLOCK": 1024}, ALL))
+    assert [(s.check, s.reason) for s in row_copy] == [
+        ("offset_overflow_check",
+         "unbounded: arg `stride`; loose: program_id(0) <= 2^31-2; scalar bounds test"),
+        ("offset_overflow_check",  # the scalar `row * ncols` of the store's pointer
+         "unbounded: arg `ncols`; loose: program_id(0) <= 2^31-2; scalar i64 check"),
+        ("nan_inf_check", f"loaded `x` (line {load_line}); reload path, 8/thread")]
+    store = kernels.site_line("log_affine_store")
+    (log_store,) = sanitizers.sites_of(_compile(kernels.log_affine_kernel, kernels.LOG_SIG,
+                                                {"XBLOCK": 1024}, ("nan_inf_check",)))
+    assert log_store.reason == (f"loaded `tmp0` (line {store - 4}), log (line {store - 3}); "
+                                "reload path, 8/thread")
+
+
+def test_site_reasons_parse_and_old_ir_still_parses():
+    compiled = _compile(kernels.row_copy_kernel, kernels.ROW_SIG, {"BLOCK": 1024}, ALL)
+    ttgir = compiled.asm["ttgir"]
+    sites = sanitizers.sites_of_ir(ttgir)
+    assert sites == sanitizers.sites_of(compiled) and all(s.reason for s in sites)
+    # IR compiled before the passes gave reasons has no `triton_ext.sanitizer_sites_reason`:
+    # the same sites, each with reason "". The reason is no part of a site's identity, so the
+    # records read from the device table (which has none) still match the IR's sites.
+    old = re.sub(r'triton_ext\.sanitizer_sites_reason = \[(?:\s*"(?:[^"\\]|\\.)*",?)*\s*\],?\s*', "",
+                 ttgir)
+    assert "sanitizer_sites_reason" not in old
+    assert [s.reason for s in sanitizers.sites_of_ir(old)] == ["", "", ""]
+    assert sanitizers.sites_of_ir(old) == sites
+    # Reasons may hold `]` (a bound `in [-2^30, 2^30-1]`); a shorter reasons array pads with "".
+    ir = ('module attributes {triton_ext.sanitizer_sites = ["offset_overflow_check|i32 offset '
+          'overflow lanes|1|k|k.py:3", "nan_inf_check|store non-finite|128|k|k.py:4"], '
+          'triton_ext.sanitizer_sites_reason = ["loose: x / 2 (line 2) in [-2^30, 2^30-1]; '
+          'scalar i64 check"]} {')
+    parsed = sanitizers.sites_of_ir(ir)
+    assert [s.location for s in parsed] == ["k.py:3", "k.py:4"]
+    assert [s.reason for s in parsed] == [
+        "loose: x / 2 (line 2) in [-2^30, 2^30-1]; scalar i64 check", ""]
+
+
 def test_decode_records_of_real_sites():
     compiled = _compile(kernels.row_copy_kernel, kernels.ROW_SIG, {"BLOCK": 1024}, ALL)
     sites = sanitizers.sites_of(compiled)
@@ -486,6 +530,38 @@ def test_overhead_table_names_what_is_left():
     assert "reporting path" in rows["rope"] and "r.py:9: 7 lanes" in rows["rope"]
     text, ok = overhead_table.render({**corpus, "kernels": corpus["kernels"][:1]}, None, sites)
     assert ok
+
+
+def test_overhead_table_prints_each_sites_reason():
+    # The --sites entries carry the passes' reasons (`what @ file:line -- reason`): the table
+    # prints them, sites with one reason once with all their lines; entries without a reason
+    # (a sites file written before the passes gave them) keep the generic sentence.
+    from tests.realworld import sanitizer_overhead as overhead_table
+
+    site = sanitizers.Site("offset_overflow_check", "i32 offset overflow lanes", 1, "k",
+                           "/src/pkg/g.py:5", reason="unbounded: arg `stride_am`; scalar i64 check")
+    entry = overhead_table.site_entry(site)
+    assert entry == "i32 offset overflow lanes @ g.py:5 -- unbounded: arg `stride_am`; scalar i64 check"
+    corpus = {"kernels": [{"kernel": name, "package": "pkg", "kind": "gemm",
+                           "passes": {"offset_overflow_check": {"fires": True, "speedup": 0.8}}}
+                          for name in ("gemm_new", "gemm_old")]}
+    sites = {"gemm_new": {"offset_overflow_check": [
+                 entry, entry.replace("g.py:5", "g.py:9"),
+                 "i32 offset overflow lanes @ g.py:7 -- unbounded: loaded `idx` (line 3); "
+                 "lane-by-lane i64 check"]},
+             "gemm_old": {"offset_overflow_check": ["i32 offset overflow lanes @ g.py:5"]}}
+    text, _ = overhead_table.render(corpus, None, sites)
+    rows = {ln.split(" | ")[0].strip("| "): ln for ln in text.splitlines() if ln.startswith("| ")}
+    assert ("| g.py:5, g.py:9: unbounded: arg `stride_am`; scalar i64 check<br>"
+            "g.py:7: unbounded: loaded `idx` (line 3); lane-by-lane i64 check |") in rows["gemm_new"]
+    assert "no range fact" not in rows["gemm_new"]
+    assert "i32 offset overflow lanes @ g.py:5. i32 offset overflow lanes:" in rows["gemm_old"]
+    assert "no range fact" in rows["gemm_old"]
+    # A cell that mixes kinds names each.
+    sites["gemm_new"]["offset_overflow_check"].append("dot non-finite @ g.py:11 -- a dot (line 10)")
+    text, _ = overhead_table.render(corpus, None, sites)
+    assert ("| i32 offset overflow lanes @ g.py:5, g.py:9: unbounded: arg `stride_am`; scalar i64 "
+            "check<br>") in text and "<br>dot non-finite @ g.py:11: a dot (line 10) |" in text
 
 
 def test_malformed_site_table_is_an_error():
@@ -617,18 +693,18 @@ def test_gemm_epilogue_records_without_a_branch():
 
 
 @pytest.mark.parametrize("block,warps", [(8192, 8), (4096, 4)])
-def test_default_row_kernel_keeps_no_tile_live(block, warps):
+def test_count_row_kernel_keeps_no_tile_live(block, warps):
     # Issue 18, memory-bound row kernels: the peak fast path (max of |y|, then a branch that
     # recounts from |y|) keeps the stored tile live across the cross-warp reduction (Liger's
-    # RMS-norm forward 39 -> 47 registers; 8-warp CTAs per SM 6 -> 5). The default (count)
-    # reduces (count, first lane) in one two-operand reduction after the store: no branch there,
-    # nothing of the tile live after it.
+    # RMS-norm forward 39 -> 47 registers; 8-warp CTAs per SM 6 -> 5). fast-path=count reduces
+    # (count, first lane) in one two-operand reduction after the store: no branch there, nothing
+    # of the tile live after it (the default, reload, is tested below).
     def compiled(*passes: str, **options: Any) -> Any:
         return _compile(kernels.rms_norm_kernel, kernels.RMS_SIG, {"BLOCK": block}, passes,
                         {"num_warps": warps}, **options)
 
     off = _registers(compiled())
-    default = compiled("nan_inf_check")
+    default = compiled("nan_inf_check", fast_path="count")
     ttgir = default.asm["ttgir"]
     assert re.search(r'"tt\.reduce"\(%\S+, %\S+\) <\{axis = 0 : i32\}>', ttgir), "no (count, first) reduction"
     regs, stack = _registers(default)
@@ -636,13 +712,35 @@ def test_default_row_kernel_keeps_no_tile_live(block, warps):
     assert regs <= _registers(compiled("nan_inf_check", fast_path="peak"))[0]
 
 
+@pytest.mark.parametrize("block,warps", [(8192, 8), (4096, 4)])
+def test_reload_fast_path_keeps_no_tile_live(block, warps):
+    # fast-path=reload: the peak clean path (one max of |y|), and the reporting branch reloads the
+    # stored lanes instead of recounting from |y|, so no tile is live across the reduction: the
+    # registers of the count path, not the peak path's (RMS norm 39 / 47 on Liger's kernel).
+    def compiled(*passes: str, **options: Any) -> Any:
+        return _compile(kernels.rms_norm_kernel, kernels.RMS_SIG, {"BLOCK": block}, passes,
+                        {"num_warps": warps}, **options)
+
+    off = _registers(compiled())
+    reload = compiled("nan_inf_check")  # the default
+    ttgir = reload.asm["ttgir"]
+    assert "arith.maximumf" in ttgir and not re.search(r'"tt\.reduce"\(%\S+, %\S+\) <', ttgir)
+    body = ttgir[ttgir.index("scf.if"):]
+    assert "isVolatile = true" in body, "the reporting branch reloads the stored lanes"
+    assert ttgir.count("isVolatile = true") == 1
+    regs, stack = _registers(reload)
+    assert stack == 0 and regs <= off[0] + 2, (regs, stack, off)
+    assert regs < _registers(compiled("nan_inf_check", fast_path="peak"))[0]
+    assert _site("rms_y_store") in [s.location for s in sanitizers.sites_of(reload)]
+
+
 @pytest.mark.parametrize("fast_path", ["count", "peak"])
 def test_2d_masked_store_fast_paths(fast_path):
     # check_gpu's nan_2d_count / nan_2d_peak scenarios: the same 2-D masked store through both
-    # fast paths (16 lanes per thread: count by default), one site with the tile's 2048 lanes.
+    # fast paths (16 lanes per thread), one site with the tile's 2048 lanes.
     compiled = _compile(kernels.ratio_2d_kernel, kernels.RATIO_2D_SIG, {"BLOCK_R": 16, "BLOCK_C": 128},
                         ("nan_inf_check",), {"num_warps": 4},
-                        **({} if fast_path == "count" else {"fast_path": "peak"}))
+                        fast_path=fast_path)
     ttgir = compiled.asm["ttgir"]
     two_operand = re.findall(r'"tt\.reduce"\(%\S+, %\S+\)', ttgir)
     assert (len(two_operand) == 2) == (fast_path == "count"), two_operand  # one per dimension
@@ -656,15 +754,27 @@ def test_store_in_loop_counts_in_the_loop():
     # check_gpu's nan_loop_count scenario: the store in the row loop is checked by the count fast
     # path, its record updated in the loop body (no reduction or atomic after the loop).
     ttgir = _compile(kernels.ratio_rows_kernel, kernels.RATIO_ROWS_SIG,
+                     {"ROWS_PER_PROG": 8, "BLOCK": 128}, ("nan_inf_check",),
+                     fast_path="count").asm["ttgir"]
+    body, after = _loop_body_and_after(ttgir)
+    assert re.search(r'"tt\.reduce"\(%\S+, %\S+\)', body) and "tt.atomic_rmw max" in body
+    assert "tt.atomic_rmw" not in after and '"tt.reduce"' not in after
+    # The default (reload, nan_loop_reload): one max per iteration, and the reload, count and
+    # atomics on a branch in the loop body.
+    ttgir = _compile(kernels.ratio_rows_kernel, kernels.RATIO_ROWS_SIG,
                      {"ROWS_PER_PROG": 8, "BLOCK": 128}, ("nan_inf_check",)).asm["ttgir"]
+    body, after = _loop_body_and_after(ttgir)
+    assert "arith.maximumf" in body and "isVolatile = true" in body and "tt.atomic_rmw max" in body
+    assert "tt.atomic_rmw" not in after and '"tt.reduce"' not in after
+
+
+def _loop_body_and_after(ttgir: str) -> tuple[str, str]:
     lines = ttgir.splitlines()
     start = next(i for i, line in enumerate(lines) if "scf.for" in line)
     indent = lines[start][:len(lines[start]) - len(lines[start].lstrip())]
     end = next(i for i in range(start + 1, len(lines))
                if re.match(rf"{indent}\}}(?: |$)", lines[i]))
-    body, after = "\n".join(lines[start:end]), "\n".join(lines[end:])
-    assert re.search(r'"tt\.reduce"\(%\S+, %\S+\)', body) and "tt.atomic_rmw max" in body
-    assert "tt.atomic_rmw" not in after and '"tt.reduce"' not in after
+    return "\n".join(lines[start:end]), "\n".join(lines[end:])
 
 
 def test_kernel_scan_raises_no_warnings():
@@ -711,7 +821,7 @@ def test_count_fast_path_only_for_tiles_that_die_at_their_store():
     # The stored sum is reduced after its store (live across the check): peak path (max of |s|).
     # The normalized row dies at its store: count path (one two-operand reduction).
     ttgir = _compile(kernels.add_then_norm_kernel, kernels.ADD_NORM_SIG, {"BLOCK": 2048},
-                     ("nan_inf_check",), {"num_warps": 8}).asm["ttgir"]
+                     ("nan_inf_check",), {"num_warps": 8}, fast_path="count").asm["ttgir"]
     stores = [i for i, line in enumerate(ttgir.splitlines()) if "tt.store" in line]
     assert len(stores) == 2
     lines = ttgir.splitlines()

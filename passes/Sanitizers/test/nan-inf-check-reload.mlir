@@ -1,0 +1,43 @@
+// RUN: %opt %s --pass 'nan_inf_check{fast-path=reload}' --no-debug-info | FileCheck %s
+
+// fast-path=reload (issue 18, row kernels): the clean path is one
+// NaN-propagating max of the masked |value| (as fast-path=peak), and only a
+// program whose maximum is non-finite reloads the lanes it has just stored, to
+// count them and find the first one. The stored tile is not used after the
+// reduction, so it is not live across it (fast-path=peak recounts from
+// |value|: Liger RMS-norm forward 39 -> 47 registers; reload 39).
+
+// CHECK-LABEL: tt.func @row_store
+// CHECK:         tt.store %[[P:.*]], %[[X:[^,]*]], %[[M:[^ ]*]] :
+// CHECK:         %[[ABS:.*]] = math.absf %[[X]]
+// CHECK:         %[[SEL:.*]] = arith.select %[[M]], %[[ABS]], %{{.*}}
+// CHECK:         %[[PEAK:.*]] = "tt.reduce"(%[[SEL]]) <{axis = 0 : i32}>
+// CHECK:           arith.maximumf
+// CHECK:         %[[FOUND:.*]] = arith.cmpf ueq, %[[PEAK]], %{{.*}} : bf16
+// CHECK:         %{{.*}}:2 = scf.if %[[FOUND]] -> (i32, i32) {
+// CHECK:           %[[AGAIN:.*]] = tt.load %[[P]], %[[M]] {isVolatile = true}
+// CHECK:           %[[AABS:.*]] = math.absf %[[AGAIN]]
+// CHECK:           %[[BAD:.*]] = arith.cmpf ueq, %[[AABS]], %{{.*}}
+// CHECK:           arith.andi %[[BAD]], %[[M]]
+// CHECK-NOT:       %[[ABS]]
+// CHECK:         } else {
+// CHECK:         scf.if
+// CHECK:           tt.atomic_rmw add
+// CHECK:         tt.return
+
+// Not a tensor-of-pointers store (a scalar store): the count path as before.
+// CHECK-LABEL: tt.func @scalar_store
+// CHECK-NOT:     tt.load
+// CHECK:         tt.return
+
+#blocked = #ttg.blocked<{sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32} {
+  tt.func @row_store(%p: tensor<4096x!tt.ptr<bf16>, #blocked>, %x: tensor<4096xbf16, #blocked>, %m: tensor<4096xi1, #blocked>) {
+    tt.store %p, %x, %m : tensor<4096x!tt.ptr<bf16>, #blocked>
+    tt.return
+  }
+  tt.func @scalar_store(%p: !tt.ptr<f32>, %x: f32) {
+    tt.store %p, %x : !tt.ptr<f32>
+    tt.return
+  }
+}
