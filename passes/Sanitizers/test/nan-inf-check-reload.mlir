@@ -30,6 +30,24 @@
 // CHECK-NOT:     tt.load
 // CHECK:         tt.return
 
+// A store after a loop in the entry block (a GEMM's or attention's epilogue)
+// takes the count path instead: no branch after the loop at all (records by
+// atomics masked with count > 0). Reload's reporting branch there kept LLVM
+// from sinking the epilogue's index arithmetic below the loop (torchao's int8
+// GEMMs: 125 / 122 registers without the check, 134 / 142 with reload, 119 /
+// 126 with the count path).
+// CHECK-LABEL: tt.func @store_after_loop
+// CHECK:         scf.for
+// CHECK:         tt.store
+// CHECK-NOT:     tt.load
+// CHECK-NOT:     scf.if
+// CHECK:         %[[R:.*]]:2 = "tt.reduce"(%{{.*}}, %{{.*}}) <{axis = 0 : i32}>
+// CHECK:         %[[ANY:.*]] = arith.cmpi sgt, %[[R]]#0, %{{.*}} : i32
+// CHECK-NOT:     scf.if
+// CHECK:         tt.atomic_rmw add, relaxed, gpu, %{{.*}}, %{{.*}}, %[[ANY]] :
+// CHECK:         tt.atomic_rmw max, relaxed, gpu, %{{.*}}, %{{.*}}, %[[ANY]] :
+// CHECK-NEXT:    tt.return
+
 #blocked = #ttg.blocked<{sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32} {
   tt.func @row_store(%p: tensor<4096x!tt.ptr<bf16>, #blocked>, %x: tensor<4096xbf16, #blocked>, %m: tensor<4096xi1, #blocked>) {
@@ -38,6 +56,16 @@ module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.targ
   }
   tt.func @scalar_store(%p: !tt.ptr<f32>, %x: f32) {
     tt.store %p, %x : !tt.ptr<f32>
+    tt.return
+  }
+  tt.func @store_after_loop(%p: tensor<4096x!tt.ptr<bf16>, #blocked>, %x: tensor<4096xbf16, #blocked>, %m: tensor<4096xi1, #blocked>, %n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %acc = scf.for %i = %c0 to %n step %c1 iter_args(%a = %x) -> (tensor<4096xbf16, #blocked>) : i32 {
+      %s = arith.addf %a, %x : tensor<4096xbf16, #blocked>
+      scf.yield %s : tensor<4096xbf16, #blocked>
+    }
+    tt.store %p, %acc, %m : tensor<4096x!tt.ptr<bf16>, #blocked>
     tt.return
   }
 }
