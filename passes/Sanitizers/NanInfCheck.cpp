@@ -953,8 +953,9 @@ private:
     }
     if (report.fastPath == FastPath::Reload)
       reportSite.reason = reasonFor("reload path");
-    // A store in the kernel's entry block after a loop (a GEMM's or
-    // attention's epilogue) takes the count path even with fast-path=reload:
+    // A store in the kernel's entry block after a loop with a dot (a GEMM's
+    // or attention's epilogue) takes the count path even with
+    // fast-path=reload:
     // its records are then updated by masked atomics with no branch after the
     // loop (emitRecordsAtEnd), while reload's reporting branch right after
     // the store kept LLVM from sinking the epilogue's index arithmetic below
@@ -962,7 +963,8 @@ private:
     // registers without the check, 134 / 142 with reload, 119 / 126 so).
     bool epilogue = !liveAfter && report.records &&
                     report.print == PrintMode::None && report.maskedRecords &&
-                    afterLoopInEntryBlock(site);
+                    isa<triton::FuncOp>(site->getParentOp()) &&
+                    followsDotLoop(site);
     if (report.fastPath == FastPath::Reload && !epilogue &&
         checkByReload(builder, loc, value, mask, absolute, inf, site,
                       reportSite, report))
@@ -1107,16 +1109,6 @@ private:
         [&](OpBuilder &b, Location l) { return countTrue(b, l, lanes(b, l)); },
         lanes, reportSite, report);
     return true;
-  }
-
-  /// True if `op` is in a kernel's entry block, after a loop of that block.
-  static bool afterLoopInEntryBlock(Operation *op) {
-    if (!isa<triton::FuncOp>(op->getParentOp()))
-      return false;
-    for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode())
-      if (isa<LoopLikeOpInterface>(prev))
-        return true;
-    return false;
   }
 
   /// NaN-propagating maximum over every lane of `value` (a float scalar).

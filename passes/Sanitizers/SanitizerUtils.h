@@ -185,6 +185,11 @@ void emitReportWhen(OpBuilder &builder, Location loc, Value found,
                     CountBuilder counter, LanesBuilder lanes,
                     const ReportSite &site, const ReportOptions &options);
 
+/// True if a loop containing a dot (`tt.dot`, `tt.dot_scaled`,
+/// `ttng.warp_group_dot`) precedes `op` in its block: `op` is in the
+/// epilogue of a GEMM or attention main loop.
+bool followsDotLoop(Operation *op);
+
 /// The `tt.return` ending the block of the builder's insertion point if that
 /// block is a kernel's entry block, else null: where reports of checks at
 /// the top level of the kernel update their records (see emitReportWhen).
@@ -196,8 +201,8 @@ Operation *entryReturnAt(OpBuilder &builder);
 /// updates the site's record with it and `firstLane` (i32, row-major lane
 /// of a tile of `numel`) and prints per `options` (record mode, records on).
 /// Under `scf.if count > 0`, or, with `options.maskedRecords`, print=none
-/// and a loop before `ret` (a `tt.return`), by atomics masked with
-/// `count > 0` (no branch).
+/// and a loop with a dot before `ret` (a `tt.return`), by atomics masked
+/// with `count > 0` (no branch).
 void emitRecordsAtEnd(OpBuilder &builder, Location loc, Operation *ret,
                       Value count, Value firstLane, int64_t numel,
                       const ReportSite &site, const ReportOptions &options);
