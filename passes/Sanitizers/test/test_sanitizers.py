@@ -730,7 +730,7 @@ def test_store_in_loop_counts_in_the_loop():
     # check_gpu's nan_loop_count scenario: the store in the row loop is checked by the count fast
     # path, its record updated in the loop body (no reduction or atomic after the loop).
     ttgir = _compile(kernels.ratio_rows_kernel, kernels.RATIO_ROWS_SIG,
-                     {"ROWS_PER_PROG": 8, "BLOCK": 128}, ("nan_inf_check",),
+                     {"ROWS_PER_PROG": 8, "BLOCK": 512}, ("nan_inf_check",),
                      fast_path="count").asm["ttgir"]
     body, after = _loop_body_and_after(ttgir)
     assert re.search(r'"tt\.reduce"\(%\S+, %\S+\)', body) and "tt.atomic_rmw max" in body
@@ -738,7 +738,7 @@ def test_store_in_loop_counts_in_the_loop():
     # The default (reload, nan_loop_reload): one max per iteration, and the reload, count and
     # atomics on a branch in the loop body.
     ttgir = _compile(kernels.ratio_rows_kernel, kernels.RATIO_ROWS_SIG,
-                     {"ROWS_PER_PROG": 8, "BLOCK": 128}, ("nan_inf_check",)).asm["ttgir"]
+                     {"ROWS_PER_PROG": 8, "BLOCK": 512}, ("nan_inf_check",)).asm["ttgir"]
     body, after = _loop_body_and_after(ttgir)
     assert "arith.maximumf" in body and "isVolatile = true" in body and "tt.atomic_rmw max" in body
     assert "tt.atomic_rmw" not in after and '"tt.reduce"' not in after
