@@ -49,6 +49,8 @@
 #include "mlir/Pass/Pass.h"
 #include "triton/Dialect/Triton/IR/Dialect.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/bit.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/Debug.h"
 
 #include <algorithm>
@@ -178,33 +180,62 @@ private:
   DenseMap<std::pair<Value, unsigned>, Value> cache;
 };
 
-/// Exact bounds of an i32 tree's i64 value over all lanes of the program,
-/// as two i64 scalars, for trees whose lane-varying leaves are `tt.make_range`s
-/// along distinct dimensions (`pid * B + arange`, `offs_m[:, None] * stride +
-/// offs_n[None, :]`); everything else in the tree is a scalar (one value per
-/// program) or a splat constant.
+/// Bounds of an i32 tree's i64 value over all lanes of the program, as two
+/// i64 scalars computed at run time, cut like WideRecompute (depth, product
+/// of products). The tree's scalars (one value per program) and splat
+/// constants are points; its tensor leaves are `tt.make_range`s and the
+/// integer ops `rem`/`div`/`and`/`min`/`max`/`select` below.
 ///
-/// Why the bounds are exact: a lane (i_0, i_1, ...) of the root sees range
-/// leaf d at value start_d + i_d, and each i_d feeds at most one leaf (the
-/// dimension sets of the operands of every add/sub/mul are disjoint, else
-/// the tree is declined), so the tree is a polynomial in which every
-/// variable occurs once, over a box of independent variables covering every
-/// lane. Interval arithmetic is exact for such single-use expressions: each
-/// op's interval is the exact range of its operands' combination, because
-/// the operands vary independently (sums: add the bounds; products: the
-/// extremes of x * y over a box lie at its corners). The tree cut (depth,
-/// product of products) is WideRecompute's, so the bounds are the minimum
-/// and maximum of what wrappedLanes compares, and some lane wraps iff
-/// lo < INT32_MIN or hi > INT32_MAX. Computing that costs a few scalar ops
-/// and no reduction; the per-lane count is taken only when it fires.
-class ExactBounds {
+/// Exact (`exact`) when the lane-varying leaves are `tt.make_range`s along
+/// distinct dimensions (`pid * B + arange`, `offs_m[:, None] * stride +
+/// offs_n[None, :]`): a lane (i_0, i_1, ...) of the root sees range leaf d at
+/// value start_d + i_d, and each i_d feeds at most one leaf (the dimension
+/// sets of the operands of every add/sub/mul are disjoint), so the tree is a
+/// polynomial in which every variable occurs once, over a box of independent
+/// variables covering every lane. Interval arithmetic is exact for such
+/// single-use expressions: each op's interval is the exact range of its
+/// operands' combination, because the operands vary independently (sums: add
+/// the bounds; products: the extremes of x * y over a box lie at its
+/// corners).
+///
+/// Sound otherwise (a superset of the lanes' values): interval arithmetic
+/// always contains every value it bounds, whether or not the operands vary
+/// independently (`r - r`, `ram[:, None] * stride` with `ram = rm % M`), and
+/// each other leaf gets a bound that contains every i32 value it can take:
+///   - `x % y` (`remsi`): |result| <= |y| - 1 and the result has the sign of
+///     x, so it lies in [xlo < 0 ? -(|y|max - 1) : 0, xhi > 0 ? |y|max - 1 :
+///     0] (clipped to [xlo, xhi] on the side of x's sign: |x % y| <= |x|);
+///     a y range that contains 0 gives the full i32 range (the hardware's
+///     result of a division by zero is not specified);
+///   - `x / y` (`divsi`): truncating division is monotone in x for a fixed
+///     y of one sign and in y for a fixed x, so over a box whose y range
+///     excludes 0 the extremes lie at its four corners; a y range that
+///     contains 0, or corners that leave i32 (`INT32_MIN / -1`), give the
+///     full range;
+///   - `x & C` with a splat constant C >= 0: [0, C];
+///   - `min`/`max`: the min/max of the bounds; `select`: their union;
+///   - anything else (a loaded value, a cast): no bound, the tree is
+///     declined (the caller checks it lane by lane).
+/// The operands of these leaves are bounded by their i32 values: a scalar
+/// by itself, a tensor by its bounds when they fit i32, else the full i32
+/// range (an operand whose arithmetic wrapped can hold any i32 value).
+///
+/// Either way a lane wraps only if its i64 value leaves i32 (wrappedLanes),
+/// so bounds inside i32 prove that no lane wraps. With exact bounds the
+/// converse holds too (some lane wraps iff lo < INT32_MIN or hi >
+/// INT32_MAX); with sound bounds it may not, so the callers count the lanes
+/// under the bounds test and report only a positive count: the count is
+/// exact in both cases, and a correct kernel pays a few scalar ops and no
+/// reduction.
+class LaneBounds {
 public:
   struct Bounds {
     Value lo, hi;
-    uint64_t dims; // dimensions of the value along which it varies
+    uint64_t dims;     // dimensions of the value along which it varies
+    bool exact = true; // the minimum and maximum over the lanes
   };
 
-  ExactBounds(OpBuilder &builder, Location loc)
+  LaneBounds(OpBuilder &builder, Location loc)
       : builder(builder), loc(loc), wide(builder, loc) {}
 
   std::optional<Bounds> get(Value value, unsigned depth = 0,
@@ -225,21 +256,26 @@ public:
       if (!lhs)
         return std::nullopt;
       auto rhs = get(def->getOperand(1), depth + 1, inner);
-      if (!rhs || (lhs->dims & rhs->dims))
+      if (!rhs)
         return std::nullopt;
       uint64_t dims = lhs->dims | rhs->dims;
+      // Operands varying along a common dimension are not independent: the
+      // bounds stay sound but may be wider than the lanes' values.
+      bool exact = lhs->exact && rhs->exact && !(lhs->dims & rhs->dims);
       if (isa<arith::AddIOp>(def))
-        return Bounds{add(lhs->lo, rhs->lo), add(lhs->hi, rhs->hi), dims};
+        return Bounds{add(lhs->lo, rhs->lo), add(lhs->hi, rhs->hi), dims,
+                      exact};
       if (isa<arith::SubIOp>(def))
-        return Bounds{sub(lhs->lo, rhs->hi), sub(lhs->hi, rhs->lo), dims};
+        return Bounds{sub(lhs->lo, rhs->hi), sub(lhs->hi, rhs->lo), dims,
+                      exact};
       Value c[4] = {mul(lhs->lo, rhs->lo), mul(lhs->lo, rhs->hi),
                     mul(lhs->hi, rhs->lo), mul(lhs->hi, rhs->hi)};
       Value lo = c[0], hi = c[0];
       for (Value corner : ArrayRef<Value>(c).drop_front()) {
-        lo = arith::MinSIOp::create(builder, loc, lo, corner);
-        hi = arith::MaxSIOp::create(builder, loc, hi, corner);
+        lo = min(lo, corner);
+        hi = max(hi, corner);
       }
-      return Bounds{lo, hi, dims};
+      return Bounds{lo, hi, dims, exact};
     }
     if (!getElementTypeOrSelf(value.getType()).isInteger(32))
       return std::nullopt;
@@ -271,16 +307,129 @@ public:
       src->dims = below | ((src->dims >> axis) << (axis + 1));
       return src;
     }
-    return std::nullopt;
+    return leafBounds(def, depth);
   }
 
 private:
+  /// Sound bounds of a tensor leaf that is not a range (see the class
+  /// comment), or none.
+  std::optional<Bounds> leafBounds(Operation *def, unsigned depth) {
+    auto operand = [&](unsigned i) { return valueBounds(def->getOperand(i), depth); };
+    auto sound = [](Value lo, Value hi, uint64_t dims) {
+      return Bounds{lo, hi, dims, /*exact=*/false};
+    };
+    if (isa<arith::RemSIOp, arith::DivSIOp>(def)) {
+      auto x = operand(0), y = operand(1);
+      if (!x || !y)
+        return std::nullopt;
+      uint64_t dims = x->dims | y->dims;
+      Value zero = constant(0);
+      // The divisor's range contains 0: the result is not specified.
+      Value mayDivideByZero = andi(cmp(arith::CmpIPredicate::sle, y->lo, zero),
+                                   cmp(arith::CmpIPredicate::sge, y->hi, zero));
+      Value lo, hi;
+      if (isa<arith::RemSIOp>(def)) {
+        // |x % y| <= max|y| - 1, with the sign of x.
+        Value m = sub(max(abs(y->lo), abs(y->hi)), constant(1));
+        lo = select(cmp(arith::CmpIPredicate::sge, x->lo, zero), zero,
+                    max(x->lo, sub(zero, m)));
+        hi = select(cmp(arith::CmpIPredicate::sle, x->hi, zero), zero,
+                    min(x->hi, m));
+      } else {
+        // Corners of the box; a divisor of 1 stands in for a range that
+        // contains 0 (whose bounds are replaced below), so no i64 division
+        // by zero is executed.
+        Value one = constant(1);
+        Value ylo = select(mayDivideByZero, one, y->lo);
+        Value yhi = select(mayDivideByZero, one, y->hi);
+        Value c[4] = {div(x->lo, ylo), div(x->lo, yhi), div(x->hi, ylo),
+                      div(x->hi, yhi)};
+        lo = c[0];
+        hi = c[0];
+        for (Value corner : ArrayRef<Value>(c).drop_front()) {
+          lo = min(lo, corner);
+          hi = max(hi, corner);
+        }
+        // `INT32_MIN / -1` is 2^31 here; the i32 result is not.
+        mayDivideByZero = ori(mayDivideByZero, leavesI32(lo, hi));
+      }
+      lo = select(mayDivideByZero, constant(INT32_MIN), lo);
+      hi = select(mayDivideByZero, constant(INT32_MAX), hi);
+      return sound(lo, hi, dims);
+    }
+    if (auto andOp = dyn_cast<arith::AndIOp>(def)) {
+      for (Value side : andOp->getOperands()) {
+        auto cst = side.getDefiningOp<arith::ConstantOp>();
+        auto dense =
+            cst ? dyn_cast<SplatElementsAttr>(cst.getValue()) : nullptr;
+        if (!dense || dense.getSplatValue<APInt>().isNegative())
+          continue;
+        // x & C keeps only bits of C >= 0: 0 <= result <= C.
+        return sound(constant(0),
+                     constant(dense.getSplatValue<APInt>().getSExtValue()), 0);
+      }
+      return std::nullopt;
+    }
+    if (isa<arith::MinSIOp, arith::MaxSIOp, arith::SelectOp>(def)) {
+      unsigned first = isa<arith::SelectOp>(def) ? 1 : 0;
+      auto a = operand(first), b = operand(first + 1);
+      if (!a || !b)
+        return std::nullopt;
+      uint64_t dims = a->dims | b->dims;
+      if (isa<arith::MinSIOp>(def))
+        return sound(min(a->lo, b->lo), min(a->hi, b->hi), dims);
+      if (isa<arith::MaxSIOp>(def))
+        return sound(max(a->lo, b->lo), max(a->hi, b->hi), dims);
+      // Either value, per lane: the union (the condition may vary too).
+      if (auto cond = dyn_cast<RankedTensorType>(def->getOperand(0).getType()))
+        dims |= ~uint64_t(0) >> (64 - cond.getRank());
+      return sound(min(a->lo, b->lo), max(a->hi, b->hi), dims);
+    }
+    return std::nullopt;
+  }
+
+  /// Bounds of the i32 values `value` holds (an operand of a leaf): a scalar
+  /// is its own bound; a tensor has its bounds if they fit i32, else the full
+  /// i32 range (wrapped arithmetic can hold any i32 value).
+  std::optional<Bounds> valueBounds(Value value, unsigned depth) {
+    if (!getElementTypeOrSelf(value.getType()).isInteger(32))
+      return std::nullopt;
+    if (!isa<RankedTensorType>(value.getType())) {
+      Value v = arith::ExtSIOp::create(builder, loc, builder.getI64Type(), value);
+      return Bounds{v, v, 0};
+    }
+    auto b = get(value, depth + 1, /*products=*/0);
+    if (!b)
+      return std::nullopt;
+    Value wraps = leavesI32(b->lo, b->hi);
+    b->lo = select(wraps, constant(INT32_MIN), b->lo);
+    b->hi = select(wraps, constant(INT32_MAX), b->hi);
+    return b;
+  }
+
+  Value leavesI32(Value lo, Value hi) {
+    return ori(cmp(arith::CmpIPredicate::slt, lo, constant(INT32_MIN)),
+               cmp(arith::CmpIPredicate::sgt, hi, constant(INT32_MAX)));
+  }
+
   Value constant(int64_t v) {
     return arith::ConstantIntOp::create(builder, loc, builder.getI64Type(), v);
   }
   Value add(Value a, Value b) { return arith::AddIOp::create(builder, loc, a, b); }
   Value sub(Value a, Value b) { return arith::SubIOp::create(builder, loc, a, b); }
   Value mul(Value a, Value b) { return arith::MulIOp::create(builder, loc, a, b); }
+  Value div(Value a, Value b) { return arith::DivSIOp::create(builder, loc, a, b); }
+  Value min(Value a, Value b) { return arith::MinSIOp::create(builder, loc, a, b); }
+  Value max(Value a, Value b) { return arith::MaxSIOp::create(builder, loc, a, b); }
+  Value abs(Value a) { return max(a, sub(constant(0), a)); }
+  Value andi(Value a, Value b) { return arith::AndIOp::create(builder, loc, a, b); }
+  Value ori(Value a, Value b) { return arith::OrIOp::create(builder, loc, a, b); }
+  Value select(Value c, Value a, Value b) {
+    return arith::SelectOp::create(builder, loc, c, a, b);
+  }
+  Value cmp(arith::CmpIPredicate pred, Value a, Value b) {
+    return arith::CmpIOp::create(builder, loc, pred, a, b);
+  }
 
   OpBuilder &builder;
   Location loc;
@@ -500,6 +649,130 @@ private:
   }
 };
 
+/// An offset's tensor tree restricted to a block of rows: the lanes
+/// [firstRow, firstRow + chunkRows) along dimension 0 of the tile (of
+/// `rows`), all of the other dimensions, as the same ops on smaller tensors
+/// (reportByRows). Each value keeps track of which of its dimensions is the
+/// tile's dimension 0 (expand_dims moves it, a broadcast from size 1 or a
+/// value that does not vary along it leaves the value as it is). Leaves:
+/// `tt.make_range(s, e)` along it becomes `tt.make_range(0, chunkRows) +
+/// splat(s + firstRow)` (lane i of the block is lane firstRow + i of the
+/// tile), splats and splat constants get the block's shape, and elementwise
+/// ops without memory effects (`arith` integer ops, `select`) are cloned on
+/// the blocks of their operands, so every lane of the block computes what
+/// the same lane of the tile computes. Value hints (`tt.contiguity` and
+/// friends) describe the whole tile and are dropped from the copies.
+class RowChunk {
+public:
+  RowChunk(OpBuilder &builder, Location loc, int64_t rows, int64_t chunkRows,
+           Value firstRow)
+      : builder(builder), loc(loc), rows(rows), chunkRows(chunkRows),
+        firstRow(firstRow) {}
+
+  /// True if get(`root`, 0) can rebuild `root` (a tile of `rows` rows).
+  static bool canRebuild(Value root, int64_t rows) {
+    return rebuildable(root, 0, rows, 0);
+  }
+
+  /// `value` restricted to the block, `dim` being its dimension that is the
+  /// tile's dimension 0 (-1: none, the value is used as it is).
+  Value get(Value value, int dim) {
+    if (dim < 0)
+      return value;
+    auto key = std::make_pair(value, dim);
+    if (Value known = cache.lookup(key))
+      return known;
+    auto type = cast<RankedTensorType>(value.getType());
+    SmallVector<int64_t> shape(type.getShape());
+    shape[dim] = chunkRows;
+    auto blockTy = type.clone(shape);
+    Operation *def = value.getDefiningOp();
+    Value out;
+    if (auto range = dyn_cast<triton::MakeRangeOp>(def)) {
+      Type i32 = builder.getI32Type();
+      Value local =
+          triton::MakeRangeOp::create(builder, loc, blockTy, 0, chunkRows);
+      Value start = arith::AddIOp::create(
+          builder, loc, firstRow,
+          arith::ConstantIntOp::create(builder, loc, i32, range.getStart()));
+      out = arith::AddIOp::create(
+          builder, loc, local,
+          triton::SplatOp::create(builder, loc, blockTy, start));
+    } else if (auto cst = dyn_cast<arith::ConstantOp>(def)) {
+      out = arith::ConstantOp::create(
+          builder, loc,
+          cast<SplatElementsAttr>(cst.getValue()).resizeSplat(blockTy));
+    } else if (isa<triton::SplatOp>(def)) {
+      out = triton::SplatOp::create(builder, loc, blockTy, def->getOperand(0));
+    } else if (auto expand = dyn_cast<triton::ExpandDimsOp>(def)) {
+      int axis = expand.getAxis();
+      Value src = get(expand.getSrc(), dim < axis ? dim : dim - 1);
+      out = triton::ExpandDimsOp::create(builder, loc, blockTy, src, axis);
+    } else if (auto bcast = dyn_cast<triton::BroadcastOp>(def)) {
+      Value src = bcast.getSrc();
+      bool varies = cast<RankedTensorType>(src.getType()).getShape()[dim] != 1;
+      out = triton::BroadcastOp::create(builder, loc, blockTy,
+                                        get(src, varies ? dim : -1));
+    } else {
+      IRMapping mapping;
+      for (Value operand : def->getOperands())
+        mapping.map(operand, isa<RankedTensorType>(operand.getType())
+                                 ? get(operand, dim)
+                                 : operand);
+      Operation *copy = builder.clone(*def, mapping);
+      copy->setDiscardableAttrs(ArrayRef<NamedAttribute>{});
+      copy->getResult(0).setType(blockTy);
+      out = copy->getResult(0);
+    }
+    cache[key] = out;
+    return out;
+  }
+
+private:
+  static bool rebuildable(Value value, int dim, int64_t rows, unsigned depth) {
+    if (dim < 0)
+      return true;
+    auto type = dyn_cast<RankedTensorType>(value.getType());
+    Operation *def = value.getDefiningOp();
+    if (!type || !def || type.getShape()[dim] != rows ||
+        depth > 2 * kMaxDepth)
+      return false;
+    if (isa<triton::MakeRangeOp>(def))
+      return dim == 0 && type.getRank() == 1;
+    if (auto cst = dyn_cast<arith::ConstantOp>(def))
+      return isa<SplatElementsAttr>(cst.getValue());
+    if (isa<triton::SplatOp>(def))
+      return true;
+    if (auto expand = dyn_cast<triton::ExpandDimsOp>(def)) {
+      int axis = expand.getAxis();
+      return dim != axis && rebuildable(expand.getSrc(),
+                                        dim < axis ? dim : dim - 1, rows,
+                                        depth + 1);
+    }
+    if (auto bcast = dyn_cast<triton::BroadcastOp>(def)) {
+      Value src = bcast.getSrc();
+      if (cast<RankedTensorType>(src.getType()).getShape()[dim] == 1)
+        return true;
+      return rebuildable(src, dim, rows, depth + 1);
+    }
+    // Elementwise ops: the block of the result is the op on the blocks of
+    // the operands.
+    if (!def->hasTrait<OpTrait::Elementwise>() || def->getNumResults() != 1 ||
+        def->getNumRegions() != 0 || !isMemoryEffectFree(def))
+      return false;
+    return llvm::all_of(def->getOperands(), [&](Value operand) {
+      return !isa<RankedTensorType>(operand.getType()) ||
+             rebuildable(operand, dim, rows, depth + 1);
+    });
+  }
+
+  OpBuilder &builder;
+  Location loc;
+  int64_t rows, chunkRows;
+  Value firstRow;
+  DenseMap<std::pair<Value, int>, Value> cache;
+};
+
 /// What an offset site reports.
 constexpr StringLiteral kWhat = "i32 offset overflow lanes";
 
@@ -589,7 +862,7 @@ public:
 private:
   /// `bounds` leave the i32 range (i1 scalar).
   static Value boundsLeaveI32(OpBuilder &builder, Location loc,
-                              const ExactBounds::Bounds &bounds) {
+                              const LaneBounds::Bounds &bounds) {
     Type i64 = builder.getI64Type();
     Value max = arith::ConstantIntOp::create(builder, loc, i64, INT32_MAX);
     Value min = arith::ConstantIntOp::create(builder, loc, i64, INT32_MIN);
@@ -612,16 +885,20 @@ private:
   }
 
   /// True if every tensor value `value` is computed from is defined by a
-  /// pure, region-free op (ranges, constants, shape ops, integer
-  /// arithmetic): such a tree can be computed again anywhere its scalar
-  /// leaves are available.
+  /// region-free op without memory effects (ranges, constants, shape ops,
+  /// integer arithmetic, `%` and `//`): such a tree can be computed again
+  /// anywhere its scalar leaves are available, with the same result. A
+  /// division is not speculatable in general (a zero divisor), but computing
+  /// it again on the same operands is no speculation: the kernel already
+  /// computed it, in the entry block, before the copy runs.
   static bool clonableTree(Value value, unsigned depth = 0) {
     if (!isa<RankedTensorType>(value.getType()))
       return true;
     Operation *def = value.getDefiningOp();
     if (!def)
       return true; // a tensor argument of the kernel
-    if (depth > 2 * kMaxDepth || !isPure(def) || def->getNumRegions() != 0)
+    if (depth > 2 * kMaxDepth || !isMemoryEffectFree(def) ||
+        def->getNumRegions() != 0)
       return false;
     return llvm::all_of(def->getOperands(), [&](Value operand) {
       return clonableTree(operand, depth + 1);
@@ -645,7 +922,7 @@ private:
   }
 
   /// Record mode, a tensor offset at the top level of the kernel whose
-  /// exact bounds (ExactBounds) are known: only the bounds test (a few
+  /// exact bounds (LaneBounds) are known: only the bounds test (a few
   /// scalar ops) stays where the offset is; the reporting path -- the i64
   /// recompute of every lane, the count, the first lane, the record updates
   /// -- goes right before the kernel's `tt.return`, on a copy of the
@@ -668,15 +945,23 @@ private:
     Operation *ret = entryReturn(root.getDefiningOp());
     if (!ret || !clonableTree(root))
       return false;
-    ExactBounds bounds(builder, loc);
+    LaneBounds bounds(builder, loc);
     auto b = bounds.get(root);
-    if (!b)
+    // Without records the report is built in place under `wraps` (a device
+    // line with the count): with bounds that are only sound, that count can
+    // be 0. wrapCount reports only a positive count.
+    if (!b || (!b->exact && !report.records))
       return false;
     Value wraps = boundsLeaveI32(builder, loc, *b);
     if (tripGuard)
       wraps = arith::AndIOp::create(builder, loc, wraps, tripGuard);
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPoint(ret);
+    std::string kernel = kernelNameOf(root.getDefiningOp());
+    ReportSite site{"offset_overflow_check", kernel, siteOf(loc), kWhat};
+    if (report.records && reportByRows(builder, loc, root, wraps, ret, site,
+                                       report))
+      return true;
     Value lanes;
     auto lanesAtEnd = [&](OpBuilder &b, Location l) -> Value {
       if (!lanes) {
@@ -685,20 +970,93 @@ private:
       }
       return lanes;
     };
-    std::string kernel = kernelNameOf(root.getDefiningOp());
     emitReportWhen(
         builder, loc, wraps,
         [&](OpBuilder &b, Location l) {
           return countTrue(b, l, lanesAtEnd(b, l));
         },
-        lanesAtEnd,
-        ReportSite{"offset_overflow_check", kernel, siteOf(loc), kWhat},
-        report);
+        lanesAtEnd, site, report);
+    return true;
+  }
+
+  /// Lanes of a chunk of the tile processed at a time on the reporting path
+  /// at the end of the kernel (reportByRows).
+  static constexpr int64_t kChunkLanes = 2048;
+
+  /// deferColdPath's reporting path for a large tile, one block of rows
+  /// (dimension 0) at a time: under `wraps`, an `scf.for` over the blocks
+  /// rebuilds the offset's tree for rows [c * R, c * R + R) (RowChunk),
+  /// recomputes those lanes in i64, and adds up their count and keeps the
+  /// smallest row-major index of a wrapped lane (c * R * cols + its index in
+  /// the block); then the records are updated as emitReportWhen does at the
+  /// end. The same count and first lane: the blocks partition the tile's
+  /// lanes, and each lane's value is computed by the same ops from the same
+  /// scalars (`tt.make_range(s, e)` along dimension 0 becomes
+  /// `tt.make_range(0, R) + (s + c * R)`). Why: the whole tile's i64
+  /// recompute in one piece is where the kernel needed the most registers,
+  /// and ptxas sizes the kernel for it even though a correct run never
+  /// enters it: torchao's int8 GEMMs (8 warps, 128x128 tiles) went from 125
+  /// registers (2 programs per SM) to 160-255 (1 program per SM). A block
+  /// of kChunkLanes lanes needs a few registers per thread. Returns false
+  /// (nothing built) for tiles of at most kChunkLanes lanes, ranks other
+  /// than 1 and 2, a dimension 0 that is not a power of two, and trees
+  /// RowChunk cannot rebuild.
+  static bool reportByRows(OpBuilder &builder, Location loc, Value root,
+                           Value wraps, Operation *ret, const ReportSite &site,
+                           const ReportOptions &report) {
+    auto rootTy = cast<RankedTensorType>(root.getType());
+    int64_t numel = rootTy.getNumElements();
+    int64_t rows = rootTy.getShape()[0];
+    if (rootTy.getRank() > 2 || numel <= kChunkLanes ||
+        !llvm::isPowerOf2_64(rows))
+      return false;
+    int64_t cols = numel / rows;
+    int64_t chunkRows = std::max<int64_t>(1, kChunkLanes / cols);
+    chunkRows = std::min<int64_t>(int64_t(llvm::bit_floor(uint64_t(chunkRows))), rows);
+    if (chunkRows == rows || !RowChunk::canRebuild(root, rows))
+      return false;
+    Type i32 = builder.getI32Type();
+    auto cst = [&](OpBuilder &b, int64_t v) -> Value {
+      return arith::ConstantIntOp::create(b, loc, i32, v);
+    };
+    auto found = scf::IfOp::create(builder, loc, TypeRange{i32, i32}, wraps,
+                                   /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard guard(builder);
+      builder.setInsertionPointToStart(found.thenBlock());
+      auto blocks = scf::ForOp::create(
+          builder, loc, cst(builder, 0), cst(builder, rows / chunkRows),
+          cst(builder, 1), ValueRange{cst(builder, 0), cst(builder, INT32_MAX)},
+          [&](OpBuilder &b, Location l, Value block, ValueRange acc) {
+            Value firstRow =
+                arith::MulIOp::create(b, l, block, cst(b, chunkRows));
+            RowChunk chunk(b, l, rows, chunkRows, firstRow);
+            Value bad = wrappedLanes(b, l, chunk.get(root, 0));
+            auto [count, first] = countAndFirstLane(b, l, bad);
+            Value none = cst(b, INT32_MAX);
+            Value base = arith::MulIOp::create(b, l, firstRow, cst(b, cols));
+            Value shifted = arith::SelectOp::create(
+                b, l,
+                arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, first,
+                                      none),
+                none, arith::AddIOp::create(b, l, first, base));
+            scf::YieldOp::create(
+                b, l,
+                ValueRange{arith::AddIOp::create(b, l, acc[0], count),
+                           arith::MinSIOp::create(b, l, acc[1], shifted)});
+          });
+      scf::YieldOp::create(builder, loc, blocks.getResults());
+      builder.setInsertionPointToStart(found.elseBlock());
+      scf::YieldOp::create(builder, loc,
+                           ValueRange{cst(builder, 0), cst(builder, 0)});
+    }
+    emitRecordsAtEnd(builder, loc, ret, found.getResult(0), found.getResult(1),
+                     numel, site, report);
     return true;
   }
 
   /// Number of lanes where `root`'s i32 arithmetic wrapped (i32 scalar),
-  /// built at the builder's insertion point. With exact bounds (ExactBounds)
+  /// built at the builder's insertion point. With exact bounds (LaneBounds)
   /// the lanes are counted only when the bounds leave the i32 range: the
   /// test is exact, so the count is the same in both cases, and a correct
   /// kernel pays a few scalar ops instead of an i64 recompute of every lane
@@ -707,7 +1065,7 @@ private:
   /// in every thread of the program, so the reduction under it is legal.
   static Value wrapCount(OpBuilder &builder, Location loc, Value root) {
     if (isa<RankedTensorType>(root.getType())) {
-      ExactBounds bounds(builder, loc);
+      LaneBounds bounds(builder, loc);
       if (auto b = bounds.get(root)) {
         Value wraps = boundsLeaveI32(builder, loc, *b);
         auto ifOp = scf::IfOp::create(
@@ -759,7 +1117,7 @@ private:
       return false;
     Operation *def = root.getDefiningOp();
     Location loc = def->getLoc();
-    ExactBounds bounds(builder, loc);
+    LaneBounds bounds(builder, loc);
     auto b = bounds.get(root);
     if (!b)
       return false;
