@@ -54,6 +54,8 @@
 #include "llvm/Support/Debug.h"
 
 #include <algorithm>
+#include <functional>
+#include <numeric>
 
 #define DEBUG_TYPE "triton-ext-offset-overflow-check"
 
@@ -649,52 +651,116 @@ private:
   }
 };
 
-/// An offset's tensor tree restricted to a block of rows: the lanes
-/// [firstRow, firstRow + chunkRows) along dimension 0 of the tile (of
-/// `rows`), all of the other dimensions, as the same ops on smaller tensors
-/// (reportByRows). Each value keeps track of which of its dimensions is the
-/// tile's dimension 0 (expand_dims moves it, a broadcast from size 1 or a
-/// value that does not vary along it leaves the value as it is). Leaves:
-/// `tt.make_range(s, e)` along it becomes `tt.make_range(0, chunkRows) +
-/// splat(s + firstRow)` (lane i of the block is lane firstRow + i of the
-/// tile), splats and splat constants get the block's shape, and elementwise
-/// ops without memory effects (`arith` integer ops, `select`) are cloned on
-/// the blocks of their operands, so every lane of the block computes what
-/// the same lane of the tile computes. Value hints (`tt.contiguity` and
-/// friends) describe the whole tile and are dropped from the copies.
-class RowChunk {
+/// An offset's tensor tree restricted to one block of its tile: the lanes
+/// [first_d, first_d + size_d) along each dimension d of the tile (rank 1 or
+/// 2), as the same ops on smaller tensors (reportByBlocks). Each value keeps
+/// track of which tile dimension each of its dimensions is (expand_dims
+/// inserts one of size 1, a broadcast from size 1 has none). Leaves:
+/// `tt.make_range(s, e)` along tile dimension d becomes `tt.make_range(0,
+/// size_d) + splat(s + first_d)` (lane i of the block is lane first_d + i of
+/// the tile), splats and splat constants get the block's shape, and
+/// elementwise ops without memory effects (`arith` integer ops, `select`)
+/// are cloned on the blocks of their operands, so every lane of the block
+/// computes what the same lane of the tile computes. Every range of the tree
+/// is rebuilt from the block's offsets (values of the loop over blocks), so
+/// no copy can be merged (CSE) with the kernel's own tensors, which would
+/// then stay alive until the end of the kernel. Value hints
+/// (`tt.contiguity` and friends) describe the whole tile and are dropped.
+class TileBlock {
 public:
-  RowChunk(OpBuilder &builder, Location loc, int64_t rows, int64_t chunkRows,
-           Value firstRow)
-      : builder(builder), loc(loc), rows(rows), chunkRows(chunkRows),
-        firstRow(firstRow) {}
+  TileBlock(OpBuilder &builder, Location loc, ArrayRef<int64_t> tile,
+            ArrayRef<int64_t> sizes, ArrayRef<Value> firsts)
+      : builder(builder), loc(loc), tile(tile), sizes(sizes), firsts(firsts) {}
 
-  /// True if get(`root`, 0) can rebuild `root` (a tile of `rows` rows).
-  static bool canRebuild(Value root, int64_t rows) {
-    return rebuildable(root, 0, rows, 0);
+  /// True if get() can rebuild `root` (a tile of shape `tile`).
+  static bool canRebuild(Value root, ArrayRef<int64_t> tile) {
+    return rebuildable(root, rootDims(tile.size()), tile, 0);
   }
 
-  /// `value` restricted to the block, `dim` being its dimension that is the
-  /// tile's dimension 0 (-1: none, the value is used as it is).
-  Value get(Value value, int dim) {
-    if (dim < 0)
-      return value;
-    auto key = std::make_pair(value, dim);
+  /// `root` restricted to the block.
+  Value get(Value root) { return get(root, rootDims(tile.size())); }
+
+private:
+  /// Tile dimension of each dimension of a value (-1: none, size 1).
+  using Dims = SmallVector<int, 2>;
+
+  static Dims rootDims(size_t rank) {
+    Dims dims;
+    for (size_t d = 0; d < rank; ++d)
+      dims.push_back(int(d));
+    return dims;
+  }
+
+  /// The dims of a broadcast's source or an expand_dims' source.
+  static std::optional<Dims> sourceDims(Operation *def, const Dims &dims) {
+    Dims src;
+    if (auto expand = dyn_cast<triton::ExpandDimsOp>(def)) {
+      unsigned axis = expand.getAxis();
+      if (dims[axis] >= 0)
+        return std::nullopt; // the inserted dimension has size 1
+      for (size_t d = 0; d < dims.size(); ++d)
+        if (d != axis)
+          src.push_back(dims[d]);
+      return src;
+    }
+    auto srcTy = cast<RankedTensorType>(def->getOperand(0).getType());
+    for (size_t d = 0; d < dims.size(); ++d)
+      src.push_back(srcTy.getShape()[d] == 1 ? -1 : dims[d]);
+    return src;
+  }
+
+  static bool rebuildable(Value value, const Dims &dims,
+                          ArrayRef<int64_t> tile, unsigned depth) {
+    auto type = dyn_cast<RankedTensorType>(value.getType());
+    Operation *def = value.getDefiningOp();
+    if (!type || !def || depth > 2 * kMaxDepth ||
+        type.getRank() != int64_t(dims.size()))
+      return false;
+    for (size_t d = 0; d < dims.size(); ++d)
+      if (type.getShape()[d] != (dims[d] < 0 ? 1 : tile[dims[d]]))
+        return false;
+    if (isa<triton::MakeRangeOp>(def))
+      return true;
+    if (auto cst = dyn_cast<arith::ConstantOp>(def))
+      return isa<SplatElementsAttr>(cst.getValue());
+    if (isa<triton::SplatOp>(def))
+      return true;
+    if (isa<triton::ExpandDimsOp, triton::BroadcastOp>(def)) {
+      auto src = sourceDims(def, dims);
+      return src && rebuildable(def->getOperand(0), *src, tile, depth + 1);
+    }
+    // Elementwise ops: the block of the result is the op on the blocks of
+    // the operands.
+    if (!def->hasTrait<OpTrait::Elementwise>() || def->getNumResults() != 1 ||
+        def->getNumRegions() != 0 || !isMemoryEffectFree(def))
+      return false;
+    return llvm::all_of(def->getOperands(), [&](Value operand) {
+      return !isa<RankedTensorType>(operand.getType()) ||
+             rebuildable(operand, dims, tile, depth + 1);
+    });
+  }
+
+  Value get(Value value, const Dims &dims) {
+    auto key = std::make_pair(value, dims.size() > 1 ? dims[1] * 4 + dims[0]
+                                                     : dims[0] + 2);
     if (Value known = cache.lookup(key))
       return known;
     auto type = cast<RankedTensorType>(value.getType());
-    SmallVector<int64_t> shape(type.getShape());
-    shape[dim] = chunkRows;
+    SmallVector<int64_t> shape;
+    for (int d : dims)
+      shape.push_back(d < 0 ? 1 : sizes[d]);
     auto blockTy = type.clone(shape);
     Operation *def = value.getDefiningOp();
     Value out;
     if (auto range = dyn_cast<triton::MakeRangeOp>(def)) {
       Type i32 = builder.getI32Type();
-      Value local =
-          triton::MakeRangeOp::create(builder, loc, blockTy, 0, chunkRows);
-      Value start = arith::AddIOp::create(
-          builder, loc, firstRow,
-          arith::ConstantIntOp::create(builder, loc, i32, range.getStart()));
+      int d = dims[0];
+      Value local = triton::MakeRangeOp::create(builder, loc, blockTy, 0,
+                                                d < 0 ? 1 : sizes[d]);
+      Value start =
+          arith::ConstantIntOp::create(builder, loc, i32, range.getStart());
+      if (d >= 0)
+        start = arith::AddIOp::create(builder, loc, firsts[d], start);
       out = arith::AddIOp::create(
           builder, loc, local,
           triton::SplatOp::create(builder, loc, blockTy, start));
@@ -705,19 +771,17 @@ public:
     } else if (isa<triton::SplatOp>(def)) {
       out = triton::SplatOp::create(builder, loc, blockTy, def->getOperand(0));
     } else if (auto expand = dyn_cast<triton::ExpandDimsOp>(def)) {
-      int axis = expand.getAxis();
-      Value src = get(expand.getSrc(), dim < axis ? dim : dim - 1);
-      out = triton::ExpandDimsOp::create(builder, loc, blockTy, src, axis);
-    } else if (auto bcast = dyn_cast<triton::BroadcastOp>(def)) {
-      Value src = bcast.getSrc();
-      bool varies = cast<RankedTensorType>(src.getType()).getShape()[dim] != 1;
-      out = triton::BroadcastOp::create(builder, loc, blockTy,
-                                        get(src, varies ? dim : -1));
+      Value src = get(expand.getSrc(), *sourceDims(def, dims));
+      out = triton::ExpandDimsOp::create(builder, loc, blockTy, src,
+                                         expand.getAxis());
+    } else if (isa<triton::BroadcastOp>(def)) {
+      Value src = get(def->getOperand(0), *sourceDims(def, dims));
+      out = triton::BroadcastOp::create(builder, loc, blockTy, src);
     } else {
       IRMapping mapping;
       for (Value operand : def->getOperands())
         mapping.map(operand, isa<RankedTensorType>(operand.getType())
-                                 ? get(operand, dim)
+                                 ? get(operand, dims)
                                  : operand);
       Operation *copy = builder.clone(*def, mapping);
       copy->setDiscardableAttrs(ArrayRef<NamedAttribute>{});
@@ -728,48 +792,10 @@ public:
     return out;
   }
 
-private:
-  static bool rebuildable(Value value, int dim, int64_t rows, unsigned depth) {
-    if (dim < 0)
-      return true;
-    auto type = dyn_cast<RankedTensorType>(value.getType());
-    Operation *def = value.getDefiningOp();
-    if (!type || !def || type.getShape()[dim] != rows ||
-        depth > 2 * kMaxDepth)
-      return false;
-    if (isa<triton::MakeRangeOp>(def))
-      return dim == 0 && type.getRank() == 1;
-    if (auto cst = dyn_cast<arith::ConstantOp>(def))
-      return isa<SplatElementsAttr>(cst.getValue());
-    if (isa<triton::SplatOp>(def))
-      return true;
-    if (auto expand = dyn_cast<triton::ExpandDimsOp>(def)) {
-      int axis = expand.getAxis();
-      return dim != axis && rebuildable(expand.getSrc(),
-                                        dim < axis ? dim : dim - 1, rows,
-                                        depth + 1);
-    }
-    if (auto bcast = dyn_cast<triton::BroadcastOp>(def)) {
-      Value src = bcast.getSrc();
-      if (cast<RankedTensorType>(src.getType()).getShape()[dim] == 1)
-        return true;
-      return rebuildable(src, dim, rows, depth + 1);
-    }
-    // Elementwise ops: the block of the result is the op on the blocks of
-    // the operands.
-    if (!def->hasTrait<OpTrait::Elementwise>() || def->getNumResults() != 1 ||
-        def->getNumRegions() != 0 || !isMemoryEffectFree(def))
-      return false;
-    return llvm::all_of(def->getOperands(), [&](Value operand) {
-      return !isa<RankedTensorType>(operand.getType()) ||
-             rebuildable(operand, dim, rows, depth + 1);
-    });
-  }
-
   OpBuilder &builder;
   Location loc;
-  int64_t rows, chunkRows;
-  Value firstRow;
+  ArrayRef<int64_t> tile, sizes;
+  ArrayRef<Value> firsts;
   DenseMap<std::pair<Value, int>, Value> cache;
 };
 
@@ -830,18 +856,7 @@ public:
           checkAcrossIterations(builder, root, loop, *report);
           continue;
         }
-        {
-          builder.setInsertionPoint(loop);
-          IRMapping mapping;
-          for (Operation *op : *slice)
-            builder.clone(*op, mapping);
-          root = mapping.lookup(root);
-          tripGuard = arith::CmpIOp::create(
-              builder, loc,
-              loop.getUnsignedCmp() ? arith::CmpIPredicate::ult
-                                    : arith::CmpIPredicate::slt,
-              loop.getLowerBound(), loop.getUpperBound());
-        }
+        hoistInvariant(builder, loc, loop, *slice, root, tripGuard);
       }
       if (deferColdPath(builder, loc, root, tripGuard, *report))
         continue;
@@ -860,6 +875,57 @@ public:
   }
 
 private:
+  /// Clones `slice` (the ops computing `root` in the body of `loop`, all
+  /// loop-invariant) in front of `loop`, and sets `root` to the copy and
+  /// `tripGuard` to "the loop runs at least one iteration". Then, while the
+  /// loop sits in the body of another `scf.for` in which the copy and the
+  /// guard are invariant too (`BLOCK_K * stride_bk` in a K loop inside a
+  /// loop over packed weights), moves both in front of that loop, the guard
+  /// also requiring it to run. Legal for the same reason as one level: every
+  /// execution of the arithmetic computes the same value, and it executes at
+  /// all iff every loop around it runs (the inner bounds are invariant, so
+  /// they are the same in every outer iteration). A check left in the outer
+  /// body reported in place, once per outer iteration, and its record
+  /// updates (address arithmetic, atomics) sat in the outer loop: Liger's
+  /// int8 x int2 GEMM took 217 registers instead of 128.
+  static void hoistInvariant(OpBuilder &builder, Location loc, scf::ForOp loop,
+                             ArrayRef<Operation *> slice, Value &root,
+                             Value &tripGuard) {
+    SmallVector<Operation *> ops(slice);
+    while (true) {
+      builder.setInsertionPoint(loop);
+      IRMapping mapping;
+      for (Operation *op : ops)
+        builder.clone(*op, mapping);
+      root = mapping.lookupOrDefault(root);
+      Value runs = arith::CmpIOp::create(
+          builder, loc,
+          loop.getUnsignedCmp() ? arith::CmpIPredicate::ult
+                                : arith::CmpIPredicate::slt,
+          loop.getLowerBound(), loop.getUpperBound());
+      tripGuard = tripGuard ? arith::AndIOp::create(
+                                  builder, loc,
+                                  mapping.lookupOrDefault(tripGuard), runs)
+                            : runs;
+      auto outer = dyn_cast<scf::ForOp>(loop->getParentOp());
+      if (!outer)
+        return;
+      auto rootSlice = loopInvariantSlice(root, outer);
+      auto guardSlice = loopInvariantSlice(tripGuard, outer);
+      if (!rootSlice || !guardSlice)
+        return;
+      llvm::SetVector<Operation *> both(rootSlice->begin(), rootSlice->end());
+      both.insert(guardSlice->begin(), guardSlice->end());
+      ops.assign(both.begin(), both.end());
+      llvm::sort(ops, [](Operation *a, Operation *b) {
+        return a->isBeforeInBlock(b);
+      });
+      // The copies left in the outer body are pure and now unused:
+      // canonicalization removes them.
+      loop = outer;
+    }
+  }
+
   /// `bounds` leave the i32 range (i1 scalar).
   static Value boundsLeaveI32(OpBuilder &builder, Location loc,
                               const LaneBounds::Bounds &bounds) {
@@ -959,7 +1025,7 @@ private:
     builder.setInsertionPoint(ret);
     std::string kernel = kernelNameOf(root.getDefiningOp());
     ReportSite site{"offset_overflow_check", kernel, siteOf(loc), kWhat};
-    if (report.records && reportByRows(builder, loc, root, wraps, ret, site,
+    if (report.records && reportByBlocks(builder, loc, root, wraps, ret, site,
                                        report))
       return true;
     Value lanes;
@@ -979,42 +1045,56 @@ private:
     return true;
   }
 
-  /// Lanes of a chunk of the tile processed at a time on the reporting path
-  /// at the end of the kernel (reportByRows).
-  static constexpr int64_t kChunkLanes = 2048;
+  /// Most lanes of a block of the tile processed at a time on the reporting
+  /// path at the end of the kernel (reportByBlocks).
+  static constexpr int64_t kBlockLanes = 2048;
 
-  /// deferColdPath's reporting path for a large tile, one block of rows
-  /// (dimension 0) at a time: under `wraps`, an `scf.for` over the blocks
-  /// rebuilds the offset's tree for rows [c * R, c * R + R) (RowChunk),
-  /// recomputes those lanes in i64, and adds up their count and keeps the
-  /// smallest row-major index of a wrapped lane (c * R * cols + its index in
-  /// the block); then the records are updated as emitReportWhen does at the
-  /// end. The same count and first lane: the blocks partition the tile's
-  /// lanes, and each lane's value is computed by the same ops from the same
-  /// scalars (`tt.make_range(s, e)` along dimension 0 becomes
-  /// `tt.make_range(0, R) + (s + c * R)`). Why: the whole tile's i64
-  /// recompute in one piece is where the kernel needed the most registers,
-  /// and ptxas sizes the kernel for it even though a correct run never
-  /// enters it: torchao's int8 GEMMs (8 warps, 128x128 tiles) went from 125
-  /// registers (2 programs per SM) to 160-255 (1 program per SM). A block
-  /// of kChunkLanes lanes needs a few registers per thread. Returns false
-  /// (nothing built) for tiles of at most kChunkLanes lanes, ranks other
-  /// than 1 and 2, a dimension 0 that is not a power of two, and trees
-  /// RowChunk cannot rebuild.
-  static bool reportByRows(OpBuilder &builder, Location loc, Value root,
-                           Value wraps, Operation *ret, const ReportSite &site,
-                           const ReportOptions &report) {
+  /// deferColdPath's reporting path, one block of the tile at a time: under
+  /// `wraps`, an `scf.for` over the blocks (at least two, of at most
+  /// kBlockLanes lanes) rebuilds the offset's tree for the block's lanes
+  /// (TileBlock), recomputes them in i64, adds up their count and keeps the
+  /// smallest row-major index (in the tile) of a wrapped lane; then the
+  /// records are updated as emitReportWhen does at the end. The same count
+  /// and first lane: the blocks partition the tile's lanes, each lane's
+  /// value is computed by the same ops from the same scalars, and the
+  /// row-major order of a block's lanes is their order in the tile. Why: the
+  /// whole tile's i64 recompute in one piece (and the kernel's own tensors
+  /// it used, kept alive until then) is where the kernel needed the most
+  /// registers, and ptxas sizes the kernel for it although a correct run
+  /// never enters it: torchao's int8 GEMMs (8 warps, 128x128 tiles) went
+  /// from 125 registers (2 programs per SM) to 160-255 (1 program per SM).
+  /// Returns false (nothing built) for ranks other than 1 and 2, dimensions
+  /// that are not powers of two, and trees TileBlock cannot rebuild.
+  static bool reportByBlocks(OpBuilder &builder, Location loc, Value root,
+                             Value wraps, Operation *ret,
+                             const ReportSite &site,
+                             const ReportOptions &report) {
     auto rootTy = cast<RankedTensorType>(root.getType());
+    SmallVector<int64_t, 2> tile(rootTy.getShape());
     int64_t numel = rootTy.getNumElements();
-    int64_t rows = rootTy.getShape()[0];
-    if (rootTy.getRank() > 2 || numel <= kChunkLanes ||
-        !llvm::isPowerOf2_64(rows))
+    if (tile.size() > 2 || numel < 2 ||
+        !llvm::all_of(tile, [](int64_t n) { return llvm::isPowerOf2_64(n); }) ||
+        !TileBlock::canRebuild(root, tile))
       return false;
-    int64_t cols = numel / rows;
-    int64_t chunkRows = std::max<int64_t>(1, kChunkLanes / cols);
-    chunkRows = std::min<int64_t>(int64_t(llvm::bit_floor(uint64_t(chunkRows))), rows);
-    if (chunkRows == rows || !RowChunk::canRebuild(root, rows))
-      return false;
+    // At least two blocks along every dimension of at least 2 lanes, so that
+    // every range of the copy depends on the block (a single block would be
+    // folded to the tile's own ranges and the copy merged, CSE, with the
+    // kernel's own tensors, which would then stay alive until the end of the
+    // kernel); then the larger dimension of the block is halved until the
+    // block is small enough.
+    SmallVector<int64_t, 2> sizes(tile);
+    for (int64_t &size : sizes)
+      size = std::max<int64_t>(1, size / 2);
+    auto blockLanes = [&] {
+      return std::accumulate(sizes.begin(), sizes.end(), int64_t(1),
+                             std::multiplies<int64_t>());
+    };
+    while (blockLanes() > kBlockLanes) {
+      unsigned d = sizes.size() > 1 && sizes[1] > sizes[0] ? 1 : 0;
+      sizes[d] /= 2;
+    }
+    int64_t cols = tile.size() > 1 ? tile[1] : 1;
+    int64_t perRow = tile.size() > 1 ? tile[1] / sizes[1] : 1;
     Type i32 = builder.getI32Type();
     auto cst = [&](OpBuilder &b, int64_t v) -> Value {
       return arith::ConstantIntOp::create(b, loc, i32, v);
@@ -1025,21 +1105,41 @@ private:
       OpBuilder::InsertionGuard guard(builder);
       builder.setInsertionPointToStart(found.thenBlock());
       auto blocks = scf::ForOp::create(
-          builder, loc, cst(builder, 0), cst(builder, rows / chunkRows),
+          builder, loc, cst(builder, 0), cst(builder, numel / blockLanes()),
           cst(builder, 1), ValueRange{cst(builder, 0), cst(builder, INT32_MAX)},
           [&](OpBuilder &b, Location l, Value block, ValueRange acc) {
-            Value firstRow =
-                arith::MulIOp::create(b, l, block, cst(b, chunkRows));
-            RowChunk chunk(b, l, rows, chunkRows, firstRow);
-            Value bad = wrappedLanes(b, l, chunk.get(root, 0));
+            // Block (block / perRow, block % perRow) of the tile.
+            SmallVector<Value, 2> firsts{arith::MulIOp::create(
+                b, l, arith::DivSIOp::create(b, l, block, cst(b, perRow)),
+                cst(b, sizes[0]))};
+            if (tile.size() > 1)
+              firsts.push_back(arith::MulIOp::create(
+                  b, l, arith::RemSIOp::create(b, l, block, cst(b, perRow)),
+                  cst(b, sizes[1])));
+            TileBlock part(b, l, tile, sizes, firsts);
+            Value bad = wrappedLanes(b, l, part.get(root));
             auto [count, first] = countAndFirstLane(b, l, bad);
+            // Lane (i, j) of the block is lane (first0 + i, first1 + j) of
+            // the tile; `first` is i * sizes[1] + j, or INT32_MAX for none.
             Value none = cst(b, INT32_MAX);
-            Value base = arith::MulIOp::create(b, l, firstRow, cst(b, cols));
+            Value index = first;
+            if (tile.size() > 1) {
+              Value i = arith::DivSIOp::create(b, l, first, cst(b, sizes[1]));
+              Value j = arith::RemSIOp::create(b, l, first, cst(b, sizes[1]));
+              index = arith::AddIOp::create(
+                  b, l,
+                  arith::MulIOp::create(
+                      b, l, arith::AddIOp::create(b, l, firsts[0], i),
+                      cst(b, cols)),
+                  arith::AddIOp::create(b, l, firsts[1], j));
+            } else {
+              index = arith::AddIOp::create(b, l, firsts[0], first);
+            }
             Value shifted = arith::SelectOp::create(
                 b, l,
                 arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, first,
                                       none),
-                none, arith::AddIOp::create(b, l, first, base));
+                none, index);
             scf::YieldOp::create(
                 b, l,
                 ValueRange{arith::AddIOp::create(b, l, acc[0], count),

@@ -27,25 +27,34 @@
 // CHECK-NOT:     scf.if
 // CHECK:         tt.addptr %{{.*}}, %[[OFF]]
 // CHECK:         tt.load
-// The reporting path (issue 18) runs at the end of the kernel, on a copy of
-// the offset's tree computed again from its scalar leaves, so no tensor of it
-// stays live through the kernel: the lanes are recomputed in i64, compared
-// with the sign-extended i32 result, counted and the first found.
+// The reporting path (issue 18) runs at the end of the kernel, one block of
+// the tile at a time (here two blocks of 64 lanes): the offset's tree is
+// rebuilt for the block from its scalar leaves (`tt.make_range(0, 64)` plus
+// the block's first lane), so no tensor of the kernel stays live until then;
+// the block's lanes are recomputed in i64, compared with the sign-extended
+// i32 result, counted and the first found in one reduction; the counts are
+// summed and the first lanes (block start + lane) minimized over the blocks.
 // CHECK:         %[[REP:.*]]:2 = scf.if %[[WRAPS]] -> (i32, i32) {
-// CHECK-NEXT:      %[[CS:.*]] = tt.splat %[[MUL]] : i32 -> tensor<128xi32>
-// CHECK-NEXT:      %[[CR:.*]] = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
-// CHECK-NEXT:      %[[COFF:.*]] = arith.addi %[[CS]], %[[CR]] : tensor<128xi32>
-// CHECK:           %[[WS:.*]] = tt.splat %{{.*}} : i64 -> tensor<128xi64>
-// CHECK:           %[[WR:.*]] = arith.extsi %[[CR]] : tensor<128xi32> to tensor<128xi64>
-// CHECK:           %[[EXACT:.*]] = arith.addi %[[WS]], %[[WR]] : tensor<128xi64>
-// CHECK:           %[[WRAP:.*]] = arith.extsi %[[COFF]] : tensor<128xi32> to tensor<128xi64>
-// CHECK:           %[[BAD:.*]] = arith.cmpi ne, %[[WRAP]], %[[EXACT]] : tensor<128xi64>
-// CHECK:           arith.extui %[[BAD]]
-// CHECK:           %[[SUM:.*]] = "tt.reduce"
-// CHECK:           %[[FIRST:.*]] = "tt.reduce"
-// CHECK:             arith.minsi
-// CHECK-NOT:       tt.atomic_rmw
-// CHECK:           scf.yield %[[SUM]], %[[FIRST]] : i32, i32
+// CHECK:           %[[BLOCKS:.*]]:2 = scf.for %[[B:.*]] = %{{.*}} to %c2_i32 step %{{.*}} iter_args(%[[CNT:.*]] = %{{.*}}, %[[FST:.*]] = %{{.*}}) -> (i32, i32)
+// CHECK:             %[[FIRSTROW:.*]] = arith.muli %{{.*}}, %c64_i32 : i32
+// CHECK:             %[[CS:.*]] = tt.splat %[[MUL]] : i32 -> tensor<64xi32>
+// CHECK:             %[[CR:.*]] = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+// CHECK:             %[[START:.*]] = arith.addi %[[FIRSTROW]], %{{.*}} : i32
+// CHECK:             %[[SS:.*]] = tt.splat %[[START]] : i32 -> tensor<64xi32>
+// CHECK:             %[[LANE:.*]] = arith.addi %[[CR]], %[[SS]] : tensor<64xi32>
+// CHECK:             %[[COFF:.*]] = arith.addi %[[CS]], %[[LANE]] : tensor<64xi32>
+// CHECK:             %[[WS:.*]] = tt.splat %{{.*}} : i64 -> tensor<64xi64>
+// CHECK:             %[[EXACT:.*]] = arith.addi %[[WS]], %{{.*}} : tensor<64xi64>
+// CHECK:             %[[WRAP:.*]] = arith.extsi %[[COFF]] : tensor<64xi32> to tensor<64xi64>
+// CHECK:             %[[BAD:.*]] = arith.cmpi ne, %[[WRAP]], %[[EXACT]] : tensor<64xi64>
+// CHECK:             arith.extui %[[BAD]]
+// CHECK:             %[[PAIR:.*]]:2 = "tt.reduce"
+// CHECK:               arith.minsi
+// CHECK:             %[[AT:.*]] = arith.addi %[[FIRSTROW]], %[[PAIR]]#1 : i32
+// CHECK:             %[[SUM:.*]] = arith.addi %[[CNT]], %[[PAIR]]#0 : i32
+// CHECK:             arith.minsi %[[FST]]
+// CHECK-NOT:         tt.atomic_rmw
+// CHECK:           scf.yield %[[BLOCKS]]#0, %[[BLOCKS]]#1 : i32, i32
 // CHECK:         } else {
 // CHECK-NOT:     tt.assert
 // CHECK:         scf.if %{{.*}} {
