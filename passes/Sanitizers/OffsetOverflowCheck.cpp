@@ -338,21 +338,27 @@ private:
         hi = select(cmp(arith::CmpIPredicate::sle, x->hi, zero), zero,
                     min(x->hi, m));
       } else {
-        // Corners of the box; a divisor of 1 stands in for a range that
-        // contains 0 (whose bounds are replaced below), so no i64 division
-        // by zero is executed.
+        // Corners of the box (one per distinct pair of bounds: a scalar
+        // divisor gives two). A divisor of 1 stands in for a range that
+        // contains 0 (whose bounds are replaced below), so no division by
+        // zero is executed.
         Value one = constant(1);
-        Value ylo = select(mayDivideByZero, one, y->lo);
-        Value yhi = select(mayDivideByZero, one, y->hi);
-        Value c[4] = {div(x->lo, ylo), div(x->lo, yhi), div(x->hi, ylo),
-                      div(x->hi, yhi)};
-        lo = c[0];
-        hi = c[0];
-        for (Value corner : ArrayRef<Value>(c).drop_front()) {
-          lo = min(lo, corner);
-          hi = max(hi, corner);
-        }
-        // `INT32_MIN / -1` is 2^31 here; the i32 result is not.
+        SmallVector<Value, 2> xs{x->lo}, ys{select(mayDivideByZero, one, y->lo)};
+        if (x->hi != x->lo)
+          xs.push_back(x->hi);
+        if (y->hi != y->lo)
+          ys.push_back(select(mayDivideByZero, one, y->hi));
+        for (Value xv : xs)
+          for (Value yv : ys) {
+            // x / -1 is -x, computed in i64: `INT32_MIN / -1` is 2^31 (the
+            // i32 division would be undefined), which leaves i32 below.
+            Value minusOne = cmp(arith::CmpIPredicate::eq, yv, constant(-1));
+            Value corner = select(minusOne, sub(constant(0), xv),
+                                  div32(xv, select(minusOne, one, yv)));
+            lo = lo ? min(lo, corner) : corner;
+            hi = hi ? max(hi, corner) : corner;
+          }
+        // The i32 result of `INT32_MIN / -1` is not 2^31.
         mayDivideByZero = ori(mayDivideByZero, leavesI32(lo, hi));
       }
       lo = select(mayDivideByZero, constant(INT32_MIN), lo);
@@ -420,7 +426,16 @@ private:
   Value add(Value a, Value b) { return arith::AddIOp::create(builder, loc, a, b); }
   Value sub(Value a, Value b) { return arith::SubIOp::create(builder, loc, a, b); }
   Value mul(Value a, Value b) { return arith::MulIOp::create(builder, loc, a, b); }
-  Value div(Value a, Value b) { return arith::DivSIOp::create(builder, loc, a, b); }
+  /// a / b (truncating) for i64 values within the i32 range, b != 0, in
+  /// i32 (an i64 division is a long subroutine on the GPU; in the group
+  /// norm's loop it cost 56 registers more); b != -1 (the caller's case).
+  Value div32(Value a, Value b) {
+    Type i32 = builder.getI32Type();
+    Value q = arith::DivSIOp::create(
+        builder, loc, arith::TruncIOp::create(builder, loc, i32, a),
+        arith::TruncIOp::create(builder, loc, i32, b));
+    return arith::ExtSIOp::create(builder, loc, builder.getI64Type(), q);
+  }
   Value min(Value a, Value b) { return arith::MinSIOp::create(builder, loc, a, b); }
   Value max(Value a, Value b) { return arith::MaxSIOp::create(builder, loc, a, b); }
   Value abs(Value a) { return max(a, sub(constant(0), a)); }
