@@ -104,12 +104,13 @@ static Value arithRoot(Value offset) {
 /// variable, iter_args), on ops with memory effects or regions, or on ops in
 /// nested blocks.
 static std::optional<SmallVector<Operation *>>
-loopInvariantSlice(Value root, scf::ForOp loop) {
+loopInvariantSlice(Value root, scf::ForOp loop, bool allowIV = false) {
   llvm::SetVector<Operation *> ops;
   SmallVector<Value> work{root};
   while (!work.empty()) {
     Value value = work.pop_back_val();
-    if (loop.isDefinedOutsideOfLoop(value))
+    if (loop.isDefinedOutsideOfLoop(value) ||
+        (allowIV && value == loop.getInductionVar()))
       continue;
     Operation *def = value.getDefiningOp();
     if (!def || def->getBlock() != loop.getBody() || def->getNumRegions() ||
@@ -683,9 +684,13 @@ private:
 /// (`tt.contiguity` and friends) describe the whole tile and are dropped.
 class TileBlock {
 public:
+  /// `scalars` maps scalar operands to the values to use instead (copies
+  /// of a loop iteration's scalars), if any.
   TileBlock(OpBuilder &builder, Location loc, ArrayRef<int64_t> tile,
-            ArrayRef<int64_t> sizes, ArrayRef<Value> firsts)
-      : builder(builder), loc(loc), tile(tile), sizes(sizes), firsts(firsts) {}
+            ArrayRef<int64_t> sizes, ArrayRef<Value> firsts,
+            const IRMapping *scalars = nullptr)
+      : builder(builder), loc(loc), tile(tile), sizes(sizes), firsts(firsts),
+        scalars(scalars) {}
 
   /// True if get() can rebuild `root` (a tile of shape `tile`).
   static bool canRebuild(Value root, ArrayRef<int64_t> tile) {
@@ -784,7 +789,8 @@ private:
           builder, loc,
           cast<SplatElementsAttr>(cst.getValue()).resizeSplat(blockTy));
     } else if (isa<triton::SplatOp>(def)) {
-      out = triton::SplatOp::create(builder, loc, blockTy, def->getOperand(0));
+      out = triton::SplatOp::create(builder, loc, blockTy,
+                                    scalar(def->getOperand(0)));
     } else if (auto expand = dyn_cast<triton::ExpandDimsOp>(def)) {
       Value src = get(expand.getSrc(), *sourceDims(def, dims));
       out = triton::ExpandDimsOp::create(builder, loc, blockTy, src,
@@ -797,7 +803,7 @@ private:
       for (Value operand : def->getOperands())
         mapping.map(operand, isa<RankedTensorType>(operand.getType())
                                  ? get(operand, dims)
-                                 : operand);
+                                 : scalar(operand));
       Operation *copy = builder.clone(*def, mapping);
       copy->setDiscardableAttrs(ArrayRef<NamedAttribute>{});
       copy->getResult(0).setType(blockTy);
@@ -811,7 +817,12 @@ private:
   Location loc;
   ArrayRef<int64_t> tile, sizes;
   ArrayRef<Value> firsts;
+  const IRMapping *scalars;
   DenseMap<std::pair<Value, int>, Value> cache;
+
+  Value scalar(Value value) const {
+    return scalars ? scalars->lookupOrDefault(value) : value;
+  }
 };
 
 /// What an offset site reports.
@@ -1080,10 +1091,16 @@ private:
   /// from 125 registers (2 programs per SM) to 160-255 (1 program per SM).
   /// Returns false (nothing built) for ranks other than 1 and 2, dimensions
   /// that are not powers of two, and trees TileBlock cannot rebuild.
+  /// The wrapped lanes of one block (i1, the block's shape), given the
+  /// block's shape and first lanes (reportByBlocks).
+  using BlockLanes = function_ref<Value(OpBuilder &, Location,
+                                        ArrayRef<int64_t>, ArrayRef<Value>)>;
+
   static bool reportByBlocks(OpBuilder &builder, Location loc, Value root,
                              Value wraps, Operation *ret,
                              const ReportSite &site,
-                             const ReportOptions &report) {
+                             const ReportOptions &report,
+                             BlockLanes blockLanes = nullptr) {
     auto rootTy = cast<RankedTensorType>(root.getType());
     SmallVector<int64_t, 2> tile(rootTy.getShape());
     int64_t numel = rootTy.getNumElements();
@@ -1100,11 +1117,11 @@ private:
     SmallVector<int64_t, 2> sizes(tile);
     for (int64_t &size : sizes)
       size = std::max<int64_t>(1, size / 2);
-    auto blockLanes = [&] {
+    auto lanesPerBlock = [&] {
       return std::accumulate(sizes.begin(), sizes.end(), int64_t(1),
                              std::multiplies<int64_t>());
     };
-    while (blockLanes() > kBlockLanes) {
+    while (lanesPerBlock() > kBlockLanes) {
       unsigned d = sizes.size() > 1 && sizes[1] > sizes[0] ? 1 : 0;
       sizes[d] /= 2;
     }
@@ -1120,7 +1137,7 @@ private:
       OpBuilder::InsertionGuard guard(builder);
       builder.setInsertionPointToStart(found.thenBlock());
       auto blocks = scf::ForOp::create(
-          builder, loc, cst(builder, 0), cst(builder, numel / blockLanes()),
+          builder, loc, cst(builder, 0), cst(builder, numel / lanesPerBlock()),
           cst(builder, 1), ValueRange{cst(builder, 0), cst(builder, INT32_MAX)},
           [&](OpBuilder &b, Location l, Value block, ValueRange acc) {
             // Block (block / perRow, block % perRow) of the tile.
@@ -1131,8 +1148,13 @@ private:
               firsts.push_back(arith::MulIOp::create(
                   b, l, arith::RemSIOp::create(b, l, block, cst(b, perRow)),
                   cst(b, sizes[1])));
-            TileBlock part(b, l, tile, sizes, firsts);
-            Value bad = wrappedLanes(b, l, part.get(root));
+            Value bad;
+            if (blockLanes) {
+              bad = blockLanes(b, l, sizes, firsts);
+            } else {
+              TileBlock part(b, l, tile, sizes, firsts);
+              bad = wrappedLanes(b, l, part.get(root));
+            }
             auto [count, first] = countAndFirstLane(b, l, bad);
             // Lane (i, j) of the block is lane (first0 + i, first1 + j) of
             // the tile; `first` is i * sizes[1] + j, or INT32_MAX for none.
@@ -1212,23 +1234,34 @@ private:
                                  wrapped, exact);
   }
 
-  /// checkAcrossIterations for a tensor root with exact bounds
-  /// (`i + tl.arange(0, BLOCK)` over a vocabulary loop): each iteration tests
-  /// its bounds (scalar ops), and only an iteration whose bounds leave i32
-  /// recomputes its lanes in i64 and ORs the wrapped ones into the
-  /// loop-carried i1 tensor (an `scf.if` that a correct kernel never enters;
-  /// otherwise the carried value passes through unchanged). After the loop
-  /// the lanes are counted and reported once, as in the elementwise form:
-  /// the same lanes (a lane set in some iteration; an iteration whose bounds
-  /// fit i32 has no wrapped lane, the bounds being exact). The elementwise
-  /// form recomputed every lane in i64 every iteration: Liger's cross-entropy
-  /// (32768-lane blocks in three vocabulary loops) ran at 0.56x on the H200.
-  /// Returns false (nothing built) when the bounds are not exact.
+  /// checkAcrossIterations for a tensor root with bounds (LaneBounds) whose
+  /// arithmetic depends only on the induction variable and on values
+  /// defined before the loop (`i + tl.arange(0, BLOCK)` over a vocabulary
+  /// loop, `(start_n + offs_n[None, :]) * stride + offs_d[:, None]` over
+  /// attention's K/V blocks): each iteration tests its scalar bounds and ORs
+  /// the result into a loop-carried i1 scalar, nothing else. After the loop,
+  /// only if some iteration's bounds left i32, a replay loop over the same
+  /// iterations recomputes the arithmetic (a copy of its ops, on the replay's
+  /// induction variable), ORs the wrapped lanes of each iteration into an i1
+  /// tile and counts them; the report (count > 0) then rebuilds them the same
+  /// way for the first lane. The same lanes as the elementwise form (a lane
+  /// wrapped in at least one iteration): the copy computes what each
+  /// iteration computed (the same ops on the same induction variable values
+  /// and outside values, none of them loop-carried), and an iteration whose
+  /// bounds fit i32 has no wrapped lane. The elementwise form recomputed
+  /// every lane in i64 every iteration (Liger's cross-entropy, 32768-lane
+  /// blocks: H200 0.56x), and a carried i1 tile and a recompute in the loop
+  /// under a branch cost the loop's registers (Liger's group norm 56 -> 96,
+  /// sglang's extend attention). Returns false (nothing built) when the
+  /// bounds are not known or the arithmetic reads a loop-carried value.
   static bool checkIterationsByBounds(OpBuilder &builder, Value root,
                                       scf::ForOp loop,
                                       const ReportOptions &report) {
     auto rootTy = dyn_cast<RankedTensorType>(root.getType());
-    if (!rootTy)
+    if (!rootTy || loop.getUnsignedCmp())
+      return false;
+    auto slice = loopInvariantSlice(root, loop, /*allowIV=*/true);
+    if (!slice)
       return false;
     Operation *def = root.getDefiningOp();
     Location loc = def->getLoc();
@@ -1237,40 +1270,96 @@ private:
     if (!b)
       return false;
     Value wraps = boundsLeaveI32(builder, loc, *b);
-    auto badTy = rootTy.clone(builder.getI1Type());
     builder.setInsertionPoint(loop);
-    Value init = arith::ConstantOp::create(
-        builder, loc, badTy,
-        DenseElementsAttr::get(badTy, builder.getBoolAttr(false)));
+    Value no = arith::ConstantIntOp::create(builder, loc, builder.getI1Type(), 0);
     IRRewriter rewriter(builder);
     FailureOr<LoopLikeOpInterface> widened = loop.replaceWithAdditionalYields(
-        rewriter, ValueRange{init}, /*replaceInitOperandUsesInLoop=*/false,
+        rewriter, ValueRange{no}, /*replaceInitOperandUsesInLoop=*/false,
         [&](OpBuilder &y, Location yieldLoc, ArrayRef<BlockArgument> args) {
-          Value seen = args.front();
-          auto iteration = scf::IfOp::create(
-              y, yieldLoc, wraps,
-              [&](OpBuilder &then, Location l) {
-                Value bad = wrappedLanes(then, l, root);
-                scf::YieldOp::create(
-                    then, l,
-                    ValueRange{arith::OrIOp::create(then, l, seen, bad)});
-              },
-              [&](OpBuilder &otherwise, Location l) {
-                scf::YieldOp::create(otherwise, l, ValueRange{seen});
-              });
-          return SmallVector<Value>{iteration.getResult(0)};
+          return SmallVector<Value>{
+              arith::OrIOp::create(y, yieldLoc, args.front(), wraps)};
         });
     if (failed(widened))
       return false;
-    Operation *newLoop = widened->getOperation();
+    auto newLoop = cast<scf::ForOp>(widened->getOperation());
+    Value any = newLoop->getResults().back();
     builder.setInsertionPointAfter(newLoop);
-    Value carried = newLoop->getResults().back();
+    // The lanes that wrapped in some iteration, replayed after the loop.
+    Value iv = newLoop.getInductionVar();
+    SmallVector<Operation *> ops(*slice);
+    Value lb = newLoop.getLowerBound(), ub = newLoop.getUpperBound(),
+          stepSize = newLoop.getStep();
+    auto replay = [&](OpBuilder &b, Location l) -> Value {
+      auto badTy = rootTy.clone(b.getI1Type());
+      Value none = arith::ConstantOp::create(
+          b, l, badTy, DenseElementsAttr::get(badTy, b.getBoolAttr(false)));
+      auto again = scf::ForOp::create(
+          b, l, lb, ub, stepSize, ValueRange{none},
+          [&](OpBuilder &r, Location rl, Value step, ValueRange seen) {
+            IRMapping mapping;
+            mapping.map(iv, step);
+            for (Operation *op : ops)
+              r.clone(*op, mapping);
+            Value bad = wrappedLanes(r, rl, mapping.lookup(root));
+            scf::YieldOp::create(
+                r, rl, ValueRange{arith::OrIOp::create(r, rl, seen[0], bad)});
+          });
+      return again.getResult(0);
+    };
     std::string kernel = kernelNameOf(newLoop);
-    emitReport(
-        builder, loc, countTrue(builder, loc, carried),
-        [&](OpBuilder &, Location) { return carried; },
-        ReportSite{"offset_overflow_check", kernel, siteOf(loc), kWhat},
-        report);
+    ReportSite site{"offset_overflow_check", kernel, siteOf(loc), kWhat};
+    // A loop at the top level of the kernel (record mode): the replay runs
+    // right before the `tt.return`, where the loop's tiles (attention's
+    // accumulator) are dead, one block of the tile at a time (blocks outer,
+    // iterations inner: the lanes of a block that wrapped in some
+    // iteration), so its registers stay below the kernel's.
+    Operation *ret = entryReturn(newLoop);
+    if (ret && report.mode == ReportMode::Record && report.records) {
+      OpBuilder::InsertionGuard guard(builder);
+      builder.setInsertionPoint(ret);
+      auto blockReplay = [&](OpBuilder &b, Location l,
+                             ArrayRef<int64_t> sizes,
+                             ArrayRef<Value> firsts) -> Value {
+        auto badTy = rootTy.clone(sizes).clone(b.getI1Type());
+        Value none = arith::ConstantOp::create(
+            b, l, badTy, DenseElementsAttr::get(badTy, b.getBoolAttr(false)));
+        auto again = scf::ForOp::create(
+            b, l, lb, ub, stepSize, ValueRange{none},
+            [&](OpBuilder &r, Location rl, Value step, ValueRange seen) {
+              // The iteration's scalars are copied; its tensors are
+              // rebuilt for the block from the copies (TileBlock).
+              IRMapping mapping;
+              mapping.map(iv, step);
+              for (Operation *op : ops)
+                if (!isa<RankedTensorType>(op->getResult(0).getType()))
+                  r.clone(*op, mapping);
+              TileBlock part(r, rl, rootTy.getShape(), sizes, firsts,
+                             &mapping);
+              Value bad = wrappedLanes(r, rl, part.get(root));
+              scf::YieldOp::create(
+                  r, rl,
+                  ValueRange{arith::OrIOp::create(r, rl, seen[0], bad)});
+            });
+        return again.getResult(0);
+      };
+      if (reportByBlocks(builder, loc, root, any, ret, site, report,
+                         blockReplay))
+        return true;
+    }
+    Type i32 = builder.getI32Type();
+    auto counted = scf::IfOp::create(
+        builder, loc, any,
+        [&](OpBuilder &then, Location l) {
+          scf::YieldOp::create(then, l, countTrue(then, l, replay(then, l)));
+        },
+        [&](OpBuilder &otherwise, Location l) {
+          scf::YieldOp::create(
+              otherwise, l,
+              Value(arith::ConstantIntOp::create(otherwise, l, i32, 0)));
+        });
+    emitReport(builder, loc, counted.getResult(0), replay,
+               ReportSite{"offset_overflow_check", kernel, siteOf(loc), kWhat},
+               report);
     return true;
   }
 
