@@ -50,8 +50,8 @@
 #include "triton/Dialect/Triton/IR/Dialect.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/bit.h"
-#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/Debug.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
 #include <functional>
@@ -317,7 +317,9 @@ private:
   /// Sound bounds of a tensor leaf that is not a range (see the class
   /// comment), or none.
   std::optional<Bounds> leafBounds(Operation *def, unsigned depth) {
-    auto operand = [&](unsigned i) { return valueBounds(def->getOperand(i), depth); };
+    auto operand = [&](unsigned i) {
+      return valueBounds(def->getOperand(i), depth);
+    };
     auto sound = [](Value lo, Value hi, uint64_t dims) {
       return Bounds{lo, hi, dims, /*exact=*/false};
     };
@@ -344,7 +346,8 @@ private:
         // contains 0 (whose bounds are replaced below), so no division by
         // zero is executed.
         Value one = constant(1);
-        SmallVector<Value, 2> xs{x->lo}, ys{select(mayDivideByZero, one, y->lo)};
+        SmallVector<Value, 2> xs{x->lo},
+            ys{select(mayDivideByZero, one, y->lo)};
         if (x->hi != x->lo)
           xs.push_back(x->hi);
         if (y->hi != y->lo)
@@ -404,7 +407,8 @@ private:
     if (!getElementTypeOrSelf(value.getType()).isInteger(32))
       return std::nullopt;
     if (!isa<RankedTensorType>(value.getType())) {
-      Value v = arith::ExtSIOp::create(builder, loc, builder.getI64Type(), value);
+      Value v =
+          arith::ExtSIOp::create(builder, loc, builder.getI64Type(), value);
       return Bounds{v, v, 0};
     }
     auto b = get(value, depth + 1, /*products=*/0);
@@ -437,11 +441,19 @@ private:
         arith::TruncIOp::create(builder, loc, i32, b));
     return arith::ExtSIOp::create(builder, loc, builder.getI64Type(), q);
   }
-  Value min(Value a, Value b) { return arith::MinSIOp::create(builder, loc, a, b); }
-  Value max(Value a, Value b) { return arith::MaxSIOp::create(builder, loc, a, b); }
+  Value min(Value a, Value b) {
+    return arith::MinSIOp::create(builder, loc, a, b);
+  }
+  Value max(Value a, Value b) {
+    return arith::MaxSIOp::create(builder, loc, a, b);
+  }
   Value abs(Value a) { return max(a, sub(constant(0), a)); }
-  Value andi(Value a, Value b) { return arith::AndIOp::create(builder, loc, a, b); }
-  Value ori(Value a, Value b) { return arith::OrIOp::create(builder, loc, a, b); }
+  Value andi(Value a, Value b) {
+    return arith::AndIOp::create(builder, loc, a, b);
+  }
+  Value ori(Value a, Value b) {
+    return arith::OrIOp::create(builder, loc, a, b);
+  }
   Value select(Value c, Value a, Value b) {
     return arith::SelectOp::create(builder, loc, c, a, b);
   }
@@ -729,8 +741,8 @@ private:
     return src;
   }
 
-  static bool rebuildable(Value value, const Dims &dims,
-                          ArrayRef<int64_t> tile, unsigned depth) {
+  static bool rebuildable(Value value, const Dims &dims, ArrayRef<int64_t> tile,
+                          unsigned depth) {
     auto type = dyn_cast<RankedTensorType>(value.getType());
     Operation *def = value.getDefiningOp();
     if (!type || !def || depth > 2 * kMaxDepth ||
@@ -929,10 +941,11 @@ private:
           loop.getUnsignedCmp() ? arith::CmpIPredicate::ult
                                 : arith::CmpIPredicate::slt,
           loop.getLowerBound(), loop.getUpperBound());
-      tripGuard = tripGuard ? arith::AndIOp::create(
-                                  builder, loc,
-                                  mapping.lookupOrDefault(tripGuard), runs)
-                            : runs;
+      tripGuard =
+          tripGuard
+              ? arith::AndIOp::create(builder, loc,
+                                      mapping.lookupOrDefault(tripGuard), runs)
+              : runs;
       auto outer = dyn_cast<scf::ForOp>(loop->getParentOp());
       if (!outer)
         return;
@@ -1051,8 +1064,8 @@ private:
     builder.setInsertionPoint(ret);
     std::string kernel = kernelNameOf(root.getDefiningOp());
     ReportSite site{"offset_overflow_check", kernel, siteOf(loc), kWhat};
-    if (report.records && reportByBlocks(builder, loc, root, wraps, ret, site,
-                                       report))
+    if (report.records &&
+        reportByBlocks(builder, loc, root, wraps, ret, site, report))
       return true;
     Value lanes;
     auto lanesAtEnd = [&](OpBuilder &b, Location l) -> Value {
@@ -1271,7 +1284,8 @@ private:
       return false;
     Value wraps = boundsLeaveI32(builder, loc, *b);
     builder.setInsertionPoint(loop);
-    Value no = arith::ConstantIntOp::create(builder, loc, builder.getI1Type(), 0);
+    Value no =
+        arith::ConstantIntOp::create(builder, loc, builder.getI1Type(), 0);
     IRRewriter rewriter(builder);
     FailureOr<LoopLikeOpInterface> widened = loop.replaceWithAdditionalYields(
         rewriter, ValueRange{no}, /*replaceInitOperandUsesInLoop=*/false,
@@ -1317,8 +1331,7 @@ private:
     if (ret && report.mode == ReportMode::Record && report.records) {
       OpBuilder::InsertionGuard guard(builder);
       builder.setInsertionPoint(ret);
-      auto blockReplay = [&](OpBuilder &b, Location l,
-                             ArrayRef<int64_t> sizes,
+      auto blockReplay = [&](OpBuilder &b, Location l, ArrayRef<int64_t> sizes,
                              ArrayRef<Value> firsts) -> Value {
         auto badTy = rootTy.clone(sizes).clone(b.getI1Type());
         Value none = arith::ConstantOp::create(
@@ -1333,12 +1346,10 @@ private:
               for (Operation *op : ops)
                 if (!isa<RankedTensorType>(op->getResult(0).getType()))
                   r.clone(*op, mapping);
-              TileBlock part(r, rl, rootTy.getShape(), sizes, firsts,
-                             &mapping);
+              TileBlock part(r, rl, rootTy.getShape(), sizes, firsts, &mapping);
               Value bad = wrappedLanes(r, rl, part.get(root));
               scf::YieldOp::create(
-                  r, rl,
-                  ValueRange{arith::OrIOp::create(r, rl, seen[0], bad)});
+                  r, rl, ValueRange{arith::OrIOp::create(r, rl, seen[0], bad)});
             });
         return again.getResult(0);
       };
