@@ -1052,10 +1052,12 @@ private:
       return false;
     LaneBounds bounds(builder, loc);
     auto b = bounds.get(root);
-    // Without records the report is built in place under `wraps` (a device
-    // line with the count): with bounds that are only sound, that count can
-    // be 0. wrapCount reports only a positive count.
-    if (!b || (!b->exact && !report.records))
+    // Without records and blocks the report is built in place under `wraps`
+    // (a device line with the count): with bounds that are only sound, that
+    // count can be 0. wrapCount and reportByBlocks report only a positive
+    // count.
+    bool blocks = byBlocks(root);
+    if (!b || (!b->exact && !report.records && !blocks))
       return false;
     Value wraps = boundsLeaveI32(builder, loc, *b);
     if (tripGuard)
@@ -1064,8 +1066,7 @@ private:
     builder.setInsertionPoint(ret);
     std::string kernel = kernelNameOf(root.getDefiningOp());
     ReportSite site{"offset_overflow_check", kernel, siteOf(loc), kWhat};
-    if (report.records &&
-        reportByBlocks(builder, loc, root, wraps, ret, site, report))
+    if (blocks && reportByBlocks(builder, loc, root, wraps, ret, site, report))
       return true;
     Value lanes;
     auto lanesAtEnd = [&](OpBuilder &b, Location l) -> Value {
@@ -1108,6 +1109,15 @@ private:
   /// block's shape and first lanes (reportByBlocks).
   using BlockLanes = function_ref<Value(OpBuilder &, Location,
                                         ArrayRef<int64_t>, ArrayRef<Value>)>;
+
+  /// True if reportByBlocks can take `root`.
+  static bool byBlocks(Value root) {
+    auto rootTy = dyn_cast<RankedTensorType>(root.getType());
+    return rootTy && rootTy.getRank() <= 2 && rootTy.getNumElements() >= 2 &&
+           llvm::all_of(rootTy.getShape(),
+                        [](int64_t n) { return llvm::isPowerOf2_64(n); }) &&
+           TileBlock::canRebuild(root, rootTy.getShape());
+  }
 
   static bool reportByBlocks(OpBuilder &builder, Location loc, Value root,
                              Value wraps, Operation *ret,
@@ -1200,8 +1210,25 @@ private:
       scf::YieldOp::create(builder, loc,
                            ValueRange{cst(builder, 0), cst(builder, 0)});
     }
-    emitRecordsAtEnd(builder, loc, ret, found.getResult(0), found.getResult(1),
-                     numel, site, report);
+    if (report.records) {
+      emitRecordsAtEnd(builder, loc, ret, found.getResult(0),
+                       found.getResult(1), numel, site, report);
+    } else if (report.print == PrintMode::Every) {
+      // No records (what an IR interpreter follows): the per-program line
+      // of emitReport's in-place path, for a positive count only.
+      Value any = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::sgt,
+                                        found.getResult(0), cst(builder, 0));
+      auto line =
+          scf::IfOp::create(builder, loc, any, /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard guard(builder);
+      builder.setInsertionPoint(line.thenBlock()->getTerminator());
+      triton::PrintOp::create(
+          builder, loc,
+          ("[triton-ext " + site.pass + "] kernel=" + site.kernel +
+           " site=" + site.site + " " + site.what + "=")
+              .str(),
+          /*hex=*/false, ValueRange{found.getResult(0)}, ArrayRef<int32_t>{1});
+    }
     return true;
   }
 
@@ -1328,7 +1355,7 @@ private:
     // iterations inner: the lanes of a block that wrapped in some
     // iteration), so its registers stay below the kernel's.
     Operation *ret = entryReturn(newLoop);
-    if (ret && report.mode == ReportMode::Record && report.records) {
+    if (ret && report.mode == ReportMode::Record) {
       OpBuilder::InsertionGuard guard(builder);
       builder.setInsertionPoint(ret);
       auto blockReplay = [&](OpBuilder &b, Location l, ArrayRef<int64_t> sizes,
