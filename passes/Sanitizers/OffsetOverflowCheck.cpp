@@ -241,9 +241,20 @@ public:
   LaneBounds(OpBuilder &builder, Location loc)
       : builder(builder), loc(loc), wide(builder, loc) {}
 
+  /// Bounds over every iteration of `loop`, built in front of it: the
+  /// induction variable lies in [ivLo, ivHi] (i64), and the arithmetic of
+  /// the body (`start_n + offs_n`, `iv * stride`) is bounded by interval
+  /// arithmetic on it (sound, not exact). Other scalars of the body decline.
+  LaneBounds(OpBuilder &builder, Location loc, scf::ForOp loop, Value ivLo,
+             Value ivHi)
+      : builder(builder), loc(loc), wide(builder, loc), loop(loop), ivLo(ivLo),
+        ivHi(ivHi) {}
+
   std::optional<Bounds> get(Value value, unsigned depth = 0,
                             unsigned products = 0) {
     if (!isa<RankedTensorType>(value.getType())) {
+      if (loop && !loop.isDefinedOutsideOfLoop(value))
+        return bodyScalar(value, depth, products);
       Value v = wide.get(value, depth, products);
       return Bounds{v, v, 0};
     }
@@ -296,8 +307,10 @@ public:
       return Bounds{v, v, 0};
     }
     if (isa<triton::SplatOp>(def)) {
-      Value v = wide.get(def->getOperand(0), depth + 1, products);
-      return Bounds{v, v, 0};
+      auto scalar = get(def->getOperand(0), depth + 1, products);
+      if (scalar)
+        scalar->dims = 0;
+      return scalar;
     }
     if (isa<triton::BroadcastOp>(def))
       return get(def->getOperand(0), depth + 1, products);
@@ -400,13 +413,49 @@ private:
     return std::nullopt;
   }
 
+  /// Bounds of a scalar of the loop body over all iterations (pre-loop
+  /// mode): the induction variable, constants, and i32 add/sub/mul of such
+  /// values cut like WideRecompute; none for anything else.
+  std::optional<Bounds> bodyScalar(Value value, unsigned depth,
+                                   unsigned products) {
+    if (value == loop.getInductionVar())
+      return Bounds{ivLo, ivHi, 0, /*exact=*/false};
+    Operation *def = value.getDefiningOp();
+    if (auto cst = dyn_cast_or_null<arith::ConstantOp>(def))
+      if (auto attr = dyn_cast<IntegerAttr>(cst.getValue())) {
+        Value v = constant(attr.getValue().getSExtValue());
+        return Bounds{v, v, 0};
+      }
+    bool isMul = def && isa<arith::MulIOp>(def);
+    if (!isI32Arith(value) || depth >= kMaxDepth || (isMul && products > 0))
+      return std::nullopt;
+    unsigned inner = products + (isMul ? 1 : 0);
+    auto lhs = get(def->getOperand(0), depth + 1, inner);
+    auto rhs = lhs ? get(def->getOperand(1), depth + 1, inner) : std::nullopt;
+    if (!rhs)
+      return std::nullopt;
+    if (isa<arith::AddIOp>(def))
+      return Bounds{add(lhs->lo, rhs->lo), add(lhs->hi, rhs->hi), 0, false};
+    if (isa<arith::SubIOp>(def))
+      return Bounds{sub(lhs->lo, rhs->hi), sub(lhs->hi, rhs->lo), 0, false};
+    Value c[4] = {mul(lhs->lo, rhs->lo), mul(lhs->lo, rhs->hi),
+                  mul(lhs->hi, rhs->lo), mul(lhs->hi, rhs->hi)};
+    Value lo = c[0], hi = c[0];
+    for (Value corner : ArrayRef<Value>(c).drop_front()) {
+      lo = min(lo, corner);
+      hi = max(hi, corner);
+    }
+    return Bounds{lo, hi, 0, false};
+  }
+
   /// Bounds of the i32 values `value` holds (an operand of a leaf): a scalar
   /// is its own bound; a tensor has its bounds if they fit i32, else the full
   /// i32 range (wrapped arithmetic can hold any i32 value).
   std::optional<Bounds> valueBounds(Value value, unsigned depth) {
     if (!getElementTypeOrSelf(value.getType()).isInteger(32))
       return std::nullopt;
-    if (!isa<RankedTensorType>(value.getType())) {
+    if (!isa<RankedTensorType>(value.getType()) &&
+        !(loop && !loop.isDefinedOutsideOfLoop(value))) {
       Value v =
           arith::ExtSIOp::create(builder, loc, builder.getI64Type(), value);
       return Bounds{v, v, 0};
@@ -464,6 +513,8 @@ private:
   OpBuilder &builder;
   Location loc;
   WideRecompute wide;
+  scf::ForOp loop;  // pre-loop mode: bounds over its iterations
+  Value ivLo, ivHi; // its induction variable's bounds (i64)
 };
 
 /// A closed interval of integers (int64 bounds; i32 trees stay far inside).
@@ -1305,25 +1356,50 @@ private:
       return false;
     Operation *def = root.getDefiningOp();
     Location loc = def->getLoc();
-    LaneBounds bounds(builder, loc);
-    auto b = bounds.get(root);
-    if (!b)
-      return false;
-    Value wraps = boundsLeaveI32(builder, loc, *b);
-    builder.setInsertionPoint(loop);
-    Value no =
-        arith::ConstantIntOp::create(builder, loc, builder.getI1Type(), 0);
-    IRRewriter rewriter(builder);
-    FailureOr<LoopLikeOpInterface> widened = loop.replaceWithAdditionalYields(
-        rewriter, ValueRange{no}, /*replaceInitOperandUsesInLoop=*/false,
-        [&](OpBuilder &y, Location yieldLoc, ArrayRef<BlockArgument> args) {
-          return SmallVector<Value>{
-              arith::OrIOp::create(y, yieldLoc, args.front(), wraps)};
-        });
-    if (failed(widened))
-      return false;
-    auto newLoop = cast<scf::ForOp>(widened->getOperation());
-    Value any = newLoop->getResults().back();
+    Value any;
+    scf::ForOp newLoop = loop;
+    if (loop.getInductionVar().getType().isInteger(32)) {
+      // Bounds over all iterations, in front of the loop: the induction
+      // variable lies in [lb, ub - 1] when the loop runs (step >= 1). The
+      // loop is left as it is.
+      builder.setInsertionPoint(loop);
+      Type i64 = builder.getI64Type();
+      Value lb =
+          arith::ExtSIOp::create(builder, loc, i64, loop.getLowerBound());
+      Value ub =
+          arith::ExtSIOp::create(builder, loc, i64, loop.getUpperBound());
+      Value last = arith::SubIOp::create(
+          builder, loc, ub, arith::ConstantIntOp::create(builder, loc, i64, 1));
+      LaneBounds overLoop(builder, loc, loop, lb, last);
+      if (auto b = overLoop.get(root))
+        any = arith::AndIOp::create(
+            builder, loc, boundsLeaveI32(builder, loc, *b),
+            arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt,
+                                  loop.getLowerBound(), loop.getUpperBound()));
+    }
+    if (!any) {
+      // Each iteration tests its own bounds.
+      builder.setInsertionPointAfter(def);
+      LaneBounds bounds(builder, loc);
+      auto b = bounds.get(root);
+      if (!b)
+        return false;
+      Value wraps = boundsLeaveI32(builder, loc, *b);
+      builder.setInsertionPoint(loop);
+      Value no =
+          arith::ConstantIntOp::create(builder, loc, builder.getI1Type(), 0);
+      IRRewriter rewriter(builder);
+      FailureOr<LoopLikeOpInterface> widened = loop.replaceWithAdditionalYields(
+          rewriter, ValueRange{no}, /*replaceInitOperandUsesInLoop=*/false,
+          [&](OpBuilder &y, Location yieldLoc, ArrayRef<BlockArgument> args) {
+            return SmallVector<Value>{
+                arith::OrIOp::create(y, yieldLoc, args.front(), wraps)};
+          });
+      if (failed(widened))
+        return false;
+      newLoop = cast<scf::ForOp>(widened->getOperation());
+      any = newLoop->getResults().back();
+    }
     builder.setInsertionPointAfter(newLoop);
     // The lanes that wrapped in some iteration, replayed after the loop.
     Value iv = newLoop.getInductionVar();
