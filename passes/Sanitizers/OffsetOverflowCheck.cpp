@@ -1329,22 +1329,25 @@ private:
   /// arithmetic depends only on the induction variable and on values
   /// defined before the loop (`i + tl.arange(0, BLOCK)` over a vocabulary
   /// loop, `(start_n + offs_n[None, :]) * stride + offs_d[:, None]` over
-  /// attention's K/V blocks): each iteration tests its scalar bounds and ORs
-  /// the result into a loop-carried i1 scalar, nothing else. After the loop,
-  /// only if some iteration's bounds left i32, a replay loop over the same
-  /// iterations recomputes the arithmetic (a copy of its ops, on the replay's
+  /// attention's K/V blocks). The bounds over all iterations are computed in
+  /// front of the loop (the induction variable in [lb, ub - 1], step >= 1;
+  /// only if the loop runs) and the loop is left as it is; where the body's
+  /// scalars cannot be bounded that way, each iteration tests its own bounds
+  /// and ORs the result into a loop-carried i1 scalar. After the loop, only
+  /// if the bounds left i32, a replay loop over the same iterations
+  /// recomputes the arithmetic (a copy of its ops, on the replay's
   /// induction variable), ORs the wrapped lanes of each iteration into an i1
   /// tile and counts them; the report (count > 0) then rebuilds them the same
   /// way for the first lane. The same lanes as the elementwise form (a lane
   /// wrapped in at least one iteration): the copy computes what each
   /// iteration computed (the same ops on the same induction variable values
-  /// and outside values, none of them loop-carried), and an iteration whose
-  /// bounds fit i32 has no wrapped lane. The elementwise form recomputed
-  /// every lane in i64 every iteration (Liger's cross-entropy, 32768-lane
-  /// blocks: H200 0.56x), and a carried i1 tile and a recompute in the loop
-  /// under a branch cost the loop's registers (Liger's group norm 56 -> 96,
-  /// sglang's extend attention). Returns false (nothing built) when the
-  /// bounds are not known or the arithmetic reads a loop-carried value.
+  /// and outside values, none of them loop-carried), and bounds inside i32
+  /// leave no wrapped lane. The elementwise form recomputed every lane in
+  /// i64 every iteration (Liger's cross-entropy, 32768-lane blocks: H200
+  /// 0.56x), and a carried i1 tile and a recompute in the loop under a
+  /// branch cost the loop's registers (Liger's group norm 56 -> 96, sglang's
+  /// extend attention a 416-byte stack). Returns false (nothing built) when
+  /// the bounds are not known or the arithmetic reads a loop-carried value.
   static bool checkIterationsByBounds(OpBuilder &builder, Value root,
                                       scf::ForOp loop,
                                       const ReportOptions &report) {
