@@ -21,7 +21,7 @@
 // A gathered index: loaded data, recomputed lane by lane.
 // OFFSET-SAME:   "unbounded: loaded `idx` (gather.py:7), arg `n`; lane-by-lane i64 check"
 // The loop index is bounded by the loop's run-time bound, an argument.
-// OFFSET-SAME:   "loose: loop index up to arg `n_cols` (line [[#VOCAB - 2]]) <= 2^31-2; in its loop: scalar bounds test per iteration"
+// OFFSET-SAME:   "loose: loop index up to arg `n_cols` (line [[#VOCAB - 2]]) <= 2^31-2; before its loop: scalar bounds test over all iterations"
 // OFFSET-SAME: ]
 
 // NAN:      triton_ext.sanitizer_sites = [
