@@ -53,10 +53,13 @@
 #include "mlir/Pass/Pass.h"
 #include "triton/Dialect/Triton/IR/Dialect.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/bit.h"
 #include "llvm/Support/Debug.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
+#include <functional>
+#include <numeric>
 
 #define DEBUG_TYPE "triton-ext-offset-overflow-check"
 
@@ -105,12 +108,13 @@ static Value arithRoot(Value offset) {
 /// variable, iter_args), on ops with memory effects or regions, or on ops in
 /// nested blocks.
 static std::optional<SmallVector<Operation *>>
-loopInvariantSlice(Value root, scf::ForOp loop) {
+loopInvariantSlice(Value root, scf::ForOp loop, bool allowIV = false) {
   llvm::SetVector<Operation *> ops;
   SmallVector<Value> work{root};
   while (!work.empty()) {
     Value value = work.pop_back_val();
-    if (loop.isDefinedOutsideOfLoop(value))
+    if (loop.isDefinedOutsideOfLoop(value) ||
+        (allowIV && value == loop.getInductionVar()))
       continue;
     Operation *def = value.getDefiningOp();
     if (!def || def->getBlock() != loop.getBody() || def->getNumRegions() ||
@@ -183,38 +187,78 @@ private:
   DenseMap<std::pair<Value, unsigned>, Value> cache;
 };
 
-/// Exact bounds of an i32 tree's i64 value over all lanes of the program,
-/// as two i64 scalars, for trees whose lane-varying leaves are `tt.make_range`s
-/// along distinct dimensions (`pid * B + arange`, `offs_m[:, None] * stride +
-/// offs_n[None, :]`); everything else in the tree is a scalar (one value per
-/// program) or a splat constant.
+/// Bounds of an i32 tree's i64 value over all lanes of the program, as two
+/// i64 scalars computed at run time, cut like WideRecompute (depth, product
+/// of products). The tree's scalars (one value per program) and splat
+/// constants are points; its tensor leaves are `tt.make_range`s and the
+/// integer ops `rem`/`div`/`and`/`min`/`max`/`select` below.
 ///
-/// Why the bounds are exact: a lane (i_0, i_1, ...) of the root sees range
-/// leaf d at value start_d + i_d, and each i_d feeds at most one leaf (the
-/// dimension sets of the operands of every add/sub/mul are disjoint, else
-/// the tree is declined), so the tree is a polynomial in which every
-/// variable occurs once, over a box of independent variables covering every
-/// lane. Interval arithmetic is exact for such single-use expressions: each
-/// op's interval is the exact range of its operands' combination, because
-/// the operands vary independently (sums: add the bounds; products: the
-/// extremes of x * y over a box lie at its corners). The tree cut (depth,
-/// product of products) is WideRecompute's, so the bounds are the minimum
-/// and maximum of what wrappedLanes compares, and some lane wraps iff
-/// lo < INT32_MIN or hi > INT32_MAX. Computing that costs a few scalar ops
-/// and no reduction; the per-lane count is taken only when it fires.
-class ExactBounds {
+/// Exact (`exact`) when the lane-varying leaves are `tt.make_range`s along
+/// distinct dimensions (`pid * B + arange`, `offs_m[:, None] * stride +
+/// offs_n[None, :]`): a lane (i_0, i_1, ...) of the root sees range leaf d at
+/// value start_d + i_d, and each i_d feeds at most one leaf (the dimension
+/// sets of the operands of every add/sub/mul are disjoint), so the tree is a
+/// polynomial in which every variable occurs once, over a box of independent
+/// variables covering every lane. Interval arithmetic is exact for such
+/// single-use expressions: each op's interval is the exact range of its
+/// operands' combination, because the operands vary independently (sums: add
+/// the bounds; products: the extremes of x * y over a box lie at its
+/// corners).
+///
+/// Sound otherwise (a superset of the lanes' values): interval arithmetic
+/// always contains every value it bounds, whether or not the operands vary
+/// independently (`r - r`, `ram[:, None] * stride` with `ram = rm % M`), and
+/// each other leaf gets a bound that contains every i32 value it can take:
+///   - `x % y` (`remsi`): |result| <= |y| - 1 and the result has the sign of
+///     x, so it lies in [xlo < 0 ? -(|y|max - 1) : 0, xhi > 0 ? |y|max - 1 :
+///     0] (clipped to [xlo, xhi] on the side of x's sign: |x % y| <= |x|);
+///     a y range that contains 0 gives the full i32 range (the hardware's
+///     result of a division by zero is not specified);
+///   - `x / y` (`divsi`): truncating division is monotone in x for a fixed
+///     y of one sign and in y for a fixed x, so over a box whose y range
+///     excludes 0 the extremes lie at its four corners; a y range that
+///     contains 0, or corners that leave i32 (`INT32_MIN / -1`), give the
+///     full range;
+///   - `x & C` with a splat constant C >= 0: [0, C];
+///   - `min`/`max`: the min/max of the bounds; `select`: their union;
+///   - anything else (a loaded value, a cast): no bound, the tree is
+///     declined (the caller checks it lane by lane).
+/// The operands of these leaves are bounded by their i32 values: a scalar
+/// by itself, a tensor by its bounds when they fit i32, else the full i32
+/// range (an operand whose arithmetic wrapped can hold any i32 value).
+///
+/// Either way a lane wraps only if its i64 value leaves i32 (wrappedLanes),
+/// so bounds inside i32 prove that no lane wraps. With exact bounds the
+/// converse holds too (some lane wraps iff lo < INT32_MIN or hi >
+/// INT32_MAX); with sound bounds it may not, so the callers count the lanes
+/// under the bounds test and report only a positive count: the count is
+/// exact in both cases, and a correct kernel pays a few scalar ops and no
+/// reduction.
+class LaneBounds {
 public:
   struct Bounds {
     Value lo, hi;
-    uint64_t dims; // dimensions of the value along which it varies
+    uint64_t dims;     // dimensions of the value along which it varies
+    bool exact = true; // the minimum and maximum over the lanes
   };
 
-  ExactBounds(OpBuilder &builder, Location loc)
+  LaneBounds(OpBuilder &builder, Location loc)
       : builder(builder), loc(loc), wide(builder, loc) {}
+
+  /// Bounds over every iteration of `loop`, built in front of it: the
+  /// induction variable lies in [ivLo, ivHi] (i64), and the arithmetic of
+  /// the body (`start_n + offs_n`, `iv * stride`) is bounded by interval
+  /// arithmetic on it (sound, not exact). Other scalars of the body decline.
+  LaneBounds(OpBuilder &builder, Location loc, scf::ForOp loop, Value ivLo,
+             Value ivHi)
+      : builder(builder), loc(loc), wide(builder, loc), loop(loop), ivLo(ivLo),
+        ivHi(ivHi) {}
 
   std::optional<Bounds> get(Value value, unsigned depth = 0,
                             unsigned products = 0) {
     if (!isa<RankedTensorType>(value.getType())) {
+      if (loop && !loop.isDefinedOutsideOfLoop(value))
+        return bodyScalar(value, depth, products);
       Value v = wide.get(value, depth, products);
       return Bounds{v, v, 0};
     }
@@ -230,21 +274,26 @@ public:
       if (!lhs)
         return std::nullopt;
       auto rhs = get(def->getOperand(1), depth + 1, inner);
-      if (!rhs || (lhs->dims & rhs->dims))
+      if (!rhs)
         return std::nullopt;
       uint64_t dims = lhs->dims | rhs->dims;
+      // Operands varying along a common dimension are not independent: the
+      // bounds stay sound but may be wider than the lanes' values.
+      bool exact = lhs->exact && rhs->exact && !(lhs->dims & rhs->dims);
       if (isa<arith::AddIOp>(def))
-        return Bounds{add(lhs->lo, rhs->lo), add(lhs->hi, rhs->hi), dims};
+        return Bounds{add(lhs->lo, rhs->lo), add(lhs->hi, rhs->hi), dims,
+                      exact};
       if (isa<arith::SubIOp>(def))
-        return Bounds{sub(lhs->lo, rhs->hi), sub(lhs->hi, rhs->lo), dims};
+        return Bounds{sub(lhs->lo, rhs->hi), sub(lhs->hi, rhs->lo), dims,
+                      exact};
       Value c[4] = {mul(lhs->lo, rhs->lo), mul(lhs->lo, rhs->hi),
                     mul(lhs->hi, rhs->lo), mul(lhs->hi, rhs->hi)};
       Value lo = c[0], hi = c[0];
       for (Value corner : ArrayRef<Value>(c).drop_front()) {
-        lo = arith::MinSIOp::create(builder, loc, lo, corner);
-        hi = arith::MaxSIOp::create(builder, loc, hi, corner);
+        lo = min(lo, corner);
+        hi = max(hi, corner);
       }
-      return Bounds{lo, hi, dims};
+      return Bounds{lo, hi, dims, exact};
     }
     if (!getElementTypeOrSelf(value.getType()).isInteger(32))
       return std::nullopt;
@@ -262,8 +311,10 @@ public:
       return Bounds{v, v, 0};
     }
     if (isa<triton::SplatOp>(def)) {
-      Value v = wide.get(def->getOperand(0), depth + 1, products);
-      return Bounds{v, v, 0};
+      auto scalar = get(def->getOperand(0), depth + 1, products);
+      if (scalar)
+        scalar->dims = 0;
+      return scalar;
     }
     if (isa<triton::BroadcastOp>(def))
       return get(def->getOperand(0), depth + 1, products);
@@ -276,20 +327,198 @@ public:
       src->dims = below | ((src->dims >> axis) << (axis + 1));
       return src;
     }
-    return std::nullopt;
+    return leafBounds(def, depth);
   }
 
 private:
+  /// Sound bounds of a tensor leaf that is not a range (see the class
+  /// comment), or none.
+  std::optional<Bounds> leafBounds(Operation *def, unsigned depth) {
+    auto operand = [&](unsigned i) {
+      return valueBounds(def->getOperand(i), depth);
+    };
+    auto sound = [](Value lo, Value hi, uint64_t dims) {
+      return Bounds{lo, hi, dims, /*exact=*/false};
+    };
+    if (isa<arith::RemSIOp, arith::DivSIOp>(def)) {
+      auto x = operand(0), y = operand(1);
+      if (!x || !y)
+        return std::nullopt;
+      uint64_t dims = x->dims | y->dims;
+      Value zero = constant(0);
+      // The divisor's range contains 0: the result is not specified.
+      Value mayDivideByZero = andi(cmp(arith::CmpIPredicate::sle, y->lo, zero),
+                                   cmp(arith::CmpIPredicate::sge, y->hi, zero));
+      Value lo, hi;
+      if (isa<arith::RemSIOp>(def)) {
+        // |x % y| <= max|y| - 1, with the sign of x.
+        Value m = sub(max(abs(y->lo), abs(y->hi)), constant(1));
+        lo = select(cmp(arith::CmpIPredicate::sge, x->lo, zero), zero,
+                    max(x->lo, sub(zero, m)));
+        hi = select(cmp(arith::CmpIPredicate::sle, x->hi, zero), zero,
+                    min(x->hi, m));
+      } else {
+        // Corners of the box (one per distinct pair of bounds: a scalar
+        // divisor gives two). A divisor of 1 stands in for a range that
+        // contains 0 (whose bounds are replaced below), so no division by
+        // zero is executed.
+        Value one = constant(1);
+        SmallVector<Value, 2> xs{x->lo},
+            ys{select(mayDivideByZero, one, y->lo)};
+        if (x->hi != x->lo)
+          xs.push_back(x->hi);
+        if (y->hi != y->lo)
+          ys.push_back(select(mayDivideByZero, one, y->hi));
+        for (Value xv : xs)
+          for (Value yv : ys) {
+            // x / -1 is -x, computed in i64: `INT32_MIN / -1` is 2^31 (the
+            // i32 division would be undefined), which leaves i32 below.
+            Value minusOne = cmp(arith::CmpIPredicate::eq, yv, constant(-1));
+            Value corner = select(minusOne, sub(constant(0), xv),
+                                  div32(xv, select(minusOne, one, yv)));
+            lo = lo ? min(lo, corner) : corner;
+            hi = hi ? max(hi, corner) : corner;
+          }
+        // The i32 result of `INT32_MIN / -1` is not 2^31.
+        mayDivideByZero = ori(mayDivideByZero, leavesI32(lo, hi));
+      }
+      lo = select(mayDivideByZero, constant(INT32_MIN), lo);
+      hi = select(mayDivideByZero, constant(INT32_MAX), hi);
+      return sound(lo, hi, dims);
+    }
+    if (auto andOp = dyn_cast<arith::AndIOp>(def)) {
+      for (Value side : andOp->getOperands()) {
+        auto cst = side.getDefiningOp<arith::ConstantOp>();
+        auto dense =
+            cst ? dyn_cast<SplatElementsAttr>(cst.getValue()) : nullptr;
+        if (!dense || dense.getSplatValue<APInt>().isNegative())
+          continue;
+        // x & C keeps only bits of C >= 0: 0 <= result <= C.
+        return sound(constant(0),
+                     constant(dense.getSplatValue<APInt>().getSExtValue()), 0);
+      }
+      return std::nullopt;
+    }
+    if (isa<arith::MinSIOp, arith::MaxSIOp, arith::SelectOp>(def)) {
+      unsigned first = isa<arith::SelectOp>(def) ? 1 : 0;
+      auto a = operand(first), b = operand(first + 1);
+      if (!a || !b)
+        return std::nullopt;
+      uint64_t dims = a->dims | b->dims;
+      if (isa<arith::MinSIOp>(def))
+        return sound(min(a->lo, b->lo), min(a->hi, b->hi), dims);
+      if (isa<arith::MaxSIOp>(def))
+        return sound(max(a->lo, b->lo), max(a->hi, b->hi), dims);
+      // Either value, per lane: the union (the condition may vary too).
+      if (auto cond = dyn_cast<RankedTensorType>(def->getOperand(0).getType()))
+        dims |= ~uint64_t(0) >> (64 - cond.getRank());
+      return sound(min(a->lo, b->lo), max(a->hi, b->hi), dims);
+    }
+    return std::nullopt;
+  }
+
+  /// Bounds of a scalar of the loop body over all iterations (pre-loop
+  /// mode): the induction variable, constants, and i32 add/sub/mul of such
+  /// values cut like WideRecompute; none for anything else.
+  std::optional<Bounds> bodyScalar(Value value, unsigned depth,
+                                   unsigned products) {
+    if (value == loop.getInductionVar())
+      return Bounds{ivLo, ivHi, 0, /*exact=*/false};
+    Operation *def = value.getDefiningOp();
+    if (auto cst = dyn_cast_or_null<arith::ConstantOp>(def))
+      if (auto attr = dyn_cast<IntegerAttr>(cst.getValue())) {
+        Value v = constant(attr.getValue().getSExtValue());
+        return Bounds{v, v, 0};
+      }
+    bool isMul = def && isa<arith::MulIOp>(def);
+    if (!isI32Arith(value) || depth >= kMaxDepth || (isMul && products > 0))
+      return std::nullopt;
+    unsigned inner = products + (isMul ? 1 : 0);
+    auto lhs = get(def->getOperand(0), depth + 1, inner);
+    auto rhs = lhs ? get(def->getOperand(1), depth + 1, inner) : std::nullopt;
+    if (!rhs)
+      return std::nullopt;
+    if (isa<arith::AddIOp>(def))
+      return Bounds{add(lhs->lo, rhs->lo), add(lhs->hi, rhs->hi), 0, false};
+    if (isa<arith::SubIOp>(def))
+      return Bounds{sub(lhs->lo, rhs->hi), sub(lhs->hi, rhs->lo), 0, false};
+    Value c[4] = {mul(lhs->lo, rhs->lo), mul(lhs->lo, rhs->hi),
+                  mul(lhs->hi, rhs->lo), mul(lhs->hi, rhs->hi)};
+    Value lo = c[0], hi = c[0];
+    for (Value corner : ArrayRef<Value>(c).drop_front()) {
+      lo = min(lo, corner);
+      hi = max(hi, corner);
+    }
+    return Bounds{lo, hi, 0, false};
+  }
+
+  /// Bounds of the i32 values `value` holds (an operand of a leaf): a scalar
+  /// is its own bound; a tensor has its bounds if they fit i32, else the full
+  /// i32 range (wrapped arithmetic can hold any i32 value).
+  std::optional<Bounds> valueBounds(Value value, unsigned depth) {
+    if (!getElementTypeOrSelf(value.getType()).isInteger(32))
+      return std::nullopt;
+    if (!isa<RankedTensorType>(value.getType()) &&
+        !(loop && !loop.isDefinedOutsideOfLoop(value))) {
+      Value v =
+          arith::ExtSIOp::create(builder, loc, builder.getI64Type(), value);
+      return Bounds{v, v, 0};
+    }
+    auto b = get(value, depth + 1, /*products=*/0);
+    if (!b)
+      return std::nullopt;
+    Value wraps = leavesI32(b->lo, b->hi);
+    b->lo = select(wraps, constant(INT32_MIN), b->lo);
+    b->hi = select(wraps, constant(INT32_MAX), b->hi);
+    return b;
+  }
+
+  Value leavesI32(Value lo, Value hi) {
+    return ori(cmp(arith::CmpIPredicate::slt, lo, constant(INT32_MIN)),
+               cmp(arith::CmpIPredicate::sgt, hi, constant(INT32_MAX)));
+  }
+
   Value constant(int64_t v) {
     return arith::ConstantIntOp::create(builder, loc, builder.getI64Type(), v);
   }
   Value add(Value a, Value b) { return arith::AddIOp::create(builder, loc, a, b); }
   Value sub(Value a, Value b) { return arith::SubIOp::create(builder, loc, a, b); }
   Value mul(Value a, Value b) { return arith::MulIOp::create(builder, loc, a, b); }
+  /// a / b (truncating) for i64 values within the i32 range, b != 0, in
+  /// i32 (an i64 division is a long subroutine on the GPU; in the group
+  /// norm's loop it cost 56 registers more); b != -1 (the caller's case).
+  Value div32(Value a, Value b) {
+    Type i32 = builder.getI32Type();
+    Value q = arith::DivSIOp::create(
+        builder, loc, arith::TruncIOp::create(builder, loc, i32, a),
+        arith::TruncIOp::create(builder, loc, i32, b));
+    return arith::ExtSIOp::create(builder, loc, builder.getI64Type(), q);
+  }
+  Value min(Value a, Value b) {
+    return arith::MinSIOp::create(builder, loc, a, b);
+  }
+  Value max(Value a, Value b) {
+    return arith::MaxSIOp::create(builder, loc, a, b);
+  }
+  Value abs(Value a) { return max(a, sub(constant(0), a)); }
+  Value andi(Value a, Value b) {
+    return arith::AndIOp::create(builder, loc, a, b);
+  }
+  Value ori(Value a, Value b) {
+    return arith::OrIOp::create(builder, loc, a, b);
+  }
+  Value select(Value c, Value a, Value b) {
+    return arith::SelectOp::create(builder, loc, c, a, b);
+  }
+  Value cmp(arith::CmpIPredicate pred, Value a, Value b) {
+    return arith::CmpIOp::create(builder, loc, pred, a, b);
+  }
 
   OpBuilder &builder;
   Location loc;
   WideRecompute wide;
+  scf::ForOp loop;  // pre-loop mode: bounds over its iterations
+  Value ivLo, ivHi; // its induction variable's bounds (i64)
 };
 
 /// A closed interval of integers (int64 bounds; i32 trees stay far inside).
@@ -505,6 +734,164 @@ private:
   }
 };
 
+/// An offset's tensor tree restricted to one block of its tile: the lanes
+/// [first_d, first_d + size_d) along each dimension d of the tile (rank 1 or
+/// 2), as the same ops on smaller tensors (reportByBlocks). Each value keeps
+/// track of which tile dimension each of its dimensions is (expand_dims
+/// inserts one of size 1, a broadcast from size 1 has none). Leaves:
+/// `tt.make_range(s, e)` along tile dimension d becomes `tt.make_range(0,
+/// size_d) + splat(s + first_d)` (lane i of the block is lane first_d + i of
+/// the tile), splats and splat constants get the block's shape, and
+/// elementwise ops without memory effects (`arith` integer ops, `select`)
+/// are cloned on the blocks of their operands, so every lane of the block
+/// computes what the same lane of the tile computes. Every range of the tree
+/// is rebuilt from the block's offsets (values of the loop over blocks), so
+/// no copy can be merged (CSE) with the kernel's own tensors, which would
+/// then stay alive until the end of the kernel. Value hints
+/// (`tt.contiguity` and friends) describe the whole tile and are dropped.
+class TileBlock {
+public:
+  /// `scalars` maps scalar operands to the values to use instead (copies
+  /// of a loop iteration's scalars), if any.
+  TileBlock(OpBuilder &builder, Location loc, ArrayRef<int64_t> tile,
+            ArrayRef<int64_t> sizes, ArrayRef<Value> firsts,
+            const IRMapping *scalars = nullptr)
+      : builder(builder), loc(loc), tile(tile), sizes(sizes), firsts(firsts),
+        scalars(scalars) {}
+
+  /// True if get() can rebuild `root` (a tile of shape `tile`).
+  static bool canRebuild(Value root, ArrayRef<int64_t> tile) {
+    return rebuildable(root, rootDims(tile.size()), tile, 0);
+  }
+
+  /// `root` restricted to the block.
+  Value get(Value root) { return get(root, rootDims(tile.size())); }
+
+private:
+  /// Tile dimension of each dimension of a value (-1: none, size 1).
+  using Dims = SmallVector<int, 2>;
+
+  static Dims rootDims(size_t rank) {
+    Dims dims;
+    for (size_t d = 0; d < rank; ++d)
+      dims.push_back(int(d));
+    return dims;
+  }
+
+  /// The dims of a broadcast's source or an expand_dims' source.
+  static std::optional<Dims> sourceDims(Operation *def, const Dims &dims) {
+    Dims src;
+    if (auto expand = dyn_cast<triton::ExpandDimsOp>(def)) {
+      unsigned axis = expand.getAxis();
+      if (dims[axis] >= 0)
+        return std::nullopt; // the inserted dimension has size 1
+      for (size_t d = 0; d < dims.size(); ++d)
+        if (d != axis)
+          src.push_back(dims[d]);
+      return src;
+    }
+    auto srcTy = cast<RankedTensorType>(def->getOperand(0).getType());
+    for (size_t d = 0; d < dims.size(); ++d)
+      src.push_back(srcTy.getShape()[d] == 1 ? -1 : dims[d]);
+    return src;
+  }
+
+  static bool rebuildable(Value value, const Dims &dims, ArrayRef<int64_t> tile,
+                          unsigned depth) {
+    auto type = dyn_cast<RankedTensorType>(value.getType());
+    Operation *def = value.getDefiningOp();
+    if (!type || !def || depth > 2 * kMaxDepth ||
+        type.getRank() != int64_t(dims.size()))
+      return false;
+    for (size_t d = 0; d < dims.size(); ++d)
+      if (type.getShape()[d] != (dims[d] < 0 ? 1 : tile[dims[d]]))
+        return false;
+    if (isa<triton::MakeRangeOp>(def))
+      return true;
+    if (auto cst = dyn_cast<arith::ConstantOp>(def))
+      return isa<SplatElementsAttr>(cst.getValue());
+    if (isa<triton::SplatOp>(def))
+      return true;
+    if (isa<triton::ExpandDimsOp, triton::BroadcastOp>(def)) {
+      auto src = sourceDims(def, dims);
+      return src && rebuildable(def->getOperand(0), *src, tile, depth + 1);
+    }
+    // Elementwise ops: the block of the result is the op on the blocks of
+    // the operands.
+    if (!def->hasTrait<OpTrait::Elementwise>() || def->getNumResults() != 1 ||
+        def->getNumRegions() != 0 || !isMemoryEffectFree(def))
+      return false;
+    return llvm::all_of(def->getOperands(), [&](Value operand) {
+      return !isa<RankedTensorType>(operand.getType()) ||
+             rebuildable(operand, dims, tile, depth + 1);
+    });
+  }
+
+  Value get(Value value, const Dims &dims) {
+    auto key = std::make_pair(value, dims.size() > 1 ? dims[1] * 4 + dims[0]
+                                                     : dims[0] + 2);
+    if (Value known = cache.lookup(key))
+      return known;
+    auto type = cast<RankedTensorType>(value.getType());
+    SmallVector<int64_t> shape;
+    for (int d : dims)
+      shape.push_back(d < 0 ? 1 : sizes[d]);
+    auto blockTy = type.clone(shape);
+    Operation *def = value.getDefiningOp();
+    Value out;
+    if (auto range = dyn_cast<triton::MakeRangeOp>(def)) {
+      Type i32 = builder.getI32Type();
+      int d = dims[0];
+      Value local = triton::MakeRangeOp::create(builder, loc, blockTy, 0,
+                                                d < 0 ? 1 : sizes[d]);
+      Value start =
+          arith::ConstantIntOp::create(builder, loc, i32, range.getStart());
+      if (d >= 0)
+        start = arith::AddIOp::create(builder, loc, firsts[d], start);
+      out = arith::AddIOp::create(
+          builder, loc, local,
+          triton::SplatOp::create(builder, loc, blockTy, start));
+    } else if (auto cst = dyn_cast<arith::ConstantOp>(def)) {
+      out = arith::ConstantOp::create(
+          builder, loc,
+          cast<SplatElementsAttr>(cst.getValue()).resizeSplat(blockTy));
+    } else if (isa<triton::SplatOp>(def)) {
+      out = triton::SplatOp::create(builder, loc, blockTy,
+                                    scalar(def->getOperand(0)));
+    } else if (auto expand = dyn_cast<triton::ExpandDimsOp>(def)) {
+      Value src = get(expand.getSrc(), *sourceDims(def, dims));
+      out = triton::ExpandDimsOp::create(builder, loc, blockTy, src,
+                                         expand.getAxis());
+    } else if (isa<triton::BroadcastOp>(def)) {
+      Value src = get(def->getOperand(0), *sourceDims(def, dims));
+      out = triton::BroadcastOp::create(builder, loc, blockTy, src);
+    } else {
+      IRMapping mapping;
+      for (Value operand : def->getOperands())
+        mapping.map(operand, isa<RankedTensorType>(operand.getType())
+                                 ? get(operand, dims)
+                                 : scalar(operand));
+      Operation *copy = builder.clone(*def, mapping);
+      copy->setDiscardableAttrs(ArrayRef<NamedAttribute>{});
+      copy->getResult(0).setType(blockTy);
+      out = copy->getResult(0);
+    }
+    cache[key] = out;
+    return out;
+  }
+
+  OpBuilder &builder;
+  Location loc;
+  ArrayRef<int64_t> tile, sizes;
+  ArrayRef<Value> firsts;
+  const IRMapping *scalars;
+  DenseMap<std::pair<Value, int>, Value> cache;
+
+  Value scalar(Value value) const {
+    return scalars ? scalars->lookupOrDefault(value) : value;
+  }
+};
+
 /// What an offset site reports.
 constexpr StringLiteral kWhat = "i32 offset overflow lanes";
 
@@ -659,9 +1046,9 @@ static std::string offsetReason(Value root, StringRef how) {
   return why + how.str();
 }
 
-/// True if ExactBounds knows `root`'s bounds, i.e. wrapCount tests them
+/// True if LaneBounds knows `root`'s bounds, i.e. wrapCount tests them
 /// with a few scalar ops rather than recomputing every lane in i64.
-/// ExactBounds builds the bounds as IR: here in a detached block, dropped
+/// LaneBounds builds the bounds as IR: here in a detached block, dropped
 /// after (clear() drops the uses of outer values first).
 static bool hasExactBounds(Value root) {
   if (!isa<RankedTensorType>(root.getType()))
@@ -669,7 +1056,7 @@ static bool hasExactBounds(Value root) {
   Block scratch;
   OpBuilder builder(root.getContext()); // the block has no region to ask
   builder.setInsertionPointToEnd(&scratch);
-  bool known = ExactBounds(builder, root.getLoc()).get(root).has_value();
+  bool known = LaneBounds(builder, root.getLoc()).get(root).has_value();
   scratch.clear();
   return known;
 }
@@ -728,18 +1115,7 @@ public:
           checkAcrossIterations(builder, root, loop, *report);
           continue;
         }
-        {
-          builder.setInsertionPoint(loop);
-          IRMapping mapping;
-          for (Operation *op : *slice)
-            builder.clone(*op, mapping);
-          root = mapping.lookup(root);
-          tripGuard = arith::CmpIOp::create(
-              builder, loc,
-              loop.getUnsignedCmp() ? arith::CmpIPredicate::ult
-                                    : arith::CmpIPredicate::slt,
-              loop.getLowerBound(), loop.getUpperBound());
-        }
+        hoistInvariant(builder, loc, loop, *slice, root, tripGuard);
       }
       if (deferColdPath(builder, loc, root, tripGuard, *report))
         continue;
@@ -764,9 +1140,61 @@ public:
   }
 
 private:
+  /// Clones `slice` (the ops computing `root` in the body of `loop`, all
+  /// loop-invariant) in front of `loop`, and sets `root` to the copy and
+  /// `tripGuard` to "the loop runs at least one iteration". Then, while the
+  /// loop sits in the body of another `scf.for` in which the copy and the
+  /// guard are invariant too (`BLOCK_K * stride_bk` in a K loop inside a
+  /// loop over packed weights), moves both in front of that loop, the guard
+  /// also requiring it to run. Legal for the same reason as one level: every
+  /// execution of the arithmetic computes the same value, and it executes at
+  /// all iff every loop around it runs (the inner bounds are invariant, so
+  /// they are the same in every outer iteration). A check left in the outer
+  /// body reported in place, once per outer iteration, and its record
+  /// updates (address arithmetic, atomics) sat in the outer loop: Liger's
+  /// int8 x int2 GEMM took 217 registers instead of 128.
+  static void hoistInvariant(OpBuilder &builder, Location loc, scf::ForOp loop,
+                             ArrayRef<Operation *> slice, Value &root,
+                             Value &tripGuard) {
+    SmallVector<Operation *> ops(slice);
+    while (true) {
+      builder.setInsertionPoint(loop);
+      IRMapping mapping;
+      for (Operation *op : ops)
+        builder.clone(*op, mapping);
+      root = mapping.lookupOrDefault(root);
+      Value runs = arith::CmpIOp::create(
+          builder, loc,
+          loop.getUnsignedCmp() ? arith::CmpIPredicate::ult
+                                : arith::CmpIPredicate::slt,
+          loop.getLowerBound(), loop.getUpperBound());
+      tripGuard =
+          tripGuard
+              ? arith::AndIOp::create(builder, loc,
+                                      mapping.lookupOrDefault(tripGuard), runs)
+              : runs;
+      auto outer = dyn_cast<scf::ForOp>(loop->getParentOp());
+      if (!outer)
+        return;
+      auto rootSlice = loopInvariantSlice(root, outer);
+      auto guardSlice = loopInvariantSlice(tripGuard, outer);
+      if (!rootSlice || !guardSlice)
+        return;
+      llvm::SetVector<Operation *> both(rootSlice->begin(), rootSlice->end());
+      both.insert(guardSlice->begin(), guardSlice->end());
+      ops.assign(both.begin(), both.end());
+      llvm::sort(ops, [](Operation *a, Operation *b) {
+        return a->isBeforeInBlock(b);
+      });
+      // The copies left in the outer body are pure and now unused:
+      // canonicalization removes them.
+      loop = outer;
+    }
+  }
+
   /// `bounds` leave the i32 range (i1 scalar).
   static Value boundsLeaveI32(OpBuilder &builder, Location loc,
-                              const ExactBounds::Bounds &bounds) {
+                              const LaneBounds::Bounds &bounds) {
     Type i64 = builder.getI64Type();
     Value max = arith::ConstantIntOp::create(builder, loc, i64, INT32_MAX);
     Value min = arith::ConstantIntOp::create(builder, loc, i64, INT32_MIN);
@@ -789,16 +1217,20 @@ private:
   }
 
   /// True if every tensor value `value` is computed from is defined by a
-  /// pure, region-free op (ranges, constants, shape ops, integer
-  /// arithmetic): such a tree can be computed again anywhere its scalar
-  /// leaves are available.
+  /// region-free op without memory effects (ranges, constants, shape ops,
+  /// integer arithmetic, `%` and `//`): such a tree can be computed again
+  /// anywhere its scalar leaves are available, with the same result. A
+  /// division is not speculatable in general (a zero divisor), but computing
+  /// it again on the same operands is no speculation: the kernel already
+  /// computed it, in the entry block, before the copy runs.
   static bool clonableTree(Value value, unsigned depth = 0) {
     if (!isa<RankedTensorType>(value.getType()))
       return true;
     Operation *def = value.getDefiningOp();
     if (!def)
       return true; // a tensor argument of the kernel
-    if (depth > 2 * kMaxDepth || !isPure(def) || def->getNumRegions() != 0)
+    if (depth > 2 * kMaxDepth || !isMemoryEffectFree(def) ||
+        def->getNumRegions() != 0)
       return false;
     return llvm::all_of(def->getOperands(), [&](Value operand) {
       return clonableTree(operand, depth + 1);
@@ -822,7 +1254,7 @@ private:
   }
 
   /// Record mode, a tensor offset at the top level of the kernel whose
-  /// exact bounds (ExactBounds) are known: only the bounds test (a few
+  /// exact bounds (LaneBounds) are known: only the bounds test (a few
   /// scalar ops) stays where the offset is; the reporting path -- the i64
   /// recompute of every lane, the count, the first lane, the record updates
   /// -- goes right before the kernel's `tt.return`, on a copy of the
@@ -845,15 +1277,27 @@ private:
     Operation *ret = entryReturn(root.getDefiningOp());
     if (!ret || !clonableTree(root))
       return false;
-    ExactBounds bounds(builder, loc);
+    LaneBounds bounds(builder, loc);
     auto b = bounds.get(root);
-    if (!b)
+    // Without records and blocks the report is built in place under `wraps`
+    // (a device line with the count): with bounds that are only sound, that
+    // count can be 0. wrapCount and reportByBlocks report only a positive
+    // count.
+    bool blocks = byBlocks(root);
+    if (!b || (!b->exact && !report.records && !blocks))
       return false;
     Value wraps = boundsLeaveI32(builder, loc, *b);
     if (tripGuard)
       wraps = arith::AndIOp::create(builder, loc, wraps, tripGuard);
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPoint(ret);
+    std::string kernel = kernelNameOf(root.getDefiningOp());
+    ReportSite site{"offset_overflow_check", kernel, siteOf(loc), kWhat,
+                    offsetReason(root, tripGuard
+                                           ? "before its loop: scalar bounds test"
+                                           : "scalar bounds test")};
+    if (blocks && reportByBlocks(builder, loc, root, wraps, ret, site, report))
+      return true;
     Value lanes;
     auto lanesAtEnd = [&](OpBuilder &b, Location l) -> Value {
       if (!lanes) {
@@ -862,23 +1306,164 @@ private:
       }
       return lanes;
     };
-    std::string kernel = kernelNameOf(root.getDefiningOp());
     emitReportWhen(
         builder, loc, wraps,
         [&](OpBuilder &b, Location l) {
           return countTrue(b, l, lanesAtEnd(b, l));
         },
-        lanesAtEnd,
-        ReportSite{
-            "offset_overflow_check", kernel, siteOf(loc), kWhat,
-            offsetReason(root, tripGuard ? "before its loop: scalar bounds test"
-                                         : "scalar bounds test")},
-        report);
+        lanesAtEnd, site, report);
+    return true;
+  }
+
+  /// Most lanes of a block of the tile processed at a time on the reporting
+  /// path at the end of the kernel (reportByBlocks).
+  static constexpr int64_t kBlockLanes = 2048;
+
+  /// deferColdPath's reporting path, one block of the tile at a time: under
+  /// `wraps`, an `scf.for` over the blocks (at least two, of at most
+  /// kBlockLanes lanes) rebuilds the offset's tree for the block's lanes
+  /// (TileBlock), recomputes them in i64, adds up their count and keeps the
+  /// smallest row-major index (in the tile) of a wrapped lane; then the
+  /// records are updated as emitReportWhen does at the end. The same count
+  /// and first lane: the blocks partition the tile's lanes, each lane's
+  /// value is computed by the same ops from the same scalars, and the
+  /// row-major order of a block's lanes is their order in the tile. Why: the
+  /// whole tile's i64 recompute in one piece (and the kernel's own tensors
+  /// it used, kept alive until then) is where the kernel needed the most
+  /// registers, and ptxas sizes the kernel for it although a correct run
+  /// never enters it: torchao's int8 GEMMs (8 warps, 128x128 tiles) went
+  /// from 125 registers (2 programs per SM) to 160-255 (1 program per SM).
+  /// Returns false (nothing built) for ranks other than 1 and 2, dimensions
+  /// that are not powers of two, and trees TileBlock cannot rebuild.
+  /// The wrapped lanes of one block (i1, the block's shape), given the
+  /// block's shape and first lanes (reportByBlocks).
+  using BlockLanes = function_ref<Value(OpBuilder &, Location,
+                                        ArrayRef<int64_t>, ArrayRef<Value>)>;
+
+  /// True if reportByBlocks can take `root`.
+  static bool byBlocks(Value root) {
+    auto rootTy = dyn_cast<RankedTensorType>(root.getType());
+    return rootTy && rootTy.getRank() <= 2 && rootTy.getNumElements() >= 2 &&
+           llvm::all_of(rootTy.getShape(),
+                        [](int64_t n) { return llvm::isPowerOf2_64(n); }) &&
+           TileBlock::canRebuild(root, rootTy.getShape());
+  }
+
+  static bool reportByBlocks(OpBuilder &builder, Location loc, Value root,
+                             Value wraps, Operation *ret,
+                             const ReportSite &site,
+                             const ReportOptions &report,
+                             BlockLanes blockLanes = nullptr) {
+    auto rootTy = cast<RankedTensorType>(root.getType());
+    SmallVector<int64_t, 2> tile(rootTy.getShape());
+    int64_t numel = rootTy.getNumElements();
+    if (tile.size() > 2 || numel < 2 ||
+        !llvm::all_of(tile, [](int64_t n) { return llvm::isPowerOf2_64(n); }) ||
+        !TileBlock::canRebuild(root, tile))
+      return false;
+    // At least two blocks along every dimension of at least 2 lanes, so that
+    // every range of the copy depends on the block (a single block would be
+    // folded to the tile's own ranges and the copy merged, CSE, with the
+    // kernel's own tensors, which would then stay alive until the end of the
+    // kernel); then the larger dimension of the block is halved until the
+    // block is small enough.
+    SmallVector<int64_t, 2> sizes(tile);
+    for (int64_t &size : sizes)
+      size = std::max<int64_t>(1, size / 2);
+    auto lanesPerBlock = [&] {
+      return std::accumulate(sizes.begin(), sizes.end(), int64_t(1),
+                             std::multiplies<int64_t>());
+    };
+    while (lanesPerBlock() > kBlockLanes) {
+      unsigned d = sizes.size() > 1 && sizes[1] > sizes[0] ? 1 : 0;
+      sizes[d] /= 2;
+    }
+    int64_t cols = tile.size() > 1 ? tile[1] : 1;
+    int64_t perRow = tile.size() > 1 ? tile[1] / sizes[1] : 1;
+    Type i32 = builder.getI32Type();
+    auto cst = [&](OpBuilder &b, int64_t v) -> Value {
+      return arith::ConstantIntOp::create(b, loc, i32, v);
+    };
+    auto found = scf::IfOp::create(builder, loc, TypeRange{i32, i32}, wraps,
+                                   /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard guard(builder);
+      builder.setInsertionPointToStart(found.thenBlock());
+      auto blocks = scf::ForOp::create(
+          builder, loc, cst(builder, 0), cst(builder, numel / lanesPerBlock()),
+          cst(builder, 1), ValueRange{cst(builder, 0), cst(builder, INT32_MAX)},
+          [&](OpBuilder &b, Location l, Value block, ValueRange acc) {
+            // Block (block / perRow, block % perRow) of the tile.
+            SmallVector<Value, 2> firsts{arith::MulIOp::create(
+                b, l, arith::DivSIOp::create(b, l, block, cst(b, perRow)),
+                cst(b, sizes[0]))};
+            if (tile.size() > 1)
+              firsts.push_back(arith::MulIOp::create(
+                  b, l, arith::RemSIOp::create(b, l, block, cst(b, perRow)),
+                  cst(b, sizes[1])));
+            Value bad;
+            if (blockLanes) {
+              bad = blockLanes(b, l, sizes, firsts);
+            } else {
+              TileBlock part(b, l, tile, sizes, firsts);
+              bad = wrappedLanes(b, l, part.get(root));
+            }
+            auto [count, first] = countAndFirstLane(b, l, bad);
+            // Lane (i, j) of the block is lane (first0 + i, first1 + j) of
+            // the tile; `first` is i * sizes[1] + j, or INT32_MAX for none.
+            Value none = cst(b, INT32_MAX);
+            Value index = first;
+            if (tile.size() > 1) {
+              Value i = arith::DivSIOp::create(b, l, first, cst(b, sizes[1]));
+              Value j = arith::RemSIOp::create(b, l, first, cst(b, sizes[1]));
+              index = arith::AddIOp::create(
+                  b, l,
+                  arith::MulIOp::create(
+                      b, l, arith::AddIOp::create(b, l, firsts[0], i),
+                      cst(b, cols)),
+                  arith::AddIOp::create(b, l, firsts[1], j));
+            } else {
+              index = arith::AddIOp::create(b, l, firsts[0], first);
+            }
+            Value shifted = arith::SelectOp::create(
+                b, l,
+                arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, first,
+                                      none),
+                none, index);
+            scf::YieldOp::create(
+                b, l,
+                ValueRange{arith::AddIOp::create(b, l, acc[0], count),
+                           arith::MinSIOp::create(b, l, acc[1], shifted)});
+          });
+      scf::YieldOp::create(builder, loc, blocks.getResults());
+      builder.setInsertionPointToStart(found.elseBlock());
+      scf::YieldOp::create(builder, loc,
+                           ValueRange{cst(builder, 0), cst(builder, 0)});
+    }
+    if (report.records) {
+      emitRecordsAtEnd(builder, loc, ret, found.getResult(0),
+                       found.getResult(1), numel, site, report);
+    } else if (report.print == PrintMode::Every) {
+      // No records (what an IR interpreter follows): the per-program line
+      // of emitReport's in-place path, for a positive count only.
+      Value any = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::sgt,
+                                        found.getResult(0), cst(builder, 0));
+      auto line =
+          scf::IfOp::create(builder, loc, any, /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard guard(builder);
+      builder.setInsertionPoint(line.thenBlock()->getTerminator());
+      triton::PrintOp::create(
+          builder, loc,
+          ("[triton-ext " + site.pass + "] kernel=" + site.kernel +
+           " site=" + site.site + " " + site.what + "=")
+              .str(),
+          /*hex=*/false, ValueRange{found.getResult(0)}, ArrayRef<int32_t>{1});
+    }
     return true;
   }
 
   /// Number of lanes where `root`'s i32 arithmetic wrapped (i32 scalar),
-  /// built at the builder's insertion point. With exact bounds (ExactBounds)
+  /// built at the builder's insertion point. With exact bounds (LaneBounds)
   /// the lanes are counted only when the bounds leave the i32 range: the
   /// test is exact, so the count is the same in both cases, and a correct
   /// kernel pays a few scalar ops instead of an i64 recompute of every lane
@@ -887,7 +1472,7 @@ private:
   /// in every thread of the program, so the reduction under it is legal.
   static Value wrapCount(OpBuilder &builder, Location loc, Value root) {
     if (isa<RankedTensorType>(root.getType())) {
-      ExactBounds bounds(builder, loc);
+      LaneBounds bounds(builder, loc);
       if (auto b = bounds.get(root)) {
         Value wraps = boundsLeaveI32(builder, loc, *b);
         auto ifOp = scf::IfOp::create(
@@ -919,67 +1504,159 @@ private:
                                  wrapped, exact);
   }
 
-  /// checkAcrossIterations for a tensor root with exact bounds
-  /// (`i + tl.arange(0, BLOCK)` over a vocabulary loop): each iteration tests
-  /// its bounds (scalar ops), and only an iteration whose bounds leave i32
-  /// recomputes its lanes in i64 and ORs the wrapped ones into the
-  /// loop-carried i1 tensor (an `scf.if` that a correct kernel never enters;
-  /// otherwise the carried value passes through unchanged). After the loop
-  /// the lanes are counted and reported once, as in the elementwise form:
-  /// the same lanes (a lane set in some iteration; an iteration whose bounds
-  /// fit i32 has no wrapped lane, the bounds being exact). The elementwise
-  /// form recomputed every lane in i64 every iteration: Liger's cross-entropy
-  /// (32768-lane blocks in three vocabulary loops) ran at 0.56x on the H200.
-  /// Returns false (nothing built) when the bounds are not exact.
+  /// checkAcrossIterations for a tensor root with bounds (LaneBounds) whose
+  /// arithmetic depends only on the induction variable and on values
+  /// defined before the loop (`i + tl.arange(0, BLOCK)` over a vocabulary
+  /// loop, `(start_n + offs_n[None, :]) * stride + offs_d[:, None]` over
+  /// attention's K/V blocks). The bounds over all iterations are computed in
+  /// front of the loop (the induction variable in [lb, ub - 1], step >= 1;
+  /// only if the loop runs) and the loop is left as it is; where the body's
+  /// scalars cannot be bounded that way, each iteration tests its own bounds
+  /// and ORs the result into a loop-carried i1 scalar. After the loop, only
+  /// if the bounds left i32, a replay loop over the same iterations
+  /// recomputes the arithmetic (a copy of its ops, on the replay's
+  /// induction variable), ORs the wrapped lanes of each iteration into an i1
+  /// tile and counts them; the report (count > 0) then rebuilds them the same
+  /// way for the first lane. The same lanes as the elementwise form (a lane
+  /// wrapped in at least one iteration): the copy computes what each
+  /// iteration computed (the same ops on the same induction variable values
+  /// and outside values, none of them loop-carried), and bounds inside i32
+  /// leave no wrapped lane. The elementwise form recomputed every lane in
+  /// i64 every iteration (Liger's cross-entropy, 32768-lane blocks: H200
+  /// 0.56x), and a carried i1 tile and a recompute in the loop under a
+  /// branch cost the loop's registers (Liger's group norm 56 -> 96, sglang's
+  /// extend attention a 416-byte stack). Returns false (nothing built) when
+  /// the bounds are not known or the arithmetic reads a loop-carried value.
   static bool checkIterationsByBounds(OpBuilder &builder, Value root,
                                       scf::ForOp loop,
                                       const ReportOptions &report) {
     auto rootTy = dyn_cast<RankedTensorType>(root.getType());
-    if (!rootTy)
+    if (!rootTy || loop.getUnsignedCmp())
+      return false;
+    auto slice = loopInvariantSlice(root, loop, /*allowIV=*/true);
+    if (!slice)
       return false;
     Operation *def = root.getDefiningOp();
     Location loc = def->getLoc();
-    ExactBounds bounds(builder, loc);
-    auto b = bounds.get(root);
-    if (!b)
-      return false;
-    std::string why =
-        offsetReason(root, "in its loop: scalar bounds test per iteration");
-    Value wraps = boundsLeaveI32(builder, loc, *b);
-    auto badTy = rootTy.clone(builder.getI1Type());
-    builder.setInsertionPoint(loop);
-    Value init = arith::ConstantOp::create(
-        builder, loc, badTy,
-        DenseElementsAttr::get(badTy, builder.getBoolAttr(false)));
-    IRRewriter rewriter(builder);
-    FailureOr<LoopLikeOpInterface> widened = loop.replaceWithAdditionalYields(
-        rewriter, ValueRange{init}, /*replaceInitOperandUsesInLoop=*/false,
-        [&](OpBuilder &y, Location yieldLoc, ArrayRef<BlockArgument> args) {
-          Value seen = args.front();
-          auto iteration = scf::IfOp::create(
-              y, yieldLoc, wraps,
-              [&](OpBuilder &then, Location l) {
-                Value bad = wrappedLanes(then, l, root);
-                scf::YieldOp::create(
-                    then, l,
-                    ValueRange{arith::OrIOp::create(then, l, seen, bad)});
-              },
-              [&](OpBuilder &otherwise, Location l) {
-                scf::YieldOp::create(otherwise, l, ValueRange{seen});
-              });
-          return SmallVector<Value>{iteration.getResult(0)};
-        });
-    if (failed(widened))
-      return false;
-    Operation *newLoop = widened->getOperation();
+    Value any;
+    scf::ForOp newLoop = loop;
+    std::string why = offsetReason(
+        root, "before its loop: scalar bounds test over all iterations");
+    if (loop.getInductionVar().getType().isInteger(32)) {
+      // Bounds over all iterations, in front of the loop: the induction
+      // variable lies in [lb, ub - 1] when the loop runs (step >= 1). The
+      // loop is left as it is.
+      builder.setInsertionPoint(loop);
+      Type i64 = builder.getI64Type();
+      Value lb =
+          arith::ExtSIOp::create(builder, loc, i64, loop.getLowerBound());
+      Value ub =
+          arith::ExtSIOp::create(builder, loc, i64, loop.getUpperBound());
+      Value last = arith::SubIOp::create(
+          builder, loc, ub, arith::ConstantIntOp::create(builder, loc, i64, 1));
+      LaneBounds overLoop(builder, loc, loop, lb, last);
+      if (auto b = overLoop.get(root))
+        any = arith::AndIOp::create(
+            builder, loc, boundsLeaveI32(builder, loc, *b),
+            arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt,
+                                  loop.getLowerBound(), loop.getUpperBound()));
+    }
+    if (!any) {
+      // Each iteration tests its own bounds.
+      why = offsetReason(root, "in its loop: scalar bounds test per iteration");
+      builder.setInsertionPointAfter(def);
+      LaneBounds bounds(builder, loc);
+      auto b = bounds.get(root);
+      if (!b)
+        return false;
+      Value wraps = boundsLeaveI32(builder, loc, *b);
+      builder.setInsertionPoint(loop);
+      Value no =
+          arith::ConstantIntOp::create(builder, loc, builder.getI1Type(), 0);
+      IRRewriter rewriter(builder);
+      FailureOr<LoopLikeOpInterface> widened = loop.replaceWithAdditionalYields(
+          rewriter, ValueRange{no}, /*replaceInitOperandUsesInLoop=*/false,
+          [&](OpBuilder &y, Location yieldLoc, ArrayRef<BlockArgument> args) {
+            return SmallVector<Value>{
+                arith::OrIOp::create(y, yieldLoc, args.front(), wraps)};
+          });
+      if (failed(widened))
+        return false;
+      newLoop = cast<scf::ForOp>(widened->getOperation());
+      any = newLoop->getResults().back();
+    }
     builder.setInsertionPointAfter(newLoop);
-    Value carried = newLoop->getResults().back();
+    // The lanes that wrapped in some iteration, replayed after the loop.
+    Value iv = newLoop.getInductionVar();
+    SmallVector<Operation *> ops(*slice);
+    Value lb = newLoop.getLowerBound(), ub = newLoop.getUpperBound(),
+          stepSize = newLoop.getStep();
+    auto replay = [&](OpBuilder &b, Location l) -> Value {
+      auto badTy = rootTy.clone(b.getI1Type());
+      Value none = arith::ConstantOp::create(
+          b, l, badTy, DenseElementsAttr::get(badTy, b.getBoolAttr(false)));
+      auto again = scf::ForOp::create(
+          b, l, lb, ub, stepSize, ValueRange{none},
+          [&](OpBuilder &r, Location rl, Value step, ValueRange seen) {
+            IRMapping mapping;
+            mapping.map(iv, step);
+            for (Operation *op : ops)
+              r.clone(*op, mapping);
+            Value bad = wrappedLanes(r, rl, mapping.lookup(root));
+            scf::YieldOp::create(
+                r, rl, ValueRange{arith::OrIOp::create(r, rl, seen[0], bad)});
+          });
+      return again.getResult(0);
+    };
     std::string kernel = kernelNameOf(newLoop);
-    emitReport(
-        builder, loc, countTrue(builder, loc, carried),
-        [&](OpBuilder &, Location) { return carried; },
-        ReportSite{"offset_overflow_check", kernel, siteOf(loc), kWhat, why},
-        report);
+    ReportSite site{"offset_overflow_check", kernel, siteOf(loc), kWhat, why};
+    // A loop at the top level of the kernel (record mode): the replay runs
+    // right before the `tt.return`, where the loop's tiles (attention's
+    // accumulator) are dead, one block of the tile at a time (blocks outer,
+    // iterations inner: the lanes of a block that wrapped in some
+    // iteration), so its registers stay below the kernel's.
+    Operation *ret = entryReturn(newLoop);
+    if (ret && report.mode == ReportMode::Record) {
+      OpBuilder::InsertionGuard guard(builder);
+      builder.setInsertionPoint(ret);
+      auto blockReplay = [&](OpBuilder &b, Location l, ArrayRef<int64_t> sizes,
+                             ArrayRef<Value> firsts) -> Value {
+        auto badTy = rootTy.clone(sizes).clone(b.getI1Type());
+        Value none = arith::ConstantOp::create(
+            b, l, badTy, DenseElementsAttr::get(badTy, b.getBoolAttr(false)));
+        auto again = scf::ForOp::create(
+            b, l, lb, ub, stepSize, ValueRange{none},
+            [&](OpBuilder &r, Location rl, Value step, ValueRange seen) {
+              // The iteration's scalars are copied; its tensors are
+              // rebuilt for the block from the copies (TileBlock).
+              IRMapping mapping;
+              mapping.map(iv, step);
+              for (Operation *op : ops)
+                if (!isa<RankedTensorType>(op->getResult(0).getType()))
+                  r.clone(*op, mapping);
+              TileBlock part(r, rl, rootTy.getShape(), sizes, firsts, &mapping);
+              Value bad = wrappedLanes(r, rl, part.get(root));
+              scf::YieldOp::create(
+                  r, rl, ValueRange{arith::OrIOp::create(r, rl, seen[0], bad)});
+            });
+        return again.getResult(0);
+      };
+      if (reportByBlocks(builder, loc, root, any, ret, site, report,
+                         blockReplay))
+        return true;
+    }
+    Type i32 = builder.getI32Type();
+    auto counted = scf::IfOp::create(
+        builder, loc, any,
+        [&](OpBuilder &then, Location l) {
+          scf::YieldOp::create(then, l, countTrue(then, l, replay(then, l)));
+        },
+        [&](OpBuilder &otherwise, Location l) {
+          scf::YieldOp::create(
+              otherwise, l,
+              Value(arith::ConstantIntOp::create(otherwise, l, i32, 0)));
+        });
+    emitReport(builder, loc, counted.getResult(0), replay, site, report);
     return true;
   }
 

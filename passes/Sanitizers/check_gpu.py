@@ -235,7 +235,7 @@ def _run_ratio_2d(torch, triton, kernels, dev, state, api) -> bool:
     return _ratio_output_ok(torch, x, y, out, bad)
 
 
-RATIO_ROWS = (1000, 100, 8, 128)  # rows, cols, ROWS_PER_PROG, BLOCK
+RATIO_ROWS = (1000, 500, 8, 512)  # rows, cols, ROWS_PER_PROG, BLOCK: 4 lanes per thread (4 warps)
 
 
 def _run_ratio_rows(torch, triton, kernels, dev, state, api) -> bool:

@@ -144,7 +144,17 @@ def _run(text: str, pass_name: str, cases, **options: str):
 
 
 def _unchanged(result, *keys: str) -> None:
+    """The kernel's stores, trips etc. are the same with the sanitizer. Trips are those of the
+    kernel's own loops: offset_overflow_check adds a loop of its own after a loop whose offsets
+    it bounds, which replays the iterations only when some iteration's bounds left i32; the
+    interpreter lists loops in order of first execution, so the kernel's (one loop per test
+    kernel, run before its replay) come first."""
     diffs = mismatched_lanes(result.before, result.after, result.cases)
+    if "trips" in keys:
+        own = len(result.before.loop_trips)
+        after = result.after.loop_trips[:own]
+        trips = sum(after, np.zeros(result.cases, np.uint64))
+        diffs["trips"] = trips != result.before.trips
     changed = {k: int(diffs[k].sum()) for k in keys if diffs[k].any()}
     assert not changed, changed
 
@@ -274,6 +284,109 @@ def test_offset_overflow_check_2d_and_loaded_offsets(mode):
     assert exact[:, 0].any() and exact[:, 1].any() and (exact.sum(axis=1) == 0).any()
     reports = _reports(result.after, len(cases), "offset_overflow_check")
     sites = (_line(KERNEL_2D, "%offs ="), _line(KERNEL_2D, "%offs2 ="))
+    assert set(reports) <= set(sites), sorted(reports)
+    zero = np.zeros(len(cases), np.int64)
+    got = np.stack([reports.get(s, zero) for s in sites], axis=1)
+    bad = np.nonzero((got != exact).any(axis=1))[0]
+    assert bad.size == 0, [(cases[i], "exact", exact[i].tolist(), "reported", got[i].tolist())
+                           for i in bad[:5]]
+    _unchanged(result, "memory", "trips", "runaway", "undefined")
+    aborted = result.after.assert_failed
+    assert (aborted == (exact.sum(axis=1) > 0)).all() if mode == "abort" else not aborted.any()
+
+
+# Offsets whose tensor leaves are not ranges (issue 18): `(a + r) % m` scaled by a stride, as
+# in torchao's and Triton's GEMMs (`ram = rm % M`), and a loop over `(iv + r) // d` plus a base,
+# as in Liger's group norm (`global_channel = group * cpg + offsets // per_channel`). The pass
+# bounds such leaves at run time (sign-aware |x % m| < |m|, division corners) and counts lanes
+# only when the bounds leave i32; the counts must stay exact, with negative and extreme m and d.
+KERNEL_LEAVES = """
+tt.func public @k(%out: !tt.ptr<f32>, %x: !tt.ptr<f32>, %a: i32, %m: i32, %s: i32, %b: i32,
+                  %d: i32, %lb: i32, %ub: i32) {
+  %r = tt.make_range {end = 4 : i32, start = 0 : i32} : tensor<4xi32>
+  %as = tt.splat %a : i32 -> tensor<4xi32>
+  %rows = arith.addi %as, %r : tensor<4xi32>
+  %ms = tt.splat %m : i32 -> tensor<4xi32>
+  %ram = arith.remsi %rows, %ms : tensor<4xi32>
+  %re = tt.expand_dims %ram {axis = 1 : i32} : tensor<4xi32> -> tensor<4x1xi32>
+  %ss = tt.splat %s : i32 -> tensor<4x1xi32>
+  %prod = arith.muli %re, %ss : tensor<4x1xi32>
+  %pb = tt.broadcast %prod : tensor<4x1xi32> -> tensor<4x4xi32>
+  %ce = tt.expand_dims %r {axis = 0 : i32} : tensor<4xi32> -> tensor<1x4xi32>
+  %cb = tt.broadcast %ce : tensor<1x4xi32> -> tensor<4x4xi32>
+  %offs = arith.addi %pb, %cb : tensor<4x4xi32>
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant dense<0.000000e+00> : tensor<4xf32>
+  %xp = tt.splat %x : !tt.ptr<f32> -> tensor<4x!tt.ptr<f32>>
+  %bs = tt.splat %b : i32 -> tensor<4xi32>
+  %ds = tt.splat %d : i32 -> tensor<4xi32>
+  %acc = scf.for %iv = %lb to %ub step %c1 iter_args(%ac = %zero) -> (tensor<4xf32>) : i32 {
+    %ivs = tt.splat %iv : i32 -> tensor<4xi32>
+    %h = arith.addi %ivs, %r : tensor<4xi32>
+    %q = arith.divsi %h, %ds : tensor<4xi32>
+    %o2 = arith.addi %bs, %q : tensor<4xi32>
+    %xq = tt.addptr %xp, %o2 : tensor<4x!tt.ptr<f32>>, tensor<4xi32>
+    %w = tt.load %xq : tensor<4x!tt.ptr<f32>>
+    %sum = arith.addf %ac, %w : tensor<4xf32>
+    scf.yield %sum : tensor<4xf32>
+  }
+  %ae = tt.expand_dims %acc {axis = 0 : i32} : tensor<4xf32> -> tensor<1x4xf32>
+  %ab = tt.broadcast %ae : tensor<1x4xf32> -> tensor<4x4xf32>
+  %op = tt.splat %out : !tt.ptr<f32> -> tensor<4x4x!tt.ptr<f32>>
+  %p1 = tt.addptr %op, %offs : tensor<4x4x!tt.ptr<f32>>, tensor<4x4xi32>
+  tt.store %p1, %ab : tensor<4x4x!tt.ptr<f32>>
+  tt.return
+}
+"""
+
+
+def _truncdiv(a: int, b: int) -> int:
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+def _args_leaves(count: int) -> list[tuple[int, ...]]:
+    """(a, m, s, b, d, lb, ub) with m, d != 0 (a zero divisor is the kernel's own undefined
+    behaviour) and no INT32_MIN / -1 in the loop (likewise)."""
+    rng = random.Random("offset-leaves")
+    small = [1, -1, 2, -2, 3, 7, -7, 64, 4096, 46341, -46341]
+    out = []
+    while len(out) < count:
+        a, s, b = _i32(rng), _i32(rng), _i32(rng)
+        m = rng.choice(small) if rng.random() < 0.5 else _i32(rng)
+        d = rng.choice(small) if rng.random() < 0.5 else _i32(rng)
+        lb = _i32(rng) if rng.random() < 0.5 else rng.randint(-5, 5)
+        ub = min(max(lb + rng.randint(-3, 8), I32_MIN), I32_MAX)
+        hs = [to_signed(iv + r, 32) for iv in range(lb, ub) for r in range(4)]
+        if m == 0 or d == 0 or (d == -1 and I32_MIN in hs):
+            continue
+        out.append((a, m, s, b, d, lb, ub))
+    return out
+
+
+def _exact_leaf_wraps(a: int, m: int, s: int, b: int, d: int, lb: int, ub: int) -> list[int]:
+    """[lanes of rem(a + i, m) * s + j outside i32, lanes of b + (iv + r) / d outside i32 in
+    some iteration], with the kernel's i32 `a + i` and `iv + r`."""
+    first = 0
+    for i in range(4):
+        rem = to_signed(a + i, 32)
+        rem = rem - _truncdiv(rem, m) * m
+        first += sum(not I32_MIN <= rem * s + j <= I32_MAX for j in range(4))
+    wrapped = {r for iv in range(lb, ub) for r in range(4)
+               if not I32_MIN <= b + _truncdiv(to_signed(iv + r, 32), d) <= I32_MAX}
+    return [first, len(wrapped)]
+
+
+@pytest.mark.parametrize("mode", ["record", "abort"])
+def test_offset_overflow_check_rem_and_div_leaves(mode):
+    cases = _args_leaves(4000)
+    result = compare(KERNEL_LEAVES, "offset_overflow_check", [(OUT, X) + c for c in cases],
+                     memory=memory,
+                     options=(("mode", mode), ("print", "every"), ("records", "false")))
+    exact = np.array([_exact_leaf_wraps(*c) for c in cases])
+    assert exact[:, 0].any() and exact[:, 1].any() and (exact.sum(axis=1) == 0).any()
+    reports = _reports(result.after, len(cases), "offset_overflow_check")
+    sites = (_line(KERNEL_LEAVES, "%offs ="), _line(KERNEL_LEAVES, "%o2 ="))
     assert set(reports) <= set(sites), sorted(reports)
     zero = np.zeros(len(cases), np.int64)
     got = np.stack([reports.get(s, zero) for s in sites], axis=1)

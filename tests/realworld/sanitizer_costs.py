@@ -2,6 +2,7 @@
 
     python -m tests.realworld.sanitizer_costs --out tests/realworld/results/sanitizer-costs-cpu.json \
         [--kernels NAME ...]
+    python -m tests.realworld.sanitizer_costs --table offset_overflow_check --kernels NAME ...
 
 For every kernel of ``realworld_kernels.py`` it compiles the launch the corpus uses three times
 (no pass, ``nan_inf_check``, ``offset_overflow_check``) with the stock wheel's ptxas and records,
@@ -118,12 +119,32 @@ def describe(costs: dict[str, Any], check: str) -> str:
     return "CPU sm_90: " + ", ".join(parts)
 
 
+def table(costs: dict[str, dict[str, Any]], check: str) -> str:
+    """Markdown: per kernel, registers / stack / SASS instructions / barriers off and with `check`."""
+    def cell(c: dict[str, Any] | None) -> str:
+        if not c or "error" in c:
+            return "-"
+        return f"{c['registers']} / {c['stack']} / {c['instructions']} / {c['BAR']}"
+
+    rows = ["| kernel | off | " + check + " |", "|---|---|---|"]
+    rows += [f"| {name} | {cell(row.get('off'))} | {cell(row.get(check))} |" for name, row in costs.items()]
+    return "\n".join(rows)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, required=True, help="JSON file to write")
+    parser.add_argument("--out", type=Path, help="JSON file to write")
+    parser.add_argument("--table", metavar="CHECK", choices=CHECKS,
+                        help="print a Markdown table of off vs CHECK instead of writing JSON")
     parser.add_argument("--kernels", nargs="*", default=None, help="corpus kernel names (default: all)")
     args = parser.parse_args(argv)
+    if not args.out and not args.table:
+        parser.error("give --out FILE and/or --table CHECK")
     costs = compute_costs(args.kernels)
+    if args.table:
+        print(table(costs, args.table))
+    if not args.out:
+        return 0
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(costs, indent=1) + "\n")
     failed = [f"{k} {v}" for k, row in costs.items() for v, c in row.items() if "error" in c]

@@ -2,7 +2,8 @@
 
     python -m tests.realworld.sanitizer_overhead --corpus RESULTS/realworld-san-*.json \
         --bench passes/Sanitizers/results/bench-h200.json \
-        --sites tests/realworld/results/sanitizer-sites-cpu.json --out RESULTS/OVERHEAD.md \
+        --sites tests/realworld/results/sanitizer-sites-cpu.json \
+        --costs tests/realworld/results/sanitizer-costs-cpu.json --out RESULTS/OVERHEAD.md \
         [--readme passes/Sanitizers/README.md]
 
 Inputs: the corpus GPU check (``python -m tests.realworld.check_gpu --passes nan_inf_check
@@ -14,7 +15,9 @@ kernels at most 5% median and 15% worst overhead (speed >= 1/1.05 median, >= 1/1
 and attention at most 10% (speed >= 1/1.10 each). Every kernel that misses its target is listed
 with the checks left in it (site, what) and why they cannot be proven away at compile time: the
 reason each pass gives per site (``Site.reason``: the offset leaves it cannot bound, where a
-stored value may become non-finite, the test it costs), sites with one reason listed once.
+stored value may become non-finite, the test it costs), sites with one reason listed once, and
+what the check adds to the kernel's machine code (``--costs``, from ``sanitizer_costs.py``:
+registers, stack, SASS instructions and barriers without and with it, compiled on a CPU).
 With ``--readme`` the table also replaces the text between ``<!-- sanitizer-overhead:begin -->``
 and ``<!-- sanitizer-overhead:end -->`` in that file. Exits 1 when a target is missed (the table
 is written either way).
@@ -29,6 +32,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from tests.realworld.sanitizer_costs import describe
 
 BEGIN = "<!-- sanitizer-overhead:begin -->"
 END = "<!-- sanitizer-overhead:end -->"
@@ -177,7 +182,8 @@ def _fmt(speed: float | None) -> str:
 
 
 def render(corpus: dict[str, Any] | None, bench: dict[str, Any] | None,
-           sites: dict[str, dict[str, list[str]]]) -> tuple[str, bool]:
+           sites: dict[str, dict[str, list[str]]],
+           costs: dict[str, dict[str, Any]] | None = None) -> tuple[str, bool]:
     lines = ["# Sanitizer overhead (issue 18)", ""]
     ok = True
     sources = []
@@ -222,6 +228,9 @@ def render(corpus: dict[str, Any] | None, bench: dict[str, Any] | None,
                 why = ""
             elif left:
                 why = why_left(left)
+                cost = describe(costs.get(r.kernel, {}), r.check) if costs else ""
+                if cost:
+                    why += f" ({cost})"
             elif r.check == "masked_load_poison":
                 why = "poisoned `other` on masked loads (a select per loaded lane)"
             else:
@@ -238,6 +247,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="tests.realworld.check_gpu JSON (several: their kernels are joined)")
     parser.add_argument("--bench", type=Path, help="triton-ext bench sanitizers JSON")
     parser.add_argument("--sites", type=Path, help="sites per corpus kernel (JSON)")
+    parser.add_argument("--costs", type=Path,
+                        help="machine-code costs per corpus kernel (tests.realworld.sanitizer_costs JSON)")
     parser.add_argument("--compute-sites", action="store_true",
                         help="compile the corpus (sm_90, CPU is enough) and write --sites")
     parser.add_argument("--out", type=Path, help="markdown file (default: stdout)")
@@ -263,7 +274,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.compute_sites:
             return 0
         parser.error("give --corpus and/or --bench (existing files)")
-    text, ok = render(corpus, bench, sites)
+    costs = json.loads(args.costs.read_text()) if args.costs and args.costs.exists() else None
+    text, ok = render(corpus, bench, sites, costs)
     if args.readme:
         readme = args.readme.read_text()
         if BEGIN not in readme or END not in readme:

@@ -27,25 +27,34 @@
 // CHECK-NOT:     scf.if
 // CHECK:         tt.addptr %{{.*}}, %[[OFF]]
 // CHECK:         tt.load
-// The reporting path (issue 18) runs at the end of the kernel, on a copy of
-// the offset's tree computed again from its scalar leaves, so no tensor of it
-// stays live through the kernel: the lanes are recomputed in i64, compared
-// with the sign-extended i32 result, counted and the first found.
+// The reporting path (issue 18) runs at the end of the kernel, one block of
+// the tile at a time (here two blocks of 64 lanes): the offset's tree is
+// rebuilt for the block from its scalar leaves (`tt.make_range(0, 64)` plus
+// the block's first lane), so no tensor of the kernel stays live until then;
+// the block's lanes are recomputed in i64, compared with the sign-extended
+// i32 result, counted and the first found in one reduction; the counts are
+// summed and the first lanes (block start + lane) minimized over the blocks.
 // CHECK:         %[[REP:.*]]:2 = scf.if %[[WRAPS]] -> (i32, i32) {
-// CHECK-NEXT:      %[[CS:.*]] = tt.splat %[[MUL]] : i32 -> tensor<128xi32>
-// CHECK-NEXT:      %[[CR:.*]] = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
-// CHECK-NEXT:      %[[COFF:.*]] = arith.addi %[[CS]], %[[CR]] : tensor<128xi32>
-// CHECK:           %[[WS:.*]] = tt.splat %{{.*}} : i64 -> tensor<128xi64>
-// CHECK:           %[[WR:.*]] = arith.extsi %[[CR]] : tensor<128xi32> to tensor<128xi64>
-// CHECK:           %[[EXACT:.*]] = arith.addi %[[WS]], %[[WR]] : tensor<128xi64>
-// CHECK:           %[[WRAP:.*]] = arith.extsi %[[COFF]] : tensor<128xi32> to tensor<128xi64>
-// CHECK:           %[[BAD:.*]] = arith.cmpi ne, %[[WRAP]], %[[EXACT]] : tensor<128xi64>
-// CHECK:           arith.extui %[[BAD]]
-// CHECK:           %[[SUM:.*]] = "tt.reduce"
-// CHECK:           %[[FIRST:.*]] = "tt.reduce"
-// CHECK:             arith.minsi
-// CHECK-NOT:       tt.atomic_rmw
-// CHECK:           scf.yield %[[SUM]], %[[FIRST]] : i32, i32
+// CHECK:           %[[BLOCKS:.*]]:2 = scf.for %[[B:.*]] = %{{.*}} to %c2_i32 step %{{.*}} iter_args(%[[CNT:.*]] = %{{.*}}, %[[FST:.*]] = %{{.*}}) -> (i32, i32)
+// CHECK:             %[[FIRSTROW:.*]] = arith.muli %{{.*}}, %c64_i32 : i32
+// CHECK:             %[[CS:.*]] = tt.splat %[[MUL]] : i32 -> tensor<64xi32>
+// CHECK:             %[[CR:.*]] = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+// CHECK:             %[[START:.*]] = arith.addi %[[FIRSTROW]], %{{.*}} : i32
+// CHECK:             %[[SS:.*]] = tt.splat %[[START]] : i32 -> tensor<64xi32>
+// CHECK:             %[[LANE:.*]] = arith.addi %[[CR]], %[[SS]] : tensor<64xi32>
+// CHECK:             %[[COFF:.*]] = arith.addi %[[CS]], %[[LANE]] : tensor<64xi32>
+// CHECK:             %[[WS:.*]] = tt.splat %{{.*}} : i64 -> tensor<64xi64>
+// CHECK:             %[[EXACT:.*]] = arith.addi %[[WS]], %{{.*}} : tensor<64xi64>
+// CHECK:             %[[WRAP:.*]] = arith.extsi %[[COFF]] : tensor<64xi32> to tensor<64xi64>
+// CHECK:             %[[BAD:.*]] = arith.cmpi ne, %[[WRAP]], %[[EXACT]] : tensor<64xi64>
+// CHECK:             arith.extui %[[BAD]]
+// CHECK:             %[[PAIR:.*]]:2 = "tt.reduce"
+// CHECK:               arith.minsi
+// CHECK:             %[[AT:.*]] = arith.addi %[[FIRSTROW]], %[[PAIR]]#1 : i32
+// CHECK:             %[[SUM:.*]] = arith.addi %[[CNT]], %[[PAIR]]#0 : i32
+// CHECK:             arith.minsi %[[FST]]
+// CHECK-NOT:         tt.atomic_rmw
+// CHECK:           scf.yield %[[BLOCKS]]#0, %[[BLOCKS]]#1 : i32, i32
 // CHECK:         } else {
 // CHECK-NOT:     tt.assert
 // CHECK:         scf.if %{{.*}} {
@@ -229,29 +238,41 @@ tt.func @loop_dependent_offset(%p: !tt.ptr<f16>, %stride: i32, %n: i32) {
   tt.return
 }
 
-// A loop-dependent tensor offset with exact bounds (`i + tl.arange` over a
-// vocabulary loop, Liger's cross-entropy): each iteration only tests its
-// scalar bounds; only an iteration whose bounds leave i32 recomputes its
-// lanes in i64 and ORs the wrapped ones into the loop-carried i1 tensor
-// (`scf.if`; otherwise the tensor passes through). After the loop the lanes
-// are counted and reported once. Nothing is recomputed lane by lane on the
-// clean path (issue 18: that cost the cross-entropy 44% on the H200).
+// A loop-dependent tensor offset with bounds (`i + tl.arange` over a
+// vocabulary loop, Liger's cross-entropy) computed from the induction
+// variable and values from before the loop: the bounds over all iterations
+// are computed in front of the loop (the induction variable in [lb, ub - 1],
+// and only if the loop runs); the loop itself is left as it is (issue 18:
+// an i64 recompute of every lane in every iteration cost the cross-entropy
+// 44% on the H200, a carried i1 tile cost the group norm its registers).
+// Only if the bounds leave i32, a replay at the end of the kernel goes over
+// the tile block by block (blocks outer, the loop's iterations inner), ORs
+// each block's wrapped lanes over the iterations, counts them and finds the
+// first: the lanes that wrapped in some iteration, as before.
 // CHECK-LABEL: tt.func @vocab_loop
-// CHECK:         %[[R:.*]]:2 = scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %[[SEEN:.*]] = %{{.*}}) -> (tensor<128xf32>, tensor<128xi1>)
-// CHECK-NOT:       tensor<128xi64>
-// CHECK:           %[[WRAPS:.*]] = arith.ori %{{.*}}, %{{.*}} : i1
-// CHECK-NOT:       tensor<128xi64>
-// CHECK:           %[[IT:.*]] = scf.if %[[WRAPS]] -> (tensor<128xi1>) {
-// CHECK:             %[[BAD:.*]] = arith.cmpi ne, %{{.*}}, %{{.*}} : tensor<128xi64>
-// CHECK:             %[[OR:.*]] = arith.ori %[[SEEN]], %[[BAD]] : tensor<128xi1>
-// CHECK-NEXT:        scf.yield %[[OR]] : tensor<128xi1>
-// CHECK-NEXT:      } else {
-// CHECK-NEXT:        scf.yield %[[SEEN]] : tensor<128xi1>
-// CHECK-NEXT:      }
-// CHECK-NEXT:      scf.yield %{{.*}}, %[[IT]] : tensor<128xf32>, tensor<128xi1>
+// CHECK:         %[[LB:.*]] = arith.extsi %[[LB32:.*]] : i32 to i64
+// CHECK:         %[[UB:.*]] = arith.extsi %[[UB32:.*]] : i32 to i64
+// CHECK:         %[[LAST:.*]] = arith.subi %[[UB]], %c1_i64 : i64
+// CHECK:         %[[HI:.*]] = arith.addi %[[LAST]], %c127_i64 : i64
+// CHECK:         %[[LEAVES:.*]] = arith.ori %{{.*}}, %{{.*}} : i1
+// CHECK:         %[[RUNS:.*]] = arith.cmpi slt, %[[LB32]], %[[UB32]] : i32
+// CHECK:         %[[ANY:.*]] = arith.andi %[[LEAVES]], %[[RUNS]] : i1
+// CHECK:         scf.for %[[IV:.*]] = %[[LB32]] to %[[UB32]] step %[[ST:.*]] iter_args(%{{.*}} = %{{.*}}) -> (tensor<128xf32>)
+// CHECK-NOT:       arith.extsi
+// CHECK-NOT:       scf.if
+// CHECK:           scf.yield %{{.*}} : tensor<128xf32>
 // CHECK:         }
-// CHECK:         arith.extui %[[R]]#1 : tensor<128xi1> to tensor<128xi32>
-// CHECK:         "tt.reduce"
+// CHECK:         %[[REP:.*]]:2 = scf.if %[[ANY]] -> (i32, i32) {
+// CHECK:           scf.for %{{.*}} = %{{.*}} to %c2_i32 step %{{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (i32, i32)
+// CHECK:             %[[BLK:.*]] = scf.for %[[STEP:.*]] = %[[LB32]] to %[[UB32]] step %[[ST]] iter_args(%[[OR:.*]] = %{{.*}}) -> (tensor<64xi1>)
+// CHECK:               tt.splat %[[STEP]] : i32 -> tensor<64xi32>
+// CHECK:               %[[BAD:.*]] = arith.cmpi ne, %{{.*}}, %{{.*}} : tensor<64xi64>
+// CHECK:               %[[MORE:.*]] = arith.ori %[[OR]], %[[BAD]] : tensor<64xi1>
+// CHECK-NEXT:          scf.yield %[[MORE]] : tensor<64xi1>
+// CHECK:             arith.extui %[[BLK]] : tensor<64xi1> to tensor<64xi32>
+// CHECK:             "tt.reduce"
+// CHECK:         } else {
+// CHECK:         arith.cmpi sgt, %[[REP]]#0, %{{.*}} : i32
 // CHECK:         tt.atomic_rmw add
 // CHECK:         tt.print "[triton-ext offset_overflow_check] kernel=vocab_loop
 tt.func @vocab_loop(%p: !tt.ptr<f32>, %n: i32) -> tensor<128xf32> {

@@ -21,17 +21,17 @@
 // A gathered index: loaded data, recomputed lane by lane.
 // OFFSET-SAME:   "unbounded: loaded `idx` (gather.py:7), arg `n`; lane-by-lane i64 check"
 // The loop index is bounded by the loop's run-time bound, an argument.
-// OFFSET-SAME:   "loose: loop index up to arg `n_cols` (line [[#VOCAB - 2]]) <= 2^31-2; in its loop: scalar bounds test per iteration"
+// OFFSET-SAME:   "loose: loop index up to arg `n_cols` (line [[#VOCAB - 2]]) <= 2^31-2; before its loop: scalar bounds test over all iterations"
 // OFFSET-SAME: ]
 
 // NAN:      triton_ext.sanitizer_sites = [
 // NAN-SAME:   "nan_inf_check|store non-finite|128|store_loaded|{{[^"]*}}site-reasons.mlir:[[#LOADED:]]"
 // NAN-SAME:   "nan_inf_check|store non-finite|128|store_ratio|{{[^"]*}}site-reasons.mlir:[[#RATIO:]]"
 // NAN-SAME: ], triton_ext.sanitizer_sites_reason = [
-// Loaded data, stored as it is: the reload path (the default) (TTIR: no layout, 1/thread).
-// NAN-SAME:   "loaded `x` (rows.py:12); reload path, 1/thread"
+// Loaded data, stored as it is: the count path (1/thread: below the reload path's 4) (TTIR: no layout, 1/thread).
+// NAN-SAME:   "loaded `x` (rows.py:12); count path, 1/thread"
 // Integers converted to f32 are finite; their quotient is not (x / 0).
-// NAN-SAME:   "a division (line [[#RATIO - 1]]); reload path, 1/thread"
+// NAN-SAME:   "a division (line [[#RATIO - 1]]); count path, 1/thread"
 // NAN-SAME: ]
 
 tt.func @stride_row(%p: !tt.ptr<f32> loc("p"), %stride: i32 loc("stride")) -> tensor<128xf32> {

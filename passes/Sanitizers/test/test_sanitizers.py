@@ -532,6 +532,28 @@ def test_overhead_table_names_what_is_left():
     assert ok
 
 
+def test_overhead_table_prints_machine_code_costs():
+    # --costs (tests/realworld/sanitizer_costs.py): next to a missed kernel's reasons, what the
+    # check adds to its machine code; measured here on a real cubin of the in-house GEMM.
+    from tests.realworld import sanitizer_costs
+    from tests.realworld import sanitizer_overhead as overhead_table
+
+    off = sanitizer_costs.cost_of(_bench_kernel(1, 128).asm["cubin"])
+    on = sanitizer_costs.cost_of(_bench_kernel(1, 128, ("nan_inf_check",)).asm["cubin"])
+    assert off.registers > 100 and off.instructions > 200 and off.BAR >= 1
+    assert on.instructions > off.instructions  # the check's own instructions
+    costs = {"gemm_slow": {"off": vars(off), "nan_inf_check": vars(on)}}
+    corpus = {"kernels": [{"kernel": "gemm_slow", "package": "pkg", "kind": "gemm",
+                           "passes": {"nan_inf_check": {"fires": True, "speedup": 0.8}}}]}
+    sites = {"gemm_slow": {"nan_inf_check": ["store non-finite @ g.py:5 -- a dot (g.py:4)"]}}
+    text, _ = overhead_table.render(corpus, None, sites, costs)
+    (row,) = [ln for ln in text.splitlines() if ln.startswith("| gemm_slow")]
+    assert (f"CPU sm_90: registers {off.registers} -> {on.registers}" in row
+            and f"SASS instructions {off.instructions} -> {on.instructions}" in row), row
+    text, _ = overhead_table.render(corpus, None, sites)  # no --costs: reasons only
+    assert "CPU sm_90" not in text
+
+
 def test_overhead_table_prints_each_sites_reason():
     # The --sites entries carry the passes' reasons (`what @ file:line -- reason`): the table
     # prints them, sites with one reason once with all their lines; entries without a reason
@@ -754,7 +776,7 @@ def test_store_in_loop_counts_in_the_loop():
     # check_gpu's nan_loop_count scenario: the store in the row loop is checked by the count fast
     # path, its record updated in the loop body (no reduction or atomic after the loop).
     ttgir = _compile(kernels.ratio_rows_kernel, kernels.RATIO_ROWS_SIG,
-                     {"ROWS_PER_PROG": 8, "BLOCK": 128}, ("nan_inf_check",),
+                     {"ROWS_PER_PROG": 8, "BLOCK": 512}, ("nan_inf_check",),
                      fast_path="count").asm["ttgir"]
     body, after = _loop_body_and_after(ttgir)
     assert re.search(r'"tt\.reduce"\(%\S+, %\S+\)', body) and "tt.atomic_rmw max" in body
@@ -762,7 +784,7 @@ def test_store_in_loop_counts_in_the_loop():
     # The default (reload, nan_loop_reload): one max per iteration, and the reload, count and
     # atomics on a branch in the loop body.
     ttgir = _compile(kernels.ratio_rows_kernel, kernels.RATIO_ROWS_SIG,
-                     {"ROWS_PER_PROG": 8, "BLOCK": 128}, ("nan_inf_check",)).asm["ttgir"]
+                     {"ROWS_PER_PROG": 8, "BLOCK": 512}, ("nan_inf_check",)).asm["ttgir"]
     body, after = _loop_body_and_after(ttgir)
     assert "arith.maximumf" in body and "isVolatile = true" in body and "tt.atomic_rmw max" in body
     assert "tt.atomic_rmw" not in after and '"tt.reduce"' not in after
