@@ -959,19 +959,7 @@ private:
     }
     if (report.fastPath == FastPath::Reload)
       reportSite.reason = reasonFor("reload path");
-    // A store in the kernel's entry block after a loop with a dot (a GEMM's
-    // or attention's epilogue) takes the count path even with
-    // fast-path=reload:
-    // its records are then updated by masked atomics with no branch after the
-    // loop (emitRecordsAtEnd), while reload's reporting branch right after
-    // the store kept LLVM from sinking the epilogue's index arithmetic below
-    // the loop, as the records' branch did (torchao's int8 GEMMs: 125 / 122
-    // registers without the check, 134 / 142 with reload, 119 / 126 so).
-    bool epilogue = !liveAfter && report.records &&
-                    report.print == PrintMode::None && report.maskedRecords &&
-                    isa<triton::FuncOp>(site->getParentOp()) &&
-                    followsDotLoop(site);
-    if (report.fastPath == FastPath::Reload && !epilogue &&
+    if (report.fastPath == FastPath::Reload &&
         checkByReload(builder, loc, value, mask, absolute, inf, site,
                       reportSite, report))
       return;
@@ -1117,9 +1105,9 @@ private:
                           .getResult()
                     : triton::LoadOp::create(b, l, ptr, /*isVolatile=*/true)
                           .getResult();
-      Value bad =
-          arith::CmpFOp::create(b, l, arith::CmpFPredicate::UEQ,
-                                math::AbsFOp::create(b, l, stored), inf);
+      Value bad = arith::CmpFOp::create(b, l, arith::CmpFPredicate::UEQ,
+                                        math::AbsFOp::create(b, l, stored),
+                                        inf);
       badLanes =
           mask ? arith::AndIOp::create(b, l, bad, mask).getResult() : bad;
       return badLanes;

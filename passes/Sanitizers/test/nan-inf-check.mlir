@@ -440,32 +440,54 @@ tt.func @store_in_loop(%p: tensor<128x!tt.ptr<f32>>, %x: tensor<128xf32>, %n: i3
   tt.return
 }
 
-// A store after a loop (a GEMM's epilogue after its K loop), print=none: the records before
-// the return are updated by atomics masked with count > 0, no branch. A branch there kept
-// LLVM from sinking the epilogue's index arithmetic below the loop (torchao's int8 GEMM: 125
-// registers without the check, 134 with the branch, 119 masked). Without a loop (@store_f32:
-// scf.if above) and with print=first (its line needs the `programs` atomic's result) the
-// branch stays.
+// A store after a loop with a dot (a GEMM's epilogue after its K loop), print=none: the
+// records before the return are updated by atomics masked with count > 0, no branch. A branch
+// there kept LLVM from sinking the epilogue's index arithmetic below the loop (torchao's int8
+// GEMM: 125 registers without the check, 134 with the branch, 119 masked). Without a loop
+// (@store_f32: scf.if above), after a loop without a dot (@store_after_plain_loop) and with
+// print=first (its line needs the `programs` atomic's result) the branch stays.
 // COUNT-LABEL: tt.func @store_after_loop
 // COUNT:         scf.for
+// COUNT:           tt.dot
 // COUNT:         tt.store
 // COUNT:         %[[R:.*]]:2 = "tt.reduce"(%{{.*}}, %{{.*}}) <{axis = 0 : i32}>
-// COUNT:         %[[ANY:.*]] = arith.cmpi sgt, %[[R]]#0, %{{.*}} : i32
+// COUNT:         %[[S:.*]]:2 = "tt.reduce"(%[[R]]#0, %[[R]]#1) <{axis = 0 : i32}>
+// COUNT:         %[[ANY:.*]] = arith.cmpi sgt, %[[S]]#0, %{{.*}} : i32
 // COUNT-NOT:     scf.if
-// COUNT:         arith.extsi %[[R]]#0 : i32 to i64
+// COUNT:         arith.extsi %[[S]]#0 : i32 to i64
 // COUNT:         tt.atomic_rmw add, relaxed, gpu, %{{.*}}, %{{.*}}, %[[ANY]] :
 // COUNT:         tt.atomic_rmw add, relaxed, gpu, %{{.*}}, %{{.*}}, %[[ANY]] :
-// COUNT:         arith.extsi %[[R]]#1 : i32 to i64
+// COUNT:         arith.extsi %[[S]]#1 : i32 to i64
 // COUNT:         tt.atomic_rmw max, relaxed, gpu, %{{.*}}, %{{.*}}, %[[ANY]] :
 // COUNT-NEXT:    tt.return
 // FIRSTC-LABEL: tt.func @store_after_loop
 // FIRSTC:         %[[R:.*]]:2 = "tt.reduce"
-// FIRSTC:         %[[ANY:.*]] = arith.cmpi sgt, %[[R]]#0, %{{.*}} : i32
+// FIRSTC:         %[[S:.*]]:2 = "tt.reduce"
+// FIRSTC:         %[[ANY:.*]] = arith.cmpi sgt, %[[S]]#0, %{{.*}} : i32
 // FIRSTC-NEXT:    scf.if %[[ANY]] {
 // FIRSTC:           tt.atomic_rmw add, relaxed, gpu, %{{.*}}, %{{.*}}, %true
 // FIRSTC:           tt.print
 // FIRSTC:         tt.return
-tt.func @store_after_loop(%p: tensor<128x!tt.ptr<f32>>, %x: tensor<128xf32>, %n: i32) {
+// COUNT-LABEL: tt.func @store_after_plain_loop
+// COUNT:         scf.for
+// COUNT:         tt.store
+// COUNT:         %[[R:.*]]:2 = "tt.reduce"(%{{.*}}, %{{.*}}) <{axis = 0 : i32}>
+// COUNT:         %[[ANY:.*]] = arith.cmpi sgt, %[[R]]#0, %{{.*}} : i32
+// COUNT-NEXT:    scf.if %[[ANY]] {
+// COUNT:           tt.atomic_rmw max, relaxed, gpu, %{{.*}}, %{{.*}}, %true
+// COUNT:         tt.return
+tt.func @store_after_loop(%p: tensor<16x16x!tt.ptr<f32>>, %a: tensor<16x16xf16>, %b: tensor<16x16xf16>, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant dense<0.0> : tensor<16x16xf32>
+  %acc = scf.for %i = %c0 to %n step %c1 iter_args(%c = %zero) -> (tensor<16x16xf32>) : i32 {
+    %d = tt.dot %a, %b, %c : tensor<16x16xf16> * tensor<16x16xf16> -> tensor<16x16xf32>
+    scf.yield %d : tensor<16x16xf32>
+  }
+  tt.store %p, %acc : tensor<16x16x!tt.ptr<f32>>
+  tt.return
+}
+tt.func @store_after_plain_loop(%p: tensor<128x!tt.ptr<f32>>, %x: tensor<128xf32>, %n: i32) {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
   %acc = scf.for %i = %c0 to %n step %c1 iter_args(%a = %x) -> (tensor<128xf32>) : i32 {
