@@ -991,18 +991,7 @@ private:
         return;
       }
     }
-    Value peak = absolute;
-    if (mask) {
-      Value zero = arith::ConstantOp::create(
-          builder, loc, type,
-          splatOrScalar(type, builder.getFloatAttr(floatTy, 0.0)));
-      peak = arith::SelectOp::create(builder, loc, mask, absolute, zero);
-    }
-    peak = maxAll(builder, loc, peak);
-    Value scalarInf = arith::ConstantOp::create(builder, loc, floatTy, infAttr);
-    // ueq: unordered (NaN) or equal to +Inf (a +-Inf lane).
-    Value found = arith::CmpFOp::create(builder, loc, arith::CmpFPredicate::UEQ,
-                                        peak, scalarInf);
+    Value found = peakIsNonFinite(builder, loc, absolute, mask);
     // Why the count and warp paths were not taken, when asked for.
     StringRef because = "";
     if (report.fastPath != FastPath::Peak && isa<RankedTensorType>(type)) {
@@ -1078,21 +1067,7 @@ private:
         builder.getInsertionPoint() == builder.getInsertionBlock()->end() ||
         !store->isBeforeInBlock(&*builder.getInsertionPoint()))
       return false;
-    auto floatTy = cast<FloatType>(type.getElementType());
-    Value peak = absolute;
-    if (mask) {
-      Value zero = arith::ConstantOp::create(
-          builder, loc, type,
-          splatOrScalar(type, builder.getFloatAttr(floatTy, 0.0)));
-      peak = arith::SelectOp::create(builder, loc, mask, absolute, zero);
-    }
-    peak = maxAll(builder, loc, peak);
-    Value scalarInf = arith::ConstantOp::create(
-        builder, loc, floatTy,
-        builder.getFloatAttr(floatTy,
-                             APFloat::getInf(floatTy.getFloatSemantics())));
-    Value found = arith::CmpFOp::create(builder, loc, arith::CmpFPredicate::UEQ,
-                                        peak, scalarInf);
+    Value found = peakIsNonFinite(builder, loc, absolute, mask);
     Value storeMask = store.getMask();
     Value ptr = store.getPtr();
     Value badLanes;
@@ -1117,6 +1092,29 @@ private:
         [&](OpBuilder &b, Location l) { return countTrue(b, l, lanes(b, l)); },
         lanes, reportSite, report);
     return true;
+  }
+
+  /// The peak fast path's test (i1 scalar): the NaN-propagating maximum of
+  /// `absolute` (|value|; masked-off lanes read 0) is unordered (a NaN lane)
+  /// or +Inf (a +-Inf lane).
+  static Value peakIsNonFinite(OpBuilder &builder, Location loc,
+                               Value absolute, Value mask) {
+    Type type = absolute.getType();
+    auto floatTy = cast<FloatType>(getElementTypeOrSelf(type));
+    Value peak = absolute;
+    if (mask) {
+      Value zero = arith::ConstantOp::create(
+          builder, loc, type,
+          splatOrScalar(type, builder.getFloatAttr(floatTy, 0.0)));
+      peak = arith::SelectOp::create(builder, loc, mask, absolute, zero);
+    }
+    peak = maxAll(builder, loc, peak);
+    Value inf = arith::ConstantOp::create(
+        builder, loc, floatTy,
+        builder.getFloatAttr(floatTy,
+                             APFloat::getInf(floatTy.getFloatSemantics())));
+    return arith::CmpFOp::create(builder, loc, arith::CmpFPredicate::UEQ, peak,
+                                 inf);
   }
 
   /// NaN-propagating maximum over every lane of `value` (a float scalar).

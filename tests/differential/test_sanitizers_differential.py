@@ -123,6 +123,24 @@ def _line(text: str, prefix: str) -> int:
     return next(i for i, ln in enumerate(text.splitlines(), 1) if ln.strip().startswith(prefix))
 
 
+def _assert_exact_per_site(result, cases, exact: np.ndarray, text: str, prefixes: tuple[str, ...],
+                           mode: str) -> None:
+    """offset_overflow_check's per-site counts equal `exact` (cases x sites, sites named by the
+    prefix of their op in `text`), the kernel computes the same, and abort mode aborts exactly
+    the cases with a wrap."""
+    reports = _reports(result.after, len(cases), "offset_overflow_check")
+    sites = tuple(_line(text, p) for p in prefixes)
+    assert set(reports) <= set(sites), sorted(reports)
+    zero = np.zeros(len(cases), np.int64)
+    got = np.stack([reports.get(s, zero) for s in sites], axis=1)
+    bad = np.nonzero((got != exact).any(axis=1))[0]
+    assert bad.size == 0, [(cases[i], "exact", exact[i].tolist(), "reported", got[i].tolist())
+                           for i in bad[:5]]
+    _unchanged(result, "memory", "trips", "runaway", "undefined")
+    aborted = result.after.assert_failed
+    assert (aborted == (exact.sum(axis=1) > 0)).all() if mode == "abort" else not aborted.any()
+
+
 def _exact_offset_wraps(a: int, s: int, b: int, lb: int, ub: int) -> tuple[int, int]:
     """(lanes of a*s + b + r outside i32, lanes of iv*s + r outside i32 in some iteration)."""
     first = sum(not I32_MIN <= a * s + b + r <= I32_MAX for r in range(R))
@@ -282,17 +300,7 @@ def test_offset_overflow_check_2d_and_loaded_offsets(mode):
         exact.append([sum(not I32_MIN <= v <= I32_MAX for v in vals) for vals in (first, second)])
     exact = np.array(exact)
     assert exact[:, 0].any() and exact[:, 1].any() and (exact.sum(axis=1) == 0).any()
-    reports = _reports(result.after, len(cases), "offset_overflow_check")
-    sites = (_line(KERNEL_2D, "%offs ="), _line(KERNEL_2D, "%offs2 ="))
-    assert set(reports) <= set(sites), sorted(reports)
-    zero = np.zeros(len(cases), np.int64)
-    got = np.stack([reports.get(s, zero) for s in sites], axis=1)
-    bad = np.nonzero((got != exact).any(axis=1))[0]
-    assert bad.size == 0, [(cases[i], "exact", exact[i].tolist(), "reported", got[i].tolist())
-                           for i in bad[:5]]
-    _unchanged(result, "memory", "trips", "runaway", "undefined")
-    aborted = result.after.assert_failed
-    assert (aborted == (exact.sum(axis=1) > 0)).all() if mode == "abort" else not aborted.any()
+    _assert_exact_per_site(result, cases, exact, KERNEL_2D, ("%offs =", "%offs2 ="), mode)
 
 
 # Offsets whose tensor leaves are not ranges (issue 18): `(a + r) % m` scaled by a stride, as
@@ -385,14 +393,4 @@ def test_offset_overflow_check_rem_and_div_leaves(mode):
                      options=(("mode", mode), ("print", "every"), ("records", "false")))
     exact = np.array([_exact_leaf_wraps(*c) for c in cases])
     assert exact[:, 0].any() and exact[:, 1].any() and (exact.sum(axis=1) == 0).any()
-    reports = _reports(result.after, len(cases), "offset_overflow_check")
-    sites = (_line(KERNEL_LEAVES, "%offs ="), _line(KERNEL_LEAVES, "%o2 ="))
-    assert set(reports) <= set(sites), sorted(reports)
-    zero = np.zeros(len(cases), np.int64)
-    got = np.stack([reports.get(s, zero) for s in sites], axis=1)
-    bad = np.nonzero((got != exact).any(axis=1))[0]
-    assert bad.size == 0, [(cases[i], "exact", exact[i].tolist(), "reported", got[i].tolist())
-                           for i in bad[:5]]
-    _unchanged(result, "memory", "trips", "runaway", "undefined")
-    aborted = result.after.assert_failed
-    assert (aborted == (exact.sum(axis=1) > 0)).all() if mode == "abort" else not aborted.any()
+    _assert_exact_per_site(result, cases, exact, KERNEL_LEAVES, ("%offs =", "%o2 ="), mode)
