@@ -1003,14 +1003,27 @@ private:
         because = " (> 64/thread)";
     }
     reportSite.reason = reasonFor(("peak path" + because).str());
-    // Built once, at the start of the reporting branch (the count needs it
-    // first; the first-lane search reuses it).
+    reportWhenPeakFires(
+        builder, loc, found, [&](OpBuilder &, Location) { return absolute; },
+        inf, mask, reportSite, report);
+  }
+
+  /// The reporting branch of the peak and reload paths: under `found`, the
+  /// bad lanes are `|magnitude| ueq +Inf` under `mask`, built once at the
+  /// start of the branch (the count needs them first; the first-lane search
+  /// reuses them). `magnitude` gives |value| there: the peak path's live
+  /// |value|, or the absolute value of the reloaded lanes.
+  static void
+  reportWhenPeakFires(OpBuilder &builder, Location loc, Value found,
+                      function_ref<Value(OpBuilder &, Location)> magnitude,
+                      Value inf, Value mask, const ReportSite &reportSite,
+                      const ReportOptions &report) {
     Value badLanes;
     auto lanes = [&](OpBuilder &b, Location l) -> Value {
       if (badLanes)
         return badLanes;
-      Value bad =
-          arith::CmpFOp::create(b, l, arith::CmpFPredicate::UEQ, absolute, inf);
+      Value bad = arith::CmpFOp::create(b, l, arith::CmpFPredicate::UEQ,
+                                        magnitude(b, l), inf);
       badLanes =
           mask ? arith::AndIOp::create(b, l, bad, mask).getResult() : bad;
       return badLanes;
@@ -1070,35 +1083,25 @@ private:
     Value found = peakIsNonFinite(builder, loc, absolute, mask);
     Value storeMask = store.getMask();
     Value ptr = store.getPtr();
-    Value badLanes;
-    auto lanes = [&](OpBuilder &b, Location l) -> Value {
-      if (badLanes)
-        return badLanes;
+    auto reloaded = [&](OpBuilder &b, Location l) -> Value {
       Value stored =
           storeMask ? triton::LoadOp::create(b, l, ptr, storeMask,
                                              /*isVolatile=*/true)
                           .getResult()
                     : triton::LoadOp::create(b, l, ptr, /*isVolatile=*/true)
                           .getResult();
-      Value bad = arith::CmpFOp::create(b, l, arith::CmpFPredicate::UEQ,
-                                        math::AbsFOp::create(b, l, stored),
-                                        inf);
-      badLanes =
-          mask ? arith::AndIOp::create(b, l, bad, mask).getResult() : bad;
-      return badLanes;
+      return math::AbsFOp::create(b, l, stored);
     };
-    emitReportWhen(
-        builder, loc, found,
-        [&](OpBuilder &b, Location l) { return countTrue(b, l, lanes(b, l)); },
-        lanes, reportSite, report);
+    reportWhenPeakFires(builder, loc, found, reloaded, inf, mask, reportSite,
+                        report);
     return true;
   }
 
   /// The peak fast path's test (i1 scalar): the NaN-propagating maximum of
   /// `absolute` (|value|; masked-off lanes read 0) is unordered (a NaN lane)
   /// or +Inf (a +-Inf lane).
-  static Value peakIsNonFinite(OpBuilder &builder, Location loc,
-                               Value absolute, Value mask) {
+  static Value peakIsNonFinite(OpBuilder &builder, Location loc, Value absolute,
+                               Value mask) {
     Type type = absolute.getType();
     auto floatTy = cast<FloatType>(getElementTypeOrSelf(type));
     Value peak = absolute;
