@@ -640,18 +640,10 @@ def test_dead_weakref_proxies_are_not_kernels():
 
 def _registers(compiled: Any) -> tuple[int, int]:
     """(registers, stack bytes) of the cubin, from the wheel's cuobjdump (no GPU needed)."""
-    import subprocess
-    import tempfile
+    from tests.realworld.sanitizer_costs import cost_of
 
-    tool = Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "cuobjdump"
-    with tempfile.TemporaryDirectory() as tmp:
-        cubin = Path(tmp) / "k.cubin"
-        cubin.write_bytes(compiled.asm["cubin"])
-        out = subprocess.run([str(tool), "-res-usage", str(cubin)], capture_output=True, text=True,
-                             check=True).stdout
-    m = re.search(r"REG:(\d+) STACK:(\d+)", out)
-    assert m, out
-    return int(m.group(1)), int(m.group(2))
+    cost = cost_of(compiled.asm["cubin"])
+    return cost.registers, cost.stack
 
 
 def _bench_kernel(workload: int, block_n: int, passes: tuple[str, ...] = (), **options: Any) -> Any:
