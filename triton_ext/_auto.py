@@ -31,10 +31,19 @@ specialization and options, on this device):
 6. the launch then runs with the chosen variant, and so does every later launch of that
    specialization (a dictionary lookup and a context-variable set per launch).
 
-Refused (launched with no pass, choice not recorded): launches during CUDA graph capture (nothing
-may be timed there), and launches with an argument whose memory the mode cannot restore: anything
-with a ``data_ptr`` that is not a torch tensor (a raw pointer, a tensor descriptor), or tensors
-nested in tuples. Launches inside ``triton_ext.enabled`` blocks or ``triton_ext.Config`` configs,
+Refused (launched with no pass, recorded once in ``decisions`` with the reason): launches during
+CUDA graph capture (nothing may be timed there; not remembered, a later plain launch may tune),
+launches with an argument whose memory the mode cannot restore (anything with a ``data_ptr``
+that is not a torch tensor: a raw pointer, a tensor descriptor), and launches whose tensor
+arguments reach more memory than the backup may take (:mod:`triton_ext._backup`:
+``TRITON_EXT_AUTO_BACKUP_MB``, default 1024 MiB, and half the GPU's free memory; an
+out-of-memory error while copying refuses too). Backups are byte copies of the memory each
+argument reaches, so expanded (stride-0) views, ``nn.Parameter`` arguments with grad mode on and
+views sharing one storage are restored exactly, with no autograd involved. Any other failure
+inside the mode (an exception while deciding, or a launch of the chosen variant that raises)
+falls back to the stock launch and is recorded the same way: that specialization launches with no
+pass from then on. The mode never fails a launch that works without it (issue 26.3).
+Launches inside ``triton_ext.enabled`` blocks or ``triton_ext.Config`` configs,
 ``warmup`` calls and launches while another decision is being timed keep their explicit set.
 First launch costs one compile per variant (one more for a combination) plus about
 ``(ROUNDS x variants + CONFIRM_ROUNDS x finalists) x 2 x 25 ms`` of timing; each later launch, one
@@ -58,6 +67,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from . import _hook, _selection
+from ._backup import ArgumentBackup, BackupRefused, tensors_of
 from ._choice import MARGIN, beats, spread
 from ._selection import Selection
 
@@ -167,17 +177,36 @@ class _Auto:
                kwargs: dict[str, Any]) -> Any:
         if warmup or getattr(self.tls, "busy", False) or _selection.current().entries:
             return original(fn, *args, grid=grid, warmup=warmup, **kwargs)
-        key = self._memory_key(fn, args, kwargs)
+        try:
+            key = self._memory_key(fn, args, kwargs)
+        except Exception:  # the stock launch binds the same arguments: let it raise (or run)
+            return original(fn, *args, grid=grid, warmup=warmup, **kwargs)
         selection = self.choices.get(key)
         if selection is None:
             with self.lock:
                 selection = self.choices.get(key)
                 if selection is None:
-                    selection = self._decide(fn, original, key, args, grid, kwargs)
+                    try:
+                        selection = self._decide(fn, original, key, args, grid, kwargs)
+                    except Exception as exc:  # nothing inside the mode may fail a launch (issue 26.3)
+                        selection = self._fall_back(fn, key, f"the mode failed while deciding: {_describe(exc)}")
         if not selection.entries:
             return original(fn, *args, grid=grid, warmup=warmup, **kwargs)
-        with _selection.using(selection):
+        try:
+            with _selection.using(selection):
+                return original(fn, *args, grid=grid, warmup=warmup, **kwargs)
+        except Exception as exc:
+            self._fall_back(fn, key, f"the launch with {'+'.join(selection.names())} failed: {_describe(exc)}")
             return original(fn, *args, grid=grid, warmup=warmup, **kwargs)
+
+    def _fall_back(self, fn: Any, key: tuple[Any, ...], reason: str) -> Selection:
+        """Launch this specialization with no pass from now on; record why, once."""
+        with self.lock:
+            self.choices[key] = Selection()
+            if key not in self.refused:
+                self.refused.add(key)
+                self.decisions.append(Decision(getattr(fn, "__name__", "kernel"), "", refused=reason))
+        return self.choices[key]
 
     @staticmethod
     def _memory_key(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
@@ -191,9 +220,7 @@ class _Auto:
     # -- first launch ----------------------------------------------------------------------
 
     def _disk_path(self, fn: Any, key: tuple[Any, ...]) -> Path:
-        import torch
-
-        text = json.dumps([fn.cache_key, repr(key[2]), key[3], torch.cuda.get_device_name(key[1]),
+        text = json.dumps([fn.cache_key, repr(key[2]), key[3], _device_name(key[1]),
                            [(n, s.key) for n, s in self.variants]], default=str)
         return _cache_dir() / f"{getattr(fn, '__name__', 'kernel')[:80]}-{hashlib.sha256(text.encode()).hexdigest()[:32]}.json"
 
@@ -203,8 +230,12 @@ class _Auto:
 
         start = time.perf_counter()
         name = getattr(fn, "__name__", "kernel")
-        refused = self._refusal(args, kwargs)
-        if refused is None and torch.cuda.is_current_stream_capturing():
+        refused: str | None = None
+        try:
+            tensors = list(tensors_of((*args, *kwargs.values())))
+        except BackupRefused as exc:
+            refused = str(exc)
+        if refused is None and torch.cuda.is_available() and torch.cuda.is_current_stream_capturing():
             refused = "launched during CUDA graph capture"
         if refused is not None:
             if key not in self.refused:  # report once per specialization
@@ -225,12 +256,11 @@ class _Auto:
                 return selection
             except (OSError, ValueError, KeyError):
                 pass  # unreadable or from another candidate set: tune again
-        tensors = [a for a in (*args, *kwargs.values()) if _restorable(a)]
-        saved_tensors = [t.clone() for t in tensors]
-
-        def restore() -> None:
-            for t, s in zip(tensors, saved_tensors):
-                t.copy_(s)
+        try:
+            backup = ArgumentBackup.of(tensors)
+        except BackupRefused as exc:
+            return self._fall_back(fn, key, str(exc))
+        restore = backup.restore
 
         self.tls.busy = True
         error: str | None = None
@@ -276,12 +306,14 @@ class _Auto:
                     if finalists:
                         confirm = time_rounds(["", *finalists], CONFIRM_ROUNDS)
                 except Exception as exc:  # a variant that fails to launch: the user's launch runs with no pass
-                    error = f"timing failed, no pass kept: {type(exc).__name__}: {exc}"
+                    error = f"timing failed, no pass kept: {_describe(exc)}"
                     timings, confirm = {}, {}
-            restore()
         finally:
             self.tls.busy = False
-            del saved_tensors
+            try:
+                restore()  # the user's launch runs on the memory it started with
+            finally:
+                backup.release()
         medians = {v: statistics.median(t) for v, t in timings.items() if t}
         choice = choose(confirm) if confirm else ""
         decision = Decision(name, choice, medians, applicable, first_launch_s=time.perf_counter() - start,
@@ -305,19 +337,28 @@ class _Auto:
 
     @staticmethod
     def _refusal(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str | None:
-        for i, a in enumerate((*args, *kwargs.values())):
-            if _restorable(a):
-                continue
-            if hasattr(a, "data_ptr") or hasattr(a, "base"):
-                return f"argument {i} is a {type(a).__name__}, whose memory cannot be copied and restored"
-            if isinstance(a, (tuple, list)) and any(hasattr(x, "data_ptr") for x in a):
-                return f"argument {i} holds tensors in a {type(a).__name__}; not restored"
+        """Why the arguments cannot be saved and restored (None: they can)."""
+        try:
+            for _ in tensors_of((*args, *kwargs.values())):
+                pass
+        except BackupRefused as exc:
+            return str(exc)
         return None
 
 
-def _restorable(value: Any) -> bool:
-    """A tensor the mode can copy and restore (torch's ``clone``/``copy_``)."""
-    return all(hasattr(value, name) for name in ("data_ptr", "clone", "copy_"))
+def _device_name(device: int) -> str:
+    """The GPU's name (part of a decision's key on disk); the target where torch has no CUDA."""
+    import torch
+    from triton.runtime.driver import driver
+
+    if torch.cuda.is_available():
+        return torch.cuda.get_device_name(device)
+    return repr(driver.active.get_current_target())
+
+
+def _describe(exc: BaseException) -> str:
+    first = (str(exc).strip().splitlines() or [""])[0]
+    return f"{type(exc).__name__}: {first[:300]}"
 
 
 _lock = threading.Lock()

@@ -55,6 +55,16 @@ def _parse_float(var: str, text: str) -> float:
         raise ValueError(f"{var}: expected a number of seconds, found {text!r}") from None
 
 
+def _parse_megabytes(var: str, text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value >= 0:
+        raise ValueError(f"{var}: expected a size in MiB (a number >= 0), found {text!r}")
+    return value
+
+
 @dataclass(frozen=True)
 class _Field(Generic[T]):
     """One setting: the variable it reads, how to parse it, and its default."""
@@ -90,6 +100,11 @@ _FIELDS: dict[str, _Field[Any]] = {
         "TRITON_EXT_PROBE_TIMEOUT", _parse_float, lambda: 120.0,
         "Seconds the preflight child may take before the library is rejected.",
     ),
+    "auto_backup_mb": _Field(
+        "TRITON_EXT_AUTO_BACKUP_MB", _parse_megabytes, lambda: 1024.0,
+        "The transparent mode (TRITON_EXT_ENABLE=auto) saves and restores a launch's tensor arguments while it "
+        "times variants; above this many MiB it launches that specialization with no pass instead.",
+    ),
     "entry_points": _Field(
         "TRITON_EXT_ENTRY_POINTS", _parse_bool, lambda: True,
         "Merge registry fragments from the 'triton_ext.extensions' entry point group.",
@@ -107,6 +122,7 @@ class Settings:
     cache_dir: Path
     probe_timeout: float
     entry_points: bool
+    auto_backup_mb: float
 
     def __init__(self) -> None:
         self._overrides: list[dict[str, Any]] = []
