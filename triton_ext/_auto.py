@@ -58,10 +58,13 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import logging
 import os
 import statistics
+import sys
 import threading
 import time
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Sequence
@@ -69,7 +72,7 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 from . import _hook, _selection
 from ._backup import ArgumentBackup, BackupRefused, tensors_of
 from ._choice import MARGIN, beats, spread
-from ._selection import Selection
+from ._selection import KEY_VERSION, Selection
 
 __all__ = ["MARGIN", "parse", "activate", "deactivate", "active", "Decision", "spread", "paired_ratios", "winners",
            "choose"]
@@ -134,6 +137,7 @@ class Decision:
     first_launch_s: float = 0.0
     from_disk: bool = False
     error: str | None = None  # the timing failed (no pass kept, not recorded on disk)
+    back_to_back_ms: dict[str, float] = field(default_factory=dict)  # per launch, finalists back to back
 
 
 def _cache_dir() -> Path:
@@ -149,17 +153,24 @@ class _Auto:
         manifest = load_manifest()
         if not candidates:
             candidates = [p.name for p in manifest.passes
-                          if p.adds_pass and manifest.extension_of(p).name not in NOT_OPTIMIZATIONS
+                          if p.adds_pass and getattr(p, "auto", True)
+                          and manifest.extension_of(p).name not in NOT_OPTIMIZATIONS
                           and manifest.extension_of(p).library_path().exists()]
         self.variants: list[tuple[str, Selection]] = [("", Selection())]
         for name in candidates:
             self.variants.append((name, Selection.of(_selection._build([name], None))))
         self.by_name = dict(self.variants)  # and combinations "a+b", added when first tried
-        self.choices: dict[tuple[Any, ...], Selection] = {}
         self.decisions: list[Decision] = []
-        self.refused: set[tuple[Any, ...]] = set()
+        self.refused: set[tuple[int, int, str]] = set()
+        #: Every kernel the mode put in a JIT's cache: ``(function, device, key)``, taken out again
+        #: by :func:`deactivate`.
+        self.placed: list[tuple[weakref.ref[Any], int, str]] = []
         self.lock = threading.RLock()
         self.tls = threading.local()
+        digest = hashlib.sha256(json.dumps([KEY_VERSION, [(n, s.key) for n, s in self.variants]]).encode()).hexdigest()
+        #: The enabled set while the mode is on and nothing is enabled explicitly: no pass, but its
+        #: own key, so the JIT's cache keys of the mode's specializations differ from stock ones.
+        self.marker = Selection((), f"triton_ext-auto-{digest}", digest, (f"triton_ext-auto-{digest}", digest))
 
     def selection(self, variant: str) -> Selection:
         """The selection of a variant: ``""``, a candidate, or a combination ``"a+b"``."""
@@ -171,179 +182,194 @@ class _Auto:
             found = self.by_name[variant] = Selection.of(_selection._build(names, None))
         return found
 
-    # -- per launch ------------------------------------------------------------------------
+    # -- the JIT's cache miss --------------------------------------------------------------
 
-    def launch(self, fn: Any, original: Callable[..., Any], args: tuple[Any, ...], grid: Any, warmup: bool,
-               kwargs: dict[str, Any]) -> Any:
-        if warmup or getattr(self.tls, "busy", False) or _selection.current().entries:
-            return original(fn, *args, grid=grid, warmup=warmup, **kwargs)
-        try:
-            key = self._memory_key(fn, args, kwargs)
-        except Exception:  # the stock launch binds the same arguments: let it raise (or run)
-            return original(fn, *args, grid=grid, warmup=warmup, **kwargs)
-        selection = self.choices.get(key)
-        if selection is None:
-            with self.lock:
-                selection = self.choices.get(key)
-                if selection is None:
-                    try:
-                        selection = self._decide(fn, original, key, args, grid, kwargs)
-                    except Exception as exc:  # nothing inside the mode may fail a launch (issue 26.3)
-                        selection = self._fall_back(fn, key, f"the mode failed while deciding: {_describe(exc)}")
-        if not selection.entries:
-            return original(fn, *args, grid=grid, warmup=warmup, **kwargs)
-        try:
-            with _selection.using(selection):
-                return original(fn, *args, grid=grid, warmup=warmup, **kwargs)
-        except Exception as exc:
-            self._fall_back(fn, key, f"the launch with {'+'.join(selection.names())} failed: {_describe(exc)}")
-            return original(fn, *args, grid=grid, warmup=warmup, **kwargs)
+    def on_miss(self, fn: Any, compile_stock: Callable[[], Any], caller: Any, key: str, device: int,
+                warmup: bool) -> Any:
+        """The kernel for a specialization the JIT has not compiled: decided here, then placed in the
+        JIT's own cache under the JIT's key, so every later launch is Triton's own fast path."""
+        if getattr(self.tls, "busy", False) or _selection.current().entries:
+            return compile_stock()  # an explicit set, or a variant being compiled for a decision
+        launch = caller.f_locals if caller is not None and caller.f_code is _RUN_CODE else None
+        if warmup or launch is None:
+            kernel = compile_stock()
+            if launch is not None:  # warmup(): not kept, so the first launch decides
+                cache = fn.device_caches[device][0]
+                if cache.get(key) is kernel:
+                    del cache[key]
+            return kernel
+        from triton.runtime import _async_compile
 
-    def _fall_back(self, fn: Any, key: tuple[Any, ...], reason: str) -> Selection:
-        """Launch this specialization with no pass from now on; record why, once."""
+        if _async_compile.active_mode.get() is not None:
+            return self._place(fn, device, key, compile_stock(),
+                               refused="compiled under Triton's AsyncCompileMode (nothing may be timed there)")
         with self.lock:
-            self.choices[key] = Selection()
-            if key not in self.refused:
-                self.refused.add(key)
-                self.decisions.append(Decision(getattr(fn, "__name__", "kernel"), "", refused=reason))
-        return self.choices[key]
+            placed = fn.device_caches[device][0].get(key)
+            if placed is not None:  # another thread decided it meanwhile
+                return placed
+            args, kwargs, grid = launch["args"], dict(launch["kwargs"]), launch["grid"]
+            try:
+                choice, kernel = self._decide(fn, key, device, args, kwargs, grid)
+            except BackupRefused as exc:
+                return self._place(fn, device, key, compile_stock(), refused=str(exc))
+            except Exception as exc:  # nothing inside the mode may fail a launch (issue 26.3)
+                return self._place(fn, device, key, compile_stock(),
+                                   refused=f"the mode failed while deciding: {_describe(exc)}")
+            return self._place(fn, device, key, kernel)
 
-    @staticmethod
-    def _memory_key(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
-        from triton.runtime.driver import driver
+    def _place(self, fn: Any, device: int, key: str, kernel: Any, refused: str | None = None) -> Any:
+        fn.device_caches[device][0][key] = kernel
+        self.placed.append((weakref.ref(fn), device, key))
+        if refused is not None and (id(fn), device, key) not in self.refused:  # recorded once
+            self.refused.add((id(fn), device, key))
+            self._record(Decision(getattr(fn, "__name__", "kernel"), "", refused=refused))
+        return kernel
 
-        device = driver.active.get_current_device()
-        binder = fn.device_caches[device][4]
-        _, specialization, options = binder(*args, **kwargs)
-        return (id(fn), device, tuple(specialization), str(options))
+    def _record(self, decision: Decision) -> None:
+        self.decisions.append(decision)
+        if decision.refused is not None:
+            _log.info("%s: no pass (%s)", decision.kernel, decision.refused)
+        else:
+            _log.info("%s: %s%s in %.2f s; GPU ms %s; back to back ms %s%s", decision.kernel,
+                      decision.choice or "no pass", " (from disk)" if decision.from_disk else "",
+                      decision.first_launch_s, _rounded(decision.timings_ms), _rounded(decision.back_to_back_ms),
+                      f"; {decision.error}" if decision.error else "")
 
-    # -- first launch ----------------------------------------------------------------------
+    def _variant_kernel(self, fn: Any, variant: str, args: tuple[Any, ...], kwargs: dict[str, Any],
+                        grid: Any) -> Any:
+        """The compiled kernel of ``variant`` for this launch (compiled and cached under the
+        variant's own key, on disk too)."""
+        assert _original_run is not None
+        with _selection.using(self.selection(variant)):
+            return _original_run(fn, *args, grid=grid, warmup=True, **kwargs)
 
-    def _disk_path(self, fn: Any, key: tuple[Any, ...]) -> Path:
-        text = json.dumps([fn.cache_key, repr(key[2]), key[3], _device_name(key[1]),
-                           [(n, s.key) for n, s in self.variants]], default=str)
+    def _disk_path(self, fn: Any, key: str, device: int) -> Path:
+        text = json.dumps([fn.cache_key, key, _device_name(device), [(n, s.key) for n, s in self.variants]],
+                          default=str)
         return _cache_dir() / f"{getattr(fn, '__name__', 'kernel')[:80]}-{hashlib.sha256(text.encode()).hexdigest()[:32]}.json"
 
-    def _decide(self, fn: Any, original: Callable[..., Any], key: tuple[Any, ...], args: tuple[Any, ...], grid: Any,
-                kwargs: dict[str, Any]) -> Selection:
+    def _decide(self, fn: Any, key: str, device: int, args: tuple[Any, ...], kwargs: dict[str, Any],
+                grid: Any) -> tuple[str, Any]:
+        """``(choice, compiled kernel)``; raises :class:`BackupRefused` when the arguments cannot be
+        saved (the caller then launches with no pass and records why)."""
         import torch
 
         start = time.perf_counter()
         name = getattr(fn, "__name__", "kernel")
-        refused: str | None = None
-        try:
-            tensors = list(tensors_of((*args, *kwargs.values())))
-        except BackupRefused as exc:
-            refused = str(exc)
-        if refused is None and torch.cuda.is_available() and torch.cuda.is_current_stream_capturing():
-            refused = "launched during CUDA graph capture"
-        if refused is not None:
-            if key not in self.refused:  # report once per specialization
-                self.refused.add(key)
-                self.decisions.append(Decision(name, "", refused=refused))
-            if not refused.startswith("launched during"):
-                self.choices[key] = Selection()  # the arguments' kinds are part of the specialization
-            return Selection()  # during capture: not remembered, a later plain launch may tune
-        path = self._disk_path(fn, key)
-        if path.exists():
-            try:
-                saved = json.loads(path.read_text())
-                selection = self.selection(saved["choice"])
-                self.choices[key] = selection
-                self.decisions.append(Decision(name, saved["choice"], saved.get("timings_ms", {}),
-                                               saved.get("applicable", []), from_disk=True,
-                                               first_launch_s=time.perf_counter() - start))
-                return selection
-            except (OSError, ValueError, KeyError):
-                pass  # unreadable or from another candidate set: tune again
-        try:
-            backup = ArgumentBackup.of(tensors)
-        except BackupRefused as exc:
-            return self._fall_back(fn, key, str(exc))
-        restore = backup.restore
-
+        tensors = list(tensors_of((*args, *kwargs.values())))
+        if torch.cuda.is_available() and torch.cuda.is_current_stream_capturing():
+            raise BackupRefused("launched during CUDA graph capture")
         self.tls.busy = True
-        error: str | None = None
-        timings: dict[str, list[float]] = {}
-        confirm: dict[str, list[float]] = {}
         try:
-            ptx: dict[str, str] = {}
-
-            def compile_variant(variant: str) -> None:
+            path = self._disk_path(fn, key, device)
+            if path.exists():
                 try:
-                    with _selection.using(self.selection(variant)):
-                        kernel = original(fn, *args, grid=grid, warmup=True, **kwargs)
-                    ptx[variant] = kernel.asm.get("ptx", "") if kernel is not None else ""
+                    saved = json.loads(path.read_text())
+                    kernel = self._variant_kernel(fn, saved["choice"], args, kwargs, grid)
+                    self._record(Decision(name, saved["choice"], saved.get("timings_ms", {}),
+                                          saved.get("applicable", []), from_disk=True,
+                                          back_to_back_ms=saved.get("back_to_back_ms", {}),
+                                          first_launch_s=time.perf_counter() - start))
+                    return saved["choice"], kernel
+                except (OSError, ValueError, KeyError):
+                    pass  # unreadable or from another candidate set: tune again
+            kernels = {"": self._variant_kernel(fn, "", args, kwargs, grid)}
+            for variant, _ in self.variants[1:]:
+                try:
+                    kernels[variant] = self._variant_kernel(fn, variant, args, kwargs, grid)
                 except Exception:  # a variant that cannot compile is not a candidate
-                    if variant == "":
-                        raise
-
-            def time_rounds(variants: list[str], rounds: int) -> dict[str, list[float]]:
-                from ._timing import flush_buffer, gpu_time_ms, interleaved_rounds
-
-                flush = flush_buffer()  # one buffer for every reading of the comparison
-
-                def time_one(variant: str) -> float:
-                    with _selection.using(self.selection(variant)):
-                        return gpu_time_ms(lambda: original(fn, *args, grid=grid, warmup=False, **kwargs),
-                                           rep_ms=REP_MS, flush=flush)
-
-                return interleaved_rounds(variants, time_one, rounds, before=lambda _: restore())
-
-            for variant, _ in self.variants:
-                compile_variant(variant)
+                    pass
+            ptx = {v: k.asm.get("ptx", "") for v, k in kernels.items()}
             applicable = [v for v, _ in self.variants[1:] if v in ptx and ptx[v] != ptx[""]]
+            decision = Decision(name, "", applicable=applicable)
             if applicable:
+                backup = ArgumentBackup.of(tensors)
                 try:
-                    timings = time_rounds(["", *applicable], ROUNDS)
-                    found = winners(timings)
-                    finalists = found[:1]
-                    if len(found) >= 2:  # two passes win alone: try them together
-                        combo = "+".join(sorted(found[:2]))
-                        compile_variant(combo)
-                        if combo in ptx and ptx[combo] not in (ptx[found[0]], ptx[found[1]]):
-                            finalists.append(combo)
-                    if finalists:
-                        confirm = time_rounds(["", *finalists], CONFIRM_ROUNDS)
-                except Exception as exc:  # a variant that fails to launch: the user's launch runs with no pass
-                    error = f"timing failed, no pass kept: {_describe(exc)}"
-                    timings, confirm = {}, {}
+                    self._time(fn, args, kwargs, grid, kernels, ptx, decision, backup)
+                finally:
+                    try:
+                        backup.restore()  # the user's launch runs on the memory it started with
+                    finally:
+                        backup.release()
+            decision.first_launch_s = time.perf_counter() - start
+            self._record(decision)
+            if decision.error is None:
+                try:
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+                    tmp.write_text(json.dumps({"kernel": name, "choice": decision.choice,
+                                               "timings_ms": decision.timings_ms, "applicable": applicable,
+                                               "confirm_ms": decision.confirm_ms,
+                                               "back_to_back_ms": decision.back_to_back_ms,
+                                               "spreads": decision.spreads,
+                                               "first_launch_s": decision.first_launch_s}))
+                    tmp.replace(path)
+                except OSError:
+                    pass  # the choice still holds for this process
+            return decision.choice, kernels[decision.choice]
         finally:
             self.tls.busy = False
-            try:
-                restore()  # the user's launch runs on the memory it started with
-            finally:
-                backup.release()
-        medians = {v: statistics.median(t) for v, t in timings.items() if t}
-        choice = choose(confirm) if confirm else ""
-        decision = Decision(name, choice, medians, applicable, first_launch_s=time.perf_counter() - start,
-                            confirm_ms={v: statistics.median(t) for v, t in confirm.items()},
-                            spreads={v: spread(t) for v, t in timings.items() if t}, error=error)
-        self.decisions.append(decision)
-        selection = self.selection(choice)
-        self.choices[key] = selection
-        if error is not None:
-            return selection  # not recorded on disk: another process may time it again
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(json.dumps({"kernel": name, "choice": choice, "timings_ms": medians,
-                                       "applicable": applicable, "confirm_ms": decision.confirm_ms,
-                                       "spreads": decision.spreads}))
-            tmp.replace(path)
-        except OSError:
-            pass  # the in-memory choice still holds for this process
-        return selection
 
-    @staticmethod
-    def _refusal(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str | None:
-        """Why the arguments cannot be saved and restored (None: they can)."""
+    def _time(self, fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], grid: Any, kernels: dict[str, Any],
+              ptx: dict[str, str], decision: Decision, backup: ArgumentBackup) -> None:
+        """Time the applicable variants; set ``decision``'s choice and timings (no pass on any
+        failure, with ``decision.error`` saying why)."""
+        from ._timing import back_to_back_ms, flush_buffer, gpu_time_ms, interleaved_rounds
+
+        run = _original_run
+        assert run is not None
+
+        def launcher(variant: str) -> Callable[[], Any]:
+            selection = self.selection(variant)
+
+            def go() -> Any:
+                with _selection.using(selection):
+                    return run(fn, *args, grid=grid, warmup=False, **kwargs)
+            return go
+
         try:
-            for _ in tensors_of((*args, *kwargs.values())):
-                pass
-        except BackupRefused as exc:
-            return str(exc)
-        return None
+            flush = flush_buffer()  # one buffer for every reading of the comparison
+
+            def gpu(variants: list[str], rounds: int) -> dict[str, list[float]]:
+                return interleaved_rounds(variants, lambda v: gpu_time_ms(launcher(v), rep_ms=REP_MS, flush=flush),
+                                          rounds, before=lambda _: backup.restore())
+
+            timings = gpu(["", *decision.applicable], ROUNDS)
+            decision.timings_ms = {v: statistics.median(t) for v, t in timings.items()}
+            decision.spreads = {v: spread(t) for v, t in timings.items()}
+            found = winners(timings)
+            finalists = found[:1]
+            if len(found) >= 2:  # two passes win alone: try them together
+                combo = "+".join(sorted(found[:2]))
+                try:
+                    kernels[combo] = self._variant_kernel(fn, combo, args, kwargs, grid)
+                    ptx[combo] = kernels[combo].asm.get("ptx", "")
+                    if ptx[combo] not in (ptx[found[0]], ptx[found[1]]):
+                        finalists.append(combo)
+                except Exception:
+                    pass
+            if not finalists:
+                return
+            confirm = gpu(["", *finalists], CONFIRM_ROUNDS)
+            decision.confirm_ms = {v: statistics.median(t) for v, t in confirm.items()}
+            kept = winners(confirm)
+            if not kept:
+                return
+            # The launch regime: back to back through the JIT, as the user launches the kernel
+            # (issue 27.3); a variant must win there too.
+            calls = max(20, min(500, int(REP_MS / max(decision.timings_ms[""], 1e-3))))
+            b2b = interleaved_rounds(["", *kept], lambda v: back_to_back_ms(launcher(v), calls), CONFIRM_ROUNDS,
+                                     before=lambda _: backup.restore())
+            decision.back_to_back_ms = {v: statistics.median(t) for v, t in b2b.items()}
+            both = [v for v in kept if beats(b2b[v], b2b[""])]
+            decision.choice = both[0] if both else ""
+        except Exception as exc:  # a variant that fails to launch: the user's launch runs with no pass
+            decision.error = f"timing failed, no pass kept: {_describe(exc)}"
+            decision.choice = ""
+
+
+def _rounded(values: Mapping[str, float]) -> dict[str, float]:
+    return {k or "none": round(v, 5) for k, v in values.items()}
 
 
 def _device_name(device: int) -> str:
@@ -361,45 +387,83 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {first[:300]}"
 
 
+_log = logging.getLogger("triton_ext.auto")
 _lock = threading.Lock()
 _active: _Auto | None = None
 _original_run: Callable[..., Any] | None = None
+_original_compile: Callable[..., Any] | None = None
+#: The code of Triton's ``JITFunction.run``: a cache miss whose caller runs it is a launch, whose
+#: arguments and grid the mode reads from that frame (``args``, ``kwargs``, ``grid``).
+_RUN_CODE: Any = None
 
 
 def activate(candidates: Sequence[str] = ()) -> _Auto:
-    """Turn the mode on for this process (``TRITON_EXT_ENABLE=auto...`` calls this at import)."""
-    global _active, _original_run
+    """Turn the mode on for this process (``TRITON_EXT_ENABLE=auto...`` calls this at import).
+
+    Wraps ``JITFunction._do_compile``, which the JIT calls only on a cache miss; no launch of a
+    kernel already in the JIT's cache runs any code of the mode."""
+    global _active, _original_run, _original_compile, _RUN_CODE
     from triton.runtime.jit import JITFunction
 
     auto = _Auto(candidates)
     _hook.install()
     with _lock:
+        previous = _active
         _active = auto
-        if _original_run is None:
-            original = JITFunction.run
-            _original_run = original
+        with _selection._lock:
+            if not _selection._global.entries:
+                _selection._global = auto.marker
+        if previous is not None:
+            _evict(previous)
+        if _original_compile is None:
+            original = JITFunction._do_compile
+            _original_compile = original
+            _original_run = JITFunction.run
+            _RUN_CODE = getattr(JITFunction.run, "__code__", None)
 
-            def run(self: Any, *args: Any, grid: Any, warmup: bool, **kwargs: Any) -> Any:
+            def _do_compile(self: Any, key: Any, signature: Any, device: Any, constexprs: Any, options: Any,
+                            attrs: Any, warmup: Any) -> Any:
                 current = _active
                 if current is None:
-                    return original(self, *args, grid=grid, warmup=warmup, **kwargs)
-                return current.launch(self, original, args, grid, warmup, kwargs)
+                    return original(self, key, signature, device, constexprs, options, attrs, warmup)
 
-            run.__wrapped__ = original  # type: ignore[attr-defined]
-            JITFunction.run = run
+                def compile_stock() -> Any:
+                    if _selection.current().entries:  # an explicit set: compiled as without the mode
+                        return original(self, key, signature, device, constexprs, options, attrs, warmup)
+                    with _selection.using(Selection()):  # no pass, under the stock on-disk key
+                        return original(self, key, signature, device, constexprs, options, attrs, warmup)
+
+                return current.on_miss(self, compile_stock, sys._getframe(1), key, device, warmup)
+
+            _do_compile.__wrapped__ = original  # type: ignore[attr-defined]
+            JITFunction._do_compile = _do_compile
     return auto
 
 
+def _evict(auto: _Auto) -> None:
+    """Take the kernels ``auto`` placed out of the JITs' caches (stock ones compile again)."""
+    for ref, device, key in auto.placed:
+        fn = ref()
+        if fn is not None:
+            fn.device_caches[device][0].pop(key, None)
+    auto.placed.clear()
+
+
 def deactivate() -> None:
-    """Put ``JITFunction.run`` back."""
-    global _active, _original_run
+    """Put ``JITFunction._do_compile`` back and take the mode's kernels out of the JITs' caches."""
+    global _active, _original_compile
     from triton.runtime.jit import JITFunction
 
     with _lock:
-        _active = None
-        if _original_run is not None:
-            JITFunction.run = _original_run
-            _original_run = None
+        auto, _active = _active, None
+        if auto is not None:
+            with _selection._lock:
+                if _selection._global is auto.marker:
+                    _selection._global = Selection()
+            _evict(auto)
+        if _original_compile is not None:
+            JITFunction._do_compile = _original_compile
+            _original_compile = None
 
 
 @contextlib.contextmanager

@@ -115,12 +115,21 @@ def test_memory_that_is_not_a_tensor_is_refused() -> None:
 
 
 @triton.jit
-def add_bias(x, bias, out, n, stride_bias_m, stride_bias_n, BLOCK: tl.constexpr):
-    rows = tl.program_id(0)
-    cols = tl.arange(0, BLOCK)
-    m = cols < n
-    b = tl.load(bias + rows * stride_bias_m + cols * stride_bias_n, mask=m)
-    tl.store(out + rows * n + cols, tl.load(x + rows * n + cols, mask=m) + b, mask=m)
+def addmm(a, b, bias, out, M, N, K, stride_bias_m, stride_bias_n, BLOCK: tl.constexpr):
+    # out = a @ b + bias, bias read through its strides (FlagGems passes an expanded view); a 2-D
+    # grid and a dot, so grid_swizzle applies and the mode saves the arguments to time it.
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    rm = pid_m * BLOCK + tl.arange(0, BLOCK)
+    rn = pid_n * BLOCK + tl.arange(0, BLOCK)
+    rk = tl.arange(0, 16)
+    acc = tl.zeros([BLOCK, BLOCK], dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, 16)):
+        x = tl.load(a + rm[:, None] * K + (k * 16 + rk)[None, :])
+        y = tl.load(b + (k * 16 + rk)[:, None] * N + rn[None, :])
+        acc = tl.dot(x, y, acc)
+    acc += tl.load(bias + rm[:, None] * stride_bias_m + rn[None, :] * stride_bias_n)
+    tl.store(out + rm[:, None] * N + rn[None, :], acc)
 
 
 @pytest.fixture
@@ -149,23 +158,36 @@ def _launch_without_gpu(launch: Any) -> None:
         launch()
 
 
+def _inputs(parameter: bool = False) -> tuple[torch.Tensor, ...]:
+    a, b = torch.randn(32, 32), torch.randn(32, 32)
+    bias = torch.randn(32)
+    if parameter:  # weights and bias as a module holds them
+        b, bias = torch.nn.Parameter(b), torch.nn.Parameter(bias)
+    return a, b, bias.expand(32, 32), torch.zeros(32, 32)  # the bias as an expanded view
+
+
+def _addmm(a: torch.Tensor, b: torch.Tensor, bias: torch.Tensor, out: torch.Tensor, block: int = 16) -> None:
+    addmm[(2, 2)](a, b, bias, out, 32, 32, 32, *bias.stride(), BLOCK=block)
+
+
 def test_expanded_bias_and_parameter_launch_under_the_mode(host_mode: Any) -> None:
-    x = torch.randn(4, 8)
-    bias = torch.nn.Parameter(torch.randn(8)).expand(4, 8)  # an expanded view of a parameter
-    weight = torch.nn.Parameter(torch.randn(4, 8, dtype=torch.float16))  # another specialization
-    out = torch.empty(4, 8)
     assert torch.is_grad_enabled()
-    _launch_without_gpu(lambda: add_bias[(4,)](x, bias, out, 8, *bias.stride(), BLOCK=8))
-    _launch_without_gpu(lambda: add_bias[(4,)](weight, bias, out, 8, *bias.stride(), BLOCK=8))
-    assert [(d.kernel, d.choice, d.refused, d.error) for d in host_mode.decisions] == [
-        ("add_bias", "", None, None), ("add_bias", "", None, None)]
+    inputs = _inputs()
+    saved = [t.detach().clone() for t in inputs]
+    _launch_without_gpu(lambda: _addmm(*inputs))
+    _launch_without_gpu(lambda: _addmm(*_inputs(parameter=True), block=32))  # another specialization
+    # grid_swizzle applies, so the mode saved the arguments and tried to time the variants; timing
+    # needs a GPU, so each decision is no pass with the reason, and the memory was restored.
+    assert [(d.kernel, d.choice, d.applicable, d.refused) for d in host_mode.decisions] == [
+        ("addmm", "", ["grid_swizzle"], None)] * 2
+    assert all(d.error and d.error.startswith("timing failed, no pass kept: AttributeError") for d in host_mode.decisions)
+    assert all(torch.equal(t.detach(), s) for t, s in zip(inputs, saved))
 
 
 def test_a_refused_specialization_is_recorded_once_and_launches_stock(host_mode: Any) -> None:
-    x, bias, out = torch.randn(4, 8), torch.randn(8).expand(4, 8), torch.empty(4, 8)
+    inputs = _inputs()
     with settings.scope(auto_backup_mb=0.0):  # as if the GPU were full: the backup is refused
         for _ in range(3):
-            _launch_without_gpu(lambda: add_bias[(4,)](x, bias, out, 8, *bias.stride(), BLOCK=8))
+            _launch_without_gpu(lambda: _addmm(*inputs))
     assert [(d.kernel, d.choice, d.refused) for d in host_mode.decisions] == [
-        ("add_bias", "", "the tensor arguments reach 288 B, above the backup cap of 0 B "
-                         "(TRITON_EXT_AUTO_BACKUP_MB)")]
+        ("addmm", "", "the tensor arguments reach 12.1 KiB, above the backup cap of 0 B (TRITON_EXT_AUTO_BACKUP_MB)")]

@@ -1,0 +1,146 @@
+"""Per-launch CPU cost of the transparent mode after its decision (issue 27.1: at most 1 us over stock).
+
+    TRITON_EXT_BUILD_DIR=$PWD/build python -m benchmarks.auto_overhead [--out auto-overhead-h200.json] \
+        [--launches 20000] [--rounds 7]
+
+Cached kernels launched back to back (``kernel[grid](...)``, one block: the CPU's launch path is
+the whole cost), per launch, in interleaved rounds, under:
+
+* ``stock``: no stages hook installed (Triton as shipped);
+* ``hook``: triton_ext's stages hook installed, nothing enabled (what importing an extension does);
+* ``auto, no pass``: ``triton_ext.auto_mode("grid_swizzle")`` with the specialization decided
+  as no pass (a decision on disk, so the first launch only compiles);
+* ``auto, grid_swizzle``: the same with the decision ``grid_swizzle`` (the chosen kernel runs).
+
+Since issue 27.1 the mode decides inside the JIT's cache miss and puts the chosen kernel in the
+JIT's own cache, so ``auto, *`` should cost what ``hook`` costs. Kernels: a one-block
+elementwise kernel with 3 arguments and grid_swizzle's naive GEMM (9 arguments, 1x1 grid).
+Prints JSON (also ``--out`` and ``$OUT/auto-overhead.json``): per configuration and kernel the
+median microseconds per launch and each round's value, and the overhead over ``stock`` and
+over ``hook``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import torch
+import triton
+import triton.language as tl
+
+import triton_ext
+from triton_ext import _auto, _hook
+from triton_ext.testing import import_file, repo_root
+
+matmul_naive_kernel = import_file(repo_root() / "passes" / "GridSwizzle" / "kernels.py").matmul_naive_kernel
+
+
+@triton.jit
+def tiny(X, N, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(X + offs, tl.load(X + offs, mask=offs < N) + 1.0, mask=offs < N)
+
+
+def kernels() -> dict[str, tuple[Any, Callable[[], Any]]]:
+    x = torch.zeros(128, device="cuda")
+    a = torch.randn(64, 64, device="cuda", dtype=torch.float16)
+    b = torch.randn(64, 64, device="cuda", dtype=torch.float16)
+    c = torch.empty(64, 64, device="cuda", dtype=torch.float16)
+    return {
+        "tiny": (tiny, lambda: tiny[(1,)](x, 128, BLOCK=128)),
+        "gemm_1block": (matmul_naive_kernel, lambda: matmul_naive_kernel[(1, 1)](
+            a, b, c, 64, 64, 64, 64, 64, 64, BLOCK_M=64, BLOCK_N=64, BLOCK_K=32)),
+    }
+
+
+def per_launch_us(go: Callable[[], Any], launches: int) -> float:
+    for _ in range(200):
+        go()
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    for _ in range(launches):
+        go()
+    torch.cuda.synchronize()
+    return (time.perf_counter() - start) / launches * 1e6
+
+
+def decide_as(choice: str, cases: dict[str, tuple[Any, Callable[[], Any]]]) -> _auto._Auto:
+    """Activate the mode with ``choice`` on disk for every kernel's specialization (the first
+    activation records where each decision lives)."""
+    auto = _auto.activate(["grid_swizzle"])
+    for name, (fn, go) in cases.items():
+        path = PATHS.get(name)
+        if path is None:  # first time: launch once to learn the JIT's key, then write the decision
+            go()
+            ref, device, key = auto.placed[-1]
+            path = PATHS[name] = auto._disk_path(ref(), key, device)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"kernel": name, "choice": choice}))
+    _auto.deactivate()
+    auto = _auto.activate(["grid_swizzle"])  # fresh: the decisions come from disk at the first launch
+    for _, go in cases.values():
+        go()
+    torch.cuda.synchronize()
+    return auto
+
+
+PATHS: dict[str, Path] = {}
+
+
+def configure(config: str, cases: dict[str, tuple[Any, Callable[[], Any]]]) -> _auto._Auto | None:
+    _auto.deactivate()
+    triton_ext.uninstall()
+    triton.knobs.runtime.add_stages_inspection_hook = None
+    if config == "stock":
+        return None
+    _hook.install()
+    if config == "hook":
+        return None
+    return decide_as("" if config == "auto, no pass" else "grid_swizzle", cases)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--out", default="auto-overhead-h200.json")
+    parser.add_argument("--launches", type=int, default=20000)
+    parser.add_argument("--rounds", type=int, default=7)
+    args = parser.parse_args()
+    os.environ["TRITON_EXT_AUTO_DIR"] = tempfile.mkdtemp(prefix="triton-ext-auto-")
+    cases = kernels()
+    configs = ["stock", "hook", "auto, no pass", "auto, grid_swizzle"]
+    samples: dict[str, dict[str, list[float]]] = {c: {k: [] for k in cases} for c in configs}
+    chosen: dict[str, list[str]] = {}
+    for _ in range(args.rounds):
+        for config in configs:
+            auto = configure(config, cases)
+            if auto is not None:
+                chosen[config] = [f"{d.kernel}: {d.choice or 'no pass'} (from disk {d.from_disk})" for d in auto.decisions]
+            for name, (_, go) in cases.items():
+                samples[config][name].append(per_launch_us(go, args.launches))
+    configure("stock", cases)
+    medians = {c: {k: statistics.median(v) for k, v in per.items()} for c, per in samples.items()}
+    report = {
+        "gpu": torch.cuda.get_device_name(), "triton": triton.__version__, "torch": torch.__version__,
+        "python": sys.version.split()[0], "launches": args.launches, "rounds": args.rounds,
+        "us_per_launch": medians, "rounds_us": samples, "decisions": chosen,
+        "overhead_over_stock_us": {c: {k: medians[c][k] - medians["stock"][k] for k in cases} for c in configs[1:]},
+        "overhead_over_hook_us": {c: {k: medians[c][k] - medians["hook"][k] for k in cases} for c in configs[2:]},
+    }
+    text = json.dumps(report, indent=2)
+    print(text)
+    Path(args.out).write_text(text)
+    if os.environ.get("OUT"):
+        Path(os.environ["OUT"], "auto-overhead.json").write_text(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
