@@ -83,8 +83,6 @@ ROUNDS = 4
 CONFIRM_ROUNDS = 3
 #: GPU time per reading (two readings per variant and round).
 REP_MS = 12.5
-#: Extensions whose passes are checks (they print or abort), never candidates of bare ``auto``.
-NOT_OPTIMIZATIONS = ("sanitizers",)
 
 
 def paired_ratios(timings: Mapping[str, Sequence[float]], variant: str) -> list[float]:
@@ -153,9 +151,7 @@ class _Auto:
         manifest = load_manifest()
         if not candidates:
             candidates = [p.name for p in manifest.passes
-                          if p.adds_pass and getattr(p, "auto", True)
-                          and manifest.extension_of(p).name not in NOT_OPTIMIZATIONS
-                          and manifest.extension_of(p).library_path().exists()]
+                          if p.adds_pass and p.auto and manifest.extension_of(p).library_path().exists()]
         self.variants: list[tuple[str, Selection]] = [("", Selection())]
         for name in candidates:
             self.variants.append((name, Selection.of(_selection._build([name], None))))

@@ -120,6 +120,9 @@ class PassSpec:
     on_failure: str = "skip"
     #: False for a ``kind: pipeline`` entry: it edits Triton's pipeline and adds no plugin pass.
     adds_pass: bool = True
+    #: A candidate of the transparent mode's bare ``TRITON_EXT_ENABLE=auto`` (registry ``auto:``,
+    #: default false: checks, lowerings and negative results are never tried unasked; issue 27.3).
+    auto: bool = False
 
     @property
     def anchor(self) -> str | None:

@@ -159,7 +159,7 @@ def _parse_pass(c: _Checker, ext: str, name: str, key: yaml.Node, node: yaml.Nod
     if not _SNAKE.match(name):
         c.error(key, where, f"expected a snake_case pass name, found {name!r}")
     allowed = ("stage", "after", "before", "replaces", "skips", "occurrence", "then", "enabled_by_default", "options",
-               "on_failure")
+               "on_failure", "auto")
     fields = c.mapping(node, where, allowed, ("stage",), owner=key)
     if fields is None:
         return None
@@ -193,6 +193,9 @@ def _parse_pass(c: _Checker, ext: str, name: str, key: yaml.Node, node: yaml.Nod
         enabled_by_default = bool(
             c.scalar(fields["enabled_by_default"][1], f"{where}.enabled_by_default", (bool,), "true or false")
         )
+    auto = False
+    if "auto" in fields:
+        auto = bool(c.scalar(fields["auto"][1], f"{where}.auto", (bool,), "true or false"))
     on_failure = "skip"
     if "on_failure" in fields:
         on_failure = c.choice(fields["on_failure"][1], f"{where}.on_failure", ON_FAILURE) or "skip"
@@ -219,13 +222,14 @@ def _parse_pass(c: _Checker, ext: str, name: str, key: yaml.Node, node: yaml.Nod
         replaces=replaces,
         skips=skips,
         on_failure=on_failure,
+        auto=auto,
     )
 
 
 def _check_pipeline_pass(c: _Checker, spec: PassSpec, key: yaml.Node, node: yaml.Node, where: str) -> PassSpec:
     """A ``kind: pipeline`` entry adds no pass: it may only skip built-ins."""
     fields = {k.value: k for k, _ in node.value if isinstance(k, yaml.ScalarNode)} if isinstance(node, yaml.MappingNode) else {}
-    for name in ("after", "before", "replaces", "then", "options", "occurrence", "on_failure"):
+    for name in ("after", "before", "replaces", "then", "options", "occurrence", "on_failure", "auto"):
         if name in fields:
             c.error(fields[name], f"{where}.{name}", "expected only stage, skips and enabled_by_default in a "
                                                         "kind: pipeline entry (it adds no pass), found " + name)

@@ -156,3 +156,51 @@ def test_a_combination_of_two_candidates_is_one_pass_set(monkeypatch: pytest.Mon
             auto.selection("grid_swizzle+nvidia_auto_pdl")
     finally:
         _auto.deactivate()
+
+
+def _mode_calls(launch: Any) -> set[str]:
+    """The triton_ext functions a launch calls (Python calls only; ``sys.setprofile``)."""
+    seen: set[str] = set()
+    package = str(REPO / "triton_ext")
+
+    def profile(frame: Any, event: str, _: Any) -> None:
+        if event == "call" and frame.f_code.co_filename.startswith(package):
+            seen.add(f"{Path(frame.f_code.co_filename).stem}.{frame.f_code.co_name}")
+
+    sys.setprofile(profile)
+    try:
+        launch()
+    except AttributeError:  # the host-only driver cannot launch: everything before kernel.run ran
+        pass
+    finally:
+        sys.setprofile(None)
+    return seen
+
+
+def test_a_decided_launch_runs_no_code_of_the_mode_whatever_was_chosen(host_mode: Any) -> None:
+    from tests.python.test_auto_backup import _addmm, _inputs
+    from triton_ext import _auto
+
+    inputs = _inputs()
+    first = _mode_calls(lambda: _addmm(*inputs))  # the cache miss: the mode decides (no GPU: no pass)
+    assert "_auto.on_miss" in first and [d.choice for d in host_mode.decisions] == [""]
+    # Later launches are Triton's own path: the stages hook answers the key, nothing else of ours.
+    assert _mode_calls(lambda: _addmm(*inputs)) == {"_hook._hook"}
+    ref, device, key = host_mode.placed[-1]
+    fn = ref()
+    stock = fn.device_caches[device][0][key]
+    assert host_mode.marker.hash in key and "tt.func public @addmm" in stock.asm["ttir"]
+    # A decision on disk that chose grid_swizzle: the next activation puts that kernel under the
+    # same key, and its launches too run no code of the mode.
+    path = host_mode._disk_path(fn, key, device)
+    path.parent.mkdir(parents=True)
+    path.write_text('{"choice": "grid_swizzle"}')
+    _auto.deactivate()
+    assert key not in fn.device_caches[device][0]  # the mode's kernels leave with it
+    auto = _auto.activate(["grid_swizzle"])
+    assert _mode_calls(lambda: _addmm(*inputs)) >= {"_auto.on_miss", "_auto._decide"}
+    assert [(d.choice, d.from_disk) for d in auto.decisions] == [("grid_swizzle", True)]
+    chosen = fn.device_caches[device][0][key]
+    assert chosen.asm["ttir"] != stock.asm["ttir"] and chosen is not stock
+    assert _mode_calls(lambda: _addmm(*inputs)) == {"_hook._hook"}
+    assert fn.device_caches[device][0][key] is chosen

@@ -90,14 +90,12 @@ def _parse_sweep(items: Sequence[str]) -> list[Candidate]:
 
 
 def candidates_for(names: Sequence[str], sweep: Sequence[str] = ()) -> list[Candidate]:
-    """Single-pass candidates: ``names`` (default: every built optimization pass) plus sweeps."""
-    from .._auto import NOT_OPTIMIZATIONS
+    """Single-pass candidates: ``names`` (default: every built pass marked ``auto: true``) plus sweeps."""
     from .._manifest import load_manifest
 
     manifest = load_manifest()
     if not names:
-        names = [p.name for p in manifest.passes if p.adds_pass
-                 and manifest.extension_of(p).name not in NOT_OPTIMIZATIONS
+        names = [p.name for p in manifest.passes if p.adds_pass and p.auto  # registry `auto: true`
                  and manifest.extension_of(p).applies_to("cuda", 90)
                  and manifest.extension_of(p).library_path().exists()]
     for name in names:
