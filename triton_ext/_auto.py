@@ -56,6 +56,7 @@ through its own launcher, so its generated kernels are not tuned.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import hashlib
 import json
 import logging
@@ -73,6 +74,7 @@ from . import _hook, _selection
 from ._backup import ArgumentBackup, BackupRefused, tensors_of
 from ._choice import MARGIN, beats, spread
 from ._selection import KEY_VERSION, Selection
+from ._settings import settings
 
 __all__ = ["MARGIN", "parse", "activate", "deactivate", "active", "Decision", "spread", "paired_ratios", "winners",
            "choose"]
@@ -136,11 +138,11 @@ class Decision:
     from_disk: bool = False
     error: str | None = None  # the timing failed (no pass kept, not recorded on disk)
     back_to_back_ms: dict[str, float] = field(default_factory=dict)  # per launch, finalists back to back
+    compile_s: float = 0.0  # wall seconds compiling the candidate variants (concurrently)
+    same_as_stock: list[str] = field(default_factory=list)  # stopped before ptxas: LLVM IR of no pass
 
 
 def _cache_dir() -> Path:
-    from ._settings import settings
-
     return Path(os.environ.get("TRITON_EXT_AUTO_DIR") or settings.cache_dir.parent / "auto")
 
 
@@ -163,6 +165,8 @@ class _Auto:
         self.placed: list[tuple[weakref.ref[Any], int, str]] = []
         self.lock = threading.RLock()
         self.tls = threading.local()
+        #: Variant compiles still running after a first launch ran out of budget.
+        self.pending: list[Any] = []
         digest = hashlib.sha256(json.dumps([KEY_VERSION, [(n, s.key) for n, s in self.variants]]).encode()).hexdigest()
         #: The enabled set while the mode is on and nothing is enabled explicitly: no pass, but its
         #: own key, so the JIT's cache keys of the mode's specializations differ from stock ones.
@@ -269,19 +273,22 @@ class _Auto:
                     return saved["choice"], kernel
                 except (OSError, ValueError, KeyError):
                     pass  # unreadable or from another candidate set: tune again
+            deadline = start + settings.auto_budget_s
             kernels = {"": self._variant_kernel(fn, "", args, kwargs, grid)}
-            for variant, _ in self.variants[1:]:
-                try:
-                    kernels[variant] = self._variant_kernel(fn, variant, args, kwargs, grid)
-                except Exception:  # a variant that cannot compile is not a candidate
-                    pass
+            compile_start = time.perf_counter()
+            same: list[str] = []
+            late = self._compile_variants(fn, device, args, kwargs, grid, kernels, same, deadline)
             ptx = {v: k.asm.get("ptx", "") for v, k in kernels.items()}
             applicable = [v for v, _ in self.variants[1:] if v in ptx and ptx[v] != ptx[""]]
-            decision = Decision(name, "", applicable=applicable)
-            if applicable:
+            decision = Decision(name, "", applicable=applicable, compile_s=time.perf_counter() - compile_start,
+                                same_as_stock=same)
+            if late:
+                decision.error = (f"over the first-launch budget of {settings.auto_budget_s:g} s "
+                                  f"(TRITON_EXT_AUTO_BUDGET_S) while compiling {', '.join(late)}: no pass kept")
+            elif applicable:
                 backup = ArgumentBackup.of(tensors)
                 try:
-                    self._time(fn, args, kwargs, grid, kernels, ptx, decision, backup)
+                    self._time(fn, args, kwargs, grid, kernels, ptx, decision, backup, deadline)
                 finally:
                     try:
                         backup.restore()  # the user's launch runs on the memory it started with
@@ -306,8 +313,63 @@ class _Auto:
         finally:
             self.tls.busy = False
 
+    def _compile_variants(self, fn: Any, device: int, args: tuple[Any, ...], kwargs: dict[str, Any], grid: Any,
+                          kernels: dict[str, Any], same: list[str], deadline: float) -> list[str]:
+        """Compile every candidate variant concurrently (compiles are CPU work: MLIR passes, LLVM,
+        ptxas), each stopped before LLVM's PTX codegen and ptxas when its LLVM IR and launch
+        metadata are the no-pass kernel's (it does not apply). Fills ``kernels``; returns the
+        variants still compiling at ``deadline`` (they finish in the background, filling Triton's
+        on-disk cache for the next process; :attr:`pending` holds them); ``same`` receives the
+        variants stopped as the stock kernel."""
+        from concurrent.futures import wait
+
+        variants = [v for v, _ in self.variants[1:]]
+        if not variants:
+            return []
+        stock = kernels[""]
+        stock_llir = stock.asm.get("llir") if hasattr(stock, "asm") else None
+        stock_meta = {f: getattr(stock.metadata, f, None) for f in _SAME_METADATA}
+
+        def skip_if_stock(stages: dict[str, Any]) -> None:
+            ptx_stage = stages.get("ptx")
+            if ptx_stage is None or not isinstance(stock_llir, str):
+                return
+
+            def ptx_unless_stock(src: Any, metadata: dict[str, Any]) -> Any:
+                if src == stock_llir and all(metadata.get(f) == v for f, v in stock_meta.items()):
+                    raise _SameAsStock()
+                return ptx_stage(src, metadata)
+
+            stages["ptx"] = ptx_unless_stock
+
+        def compile_one(variant: str) -> Any:
+            import torch
+
+            if torch.cuda.is_available():
+                torch.cuda.set_device(device)  # the JIT of this thread looks up the launch's device
+            token = _hook.stage_editor.set(skip_if_stock)
+            try:
+                return self._variant_kernel(fn, variant, args, kwargs, grid)
+            finally:
+                _hook.stage_editor.reset(token)
+
+        futures = {variant: _pool().submit(contextvars.copy_context().run, compile_one, variant) for variant in variants}
+        wait(list(futures.values()), timeout=max(deadline - time.perf_counter(), 0.0))
+        late = [v for v, f in futures.items() if not f.done()]
+        self.pending.extend(f for f in futures.values() if not f.done())
+        for variant, future in futures.items():
+            if not future.done():
+                continue
+            error = future.exception()
+            if error is None:
+                kernels[variant] = future.result()
+            elif isinstance(error, _SameAsStock):
+                same.append(variant)  # does not apply
+            # any other exception: the variant cannot compile, not a candidate
+        return late
+
     def _time(self, fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], grid: Any, kernels: dict[str, Any],
-              ptx: dict[str, str], decision: Decision, backup: ArgumentBackup) -> None:
+              ptx: dict[str, str], decision: Decision, backup: ArgumentBackup, deadline: float) -> None:
         """Time the applicable variants; set ``decision``'s choice and timings (no pass on any
         failure, with ``decision.error`` saying why)."""
         from ._timing import back_to_back_ms, flush_buffer, gpu_time_ms, interleaved_rounds
@@ -327,6 +389,7 @@ class _Auto:
             flush = flush_buffer()  # one buffer for every reading of the comparison
 
             def gpu(variants: list[str], rounds: int) -> dict[str, list[float]]:
+                _check_budget(deadline, "timing")
                 return interleaved_rounds(variants, lambda v: gpu_time_ms(launcher(v), rep_ms=REP_MS, flush=flush),
                                           rounds, before=lambda _: backup.restore())
 
@@ -353,15 +416,52 @@ class _Auto:
                 return
             # The launch regime: back to back through the JIT, as the user launches the kernel
             # (issue 27.3); a variant must win there too.
+            _check_budget(deadline, "timing back to back")
             calls = max(20, min(500, int(REP_MS / max(decision.timings_ms[""], 1e-3))))
             b2b = interleaved_rounds(["", *kept], lambda v: back_to_back_ms(launcher(v), calls), CONFIRM_ROUNDS,
                                      before=lambda _: backup.restore())
             decision.back_to_back_ms = {v: statistics.median(t) for v, t in b2b.items()}
             both = [v for v in kept if beats(b2b[v], b2b[""])]
             decision.choice = both[0] if both else ""
+        except _OverBudget as exc:
+            decision.error = str(exc)
+            decision.choice = ""
         except Exception as exc:  # a variant that fails to launch: the user's launch runs with no pass
             decision.error = f"timing failed, no pass kept: {_describe(exc)}"
             decision.choice = ""
+
+
+class _OverBudget(Exception):
+    """The first-launch budget (``TRITON_EXT_AUTO_BUDGET_S``) ran out."""
+
+
+def _check_budget(deadline: float, step: str) -> None:
+    if time.perf_counter() > deadline:
+        raise _OverBudget(f"over the first-launch budget of {settings.auto_budget_s:g} s (TRITON_EXT_AUTO_BUDGET_S) "
+                          f"before {step}: no pass kept")
+
+
+class _SameAsStock(Exception):
+    """A variant's LLVM IR is the no-pass kernel's: its compile stops before PTX codegen and ptxas."""
+
+
+#: Launch metadata a variant must share with the no-pass kernel to count as the same kernel.
+_SAME_METADATA = ("num_warps", "num_ctas", "shared", "launch_pdl", "launch_cooperative_grid")
+
+_pool_lock = threading.Lock()
+_executor: Any = None
+
+
+def _pool() -> Any:
+    """The threads that compile variants (one per CPU core, at most 8)."""
+    global _executor
+    from concurrent.futures import ThreadPoolExecutor
+
+    with _pool_lock:
+        if _executor is None:
+            _executor = ThreadPoolExecutor(max_workers=max(1, min(8, os.cpu_count() or 1)),
+                                           thread_name_prefix="triton-ext-auto")
+        return _executor
 
 
 def _rounded(values: Mapping[str, float]) -> dict[str, float]:

@@ -43,6 +43,10 @@ _installed: StagesHook | None = None
 _async_mode: contextvars.ContextVar[Any] | None = None
 _combined: dict[tuple[str, str, str], tuple[str, str]] = {}
 _keyed = threading.local()
+#: Called with the stages dict after the enabled passes are placed, in the compiling context
+#: (the transparent mode stops a variant's compile before ptxas when its IR is the stock one).
+stage_editor: contextvars.ContextVar[Callable[[dict[str, Any]], None] | None] = contextvars.ContextVar(
+    "triton_ext_stage_editor", default=None)
 
 
 def _key_and_hash() -> tuple[str, str]:
@@ -102,6 +106,9 @@ def _hook(*args: Any, **kwargs: Any) -> Any:
         ]
         if entries or record_all:
             stages[stage] = wrap_stage(stage, stages[stage], tuple(entries))
+    edit = stage_editor.get()
+    if edit is not None:
+        edit(stages)
     return None
 
 

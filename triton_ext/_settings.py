@@ -105,6 +105,12 @@ _FIELDS: dict[str, _Field[Any]] = {
         "The transparent mode (TRITON_EXT_ENABLE=auto) saves and restores a launch's tensor arguments while it "
         "times variants; above this many MiB it launches that specialization with no pass instead.",
     ),
+    "auto_budget_s": _Field(
+        "TRITON_EXT_AUTO_BUDGET_S", _parse_float, lambda: 8.0,
+        "Seconds the transparent mode may spend on a specialization's first launch (compiling and timing "
+        "variants); past it that specialization keeps the no-pass kernel (compiles still running finish in the "
+        "background and fill Triton's cache for the next process).",
+    ),
     "entry_points": _Field(
         "TRITON_EXT_ENTRY_POINTS", _parse_bool, lambda: True,
         "Merge registry fragments from the 'triton_ext.extensions' entry point group.",
@@ -123,6 +129,7 @@ class Settings:
     probe_timeout: float
     entry_points: bool
     auto_backup_mb: float
+    auto_budget_s: float
 
     def __init__(self) -> None:
         self._overrides: list[dict[str, Any]] = []

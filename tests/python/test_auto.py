@@ -204,3 +204,46 @@ def test_a_decided_launch_runs_no_code_of_the_mode_whatever_was_chosen(host_mode
     assert chosen.asm["ttir"] != stock.asm["ttir"] and chosen is not stock
     assert _mode_calls(lambda: _addmm(*inputs)) == {"_hook._hook"}
     assert fn.device_caches[device][0][key] is chosen
+
+
+@pytest.fixture
+def host_mode_two(host_mode: Any) -> Any:
+    from triton_ext import _auto
+
+    require_built("loop_split")
+    _auto.deactivate()
+    auto = _auto.activate(["grid_swizzle", "loop_split"])
+    yield auto
+    from concurrent.futures import wait
+
+    wait(auto.pending)
+
+
+def test_a_variant_whose_llvm_ir_is_stock_stops_before_ptxas(host_mode_two: Any) -> None:
+    from tests.python.test_auto_backup import _addmm, _inputs
+
+    seen: list[str] = []
+    triton.knobs.compilation.listener = lambda src, metadata, **_: seen.append(metadata["hash"])
+    try:
+        _mode_calls(lambda: _addmm(*_inputs()))
+    finally:
+        triton.knobs.compilation.listener = None
+    (decision,) = host_mode_two.decisions
+    # loop_split leaves this kernel (no condition in its loop) as it was: its compile stopped at
+    # the LLVM IR, so no PTX was generated and ptxas never ran; grid_swizzle applies.
+    assert decision.same_as_stock == ["loop_split"] and decision.applicable == ["grid_swizzle"]
+    assert len(seen) == 2  # finished compiles: no pass and grid_swizzle (the listener runs at the end)
+
+
+def test_the_first_launch_budget_keeps_no_pass(host_mode_two: Any) -> None:
+    from tests.python.test_auto_backup import _addmm, _inputs
+    from triton_ext._settings import settings
+
+    with settings.scope(auto_budget_s=0.0):
+        _mode_calls(lambda: _addmm(*_inputs()))
+    (decision,) = host_mode_two.decisions
+    assert decision.choice == "" and decision.error == (
+        "over the first-launch budget of 0 s (TRITON_EXT_AUTO_BUDGET_S) while compiling grid_swizzle, loop_split: "
+        "no pass kept")
+    ref, device, key = host_mode_two.placed[-1]
+    assert not host_mode_two._disk_path(ref(), key, device).exists()  # not recorded: a later process tunes
