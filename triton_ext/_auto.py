@@ -143,6 +143,7 @@ class Decision:
 
 
 def _cache_dir() -> Path:
+    """Where decisions are kept: ``$TRITON_EXT_AUTO_DIR``, default ``~/.cache/triton-ext/auto``."""
     return Path(os.environ.get("TRITON_EXT_AUTO_DIR") or settings.cache_dir.parent / "auto")
 
 
@@ -305,7 +306,13 @@ class _Auto:
                                                "confirm_ms": decision.confirm_ms,
                                                "back_to_back_ms": decision.back_to_back_ms,
                                                "spreads": decision.spreads,
-                                               "first_launch_s": decision.first_launch_s}))
+                                               "same_as_stock": decision.same_as_stock,
+                                               "compile_s": decision.compile_s,
+                                               "first_launch_s": decision.first_launch_s,
+                                               "gpu": _device_name(device),
+                                               "candidates": [v for v, _ in self.variants[1:]],
+                                               "specialization": key,
+                                               "decided_at": time.time()}))
                     tmp.replace(path)
                 except OSError:
                     pass  # the choice still holds for this process

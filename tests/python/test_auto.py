@@ -247,3 +247,25 @@ def test_the_first_launch_budget_keeps_no_pass(host_mode_two: Any) -> None:
         "no pass kept")
     ref, device, key = host_mode_two.placed[-1]
     assert not host_mode_two._disk_path(ref(), key, device).exists()  # not recorded: a later process tunes
+
+
+def test_each_decision_is_logged_and_reported_from_disk(host_mode: Any, tmp_path: Path,
+                                                        caplog: pytest.LogCaptureFixture,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    import logging
+
+    import torch
+
+    from triton_ext.dev import auto_report
+
+    x, y = torch.zeros(1024), torch.zeros(1024)
+    with caplog.at_level(logging.INFO, logger="triton_ext.auto"):
+        _mode_calls(lambda: scale[(8,)](x, y, 1024, BLOCK=128))
+    # grid_swizzle leaves a 1-D elementwise kernel as it was: no pass, decided without timing.
+    (decision,) = host_mode.decisions
+    assert decision.same_as_stock == ["grid_swizzle"] and decision.choice == "" and decision.error is None
+    assert [r.getMessage().split(" in ")[0] for r in caplog.records] == ["scale: no pass"]
+    assert auto_report.main(["report", "--dir", str(tmp_path / "auto")]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"1 decision(s) in {tmp_path / 'auto'}\n  scale: no pass (first launch ")
+    assert "same as no pass: grid_swizzle" in out

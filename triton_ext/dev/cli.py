@@ -271,6 +271,7 @@ _DELEGATED = {
                      "install/remove the .pth that makes TRITON_EXT_ENABLE work without an import"),
     "pipeline": ("triton_ext.dev.pipeline", "show the pass pipeline a compile runs, plugin passes in place (see --help)"),
     "tune": ("triton_ext.dev.tune", "find the best pass set for a bench spec's kernels (see triton-ext tune --help)"),
+    "auto": ("triton_ext.dev.auto_report", "the transparent mode's decisions on disk (triton-ext auto report)"),
 }
 
 
