@@ -191,7 +191,7 @@ class _Auto:
         JIT's own cache under the JIT's key, so every later launch is Triton's own fast path."""
         if getattr(self.tls, "busy", False) or _selection.current().entries:
             return compile_stock()  # an explicit set, or a variant being compiled for a decision
-        launch = caller.f_locals if caller is not None and caller.f_code is _RUN_CODE else None
+        launch = caller.f_locals if _is_launch(caller) else None
         if warmup or launch is None:
             kernel = compile_stock()
             if launch is not None:  # warmup(): not kept, so the first launch decides
@@ -384,21 +384,19 @@ class _Auto:
         run = _original_run
         assert run is not None
 
-        def launcher(variant: str) -> Callable[[], Any]:
-            selection = self.selection(variant)
-
-            def go() -> Any:
-                with _selection.using(selection):
-                    return run(fn, *args, grid=grid, warmup=False, **kwargs)
-            return go
+        def go() -> Any:  # the variant is the caller's enabled set, entered once per reading
+            return run(fn, *args, grid=grid, warmup=False, **kwargs)
 
         try:
             flush = flush_buffer()  # one buffer for every reading of the comparison
 
+            def gpu_one(variant: str) -> float:
+                with _selection.using(self.selection(variant)):
+                    return gpu_time_ms(go, rep_ms=REP_MS, flush=flush)
+
             def gpu(variants: list[str], rounds: int) -> dict[str, list[float]]:
                 _check_budget(deadline, "timing")
-                return interleaved_rounds(variants, lambda v: gpu_time_ms(launcher(v), rep_ms=REP_MS, flush=flush),
-                                          rounds, before=lambda _: backup.restore())
+                return interleaved_rounds(variants, gpu_one, rounds, before=lambda _: backup.restore())
 
             timings = gpu(["", *decision.applicable], ROUNDS)
             decision.timings_ms = {v: statistics.median(t) for v, t in timings.items()}
@@ -425,8 +423,12 @@ class _Auto:
             # (issue 27.3); a variant must win there too.
             _check_budget(deadline, "timing back to back")
             calls = max(20, min(500, int(REP_MS / max(decision.timings_ms[""], 1e-3))))
-            b2b = interleaved_rounds(["", *kept], lambda v: back_to_back_ms(launcher(v), calls), CONFIRM_ROUNDS,
-                                     before=lambda _: backup.restore())
+
+            def b2b_one(variant: str) -> float:
+                with _selection.using(self.selection(variant)):
+                    return back_to_back_ms(go, calls)
+
+            b2b = interleaved_rounds(["", *kept], b2b_one, CONFIRM_ROUNDS, before=lambda _: backup.restore())
             decision.back_to_back_ms = {v: statistics.median(t) for v, t in b2b.items()}
             both = [v for v in kept if beats(b2b[v], b2b[""])]
             decision.choice = both[0] if both else ""
@@ -495,9 +497,20 @@ _lock = threading.Lock()
 _active: _Auto | None = None
 _original_run: Callable[..., Any] | None = None
 _original_compile: Callable[..., Any] | None = None
-#: The code of Triton's ``JITFunction.run``: a cache miss whose caller runs it is a launch, whose
-#: arguments and grid the mode reads from that frame (``args``, ``kwargs``, ``grid``).
-_RUN_CODE: Any = None
+
+
+def _is_launch(frame: Any) -> bool:
+    """Whether ``frame`` runs Triton's ``JITFunction.run`` (in ``triton/runtime/jit.py``): a cache
+    miss called from there is a launch, whose arguments and grid the mode reads from that frame's
+    ``args``, ``kwargs`` and ``grid`` (3.9.0's names; any other caller, such as ``preload``, or
+    a Triton whose ``run`` names them otherwise, compiles the stock kernel with no decision)."""
+    from triton.runtime import jit
+
+    if frame is None:
+        return False
+    code = frame.f_code
+    return (code.co_name == "run" and code.co_filename == jit.__file__
+            and all(name in code.co_varnames for name in ("args", "kwargs", "grid")))
 
 
 def activate(candidates: Sequence[str] = ()) -> _Auto:
@@ -505,7 +518,7 @@ def activate(candidates: Sequence[str] = ()) -> _Auto:
 
     Wraps ``JITFunction._do_compile``, which the JIT calls only on a cache miss; no launch of a
     kernel already in the JIT's cache runs any code of the mode."""
-    global _active, _original_run, _original_compile, _RUN_CODE
+    global _active, _original_run, _original_compile
     from triton.runtime.jit import JITFunction
 
     auto = _Auto(candidates)
@@ -522,7 +535,6 @@ def activate(candidates: Sequence[str] = ()) -> _Auto:
             original = JITFunction._do_compile
             _original_compile = original
             _original_run = JITFunction.run
-            _RUN_CODE = getattr(JITFunction.run, "__code__", None)
 
             def _do_compile(self: Any, key: Any, signature: Any, device: Any, constexprs: Any, options: Any,
                             attrs: Any, warmup: Any) -> Any:
