@@ -1,56 +1,65 @@
-"""Transparent pass selection for kernels you cannot edit: ``TRITON_EXT_ENABLE=auto[:a,b]`` (issue 19.2).
+"""Transparent pass selection for kernels you cannot edit: ``TRITON_EXT_ENABLE=auto[:a,b]`` (issues 19.2, 26.3, 27).
 
-With ``TRITON_EXT_ENABLE=auto`` (every registry pass that is an optimization: all but the
-``sanitizers`` checks) or ``auto:grid_swizzle,loop_split`` (those passes), importing
-``triton_ext`` wraps ``JITFunction.run`` (as the pipeline tap wraps Triton's pass bindings; put
-back by :func:`deactivate`). At a kernel's first launch for a specialization (the JIT's own
-specialization and options, on this device):
+With ``TRITON_EXT_ENABLE=auto`` (the registry's passes marked ``auto: true`` whose plugins are
+built) or ``auto:grid_swizzle,loop_split`` (those passes), importing ``triton_ext`` wraps
+``JITFunction._do_compile``, which Triton's JIT calls only on a cache miss (put back by
+:func:`deactivate`), and makes the enabled set a *marker*: no pass, but its own key, so the JIT's
+cache keys of launches under the mode differ from stock ones. At a kernel's first launch for a
+specialization (the JIT's own key: specialization, options, marker; on this device), inside
+that cache miss:
 
-1. each variant (no pass, each candidate pass alone) is compiled with ``warmup=True``; a pass
-   whose PTX equals the stock kernel's does not apply and is not timed;
-2. the applicable variants are timed (:func:`triton_ext.testing.gpu_time_ms`: the median GPU
-   time of the kernel, an L2 flush before each call as ``do_bench`` does, the calls queued behind
-   a GPU sleep so the CPU's launch cost stays out of tiny kernels' times) in :data:`ROUNDS`
-   interleaved rounds (:func:`triton_ext._timing.interleaved_rounds`: each round times every
-   variant in order and then in reverse order, one L2-flush buffer for all), on the
-   launch's own arguments, every tensor argument restored from a copy before each variant and
-   after the last (as Triton's autotuner does with ``restore_value``);
-3. :func:`winners`: a variant *wins* when it beats no pass by more than the noise. The noise is
-   measured on paired ratios: per round, no pass's time over the variant's (interleaved rounds,
-   so drift between rounds cancels). The variant wins when the median ratio is at least
-   ``1 + MARGIN`` and the median gain exceeds the ratios' spread below the median (its lowest
-   ratio is above 1: faster than no pass in every round). When two passes win,
-   their combination (``a+b``, both passes in one pipeline) is compiled and becomes a finalist too;
-4. confirmation: the best winner (and the combination) are timed again against no pass in
-   :data:`CONFIRM_ROUNDS` fresh interleaved rounds and :func:`choose` applies the same rule to
-   those timings only, so a variant that won the first rounds by chance (the best of several
-   noisy draws) has to win again on new samples; otherwise no pass is kept;
-5. the choice is remembered in memory and on disk (``$TRITON_EXT_AUTO_DIR``, default
-   ``~/.cache/triton-ext/auto``) under a key of the kernel's source hash, specialization, options,
-   GPU name and every variant's selection key (which holds the plugins' bytes);
-6. the launch then runs with the chosen variant, and so does every later launch of that
-   specialization (a dictionary lookup and a context-variable set per launch).
+1. the launch's arguments and grid are read from Triton's ``run`` frame (:func:`_is_launch`);
+2. a decision on disk (``$TRITON_EXT_AUTO_DIR``, default ``~/.cache/triton-ext/auto``, keyed by
+   the kernel's source hash, the JIT's key, the GPU name and every variant's selection key, which
+   holds the plugins' bytes) is taken as is: only the chosen variant is compiled;
+3. otherwise no pass is compiled, then every candidate pass alone, concurrently on a thread pool
+   (:func:`_pool`); a variant whose LLVM IR and launch metadata equal no pass's stops before PTX
+   codegen and ptxas (it does not apply), and one whose PTX equals no pass's is not timed;
+4. the applicable variants are timed (:func:`triton_ext._timing.gpu_time_ms`: the median GPU
+   time, an L2 flush before each call, the calls queued behind a GPU sleep so the CPU's launch
+   cost stays out of tiny kernels' times) in :data:`ROUNDS` interleaved rounds
+   (:func:`triton_ext._timing.interleaved_rounds`: every variant in order, then in reverse), on
+   the launch's own arguments, whose memory is saved first and restored before each reading and
+   after the last (:mod:`triton_ext._backup`);
+5. :func:`winners`: a variant *wins* when it beats no pass by more than the noise: per round, no
+   pass's time over the variant's (interleaved, so drift cancels); median at least
+   ``1 + MARGIN`` and faster in every round. When two passes win, their combination (``a+b``) is
+   a finalist too. The finalists are timed again on :data:`CONFIRM_ROUNDS` fresh rounds and must
+   win again, and then **launched back to back** (:func:`triton_ext._timing.back_to_back_ms`:
+   launches queued by the CPU, no flush, wall time per launch, the way applications launch) in
+   :data:`CONFIRM_ROUNDS` rounds, where they must win by the same rule (issue 27.3: a pass that
+   wins GPU time but loses where the kernel runs back to back is never kept); else no pass;
+6. the chosen kernel goes into the JIT's own cache under the JIT's own key, and the decision on
+   disk. The launch runs it, and every later launch of that specialization is Triton's own fast
+   path (a hit in its kernel cache): no code of the mode runs per launch, whatever was chosen
+   (``benchmarks/auto_overhead.py`` measures it). Each decision is logged on the
+   ``triton_ext.auto`` logger and kept in :attr:`_Auto.decisions`; ``triton-ext auto report``
+   prints those on disk.
 
-Refused (launched with no pass, recorded once in ``decisions`` with the reason): launches during
-CUDA graph capture (nothing may be timed there; not remembered, a later plain launch may tune),
-launches with an argument whose memory the mode cannot restore (anything with a ``data_ptr``
-that is not a torch tensor: a raw pointer, a tensor descriptor), and launches whose tensor
-arguments reach more memory than the backup may take (:mod:`triton_ext._backup`:
-``TRITON_EXT_AUTO_BACKUP_MB``, default 1024 MiB, and half the GPU's free memory; an
-out-of-memory error while copying refuses too). Backups are byte copies of the memory each
-argument reaches, so expanded (stride-0) views, ``nn.Parameter`` arguments with grad mode on and
-views sharing one storage are restored exactly, with no autograd involved. Any other failure
-inside the mode (an exception while deciding, or a launch of the chosen variant that raises)
-falls back to the stock launch and is recorded the same way: that specialization launches with no
-pass from then on. The mode never fails a launch that works without it (issue 26.3).
-Launches inside ``triton_ext.enabled`` blocks or ``triton_ext.Config`` configs,
-``warmup`` calls and launches while another decision is being timed keep their explicit set.
-First launch costs one compile per variant (one more for a combination) plus about
-``(ROUNDS x variants + CONFIRM_ROUNDS x finalists) x 2 x 25 ms`` of timing; each later launch, one
-extra binder call. Kernels with side effects outside their tensor arguments (device
-printf, writes through pointers held in other tensors) are not detected: do not use this mode on
-them. Only launches through ``JITFunction.run`` are seen: Inductor launches its compiled kernels
-through its own launcher, so its generated kernels are not tuned.
+The first launch is bounded by ``TRITON_EXT_AUTO_BUDGET_S`` (default 8 s): past it (while
+compiling, or before a timing step) no pass is kept, the decision is not written to disk, and
+compiles still running finish in the background, filling Triton's on-disk cache, so the next
+process decides quicker.
+
+Refused (the stock kernel, recorded once in ``decisions`` with the reason): launches during CUDA
+graph capture (nothing may be timed there), launches under Triton's ``AsyncCompileMode``,
+launches with an argument whose memory the mode cannot save (anything with a ``data_ptr`` that
+is not a torch tensor: a raw pointer, a tensor descriptor), and launches whose tensor arguments
+reach more memory than the backup may take (``TRITON_EXT_AUTO_BACKUP_MB``, default 1024 MiB, and
+half the GPU's free memory; an out-of-memory error while copying refuses too). Backups are byte
+copies of the memory each argument reaches, so expanded (stride-0) views, ``nn.Parameter``
+arguments with grad mode on and views sharing one storage are restored exactly, with no
+autograd involved. Any other failure inside the mode falls back to the stock kernel and is
+recorded the same way; the specialization keeps it. The mode never fails a launch that works
+without it (issue 26.3). Launches inside ``triton_ext.enabled`` blocks or ``triton_ext.Config``
+configs compile as without the mode; ``warmup`` compiles the stock kernel without keeping it, so
+the first real launch decides. Kernels with side effects outside their tensor arguments (device
+printf, writes through pointers held in other tensors, or through a view past its last element)
+are not detected: do not use this mode on them. Only launches through ``JITFunction.run`` are
+seen: Inductor launches its compiled kernels through its own launcher, so its generated kernels
+are not tuned. With a stages hook of another tool installed before triton_ext's, the marker's key
+is not visible to the JIT (the chained key ignores an empty set): the mode still decides at cache
+misses, under the stock keys, and :func:`deactivate` takes its kernels out again.
 """
 
 from __future__ import annotations
