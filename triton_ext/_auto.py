@@ -3,8 +3,9 @@
 With ``TRITON_EXT_ENABLE=auto`` (the registry's passes marked ``auto: true`` whose plugins are
 built) or ``auto:grid_swizzle,loop_split`` (those passes), importing ``triton_ext`` wraps
 ``JITFunction._do_compile``, which Triton's JIT calls only on a cache miss (put back by
-:func:`deactivate`), and makes the enabled set a *marker*: no pass, but its own key, so the JIT's
-cache keys of launches under the mode differ from stock ones. At a kernel's first launch for a
+:func:`deactivate`), and makes the enabled set a *marker*: no pass and the stock on-disk key, but
+its own hash in the JIT's in-memory cache key, so launches under the mode miss kernels compiled
+before it. At a kernel's first launch for a
 specialization (the JIT's own key: specialization, options, marker; on this device), inside
 that cache miss:
 
@@ -178,9 +179,10 @@ class _Auto:
         #: Variant compiles still running after a first launch ran out of budget.
         self.pending: list[Any] = []
         digest = hashlib.sha256(json.dumps([KEY_VERSION, [(n, s.key) for n, s in self.variants]]).encode()).hexdigest()
-        #: The enabled set while the mode is on and nothing is enabled explicitly: no pass, but its
-        #: own key, so the JIT's cache keys of the mode's specializations differ from stock ones.
-        self.marker = Selection((), f"triton_ext-auto-{digest}", digest, (f"triton_ext-auto-{digest}", digest))
+        #: The enabled set while the mode is on and nothing is enabled explicitly: no pass, and the
+        #: stock on-disk key (``key`` ""), but its own ``hash``, which the JIT puts in its in-memory
+        #: cache key: the mode's specializations are cache misses until it placed their kernels.
+        self.marker = Selection((), "", digest, ("", digest))
 
     def selection(self, variant: str) -> Selection:
         """The selection of a variant: ``""``, a candidate, or a combination ``"a+b"``."""

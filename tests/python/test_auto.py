@@ -90,6 +90,9 @@ def host_mode(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Any:
     finally:
         _auto.deactivate()
     assert (JITFunction.run, JITFunction._do_compile) == original
+    from triton_ext import _selection
+
+    assert _selection._global.key_and_hash == ("", "")  # the marker leaves with the mode
 
 
 def test_warmup_compiles_stock_and_leaves_the_decision_to_the_first_launch(host_mode: Any) -> None:
