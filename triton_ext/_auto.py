@@ -473,14 +473,15 @@ _executor: Any = None
 
 
 def _pool() -> Any:
-    """The threads that compile variants (one per CPU core, at most 8)."""
+    """The threads that compile variants: ``TRITON_EXT_AUTO_COMPILE_THREADS``, default one per CPU
+    core, at most 8."""
     global _executor
     from concurrent.futures import ThreadPoolExecutor
 
+    threads = settings.auto_compile_threads or max(1, min(8, os.cpu_count() or 1))
     with _pool_lock:
-        if _executor is None:
-            _executor = ThreadPoolExecutor(max_workers=max(1, min(8, os.cpu_count() or 1)),
-                                           thread_name_prefix="triton-ext-auto")
+        if _executor is None or _executor._max_workers != threads:
+            _executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="triton-ext-auto")
         return _executor
 
 

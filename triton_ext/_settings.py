@@ -65,6 +65,16 @@ def _parse_megabytes(var: str, text: str) -> float:
     return value
 
 
+def _parse_count(var: str, text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise ValueError(f"{var}: expected a whole number >= 0, found {text!r}")
+    return value
+
+
 @dataclass(frozen=True)
 class _Field(Generic[T]):
     """One setting: the variable it reads, how to parse it, and its default."""
@@ -111,6 +121,11 @@ _FIELDS: dict[str, _Field[Any]] = {
         "variants); past it that specialization keeps the no-pass kernel (compiles still running finish in the "
         "background and fill Triton's cache for the next process).",
     ),
+    "auto_compile_threads": _Field(
+        "TRITON_EXT_AUTO_COMPILE_THREADS", _parse_count, lambda: 0,
+        "Threads that compile the transparent mode's variants concurrently (0: one per CPU core, at most 8; "
+        "1: one at a time).",
+    ),
     "entry_points": _Field(
         "TRITON_EXT_ENTRY_POINTS", _parse_bool, lambda: True,
         "Merge registry fragments from the 'triton_ext.extensions' entry point group.",
@@ -130,6 +145,7 @@ class Settings:
     entry_points: bool
     auto_backup_mb: float
     auto_budget_s: float
+    auto_compile_threads: int
 
     def __init__(self) -> None:
         self._overrides: list[dict[str, Any]] = []
