@@ -1,7 +1,7 @@
 """Per-launch CPU cost of the transparent mode after its decision (issue 27.1: at most 1 us over stock).
 
     TRITON_EXT_BUILD_DIR=$PWD/build python -m benchmarks.auto_overhead [--out auto-overhead-h200.json] \
-        [--launches 20000] [--rounds 7]
+        [--launches 20000] [--rounds 7] [--corpus [--candidates grid_swizzle,loop_split]]
 
 Cached kernels launched back to back (``kernel[grid](...)``, one block: the CPU's launch path is
 the whole cost), per launch, in interleaved rounds, under:
@@ -15,6 +15,9 @@ the whole cost), per launch, in interleaved rounds, under:
 Since issue 27.1 the mode decides inside the JIT's cache miss and puts the chosen kernel in the
 JIT's own cache, so ``auto, *`` should cost what ``hook`` costs. Kernels: a one-block
 elementwise kernel with 3 arguments and grid_swizzle's naive GEMM (9 arguments, 1x1 grid).
+With ``--corpus``, also every corpus kernel (issue 27's criterion is the median over the corpus):
+the CPU cost per launch (``triton_ext._timing.launch_cost_us``, the GPU kept busy so the
+kernel's run time is not counted) stock, hook only, and under the mode after its own decision.
 Prints JSON (also ``--out`` and ``$OUT/auto-overhead.json``): per configuration and kernel the
 median microseconds per launch and each round's value, and the overhead over ``stock`` and
 over ``hook``.
@@ -107,13 +110,61 @@ def configure(config: str, cases: dict[str, tuple[Any, Callable[[], Any]]]) -> _
     return decide_as("" if config == "auto, no pass" else "grid_swizzle", cases)
 
 
+def corpus(candidates: list[str], rounds: int, calls: int) -> dict[str, Any]:
+    """The CPU cost per launch of every corpus kernel (``launch_cost_us``: calls queued while a GPU
+    sleep keeps the stream busy, so a kernel's own run time is not counted): stock (no hook),
+    hook only, and the mode after its own decision (timed at the first activation, from disk
+    later). Returns per kernel the medians, the choice, and the overhead over stock and hook."""
+    from benchmarks.auto_mode_gpu import corpus_case
+    from tests.corpus import check_gpu
+    from triton_ext._timing import launch_cost_us
+
+    cases = {}
+    for name in check_gpu.BUILDERS:
+        torch.manual_seed(0)
+        cases[name] = corpus_case(name)()[0]
+    samples: dict[str, dict[str, list[float]]] = {c: {k: [] for k in cases} for c in ("stock", "hook", "auto")}
+    choices: dict[str, str] = {}
+    errors: dict[str, str] = {}
+    for _ in range(rounds):
+        for config in ("stock", "hook", "auto"):
+            configure("hook" if config == "auto" else config, {})
+            auto = _auto.activate(candidates) if config == "auto" else None
+            for name, go in cases.items():
+                if name in errors:
+                    continue
+                try:
+                    samples[config][name].append(launch_cost_us(go, calls))
+                except Exception as exc:  # report and go on
+                    errors[name] = f"{config}: {type(exc).__name__}: {exc}"
+            if auto is not None:
+                for d in auto.decisions:
+                    choices.setdefault(d.kernel, d.choice or (f"no pass ({d.refused})" if d.refused else "no pass"))
+            _auto.deactivate()
+    med = {c: {k: statistics.median(v) for k, v in per.items() if v} for c, per in samples.items()}
+    rows = {k: {"stock_us": med["stock"][k], "hook_us": med["hook"][k], "auto_us": med["auto"][k],
+                "over_stock_us": med["auto"][k] - med["stock"][k], "over_hook_us": med["auto"][k] - med["hook"][k]}
+            for k in cases if k not in errors and all(k in med[c] for c in med)}
+    return {"candidates": candidates, "calls": calls, "rounds": rounds, "rows": rows, "choices": choices,
+            "errors": errors,
+            "median_over_stock_us": statistics.median([r["over_stock_us"] for r in rows.values()]) if rows else None,
+            "median_over_hook_us": statistics.median([r["over_hook_us"] for r in rows.values()]) if rows else None,
+            "median_hook_over_stock_us": statistics.median([r["hook_us"] - r["stock_us"] for r in rows.values()])
+            if rows else None}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", default="auto-overhead-h200.json")
     parser.add_argument("--launches", type=int, default=20000)
     parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--corpus", action="store_true",
+                        help="also every corpus kernel (CPU cost per launch, the mode's own decision)")
+    parser.add_argument("--corpus-rounds", type=int, default=3)
+    parser.add_argument("--candidates", default="grid_swizzle,loop_split", help="for --corpus")
     args = parser.parse_args()
     os.environ["TRITON_EXT_AUTO_DIR"] = tempfile.mkdtemp(prefix="triton-ext-auto-")
+    triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device="cuda"))
     cases = kernels()
     configs = ["stock", "hook", "auto, no pass", "auto, grid_swizzle"]
     samples: dict[str, dict[str, list[float]]] = {c: {k: [] for k in cases} for c in configs}
@@ -134,7 +185,9 @@ def main() -> int:
         "overhead_over_stock_us": {c: {k: medians[c][k] - medians["stock"][k] for k in cases} for c in configs[1:]},
         "overhead_over_hook_us": {c: {k: medians[c][k] - medians["hook"][k] for k in cases} for c in configs[2:]},
     }
-    text = json.dumps(report, indent=2)
+    if args.corpus:
+        report["corpus"] = corpus([c for c in args.candidates.split(",") if c], args.corpus_rounds, 100)
+    text = json.dumps(report, indent=2, default=str)
     print(text)
     Path(args.out).write_text(text)
     if os.environ.get("OUT"):
