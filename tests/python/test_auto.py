@@ -1,7 +1,11 @@
-"""The transparent mode's CPU-testable parts (issue 19.2): ``TRITON_EXT_ENABLE=auto[:a,b]``
-parsing and activation at import, the ``JITFunction.run`` wrapper (installed, bypassed for
-warmup compiles, put back), and the per-specialization decision key. Choosing a variant times
-kernels, so it needs a GPU: ``benchmarks/auto_mode_gpu.py``."""
+"""The transparent mode's CPU-testable parts (issues 19.2, 27): ``TRITON_EXT_ENABLE=auto[:a,b]``
+parsing and activation at import; the decision at the JIT's cache miss (``JITFunction._do_compile``
+wrapped, put back; warmup compiles left undecided); a decided launch running no code of the
+mode, with no pass or a chosen pass (from disk); variants whose LLVM IR is the stock one stopped
+before ptxas; the first-launch budget; logging and ``triton-ext auto report``; the decision
+rules. Launches use the host-only driver (``HostOnly``): the JIT specializes and compiles through
+cubin as on a GPU host, and the final ``kernel.run`` raises for want of a GPU. Timing variants
+needs a GPU: ``benchmarks/auto_mode_gpu.py``, ``benchmarks/auto_overhead.py``."""
 
 from __future__ import annotations
 
