@@ -42,7 +42,7 @@ import triton
 
 import triton_ext
 from tests.corpus import check_gpu  # the corpus and its input builders (run from the checkout)
-from triton_ext._timing import back_to_back_ms
+from triton_ext.testing import back_to_back_ms
 from triton_ext.testing import import_file, repo_root
 
 REPO = repo_root()

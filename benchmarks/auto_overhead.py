@@ -26,6 +26,7 @@ over ``hook``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import statistics
@@ -40,7 +41,6 @@ import triton
 import triton.language as tl
 
 import triton_ext
-from triton_ext import _auto, _hook
 from triton_ext.testing import import_file, repo_root
 
 matmul_naive_kernel = import_file(repo_root() / "passes" / "GridSwizzle" / "kernels.py").matmul_naive_kernel
@@ -75,36 +75,42 @@ def per_launch_us(go: Callable[[], Any], launches: int) -> float:
     return (time.perf_counter() - start) / launches * 1e6
 
 
-def decide_as(choice: str, cases: dict[str, tuple[Any, Callable[[], Any]]]) -> _auto._Auto:
-    """Activate the mode with ``choice`` on disk for every kernel's specialization (the first
-    activation records where each decision lives)."""
-    auto = _auto.activate(["grid_swizzle"])
+#: The active mode (``triton_ext.auto_mode`` entered here, closed by :func:`configure`).
+MODE = contextlib.ExitStack()
+PATHS: dict[str, Path] = {}
+
+
+def start_mode(candidates: list[str]) -> Any:
+    return MODE.enter_context(triton_ext.auto_mode(*candidates))
+
+
+def decide_as(choice: str, cases: dict[str, tuple[Any, Callable[[], Any]]]) -> Any:
+    """Start the mode with ``choice`` on disk for every kernel's specialization (the first call
+    records where each decision lives: launch once, read the JIT key the mode placed)."""
+    auto = start_mode(["grid_swizzle"])
     for name, (fn, go) in cases.items():
         path = PATHS.get(name)
-        if path is None:  # first time: launch once to learn the JIT's key, then write the decision
+        if path is None:
             go()
             ref, device, key = auto.placed[-1]
-            path = PATHS[name] = auto._disk_path(ref(), key, device)
+            path = PATHS[name] = auto.decision_path(ref(), key, device)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps({"kernel": name, "choice": choice}))
-    _auto.deactivate()
-    auto = _auto.activate(["grid_swizzle"])  # fresh: the decisions come from disk at the first launch
+    MODE.close()
+    auto = start_mode(["grid_swizzle"])  # fresh: the decisions come from disk at the first launch
     for _, go in cases.values():
         go()
     torch.cuda.synchronize()
     return auto
 
 
-PATHS: dict[str, Path] = {}
-
-
-def configure(config: str, cases: dict[str, tuple[Any, Callable[[], Any]]]) -> _auto._Auto | None:
-    _auto.deactivate()
+def configure(config: str, cases: dict[str, tuple[Any, Callable[[], Any]]]) -> Any:
+    MODE.close()
     triton_ext.uninstall()
     triton.knobs.runtime.add_stages_inspection_hook = None
     if config == "stock":
         return None
-    _hook.install()
+    triton_ext.enable()  # the hook, nothing enabled
     if config == "hook":
         return None
     return decide_as("" if config == "auto, no pass" else "grid_swizzle", cases)
@@ -117,7 +123,7 @@ def corpus(candidates: list[str], rounds: int, calls: int) -> dict[str, Any]:
     later). Returns per kernel the medians, the choice, and the overhead over stock and hook."""
     from benchmarks.auto_mode_gpu import corpus_case
     from tests.corpus import check_gpu
-    from triton_ext._timing import launch_cost_us
+    from triton_ext.testing import launch_cost_us
 
     cases = {}
     for name in check_gpu.BUILDERS:
@@ -129,7 +135,7 @@ def corpus(candidates: list[str], rounds: int, calls: int) -> dict[str, Any]:
     for _ in range(rounds):
         for config in ("stock", "hook", "auto"):
             configure("hook" if config == "auto" else config, {})
-            auto = _auto.activate(candidates) if config == "auto" else None
+            auto = start_mode(candidates) if config == "auto" else None
             for name, go in cases.items():
                 if name in errors:
                     continue
@@ -140,7 +146,7 @@ def corpus(candidates: list[str], rounds: int, calls: int) -> dict[str, Any]:
             if auto is not None:
                 for d in auto.decisions:
                     choices.setdefault(d.kernel, d.choice or (f"no pass ({d.refused})" if d.refused else "no pass"))
-            _auto.deactivate()
+            MODE.close()
     med = {c: {k: statistics.median(v) for k, v in per.items() if v} for c, per in samples.items()}
     rows = {k: {"stock_us": med["stock"][k], "hook_us": med["hook"][k], "auto_us": med["auto"][k],
                 "over_stock_us": med["auto"][k] - med["stock"][k], "over_hook_us": med["auto"][k] - med["hook"][k]}

@@ -66,12 +66,10 @@ misses, under the stock keys, and :func:`deactivate` takes its kernels out again
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import hashlib
 import json
 import logging
 import os
-import statistics
 import sys
 import threading
 import time
@@ -82,60 +80,14 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from . import _hook, _selection
 from ._backup import ArgumentBackup, BackupRefused, tensors_of
-from ._choice import MARGIN, beats, spread
+from ._choice import MARGIN, choose, choose_in_both, paired_ratios, spread, winners
 from ._selection import KEY_VERSION, Selection
 from ._settings import settings
+from ._variants import CONFIRM_ROUNDS, REP_MS, ROUNDS, compile_variants, time_variants
 
-__all__ = ["MARGIN", "parse", "activate", "deactivate", "active", "Decision", "spread", "paired_ratios", "winners",
-           "choose", "choose_in_both"]
+__all__ = ["MARGIN", "ROUNDS", "CONFIRM_ROUNDS", "REP_MS", "parse", "activate", "deactivate", "active", "auto_mode",
+           "Decision", "spread", "paired_ratios", "winners", "choose", "choose_in_both"]
 
-#: Interleaved timing rounds over every applicable variant, then over the finalists again (each
-#: round reads every variant twice, :func:`triton_ext._timing.interleaved_rounds`).
-ROUNDS = 4
-CONFIRM_ROUNDS = 3
-#: GPU time per reading (two readings per variant and round).
-REP_MS = 12.5
-
-
-def paired_ratios(timings: Mapping[str, Sequence[float]], variant: str) -> list[float]:
-    """Per round, no pass's time over ``variant``'s (> 1: the variant was faster in that round).
-
-    Rounds are interleaved, so a drift of the GPU's clock or of a neighbour's load between rounds
-    hits both timings of a round alike and cancels in their ratio."""
-    return [b / t for b, t in zip(timings[""], timings[variant]) if t > 0]
-
-
-def winners(timings: Mapping[str, Sequence[float]], margin: float = MARGIN) -> list[str]:
-    """Variants that beat no pass (``""``) by more than the noise, fastest first.
-
-    The noise is measured on the paired ratios ``r`` (:func:`paired_ratios`): ``v`` wins when
-    ``median(r) >= 1 + margin`` and ``median(r) - 1 > median(r) - min(r)``, that is, its median
-    gain exceeds the spread of its rounds below the median: it was faster than no pass in every
-    round. A variant slower in any round, or faster by less than ``margin``, loses."""
-    if "" not in timings:
-        raise ValueError("winners: the timings must include no pass (key '')")
-    found: dict[str, float] = {}
-    for name, samples in timings.items():
-        if name != "" and samples and beats(samples, timings[""], margin):
-            found[name] = statistics.median(paired_ratios(timings, name))
-    return sorted(found, key=lambda n: -found[n])
-
-
-def choose(timings: Mapping[str, Sequence[float]], margin: float = MARGIN) -> str:
-    """The fastest winner (:func:`winners`), or ``""`` (no pass) when none wins."""
-    found = winners(timings, margin)
-    return found[0] if found else ""
-
-
-def choose_in_both(gpu: Mapping[str, Sequence[float]], back_to_back: Mapping[str, Sequence[float]],
-                   margin: float = MARGIN) -> str:
-    """The fastest variant that wins (:func:`winners`) both on GPU time and launched back to back
-    (each from its own interleaved rounds, ``""`` = no pass in both), or ``""``.
-
-    A pass can win GPU time and lose back to back (issue 27: an occupancy hint 1.2x faster in
-    isolated GPU time, 2.4x slower per launch in a loop); such a pass is never kept."""
-    in_b2b = set(winners(back_to_back, margin))
-    return next((v for v in winners(gpu, margin) if v in in_b2b), "")
 
 
 def parse(names: Sequence[str]) -> tuple[str, ...] | None:
@@ -258,7 +210,7 @@ class _Auto:
                       decision.first_launch_s, _rounded(decision.timings_ms), _rounded(decision.back_to_back_ms),
                       f"; {decision.error}" if decision.error else "")
 
-    def _variant_kernel(self, fn: Any, variant: str, args: tuple[Any, ...], kwargs: dict[str, Any],
+    def variant_kernel(self, fn: Any, variant: str, args: tuple[Any, ...], kwargs: dict[str, Any],
                         grid: Any) -> Any:
         """The compiled kernel of ``variant`` for this launch (compiled and cached under the
         variant's own key, on disk too)."""
@@ -266,7 +218,7 @@ class _Auto:
         with _selection.using(self.selection(variant)):
             return _original_run(fn, *args, grid=grid, warmup=True, **kwargs)
 
-    def _disk_path(self, fn: Any, key: str, device: int) -> Path:
+    def decision_path(self, fn: Any, key: str, device: int) -> Path:
         text = json.dumps([fn.cache_key, key, _device_name(device), [(n, s.key) for n, s in self.variants]],
                           default=str)
         return _cache_dir() / f"{getattr(fn, '__name__', 'kernel')[:80]}-{hashlib.sha256(text.encode()).hexdigest()[:32]}.json"
@@ -284,11 +236,11 @@ class _Auto:
             raise BackupRefused("launched during CUDA graph capture")
         self.tls.busy = True
         try:
-            path = self._disk_path(fn, key, device)
+            path = self.decision_path(fn, key, device)
             if path.exists():
                 try:
                     saved = json.loads(path.read_text())
-                    kernel = self._variant_kernel(fn, saved["choice"], args, kwargs, grid)
+                    kernel = self.variant_kernel(fn, saved["choice"], args, kwargs, grid)
                     self._record(Decision(name, saved["choice"], saved.get("timings_ms", {}),
                                           saved.get("applicable", []), from_disk=True,
                                           back_to_back_ms=saved.get("back_to_back_ms", {}),
@@ -297,10 +249,10 @@ class _Auto:
                 except (OSError, ValueError, KeyError):
                     pass  # unreadable or from another candidate set: tune again
             deadline = start + settings.auto_budget_s
-            kernels = {"": self._variant_kernel(fn, "", args, kwargs, grid)}
+            kernels = {"": self.variant_kernel(fn, "", args, kwargs, grid)}
             compile_start = time.perf_counter()
             same: list[str] = []
-            late = self._compile_variants(fn, device, args, kwargs, grid, kernels, same, deadline)
+            late = compile_variants(self, fn, device, args, kwargs, grid, kernels, same, deadline)
             ptx = {v: k.asm.get("ptx", "") for v, k in kernels.items()}
             applicable = [v for v, _ in self.variants[1:] if v in ptx and ptx[v] != ptx[""]]
             decision = Decision(name, "", applicable=applicable, compile_s=time.perf_counter() - compile_start,
@@ -311,7 +263,7 @@ class _Auto:
             elif applicable:
                 backup = ArgumentBackup.of(tensors)
                 try:
-                    self._time(fn, args, kwargs, grid, kernels, ptx, decision, backup, deadline)
+                    time_variants(self, fn, args, kwargs, grid, kernels, ptx, decision, backup, deadline)
                 finally:
                     try:
                         backup.restore()  # the user's launch runs on the memory it started with
@@ -341,159 +293,6 @@ class _Auto:
             return decision.choice, kernels[decision.choice]
         finally:
             self.tls.busy = False
-
-    def _compile_variants(self, fn: Any, device: int, args: tuple[Any, ...], kwargs: dict[str, Any], grid: Any,
-                          kernels: dict[str, Any], same: list[str], deadline: float) -> list[str]:
-        """Compile every candidate variant concurrently (compiles are CPU work: MLIR passes, LLVM,
-        ptxas), each stopped before LLVM's PTX codegen and ptxas when its LLVM IR and launch
-        metadata are the no-pass kernel's (it does not apply). Fills ``kernels``; returns the
-        variants still compiling at ``deadline`` (they finish in the background, filling Triton's
-        on-disk cache for the next process; :attr:`pending` holds them); ``same`` receives the
-        variants stopped as the stock kernel."""
-        from concurrent.futures import wait
-
-        variants = [v for v, _ in self.variants[1:]]
-        if not variants:
-            return []
-        stock = kernels[""]
-        stock_llir = stock.asm.get("llir") if hasattr(stock, "asm") else None
-        stock_meta = {f: getattr(stock.metadata, f, None) for f in _SAME_METADATA}
-
-        def skip_if_stock(stages: dict[str, Any]) -> None:
-            ptx_stage = stages.get("ptx")
-            if ptx_stage is None or not isinstance(stock_llir, str):
-                return
-
-            def ptx_unless_stock(src: Any, metadata: dict[str, Any]) -> Any:
-                if src == stock_llir and all(metadata.get(f) == v for f, v in stock_meta.items()):
-                    raise _SameAsStock()
-                return ptx_stage(src, metadata)
-
-            stages["ptx"] = ptx_unless_stock
-
-        def compile_one(variant: str) -> Any:
-            import torch
-
-            if torch.cuda.is_available():
-                torch.cuda.set_device(device)  # the JIT of this thread looks up the launch's device
-            token = _hook.stage_editor.set(skip_if_stock)
-            try:
-                return self._variant_kernel(fn, variant, args, kwargs, grid)
-            finally:
-                _hook.stage_editor.reset(token)
-
-        futures = {variant: _pool().submit(contextvars.copy_context().run, compile_one, variant) for variant in variants}
-        wait(list(futures.values()), timeout=max(deadline - time.perf_counter(), 0.0))
-        late = [v for v, f in futures.items() if not f.done()]
-        self.pending.extend(f for f in futures.values() if not f.done())
-        for variant, future in futures.items():
-            if not future.done():
-                continue
-            error = future.exception()
-            if error is None:
-                kernels[variant] = future.result()
-            elif isinstance(error, _SameAsStock):
-                same.append(variant)  # does not apply
-            # any other exception: the variant cannot compile, not a candidate
-        return late
-
-    def _time(self, fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], grid: Any, kernels: dict[str, Any],
-              ptx: dict[str, str], decision: Decision, backup: ArgumentBackup, deadline: float) -> None:
-        """Time the applicable variants; set ``decision``'s choice and timings (no pass on any
-        failure, with ``decision.error`` saying why)."""
-        from ._timing import back_to_back_ms, flush_buffer, gpu_time_ms, interleaved_rounds
-
-        run = _original_run
-        assert run is not None
-
-        def go() -> Any:  # the variant is the caller's enabled set, entered once per reading
-            return run(fn, *args, grid=grid, warmup=False, **kwargs)
-
-        try:
-            flush = flush_buffer()  # one buffer for every reading of the comparison
-
-            def gpu_one(variant: str) -> float:
-                with _selection.using(self.selection(variant)):
-                    return gpu_time_ms(go, rep_ms=REP_MS, flush=flush)
-
-            def gpu(variants: list[str], rounds: int) -> dict[str, list[float]]:
-                _check_budget(deadline, "timing")
-                return interleaved_rounds(variants, gpu_one, rounds, before=lambda _: backup.restore())
-
-            timings = gpu(["", *decision.applicable], ROUNDS)
-            decision.timings_ms = {v: statistics.median(t) for v, t in timings.items()}
-            decision.spreads = {v: spread(t) for v, t in timings.items()}
-            found = winners(timings)
-            finalists = found[:1]
-            if len(found) >= 2:  # two passes win alone: try them together
-                combo = "+".join(sorted(found[:2]))
-                try:
-                    kernels[combo] = self._variant_kernel(fn, combo, args, kwargs, grid)
-                    ptx[combo] = kernels[combo].asm.get("ptx", "")
-                    if ptx[combo] not in (ptx[found[0]], ptx[found[1]]):
-                        finalists.append(combo)
-                except Exception:
-                    pass
-            if not finalists:
-                return
-            confirm = gpu(["", *finalists], CONFIRM_ROUNDS)
-            decision.confirm_ms = {v: statistics.median(t) for v, t in confirm.items()}
-            kept = winners(confirm)
-            if not kept:
-                return
-            # The launch regime: back to back through the JIT, as the user launches the kernel
-            # (issue 27.3); a variant must win there too.
-            _check_budget(deadline, "timing back to back")
-            calls = max(5, min(500, int(REP_MS / max(decision.timings_ms[""], 1e-3))))
-
-            def b2b_one(variant: str) -> float:
-                with _selection.using(self.selection(variant)):
-                    return back_to_back_ms(go, calls)
-
-            b2b = interleaved_rounds(["", *kept], b2b_one, CONFIRM_ROUNDS, before=lambda _: backup.restore())
-            decision.back_to_back_ms = {v: statistics.median(t) for v, t in b2b.items()}
-            decision.choice = choose_in_both(confirm, b2b)
-        except _OverBudget as exc:
-            decision.error = str(exc)
-            decision.choice = ""
-        except Exception as exc:  # a variant that fails to launch: the user's launch runs with no pass
-            decision.error = f"timing failed, no pass kept: {_describe(exc)}"
-            decision.choice = ""
-
-
-class _OverBudget(Exception):
-    """The first-launch budget (``TRITON_EXT_AUTO_BUDGET_S``) ran out."""
-
-
-def _check_budget(deadline: float, step: str) -> None:
-    if time.perf_counter() > deadline:
-        raise _OverBudget(f"over the first-launch budget of {settings.auto_budget_s:g} s (TRITON_EXT_AUTO_BUDGET_S) "
-                          f"before {step}: no pass kept")
-
-
-class _SameAsStock(Exception):
-    """A variant's LLVM IR is the no-pass kernel's: its compile stops before PTX codegen and ptxas."""
-
-
-#: Launch metadata a variant must share with the no-pass kernel to count as the same kernel.
-_SAME_METADATA = ("num_warps", "num_ctas", "shared", "launch_pdl", "launch_cooperative_grid")
-
-_pool_lock = threading.Lock()
-_executor: Any = None
-
-
-def _pool() -> Any:
-    """The threads that compile variants: ``TRITON_EXT_AUTO_COMPILE_THREADS``, default one per CPU
-    core, at most 8."""
-    global _executor
-    from concurrent.futures import ThreadPoolExecutor
-
-    threads = settings.auto_compile_threads or max(1, min(8, os.cpu_count() or 1))
-    with _pool_lock:
-        if _executor is None or _executor._max_workers != threads:
-            _executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="triton-ext-auto")
-        return _executor
-
 
 def _rounded(values: Mapping[str, float]) -> dict[str, float]:
     return {k or "none": round(v, 5) for k, v in values.items()}

@@ -203,7 +203,7 @@ def test_a_decided_launch_runs_no_code_of_the_mode_whatever_was_chosen(host_mode
     assert host_mode.marker.hash in key and "tt.func public @addmm" in stock.asm["ttir"]
     # A decision on disk that chose grid_swizzle: the next activation puts that kernel under the
     # same key, and its launches too run no code of the mode.
-    path = host_mode._disk_path(fn, key, device)
+    path = host_mode.decision_path(fn, key, device)
     path.parent.mkdir(parents=True)
     path.write_text('{"choice": "grid_swizzle"}')
     _auto.deactivate()
@@ -257,7 +257,7 @@ def test_the_first_launch_budget_keeps_no_pass(host_mode_two: Any) -> None:
         "over the first-launch budget of 0 s (TRITON_EXT_AUTO_BUDGET_S) while compiling grid_swizzle, loop_split: "
         "no pass kept")
     ref, device, key = host_mode_two.placed[-1]
-    assert not host_mode_two._disk_path(ref(), key, device).exists()  # not recorded: a later process tunes
+    assert not host_mode_two.decision_path(ref(), key, device).exists()  # not recorded: a later process tunes
 
 
 def test_each_decision_is_logged_and_reported_from_disk(host_mode: Any, tmp_path: Path,
