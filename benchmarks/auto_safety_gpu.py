@@ -48,7 +48,7 @@ import triton_ext
 def addmm_kernel(a_ptr, b_ptr, i_ptr, c_ptr, alpha, beta, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
                  stride_im, stride_in, stride_cm, stride_cn, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                  BLOCK_K: tl.constexpr):
-    # FlagGems' addmm kernel (src/flag_gems/ops/addmm.py), without its libentry/autotune wrappers.
+    # Written after FlagGems' addmm kernel (src/flag_gems/ops/addmm.py), without its libentry and autotune.
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
     offs_am = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
