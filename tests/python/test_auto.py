@@ -296,3 +296,22 @@ def test_a_pass_must_win_back_to_back_too() -> None:
     assert choose_in_both(gpu2, {"": [1.0] * 3, "grid_swizzle": [1.0] * 3, "loop_split": [0.95] * 3}) == "loop_split"
     # Back to back within the noise (faster in two rounds of three): not a win.
     assert choose_in_both(gpu2, {"": [1.0] * 3, "grid_swizzle": [0.9, 0.9, 1.01], "loop_split": [1.0] * 3}) == ""
+
+
+def test_explicit_sets_are_left_alone_and_kernels_compiled_before_the_mode_are_decided(host_mode: Any) -> None:
+    import triton_ext
+    from tests.python.test_auto_backup import _addmm, _inputs
+    from triton_ext import _auto
+
+    inputs = _inputs()
+    # Inside enabled(): the explicit set compiles as without the mode; nothing is decided.
+    with triton_ext.enabled("grid_swizzle"):
+        assert "_auto._decide" not in _mode_calls(lambda: _addmm(*inputs))
+    assert host_mode.decisions == []
+    # A kernel compiled (and cached by the JIT) before the mode started is still decided at its
+    # next launch under the mode: the mode's key differs from the stock one.
+    _auto.deactivate()
+    _mode_calls(lambda: _addmm(*inputs, block=32))
+    auto = _auto.activate(["grid_swizzle"])
+    assert "_auto._decide" in _mode_calls(lambda: _addmm(*inputs, block=32))
+    assert [d.kernel for d in auto.decisions] == ["addmm"]
