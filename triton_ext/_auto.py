@@ -113,6 +113,7 @@ class Decision:
     back_to_back_ms: dict[str, float] = field(default_factory=dict)  # per launch, finalists back to back
     compile_s: float = 0.0  # wall seconds compiling the candidate variants (concurrently)
     same_as_stock: list[str] = field(default_factory=list)  # stopped before ptxas: LLVM IR of no pass
+    specialization: str = ""  # sha256 prefix of the JIT's cache key (specialization and options)
 
 
 def _cache_dir() -> Path:
@@ -197,15 +198,17 @@ class _Auto:
         self.placed.append((weakref.ref(fn), device, key))
         if refused is not None and (id(fn), device, key) not in self.refused:  # recorded once
             self.refused.add((id(fn), device, key))
-            self._record(Decision(getattr(fn, "__name__", "kernel"), "", refused=refused))
+            self._record(Decision(getattr(fn, "__name__", "kernel"), "", refused=refused,
+                                  specialization=_short(key)))
         return kernel
 
     def _record(self, decision: Decision) -> None:
         self.decisions.append(decision)
         if decision.refused is not None:
-            _log.info("%s: no pass (%s)", decision.kernel, decision.refused)
+            _log.info("%s [%s]: no pass (%s)", decision.kernel, decision.specialization, decision.refused)
         else:
-            _log.info("%s: %s%s in %.2f s; GPU ms %s; back to back ms %s%s", decision.kernel,
+            _log.info("%s [%s]: %s%s in %.2f s; GPU ms %s; back to back ms %s%s", decision.kernel,
+                      decision.specialization,
                       decision.choice or "no pass", " (from disk)" if decision.from_disk else "",
                       decision.first_launch_s, _rounded(decision.timings_ms), _rounded(decision.back_to_back_ms),
                       f"; {decision.error}" if decision.error else "")
@@ -242,7 +245,7 @@ class _Auto:
                     saved = json.loads(path.read_text())
                     kernel = self.variant_kernel(fn, saved["choice"], args, kwargs, grid)
                     self._record(Decision(name, saved["choice"], saved.get("timings_ms", {}),
-                                          saved.get("applicable", []), from_disk=True,
+                                          saved.get("applicable", []), from_disk=True, specialization=_short(key),
                                           back_to_back_ms=saved.get("back_to_back_ms", {}),
                                           first_launch_s=time.perf_counter() - start))
                     return saved["choice"], kernel
@@ -256,6 +259,7 @@ class _Auto:
             ptx = {v: k.asm.get("ptx", "") for v, k in kernels.items()}
             applicable = [v for v, _ in self.variants[1:] if v in ptx and ptx[v] != ptx[""]]
             decision = Decision(name, "", applicable=applicable, compile_s=time.perf_counter() - compile_start,
+                                specialization=_short(key),
                                 same_as_stock=same)
             if late:
                 decision.error = (f"over the first-launch budget of {settings.auto_budget_s:g} s "
@@ -293,6 +297,10 @@ class _Auto:
             return decision.choice, kernels[decision.choice]
         finally:
             self.tls.busy = False
+
+def _short(key: str) -> str:
+    return hashlib.sha256(key.encode()).hexdigest()[:12]
+
 
 def _rounded(values: Mapping[str, float]) -> dict[str, float]:
     return {k or "none": round(v, 5) for k, v in values.items()}

@@ -275,7 +275,8 @@ def test_each_decision_is_logged_and_reported_from_disk(host_mode: Any, tmp_path
     # grid_swizzle leaves a 1-D elementwise kernel as it was: no pass, decided without timing.
     (decision,) = host_mode.decisions
     assert decision.same_as_stock == ["grid_swizzle"] and decision.choice == "" and decision.error is None
-    assert [r.getMessage().split(" in ")[0] for r in caplog.records] == ["scale: no pass"]
+    assert [r.getMessage().split(" in ")[0] for r in caplog.records] == [f"scale [{decision.specialization}]: no pass"]
+    assert len(decision.specialization) == 12
     assert auto_report.main(["report", "--dir", str(tmp_path / "auto")]) == 0
     out = capsys.readouterr().out
     assert out.startswith(f"1 decision(s) in {tmp_path / 'auto'}\n  scale: no pass (first launch ")
