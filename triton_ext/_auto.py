@@ -329,16 +329,14 @@ _original_compile: Callable[..., Any] | None = None
 
 
 def _is_launch(frame: Any) -> bool:
-    """Whether ``frame`` runs Triton's ``JITFunction.run`` (in ``triton/runtime/jit.py``): a cache
+    """Whether ``frame`` runs Triton's ``JITFunction.run`` (module ``triton.runtime.jit``): a cache
     miss called from there is a launch, whose arguments and grid the mode reads from that frame's
     ``args``, ``kwargs`` and ``grid`` (3.9.0's names; any other caller, such as ``preload``, or
     a Triton whose ``run`` names them otherwise, compiles the stock kernel with no decision)."""
-    from triton.runtime import jit
-
     if frame is None:
         return False
     code = frame.f_code
-    return (code.co_name == "run" and code.co_filename == jit.__file__
+    return (code.co_name == "run" and frame.f_globals.get("__name__") == "triton.runtime.jit"
             and all(name in code.co_varnames for name in ("args", "kwargs", "grid")))
 
 
