@@ -1,12 +1,13 @@
 """GPU check: the transparent mode never fails a launch that works without it (issue 26.3).
 
     TRITON_EXT_BUILD_DIR=$PWD/build python -m benchmarks.auto_safety_gpu [--out auto-safety-h200.json] \
-        [--candidates grid_swizzle,loop_split]
+        [--candidates grid_swizzle,loop_split,nvidia_auto_pdl]
 
 Each case launches a kernel stock and then under ``triton_ext.auto_mode`` (what
 ``TRITON_EXT_ENABLE=auto:...`` does at import) on fresh inputs with the same seed, and requires the
 launch under the mode to succeed with outputs equal to stock (bit-identical, or within the
-kernel's tolerance when the mode chose a pass) and the arguments it only reads unchanged:
+kernel's tolerance when the mode chose a pass), the arguments it only reads unchanged, and the
+mode's argument backup actually exercised (a variant applied and was timed):
 
 * ``addmm_expanded_bias``: FlagGems' ``addmm`` (``flag_gems.addmm`` when the package imports;
   otherwise the same kernel written here: ``beta * bias + alpha * a @ b`` with the bias passed as
@@ -127,15 +128,20 @@ def compare(name: str, candidates: list[str], make: Callable[[], dict[str, torch
             row["traceback"] = traceback.format_exc()[-3000:]
             out = out2 = None
         row["first_launch_s"] = time.perf_counter() - start
-        row["decisions"] = [{"kernel": d.kernel, "choice": d.choice, "refused": d.refused, "error": d.error}
+        row["decisions"] = [{"kernel": d.kernel, "choice": d.choice, "refused": d.refused, "error": d.error,
+                             "applicable": d.applicable, "timings_ms": d.timings_ms,
+                             "back_to_back_ms": d.back_to_back_ms, "first_launch_s": d.first_launch_s}
                             for d in auto.decisions]
+        # The arguments were saved and restored only if a variant applied and was timed.
+        row["restore_exercised"] = any(d.applicable and d.timings_ms for d in auto.decisions)
     if out is not None and out2 is not None:
         row["outputs_identical"] = bool(torch.equal(out, stock) and torch.equal(out2, stock))
         row["max_abs_diff"] = float(max((out.float() - stock.float()).abs().max(), (out2.float() - stock.float()).abs().max()))
         row["outputs_ok"] = bool(torch.allclose(out.float(), stock.float(), atol=1e-2, rtol=1e-2)
                                  and torch.allclose(out2.float(), stock.float(), atol=1e-2, rtol=1e-2))
         row["inputs_unchanged"] = all(torch.equal(inputs[k].detach(), before[k]) for k in inputs)
-    row["passed"] = row["launch_error"] is None and bool(row.get("outputs_ok")) and bool(row.get("inputs_unchanged"))
+    row["passed"] = (row["launch_error"] is None and bool(row.get("outputs_ok")) and bool(row.get("inputs_unchanged"))
+                     and bool(row.get("restore_exercised")))
     return row
 
 
@@ -206,7 +212,8 @@ def memory_pressure(candidates: list[str]) -> list[dict[str, Any]]:
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", default="auto-safety-h200.json")
-    parser.add_argument("--candidates", default="grid_swizzle,loop_split")
+    parser.add_argument("--candidates", default="grid_swizzle,loop_split,nvidia_auto_pdl",
+                        help="nvidia_auto_pdl applies to every kernel, so each case saves and restores its arguments")
     args = parser.parse_args()
     candidates = [c for c in args.candidates.split(",") if c]
     os.environ["TRITON_EXT_AUTO_DIR"] = tempfile.mkdtemp(prefix="triton-ext-auto-")
