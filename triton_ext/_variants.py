@@ -42,7 +42,7 @@ class OverBudget(Exception):
 def _check_budget(deadline: float, step: str) -> None:
     if time.perf_counter() > deadline:
         raise OverBudget(f"over the first-launch budget of {settings.auto_budget_s:g} s (TRITON_EXT_AUTO_BUDGET_S) "
-                          f"before {step}: no pass kept")
+                         f"before {step}: no pass kept")
 
 
 class SameAsStock(Exception):
@@ -70,7 +70,7 @@ def _pool() -> Any:
 
 
 def compile_variants(auto: _Auto, fn: Any, device: int, args: tuple[Any, ...], kwargs: dict[str, Any], grid: Any,
-                      kernels: dict[str, Any], same: list[str], deadline: float) -> list[str]:
+                     kernels: dict[str, Any], same: list[str], deadline: float) -> list[str]:
     """Compile every candidate variant concurrently (compiles are CPU work: MLIR passes, LLVM,
     ptxas), each stopped before LLVM's PTX codegen and ptxas when its LLVM IR and launch
     metadata are the no-pass kernel's (it does not apply). Fills ``kernels``; returns the
@@ -124,8 +124,9 @@ def compile_variants(auto: _Auto, fn: Any, device: int, args: tuple[Any, ...], k
         # any other exception: the variant cannot compile, not a candidate
     return late
 
-def time_variants(auto: _Auto, fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], grid: Any, kernels: dict[str, Any],
-          ptx: dict[str, str], decision: Decision, backup: ArgumentBackup, deadline: float) -> None:
+def time_variants(auto: _Auto, fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], grid: Any,
+                  kernels: dict[str, Any], ptx: dict[str, str], decision: Decision, backup: ArgumentBackup,
+                  deadline: float) -> None:
     """Time the applicable variants; set ``decision``'s choice and timings (no pass on any
     failure, with ``decision.error`` saying why)."""
     from ._timing import back_to_back_ms, flush_buffer, gpu_time_ms, interleaved_rounds
