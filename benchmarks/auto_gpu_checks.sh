@@ -3,7 +3,8 @@
 #
 #   bash benchmarks/auto_gpu_checks.sh safety     # 26.3: addmm with an expanded bias, parameters, memory pressure
 #   bash benchmarks/auto_gpu_checks.sh overhead   # 27.1: per-launch cost, stock / hook / mode (no pass, chosen pass)
-#   bash benchmarks/auto_gpu_checks.sh corpus     # 27.3: the corpus, mode on/off, GPU time and back to back
+#   bash benchmarks/auto_gpu_checks.sh corpus0    # 27.3: half the corpus, mode on/off, GPU time and back to back
+#   bash benchmarks/auto_gpu_checks.sh corpus1    #       the other half
 #   bash benchmarks/auto_gpu_checks.sh all
 #
 # Run from the repository root (triton 3.9.0 importable, plugins in build/plugins). Each check
@@ -28,8 +29,9 @@ run() {  # name, then the command
 case ${1:-all} in
   safety|all) run auto-safety $PY -m benchmarks.auto_safety_gpu --out "$OUT/auto-safety-h200.json" ;;&
   overhead|all) run auto-overhead $PY -m benchmarks.auto_overhead --out "$OUT/auto-overhead-h200.json" ;;&
-  corpus|all) run auto-corpus $PY -m benchmarks.auto_mode_gpu --out "$OUT/auto-mode-h200.json" ;;&
-  safety|overhead|corpus|all) ;;
-  *) echo "usage: $0 [safety|overhead|corpus|all]" >&2; exit 2 ;;
+  corpus0|all) run auto-corpus0 $PY -m benchmarks.auto_mode_gpu --half 0 --out "$OUT/auto-mode-half0-h200.json" ;;&
+  corpus1|all) run auto-corpus1 $PY -m benchmarks.auto_mode_gpu --half 1 --out "$OUT/auto-mode-half1-h200.json" ;;&
+  safety|overhead|corpus0|corpus1|all) ;;
+  *) echo "usage: $0 [safety|overhead|corpus0|corpus1|all]" >&2; exit 2 ;;
 esac
 exit $status

@@ -1,7 +1,7 @@
 """GPU check of the transparent mode, ``TRITON_EXT_ENABLE=auto`` (issue 19.2), over the corpus.
 
     TRITON_EXT_BUILD_DIR=$PWD/build python -m benchmarks.auto_mode_gpu --out auto-mode-h200.json \
-        [--candidates grid_swizzle,loop_split] [--kernels NAME ...]
+        [--candidates grid_swizzle,loop_split] [--kernels NAME ... | --half 0|1]
 
 For every kernel of the reliability corpus (tests/corpus/corpus_kernels.py, inputs and launches
 from tests/corpus/check_gpu.py) plus grid_swizzle's naive GEMM at 4096^3 and 8192^3:
@@ -135,9 +135,12 @@ def main() -> int:
     parser.add_argument("--out", default="auto-mode-h200.json")
     parser.add_argument("--candidates", default="grid_swizzle,loop_split")
     parser.add_argument("--kernels", nargs="*")
+    parser.add_argument("--half", type=int, choices=(0, 1), help="every other kernel, from the first (0) or second (1)")
     parser.add_argument("--seed", type=int, default=1234)
     parser.add_argument("--child", action="store_true", help="(internal) the second process")
     args = parser.parse_args()
+    if args.half is not None and not args.kernels:
+        args.kernels = list(cases(None))[args.half::2]
     candidates = [c for c in args.candidates.split(",") if c]
     triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device="cuda"))
     if args.child:
