@@ -73,6 +73,14 @@ def _triton_version() -> str:
 
 
 def _fix(extension: str | None) -> str:
+    from ._settings import repo_root
+
+    root = repo_root()
+    if extension and not ((root / "CMakeLists.txt").is_file() and (root / "infra").is_dir()):
+        # An installed core: nothing to build here; the extension's wheel brings the library.
+        dist = "triton-ext-" + extension.replace("_", "-")
+        return (f"reinstall it: pip install --force-reinstall --no-deps {dist} (from the wheel "
+                "index of your Triton release)")
     return f"rebuild with `triton-ext build {extension}`" if extension else "rebuild the library"
 
 

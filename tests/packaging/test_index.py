@@ -169,3 +169,16 @@ def test_fresh_venv_installs_from_the_index_and_splits(index: Path, tmp_path: Pa
                             capture_output=True, text=True, timeout=600)
     assert doctor.returncode == 0, doctor.stdout + doctor.stderr
     assert "loop_split: ok" in doctor.stdout and "grid_swizzle: ok" in doctor.stdout, doctor.stdout
+    assert f"core: {site / 'triton_ext'} (with libTritonExtPassInfra.so)" in doctor.stdout
+    assert f"start-up hook: installed ({site / 'triton_ext_startup.pth'})" in doctor.stdout
+    assert "toolchain" not in doctor.stdout  # nothing to build outside a checkout
+    # A broken install gets a fix that works outside a checkout (pip, the index), not a build.
+    (site / "triton_ext" / "plugins" / "libTritonExtGridSwizzle.so").unlink()
+    doctor = subprocess.run([str(venv / "bin" / "triton-ext"), "doctor"], cwd=work,
+                            env=dict(run_env, TRITON_EXT_ENABLE="grid_swizzle"),
+                            capture_output=True, text=True, timeout=600)
+    assert doctor.returncode == 1, doctor.stdout + doctor.stderr
+    assert "grid_swizzle: PROBLEM (TRITON_EXT_ENABLE names grid_swizzle)" in doctor.stdout
+    assert (f"fix: pip install --extra-index-url <wheel index>/triton-{release}/simple "
+            "triton-ext-grid-swizzle") in doctor.stdout, doctor.stdout
+    assert "triton-ext build" not in doctor.stdout

@@ -115,56 +115,11 @@ def _cmd_info(args: argparse.Namespace) -> int:
 
 
 def _cmd_doctor(args: argparse.Namespace) -> int:
-    from .._preflight import _triton_version, preflight
+    from .doctor import run
 
-    problems = 0
-    print(f"triton: {_triton_version()}")
-    print(f"python: {sys.executable}")
-    from .toolchain import manifest_path, read_toolchain
-
-    toolchain_json = manifest_path()
-    toolchain = read_toolchain()
-    if toolchain is not None:
-        print(f"toolchain: {toolchain_json}")
-        print(f"  compiler: {toolchain.cxx} ({toolchain.cxx_version})")
-        print(f"  LLVM headers: Debian sid {toolchain.llvm_version}; mlir-tblgen: {toolchain.mlir_tblgen}")
-        print(f"  built against triton {toolchain.triton_version} at {toolchain.triton_dir}")
-        for note in toolchain.notes:
-            print(f"  note: {note}")
-    elif toolchain_json.exists():
-        problems += 1
-        print(f"toolchain: PROBLEM: {toolchain_json} is incomplete or stale\n  fix: triton-ext toolchain --force")
-    else:
-        problems += 1
-        print(f"toolchain: PROBLEM: not set up ({toolchain_json} missing)\n  fix: triton-ext toolchain")
-    print(f"registry: {settings.registry}")
-    try:
-        manifest = load_manifest()
-    except TritonExtError as exc:
-        print(f"  PROBLEM: {exc}\n  fix: correct registry.yaml at the lines named above")
-        return 1
-    print(f"build dir: {settings.build_dir}")
-    for ext in manifest.extensions:
-        if not ext.library:  # a kind: pipeline entry (issue 19) edits Triton's pipeline, loads nothing
-            print(f"  {ext.name}: ok (pipeline edit, no library)")
-            continue
-        path = ext.library_path()
-        try:
-            report = preflight(path, ext.name)
-        except TritonExtError as exc:
-            problems += 1
-            print(f"  {ext.name}: PROBLEM: {exc}")
-            print(f"    fix: triton-ext build {ext.name}")
-            continue
-        missing = [p.name for p in ext.passes if p.name not in report.passes]
-        if missing:
-            problems += 1
-            print(f"  {ext.name}: PROBLEM: library lacks declared pass {missing[0]} (has {', '.join(report.passes)})")
-            print(f"    fix: triton-ext build {ext.name}")
-            continue
-        print(f"  {ext.name}: ok ({path}, passes {', '.join(report.passes)})")
-    print("all well" if not problems else f"{problems} problem(s)")
-    return 0 if not problems else 1
+    report = run()
+    print("\n".join(report.lines))
+    return 0 if not report.problems else 1
 
 
 def _split_pass_list(chunks: Sequence[str]) -> list[tuple[str, dict[str, str]]]:
