@@ -432,6 +432,7 @@ def write_root_page(index_dir: Path) -> None:
              for r in releases]
     (index_dir / "index.html").write_text(_page("triton-ext wheels, one index per Triton release",
                                                 links), encoding="utf-8")
+    (index_dir / ".nojekyll").write_text("")  # GitHub Pages: serve the files as they are
 
 
 @dataclass(frozen=True)
@@ -475,7 +476,8 @@ def build_index(names: Sequence[str], index_dir: Path, *, root: Path | None = No
     return IndexResult(release_dir, tuple(made))
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def parser() -> argparse.ArgumentParser:
+    """The argument parser of ``triton-ext wheel`` (also read by the release workflow's test)."""
     parser = argparse.ArgumentParser(
         prog="triton-ext wheel",
         description="Build the core wheel (--core) and one wheel per named extension; with "
@@ -500,9 +502,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--build-dir", type=Path, default=None,
                         help="build tree (default $TRITON_EXT_BUILD_DIR or <repo>/build)")
     parser.add_argument("-q", "--quiet", action="store_true")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser_ = parser()
+    args = parser_.parse_args(argv)
     if args.index is None and not args.names and not args.core:
-        parser.error("name at least one extension, or --core")
+        parser_.error("name at least one extension, or --core")
     try:
         root = source_root()
         if args.index is not None:
