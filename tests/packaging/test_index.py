@@ -165,6 +165,12 @@ def test_fresh_venv_installs_from_the_index_and_splits(index: Path, tmp_path: Pa
     off = subprocess.run([str(venv / "bin" / "python"), "-I", str(script)], cwd=work, env=run_env,
                          capture_output=True, text=True, timeout=600)
     assert json.loads(off.stdout)["parent"] == {"loops": 1, "cubin": True, "triton_ext_imported": False}
+    # The README's demo runs on the installed wheels too (tools/demo.sh with TRITON_EXT_INDEX).
+    demo = subprocess.run([str(venv / "bin" / "python"), str(REPO / "examples" / "demo.py")], cwd=work,
+                          env=run_env, capture_output=True, text=True, timeout=600)
+    assert demo.returncode == 0, demo.stdout + demo.stderr
+    assert "loop 1: unmasked" in demo.stdout and "loop 2: MASKED" in demo.stdout, demo.stdout
+    assert "loop_split" in demo.stdout and "built, preflight ok, passes loop_split" in demo.stdout
     doctor = subprocess.run([str(venv / "bin" / "triton-ext"), "doctor"], cwd=work, env=run_env,
                             capture_output=True, text=True, timeout=600)
     assert doctor.returncode == 0, doctor.stdout + doctor.stderr
