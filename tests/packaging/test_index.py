@@ -29,7 +29,7 @@ import pytest
 
 from tests.packaging.packaging_support import BUILD, REPO, ensure_built
 
-from triton_ext.dev import wheel as _wheel
+from triton_ext.dev import index as _index
 
 pytestmark = pytest.mark.slow
 
@@ -82,7 +82,7 @@ def test_index_layout_and_hashes(index: Path) -> None:
         href = str(link["href"])
         name, _, fragment = href.partition("#sha256=")
         wheel = simple / project / name
-        assert _wheel._sha256(wheel) == fragment
+        assert _index._sha256(wheel) == fragment
         assert link["data-requires-python"] == ">=3.11"
         assert "-py3-none-manylinux_2_" in name and name.endswith("_x86_64.whl"), name
 
@@ -92,12 +92,12 @@ def test_every_wheel_is_manylinux_and_pinned(index: Path) -> None:
     wheels = sorted((index / f"triton-{release}" / "simple").glob("*/*.whl"))
     assert len(wheels) == 3
     for wheel in wheels:
-        shown = _wheel.auditwheel_show(wheel)
+        shown = _index.auditwheel_show(wheel)
         tag = wheel.name.rsplit("-", 1)[1].removesuffix(".whl")
         # auditwheel names the policy the symbol versions allow; the only libraries outside it
         # are libtriton.so and libTritonExtPassInfra.so, which the dependencies provide.
         assert f'constrains the platform tag to "{tag}"' in shown, shown
-        requires = [v for k, v in _wheel._wheel_metadata_all(wheel) if k == "Requires-Dist"]
+        requires = [v for k, v in _index._wheel_metadata_all(wheel) if k == "Requires-Dist"]
         assert f"triton=={release}" in requires, requires
         with zipfile.ZipFile(wheel) as z:
             records = [n for n in z.namelist() if n.endswith(".built-for.json")]
