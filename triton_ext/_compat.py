@@ -59,8 +59,13 @@ def check_triton_release(library: Path, installed: str, extension: str | None = 
     if wanted is None or wanted == installed:
         return
     who = f"extension {extension}" if extension else library.name
+    from ._settings import repo_root
+
+    root = repo_root()
+    checkout = (root / "CMakeLists.txt").is_file() and (root / "infra").is_dir()
+    name = f" {extension}" if extension else ""
+    rebuild = f", or rebuild it for {installed} (`triton-ext build{name}`)" if checkout else ""
     raise TritonReleaseError(
         f"{library}: {who} was built for Triton {wanted}, but Triton {installed} is installed; "
-        f"install triton=={wanted}, or install the {who} built for Triton {installed} "
-        f"(its index: .../triton-{installed}/simple) or rebuild it (`triton-ext build`)",
+        f"install triton=={wanted}{rebuild} (supported releases: docs/compatibility.md)",
         extension=extension, path=library)

@@ -101,8 +101,8 @@ def _check_core(report: Report, checkout: bool, triton_version: str) -> None:
             built = built_for(infra)
             if built and built != triton_version:
                 report.problem(f"core: PROBLEM: built for Triton {built}, {triton_version} is "
-                               "installed", f"pip install triton=={built}, or install triton-ext from "
-                               f"the index for Triton {triton_version}")
+                               "installed (supported releases: docs/compatibility.md)",
+                               f"pip install triton=={built}")
             else:
                 report.say(f"core: {package} (with {INFRA})")
         else:
@@ -149,6 +149,7 @@ def _check_toolchain(report: Report, needed: bool) -> None:
 
 
 def run() -> Report:
+    from .._compat import TritonReleaseError, built_for
     from .._preflight import _triton_version, preflight
 
     report = Report()
@@ -188,6 +189,11 @@ def run() -> Report:
         fix = _fix_extension(ext, checkout, triton_version, installed=path.exists())
         try:
             result = preflight(path, ext.name)
+        except TritonReleaseError as exc:
+            built = built_for(path)
+            report.problem(f"  {ext.name}: PROBLEM{why}: {exc}",
+                           f"pip install triton=={built}" + (f", or {fix}" if checkout else ""))
+            continue
         except TritonExtError as exc:
             report.problem(f"  {ext.name}: PROBLEM{why}: {exc}", fix)
             continue
