@@ -87,3 +87,7 @@ def test_supported_releases_are_the_ones_tested() -> None:
     assert _triton_version() in releases  # test_index.py builds and installs for this one
     assert all(re.fullmatch(r"\d+\.\d+\.\d+", r) for r in releases)
     assert "packaging/triton-releases.txt" in WORKFLOW.read_text()
+    # docs/compatibility.md marks exactly these releases supported.
+    table = (REPO / "docs" / "compatibility.md").read_text()
+    supported = re.findall(r"^\| \*\*(\d+\.\d+\.\d+)\*\* \|.*\*\*supported\*\*", table, re.M)
+    assert supported == releases, supported
