@@ -177,4 +177,20 @@ def _enable_from_environment() -> None:
         enable(*names)
 
 
-_enable_from_environment()
+def _doctor_process() -> bool:
+    """True in ``triton-ext doctor`` / ``python -m triton_ext doctor``, which must run (and report
+    the cause) when TRITON_EXT_ENABLE names something that cannot be enabled."""
+    import sys
+
+    argv = list(getattr(sys, "orig_argv", sys.argv))
+    for i, arg in enumerate(argv):
+        if arg.endswith("triton-ext") or (arg == "triton_ext" and argv[i - 1:i] == ["-m"]):
+            return argv[i + 1:i + 2] == ["doctor"]
+    return False
+
+
+try:
+    _enable_from_environment()
+except Exception:
+    if not _doctor_process():
+        raise

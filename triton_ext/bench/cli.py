@@ -25,7 +25,9 @@ from .spec import BenchSpec, find_specs
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="triton-ext bench", description=__doc__,
+    p = argparse.ArgumentParser(prog="triton-ext bench",
+                                description="Benchmark passes on GPUs (each extension's bench.py), "
+                                            "or compile-check them on the CPU (--cpu).",
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("names", nargs="*", metavar="NAME", help="pass, extension or spec names, or bench.py paths")
     p.add_argument("--cpu", action="store_true", help="compile-only check through cubin (no GPU, no torch)")

@@ -115,56 +115,11 @@ def _cmd_info(args: argparse.Namespace) -> int:
 
 
 def _cmd_doctor(args: argparse.Namespace) -> int:
-    from .._preflight import _triton_version, preflight
+    from .doctor import run
 
-    problems = 0
-    print(f"triton: {_triton_version()}")
-    print(f"python: {sys.executable}")
-    from .toolchain import manifest_path, read_toolchain
-
-    toolchain_json = manifest_path()
-    toolchain = read_toolchain()
-    if toolchain is not None:
-        print(f"toolchain: {toolchain_json}")
-        print(f"  compiler: {toolchain.cxx} ({toolchain.cxx_version})")
-        print(f"  LLVM headers: Debian sid {toolchain.llvm_version}; mlir-tblgen: {toolchain.mlir_tblgen}")
-        print(f"  built against triton {toolchain.triton_version} at {toolchain.triton_dir}")
-        for note in toolchain.notes:
-            print(f"  note: {note}")
-    elif toolchain_json.exists():
-        problems += 1
-        print(f"toolchain: PROBLEM: {toolchain_json} is incomplete or stale\n  fix: triton-ext toolchain --force")
-    else:
-        problems += 1
-        print(f"toolchain: PROBLEM: not set up ({toolchain_json} missing)\n  fix: triton-ext toolchain")
-    print(f"registry: {settings.registry}")
-    try:
-        manifest = load_manifest()
-    except TritonExtError as exc:
-        print(f"  PROBLEM: {exc}\n  fix: correct registry.yaml at the lines named above")
-        return 1
-    print(f"build dir: {settings.build_dir}")
-    for ext in manifest.extensions:
-        if not ext.library:  # a kind: pipeline entry (issue 19) edits Triton's pipeline, loads nothing
-            print(f"  {ext.name}: ok (pipeline edit, no library)")
-            continue
-        path = ext.library_path()
-        try:
-            report = preflight(path, ext.name)
-        except TritonExtError as exc:
-            problems += 1
-            print(f"  {ext.name}: PROBLEM: {exc}")
-            print(f"    fix: triton-ext build {ext.name}")
-            continue
-        missing = [p.name for p in ext.passes if p.name not in report.passes]
-        if missing:
-            problems += 1
-            print(f"  {ext.name}: PROBLEM: library lacks declared pass {missing[0]} (has {', '.join(report.passes)})")
-            print(f"    fix: triton-ext build {ext.name}")
-            continue
-        print(f"  {ext.name}: ok ({path}, passes {', '.join(report.passes)})")
-    print("all well" if not problems else f"{problems} problem(s)")
-    return 0 if not problems else 1
+    report = run()
+    print("\n".join(report.lines))
+    return 0 if not report.problems else 1
 
 
 def _split_pass_list(chunks: Sequence[str]) -> list[tuple[str, dict[str, str]]]:
@@ -261,33 +216,62 @@ def _delegate(module_name: str, argv: Sequence[str]) -> int:
 
 #: Subcommands with their own argument parsers: name -> (module, help).
 _DELEGATED = {
-    "new": ("triton_ext.dev.scaffold", "scaffold an extension (see triton-ext new --help)"),
-    "test": ("triton_ext.dev.testcmd", "run extensions' lit and pytest tests (see triton-ext test --help)"),
-    "wheel": ("triton_ext.dev.wheel", "build the core wheel and extension wheels (see triton-ext wheel --help)"),
-    "toolchain": ("triton_ext.dev.toolchain", "set up the C++ toolchain (see triton-ext toolchain --help)"),
-    "build": ("triton_ext.dev.build", "build extensions (see triton-ext build --help)"),
-    "bench": ("triton_ext.bench.cli", "benchmark passes on GPUs, or --cpu compile check (see triton-ext bench --help)"),
+    "new": ("triton_ext.dev.scaffold", "scaffold an extension folder and its registry entry"),
+    "test": ("triton_ext.dev.testcmd", "run extensions' lit and pytest tests"),
+    "wheel": ("triton_ext.dev.wheel", "build the core and extension wheels, or a pip index of them (--index)"),
+    "toolchain": ("triton_ext.dev.toolchain", "set up the C++ toolchain plugins build with"),
+    "build": ("triton_ext.dev.build", "build extensions into <checkout>/build/plugins"),
+    "bench": ("triton_ext.bench.cli", "benchmark passes on GPUs, or compile-check them on the CPU (--cpu)"),
     "startup-hook": ("triton_ext.dev.startup_hook",
-                     "install/remove the .pth that makes TRITON_EXT_ENABLE work without an import"),
-    "pipeline": ("triton_ext.dev.pipeline", "show the pass pipeline a compile runs, plugin passes in place (see --help)"),
-    "tune": ("triton_ext.dev.tune", "find the best pass set for a bench spec's kernels (see triton-ext tune --help)"),
-    "auto": ("triton_ext.dev.auto_report", "the transparent mode's decisions on disk (triton-ext auto report)"),
+                     "install or remove the .pth that makes TRITON_EXT_ENABLE work without an import"),
+    "pipeline": ("triton_ext.dev.pipeline", "show the pass pipeline a compile runs, plugin passes in place"),
+    "tune": ("triton_ext.dev.tune", "find the best pass set for a benchmark's kernels"),
+    "auto": ("triton_ext.dev.auto_report", "show the transparent mode's decisions on disk (triton-ext auto report)"),
 }
 
 
+def version_text() -> str:
+    """``triton-ext X.Y.Z (triton A.B.C, Python P)``: this package, the Triton it runs with."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from .._preflight import _triton_version
+
+    try:
+        mine = version("triton-ext")
+    except PackageNotFoundError:  # a checkout on PYTHONPATH, not installed
+        import tomllib
+
+        mine = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["project"]["version"]
+    try:
+        triton = _triton_version()
+    except ImportError:
+        triton = "not installed"
+    return f"triton-ext {mine} (triton {triton}, Python {sys.version.split()[0]})"
+
+
+def _verb(sub: Any, name: str, text: str, **kwargs: Any) -> argparse.ArgumentParser:
+    """A subcommand whose --help starts with the same sentence as its line in `triton-ext -h`."""
+    return sub.add_parser(name, help=text, description=text[0].upper() + text[1:] + ".", **kwargs)
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="triton-ext", description="Out-of-tree MLIR passes for Triton.")
+    parser = argparse.ArgumentParser(
+        prog="triton-ext",
+        description="Out-of-tree MLIR pass plugins for the stock Triton compiler: list, check, "
+                    "build, test, package and benchmark them. `triton-ext COMMAND --help` says more.")
+    parser.add_argument("--version", action="version", version=version_text())
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    p = sub.add_parser("list", help="list the extensions in the registry")
+    p = _verb(sub, "list", "list the extensions in the registry and the installed ones")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(run=_cmd_list)
-    p = sub.add_parser("info", help="describe one extension or pass")
-    p.add_argument("name")
+    p = _verb(sub, "info", "describe one extension or pass: where it runs, its options, tests and benchmarks")
+    p.add_argument("name", help="an extension or pass name")
     p.set_defaults(run=_cmd_info)
-    p = sub.add_parser("doctor", help="check Triton, the toolchain and every library")
+    p = _verb(sub, "doctor", "check Triton, the start-up hook, the toolchain and the enabled or "
+                             "installed extensions; each problem comes with its fix")
     p.set_defaults(run=_cmd_doctor)
-    p = sub.add_parser("opt", help="run passes over an MLIR file and print the result")
-    p.add_argument("file")
+    p = _verb(sub, "opt", "run passes over an MLIR file and print the result")
+    p.add_argument("file", help="an .mlir, .ttir or .ttgir file")
     p.add_argument("--pass", dest="passes", action="append", required=True, metavar="NAME[,NAME...]",
                    help="passes to run in order: registry passes or built-ins (canonicalize, cse, loop_unroll, ...); options as in MLIR pipelines: loop_split{max-parts=2}")
     p.add_argument("--no-debug-info", action="store_true", help="print without locations")

@@ -322,7 +322,10 @@ def _nothing() -> Iterator[None]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="triton-ext tune", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="triton-ext tune",
+        description="Find the best pass set for a benchmark's kernels: which passes change each "
+                    "kernel (CPU compiles), then which are faster (GPU timing).")
     parser.add_argument("spec", help="bench spec (pass or extension name with a bench.py, or a bench.py path) or "
                         "a real-world corpus kernel (tests/realworld, e.g. liger_rms_norm_fwd)")
     parser.add_argument("--candidates", default="", metavar="A,B", help="passes to try (default: every built "
