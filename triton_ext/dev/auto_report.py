@@ -1,4 +1,4 @@
-"""``triton-ext auto report``: the transparent mode's decisions on disk (issue 27.6).
+"""``triton-ext auto report``: the transparent mode's decisions on disk.
 
     triton-ext auto report [--dir DIR] [--json] [--kernel NAME]
 
@@ -43,7 +43,7 @@ def _ms(values: dict[str, float]) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     from .._auto import _cache_dir
 
-    parser = argparse.ArgumentParser(prog="triton-ext auto", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="triton-ext auto", description="Print the transparent mode's decisions on disk: one line per kernel specialization and GPU.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     p = sub.add_parser("report", help="print the decisions on disk")
     p.add_argument("--dir", type=Path, help="decision folder (default: $TRITON_EXT_AUTO_DIR or ~/.cache/triton-ext/auto)")
