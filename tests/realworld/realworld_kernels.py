@@ -696,12 +696,12 @@ class _Recorded(Exception):
     """Raised by the recorder to stop the launcher after the kernel's launch was captured."""
 
 
-def _vllm_launch(module_name: str, kernel_attr: str, call: Callable[[Any], None]) -> Launch:
-    """Run ``call(module)`` with ``module.<kernel_attr>`` recording its first launch."""
+def _vllm_launch(vc: "VllmCall") -> Launch:
+    """Run the launcher with ``vc.kernel`` replaced by a recorder of its first launch."""
     from tests.realworld.vllm_modules import import_kernel_module as import_vllm
 
-    module = import_vllm(module_name)
-    fn = unwrap(getattr(module, kernel_attr))
+    module = import_vllm(vc.module)
+    fn = unwrap(getattr(module, vc.kernel))
     names = [p.name for p in fn.params]
     seen: dict[str, Any] = {}
 
@@ -716,16 +716,16 @@ def _vllm_launch(module_name: str, kernel_attr: str, call: Callable[[Any], None]
                 raise _Recorded
             return launch
 
-    original = getattr(module, kernel_attr)
-    setattr(module, kernel_attr, Recorder())
+    original = getattr(module, vc.kernel)
+    setattr(module, vc.kernel, Recorder())
     try:
-        call(module)
+        vc.call(module)
     except _Recorded:
         pass
     finally:
-        setattr(module, kernel_attr, original)
+        setattr(module, vc.kernel, original)
     if "launch" not in seen:
-        raise RuntimeError(f"vllm {module_name}: the launcher never launched {kernel_attr}")
+        raise RuntimeError(f"vllm {vc.module}: the launcher never launched {vc.kernel}")
     return seen["launch"]
 
 
@@ -739,13 +739,26 @@ def _vl_paged_cache(t: Tensors, seqs: list[int], d: int) -> dict[str, torch.Tens
                 block_table=table.to(torch.int32))
 
 
-def _vl_unified(t: Tensors, query_lens: list[int], seq_lens: list[int], d: int, three_d: bool) -> Launch:
+@dataclass
+class VllmCall:
+    """A call of one of vLLM's launchers: ``call(module)`` launches ``kernel`` into ``outputs``."""
+
+    module: str
+    kernel: str
+    call: Callable[[Any], None]
+    outputs: dict[str, torch.Tensor]
+
+
+def vllm_unified_call(t: Tensors, query_lens: list[int], seq_lens: list[int], d: int = 128,
+                      three_d: bool = False) -> VllmCall:
+    """vLLM's ``unified_attention`` over a paged cache, causal; 2-D launch, or 3-D with 16 segments."""
     cache = _vl_paged_cache(t, seq_lens, d)
     tokens = sum(query_lens)
     cu = [0]
     for n in query_lens:
         cu.append(cu[-1] + n)
     q = t.randn(tokens, _VL_HQ, d)
+    out = t.zeros(tokens, _VL_HQ, d, dtype=torch.float16)
     segs = 16  # vllm.v1.attention.backends.triton_attn: NUM_PAR_SOFTMAX_SEGMENTS
     extra: dict[str, Any] = {}
     if three_d:
@@ -753,33 +766,33 @@ def _vl_unified(t: Tensors, query_lens: list[int], seq_lens: list[int], d: int, 
                      softmax_segm_output=t.zeros(tokens, _VL_HQ, segs, _np2(d)),
                      softmax_segm_max=t.zeros(tokens, _VL_HQ, segs),
                      softmax_segm_expsum=t.zeros(tokens, _VL_HQ, segs))
+    cu_t = torch.tensor(cu, dtype=torch.int32, device=t.device)
+    lens_t = torch.tensor(seq_lens, dtype=torch.int32, device=t.device)
 
     def call(m: Any) -> None:
-        m.unified_attention(q=q, k=cache["k"], v=cache["v"], out=t.zeros(tokens, _VL_HQ, d, dtype=torch.float16),
-                            cu_seqlens_q=torch.tensor(cu, dtype=torch.int32, device=t.device),
-                            max_seqlen_q=max(query_lens),
-                            seqused_k=torch.tensor(seq_lens, dtype=torch.int32, device=t.device),
-                            max_seqlen_k=max(seq_lens), softmax_scale=d ** -0.5, causal=True,
-                            window_size=(-1, -1), block_table=cache["block_table"], softcap=0.0,
-                            q_descale=None, k_descale=None, v_descale=None, **extra)
+        m.unified_attention(q=q, k=cache["k"], v=cache["v"], out=out, cu_seqlens_q=cu_t,
+                            max_seqlen_q=max(query_lens), seqused_k=lens_t, max_seqlen_k=max(seq_lens),
+                            softmax_scale=d ** -0.5, causal=True, window_size=(-1, -1),
+                            block_table=cache["block_table"], softcap=0.0, q_descale=None, k_descale=None,
+                            v_descale=None, **extra)
 
-    return _vllm_launch("triton_unified_attention", "kernel_unified_attention", call)
+    return VllmCall("triton_unified_attention", "kernel_unified_attention", call, {"out": out})
 
 
 def vllm_unified_prefill(t: Tensors, seq: int = 2048, d: int = 128) -> Launch:
     # 2-D launch: two prompts of `seq` tokens, no cached prefix (BLOCK_M 16, BLOCK_Q 4, TILE 32).
-    return _vl_unified(t, [seq, seq], [seq, seq], d, three_d=False)
+    return _vllm_launch(vllm_unified_call(t, [seq, seq], [seq, seq], d))
 
 
 def vllm_unified_decode(t: Tensors, seq: int = 4096, d: int = 128) -> Launch:
     # 2-D launch at decode: 8 sequences, one new token each, `seq` cached tokens (TILE 32).
-    return _vl_unified(t, [1] * 8, [seq] * 8, d, three_d=False)
+    return _vllm_launch(vllm_unified_call(t, [1] * 8, [seq] * 8, d))
 
 
 def vllm_unified_decode_3d(t: Tensors, seq: int = 4096, d: int = 128) -> Launch:
     # 3-D (segmented) launch at decode, as the Triton backend makes it: 16 segments per sequence
     # (TILE 16), partials reduced by reduce_segments.
-    return _vl_unified(t, [1] * 8, [seq] * 8, d, three_d=True)
+    return _vllm_launch(vllm_unified_call(t, [1] * 8, [seq] * 8, d, three_d=True))
 
 
 def _vl_prefix_cache(t: Tensors, seqs: list[int], d: int) -> dict[str, torch.Tensor]:
@@ -791,38 +804,51 @@ def _vl_prefix_cache(t: Tensors, seqs: list[int], d: int) -> dict[str, torch.Ten
                 v_cache=t.randn(blocks, _VL_HKV, d, _VL_BLOCK), block_table=table.to(torch.int32))
 
 
-def vllm_prefix_prefill(t: Tensors, context: int = 2048, new: int = 512, batch: int = 2, d: int = 128) -> Launch:
-    # context_attention_fwd: `new` prompt tokens after `context` cached ones (BLOCK_M 128,
-    # BLOCK_N 64, 4 warps, one stage); its first loop reads the paged cache, the second the new K/V.
+def vllm_prefix_prefill_call(t: Tensors, context: int = 2048, new: int = 512, batch: int = 2,
+                             d: int = 128) -> VllmCall:
+    """``context_attention_fwd``: `new` prompt tokens after `context` cached ones."""
     seqs = [context + new] * batch
     cache = _vl_prefix_cache(t, seqs, d)
     q = t.randn(batch * new, _VL_HQ, d)
     k = t.randn(batch * new, _VL_HKV, d)
     v = t.randn(batch * new, _VL_HKV, d)
+    out = t.zeros(batch * new, _VL_HQ, d, dtype=torch.float16)
     scale = t.full((1,), 1.0)
+    start = t.arange(0, (batch + 1) * new, new)
+    lens = torch.tensor(seqs, dtype=torch.int32, device=t.device)
 
     def call(m: Any) -> None:
-        m.context_attention_fwd(q, k, v, t.zeros(batch * new, _VL_HQ, d, dtype=torch.float16), "auto",
-                                cache["k_cache"], cache["v_cache"], cache["block_table"],
-                                t.arange(0, (batch + 1) * new, new), torch.tensor(seqs, dtype=torch.int32, device=t.device),
-                                max(seqs), new, scale, scale, sm_scale=d ** -0.5)
+        m.context_attention_fwd(q, k, v, out, "auto", cache["k_cache"], cache["v_cache"], cache["block_table"],
+                                start, lens, max(seqs), new, scale, scale, sm_scale=d ** -0.5)
 
-    return _vllm_launch("prefix_prefill", "_fwd_kernel", call)
+    return VllmCall("prefix_prefill", "_fwd_kernel", call, {"out": out})
 
 
-def vllm_paged_decode(t: Tensors, seq: int = 4096, batch: int = 8, d: int = 128) -> Launch:
-    # chunked_prefill_paged_decode at decode (one token per sequence): kernel_paged_attention_2d.
+def vllm_prefix_prefill(t: Tensors) -> Launch:
+    # BLOCK_M 128, BLOCK_N 64, 4 warps, one stage; its first loop reads the paged cache (unrolled
+    # by 4), the second the new K/V (causal).
+    return _vllm_launch(vllm_prefix_prefill_call(t))
+
+
+def vllm_paged_decode_call(t: Tensors, seq: int = 4096, batch: int = 8, d: int = 128) -> VllmCall:
+    """``chunked_prefill_paged_decode`` at decode (one token per sequence): kernel_paged_attention_2d."""
     cache = _vl_prefix_cache(t, [seq] * batch, d)
     q = t.randn(batch, _VL_HQ, d)
+    out = t.zeros(batch, _VL_HQ, d, dtype=torch.float16)
     scale = t.full((1,), 1.0)
+    start = t.arange(0, batch + 1)
+    lens = torch.tensor([seq] * batch, dtype=torch.int32, device=t.device)
 
     def call(m: Any) -> None:
-        m.chunked_prefill_paged_decode(q, None, None, t.zeros(batch, _VL_HQ, d, dtype=torch.float16), "auto",
-                                       cache["k_cache"], cache["v_cache"], cache["block_table"],
-                                       t.arange(0, batch + 1), torch.tensor([seq] * batch, dtype=torch.int32, device=t.device),
-                                       seq, 1, scale, scale, sm_scale=d ** -0.5)
+        m.chunked_prefill_paged_decode(q, None, None, out, "auto", cache["k_cache"], cache["v_cache"],
+                                       cache["block_table"], start, lens, seq, 1, scale, scale,
+                                       sm_scale=d ** -0.5)
 
-    return _vllm_launch("chunked_prefill_paged_decode", "kernel_paged_attention_2d", call)
+    return VllmCall("chunked_prefill_paged_decode", "kernel_paged_attention_2d", call, {"out": out})
+
+
+def vllm_paged_decode(t: Tensors) -> Launch:
+    return _vllm_launch(vllm_paged_decode_call(t))
 
 
 # --------------------------------------------------------------------------- #

@@ -9,7 +9,8 @@ So the corpus uses the wheel's own files, unchanged:
   --no-deps``, pip's cache) and unpacks only :data:`FILES` into ``~/.cache/triton-ext/vllm-<ver>``
   (about 150 KB); ``tools/setup.sh`` runs it once (a stamp file makes it a no-op afterwards).
   ``python -m tests.realworld.vllm_modules fetch`` does the same; ``TRITON_EXT_VLLM_DIR`` points
-  elsewhere (a folder holding ``vllm/``, e.g. a copy carried to a GPU host with no package index).
+  elsewhere (a folder holding ``vllm/``); ``build/vllm-<ver>`` in the repository is looked at too, so a
+  copy made by ``fetch build/vllm-<ver>`` travels with ``build/`` to a GPU host without a package index.
 * :func:`import_kernel_module` imports ``vllm.v1.attention.ops.<name>`` from those files under its
   own name, with vLLM's parent packages as bare namespace modules (their ``__init__`` not run) and
   the modules below standing in for the runtime ones they import: ``vllm.envs`` (defaults:
@@ -75,6 +76,11 @@ def cache_dir() -> Path:
     return base / "triton-ext" / f"vllm-{VERSION}"
 
 
+def repo_copy() -> Path:
+    """``build/vllm-<version>`` in the repository: a copy that travels with build/ to a GPU host."""
+    return Path(__file__).resolve().parents[2] / "build" / f"vllm-{VERSION}"
+
+
 def _has_files(root: Path) -> bool:
     return all((root / f).is_file() for f in FILES)
 
@@ -87,8 +93,9 @@ def source_root() -> Path:
             missing = [f for f in FILES if not (Path(env) / f).is_file()]
             raise VllmUnavailable(f"TRITON_EXT_VLLM_DIR={env} lacks {missing}")
         return Path(env)
-    if _has_files(cache_dir()):
-        return cache_dir()
+    for root in (cache_dir(), repo_copy()):
+        if _has_files(root):
+            return root
     spec = importlib.util.find_spec("vllm") if "vllm" not in sys.modules else None
     if spec is not None and spec.submodule_search_locations:
         root = Path(list(spec.submodule_search_locations)[0]).parent
@@ -259,6 +266,7 @@ def import_kernel_module(name: str) -> types.ModuleType:
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] != ["fetch"]:
-        raise SystemExit("usage: python -m tests.realworld.vllm_modules fetch")
-    print(fetch())
+    if not sys.argv[1:] or sys.argv[1] != "fetch" or len(sys.argv) > 3:
+        raise SystemExit("usage: python -m tests.realworld.vllm_modules fetch [DEST]  "
+                         "(DEST: default ~/.cache/triton-ext/vllm-<version>; build/vllm-<version> travels to a GPU host)")
+    print(fetch(Path(sys.argv[2]) if len(sys.argv) == 3 else None))
