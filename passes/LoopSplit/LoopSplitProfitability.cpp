@@ -34,11 +34,15 @@
 //     and its unmasked parts run fewer than min-unmasked-trips iterations:
 //     decline (vLLM's prefix-prefill: the remainder of its unroll-by-4 context
 //     loop, at most two unmasked iterations, spill stack 448 -> 728 bytes).
-//  3. Otherwise split. If the loop is software-pipelined and single-drain is
-//     set, only the main part (the low part when emitted, else the high one)
-//     keeps its stages; the other parts (a diagonal band of one or two blocks,
-//     or a rarely-run tail) get tt.num_stages = 1: one pipeline drain, as in
-//     the unsplit loop.
+//  3. Otherwise split. Every part keeps the loop's stages, as in a hand-split
+//     kernel (the causal split's diagonal loop is pipelined like the
+//     tutorial's second loop; both drain). With single-drain, only the main
+//     part (the low part when emitted, else the high one) keeps its stages and
+//     the other parts (a diagonal band of one or two blocks, or a rarely-run
+//     tail) get tt.num_stages = 1: one pipeline drain, as in the unsplit loop,
+//     but the unpipelined part loads through registers and runs its loads in
+//     series (one-loop attention with the wheel's ptxas: 173 -> 178 registers
+//     at head_dim 128, 211 -> 224 at 64, against hand-split's 173 / 211).
 //
 //===----------------------------------------------------------------------===//
 

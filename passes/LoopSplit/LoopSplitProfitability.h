@@ -28,7 +28,7 @@ struct ProfitOptions {
   uint64_t minUnmaskedTrips = 3;
   /// Split a software-pipelined loop so that only its main part keeps the
   /// pipeline (the other parts get tt.num_stages = 1): one drain.
-  bool singleDrain = true;
+  bool singleDrain = false;
 };
 
 /// What a part of a profitable split keeps.

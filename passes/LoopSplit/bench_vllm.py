@@ -10,7 +10,7 @@ in build/plugins, vLLM 0.33.0's kernel files in build/vllm-0.33.0: made here by
 Variants of the pass (``options`` of triton_ext.enabled):
 - ``off``: no pass; ``on``: loop_split with its defaults (profitability model, single drain);
 - ``always``: ``profitability=false`` (split wherever legal: the issue's 0.83-0.97x runs);
-- ``drains``: ``single-drain=false`` (the model, but every part of a pipelined loop keeps its stages).
+- ``single``: ``single-drain=true`` (only the main part of a pipelined loop keeps its stages: one drain).
 
 Cases: vLLM 0.33.0 (through its own launchers, fp16, 32 query / 8 KV heads, head_dim 128, 16-token
 pages): unified attention 2-D prefill (2 x 2048), 2-D decode (8 x 4096), 3-D decode (8 x 4096),
@@ -52,7 +52,7 @@ real = import_file(__file__, "bench_real.py")  # _res_usage, _compiled_variants
 
 ROUNDS = 5
 VARIANTS: dict[str, dict[str, Any] | None] = {
-    "off": None, "on": {}, "always": {"profitability": False}, "drains": {"single-drain": False},
+    "off": None, "on": {}, "always": {"profitability": False}, "single": {"single-drain": True},
 }
 
 
@@ -136,8 +136,8 @@ def _vllm_case(name: str, make: Callable[[], Any]) -> dict[str, Any]:
 # -- one-loop causal attention vs hand-split ------------------------------------------------------
 
 ATTN = {  # name -> (form, options)
-    "tensor": ("tensor", None), "tensor+on": ("tensor", {}), "tensor+drains": ("tensor", {"single-drain": False}),
-    "scalar": ("scalar", None), "scalar+on": ("scalar", {}), "scalar+drains": ("scalar", {"single-drain": False}),
+    "tensor": ("tensor", None), "tensor+on": ("tensor", {}), "tensor+single": ("tensor", {"single-drain": True}),
+    "scalar": ("scalar", None), "scalar+on": ("scalar", {}), "scalar+single": ("scalar", {"single-drain": True}),
     "hand_split": ("hand_split", None),
 }
 
@@ -197,7 +197,7 @@ def main() -> int:
                   f"ok={c['ok']} regs={ {k: (x['cuobjdump'], x['async_wait_num0']) for k, x in c['kernels'].items()} }",
                   flush=True)
     result = {
-        "what": "loop_split variants (off / on / always=profitability off / drains=single-drain off) on vLLM "
+        "what": "loop_split variants (off / on / always=profitability off / single=single-drain on) on vLLM "
                 "attention kernels and one-loop causal attention vs hand-split (issue 28)",
         "commit": _commit(), "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "device": torch.cuda.get_device_name(), "torch": torch.__version__, "triton": triton.__version__,

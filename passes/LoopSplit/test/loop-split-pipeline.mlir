@@ -1,7 +1,7 @@
 // RUN: %opt %s --pass loop_split,canonicalize,cse --no-debug-info | FileCheck %s
 // RUN: env MLIR_ENABLE_DIAGNOSTICS=remarks %opt %s --pass 'loop_split{remarks=true}' --no-debug-info 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
 // RUN: %opt %s --pass 'loop_split{profitability=false},canonicalize,cse' --no-debug-info | FileCheck %s --check-prefix=ALWAYS
-// RUN: %opt %s --pass 'loop_split{single-drain=false},canonicalize,cse' --no-debug-info | FileCheck %s --check-prefix=DRAINS
+// RUN: %opt %s --pass 'loop_split{single-drain=true},canonicalize,cse' --no-debug-info | FileCheck %s --check-prefix=SINGLE
 // RUN: %opt %s --pass 'loop_split{min-unmasked-trips=0},canonicalize,cse' --no-debug-info | FileCheck %s --check-prefix=SHORT
 
 // Profitability (issue 28, LoopSplitProfitability.cpp): a split must save more
@@ -44,10 +44,9 @@ tt.func @dot_load_mask_only(%a: !tt.ptr<f16>, %b: !tt.ptr<f16>, %k: i32) -> tens
 }
 
 // 2. A dot loop whose comparison feeds computation (the causal `tl.where` on
-// the scores): split; with single-drain (default) only the main (first) part
-// keeps its pipeline stages, the diagonal part gets tt.num_stages = 1, so the
-// split loop drains once as the unsplit one does. single-drain=false keeps
-// both parts pipelined.
+// the scores): split, both parts keeping the loop's stages (as a hand-split
+// kernel's two loops). With single-drain=true only the main (first) part keeps
+// them; the diagonal part gets tt.num_stages = 1, so the split loop drains once.
 // CHECK-LABEL: tt.func @dot_causal_select
 // CHECK:         scf.for
 // CHECK-NOT:       arith.select
@@ -55,11 +54,11 @@ tt.func @dot_load_mask_only(%a: !tt.ptr<f16>, %b: !tt.ptr<f16>, %k: i32) -> tens
 // CHECK:         } {tt.num_stages = 3 : i32}
 // CHECK:         scf.for
 // CHECK:           arith.select
-// CHECK:         } {tt.num_stages = 1 : i32}
+// CHECK:         } {tt.num_stages = 3 : i32}
 // CHECK-NOT:     scf.for
-// DRAINS-LABEL: tt.func @dot_causal_select
-// DRAINS:         } {tt.num_stages = 3 : i32}
-// DRAINS:         } {tt.num_stages = 3 : i32}
+// SINGLE-LABEL: tt.func @dot_causal_select
+// SINGLE:         } {tt.num_stages = 3 : i32}
+// SINGLE:         } {tt.num_stages = 1 : i32}
 tt.func @dot_causal_select(%a: !tt.ptr<f16>, %start_m: i32) -> tensor<16x16xf32> {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32

@@ -5,12 +5,11 @@ GEMM loop (``ttg.async_wait {num = 0}``) and expects one; with loop_split on it 
 K-tail mask of the A/B loads split the loop into two pipelined loops). Reproduced on the CPU:
 compile to TTGIR for sm_90 through the stock wheel and count. The profitability model declines
 that split (the mask only guards loads); a split it keeps (the causal ``tl.where`` on the scores)
-pipelines only the main part, so the kernel drains once.
+pipelines both parts by default, as the hand-split kernel does, and only the main part with
+``single-drain=true`` (one drain).
 """
 
 from __future__ import annotations
-
-import math
 
 import pytest
 import triton
@@ -90,14 +89,15 @@ def _attention(form: str, head_dim: int, **options: object) -> tuple[str, str]:
 
 
 @pytest.mark.parametrize("form", ["tensor", "scalar"])
-def test_causal_split_pipelines_only_its_main_loop(form: str) -> None:
+def test_causal_split_drains(form: str) -> None:
+    # By default both parts keep their stages: two drains, as the hand-split kernel's two loops.
     ttir, ttgir = _attention(form, 64)
     assert len(attn.top_level_loop_bodies(ttir)) == 2, "the causal loop is split"
-    assert "tt.num_stages = 1" in ttir, "the diagonal part is not pipelined"
-    assert ttgir.count("ttg.async_copy_global_to_local") != 0, "the main part is pipelined"
-    assert _sync_points(ttgir) == 1
-    # single-drain=false: both parts pipelined, two drains, as in the hand-split kernel.
-    _, drains = _attention(form, 64, **{"single-drain": False})
-    assert _sync_points(drains) == 2
+    assert "tt.num_stages = 1" not in ttir
     _, hand = _attention("hand_split", 64, **{})
-    assert math.isclose(_sync_points(hand), 2)
+    assert _sync_points(ttgir) == _sync_points(hand) == 2
+    # single-drain=true: only the main part is pipelined, one drain.
+    ttir, single = _attention(form, 64, **{"single-drain": True})
+    assert "tt.num_stages = 1" in ttir, "the diagonal part is not pipelined"
+    assert single.count("ttg.async_copy_global_to_local") != 0, "the main part is pipelined"
+    assert _sync_points(single) == 1
