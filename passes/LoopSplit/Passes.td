@@ -81,6 +81,24 @@ def TritonExtLoopSplit : Pass<"triton-ext-loop-split", "mlir::ModuleOp"> {
            "one iteration, the masked one, at common row lengths: the split "
            "only adds its bounds and a body copy (Liger's cross entropy, "
            "32768-element tiles, vocab 32000).">,
+    Option<"profitability", "profitability", "bool", /*default=*/"true",
+           "Split only where the profitability model of "
+           "LoopSplitProfitability.cpp says it pays (issue 28); false: "
+           "wherever it is legal.">,
+    Option<"minUnmaskedTrips", "min-unmasked-trips", "uint64_t",
+           /*default=*/"3",
+           "Loops whose bounds (constants, or the remainder loop of "
+           "loop_unroll) leave fewer unmasked iterations are left alone.">,
+    Option<"singleDrain", "single-drain", "bool", /*default=*/"false",
+           "In a loop Triton software-pipelines (tt.dot fed by loads of the "
+           "body), only the main part keeps its stages; the other parts get "
+           "tt.num_stages = 1, so the split keeps one pipeline drain. Off by "
+           "default: the causal split then pipelines both parts as the "
+           "hand-split kernel does; unpipelined, its diagonal part loads "
+           "through registers (+5 / +13 registers at head_dim 128 / 64).">,
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Emit a remark for each loop the pass could split but leaves "
+           "alone, with the reason (profitability and limits).">,
   ];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::scf::SCFDialect",

@@ -41,6 +41,8 @@ from tests.realworld.sweep import sweep_kernel
 
 OUT = repo_root() / "build" / "realworld" / "cpu-reach.json"
 PACKAGES = ("liger-kernel", "fla-core", "torchao", "sglang")
+#: vLLM is not installed: its kernel files come from the wheel pinned in vllm-requirements.txt.
+VLLM_PIN = repo_root() / "tests" / "realworld" / "vllm-requirements.txt"
 #: Pinned in tests/realworld/nodeps-requirements.txt (installed without dependencies), not in
 #: pyproject.toml's realworld extra.
 NODEPS = repo_root() / "tests" / "realworld" / "nodeps-requirements.txt"
