@@ -117,9 +117,10 @@ def OnChip_DeclareBarriersOp : OnChip_Op<"declare_barriers"> {
   let description = [{
     Computes nothing. Its verifier checks, where the kernel shows it, that
     every `ttng.wait_barrier` on these barriers can return: some
-    `ttng.arrive_barrier`, `ttng.barrier_expect` or
-    `triton_ext_onchip.tma_copy` must use the same barrier (the same
-    constant index, or any index when one of them is dynamic). A barrier
+    `ttng.arrive_barrier` or `ttng.barrier_expect` must use the same barrier
+    (the same constant index, or any index when one of them is dynamic). A
+    `triton_ext_onchip.tma_copy` does not count: it only delivers bytes
+    (complete_tx), and a phase completes after its arrivals. A barrier
     value passed anywhere else (a call, a loop, another op) may be armed
     there, and then nothing is reported. Verification runs when the front
     end finishes the kernel, so the error points at the user's `wait`.

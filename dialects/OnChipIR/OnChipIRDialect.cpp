@@ -141,9 +141,10 @@ LogicalResult DeclareBarriersOp::verify() {
         worklist.push_back({index.getResult(), next});
         continue;
       }
-      bool arms = isa<ttng::ArriveBarrierOp, ttng::BarrierExpectOp>(user) ||
-                  (isa<TmaCopyOp>(user) && use.getOperandNumber() == 1);
-      if (arms) {
+      // A TMA copy only completes bytes (complete_tx): no arrival.
+      if (isa<TmaCopyOp>(user) && use.getOperandNumber() == 1)
+        continue;
+      if (isa<ttng::ArriveBarrierOp, ttng::BarrierExpectOp>(user)) {
         if (slot)
           armedSlots.insert(*slot);
         else
@@ -167,7 +168,9 @@ LogicalResult DeclareBarriersOp::verify() {
                                  "nothing arrives on "
                               << (slot ? "barrier " + std::to_string(*slot)
                                        : std::string("these barriers"))
-                              << " (no arrive, expect or copy_tma uses it)";
+                              << " (no arrive or expect uses it; a "
+                                 "copy_tma only brings bytes, it is no "
+                                 "arrival)";
     diag.attachNote(getLoc()) << "the barriers are allocated here";
     return failure();
   }

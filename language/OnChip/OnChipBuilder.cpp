@@ -321,8 +321,10 @@ std::optional<int64_t> constantIndex(ttg::MemDescIndexOp index) {
 ///
 /// The code generator builds a kernel in program order, so every op that
 /// exists now comes before the wait. A fresh mbarrier is in phase 0: a wait
-/// for parity 0 returns only after some arrive, expect or TMA copy
-/// (complete_tx) on that barrier, while a wait for parity 1 returns at once.
+/// for parity 0 returns only after an arrive or expect on that barrier (a
+/// phase completes when its arrivals are in and its announced bytes have
+/// landed; a TMA copy only delivers bytes, complete_tx, and is no arrival),
+/// while a wait for parity 1 returns at once.
 /// So a wait for a constant even phase on a barrier of this kernel's
 /// `barriers` on which nothing has arrived yet blocks forever, in a loop too
 /// (its first execution comes before every later op). Not statically
@@ -359,12 +361,13 @@ std::string neverArmed(Value bar, Value phase, Value pred, Block *at) {
     bool sameSlot = !slot || !otherSlot || *slot == *otherSlot;
     for (OpOperand &use : other.getResult().getUses()) {
       Operation *op = use.getOwner();
-      if (isa<ttng::InitBarrierOp, ttng::WaitBarrierOp>(op))
-        continue;
-      bool arms =
-          isa<ttng::ArriveBarrierOp, ttng::BarrierExpectOp>(op) ||
+      // A TMA copy completes bytes on the barrier (complete_tx) but is no
+      // arrival: with no arrive or expect the phase never completes.
+      if (isa<ttng::InitBarrierOp, ttng::WaitBarrierOp>(op) ||
           (op->getName().getStringRef() == "triton_ext_onchip.tma_copy" &&
-           use.getOperandNumber() == 1);
+           use.getOperandNumber() == 1))
+        continue;
+      bool arms = isa<ttng::ArriveBarrierOp, ttng::BarrierExpectOp>(op);
       if (!arms)
         return ""; // passed on: it may be armed where we cannot see
       if (sameSlot)
@@ -373,10 +376,11 @@ std::string neverArmed(Value bar, Value phase, Value pred, Block *at) {
   }
   return "wait: this wait never returns: nothing has arrived on barrier " +
          (slot ? std::to_string(*slot) : std::string("ring")) +
-         " before it (no arrive, expect or copy_tma on it comes first, and a "
-         "wait for phase 0 of a barrier nothing arrived on blocks forever); "
-         "arm it first, e.g. oc.expect(bar, nbytes) and oc.copy_tma(..., bar), "
-         "or oc.arrive(bar)";
+         " before it (no arrive or expect on it comes first, and a wait for "
+         "phase 0 of a barrier nothing arrived on blocks forever; a copy_tma "
+         "only brings bytes, it is no arrival); arm it first, e.g. "
+         "oc.expect(bar, nbytes) before oc.copy_tma(..., bar), or "
+         "oc.arrive(bar)";
 }
 
 /// [slot, barrier, phase, pred]: wait until phase `phase` completed.

@@ -406,10 +406,39 @@ def waits_in_loop_before_arming(X, n):
         oc.arrive(bar)
 
 
+@triton.jit
+def copy_without_expect(X, desc):
+    # Issue 26: the TMA copy brings its bytes (complete_tx) but is no arrival, and nothing else
+    # arrives: phase 0 never completes, the wait hangs.
+    buf = oc.index(oc.alloc(tl.float16, [64, 64]), 0)
+    bar = oc.index(oc.barriers(1), 0)
+    oc.copy_tma(buf, desc, [0, 0], bar)
+    oc.wait(bar, 0)
+    tl.store(X + tl.arange(0, 64)[:, None] * 64 + tl.arange(0, 64)[None, :], oc.read(buf))
+
+
+@triton.jit
+def copies_in_loop_without_expect(X, desc, n):
+    ring = oc.alloc(tl.float16, [64, 64], count=2)
+    ready = oc.barriers(2)
+    acc = tl.zeros([64, 64], tl.float32)
+    for j in range(n):
+        oc.copy_tma(oc.index(ring, j % 2), desc, [j * 64, 0], oc.index(ready, j % 2))
+        oc.wait(oc.index(ready, j % 2), 0)
+        acc += oc.read(oc.index(ring, j % 2)).to(tl.float32)
+    tl.store(X + tl.arange(0, 64)[:, None] * 64 + tl.arange(0, 64)[None, :], acc.to(tl.float16))
+
+
+DESC = "tensordesc<fp16[64, 64]>"
+
+
 @pytest.mark.parametrize("fn, sig, line, slot", [
     (never_armed, {"X": "*fp16"}, "oc.wait(oc.index(bars, 1), 0)", "1"),
     (waits_before_arming, {"X": "*fp16"}, "oc.wait(bar, 0)", "0"),
     (waits_in_loop_before_arming, {"X": "*fp16", "n": "i32"}, "oc.wait(bar, 0)", "0"),
+    (copy_without_expect, {"X": "*fp16", "desc": DESC}, "oc.wait(bar, 0)", "0"),
+    (copies_in_loop_without_expect, {"X": "*fp16", "desc": DESC, "n": "i32"}, "oc.wait(oc.index(ready, j % 2), 0)",
+     "ring"),
 ])
 def test_wait_on_a_barrier_never_armed_is_a_compile_error_at_the_wait(fn, sig: dict[str, str], line: str,
                                                                        slot: str) -> None:
@@ -420,6 +449,30 @@ def test_wait_on_a_barrier_never_armed_is_a_compile_error_at_the_wait(fn, sig: d
     lines = text.splitlines()
     caret = next(i for i, ln in enumerate(lines) if ln.strip() == "^")
     assert line in lines[caret - 1], text
+    # The error is at the user's line of the wait ("at LINE:COL", counted from the def line).
+    line_no = 1 + next(i for i, ln in enumerate(fn.src.splitlines()) if line in ln)
+    assert text.startswith(f"at {line_no}:"), text
+
+
+@triton.jit
+def copy_without_expect_runtime_phase(X, desc, n):
+    buf = oc.index(oc.alloc(tl.float16, [64, 64]), 0)
+    bars = oc.barriers(1)
+    for i in range(n):
+        oc.copy_tma(buf, desc, [i * 64, 0], oc.index(bars, 0))
+        oc.wait(oc.index(bars, 0), i & 1)
+    tl.store(X + tl.arange(0, 64)[:, None] * 64 + tl.arange(0, 64)[None, :], oc.read(buf))
+
+
+def test_copy_without_expect_and_runtime_phase_is_an_error_at_the_wait(capfd: pytest.CaptureFixture[str]) -> None:
+    # The phase is not known when the wait is built: the declare_barriers verifier reports it.
+    with pytest.raises(RuntimeError):
+        compile_kernel(copy_without_expect_runtime_phase, {"X": "*fp16", "desc": DESC, "n": "i32"})
+    err = capfd.readouterr().err
+    line = copy_without_expect_runtime_phase.fn.__code__.co_firstlineno + 6  # the decorator line is the first
+    assert re.search(rf"test_onchip.py:{line}:\d+: error: triton_ext_onchip: this wait never returns: "
+                     r"nothing arrives on barrier 0 \(no arrive or expect uses it; a copy_tma only brings bytes, "
+                     r"it is no arrival\)", err), err
 
 
 @triton.jit
@@ -439,7 +492,8 @@ def test_wait_with_runtime_phase_on_a_barrier_nothing_arms_is_an_error_at_the_wa
     err = capfd.readouterr().err
     line = never_armed_runtime_phase.fn.__code__.co_firstlineno + 5  # the decorator line is the first
     assert re.search(rf"test_onchip.py:{line}:\d+: error: triton_ext_onchip: this wait never returns: "
-                     r"nothing arrives on barrier 1 \(no arrive, expect or copy_tma uses it\)", err), err
+                     r"nothing arrives on barrier 1 \(no arrive or expect uses it; a copy_tma only brings bytes, "
+                     r"it is no arrival\)", err), err
     assert f"test_onchip.py:{line - 3}:" in err  # the note: where the barriers were allocated
 
 
