@@ -342,3 +342,20 @@ def attn_fwd(q, k, v, sm_scale: float, config: dict | None = None):
     grid = (n_ctx // cfg["BLOCK_M"], heads)
     attn_fwd_kernel[grid](q_desc, k_desc, v_desc, out, sm_scale, n_ctx, HEAD_DIM=d, **cfg)
     return out
+
+
+# ------------------------------------------------------------------------------------------------
+# What bench.py --vendor times against cuBLAS and torch's SDPA (each a callable of the torch
+# tensors; the fastest of each kind counts).
+
+#: OnChip GEMM candidates: (a, b) -> a @ b.
+GEMM_VARIANTS = {
+    "tma_128x256x64_s4": matmul_tma,
+    "ws_128x256x64_s4": matmul_ws,
+}
+
+#: OnChip causal attention candidates: (q, k, v, sm_scale) -> out.
+ATTN_VARIANTS = {
+    "attn_n64": lambda q, k, v, s: attn_fwd(q, k, v, s, dict(BLOCK_M=128, BLOCK_N=64, num_warps=8)),
+    "attn_n128": lambda q, k, v, s: attn_fwd(q, k, v, s, dict(BLOCK_M=128, BLOCK_N=128, num_warps=8)),
+}
