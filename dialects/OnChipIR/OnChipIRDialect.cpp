@@ -117,6 +117,24 @@ LogicalResult TmaCopyOp::verify() {
   return success();
 }
 
+LogicalResult TmaStoreOp::verify() {
+  auto desc = dyn_cast<triton::TensorDescType>(getDesc().getType());
+  if (!desc)
+    return emitOpError() << "expects a !tt.tensordesc, got " << getDesc().getType();
+  auto buffer = dyn_cast<triton::gpu::MemDescType>(getBuffer().getType());
+  if (!buffer)
+    return emitOpError() << "expects a !ttg.memdesc buffer, got "
+                         << getBuffer().getType();
+  if (desc.getShape() != buffer.getShape() ||
+      desc.getElementType() != buffer.getElementType())
+    return emitOpError() << "the descriptor's block " << desc
+                         << " does not match the buffer " << buffer;
+  if (getCoords().size() != desc.getShape().size())
+    return emitOpError() << "expects " << desc.getShape().size()
+                         << " coordinates, got " << getCoords().size();
+  return success();
+}
+
 LogicalResult DeclareBarriersOp::verify() {
   namespace ttg = triton::gpu;
   namespace ttng = triton::nvidia_gpu;

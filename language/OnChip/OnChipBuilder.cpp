@@ -449,10 +449,47 @@ void createTmaCopy(TritonOpBuilder &self, std::vector<Value> &values) {
   operands.append(coords.begin(), coords.end());
   createByName(self, "triton_ext_onchip.tma_copy", operands, Type(), {});
 }
+/// [slot, descriptor, buffer, coords...]: a TMA store of `buffer` into the
+/// descriptor's block at `coords` (store_tma). Asynchronous: the buffer may
+/// be overwritten only after a store_wait saw the store read it.
+void createTmaStore(TritonOpBuilder &self, std::vector<Value> &values) {
+  const std::string op = "onchip_tma_store";
+  if (values.size() < 4 || values[0])
+    fail(op, "expects [result slot, descriptor, buffer, coords...]");
+  if (!isa<triton::TensorDescType>(values[1].getType()))
+    fail(op, "expects a tensor descriptor (!tt.tensordesc)");
+  memdesc(values[2], op);
+  SmallVector<Value> operands(values.begin() + 1, values.end());
+  for (Value c : ArrayRef<Value>(operands).drop_front(2))
+    if (!c.getType().isInteger(32))
+      fail(op, "coordinates must be i32 scalars");
+  // Like copy_tma, a placeholder: the descriptor has no shared layout yet.
+  createByName(self, "triton_ext_onchip.tma_store", operands, Type(), {});
+}
+
+/// [slot, pending]: wait until at most `pending` TMA stores of this thread
+/// are still reading their buffers (ttng.async_tma_store_wait).
+void createTmaStoreWait(TritonOpBuilder &self, std::vector<Value> &values) {
+  const std::string op = "onchip_tma_store_wait";
+  expectArity(op, values, 2);
+  int64_t pending = takeConstant(op, values[1], "pending");
+  eraseIfDead(values[1]);
+  if (pending < 0)
+    fail(op, "pending must be >= 0");
+  OpBuilder &b = self.getBuilder();
+  // read_only: the buffers may be reused once read; the global writes
+  // complete by the end of the kernel.
+  ttng::TMAStoreWaitOp::create(b, self.getLastLoc(),
+                               b.getI32IntegerAttr(pending), b.getUnitAttr());
+}
+
 //===----------------------------------------------------------------------===//
 // Warp specialization. Built in steps because the Python side generates the
 // partition bodies in between (the bodies are @triton.jit functions):
-//   split_begin  [slot, #workers, warps..., captures...] -> marker value
+//   split_begin  [slot, #workers, warps..., regs..., captures...] -> marker
+//                (regs: one per worker, the registers per thread it asks
+//                for, 0 for none: Triton's allocate-warp-groups then emits
+//                setmaxnreg, the default partition getting what is left)
 //                creates ttg.warp_specialize with an empty default region
 //                (ttg.warp_yield) and one partition region per worker (block
 //                arguments = the captures, ttg.warp_return), puts a marker
@@ -478,19 +515,30 @@ ttg::WarpSpecializeOp splitOf(Value marker, const std::string &op) {
 void createSplitBegin(TritonOpBuilder &self, std::vector<Value> &values) {
   const std::string op = "onchip_split_begin";
   if (values.size() < 3 || values[0])
-    fail(op, "expects [result slot, #workers, warps..., captures...]");
+    fail(op, "expects [result slot, #workers, warps..., regs..., captures...]");
   int64_t workers = takeConstant(op, values[1], "#workers");
-  if (workers < 1 || values.size() < size_t(2 + workers))
-    fail(op, "expects at least one worker and one warp count per worker");
-  SmallVector<int32_t> warps;
+  if (workers < 1 || values.size() < size_t(2 + 2 * workers))
+    fail(op, "expects at least one worker and one warp count and one "
+             "register count per worker");
+  SmallVector<int32_t> warps, regs;
   for (int64_t i = 0; i < workers; ++i)
     warps.push_back(takeConstant(op, values[2 + i], "warp counts"));
-  SmallVector<Value> captures(values.begin() + 2 + workers, values.end());
-  for (size_t i = 1; i < size_t(2 + workers); ++i)
+  for (int64_t i = 0; i < workers; ++i)
+    regs.push_back(
+        takeConstant(op, values[2 + workers + i], "register counts"));
+  SmallVector<Value> captures(values.begin() + 2 + 2 * workers, values.end());
+  for (size_t i = 1; i < size_t(2 + 2 * workers); ++i)
     eraseIfDead(values[i]);
+  bool anyRegs = llvm::any_of(regs, [](int32_t r) { return r != 0; });
+  if (anyRegs && llvm::any_of(regs, [](int32_t r) {
+        return r < 24 || r > 256 || r % 8 != 0;
+      }))
+    fail(op, "register counts must all be set, multiples of 8 in [24, 256]");
   OpBuilder &b = self.getBuilder();
   Location loc = self.getLastLoc();
   auto ws = ttg::WarpSpecializeOp::create(b, loc, TypeRange{}, warps);
+  if (anyRegs)
+    ws.setRequestedRegistersAttr(b.getDenseI32ArrayAttr(regs));
   Block *body = b.createBlock(&ws.getDefaultRegion());
   ttg::WarpYieldOp::create(b, loc, ValueRange{});
   b.createBlock(&ws.getPartitionOpHolder());
@@ -557,6 +605,8 @@ TRITON_EXT_REGISTER_OP(onchip_split_enter, createSplitEnter);
 TRITON_EXT_REGISTER_OP(onchip_split_arg, createSplitArg);
 TRITON_EXT_REGISTER_OP(onchip_split_end, createSplitEnd);
 TRITON_EXT_REGISTER_OP(onchip_tma_copy, createTmaCopy);
+TRITON_EXT_REGISTER_OP(onchip_tma_store, createTmaStore);
+TRITON_EXT_REGISTER_OP(onchip_tma_store_wait, createTmaStoreWait);
 TRITON_EXT_REGISTER_OP(onchip_alloc, createAlloc);
 TRITON_EXT_REGISTER_OP(onchip_index, createIndex);
 TRITON_EXT_REGISTER_OP(onchip_read, createRead);
