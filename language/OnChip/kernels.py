@@ -329,6 +329,91 @@ def matmul_persistent_kernel(a_desc, b_desc, c_desc, M, N, K, BM: tl.constexpr, 
                                    GROUP_M, nbytes))], [1])
 
 
+@triton.jit
+def _pp_consumer(a_ring, b_ring, ready, empty, turn, c_desc, c_ring, M, N, K, WHICH: tl.constexpr,
+                 BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, STAGES: tl.constexpr,
+                 GROUP_M: tl.constexpr):
+    # Ping-pong: consumer WHICH (0 or 1) takes every other tile of this program. The main loops
+    # take turns (turn[c]: the other consumer finished its main loop), so the tensor cores
+    # alternate between the two consumers and one's epilogue runs during the other's main loop.
+    # The turns also keep each stage barrier within one phase of its waiter (a parity wait
+    # cannot tell phase q from q - 2): the other consumer has waited for every earlier k-step.
+    num_tiles = tl.cdiv(M, BM) * tl.cdiv(N, BN)
+    k_tiles = tl.cdiv(K, BK)
+    c_buf = oc.index(c_ring, WHICH)
+    i = 0  # this consumer's i-th tile, the program's tile 2 * i + WHICH
+    for tile in range(tl.program_id(0) + WHICH * tl.num_programs(0), num_tiles, 2 * tl.num_programs(0)):
+        pid_m, pid_n = tile_coords(tile, M, N, BM, BN, GROUP_M)
+        it = (2 * i + WHICH) * k_tiles  # the global k-step of this tile's first stage
+        # Consumer 0 waits for consumer 1's main loop i - 1 (none before the first: parity 1 of a
+        # fresh barrier returns at once), consumer 1 for consumer 0's main loop i.
+        oc.wait(oc.index(turn, WHICH), (i & 1) ^ (1 - WHICH))
+        acc = tl.zeros([BM, BN], dtype=tl.float32)
+        for kt in range(k_tiles):
+            slot = (it + kt) % STAGES
+            oc.wait(oc.index(ready, slot), ((it + kt) // STAGES) & 1)
+            acc = oc.mma(oc.index(a_ring, slot), oc.index(b_ring, slot), acc, pending=1)
+            oc.arrive(oc.index(empty, (it + kt + STAGES - 1) % STAGES), pred=kt > 0)
+        oc.arrive(oc.index(turn, 1 - WHICH))  # the other consumer's main loop may start
+        acc = oc.mma_wait(acc, 0)
+        oc.arrive(oc.index(empty, (it + k_tiles - 1) % STAGES))
+        oc.store_wait(0)
+        oc.write(c_buf, acc.to(c_desc.dtype))
+        oc.store_tma(c_desc, [pid_m * BM, pid_n * BN], c_buf)
+        i += 1
+    oc.store_wait(0)
+
+
+@triton.jit
+def _pp_first_consumer(a_ring, b_ring, ready, empty, turn, c_desc, c_ring, M, N, K, BM: tl.constexpr,
+                       BN: tl.constexpr, BK: tl.constexpr, STAGES: tl.constexpr, GROUP_M: tl.constexpr):
+    _pp_consumer(a_ring, b_ring, ready, empty, turn, c_desc, c_ring, M, N, K, 0, BM, BN, BK, STAGES, GROUP_M)
+
+
+@triton.jit
+def _pp_second_consumer(a_ring, b_ring, ready, empty, turn, c_desc, c_ring, M, N, K, BM: tl.constexpr,
+                        BN: tl.constexpr, BK: tl.constexpr, STAGES: tl.constexpr, GROUP_M: tl.constexpr):
+    _pp_consumer(a_ring, b_ring, ready, empty, turn, c_desc, c_ring, M, N, K, 1, BM, BN, BK, STAGES, GROUP_M)
+
+
+@triton.jit
+def matmul_pingpong_kernel(a_desc, b_desc, c_desc, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
+                           BK: tl.constexpr, STAGES: tl.constexpr, GROUP_M: tl.constexpr,
+                           CONSUMER_REGS: tl.constexpr, PRODUCER_REGS: tl.constexpr):
+    """Persistent ping-pong GEMM (num_warps=4): two consumer warp groups (the default partition
+    and a 4-warp worker, which may hold tensors because its warp count is the kernel's) take
+    alternate tiles of this program, each with its own C buffer and TMA store; a one-warp TMA
+    producer feeds both in tile order. setmaxnreg: CONSUMER_REGS for the second consumer,
+    PRODUCER_REGS for the producer, the rest (the same as CONSUMER_REGS when 240/24) for the
+    default partition."""
+    dtype: tl.constexpr = a_desc.dtype
+    a_ring = oc.alloc(dtype, [BM, BK], STAGES)
+    b_ring = oc.alloc(dtype, [BK, BN], STAGES)
+    c_ring = oc.alloc(dtype, [BM, BN], 2)
+    ready = oc.barriers(STAGES)
+    empty = oc.barriers(STAGES)
+    turn = oc.barriers(2)  # turn[c]: consumer c's main loop may start
+    nbytes: tl.constexpr = (BM * BK + BK * BN) * dtype.primitive_bitwidth // 8
+    oc.split([(_pp_first_consumer, (a_ring, b_ring, ready, empty, turn, c_desc, c_ring, M, N, K, BM, BN, BK,
+                                    STAGES, GROUP_M)),
+              (_pp_second_consumer, (a_ring, b_ring, ready, empty, turn, c_desc, c_ring, M, N, K, BM, BN, BK,
+                                     STAGES, GROUP_M)),
+              (_pws_producer, (a_desc, b_desc, a_ring, b_ring, ready, empty, M, N, K, BM, BN, BK, STAGES, GROUP_M,
+                               nbytes))], [4, 1], [CONSUMER_REGS, PRODUCER_REGS])
+
+
+#: Ping-pong variant: 128x128x64 per consumer warp group, 4 stages (128 KiB) + two 32 KiB C
+#: tiles, 4 + 4 consumer warps and 1 producer warp (240 / 240 / 24 registers).
+PINGPONG_CONFIG = dict(BM=128, BN=128, BK=64, STAGES=4, GROUP_M=8, CONSUMER_REGS=240, PRODUCER_REGS=24,
+                       num_warps=4)
+
+
+def matmul_pingpong(a, b, config: dict | None = None):
+    """C = a @ b with matmul_pingpong_kernel (row-major torch tensors on the GPU, fp16 or bf16)."""
+    cfg = dict(PINGPONG_CONFIG if config is None else config)
+    return _persistent_launch(matmul_pingpong_kernel, a, b, cfg)
+
+
 #: Persistent variant: 128x256x64, 3 stages (144 KiB) + a 64 KiB C tile, 8 consumer warps + 1
 #: producer warp with 24 registers (the consumers get 240).
 PERSISTENT_CONFIG = dict(BM=128, BN=256, BK=64, STAGES=3, GROUP_M=8, PRODUCER_REGS=24, num_warps=8)
@@ -342,10 +427,15 @@ def _sm_count(device) -> int:
 
 def matmul_persistent(a, b, config: dict | None = None):
     """C = a @ b with matmul_persistent_kernel (row-major torch tensors on the GPU, fp16 or bf16)."""
+    cfg = dict(PERSISTENT_CONFIG if config is None else config)
+    return _persistent_launch(matmul_persistent_kernel, a, b, cfg)
+
+
+def _persistent_launch(kernel, a, b, cfg: dict):
+    """Launch a persistent GEMM taking A, B and C as TMA descriptors, one program per SM."""
     import torch
     from triton.tools.tensor_descriptor import TensorDescriptor
 
-    cfg = dict(PERSISTENT_CONFIG if config is None else config)
     assert a.shape[1] == b.shape[0] and a.dtype == b.dtype
     m, k = a.shape
     n = b.shape[1]
@@ -355,7 +445,7 @@ def matmul_persistent(a, b, config: dict | None = None):
     c_desc = TensorDescriptor.from_tensor(c, [cfg["BM"], cfg["BN"]])
     tiles = triton.cdiv(m, cfg["BM"]) * triton.cdiv(n, cfg["BN"])
     grid = (min(_sm_count(a.device), tiles), )
-    matmul_persistent_kernel[grid](a_desc, b_desc, c_desc, m, n, k, **cfg)
+    kernel[grid](a_desc, b_desc, c_desc, m, n, k, **cfg)
     return c
 
 
@@ -576,6 +666,8 @@ GEMM_VARIANTS = {
     "persistent_128x256x64_s3": lambda a, b: matmul_persistent(a, b, dict(PERSISTENT_CONFIG, PRODUCER_REGS=0)),
     "persistent_128x128x64_s5_r24": lambda a, b: matmul_persistent(
         a, b, dict(PERSISTENT_CONFIG, BN=128, STAGES=5)),
+    "pingpong_128x128x64_s4": matmul_pingpong,
+    "pingpong_128x128x64_s5": lambda a, b: matmul_pingpong(a, b, dict(PINGPONG_CONFIG, STAGES=5)),
 }
 
 #: OnChip causal attention candidates: (q, k, v, sm_scale) -> out.

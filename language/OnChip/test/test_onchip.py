@@ -1006,3 +1006,27 @@ def test_pipelined_attention_overlaps_softmax_with_the_next_s_wgmma(head_dim: in
     ptx = k.asm["ptx"]
     assert re.search(r"wgmma\.wait_group\.sync\.aligned\s+2;", ptx)
     assert k.asm["cubin"]
+
+
+def test_pingpong_gemm_has_two_consumer_warp_groups_taking_turns() -> None:
+    # Ping-pong: a 4-warp worker holds tensors (its warp count is the kernel's) and multiplies
+    # like the default partition; the two take turns through mbarriers.
+    cfg = dict(kernels.PINGPONG_CONFIG)
+    num_warps = cfg.pop("num_warps")
+    k = compile_kernel(kernels.matmul_pingpong_kernel, _persistent_signature("bf16", cfg), cfg, num_warps)
+    ir = body(k.asm["ttgir"])
+    ws = ir[ir.index("ttg.warp_specialize("):]
+    default, second, producer = (ws[:ws.index("partition0(")], ws[ws.index("partition0("):ws.index("partition1(")],
+                                 ws[ws.index("partition1("):])
+    assert re.search(r"requestedRegisters = array<i32: 240, 24>", ir)
+    assert re.search(r"partition0\(.*\) num_warps\(4\)", second) and re.search(r"partition1\(.*\) num_warps\(1\)",
+                                                                             producer)
+    for consumer in (default, second):
+        assert len(re.findall(r"ttng.warp_group_dot ", consumer)) == 1
+        assert "ttng.async_tma_copy_local_to_global" in consumer
+        assert len(re.findall(r"ttng.arrive_barrier", consumer)) == 3  # empty (loop, last) and turn
+    assert "warp_group_dot" not in producer and len(re.findall(r"async_tma_copy_global_to_local", producer)) == 2
+    ptx = k.asm["ptx"]
+    assert re.search(r"setmaxnreg\.inc\.sync\.aligned\.u32\s+240;", ptx)
+    assert re.search(r"setmaxnreg\.dec\.sync\.aligned\.u32\s+24;", ptx)
+    assert k.metadata.shared >= (4 * (128 * 64 + 64 * 128) + 2 * 128 * 128) * 2
