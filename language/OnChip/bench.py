@@ -581,6 +581,71 @@ class VendorRow:
     errors: dict[str, str] = field(default_factory=dict)
 
 
+def _smoke_child(kind: str, names: list[str], queue: Any) -> None:
+    """Runs in a spawned process: each OnChip candidate once on a small problem, checked against
+    float64; reports (name, "ok" | "wrong: ..." | "error: ...") per candidate, "start" first."""
+    import torch
+
+    for name in names:
+        queue.put((name, "start"))
+        try:
+            if kind == "gemm":
+                a = torch.randn((1024, 1024), device="cuda", dtype=torch.float16) / 32
+                b = torch.randn((1024, 1024), device="cuda", dtype=torch.float16)
+                err = ((kernels.GEMM_VARIANTS[name](a, b).double() - a.double() @ b.double()).abs().max()).item()
+                status = "ok" if err < 2e-2 else f"wrong: max abs err {err:.3g}"
+            else:
+                q, k, v = (torch.randn((2, 1024, 128), device="cuda", dtype=torch.float16) for _ in range(3))
+                out = kernels.ATTN_VARIANTS[name](q, k, v, 128 ** -0.5)
+                err = max((out[h].double() - attention_reference(q, k, v, h)).abs().max().item() for h in (0, 1))
+                status = "ok" if err < 1e-2 else f"wrong: max abs err {err:.3g}"
+            torch.cuda.synchronize()
+        except Exception as exc:
+            status = f"error: {type(exc).__name__}: {exc}"[:500]
+        queue.put((name, status))
+
+
+def smoke(kind: str, names: list[str], timeout: float = 150.0, log: Callable[[str], None] = print) -> dict[str, str]:
+    """Each candidate once in a child process first, so that a kernel that hangs (a barrier
+    phase that never completes) is reported as "hang" and left out instead of stopping the whole
+    run. Compiled kernels land in Triton's cache, so the timed run does not compile them again."""
+    import multiprocessing as mp
+
+    ctx = mp.get_context("spawn")
+    results: dict[str, str] = {}
+    todo = list(names)
+    while todo:
+        queue = ctx.Queue()
+        proc = ctx.Process(target=_smoke_child, args=(kind, todo, queue), daemon=True)
+        proc.start()
+        current = None
+        while True:
+            try:
+                name, status = queue.get(timeout=timeout)
+            except Exception:  # queue.Empty: the current candidate hangs (or the child died)
+                proc.kill()
+                proc.join()
+                if current is None:
+                    current = todo[0]
+                results[current] = "hang" if proc.exitcode != 0 else "no answer"
+                log(f"smoke {kind} {current}: {results[current]} (no answer in {timeout:.0f} s)")
+                todo = todo[todo.index(current) + 1:]
+                break
+            if status == "start":
+                current = name
+                continue
+            results[name] = status
+            log(f"smoke {kind} {name}: {status}")
+            todo = todo[todo.index(name) + 1:]
+            current = None
+            if not todo:
+                break
+        proc.join(timeout=30)
+        if proc.is_alive():
+            proc.kill()
+    return results
+
+
 def _kind(name: str) -> str:
     return name.split(":", 1)[0]  # candidates are "onchip:...", "vendor:...", "triton:..."
 
@@ -637,7 +702,8 @@ def vendor_gemm(dtype_name: str, size: int, reps: int) -> VendorRow:
                                           num_stages=STAGES)),
     }
     for name, fn in kernels.GEMM_VARIANTS.items():
-        candidates[f"onchip:{name}"] = fn
+        if name not in SKIP:
+            candidates[f"onchip:{name}"] = fn
     fns: dict[str, Callable[[], Any]] = {}
     for name, fn in candidates.items():
         try:
@@ -706,7 +772,8 @@ def vendor_attention(dtype_name: str, seq: int, head_dim: int, reps: int) -> Ven
 
             candidates[name] = launch
     for name, fn in kernels.ATTN_VARIANTS.items():
-        candidates[f"onchip:{name}"] = (lambda f: lambda: f(q, k, v, scale))(fn)
+        if name not in SKIP:
+            candidates[f"onchip:{name}"] = (lambda f: lambda: f(q, k, v, scale))(fn)
 
     def ctx(name: str) -> Any:
         return triton_ext.enabled("loop_split") if passes.get(name) else contextlib.nullcontext()
@@ -756,13 +823,29 @@ def _vendor_summary(r: VendorRow) -> str:
             f">= {r.target:.2f}), vs Triton {vs_t}; {best}")
 
 
+#: OnChip candidates the smoke run found hanging or failing (left out of the timed run).
+SKIP: dict[str, str] = {}
+
+
 def compare_vendor(reps: int = 5, what: tuple[str, ...] = ("gemm", "attention"),
-                   log: Callable[[str], None] = print) -> tuple[list[VendorRow], bool]:
-    """The issue-31 comparison: OnChip vs cuBLAS / every SDPA backend and vs Triton, one run."""
+                   log: Callable[[str], None] = print, smoke_first: bool = True,
+                   partial: Callable[[list[VendorRow], dict[str, str]], None] | None = None
+                   ) -> tuple[list[VendorRow], bool, dict[str, str]]:
+    """The issue-31 comparison: OnChip vs cuBLAS / every SDPA backend and vs Triton, one run.
+    Returns the rows, whether every output was right, and the smoke results."""
     import time
 
     rows: list[VendorRow] = []
     start = time.monotonic()
+    smoked: dict[str, str] = {}
+    if smoke_first:
+        if "gemm" in what:
+            smoked.update({f"gemm:{n}": st for n, st in smoke("gemm", list(kernels.GEMM_VARIANTS), log=log).items()})
+        if "attention" in what:
+            smoked.update({f"attention:{n}": st
+                           for n, st in smoke("attention", list(kernels.ATTN_VARIANTS), log=log).items()})
+        SKIP.update({k.split(":", 1)[1]: st for k, st in smoked.items() if st == "hang"})
+        log(f"smoke run done in {time.monotonic() - start:.0f} s; left out: {sorted(SKIP) or 'none'}")
     cases: list[tuple[str, Callable[[], VendorRow], tuple]] = []
     for dtype_name in ("float16", "bfloat16"):
         if "gemm" in what:
@@ -779,9 +862,15 @@ def compare_vendor(reps: int = 5, what: tuple[str, ...] = ("gemm", "attention"),
         except Exception as exc:  # report and go on: one failure must not hide the others
             row = VendorRow(op, key[0], {"case": list(key[1:])}, ok=False,
                             errors={"all": f"{type(exc).__name__}: {exc}"[:2000]})
+        for name, status in SKIP.items():
+            if (op == "gemm") == (name in kernels.GEMM_VARIANTS):
+                row.errors[f"onchip:{name}"] = f"left out: {status} in the smoke run"
+                row.ok = False
         rows.append(row)
         log(json.dumps(asdict(row)))
         log(_vendor_summary(row) + f"  [{time.monotonic() - start:.0f} s]")
+        if partial is not None:
+            partial(rows, smoked)
     log("summary (ratio = fastest OnChip candidate's speed / fastest vendor (cuBLAS or SDPA backend) or Triton "
         "candidate's speed; outputs checked against float64 first, a wrong output is not timed):")
     for r in rows:
@@ -789,7 +878,7 @@ def compare_vendor(reps: int = 5, what: tuple[str, ...] = ("gemm", "attention"),
     bad = [r for r in rows if not r.ok]
     log(f"{len(rows) - len(bad)}/{len(rows)} cases correct; {sum(bool(r.meets_target) for r in rows)}/{len(rows)} "
         f"meet the issue-31 target; {time.monotonic() - start:.0f} s")
-    return rows, not bad
+    return rows, not bad, smoked
 
 
 def _results(rows: list[Any], **extra: Any) -> str:
@@ -815,6 +904,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="issue 31: GEMM (4096^3, 8192^3) and causal attention (d 64/128, seq 4096/8192), "
                              "fp16 and bf16, vs cuBLAS, every SDPA backend and Triton, in one run")
     parser.add_argument("--only", default="gemm,attention", help="--vendor: comma-separated gemm, attention")
+    parser.add_argument("--no-smoke", action="store_true",
+                        help="--vendor: skip the child-process smoke run that leaves hanging kernels out")
     args = parser.parse_args(argv)
     if args.vendor:
         from triton_ext.bench.gpu import environment
@@ -822,15 +913,23 @@ def main(argv: list[str] | None = None) -> int:
         what = tuple(w for w in args.only.split(",") if w)
         if not what or set(what) - {"gemm", "attention"}:
             parser.error(f"--only must list gemm and/or attention, got {args.only!r}")
-        vrows, ok = compare_vendor(reps=max(args.reps, 1), what=what, log=lambda line: print(line, flush=True))
         out = args.out
         if out is None and os.environ.get("OUT"):
             out = Path(os.environ["OUT"]) / "onchip-vendor-h200.json"
+        env = environment()
+
+        def write(vrows: list[VendorRow], smoked: dict[str, str], complete: bool = False) -> None:
+            if out:  # after every row: a run cut short still leaves what it measured
+                out.parent.mkdir(parents=True, exist_ok=True)
+                out.write_text(json.dumps({"what": "language/OnChip/bench.py --vendor (issue 31)",
+                                           "environment": env, "reps": args.reps, "complete": complete,
+                                           "smoke": smoked, "rows": [asdict(r) for r in vrows]}, indent=1))
+
+        vrows, ok, smoked = compare_vendor(reps=max(args.reps, 1), what=what,
+                                           log=lambda line: print(line, flush=True),
+                                           smoke_first=not args.no_smoke, partial=write)
+        write(vrows, smoked, complete=True)
         if out:
-            out.parent.mkdir(parents=True, exist_ok=True)
-            out.write_text(json.dumps({"what": "language/OnChip/bench.py --vendor (issue 31)",
-                                       "environment": environment(), "reps": args.reps,
-                                       "rows": [asdict(r) for r in vrows]}, indent=1))
             print(f"wrote {out}", flush=True)
         return 0 if ok else 1
     if args.attention:
