@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -550,6 +551,336 @@ def compare_attention(seqs: tuple[int, ...] = (4096, 8192), head_dims: tuple[int
     return rows, not bad
 
 
+# --------------------------------------------------------------------------- #
+# Against the vendor libraries (``--vendor``, issue 31): cuBLAS and torch's SDPA
+# --------------------------------------------------------------------------- #
+
+#: SDPA backends tried (each that runs counts; the fastest is the baseline). MATH materialises
+#: the whole score matrix and is never the fastest, but it is an available backend, so it is
+#: timed too (a backend that fails, e.g. out of memory, is recorded under ``errors``).
+SDPA_BACKENDS = ("FLASH_ATTENTION", "EFFICIENT_ATTENTION", "CUDNN_ATTENTION", "MATH")
+
+
+@dataclass
+class VendorRow:
+    """One case of the vendor comparison: every candidate's error vs float64 and best time."""
+
+    op: str  # "gemm" or "attention"
+    dtype: str
+    shape: dict[str, int]
+    ok: bool = True
+    err: dict[str, float] = field(default_factory=dict)  # gemm: max|C-C64|/max|C64|; attention: max|O-O64|
+    tol: float = 0.0
+    ms: dict[str, float] = field(default_factory=dict)  # best of the interleaved rounds
+    tflops: dict[str, float] = field(default_factory=dict)
+    fastest: dict[str, str] = field(default_factory=dict)  # "onchip" / "vendor" / "triton" -> candidate
+    ratio_vs_vendor: float | None = None  # fastest onchip speed / fastest vendor speed
+    ratio_vs_triton: float | None = None  # fastest onchip speed / fastest Triton speed
+    target: float = 0.0  # the issue's target for ratio_vs_vendor
+    meets_target: bool | None = None
+    errors: dict[str, str] = field(default_factory=dict)
+
+
+def _smoke_child(kind: str, names: list[str], queue: Any) -> None:
+    """Runs in a spawned process: each OnChip candidate once on a small problem, checked against
+    float64; reports (name, "ok" | "wrong: ..." | "error: ...") per candidate, "start" first."""
+    import torch
+
+    for name in names:
+        queue.put((name, "start"))
+        try:
+            if kind == "gemm":
+                a = torch.randn((1024, 1024), device="cuda", dtype=torch.float16) / 32
+                b = torch.randn((1024, 1024), device="cuda", dtype=torch.float16)
+                err = ((kernels.GEMM_VARIANTS[name](a, b).double() - a.double() @ b.double()).abs().max()).item()
+                status = "ok" if err < 2e-2 else f"wrong: max abs err {err:.3g}"
+            else:
+                q, k, v = (torch.randn((2, 1024, 128), device="cuda", dtype=torch.float16) for _ in range(3))
+                out = kernels.ATTN_VARIANTS[name](q, k, v, 128 ** -0.5)
+                err = max((out[h].double() - attention_reference(q, k, v, h)).abs().max().item() for h in (0, 1))
+                status = "ok" if err < 1e-2 else f"wrong: max abs err {err:.3g}"
+            torch.cuda.synchronize()
+        except Exception as exc:
+            status = f"error: {type(exc).__name__}: {exc}"[:500]
+        queue.put((name, status))
+
+
+def smoke(kind: str, names: list[str], timeout: float = 150.0, log: Callable[[str], None] = print) -> dict[str, str]:
+    """Each candidate once in a child process first, so that a kernel that hangs (a barrier
+    phase that never completes) is reported as "hang" and left out instead of stopping the whole
+    run. Compiled kernels land in Triton's cache, so the timed run does not compile them again."""
+    import multiprocessing as mp
+
+    ctx = mp.get_context("spawn")
+    results: dict[str, str] = {}
+    todo = list(names)
+    while todo:
+        queue = ctx.Queue()
+        proc = ctx.Process(target=_smoke_child, args=(kind, todo, queue), daemon=True)
+        proc.start()
+        current = None
+        while True:
+            try:
+                name, status = queue.get(timeout=timeout)
+            except Exception:  # queue.Empty: the current candidate hangs (or the child died)
+                proc.kill()
+                proc.join()
+                if current is None:
+                    current = todo[0]
+                results[current] = "hang" if proc.exitcode != 0 else "no answer"
+                log(f"smoke {kind} {current}: {results[current]} (no answer in {timeout:.0f} s)")
+                todo = todo[todo.index(current) + 1:]
+                break
+            if status == "start":
+                current = name
+                continue
+            results[name] = status
+            log(f"smoke {kind} {name}: {status}")
+            todo = todo[todo.index(name) + 1:]
+            current = None
+            if not todo:
+                break
+        proc.join(timeout=30)
+        if proc.is_alive():
+            proc.kill()
+    return results
+
+
+def _kind(name: str) -> str:
+    return name.split(":", 1)[0]  # candidates are "onchip:...", "vendor:...", "triton:..."
+
+
+def _time_interleaved(row: VendorRow, fns: dict[str, Callable[[], Any]], flops: float, reps: int,
+                      ctx: Callable[[str], Any]) -> None:
+    samples: dict[str, list[float]] = {name: [] for name in fns}
+    for _ in range(reps):  # interleaved, so clock and thermal drift hit all alike
+        for name, fn in fns.items():
+            try:
+                with ctx(name):
+                    samples[name].append(triton.testing.do_bench(fn, warmup=25, rep=100))
+            except Exception as exc:  # e.g. out of memory in the MATH backend
+                row.errors[name] = f"{type(exc).__name__}: {exc}"[:500]
+    for name, ms in samples.items():
+        if ms and name not in row.errors:
+            row.ms[name] = min(ms)
+            row.tflops[name] = flops / row.ms[name] * 1e-9
+    for kind in ("onchip", "vendor", "triton"):
+        timed = [n for n in row.ms if _kind(n) == kind]
+        if timed:
+            row.fastest[kind] = min(timed, key=row.ms.__getitem__)
+    if "onchip" in row.fastest and "vendor" in row.fastest:
+        row.ratio_vs_vendor = row.ms[row.fastest["vendor"]] / row.ms[row.fastest["onchip"]]
+        row.meets_target = row.ratio_vs_vendor >= row.target
+    if "onchip" in row.fastest and "triton" in row.fastest:
+        row.ratio_vs_triton = row.ms[row.fastest["triton"]] / row.ms[row.fastest["onchip"]]
+
+
+def _no_ctx(name: str) -> Any:
+    import contextlib
+
+    return contextlib.nullcontext()
+
+
+def vendor_gemm(dtype_name: str, size: int, reps: int) -> VendorRow:
+    """size^3 GEMM: cuBLAS (torch.matmul), Triton (autotuned tl.dot, TMA tl.dot), OnChip variants."""
+    import torch
+
+    dtype = getattr(torch, dtype_name)
+    m = n = k = size
+    gen = torch.Generator(device="cuda").manual_seed(size * 7 + len(dtype_name))
+    # A scaled by 1/sqrt(K): C has unit variance, so one tolerance fits every size.
+    a = (torch.randn((m, k), device="cuda", generator=gen) / math.sqrt(k)).to(dtype)
+    b = torch.randn((k, n), device="cuda", generator=gen).to(dtype)
+    ref = a.double() @ b.double()
+    target = 1.00 if size >= 8192 else 0.97
+    row = VendorRow("gemm", dtype_name, {"M": m, "N": n, "K": k}, target=target)
+    candidates: dict[str, Callable[[Any, Any], Any]] = {
+        "vendor:cublas": torch.matmul,
+        "triton:tl_dot_autotuned": tl_dot,
+        "triton:tl_dot_tma": lambda x, y: kernels._descriptor_gemm(
+            tl_dot_tma_kernel, x, y, dict(BM=BM, BN=BN, BK=BK, STAGES=STAGES, GROUP_M=GROUP_M, num_warps=8,
+                                          num_stages=STAGES)),
+    }
+    for name, fn in kernels.GEMM_VARIANTS.items():
+        if name not in SKIP:
+            candidates[f"onchip:{name}"] = fn
+    fns: dict[str, Callable[[], Any]] = {}
+    for name, fn in candidates.items():
+        try:
+            c = fn(a, b)
+            torch.cuda.synchronize()
+            row.err[name] = ((c.double() - ref).abs().max() / ref.abs().max()).item()
+            fns[name] = (lambda f: lambda: f(a, b))(fn)
+        except Exception as exc:  # one failing candidate must not hide the others
+            row.errors[name] = f"{type(exc).__name__}: {exc}"[:2000]
+    # fp16 rounding of a unit-variance C is ~1e-3 relative to max|C|; bf16 ~8e-3.
+    row.tol = max([2e-2 if dtype == torch.float16 else 5e-2]
+                  + [2 * e for n_, e in row.err.items() if _kind(n_) == "vendor"])
+    for name, err in row.err.items():
+        if _kind(name) == "onchip" and not err <= row.tol:
+            row.ok = False
+            fns.pop(name, None)  # a wrong output is not timed
+    if any(_kind(n_) == "onchip" and n_ in row.errors for n_ in candidates):
+        row.ok = False
+    del ref
+    _time_interleaved(row, fns, 2.0 * m * n * k, reps, _no_ctx)
+    return row
+
+
+def vendor_attention(dtype_name: str, seq: int, head_dim: int, reps: int) -> VendorRow:
+    """Causal attention forward: every SDPA backend, the repository's fastest Triton kernels
+    (LoopSplit's hand-split attention; the one-loop one through loop_split) and OnChip."""
+    import contextlib
+
+    import torch
+    import torch.nn.functional as F
+    import triton_ext
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    heads = 16384 * (2048 // head_dim) // seq  # as passes/LoopSplit/bench_real.py
+    gen = torch.Generator(device="cuda").manual_seed(seq * 1000 + head_dim)
+    dtype = getattr(torch, dtype_name)
+    q, k, v = (torch.randn((heads, seq, head_dim), device="cuda", dtype=dtype, generator=gen) for _ in range(3))
+    scale = 1.0 / math.sqrt(head_dim)
+    row = VendorRow("attention", dtype_name, {"seq": seq, "head_dim": head_dim, "heads": heads, "batch": 1},
+                    target=0.97)
+    q4, k4, v4 = (t.unsqueeze(0) for t in (q, k, v))  # (1, heads, seq, d): the same memory
+    candidates: dict[str, Callable[[], Any]] = {}
+    for backend in SDPA_BACKENDS:
+        if not hasattr(SDPBackend, backend):
+            continue
+
+        def sdpa(backend=getattr(SDPBackend, backend)):
+            with sdpa_kernel([backend]):
+                return F.scaled_dot_product_attention(q4, k4, v4, is_causal=True, scale=scale)[0]
+
+        candidates[f"vendor:sdpa_{backend.lower()}"] = sdpa
+    passes: dict[str, bool] = {}
+    for prefix, kernel, configs, on in (("hand_split", loop_split_kernels.attn_fwd_hand_split,
+                                         HAND_SPLIT_CONFIGS[head_dim][:2], False),
+                                        ("loop_split", loop_split_kernels.attn_fwd_tensor,
+                                         LOOP_SPLIT_CONFIGS[head_dim][:1], True)):
+        for bn, warps, stages in configs:
+            name = f"triton:{prefix}_n{bn}_w{warps}_s{stages}"
+            out = torch.empty_like(q)
+            passes[name] = on
+
+            def launch(kernel=kernel, out=out, bn=bn, warps=warps, stages=stages):
+                kernel[(seq // 128, heads)](q, k, v, out, scale, q.stride(0), q.stride(1), HEAD_DIM=head_dim,
+                                            BLOCK_M=128, BLOCK_N=bn, num_warps=warps, num_stages=stages)
+                return out
+
+            candidates[name] = launch
+    for name, fn in kernels.ATTN_VARIANTS.items():
+        if name not in SKIP:
+            candidates[f"onchip:{name}"] = (lambda f: lambda: f(q, k, v, scale))(fn)
+
+    def ctx(name: str) -> Any:
+        return triton_ext.enabled("loop_split") if passes.get(name) else contextlib.nullcontext()
+
+    outs: dict[str, Any] = {}
+    for name, fn in candidates.items():
+        try:
+            with ctx(name):
+                outs[name] = fn()
+            torch.cuda.synchronize()
+        except Exception as exc:  # a backend that is not available here is recorded, not fatal
+            row.errors[name] = f"{type(exc).__name__}: {exc}"[:2000]
+            torch.cuda.empty_cache()
+    for h in sorted({0, heads - 1}):
+        ref = attention_reference(q, k, v, h)
+        for name, out in outs.items():
+            err = (out[h].double() - ref).abs().max().item()
+            row.err[name] = max(row.err.get(name, 0.0), err)
+        del ref
+    outs.clear()
+    vendor_err = [e for n_, e in row.err.items() if _kind(n_) == "vendor"]
+    row.tol = max([1e-2 if dtype == torch.float16 else 3e-2] + [2 * min(vendor_err, default=0.0)])
+    fns = {}
+    for name, fn in candidates.items():
+        if name not in row.err:
+            if _kind(name) == "onchip":
+                row.ok = False
+            continue
+        if not row.err[name] <= row.tol:
+            if _kind(name) != "vendor":
+                row.ok = False
+            continue  # a wrong output is not timed
+        fns[name] = fn
+    torch.cuda.empty_cache()
+    _time_interleaved(row, fns, 2.0 * 2.0 * heads * seq * seq * head_dim / 2, reps, ctx)
+    return row
+
+
+def _vendor_summary(r: VendorRow) -> str:
+    shape = f"seq {r.shape['seq']} d {r.shape['head_dim']}" if "seq" in r.shape else \
+        "x".join(str(v) for v in r.shape.values())
+    best = ", ".join(f"{kind} {name.split(':', 1)[1]} {r.tflops[name]:.0f} TF" for kind, name in r.fastest.items())
+    vs_v = f"x{r.ratio_vs_vendor:.3f}" if r.ratio_vs_vendor is not None else "n/a"
+    vs_t = f"x{r.ratio_vs_triton:.3f}" if r.ratio_vs_triton is not None else "n/a"
+    met = {True: "meets", False: "MISSES", None: "n/a"}[r.meets_target]
+    return (f"  {r.op:9s} {r.dtype:8s} {shape:14s} {'ok ' if r.ok else 'BAD'} vs vendor {vs_v} ({met} "
+            f">= {r.target:.2f}), vs Triton {vs_t}; {best}")
+
+
+#: OnChip candidates the smoke run found hanging or failing (left out of the timed run).
+SKIP: dict[str, str] = {}
+
+
+def compare_vendor(reps: int = 5, what: tuple[str, ...] = ("gemm", "attention"),
+                   log: Callable[[str], None] = print, smoke_first: bool = True,
+                   partial: Callable[[list[VendorRow], dict[str, str]], None] | None = None
+                   ) -> tuple[list[VendorRow], bool, dict[str, str]]:
+    """The issue-31 comparison: OnChip vs cuBLAS / every SDPA backend and vs Triton, one run.
+    Returns the rows, whether every output was right, and the smoke results."""
+    import time
+
+    rows: list[VendorRow] = []
+    start = time.monotonic()
+    smoked: dict[str, str] = {}
+    if smoke_first:
+        if "gemm" in what:
+            smoked.update({f"gemm:{n}": st for n, st in smoke("gemm", list(kernels.GEMM_VARIANTS), log=log).items()})
+        if "attention" in what:
+            smoked.update({f"attention:{n}": st
+                           for n, st in smoke("attention", list(kernels.ATTN_VARIANTS), log=log).items()})
+        SKIP.update({k.split(":", 1)[1]: st for k, st in smoked.items() if st == "hang"})
+        log(f"smoke run done in {time.monotonic() - start:.0f} s; left out: {sorted(SKIP) or 'none'}")
+    cases: list[tuple[str, Callable[[], VendorRow], tuple]] = []
+    for dtype_name in ("float16", "bfloat16"):
+        if "gemm" in what:
+            for size in (4096, 8192):
+                cases.append(("gemm", (lambda d=dtype_name, s=size: vendor_gemm(d, s, reps)), (dtype_name, size)))
+        if "attention" in what:
+            for head_dim in (64, 128):
+                for seq in (4096, 8192):
+                    cases.append(("attention", (lambda d=dtype_name, s=seq, h=head_dim: vendor_attention(d, s, h, reps)),
+                                  (dtype_name, seq, head_dim)))
+    for op, fn, key in cases:
+        try:
+            row = fn()
+        except Exception as exc:  # report and go on: one failure must not hide the others
+            row = VendorRow(op, key[0], {"case": list(key[1:])}, ok=False,
+                            errors={"all": f"{type(exc).__name__}: {exc}"[:2000]})
+        for name, status in SKIP.items():
+            if (op == "gemm") == (name in kernels.GEMM_VARIANTS):
+                row.errors[f"onchip:{name}"] = f"left out: {status} in the smoke run"
+                row.ok = False
+        rows.append(row)
+        log(json.dumps(asdict(row)))
+        log(_vendor_summary(row) + f"  [{time.monotonic() - start:.0f} s]")
+        if partial is not None:
+            partial(rows, smoked)
+    log("summary (ratio = fastest OnChip candidate's speed / fastest vendor (cuBLAS or SDPA backend) or Triton "
+        "candidate's speed; outputs checked against float64 first, a wrong output is not timed):")
+    for r in rows:
+        log(_vendor_summary(r))
+    bad = [r for r in rows if not r.ok]
+    log(f"{len(rows) - len(bad)}/{len(rows)} cases correct; {sum(bool(r.meets_target) for r in rows)}/{len(rows)} "
+        f"meet the issue-31 target; {time.monotonic() - start:.0f} s")
+    return rows, not bad, smoked
+
+
 def _results(rows: list[Any], **extra: Any) -> str:
     """The JSON a run writes: GPU, commit (TRITON_EXT_COMMIT first), rows."""
     import torch
@@ -569,7 +900,38 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--attention", action="store_true",
                         help="the causal attention forward (seq 4096 and 8192, head dims 64 and 128), not the GEMMs")
     parser.add_argument("--dtypes", default="float16", help="--attention: comma-separated float16, bfloat16")
+    parser.add_argument("--vendor", action="store_true",
+                        help="issue 31: GEMM (4096^3, 8192^3) and causal attention (d 64/128, seq 4096/8192), "
+                             "fp16 and bf16, vs cuBLAS, every SDPA backend and Triton, in one run")
+    parser.add_argument("--only", default="gemm,attention", help="--vendor: comma-separated gemm, attention")
+    parser.add_argument("--no-smoke", action="store_true",
+                        help="--vendor: skip the child-process smoke run that leaves hanging kernels out")
     args = parser.parse_args(argv)
+    if args.vendor:
+        from triton_ext.bench.gpu import environment
+
+        what = tuple(w for w in args.only.split(",") if w)
+        if not what or set(what) - {"gemm", "attention"}:
+            parser.error(f"--only must list gemm and/or attention, got {args.only!r}")
+        out = args.out
+        if out is None and os.environ.get("OUT"):
+            out = Path(os.environ["OUT"]) / "onchip-vendor-h200.json"
+        env = environment()
+
+        def write(vrows: list[VendorRow], smoked: dict[str, str], complete: bool = False) -> None:
+            if out:  # after every row: a run cut short still leaves what it measured
+                out.parent.mkdir(parents=True, exist_ok=True)
+                out.write_text(json.dumps({"what": "language/OnChip/bench.py --vendor (issue 31)",
+                                           "environment": env, "reps": args.reps, "complete": complete,
+                                           "smoke": smoked, "rows": [asdict(r) for r in vrows]}, indent=1))
+
+        vrows, ok, smoked = compare_vendor(reps=max(args.reps, 1), what=what,
+                                           log=lambda line: print(line, flush=True),
+                                           smoke_first=not args.no_smoke, partial=write)
+        write(vrows, smoked, complete=True)
+        if out:
+            print(f"wrote {out}", flush=True)
+        return 0 if ok else 1
     if args.attention:
         dtypes = tuple(d for d in args.dtypes.split(",") if d)
         if not dtypes or set(dtypes) - {"float16", "bfloat16"}:

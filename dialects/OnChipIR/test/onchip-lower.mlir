@@ -89,6 +89,17 @@ tt.func @tma(%desc: !tt.tensordesc<128x64xf16>, %bar: !ttg.memdesc<1xi64, #bar, 
   tt.return
 }
 
+// store_tma: the descriptor takes the buffer's layout too, and the store is preceded by the
+// proxy fence (the buffer may have been written from registers); store_wait is Triton's own op.
+// CHECK-LABEL: tt.func @tma_store(%arg0: !tt.tensordesc<128x64xf16, #shared>
+// CHECK-NEXT: ttng.fence_async_shared {bCluster = false}
+// CHECK-NEXT: ttng.async_tma_copy_local_to_global %arg0[%arg2, %arg2] %arg1 : !tt.tensordesc<128x64xf16, #shared>, !ttg.memdesc<128x64xf16, #shared, #smem, mutable>
+// CHECK-NEXT: ttng.async_tma_store_wait {pendings = 0 : i32, read_only}
+tt.func @tma_store(%desc: !tt.tensordesc<128x64xf16>, %buf: !ttg.memdesc<128x64xf16, #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>, #ttg.shared_memory, mutable>, %i: i32) {
+  triton_ext_onchip.tma_store %desc[%i, %i] from %buf : !tt.tensordesc<128x64xf16>, !ttg.memdesc<128x64xf16, #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>, #ttg.shared_memory, mutable>
+  ttng.async_tma_store_wait {pendings = 0 : i32, read_only}
+  tt.return
+}
 
 // mma(q, trans(k), acc) on buffers only TMA writes (attention's S = Q K^T): the transposed view
 // shares its ring's allocation, so it is still TMA-only and needs no proxy fence.
