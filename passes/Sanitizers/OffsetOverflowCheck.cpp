@@ -46,6 +46,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
@@ -892,6 +893,208 @@ private:
   }
 };
 
+/// Lanes of `value` (i1, its shape) computed only from lanes that its masked
+/// `tt.load`s read under their masks, built at the builder's insertion point;
+/// null when the tree reads no masked load (every lane is defined). A
+/// masked-off lane of a load holds no value of the program (undefined, or
+/// `masked_load_poison`'s INT_MIN), and so does every lane computed from it.
+/// Seen through integer elementwise ops (a lane is defined when all its
+/// operands' lanes are) and shape ops (`tt.expand_dims`, `tt.broadcast`,
+/// rebuilt on the i1 lanes); any other leaf counts as defined (over-
+/// approximating the defined lanes only counts more lanes, as before). The
+/// load's mask dominates the load, which dominates the tree: no dominance
+/// question.
+static Value definedLanes(OpBuilder &builder, Location loc, Value value,
+                          unsigned depth = 0) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  Operation *def = value.getDefiningOp();
+  if (!type || !def || depth > 2 * kMaxDepth)
+    return Value();
+  Type boolTy = type.clone(builder.getI1Type());
+  if (auto load = dyn_cast<triton::LoadOp>(def))
+    return load.getMask() && load.getMask().getType() == boolTy
+               ? load.getMask()
+               : Value();
+  if (auto expand = dyn_cast<triton::ExpandDimsOp>(def)) {
+    Value src = definedLanes(builder, loc, expand.getSrc(), depth + 1);
+    return src ? Value(triton::ExpandDimsOp::create(builder, loc, src,
+                                                    expand.getAxis()))
+               : Value();
+  }
+  if (auto bcast = dyn_cast<triton::BroadcastOp>(def)) {
+    Value src = definedLanes(builder, loc, bcast.getSrc(), depth + 1);
+    return src ? Value(triton::BroadcastOp::create(builder, loc, boolTy, src))
+               : Value();
+  }
+  if (!def->hasTrait<OpTrait::Elementwise>() || !isMemoryEffectFree(def) ||
+      def->getNumRegions() != 0)
+    return Value();
+  Value all;
+  for (Value operand : def->getOperands()) {
+    auto opTy = dyn_cast<RankedTensorType>(operand.getType());
+    if (!opTy || opTy.getShape() != type.getShape())
+      continue;
+    if (Value lanes = definedLanes(builder, loc, operand, depth + 1))
+      all = all ? Value(arith::AndIOp::create(builder, loc, all, lanes))
+                : lanes;
+  }
+  return all;
+}
+
+/// The conjuncts of `mask` (an access's mask, of the shape the pointer has
+/// after the shape ops `path` applied to an offset) that map back to the
+/// offset's lanes, appended to `out`: `arith.andi` is split, and each step
+/// of `path`, taken back from the last, must be matched by the same shape op
+/// on the mask (`tt.broadcast` from the same shape, `tt.expand_dims` on the
+/// same axis), whose source then holds the mask of the offset's lanes.
+/// Conjuncts that do not map are left out: the lanes they would turn off are
+/// then counted (a superset of the accessed lanes).
+static void maskConjuncts(Value mask, ArrayRef<Operation *> path,
+                          SmallVectorImpl<Value> &out, unsigned depth = 0) {
+  if (depth > kMaxDepth)
+    return;
+  Operation *def = mask.getDefiningOp();
+  if (auto both = dyn_cast_or_null<arith::AndIOp>(def)) {
+    maskConjuncts(both.getLhs(), path, out, depth + 1);
+    maskConjuncts(both.getRhs(), path, out, depth + 1);
+    return;
+  }
+  if (path.empty()) {
+    out.push_back(mask);
+    return;
+  }
+  Operation *step = path.back();
+  if (!def || def->getName() != step->getName() ||
+      cast<ShapedType>(def->getOperand(0).getType()).getShape() !=
+          cast<ShapedType>(step->getOperand(0).getType()).getShape())
+    return;
+  if (auto expand = dyn_cast<triton::ExpandDimsOp>(def))
+    if (expand.getAxis() != cast<triton::ExpandDimsOp>(step).getAxis())
+      return;
+  maskConjuncts(def->getOperand(0), path.drop_back(), out, depth + 1);
+}
+
+/// Collects, for every access (`tt.load`, `tt.store` address) that `value`
+/// reaches as an offset (`offset`) or a pointer, the conjuncts of its mask
+/// on `value`'s lanes (maskConjuncts); an empty list for an access whose
+/// lanes cannot be narrowed. Followed through `arith.extsi`, `tt.addptr`,
+/// `tt.broadcast`, `tt.expand_dims` (the `path`) and integer add/sub/mul of
+/// the same shape (`idx[:, None] * D` inside `idx[:, None] * D + cols`);
+/// false if `value` has another use (a loop-carried pointer, an atomic, a
+/// compare): its lanes may then be used in ways the masks do not describe.
+static bool accessMasks(Value value, bool offset,
+                        SmallVectorImpl<Operation *> &path,
+                        SmallVectorImpl<SmallVector<Value>> &accesses,
+                        unsigned depth = 0) {
+  if (depth > kMaxDepth || accesses.size() > 16)
+    return false;
+  for (OpOperand &use : value.getUses()) {
+    Operation *user = use.getOwner();
+    unsigned index = use.getOperandNumber();
+    bool ok = false;
+    auto userTy = dyn_cast_or_null<RankedTensorType>(
+        user->getNumResults() == 1 ? user->getResult(0).getType() : Type());
+    if (offset && userTy && userTy.getShape() == cast<RankedTensorType>(
+                                                     value.getType())
+                                                     .getShape() &&
+        isa<arith::ExtSIOp, arith::AddIOp, arith::SubIOp, arith::MulIOp>(
+            user)) {
+      // Lane i of the result is computed from lane i of `value` (a larger
+      // offset tree, whose own check recomputes this one): its accesses
+      // touch the lanes of `value` they touch of the result.
+      ok = accessMasks(user->getResult(0), offset, path, accesses, depth + 1);
+    } else if (isa<triton::BroadcastOp, triton::ExpandDimsOp>(user)) {
+      path.push_back(user);
+      ok = accessMasks(user->getResult(0), offset, path, accesses, depth + 1);
+      path.pop_back();
+    } else if (isa<triton::AddPtrOp>(user) && index == (offset ? 1 : 0)) {
+      ok = accessMasks(user->getResult(0), /*offset=*/false, path, accesses,
+                       depth + 1);
+    } else if (!offset && index == 0 &&
+               isa<triton::LoadOp, triton::StoreOp>(user)) {
+      Value mask = isa<triton::LoadOp>(user)
+                       ? cast<triton::LoadOp>(user).getMask()
+                       : cast<triton::StoreOp>(user).getMask();
+      SmallVector<Value> conjuncts;
+      if (mask)
+        maskConjuncts(mask, path, conjuncts);
+      accesses.push_back(conjuncts);
+      ok = true;
+    }
+    if (!ok)
+      return false;
+  }
+  return true;
+}
+
+/// The lanes of `root` whose wrap the check counts (i1, root's shape), built
+/// at the builder's insertion point, or null for every lane (issue 26). A
+/// lane is left out only if it reads a masked-off lane of a masked load
+/// (definedLanes: its offset is computed from no value of the program) and
+/// no access `used` (the offset as the kernel uses it: `root`, or the value
+/// `root` was cloned from) feeds touches it: a gathered index masked off
+/// with its row (`idx = tl.load(ids + offs, mask=m)`, then `tl.load(W +
+/// idx[:, None] * D + cols, mask=m[:, None])`) made `masked_load_poison`'s
+/// INT_MIN wrap in every masked-off row. A lane an access touches is still
+/// counted, and so is every lane of an offset that reads no masked load
+/// (a wrapped `pid * BLOCK + arange` in a masked-off lane is reported, as
+/// before). Masks computed in another block than the insertion point and
+/// not dominating it are left out; one computed later in the same block
+/// moves the insertion point (and the check) after it.
+static Value countedLanes(OpBuilder &builder, Location loc, Value root,
+                          Value used) {
+  auto type = dyn_cast<RankedTensorType>(root.getType());
+  if (!type)
+    return Value();
+  SmallVector<Operation *> path;
+  SmallVector<SmallVector<Value>> accesses;
+  if (!accessMasks(used, /*offset=*/true, path, accesses) || accesses.empty())
+    return Value();
+  Block *block = builder.getInsertionBlock();
+  if (!block || builder.getInsertionPoint() == block->end())
+    return Value();
+  Operation *at = &*builder.getInsertionPoint();
+  DominanceInfo dom(at->getParentOfType<triton::FuncOp>());
+  Type boolTy = type.clone(builder.getI1Type());
+  SmallVector<SmallVector<Value>> usable;
+  Operation *latest = nullptr; // the last mask computed after `at`
+  for (ArrayRef<Value> conjuncts : accesses) {
+    SmallVector<Value> kept;
+    for (Value mask : conjuncts) {
+      if (mask.getType() != boolTy)
+        continue;
+      Operation *def = mask.getDefiningOp();
+      if (dom.properlyDominates(mask, at)) {
+        kept.push_back(mask);
+      } else if (def && def->getBlock() == block) {
+        kept.push_back(mask);
+        if (!latest || latest->isBeforeInBlock(def))
+          latest = def;
+      }
+    }
+    if (kept.empty()) // an access that may touch every lane
+      return Value();
+    usable.push_back(kept);
+  }
+  // A mask computed after the offset (`m2 = offs < n2` below it): the check
+  // goes after it, in the same block; it only reads values.
+  if (latest)
+    builder.setInsertionPointAfter(latest);
+  Value defined = definedLanes(builder, loc, root);
+  if (!defined)
+    return Value();
+  Value touched;
+  for (ArrayRef<Value> kept : usable) {
+    Value lanes = kept.front();
+    for (Value mask : kept.drop_front())
+      lanes = arith::AndIOp::create(builder, loc, lanes, mask);
+    touched =
+        touched ? Value(arith::OrIOp::create(builder, loc, touched, lanes))
+                : lanes;
+  }
+  return arith::OrIOp::create(builder, loc, defined, touched);
+}
+
 /// What an offset site reports.
 constexpr StringLiteral kWhat = "i32 offset overflow lanes";
 
@@ -1109,6 +1312,7 @@ public:
       // copies. The count is zeroed when the loop runs no iteration, so the
       // hoisted check reports only values the kernel computes.
       Value tripGuard;
+      Value used = root;
       if (auto loop = dyn_cast<scf::ForOp>(def->getParentOp())) {
         auto slice = loopInvariantSlice(root, loop);
         if (!slice) {
@@ -1117,7 +1321,10 @@ public:
         }
         hoistInvariant(builder, loc, loop, *slice, root, tripGuard);
       }
-      if (deferColdPath(builder, loc, root, tripGuard, *report))
+      // Lanes of a gathered index that no access touches are not counted;
+      // the check then stays in place (the deferred copy has no masks).
+      Value counted = countedLanes(builder, loc, root, used);
+      if (!counted && deferColdPath(builder, loc, root, tripGuard, *report))
         continue;
       std::string why = offsetReason(
           root, (Twine(tripGuard ? "before its loop: " : "") +
@@ -1125,7 +1332,7 @@ public:
                   : hasExactBounds(root)                 ? "scalar bounds test"
                                          : "lane-by-lane i64 check"))
                     .str());
-      Value count = wrapCount(builder, loc, root);
+      Value count = wrapCount(builder, loc, root, counted);
       if (tripGuard)
         count = arith::SelectOp::create(
             builder, loc, tripGuard, count,
@@ -1133,7 +1340,9 @@ public:
       std::string kernel = kernelNameOf(def);
       emitReport(
           builder, loc, count,
-          [&](OpBuilder &b, Location l) { return wrappedLanes(b, l, root); },
+          [&](OpBuilder &b, Location l) {
+            return wrappedLanes(b, l, root, counted);
+          },
           ReportSite{"offset_overflow_check", kernel, siteOf(loc), kWhat, why},
           *report);
     }
@@ -1470,7 +1679,9 @@ private:
   /// and a cross-warp reduction (a shared-memory round trip and a barrier in
   /// front of the kernel's first load). The condition is a scalar, the same
   /// in every thread of the program, so the reduction under it is legal.
-  static Value wrapCount(OpBuilder &builder, Location loc, Value root) {
+  /// Only the lanes set in `counted` are counted, if given (countedLanes).
+  static Value wrapCount(OpBuilder &builder, Location loc, Value root,
+                         Value counted = Value()) {
     if (isa<RankedTensorType>(root.getType())) {
       LaneBounds bounds(builder, loc);
       if (auto b = bounds.get(root)) {
@@ -1478,7 +1689,8 @@ private:
         auto ifOp = scf::IfOp::create(
             builder, loc, wraps,
             [&](OpBuilder &then, Location l) {
-              Value count = countTrue(then, l, wrappedLanes(then, l, root));
+              Value count =
+                  countTrue(then, l, wrappedLanes(then, l, root, counted));
               scf::YieldOp::create(then, l, count);
             },
             [&](OpBuilder &otherwise, Location l) {
@@ -1490,18 +1702,21 @@ private:
         return ifOp.getResult(0);
       }
     }
-    return countTrue(builder, loc, wrappedLanes(builder, loc, root));
+    return countTrue(builder, loc, wrappedLanes(builder, loc, root, counted));
   }
 
   /// Lanes where `root`'s i32 arithmetic wrapped (i1, root's shape), built at
-  /// the builder's insertion point.
-  static Value wrappedLanes(OpBuilder &builder, Location loc, Value root) {
+  /// the builder's insertion point; only those set in `counted`, if given.
+  static Value wrappedLanes(OpBuilder &builder, Location loc, Value root,
+                            Value counted = Value()) {
     WideRecompute recompute(builder, loc);
     Value exact = recompute.get(root);
     Value wrapped = arith::ExtSIOp::create(
         builder, loc, recompute.wideType(root.getType()), root);
-    return arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::ne,
-                                 wrapped, exact);
+    Value lanes = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::ne,
+                                        wrapped, exact);
+    return counted ? Value(arith::AndIOp::create(builder, loc, lanes, counted))
+                   : lanes;
   }
 
   /// checkAcrossIterations for a tensor root with bounds (LaneBounds) whose
@@ -1675,11 +1890,15 @@ private:
     Operation *def = root.getDefiningOp();
     Location loc = def->getLoc();
     builder.setInsertionPointAfter(def);
-    if (checkIterationsByBounds(builder, root, loop, report))
+    // Lanes of a gathered index that no access touches are not counted
+    // (countedLanes): the masks are the iteration's, so each iteration ORs
+    // only its own counted lanes.
+    Value counted = countedLanes(builder, loc, root, root);
+    if (!counted && checkIterationsByBounds(builder, root, loop, report))
       return;
     std::string why =
         offsetReason(root, "in its loop: lane-by-lane i64 check per iteration");
-    Value bad = wrappedLanes(builder, loc, root);
+    Value bad = wrappedLanes(builder, loc, root, counted);
     builder.setInsertionPoint(loop);
     Type badTy = bad.getType();
     TypedAttr no = builder.getBoolAttr(false);

@@ -394,3 +394,114 @@ def test_offset_overflow_check_rem_and_div_leaves(mode):
     exact = np.array([_exact_leaf_wraps(*c) for c in cases])
     assert exact[:, 0].any() and exact[:, 1].any() and (exact.sum(axis=1) == 0).any()
     _assert_exact_per_site(result, cases, exact, KERNEL_LEAVES, ("%offs =", "%o2 ="), mode)
+
+
+# masked_load_poison + offset_overflow_check on a masked gather (issue 26 item 2): an index
+# loaded under `m` (no `other`: poisoned to INT_MIN in masked-off rows) scales a row offset
+# `idx[:, None] * d` (the pointer broadcast to the tile, as Triton emits `W + idx[:, None] * d
+# + cols`), read under `m2[:, None]`; and the same rows plus columns as one tree, stored under
+# `m[:, None] & (cols < c)[None, :]`. A row is counted when some access touches it or its index
+# was loaded (m | m2): a masked-off row that no access touches holds the poison, not an index.
+KERNEL_GATHER = """
+tt.func public @k(%out: !tt.ptr<f32>, %w: !tt.ptr<f32>, %ids: !tt.ptr<i32>, %n: i32, %n2: i32,
+                  %d: i32, %c: i32) {
+  %r = tt.make_range {end = 4 : i32, start = 0 : i32} : tensor<4xi32>
+  %ns = tt.splat %n : i32 -> tensor<4xi32>
+  %m = arith.cmpi slt, %r, %ns : tensor<4xi32>
+  %ip = tt.splat %ids : !tt.ptr<i32> -> tensor<4x!tt.ptr<i32>>
+  %iq = tt.addptr %ip, %r : tensor<4x!tt.ptr<i32>>, tensor<4xi32>
+  %idx = tt.load %iq, %m : tensor<4x!tt.ptr<i32>>
+  %ie = tt.expand_dims %idx {axis = 1 : i32} : tensor<4xi32> -> tensor<4x1xi32>
+  %ds = tt.splat %d : i32 -> tensor<4x1xi32>
+  %rows = arith.muli %ie, %ds : tensor<4x1xi32>
+  %n2s = tt.splat %n2 : i32 -> tensor<4xi32>
+  %m2 = arith.cmpi slt, %r, %n2s : tensor<4xi32>
+  %m2e = tt.expand_dims %m2 {axis = 1 : i32} : tensor<4xi1> -> tensor<4x1xi1>
+  %m2b = tt.broadcast %m2e : tensor<4x1xi1> -> tensor<4x4xi1>
+  %wp = tt.splat %w : !tt.ptr<f32> -> tensor<4x1x!tt.ptr<f32>>
+  %wq = tt.addptr %wp, %rows : tensor<4x1x!tt.ptr<f32>>, tensor<4x1xi32>
+  %wb = tt.broadcast %wq : tensor<4x1x!tt.ptr<f32>> -> tensor<4x4x!tt.ptr<f32>>
+  %ce = tt.expand_dims %r {axis = 0 : i32} : tensor<4xi32> -> tensor<1x4xi32>
+  %cb = tt.broadcast %ce : tensor<1x4xi32> -> tensor<4x4xi32>
+  %wr = tt.addptr %wb, %cb : tensor<4x4x!tt.ptr<f32>>, tensor<4x4xi32>
+  %v = tt.load %wr, %m2b : tensor<4x4x!tt.ptr<f32>>
+  %rb = tt.broadcast %rows : tensor<4x1xi32> -> tensor<4x4xi32>
+  %offs2 = arith.addi %rb, %cb : tensor<4x4xi32>
+  %cs = tt.splat %c : i32 -> tensor<1x4xi32>
+  %cm = arith.cmpi slt, %ce, %cs : tensor<1x4xi32>
+  %cmb = tt.broadcast %cm : tensor<1x4xi1> -> tensor<4x4xi1>
+  %me = tt.expand_dims %m {axis = 1 : i32} : tensor<4xi1> -> tensor<4x1xi1>
+  %mb = tt.broadcast %me : tensor<4x1xi1> -> tensor<4x4xi1>
+  %sm = arith.andi %mb, %cmb : tensor<4x4xi1>
+  %op = tt.splat %out : !tt.ptr<f32> -> tensor<4x4x!tt.ptr<f32>>
+  %oq = tt.addptr %op, %offs2 : tensor<4x4x!tt.ptr<f32>>, tensor<4x4xi32>
+  tt.store %oq, %v, %sm : tensor<4x4x!tt.ptr<f32>>
+  tt.return
+}
+"""
+IDS_SMALL, IDS_LARGE = 3 << 40, 4 << 40
+
+
+def _gather_memory(addr: np.ndarray, ty) -> np.ndarray:
+    """Indices near 0 (IDS_SMALL) or anywhere in [-2^30, 2^30) (IDS_LARGE); floats elsewhere."""
+    if ty.kind == "float":
+        return memory(addr, ty)
+    h = (addr.astype(np.uint64) * np.uint64(2654435761)) >> np.uint64(7)
+    small = (h % np.uint64(64)).astype(np.int64) - 8
+    return np.where(addr >= IDS_LARGE, memory(addr, ty), small)
+
+
+def _args_gather(count: int) -> list[tuple[int, ...]]:
+    """(ids, n, n2, d, c): rows valid under n (the index mask) and n2 (the read's mask), strides
+    that make INT_MIN * d and some loaded index * d wrap, and strides that do not."""
+    rng = random.Random("offset-gather")
+    out = []
+    for _ in range(count):
+        ids = rng.choice((IDS_SMALL, IDS_LARGE)) + rng.randint(0, 1 << 20)
+        d = rng.choice([0, 1, -1, 2, 3, 16, 4096, 1 << 20, 46341]) if rng.random() < 0.6 else _i32(rng)
+        out.append((ids, rng.randint(-1, 5), rng.randint(-1, 5), d, rng.randint(0, 5)))
+    return out
+
+
+def _exact_gather_wraps(ids: int, n: int, n2: int, d: int, c: int) -> list[int]:
+    """[rows i with m | m2 whose idx_i * d leaves i32, lanes (i, j) with m whose idx_i * d + j
+    leaves i32], idx_i the loaded index under m and the poison INT_MIN elsewhere."""
+    from tests.differential.mlir_text import Type
+
+    loaded = _gather_memory(np.array([ids + i for i in range(4)], np.int64), Type("int", 32))
+    idx = [int(loaded[i]) if i < n else I32_MIN for i in range(4)]
+    rows = sum(not I32_MIN <= idx[i] * d <= I32_MAX for i in range(4) if i < n or i < n2)
+    tile = sum(not I32_MIN <= idx[i] * d + j <= I32_MAX for i in range(4) if i < n for j in range(4))
+    return [rows, tile]
+
+
+def test_poison_and_offset_check_compose_on_a_masked_gather():
+    from tests.differential.host_passes import _print, pipeline_for
+    from tests.differential.interp import Machine
+    from tests.differential.mlir_text import parse_module
+
+    cases = _args_gather(3000)
+    options = {"print": "every", "records": "false"}
+    before = _print(KERNEL_GATHER, pipeline_for("masked_load_poison"))
+    after = _print(KERNEL_GATHER, pipeline_for("masked_load_poison")
+                   + pipeline_for("offset_overflow_check", options))
+    machine = Machine(len(cases), memory=_gather_memory)
+    args = [np.array(list(col), dtype=object) for col in zip(*[(OUT, X) + c for c in cases])]
+    run_before = machine.run(parse_module(before)["k"], args)
+    run_after = machine.run(parse_module(after)["k"], args)
+    exact = np.array([_exact_gather_wraps(*c) for c in cases])
+    # The cases include rows that wrap only through the poison and real wraps of loaded rows.
+    poison_only = [i for i, (ids, n, n2, d, c) in enumerate(cases)
+                   if n < 4 and n2 <= n and d not in (0, 1) and not exact[i].any()]
+    assert poison_only and exact[:, 0].any() and exact[:, 1].any()
+    reports = _reports(run_after, len(cases), "offset_overflow_check")
+    sites = (_line(KERNEL_GATHER, "%rows ="), _line(KERNEL_GATHER, "%offs2 ="))
+    assert set(reports) <= set(sites), sorted(reports)
+    zero = np.zeros(len(cases), np.int64)
+    got = np.stack([reports.get(s, zero) for s in sites], axis=1)
+    bad = np.nonzero((got != exact).any(axis=1))[0]
+    assert bad.size == 0, [(cases[i], "exact", exact[i].tolist(), "reported", got[i].tolist())
+                           for i in bad[:5]]
+    diffs = mismatched_lanes(run_before, run_after, len(cases))
+    changed = {k: int(diffs[k].sum()) for k in ("memory", "trips", "undefined") if diffs[k].any()}
+    assert not changed, changed

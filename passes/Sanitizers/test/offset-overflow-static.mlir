@@ -186,3 +186,61 @@ tt.func @remainder(%p: !tt.ptr<f32>, %k: i32) -> f32 {
   %x = tt.load %q : !tt.ptr<f32>
   tt.return %x : f32
 }
+
+// The exact i32 boundary (issue 26 item 8): a make_range's last lane is
+// end - 1. `2147483644 + arange(0, 4)` reaches 2^31 - 1 and fits: no check.
+// CHECK-LABEL: tt.func @range_at_i32_max
+// CHECK-NOT:     tt.print
+// CHECK-NOT:     arith.extsi
+// CHECK:         tt.return
+tt.func @range_at_i32_max(%p: !tt.ptr<f32>) -> tensor<4xf32> {
+  %c = arith.constant dense<2147483644> : tensor<4xi32>
+  %r = tt.make_range {end = 4 : i32, start = 0 : i32} : tensor<4xi32>
+  %off = arith.addi %c, %r : tensor<4xi32>
+  %ps = tt.splat %p : !tt.ptr<f32> -> tensor<4x!tt.ptr<f32>>
+  %pp = tt.addptr %ps, %off : tensor<4x!tt.ptr<f32>>, tensor<4xi32>
+  %x = tt.load %pp : tensor<4x!tt.ptr<f32>>
+  tt.return %x : tensor<4xf32>
+}
+
+// One more and the last lane is 2^31: it wraps, the check stays.
+// CHECK-LABEL: tt.func @range_past_i32_max
+// CHECK:         tt.print "[triton-ext offset_overflow_check] kernel=range_past_i32_max
+tt.func @range_past_i32_max(%p: !tt.ptr<f32>) -> tensor<4xf32> {
+  %c = arith.constant dense<2147483645> : tensor<4xi32>
+  %r = tt.make_range {end = 4 : i32, start = 0 : i32} : tensor<4xi32>
+  %off = arith.addi %c, %r : tensor<4xi32>
+  %ps = tt.splat %p : !tt.ptr<f32> -> tensor<4x!tt.ptr<f32>>
+  %pp = tt.addptr %ps, %off : tensor<4x!tt.ptr<f32>>, tensor<4xi32>
+  %x = tt.load %pp : tensor<4x!tt.ptr<f32>>
+  tt.return %x : tensor<4xf32>
+}
+
+// The same below: `-2147483648 + arange(0, 4)` fits; one less wraps.
+// CHECK-LABEL: tt.func @range_at_i32_min
+// CHECK-NOT:     tt.print
+// CHECK-NOT:     arith.extsi
+// CHECK:         tt.return
+tt.func @range_at_i32_min(%p: !tt.ptr<f32>) -> tensor<4xf32> {
+  %c = arith.constant dense<-2147483648> : tensor<4xi32>
+  %r = tt.make_range {end = 4 : i32, start = 0 : i32} : tensor<4xi32>
+  %off = arith.addi %c, %r : tensor<4xi32>
+  %ps = tt.splat %p : !tt.ptr<f32> -> tensor<4x!tt.ptr<f32>>
+  %pp = tt.addptr %ps, %off : tensor<4x!tt.ptr<f32>>, tensor<4xi32>
+  %x = tt.load %pp : tensor<4x!tt.ptr<f32>>
+  tt.return %x : tensor<4xf32>
+}
+
+// CHECK-LABEL: tt.func @range_past_i32_min
+// CHECK:         tt.print "[triton-ext offset_overflow_check] kernel=range_past_i32_min
+tt.func @range_past_i32_min(%p: !tt.ptr<f32>) -> tensor<4xf32> {
+  %c = arith.constant dense<-2147483648> : tensor<4xi32>
+  %r = tt.make_range {end = 4 : i32, start = 0 : i32} : tensor<4xi32>
+  %one = arith.constant dense<1> : tensor<4xi32>
+  %s = arith.subi %r, %one : tensor<4xi32>
+  %off = arith.addi %c, %s : tensor<4xi32>
+  %ps = tt.splat %p : !tt.ptr<f32> -> tensor<4x!tt.ptr<f32>>
+  %pp = tt.addptr %ps, %off : tensor<4x!tt.ptr<f32>>, tensor<4xi32>
+  %x = tt.load %pp : tensor<4x!tt.ptr<f32>>
+  tt.return %x : tensor<4xf32>
+}
