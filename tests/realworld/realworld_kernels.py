@@ -999,3 +999,10 @@ UPSTREAM_INCOMPATIBLE: dict[str, tuple[RealKernel, str]] = {
 
 BY_NAME = {k.name: k for k in REALWORLD}
 assert len(BY_NAME) == len(REALWORLD), "duplicate real-world kernel names"
+
+# More packages (flag-gems, sageattention), at decode and prefill sizes: tests/realworld/more_kernels.py.
+from tests.realworld.more_kernels import MORE  # noqa: E402
+
+REALWORLD += MORE
+BY_NAME.update((k.name, k) for k in MORE)
+assert len(BY_NAME) == len(REALWORLD), "duplicate real-world kernel names"
