@@ -22,7 +22,8 @@ module is imported, so importing triton_ext does not import torch):
   variants that beat their config's no-pass kernel (:func:`triton_ext._choice.winners`) again on
   fresh rounds and launched back to back, where they must win too
   (:func:`triton_ext._choice.choose_in_both`). A variant that does not win gets an infinite time;
-  Inductor's own ``min`` then picks among the rest, across configs, as before. Each kernel's
+  Inductor's own ``min`` then picks among the configs by its own reading of each (``bench``), so
+  with no pass kept it picks a config as it does without the mode. Each kernel's
   outcome is a :class:`triton_ext._auto.Decision` (``auto.decisions``, the ``triton_ext.auto``
   logger); the decision is not written to disk.
 
@@ -57,6 +58,8 @@ _log = logging.getLogger("triton_ext.auto")
 _lock = threading.Lock()
 _patched: dict[str, Any] = {}
 _why_not: str | None = None
+#: The L2 flush buffer of every timing (one per process).
+_flush: Any = None
 
 
 def installed() -> bool:
@@ -235,7 +238,10 @@ def _benchmark(self: Any, auto: Any, launchers: list[Any], tags: list[Any], args
         groups.setdefault(index, {})[variant] = launcher
     compile_s, dropped = getattr(self, "_triton_ext_compile", (0.0, []))
     timings: dict[Any, float] = {}
-    flush = flush_buffer()
+    global _flush
+    if _flush is None:
+        _flush = flush_buffer()
+    flush = _flush
     decisions = []
     for index, variants in groups.items():
         decision = Decision(kernel=name, choice="", applicable=[v for v in variants if v],
@@ -271,14 +277,23 @@ def _benchmark(self: Any, auto: Any, launchers: list[Any], tags: list[Any], args
 
             decision.error = f"timing failed, no pass kept: {_describe(exc)}"
             decision.choice = ""
+        # Across configs Inductor keeps choosing by its own reading (self.bench), so with no pass
+        # kept it picks a config as it does without the mode; a kept pass scales its config's
+        # reading by the variant's measured gain.
         for variant, launcher in variants.items():
-            if "" not in variants or variant == decision.choice and variant not in decision.timings_ms:
-                timings[launcher] = self.bench(launcher, *args, **kwargs)  # Inductor's own reading
-            elif variant == decision.choice:
-                timings[launcher] = decision.timings_ms[variant]
-            else:
-                timings[launcher] = float("inf")
-        decisions.append(decision)
+            timings[launcher] = float("inf")
+        if "" not in variants:
+            for launcher in variants.values():
+                timings[launcher] = self.bench(launcher, *args, **kwargs)
+        else:
+            base_ms = decision.timings_ms.get("")
+            reading = base_ms if len(groups) == 1 and base_ms else self.bench(variants[""], *args, **kwargs)
+            gain = 1.0
+            if decision.choice and base_ms and decision.timings_ms.get(decision.choice):
+                gain = decision.timings_ms[decision.choice] / base_ms
+            timings[variants[decision.choice]] = reading * gain
+        if decision.applicable:
+            decisions.append(decision)
     elapsed = time.perf_counter() - start
     for decision in decisions:
         decision.first_launch_s = round(elapsed + compile_s, 3)
