@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import statistics
 import subprocess
@@ -125,9 +126,35 @@ def _block_and_inputs(seed: int) -> tuple[Any, dict[str, tuple[Any, ...]]]:
     return block, inputs
 
 
+class _Records(logging.Handler):
+    """Keeps the records of the ``triton_ext.auto`` logger: the mode's decisions, as a user sees them."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+def _decision(record: logging.LogRecord) -> dict[str, Any]:
+    """One decision from its log record (``kernel [config]: choice (from disk) in s; GPU ms {...};
+    back to back ms {...}; error``, or ``kernel [key]: no pass (reason)``)."""
+    args = record.args if isinstance(record.args, tuple) else ()
+    if len(args) >= 8:
+        return {"kernel": args[0], "config": args[1], "choice": "" if args[2] == "no pass" else args[2],
+                "tune_s": args[4], "gpu_ms": args[5], "back_to_back_ms": args[6],
+                "error": str(args[7]).removeprefix("; ") or None}
+    return {"kernel": args[0] if args else None, "choice": "", "message": record.getMessage()}
+
+
 def child(mode: str, rounds: int, outputs: Path, seed: int) -> dict[str, Any]:
     import torch
 
+    log = _Records()
+    auto_log = logging.getLogger("triton_ext.auto")
+    auto_log.addHandler(log)
+    auto_log.setLevel(logging.INFO)
     block, inputs = _block_and_inputs(seed)
     compiled = torch.compile(block, mode=None if mode == "default" else mode, dynamic=False)
     rec: dict[str, Any] = {"shapes": {}}
@@ -156,18 +183,11 @@ def child(mode: str, rounds: int, outputs: Path, seed: int) -> dict[str, Any]:
                                    "shape": SHAPES[name]}
     torch.save(saved, outputs)
     rec["triton_ext_imported"] = "triton_ext" in sys.modules
-    if rec["triton_ext_imported"]:
-        from triton_ext import _auto, _inductor
+    from torch._inductor.runtime.triton_heuristics import CachingAutotuner
 
-        auto = _auto.active()
-        rec["inductor_wrapped"] = _inductor.installed()
-        rec["inductor_why_not"] = _inductor.why_not()
-        rec["candidates"] = [name for name, _ in auto.variants if name] if auto else []
-        rec["decisions"] = [{"kernel": d.kernel, "config": d.specialization, "applicable": d.applicable,
-                             "dropped_same_code": d.same_as_stock, "choice": d.choice,
-                             "gpu_ms": d.timings_ms, "confirm_ms": d.confirm_ms, "back_to_back_ms": d.back_to_back_ms,
-                             "compile_s": d.compile_s, "tune_s": d.first_launch_s, "error": d.error,
-                             "refused": d.refused} for d in (auto.decisions if auto else [])]
+    # The mode wraps Inductor's autotuner in place (triton_ext._inductor): seen from outside.
+    rec["inductor_wrapped"] = getattr(CachingAutotuner._precompile_worker, "__module__", "") == "triton_ext._inductor"
+    rec["decisions"] = [_decision(r) for r in log.records]
     import triton
 
     rec["versions"] = {"torch": torch.__version__, "triton": triton.__version__, "python": sys.version.split()[0]}
@@ -305,7 +325,7 @@ def main() -> int:
                                "auto_first_call_s": statistics.median(r["shapes"][shape]["first_call_s"] for r in auto_runs)}
         if not all(r.get("triton_ext_imported") and r.get("inductor_wrapped") for r in auto_runs):
             failures.append("the auto child did not import triton_ext at start-up or did not wrap Inductor's "
-                            f"autotuner: {auto_runs[0].get('inductor_why_not')}")
+                            "autotuner (see its stderr for triton-ext's warning)")
         for shape, cmp in outputs.items() if isinstance(outputs, dict) and "error" not in outputs else []:
             if not cmp["within_bf16_tolerance"]:
                 failures.append(f"{shape}: outputs differ beyond tolerance (max abs diff {cmp['max_abs_diff']})")
@@ -325,7 +345,7 @@ def main() -> int:
         "gpu": runs[0].get("gpu"), "versions": runs[0].get("versions"), "order": [c for c, _ in order],
         "speedups": speedups, "outputs": outputs,
         "inductor_kernels_tuned": len(decisions), "kernels_with_a_pass_kept": len(chosen),
-        "chosen": [{k: d[k] for k in ("kernel", "choice", "gpu_ms", "back_to_back_ms")} for d in chosen],
+        "chosen": [{k: d.get(k) for k in ("kernel", "choice", "gpu_ms", "back_to_back_ms")} for d in chosen],
         "failures": failures, "runs": runs,
     }
     text = json.dumps(report, indent=1, default=str)
