@@ -123,9 +123,10 @@ def _rebuild(base: type, state: dict[str, Any]) -> Any:
 
 
 def _tag(cfg: Any, index: int, variant: str) -> Any:
-    """``cfg`` (a copy, for a pass variant) tagged ``(index, variant)``."""
+    """A copy of ``cfg`` tagged ``(index, variant)`` (a copy: one config object may be shared by
+    several kernels' autotuners)."""
     base = type(cfg) if type(cfg) not in _classes.values() else type(cfg).__mro__[1]
-    out = copy.copy(cfg) if variant else cfg
+    out = copy.copy(cfg)
     out.__class__ = _tagged_class(base)
     setattr(out, TAG, (index, variant))
     return out
