@@ -316,6 +316,9 @@ class _Loader(importlib.abc.Loader):
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType | None:
         return self.inner.create_module(spec)
 
+    def __getattr__(self, name: str) -> Any:  # get_source, get_code, is_package...: the module's own
+        return getattr(self.inner, name)
+
     def exec_module(self, module: types.ModuleType) -> None:
         self.inner.exec_module(module)
         try:

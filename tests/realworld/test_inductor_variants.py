@@ -89,3 +89,19 @@ def test_the_mode_adds_one_variant_per_applicable_pass(autotuner: Any) -> None:
         == _tags(tuner.compile_results)
     kwargs = [r.config.kwargs for r in tuner.compile_results]
     assert kwargs == [{"XBLOCK": 1024}] * 2 + [{"XBLOCK": 256}] * 2
+
+
+def test_inductor_imported_after_the_mode_is_wrapped_too() -> None:
+    # TRITON_EXT_ENABLE=auto activates the mode at start-up, before the user's script imports
+    # torch: the wrap must happen when Inductor's module is first imported.
+    import subprocess
+    import sys
+
+    code = ("import sys, triton_ext\n"
+            "assert 'torch' not in sys.modules\n"
+            "with triton_ext.auto_mode('grid_swizzle'):\n"
+            "    from torch._inductor.runtime.triton_heuristics import CachingAutotuner\n"
+            "    print(CachingAutotuner._precompile_worker.__module__, CachingAutotuner.benchmark_all_configs.__module__)\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.split() == ["triton_ext._inductor", "triton_ext._inductor"], proc.stdout
