@@ -41,6 +41,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--rounds", type=int, default=Timing.rounds, help="interleaved timing rounds per variant")
     p.add_argument("--rep-ms", type=int, default=Timing.rep_ms, help="do_bench repetition time per round (ms)")
     p.add_argument("--warmup-ms", type=int, default=Timing.warmup_ms, help="do_bench warm-up time (ms)")
+    p.add_argument("--allow-dirty", action="store_true",
+                   help="record results from a checkout with uncommitted changes as <commit>+diff.<hash> "
+                        "(default: refuse; also TRITON_EXT_ALLOW_DIRTY=1)")
     p.add_argument("--commit", help="commit to record when the checkout has no git metadata (default: git rev-parse HEAD)")
     p.add_argument("--from-json", type=Path, metavar="FILE",
                    help="rewrite BENCHMARK.md and the chart from a bench-<gpu>.json (e.g. where matplotlib exists)")
@@ -148,7 +151,7 @@ def _require_gpu() -> Any:
 
 def _main_check(specs: Sequence[BenchSpec], args: argparse.Namespace) -> int:
     _require_gpu()
-    env = environment()
+    env = environment(allow_dirty=True if args.commit else (args.allow_dirty or None))
     if args.commit:
         env["commit"] = args.commit
     failures = 0
@@ -164,7 +167,7 @@ def _main_check(specs: Sequence[BenchSpec], args: argparse.Namespace) -> int:
 def _main_gpu(specs: Sequence[BenchSpec], args: argparse.Namespace, timing: Timing) -> int:
     torch = _require_gpu()
     gpus = min(args.gpus, torch.cuda.device_count())
-    env = environment()
+    env = environment(allow_dirty=True if args.commit else (args.allow_dirty or None))
     if args.commit:
         env["commit"] = args.commit
     start = time.perf_counter()
