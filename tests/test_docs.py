@@ -1,10 +1,13 @@
-"""Documentation cannot drift from the result files: the README's benchmark table is generated from
-the committed ``results/bench-<gpu>.json`` files, and every relative link in the Markdown files
-points at a file that exists."""
+"""Documentation cannot drift from the repository: the generated tables equal what their generators
+make from the committed JSON, every relative link in the Markdown files points at a file that exists,
+and every repository path or file name the docs (and the scripts' docstrings and messages) name
+exists."""
 
 from __future__ import annotations
 
 import re
+import subprocess
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -52,3 +55,95 @@ def test_relative_links_resolve(path: Path) -> None:
               and re.search(r"\w\.\w+$|\w/$", target)  # a path, not code such as kernel[grid](...)
               and not (path.parent / target).exists()]
     assert not broken, f"{path.relative_to(REPO)}: broken links {broken}"
+
+
+# Names in docs that are not files of this repository, with the reason (anything else must exist).
+NOT_REPO_FILES = {
+    "FILE.mlir": "a placeholder in a command line",
+    "MyThing.cpp": "an example extension's source in packaging/README.md",
+    "PluginUtils.h": "Triton's header, inside the triton wheel",
+    "abi-breaking.h": "written by the toolchain into ~/.cache/triton-ext",
+    "toolchain.json": "written by the toolchain into ~/.cache/triton-ext",
+    "entry_points.txt": "a wheel's metadata file",
+    "site.py": "CPython's standard library",
+    "test_pipeliner.py": "Triton's own test file (python/test/unit/language in Triton's repository)",
+    "A.json": "placeholder file names in a command line (benchmarks/pass_selection_gpu.py --merge)",
+    "B.json": "placeholder file names in a command line (benchmarks/pass_selection_gpu.py --merge)",
+    "X.json": "placeholder file names in a command line (benchmarks/pass_selection_gpu.py --merge)",
+    "triton_ext/plugins/": "the core wheel's install layout, not a repository folder",
+    "passes/sanitizers/": "the folder name the Sanitizers' issue asked for (the README says why it differs)",
+}
+
+
+def _not_repo_file(token: str) -> bool:
+    return token in NOT_REPO_FILES or any(token.startswith(k) for k in NOT_REPO_FILES if k.endswith("/"))
+
+
+_FILE_NAME = re.compile(r"^[\w.\-/]+\.(py|md|json|cpp|h|td|mlir|sh|yaml|yml|txt|toml|cmake)$")
+
+
+@cache
+def _tracked() -> tuple[frozenset[str], frozenset[str]]:
+    """(top-level folders, file base names) of the repository's tracked files."""
+    files = subprocess.run(["git", "ls-files"], cwd=REPO, capture_output=True, text=True, check=True).stdout.split()
+    return frozenset(f.split("/")[0] for f in files if "/" in f), frozenset(Path(f).name for f in files)
+
+
+def missing_names(text: str, folder: Path, spans: re.Pattern[str]) -> list[str]:
+    """Repository paths (``passes/LoopSplit/bench.py``, ``results/x.json`` beside ``folder``) and
+    file names (``kernels.py``) inside ``spans`` of ``text`` that do not exist. A path starting with
+    a top-level folder of the repository is taken from the root, one whose first part exists in
+    ``folder`` from there; a bare file name must be a tracked file's name or exist in ``folder``.
+    Patterns (``bench-<gpu>.json``, ``*.json``, ``{json,png}``) and ``../`` paths are not checked."""
+    top, names = _tracked()
+    missing = []
+    for span in spans.findall(text):
+        for token in re.split(r"[\s,;()=\"'\[\]]+", span):
+            token = token.split("::")[0].rstrip(".:")  # test/test_x.py::test_name
+            if (not token or _not_repo_file(token) or any(c in token for c in "<>*{}$|%~")
+                    or token.startswith(("/", "-", "..", "http")) or "..." in token or "//" in token):
+                continue
+            if "/" in token:
+                first = token.split("/")[0]
+                base = REPO if first in top else folder if (folder / first).exists() and folder != REPO else None
+                if base is not None and not (base / token).exists():
+                    missing.append(token)
+            elif _FILE_NAME.match(token) and token not in names and not (folder / token).exists():
+                missing.append(token)
+    return sorted(set(missing))
+
+
+@pytest.mark.parametrize("path", _markdown_files(), ids=lambda p: str(p.relative_to(REPO)))
+def test_paths_named_in_docs_exist(path: Path) -> None:
+    missing = missing_names(path.read_text(encoding="utf-8"), path.parent, re.compile(r"`([^`\n]+)`"))
+    assert not missing, (f"{path.relative_to(REPO)} names {missing}, which do not exist; fix the name or, "
+                         "if it is not a repository file, add it to NOT_REPO_FILES with the reason")
+
+
+def _scripts() -> list[Path]:
+    """Tracked Python files outside the tests (their docstrings and messages are user-facing)."""
+    files = subprocess.run(["git", "ls-files", "*.py"], cwd=REPO, capture_output=True, text=True,
+                           check=True).stdout.split()
+    return [REPO / f for f in files if not f.startswith("tests/") and "/test/" not in f]
+
+
+def test_paths_named_in_scripts_exist() -> None:
+    top, _ = _tracked()
+    broken = {}
+    for path in _scripts():
+        text = path.read_text(encoding="utf-8")
+        # ``name.py`` in docstrings, and "passes/X/results/BENCHMARK.md" in strings and comments
+        missing = missing_names(text, path.parent, re.compile(r"``([^`\n]+)``"))
+        missing += [t for t in re.findall(r"(?<![\w/.])([A-Za-z_][\w\-]*/[\w.\-/]+\.[a-z]+)\b", text)
+                    if t.split("/")[0] in top and _FILE_NAME.match(t) and not _not_repo_file(t)
+                    and not (REPO / t).exists()]
+        if missing:
+            broken[str(path.relative_to(REPO))] = sorted(set(missing))
+    assert not broken, f"scripts name files that do not exist: {broken}"
+
+
+def test_missing_names_flags_what_is_not_there(tmp_path: Path) -> None:
+    text = ("run `passes/LoopSplit/bench.py` and `passes/LoopSplit/nope.py`, read `kernels.py`, "
+            "`causal_attention.py`, `results/bench-<gpu>.json`, `tools/explore/x.py`, `FILE.mlir`")
+    assert missing_names(text, REPO / "passes" / "LoopSplit", re.compile(r"`([^`\n]+)`")) == [
+        "causal_attention.py", "passes/LoopSplit/nope.py", "tools/explore/x.py"]
