@@ -5,6 +5,8 @@ exists."""
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import subprocess
 from functools import cache
@@ -147,3 +149,70 @@ def test_missing_names_flags_what_is_not_there(tmp_path: Path) -> None:
             "`causal_attention.py`, `results/bench-<gpu>.json`, `tools/explore/x.py`, `FILE.mlir`")
     assert missing_names(text, REPO / "passes" / "LoopSplit", re.compile(r"`([^`\n]+)`")) == [
         "causal_attention.py", "passes/LoopSplit/nope.py", "tools/explore/x.py"]
+
+
+# --------------------------------------------------------------------------- #
+# Every generated table equals what its generator makes from the committed JSON.
+# --------------------------------------------------------------------------- #
+
+
+def _block(text: str, begin: str, end: str) -> str:
+    assert begin in text and end in text, f"markers {begin} ... {end} not found"
+    return text.split(begin, 1)[1].split(end, 1)[0]
+
+
+def test_reach_table_is_generated_from_its_json() -> None:
+    from tests.realworld import gpu_table
+
+    results = REPO / "docs" / "results.md"
+    data_path = REPO / "tests" / "realworld" / "results" / "realworld-gpu-h200.json"
+    table = gpu_table.render(json.loads(data_path.read_text(encoding="utf-8")),
+                             os.path.relpath(data_path, results.parent))
+    assert _block(results.read_text(encoding="utf-8"), gpu_table.BEGIN, gpu_table.END) == "\n" + table, (
+        "docs/results.md's reach table differs from its JSON; run `python tests/realworld/gpu_table.py "
+        "tests/realworld/results/realworld-gpu-h200.json --readme docs/results.md`")
+
+
+def test_cpu_reach_table_is_generated_from_its_json() -> None:
+    from tests.realworld import make_table
+
+    data = json.loads((REPO / "tests" / "realworld" / "results" / "cpu-reach.json").read_text(encoding="utf-8"))
+    assert (REPO / "tests" / "realworld" / "REACH.md").read_text(encoding="utf-8") == make_table.render(data), (
+        "tests/realworld/REACH.md differs from results/cpu-reach.json; run "
+        "`python tests/realworld/make_table.py tests/realworld/results/cpu-reach.json`")
+
+
+def test_sanitizer_overhead_table_is_generated_from_its_json(tmp_path: Path) -> None:
+    from tests.realworld import sanitizer_overhead
+
+    readme = REPO / "passes" / "Sanitizers" / "README.md"
+    copy = tmp_path / "README.md"
+    copy.write_text(readme.read_text(encoding="utf-8"), encoding="utf-8")
+    results = REPO / "tests" / "realworld" / "results"
+    sanitizer_overhead.main([
+        "--corpus", str(results / "realworld-san-h200.json"),
+        "--bench", str(REPO / "passes" / "Sanitizers" / "results" / "bench-h200.json"),
+        "--sites", str(results / "sanitizer-sites-cpu.json"), "--costs", str(results / "sanitizer-costs-cpu.json"),
+        "--readme", str(copy)])  # exits 1 when a target is missed; the table is written either way
+    generated = _block(copy.read_text(encoding="utf-8"), sanitizer_overhead.BEGIN, sanitizer_overhead.END)
+    assert _block(readme.read_text(encoding="utf-8"), sanitizer_overhead.BEGIN, sanitizer_overhead.END) == generated, (
+        "passes/Sanitizers/README.md's overhead table differs from its JSON; regenerate it with "
+        "`python -m tests.realworld.sanitizer_overhead ... --readme passes/Sanitizers/README.md` "
+        "(inputs as in this test)")
+
+
+def test_reliability_gpu_rows_are_generated_from_their_json() -> None:
+    """The GPU section of tests/reliability/RESULTS.md from its committed JSON. (The CPU sections'
+    JSON is written into the build folder by the suite and not committed, so only this part of
+    the file can be regenerated here.)"""
+    from tests.reliability.reliability_table import read_sections, render
+
+    sections = read_sections([REPO / "tests" / "corpus" / "results" / "corpus-gpu-h200.json"])
+    assert [s.key for s in sections] == ["gpu"]
+    lines = [ln for ln in render(sections).splitlines()
+             if ln.startswith(("| ", "- **", "  ")) and not ln.startswith(("| **All", "| Area"))]
+    committed = (REPO / "tests" / "reliability" / "RESULTS.md").read_text(encoding="utf-8").splitlines()
+    missing = [ln for ln in lines if ln not in committed]
+    assert len(lines) > 10 and not missing, (
+        f"tests/reliability/RESULTS.md lacks these generated lines {missing}; run "
+        "`python -m tests.reliability.reliability_table <section JSON> tests/corpus/results/corpus-gpu-h200.json`")
