@@ -11,6 +11,7 @@ import re
 import subprocess
 from functools import cache
 from pathlib import Path
+from typing import Any, Iterator
 
 import pytest
 
@@ -237,3 +238,51 @@ def test_commits_cited_in_docs_exist(path: Path) -> None:
                                        capture_output=True).returncode != 0)
     assert not missing, (f"{path.relative_to(REPO)} cites commits {missing} that are not in the history; "
                          "cite a commit that is, or add it to UNKEPT_COMMITS with the reason")
+
+
+def _json_numbers(doc: Any) -> Iterator[float]:
+    if isinstance(doc, dict):
+        for value in doc.values():
+            yield from _json_numbers(value)
+    elif isinstance(doc, list):
+        for value in doc:
+            yield from _json_numbers(value)
+    elif isinstance(doc, (int, float)) and not isinstance(doc, bool):
+        yield float(doc)
+
+
+def _extension_rows(readme: str) -> list[list[str]]:
+    table = readme.split("## Extensions", 1)[1].split("\n## ", 1)[0]
+    return [[c.strip() for c in line.strip().strip("|").split("|")] for line in table.splitlines()
+            if line.startswith("| [")]
+
+
+def test_readme_extension_numbers_come_from_committed_results() -> None:
+    """Each number in the README's extension table is in the results its row links: the generated
+    summary (docs/results.md) and BENCHMARK.md of that extension, or a value of the linked JSON (or
+    its reciprocal: "21x slower") rounded as written."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    summary = (REPO / "docs" / "results.md").read_text(encoding="utf-8")
+    rows = _extension_rows(readme)
+    assert len(rows) >= 8, rows
+    unsupported = {}
+    for row in rows:
+        measured = row[-1]
+        links = re.findall(r"\]\(([^)]+)\)", measured)
+        assert links, f"README row {row[0]} links no results"
+        texts, values = [], []
+        for link in links:
+            target = REPO / link
+            if target.suffix == ".json":
+                values += list(_json_numbers(json.loads(target.read_text(encoding="utf-8"))))
+            else:
+                texts.append(target.read_text(encoding="utf-8"))
+                texts += [ln for ln in summary.splitlines() if f"(../{link})" in ln]
+        found = set(re.findall(r"\d+(?:\.\d+)?", "\n".join(texts)))
+        prose = re.sub(r"\([^()]*\]\([^)]*\)\)|`[^`]*`|sm_\d+|\d+-D", "", measured)
+        for number in re.findall(r"(?<![\w.])\d+(?:\.\d+)?(?=x|–|-)", prose):
+            digits = len(number.split(".")[1]) if "." in number else 0
+            rounded = {f"{v:.{digits}f}" for v in values} | {f"{1 / v:.{digits}f}" for v in values if v}
+            if number not in found and number not in rounded:
+                unsupported.setdefault(row[0], []).append(number)
+    assert not unsupported, f"README extension table numbers not found in the results they link: {unsupported}"
