@@ -355,6 +355,28 @@ def _parse_extension(
 MAX_DEPTH = 32
 
 
+class _AliasRefused(Exception):
+    """An alias (``*name``) in a registry; carries its line (1-based) and name."""
+
+    def __init__(self, line: int, name: str) -> None:
+        super().__init__(name)
+        self.line, self.name = line, name
+
+
+class _NoAliasLoader(yaml.SafeLoader):
+    """A SafeLoader whose composer refuses aliases at the first one.
+
+    A registry needs no aliases, and each alias can stand for a whole subtree: nested ones
+    ("billion laughs") make any walk over the composed tree exponential in the file's length.
+    Refusing them while composing keeps the tree a tree, so every later walk is linear."""
+
+    def compose_node(self, parent: yaml.Node | None, index: object) -> yaml.Node | None:  # type: ignore[override]
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            raise _AliasRefused(event.start_mark.line + 1, event.anchor)
+        return super().compose_node(parent, index)  # type: ignore[no-any-return]
+
+
 def _construct(node: yaml.Node, strict: bool = False) -> Any:
     """The Python value of a scalar node. A fresh SafeLoader each time: loaders keep state, and
     threads may parse registries at once. A tag YAML cannot construct gives the raw text (the
@@ -392,7 +414,11 @@ def parse_registry(text: str, path: Path | str = "registry.yaml", library_dir: P
     c = _Checker(path)
     c.read_sources = read_sources
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        root = yaml.compose(text, Loader=_NoAliasLoader)
+    except _AliasRefused as exc:
+        raise ManifestError(f"{path}:{exc.line}: YAML alias '*{exc.name}' is not allowed in a registry; "
+                            f"write the value out in full where the alias stands (and drop its "
+                            f"'&{exc.name}' anchor)", path=path) from None
     except RecursionError:
         raise ManifestError(f"{path}:1: nested too deeply for a registry; a registry needs at most "
                             "6 levels (extensions.<name>.passes.<pass>.options.<flag>)",
