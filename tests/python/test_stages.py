@@ -190,6 +190,111 @@ def test_uninstall_restores_none_and_the_bindings(registry: Path) -> None:
     assert passes.ttir.add_loop_unroll is original_add and ir.pass_manager.run is original_run
 
 
+def test_install_adopts_its_own_hook_put_back_by_a_saver(registry: Path) -> None:
+    # Issue 26 item 7: code that saved the slot while ours was in it (a test fixture, an extension
+    # package), uninstalled triton_ext, then put the saved hook back. The next enable() must not
+    # chain our hook to itself (it raised RecursionError at the next key query).
+    triton_ext.enable("plugin")
+    saved = knobs.runtime.add_stages_inspection_hook
+    triton_ext.disable()
+    triton_ext.uninstall()
+    knobs.runtime.add_stages_inspection_hook = saved
+    triton_ext.enable("plugin")
+    assert _stages.installed()
+    k, h = key()
+    assert k.startswith("triton_ext-") and "|" not in k and h
+    assert renamed(compile_kernel(block=256))
+    triton_ext.uninstall()
+    assert knobs.runtime.add_stages_inspection_hook is None
+
+
+def test_install_recognises_its_hook_inside_a_chaining_hook(registry: Path) -> None:
+    # A hook installed over ours that chains ours (a closure over it); triton_ext is then
+    # uninstalled and enabled again: ours is inside the slot's hook, so install() adopts it.
+    triton_ext.enable("plugin")
+    ours = knobs.runtime.add_stages_inspection_hook
+    calls: list[str] = []
+
+    def outer(*args: Any) -> Any:
+        calls.append("key" if not args else "stages")
+        result = ours(*args)
+        return ("outer|" + result[0], result[1]) if not args else result
+
+    knobs.runtime.add_stages_inspection_hook = outer
+    triton_ext.uninstall()  # the slot holds outer, not ours: left in place
+    assert knobs.runtime.add_stages_inspection_hook is outer
+    triton_ext.enable("plugin")
+    assert knobs.runtime.add_stages_inspection_hook is outer
+    k, h = key()
+    assert k.startswith("outer|triton_ext-") and k.count("triton_ext-") == 1 and h
+    assert renamed(compile_kernel(block=256)) and calls.count("stages") == 1
+
+
+def test_a_hook_calling_back_into_ours_ends_the_chain(registry: Path) -> None:
+    # The backstop when install() cannot see inside a hook: ours chains `opaque`, which calls ours
+    # again through a route no walk finds (a registry lookup). The call-back gets an empty answer.
+    routes: dict[str, Any] = {}
+
+    class Opaque:
+        __slots__ = ()
+
+        def __call__(self, *args: Any) -> Any:
+            return routes["ours"](*args)
+
+    knobs.runtime.add_stages_inspection_hook = Opaque()
+    triton_ext.enable("plugin")
+    routes["ours"] = knobs.runtime.add_stages_inspection_hook
+    k, h = key()
+    assert k.count("triton_ext-") == 1 and h
+    assert renamed(compile_kernel(block=256))
+
+
+CHAINED_SUITE = """
+import pytest
+import triton_ext
+from triton import knobs
+from triton_ext import _stages
+
+triton_ext.enable("plugin")  # at collection, as a package that loads plugins at import did
+
+
+@pytest.fixture(autouse=True)
+def _clean(clean_triton_ext):
+    yield
+
+
+def test_first():
+    pass  # the fixture saved our installed hook, reset, and must put back exactly that
+
+
+def test_second():
+    assert _stages.installed()  # as the fixture found it before test_first
+    triton_ext.enable("plugin")
+    key, digest = knobs.runtime.add_stages_inspection_hook()
+    assert key.count("triton_ext-") == 1 and digest
+"""
+
+
+def test_clean_triton_ext_restores_what_it_saved(registry: Path, tmp_path: Path) -> None:
+    # Issue 26 item 7 as the suite met it (`pytest tests/python language/OnChip/test`): a hook
+    # installed at collection, the fixture around one test, then enable() in the next test.
+    import subprocess
+    import sys
+
+    from tests.python.conftest import REPO
+
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    (suite / "test_chained.py").write_text(CHAINED_SUITE)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TRITON_EXT_ENABLE")}
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")])
+    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "triton_ext.testing.plugin",
+                          "-p", "no:cacheprovider", "-p", "no:randomly", str(suite)],
+                         env=env, capture_output=True, text=True, cwd=suite, timeout=300)
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-2000:]
+    assert "2 passed" in out.stdout
+
+
 def test_hip_target_outside_targets_is_untouched(registry: Path) -> None:
     triton_ext.enable("plugin")  # registry: cuda only (min_arch 80)
     with _stages.record() as plans:
