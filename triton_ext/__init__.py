@@ -2,7 +2,7 @@
 
 Importing this package does nothing to Triton unless ``TRITON_EXT_ENABLE`` is
 set (``TRITON_EXT_ENABLE=loop_split,other``; ``default`` names the passes marked
-``enabled_by_default``). Then, as on :func:`enable`, the registry is read, the
+``enabled_by_default``; options in MLIR's syntax: ``nan_inf_check{mode=abort}``). Then, as on :func:`enable`, the registry is read, the
 libraries are checked in a child process and loaded, and the stages hook is
 installed so that each enabled pass runs at its declared place::
 
@@ -174,7 +174,9 @@ def _enable_from_environment() -> None:
         _auto.activate(_auto.parse(names) or ())
         return
     if names:
-        enable(*names)
+        from ._selection import enable_text
+
+        enable_text(",".join(names), origin="TRITON_EXT_ENABLE")
 
 
 _enable_from_environment()

@@ -2,7 +2,8 @@
 
 A failing plugin pass makes the stage run again without it and warns; with
 ``TRITON_EXT_STRICT=1`` it raises :class:`~triton_ext._errors.PassFailedError` instead. A pass
-whose anchor never appears is reported the same way. :func:`record` collects the plans (tests,
+whose anchor never appears is reported the same way. A check (``role: check``, so
+``on_failure: error``) always raises: a kernel never compiles silently without its check. :func:`record` collects the plans (tests,
 ``triton_ext.record_pipelines``).
 """
 
@@ -55,6 +56,11 @@ def records_all_stages() -> bool:
 
 
 def _warn_or_raise(message: str, entry: Enabled) -> None:
+    if entry.spec.on_failure == "error":  # a check: the kernel must not compile without it
+        raise PassFailedError(
+            message + f"; pass {entry.spec.name} is a check (role: {entry.spec.role}, on_failure: error), so the "
+            "kernel is not compiled without it",
+            extension=entry.extension.name, path=entry.extension.library_path(), pass_name=entry.spec.name)
     if settings.strict:
         raise PassFailedError(
             message, extension=entry.extension.name, path=entry.extension.library_path(), pass_name=entry.spec.name
@@ -105,8 +111,8 @@ def wrap_stage(stage: str, original: StageFn, entries: tuple[Enabled, ...]) -> S
                 fatal = [n for n in names if by_name[n].spec.on_failure == "error"]
                 if fatal:  # a check: compiling without it would hide what it reported
                     raise PassFailedError(
-                        message + f"; pass {fatal[0]} is a check (on_failure: error): its diagnostics above say "
-                        "what to fix",
+                        message + f"; pass {fatal[0]} is a check (role: {by_name[fatal[0]].spec.role}, on_failure: "
+                        "error), so the kernel is not compiled without it: its diagnostics above say what to fix",
                         extension=by_name[fatal[0]].extension.name,
                         path=by_name[fatal[0]].extension.library_path(),
                         pass_name=fatal[0],

@@ -41,7 +41,10 @@ def _parse_bool(var: str, text: str) -> bool:
 
 
 def _parse_names(var: str, text: str) -> tuple[str, ...]:
-    return tuple(name.strip() for name in text.split(",") if name.strip())
+    """Comma-separated items; a comma inside an item's braces (``name{...}``) does not split."""
+    from ._passlist import split_items
+
+    return tuple(split_items(text))
 
 
 def _parse_path(var: str, text: str) -> Path | None:
@@ -68,7 +71,8 @@ class _Field(Generic[T]):
 _FIELDS: dict[str, _Field[Any]] = {
     "enable": _Field(
         "TRITON_EXT_ENABLE", _parse_names, lambda: (),
-        "Comma-separated pass names enabled when triton_ext is imported ('default' = enabled_by_default ones).",
+        "Comma-separated pass names enabled when triton_ext is imported ('default' = enabled_by_default ones), "
+        "each with options in MLIR's syntax if wanted: nan_inf_check{mode=abort print=first}.",
     ),
     "strict": _Field(
         "TRITON_EXT_STRICT", _parse_bool, lambda: False,

@@ -354,8 +354,37 @@ def test_failing_check_pass_raises_without_strict_mode(tmp_path: Path, build_dir
     monkeypatch.setenv("TRITON_EXT_REGISTRY", str(write_registry(tmp_path, position=position)))
     monkeypatch.setenv("TRITON_EXT_BUILD_DIR", str(build_dir))
     triton_ext.enable("plugin")
-    with pytest.raises(PassFailedError, match=r"pass plugin .* failed in make_ttir .*is a check \(on_failure: error\)"):
+    with pytest.raises(PassFailedError, match=r"pass plugin .* failed in make_ttir .*is a check \(role: optimization, "
+                                              r"on_failure: error\)"):
         compile_kernel(add_one_with_helper, block=64)
+
+
+@pytest.mark.parametrize("where", ["pass", "extension"])
+def test_check_role_fails_the_compile_when_the_pass_fails(tmp_path: Path, build_dir: Path,
+                                                          monkeypatch: pytest.MonkeyPatch, where: str) -> None:
+    # Issue 26 item 5: a check (role: check, on the pass or its extension) that cannot run fails
+    # the compile by default; it used to warn and compile the kernel without the check.
+    path = write_registry(tmp_path, position="after: loop_unroll" + ("\n        role: check" if where == "pass" else ""))
+    if where == "extension":
+        path.write_text(path.read_text().replace("    passes:\n", "    role: check\n    passes:\n", 1))
+    monkeypatch.setenv("TRITON_EXT_REGISTRY", str(path))
+    monkeypatch.setenv("TRITON_EXT_BUILD_DIR", str(build_dir))
+    assert triton_ext.manifest().find_pass("plugin").on_failure == "error"
+    triton_ext.enable("plugin")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", TritonExtWarning)
+        with pytest.raises(PassFailedError, match=r"is a check \(role: check, on_failure: error\), so the kernel is not "
+                                                  r"compiled without it"):
+            compile_kernel(add_one_with_helper, block=64)
+
+
+def test_check_role_fails_the_compile_when_its_anchor_is_missing(tmp_path: Path, build_dir: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TRITON_EXT_REGISTRY", str(write_registry(tmp_path, position="after: coalesce\n        role: check")))
+    monkeypatch.setenv("TRITON_EXT_BUILD_DIR", str(build_dir))
+    triton_ext.enable("plugin")
+    with pytest.raises(PassFailedError, match=r"anchor 'coalesce' \(after\) never appeared in stage ttir .*is a check"):
+        compile_kernel(block=512)
 
 
 def test_missing_anchor_warns_or_raises(tmp_path: Path, build_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
