@@ -10,6 +10,7 @@ whose anchor never appears is reported the same way. A check (``role: check``, s
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import tempfile
 import threading
@@ -18,6 +19,7 @@ from typing import Any, Iterator, Protocol
 
 from ._errors import PassFailedError, TritonExtWarning
 from ._launch import apply_launch_requests
+from ._log import get as _get_logger
 from ._pipeline import Insertion, Plan, activate
 from ._selection import Enabled
 from ._settings import settings
@@ -25,6 +27,7 @@ from ._settings import settings
 __all__ = ["StageFn", "wrap_stage", "record", "records_all_stages"]
 
 _recording = threading.local()
+_logger = _get_logger("runner")
 
 
 class StageFn(Protocol):
@@ -90,6 +93,11 @@ def wrap_stage(stage: str, original: StageFn, entries: tuple[Enabled, ...]) -> S
         while True:
             by_name = {e.spec.name: e for e in active}
             plan = Plan(stage, [Insertion(e.spec, e.args) for e in active])
+            if active and _logger.isEnabledFor(logging.DEBUG):
+                kernel = metadata.get("name")
+                _logger.debug("stage %s%s: %s", stage, f" of {kernel}" if kernel else "",
+                              "; ".join(f"{e.spec.name} at {e.spec.position} ({' '.join(e.args) or 'no options'})"
+                                        for e in active))
             plans = getattr(_recording, "plans", None)
             if plans is not None:
                 plans.append(plan)
@@ -127,6 +135,7 @@ def wrap_stage(stage: str, original: StageFn, entries: tuple[Enabled, ...]) -> S
                 if snapshot is None or context is None:
                     raise
                 warnings.warn(message + "; compiling this kernel without it", TritonExtWarning, stacklevel=2)
+                _logger.info("%s: dropped %s for this kernel after: %s", stage, ", ".join(names), message)
                 active = [e for e in active if e.spec.name not in names]
                 src = _reparse(snapshot, context)
                 if not active:

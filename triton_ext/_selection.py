@@ -17,12 +17,14 @@ from typing import Any, Iterator, Mapping, Sequence
 
 from ._errors import OptionError, UnknownPassError
 from ._manifest import Extension, Manifest, PassSpec, load_manifest
+from ._log import get as _get_logger
 from ._overrides import canonical as canonical_builtin, check as check_overrides
 
 __all__ = ["Enabled", "Selection", "KEY_VERSION", "current", "enable", "disable", "enabled", "using", "spell_options",
            "check_options"]
 
 KEY_VERSION = "triton_ext-2"
+_logger = _get_logger("selection")
 
 
 @dataclass(frozen=True)
@@ -232,6 +234,7 @@ def enable(*names: str, options: Mapping[str, Any] | None = None, **keywords: An
 
     install()
     entries = _build(names, spell_options(options, keywords), origin="enable()")
+    _log_enabled(entries, "enable()")
     with _lock:
         _global = _global.with_(entries)
         return _global
@@ -250,10 +253,17 @@ def enable_text(text: str, *, origin: str) -> Selection:
     manifest = load_manifest()
     for name, options in items:
         entries.extend(_build([name], options, manifest, origin=origin, text=True))
+    _log_enabled(entries, origin)
     install()
     with _lock:
         _global = _global.with_(entries)
         return _global
+
+
+def _log_enabled(entries: Sequence[Enabled], origin: str) -> None:
+    for e in entries:
+        _logger.info("%s: enabled %s (extension %s, %s): %s", origin, e.spec.name, e.extension.name, e.spec.position,
+                     " ".join(e.args) or "no options")
 
 
 def disable(*names: str) -> Selection:

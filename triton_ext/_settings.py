@@ -51,6 +51,12 @@ def _parse_path(var: str, text: str) -> Path | None:
     return Path(text).expanduser() if text.strip() else None
 
 
+def _parse_level(var: str, text: str) -> int | None:
+    from ._log import parse_level
+
+    return parse_level(var, text)
+
+
 def _parse_float(var: str, text: str) -> float:
     try:
         return float(text)
@@ -94,6 +100,11 @@ _FIELDS: dict[str, _Field[Any]] = {
         "TRITON_EXT_PROBE_TIMEOUT", _parse_float, lambda: 120.0,
         "Seconds the preflight child may take before the library is rejected.",
     ),
+    "log": _Field(
+        "TRITON_EXT_LOG", _parse_level, lambda: None,
+        "Log level of triton_ext's decisions (debug, info, warning, error): enabled passes, preflight, loads, "
+        "the passes placed in each stage, passes dropped; printed to stderr.",
+    ),
     "entry_points": _Field(
         "TRITON_EXT_ENTRY_POINTS", _parse_bool, lambda: True,
         "Merge registry fragments from the 'triton_ext.extensions' entry point group.",
@@ -110,6 +121,7 @@ class Settings:
     build_dir: Path
     cache_dir: Path
     probe_timeout: float
+    log: int | None
     entry_points: bool
 
     def __init__(self) -> None:

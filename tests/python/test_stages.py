@@ -124,7 +124,7 @@ def test_unknown_names_and_options(registry: Path) -> None:
         triton_ext.enable("plugn")
     with pytest.raises(UnknownPassError, match="option 'num-warp' is declared by none of plugin.*did you mean 'num-warps'"):
         triton_ext.enable("plugin", options={"num-warp": 2})
-    with pytest.raises(UnknownPassError, match="expected int, found 'x'"):
+    with pytest.raises(UnknownPassError, match="option num-warps: expected an int, found 'x'"):
         triton_ext.enable("plugin", options={"num-warps": "x"})
 
 

@@ -63,6 +63,8 @@
 namespace mlir::triton_ext {
 /// Where the trigger goes: the values of the `launch-dependents` option
 /// (Passes.td's EnumOption; MLIR parses the spelling).
+enum class TriggerPlacement { AfterLoads, AfterWait, None };
+
 #define GEN_PASS_DECL_TRITONEXTAUTOPDL
 #define GEN_PASS_DEF_TRITONEXTAUTOPDL
 #include "Passes.h.inc"
@@ -77,8 +79,6 @@ namespace {
 constexpr llvm::StringLiteral kLaunchPdlAttr = "triton_ext.launch_pdl";
 /// Oldest CUDA compute capability with griddepcontrol.
 constexpr unsigned kMinArch = 90;
-
-enum class TriggerPlacement { AfterLoads, AfterWait, None };
 
 /// True if `op` or an op nested in it may read memory. Ops without the
 /// effect interface (calls, unknown ops) are assumed to read.
