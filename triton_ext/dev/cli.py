@@ -47,7 +47,9 @@ def _extension_dict(ext: Extension) -> dict[str, Any]:
                 "enabled_by_default": p.enabled_by_default,
                 "on_failure": p.on_failure,
                 "role": p.role,
-                "options": {o.name: {"type": o.type, "default": o.default, "accepts": o.expected(), "help": o.help}
+                "options": {o.name: {"type": o.type, "default": o.default, "help": o.help,
+                                     **({"accepts": o.expected()} if o.choices or o.minimum is not None
+                                        or o.maximum is not None else {})}
                             for o in p.options},
                 "options_source": p.options_source,
             }
@@ -93,7 +95,8 @@ def _cmd_info(args: argparse.Namespace) -> int:
         if p["on_failure"] != "skip":
             print(f"    on_failure: {p['on_failure']} (its failure fails the compile)")
         for option, o in p["options"].items():
-            print(f"    --{option} ({o['accepts']}, default {o['default']!r}): {o['help']}")
+            accepts = f", {o['accepts']}" if "accepts" in o else ""
+            print(f"    --{option} ({o['type']}{accepts}, default {o['default']!r}): {o['help']}")
         if not p["options"] and p["options_source"] and not Path(p["options_source"]).is_file():
             print(f"    options: not known until built ({p['options_source']} is missing; "
                   f"`triton-ext build {ext.name}`)")
