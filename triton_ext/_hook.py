@@ -22,10 +22,12 @@ from __future__ import annotations
 import contextvars
 import hashlib
 import threading
+import warnings
 from dataclasses import dataclass
 from typing import Any, Callable, Protocol
 
 from . import _selection
+from ._errors import TritonExtWarning
 from ._pipeline import install_tap, uninstall_tap
 from ._runner import records_all_stages, wrap_stage
 from ._selection import _lock, _scoped, current
@@ -119,7 +121,27 @@ def _hook(*args: Any, **kwargs: Any) -> Any:
         ]
         if entries or record_all:
             stages[stage] = wrap_stage(stage, stages[stage], tuple(entries))
+    _warn_unplaced_checks(selection, stages, target, gluon)
     return None
+
+
+def _warn_unplaced_checks(selection: Any, stages: dict[str, Any], target: Any, gluon: bool) -> None:
+    """A check (``role: check``) never leaves a kernel unchecked silently: say when one cannot run
+    on this compile at all (its stage or anchor absent, as for a Gluon kernel, or a target outside
+    its extension's). Other passes are simply not applicable there."""
+    for e in selection.entries:
+        if e.spec.role != "check":
+            continue
+        if not e.extension.applies_to(target.backend, target.arch):
+            why = f"target {target.backend}:{target.arch} is outside the targets of extension {e.extension.name}"
+        elif e.spec.stage not in stages:
+            why = f"this compile has no {e.spec.stage} stage" + (" (a Gluon kernel starts at ttgir)" if gluon else "")
+        elif gluon and e.spec.stage == "ttgir" and e.spec.anchor:
+            why = f"its anchor {e.spec.anchor!r} is not in a Gluon kernel's pipeline"
+        else:
+            continue
+        warnings.warn(f"triton-ext: check {e.spec.name} (extension {e.extension.name}) does not run on this kernel: "
+                      f"{why}; it compiles without the check", TritonExtWarning, stacklevel=3)
 
 
 def _carry_selection_into(mode: Any) -> None:

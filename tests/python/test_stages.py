@@ -323,6 +323,28 @@ def test_gluon_kernel_has_no_ttir_stage(registry: Path) -> None:
     assert plans == []
 
 
+def test_a_check_that_cannot_run_on_a_gluon_kernel_says_so(tmp_path: Path, build_dir: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    # A check (role: check) at ttir cannot run on a Gluon kernel (no ttir stage): never silently.
+    from triton.experimental import gluon
+    from triton.experimental.gluon import language as gl
+    from triton.experimental.gluon._runtime import GluonASTSource
+
+    @gluon.jit
+    def gluon_copy(x, BLOCK: gl.constexpr):
+        layout: gl.constexpr = gl.BlockedLayout([1], [32], [4], [0])
+        offsets = gl.arange(0, BLOCK, layout=layout)
+        gl.store(x + offsets, gl.load(x + offsets) * 2)
+
+    monkeypatch.setenv("TRITON_EXT_REGISTRY", str(write_registry(tmp_path, position="after: loop_unroll\n        role: check")))
+    monkeypatch.setenv("TRITON_EXT_BUILD_DIR", str(build_dir))
+    triton_ext.enable("plugin")
+    with pytest.warns(TritonExtWarning, match=r"check plugin \(extension test_plugin\) does not run on this kernel: "
+                                              r"this compile has no ttir stage \(a Gluon kernel starts at ttgir\); it "
+                                              r"compiles without the check"):
+        triton.compile(GluonASTSource(gluon_copy, {"x": "*fp32"}, {"BLOCK": 128}), target=CUDA90)
+
+
 def test_failing_pass_warns_and_compiles_without_it(registry: Path) -> None:
     triton_ext.enable("plugin")
     with pytest.warns(TritonExtWarning, match=r"pass plugin \(extension test_plugin\) failed in make_ttir .*compiling this kernel without it"):
