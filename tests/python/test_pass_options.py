@@ -299,3 +299,39 @@ def test_a_sanitizer_that_cannot_run_fails_the_compile(real_registry: Path, fres
                                                              r"on_failure: error\), so the kernel is not compiled"):
             compile_kernel(block=256)
     assert "nan_inf_check: print=first needs records=true" in capfd.readouterr().err
+
+
+FRAGMENT = """\
+schema: 1
+extensions:
+  demo:
+    kind: pass
+    directory: passes/Demo
+    library: TritonExtDemo
+    status: experimental
+    summary: A demo, as an installed wheel's fragment carries it (no Passes.td beside it).
+    targets: {cuda: {}}
+    role: check
+    passes:
+      demo:
+        stage: ttir
+        options:
+          mode: {default: record, type: str, help: "What to do.", allowed: [record, abort]}
+          parts: {default: 3, type: int, help: "Parts.", min: 2, max: 3}
+"""
+
+
+def test_a_fragment_carries_allowed_values_and_bounds(tmp_path: Path) -> None:
+    spec = parse_registry(FRAGMENT, tmp_path / "registry.yaml").find_pass("demo")
+    assert (spec.role, spec.on_failure) == ("check", "error")
+    assert spec.option("mode").choices == ("record", "abort")
+    with pytest.raises(ValueError, match=r"option parts: expected an int in \[2, 3\], found 4 \(declared in "
+                                         r"registry.yaml:\d+\)"):
+        spec.option("parts").coerce(4)
+    bad = FRAGMENT.replace("default: record,", "default: loud,").replace("type: int, help", "type: bool, help")
+    with pytest.raises(triton_ext.ManifestError) as info:
+        parse_registry(bad, tmp_path / "registry.yaml")
+    text = str(info.value)
+    assert "options.mode.default: expected a default the option accepts: option mode: expected one of record, abort, " \
+           "found 'loud'" in text
+    assert "options.parts.min: expected min only for type int or float, found type bool" in text
