@@ -151,8 +151,7 @@ def test_unknown_name_is_still_an_error(setup) -> None:
 
 
 IMPORT_ONLY = """
-import json, sys
-sys.path[:0] = sys.argv[1:]
+import json
 import triton_ext_onchip, triton_ext_range
 from triton import knobs
 from triton_ext import _loader, _stages
@@ -166,9 +165,11 @@ def test_language_packages_load_nothing_at_import(tmp_path: Path) -> None:
     # Issue 26 item 7: importing triton_ext_onchip installed the stages hook and enabled its four
     # passes (a later test fixture then made the hook chain to itself). Importing a language
     # package changes no state; its load() does the loading.
-    env = {**os.environ, "TRITON_EXT_CACHE_DIR": str(tmp_path / "preflight"), "PYTHONPATH": str(REPO)}
+    packages = [str(REPO / "language/OnChip"), str(REPO / "language/RangeFacts")]
+    env = {**os.environ, "TRITON_EXT_CACHE_DIR": str(tmp_path / "preflight"),
+           "PYTHONPATH": os.pathsep.join([str(REPO), *packages])}
     env.pop("TRITON_EXT_ENABLE", None)
-    res = _run(env, "-c", IMPORT_ONLY, str(REPO / "language/OnChip"), str(REPO / "language/RangeFacts"))
+    res = _run(env, "-c", IMPORT_ONLY)
     assert res.returncode == 0, res.stderr
     assert json.loads(res.stdout.splitlines()[-1]) == {"hook": "None", "enabled": [], "loaded": []}
 
