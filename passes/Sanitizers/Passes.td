@@ -9,8 +9,8 @@
 
 include "triton-ext/PassOptions.td"
 
-// The reporting options nan_inf_check and offset_overflow_check share (C++ enums in
-// SanitizerUtils.h).
+// The reporting options nan_inf_check and offset_overflow_check share (C++
+// enums in SanitizerUtils.h).
 class ReportModeOption
     : EnumOption<"mode", "mode", "::mlir::triton_ext::sanitizers::ReportMode",
                  /*default=*/"record", "What a finding does.",
@@ -69,9 +69,9 @@ def TritonExtNanInfCheck : Pass<"triton-ext-nan-inf-check", "mlir::ModuleOp"> {
     ReportModeOption<>, PrintOption<>, RecordsOption<>,
     EnumOption<"fastPath", "fast-path",
                "::mlir::triton_ext::sanitizers::FastPath", /*default=*/"reload",
-               "How a store (not grouped with others) of a tile that dies at "
-               "the store, at most 64 elements per thread, is checked in record "
-               "mode.",
+               "How a store (not grouped with others) of a tile that dies "
+               "at the store, at most 64 elements per thread, is checked in "
+               "record mode.",
                [EnumValue<"Count", "count",
                           "the exact (count, first lane) in one two-operand "
                           "reduction, nothing of the tile live after it">,

@@ -1,19 +1,24 @@
-//===- PassOptions.td - Option classes shared by triton-ext passes -*- tablegen -*-===//
+//===- PassOptions.td - triton-ext pass option classes -*- tablegen -*-===//
 //
 // SPDX-License-Identifier: Apache-2.0
 //
-// Option classes for an extension's Passes.td, beside MLIR's `Option`. Each is an
-// `Option` (the generated pass base and MLIR's option parser see nothing new) with
-// extra fields the build emits as data: `mlir-tblgen --print-records` writes every
-// record, resolved, next to the plugin (lib<Target>.passes.records), and the Python
-// loader reads option names, types, defaults, help and these constraints from there
-// (triton_ext/_pass_records.py), so a bad value is refused before anything compiles.
+// Option classes for an extension's Passes.td, beside MLIR's `Option`. Each
+// is an `Option` (the generated pass base and MLIR's option parser see
+// nothing new) with extra fields the build emits as data: `mlir-tblgen
+// --print-records` writes every record, resolved, next to the plugin
+// (lib<Target>.passes.records), and the Python loader reads option names,
+// types, defaults, help and these constraints from there
+// (triton_ext/_pass_records.py): a bad value is refused before anything
+// compiles.
 //
 //   EnumOption<"mode", "mode", "::mlir::triton_ext::sanitizers::ReportMode",
 //              /*default=*/"record", "help",
-//              [EnumValue<"Record", "record", "help">, EnumValue<"Abort", "abort">]>
-//   RangeOption<"maxParts", "max-parts", "unsigned", /*default=*/"3", "help", 2, 3>
-//   MinOption<"groupSize", "group-size", "int", /*default=*/"8", "help", 2>
+//              [EnumValue<"Record", "record", "help">,
+//               EnumValue<"Abort", "abort">]>
+//   RangeOption<"maxParts", "max-parts", "unsigned", /*default=*/"3", "help",
+//               /*min=*/2, /*max=*/3>
+//   MinOption<"groupSize", "group-size", "int", /*default=*/"8", "help",
+//             /*min=*/2>
 //
 //===----------------------------------------------------------------------===//
 
