@@ -114,6 +114,11 @@ def capture_stderr() -> Iterator[list[str]]:
             sink.append(tmp.read().decode("utf-8", errors="replace"))
 
 
+#: What libtriton's pass manager adds when a pipeline fails (its crash reproducer, printed to
+#: stderr): not the pass's diagnostics, so never expected or checked (mlir-opt has no such lines).
+_PIPELINE_NOISE = ("Failures have been detected while processing an MLIR pass pipeline",
+                   "Pipeline failed while executing")
+
 _HEADER = re.compile(r"^(?P<loc>.*?)(?:: |^)(?P<sev>error|warning|remark|note): (?P<msg>.*)$")
 _FILE_LOC = re.compile(r'"?(?P<file>[^"()\s]+?)"?:(?P<line>\d+):(?P<col>\d+)')
 
@@ -121,12 +126,15 @@ _FILE_LOC = re.compile(r'"?(?P<file>[^"()\s]+?)"?:(?P<line>\d+):(?P<col>\d+)')
 def parse_diagnostics(text: str, path: str) -> list[Diagnostic]:
     """The diagnostics in captured stderr. A location in another file than ``path`` (same name
     counts as the same file) is reported as no location. Lines that are not diagnostics (the
-    source excerpt and caret MLIR prints under one, Python warnings) are skipped."""
+    source excerpt and caret MLIR prints under one, Python warnings) are skipped, and so is the
+    failed-pipeline error and note of libtriton's crash reproducer."""
     name = Path(path).name
     out: list[Diagnostic] = []
     for raw in text.splitlines():
         m = _HEADER.match(raw)
         if not m:
+            continue
+        if m.group("msg").startswith(_PIPELINE_NOISE):
             continue
         loc = m.group("loc")
         where = _FILE_LOC.search(loc) if loc else None
