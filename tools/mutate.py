@@ -17,13 +17,15 @@ extension whose suite must kill it). For each mutant this script
 A baseline run of every suite involved, unmutated, comes first (``--no-baseline`` skips it): a
 suite that fails without a mutant would "kill" everything. Results go to
 ``tests/mutation/results.json`` for a full run (commit, date, per-mutant outcome and duration),
-to ``build/mutation/results-partial.json`` with ``--only``. Exit status 0 only when every mutant
-run was killed.
+to ``build/mutation/results-partial.json`` with ``--only`` (``--only ... --update`` merges into
+``results.json``, each mutant's row keeping the commit and date it was run at). Exit status 0
+only when every mutant in the written file was killed.
 
     python tools/mutate.py --list
     python tools/mutate.py                                  # every mutant, about 1-3 min each
     python tools/mutate.py --only loop-split-pid-range-2-24,offset-overflow-make-range-end
     python tools/mutate.py --only nvidia_auto_pdl --all-tests  # every test that kills each
+    python tools/mutate.py --only loop_split --update      # rerun some, keep the rest
 """
 
 from __future__ import annotations
@@ -61,6 +63,7 @@ class MutationError(Exception):
 class Suite:
     lit: tuple[str, ...]
     pytest: tuple[str, ...]
+    needs: tuple[str, ...] = ()  # other extensions the tests load (built once, unmutated)
 
 
 @dataclass(frozen=True)
@@ -104,7 +107,8 @@ def load_mutants(path: Path = MUTANTS) -> MutantList:
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
     if not isinstance(data, dict) or "mutants" not in data or "suites" not in data:
         raise MutationError(f"{path}: expected top-level keys 'suites' and 'mutants'")
-    suites = {name: Suite(tuple(s.get("lit", ())), tuple(s.get("pytest", ())))
+    suites = {name: Suite(tuple(s.get("lit", ())), tuple(s.get("pytest", ())),
+                          tuple(s.get("needs", ())))
               for name, s in data["suites"].items()}
     mutants, seen = [], set()
     for i, m in enumerate(data["mutants"]):
@@ -308,14 +312,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--only", help="comma-separated mutant ids or extension names")
     ap.add_argument("--mutants", type=Path, default=MUTANTS, help="the mutant list (YAML)")
     ap.add_argument("--output", type=Path,
-                    help="results JSON (default: tests/mutation/results.json for a full run, "
-                         "build/mutation/results-partial.json with --only)")
+                    help="results JSON (default: tests/mutation/results.json for a full run or "
+                         "--update, build/mutation/results-partial.json with --only)")
     ap.add_argument("--tree", type=Path, default=WORK / "tree",
                     help="the scratch copy (kept between runs for incremental builds)")
     ap.add_argument("--timeout", type=float, default=1800.0,
                     help="seconds per mutant for the build and for its tests (default 1800)")
     ap.add_argument("--no-baseline", action="store_true",
                     help="skip running the suites unmutated first")
+    ap.add_argument("--update", action="store_true",
+                    help="merge this run's mutants into the existing results file (the others "
+                         "keep their recorded outcome) instead of replacing it")
     ap.add_argument("--all-tests", action="store_true",
                     help="run every test of the suite against each mutant and record all that "
                          "fail (slower; shows how many tests hold each rule)")
@@ -331,7 +338,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except MutationError as exc:
         print(f"mutate: {exc}", file=sys.stderr)
         return 2
-    output = args.output or (WORK / "results-partial.json" if args.only else RESULTS)
+    output = args.output or (WORK / "results-partial.json" if args.only and not args.update
+                             else RESULTS)
     tree = args.tree.resolve()
     tree.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
@@ -339,10 +347,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     outcomes: list[Outcome] = []
     extensions = sorted({m.extension for m in chosen})
+    needed = sorted({n for e in extensions for n in ml.suites[e].needs} - set(extensions))
     with tempfile.TemporaryDirectory(prefix="mutate-cache-") as cache:
         env = _env(tree, Path(cache))
-        log(f"mutate: building {', '.join(extensions)}")
-        built = build(tree, extensions, env, args.timeout)
+        log(f"mutate: building {', '.join(extensions + needed)}")
+        built = build(tree, extensions + needed, env, args.timeout)
         if not built.ok:
             print(f"mutate: the unmutated build fails:\n{built.output[-4000:]}", file=sys.stderr)
             return 2
@@ -367,11 +376,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Leave the copy's plugins built from the unmutated sources.
         build(tree, extensions, env, args.timeout)
 
-    counts: dict[str, int] = {}
-    for o in outcomes:
-        counts[o.outcome] = counts.get(o.outcome, 0) + 1
-    report = {
-        "schema": 1,
+    run = {
         "commit": _git("rev-parse", "HEAD"),
         "dirty": bool(_git("status", "--porcelain", "--untracked-files=no")),
         "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -380,13 +385,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         "all_tests": args.all_tests,
         "baseline": not args.no_baseline,
         "duration_s": round(time.monotonic() - started, 1),
-        "summary": counts,
-        "mutants": [asdict(o) for o in outcomes],
     }
+    rows = [{**asdict(o), "commit": run["commit"], "date": run["date"]} for o in outcomes]
+    runs = [run]
+    if args.update and output.is_file():
+        old = json.loads(output.read_text(encoding="utf-8"))
+        fresh = {r["id"] for r in rows}
+        listed = {m.id for m in ml.mutants}
+        rows = [r for r in old.get("mutants", []) if r["id"] not in fresh and r["id"] in listed] + rows
+        order = {m.id: i for i, m in enumerate(ml.mutants)}
+        rows.sort(key=lambda r: order.get(r["id"], len(order)))
+        runs = old.get("runs", []) + [run]
+    counts: dict[str, int] = {}
+    for r in rows:
+        counts[r["outcome"]] = counts.get(r["outcome"], 0) + 1
+    report = {"schema": 1, **run, "runs": runs, "summary": counts, "mutants": rows}
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     log(f"mutate: {', '.join(f'{v} {k}' for k, v in sorted(counts.items()))}; wrote {output}")
-    return 0 if counts.get("killed", 0) == len(outcomes) else 1
+    return 0 if counts.get("killed", 0) == len(rows) else 1
 
 
 if __name__ == "__main__":
