@@ -756,7 +756,6 @@ GEMM_VARIANTS = {
     "tma_128x256x64_s4": matmul_tma,
     "ws_128x256x64_s4": matmul_ws,
     "persistent_128x256x64_s3_r24": matmul_persistent,
-    "persistent_128x256x64_s3": lambda a, b: matmul_persistent(a, b, dict(PERSISTENT_CONFIG, PRODUCER_REGS=0)),
     "persistent_128x128x64_s5_r24": lambda a, b: matmul_persistent(
         a, b, dict(PERSISTENT_CONFIG, BN=128, STAGES=5)),
     "pingpong_128x128x64_s4": matmul_pingpong,
@@ -766,7 +765,6 @@ GEMM_VARIANTS = {
 #: OnChip causal attention candidates: (q, k, v, sm_scale) -> out.
 ATTN_VARIANTS = {
     "attn_n64": lambda q, k, v, s: attn_fwd(q, k, v, s, dict(BLOCK_M=128, BLOCK_N=64, num_warps=8)),
-    "attn_n128": lambda q, k, v, s: attn_fwd(q, k, v, s, dict(BLOCK_M=128, BLOCK_N=128, num_warps=8)),
     "fa3_pipelined_n64": lambda q, k, v, s: attn_fwd_pipelined(q, k, v, s, dict(BLOCK_M=128, BLOCK_N=64,
                                                                                 num_warps=8)),
     "fa3_pipelined_n128": lambda q, k, v, s: attn_fwd_pipelined(q, k, v, s, dict(BLOCK_M=128, BLOCK_N=128,
