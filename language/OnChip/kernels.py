@@ -575,7 +575,9 @@ def attn_fwd_pipelined_kernel(q_desc, k_desc, v_desc, Out, sm_scale, N_CTX, HEAD
     """Causal attention forward with the softmax of block j overlapped with the wgmma of S_{j+1}
     (FlashAttention-3's schedule, one program per BLOCK_M query rows of one head, three K/V
     stages). Same layout and contract as attn_fwd_kernel."""
-    start_m = tl.program_id(0)
+    # Heaviest query tiles (most key blocks under the causal mask) first: the last wave of
+    # programs then holds the light ones, which shortens the tail.
+    start_m = tl.num_programs(0) - 1 - tl.program_id(0)
     head = tl.program_id(1)
     q_row = head * N_CTX + start_m * BLOCK_M
     kv_row = head * N_CTX
@@ -690,7 +692,9 @@ def attn_fwd_ws_kernel(q_desc, k_desc, v_desc, Out, sm_scale, N_CTX, HEAD_DIM: t
     """attn_fwd_pipelined_kernel with the TMA copies in a one-warp producer partition (``split``)
     that runs ahead through STAGES (>= 3) K/V stages, and register reallocation: the producer
     keeps PRODUCER_REGS, the two consumer warp groups get the rest (240 with 24)."""
-    start_m = tl.program_id(0)
+    # Heaviest query tiles (most key blocks under the causal mask) first: the last wave of
+    # programs then holds the light ones, which shortens the tail.
+    start_m = tl.num_programs(0) - 1 - tl.program_id(0)
     head = tl.program_id(1)
     q_row = head * N_CTX + start_m * BLOCK_M
     kv_row = head * N_CTX
