@@ -764,6 +764,8 @@ GEMM_VARIANTS = {
         a, b, dict(PERSISTENT_CONFIG, BN=128, STAGES=5)),
     "pingpong_128x128x64_s4": matmul_pingpong,
     "pingpong_128x128x64_s5": lambda a, b: matmul_pingpong(a, b, dict(PINGPONG_CONFIG, STAGES=5)),
+    "pingpong_64x256x64_s4": lambda a, b: matmul_pingpong(a, b, dict(PINGPONG_CONFIG, BM=64, BN=256)),
+    "persistent_256x128x64_s3_r24": lambda a, b: matmul_persistent(a, b, dict(PERSISTENT_CONFIG, BM=256, BN=128)),
 }
 
 #: OnChip causal attention candidates: (q, k, v, sm_scale) -> out.
@@ -773,6 +775,8 @@ ATTN_VARIANTS = {
                                                                                 num_warps=8)),
     "fa3_pipelined_n128": lambda q, k, v, s: attn_fwd_pipelined(q, k, v, s, dict(BLOCK_M=128, BLOCK_N=128,
                                                                                  num_warps=8)),
+    "fa3_pipelined_n64_w4": lambda q, k, v, s: attn_fwd_pipelined(q, k, v, s, dict(BLOCK_M=128, BLOCK_N=64,
+                                                                                   num_warps=4)),
     "fa3_ws_n64_s3": lambda q, k, v, s: attn_fwd_ws(q, k, v, s),
     "fa3_ws_n64_s4": lambda q, k, v, s: attn_fwd_ws(q, k, v, s, dict(BLOCK_M=128, BLOCK_N=64, STAGES=4,
                                                                      PRODUCER_REGS=24, num_warps=8)),
