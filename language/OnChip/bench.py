@@ -587,6 +587,7 @@ def _smoke_child(kind: str, name: str, queue: Any) -> None:
     checked against float64; puts (name, "ok" | "wrong: ..." | "error: ...")."""
     import torch
 
+    kernels.oc.load()  # the OnChip plugins and passes (a package import need not load them)
     status = "ok"
     try:
         if kind == "warm":  # compile the Triton baselines of the timed run (their outputs are checked there)
@@ -951,6 +952,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-smoke", action="store_true",
                         help="--vendor: skip the child-process smoke run that leaves hanging kernels out")
     args = parser.parse_args(argv)
+    kernels.oc.load()  # the OnChip plugins and passes (a package import need not load them)
     if args.vendor:
         from triton_ext.bench.gpu import environment
 
