@@ -24,6 +24,15 @@ of passes/LoopSplit: the hand-split kernel and the one-loop kernel compiled with
         --out $RESULTS/onchip-attn-h200.json
 
 exits 1 when an output is wrong or a variant fails, and prints the ratios either way.
+
+``--vendor`` (issue 31) compares, in one run, the OnChip candidates of ``kernels.GEMM_VARIANTS``
+and ``kernels.ATTN_VARIANTS`` against cuBLAS (``torch.matmul``), every SDPA backend
+(``sdpa_kernel``; the fastest counts) and Triton, fp16 and bf16, outputs checked against float64
+first; about 4-5 minutes on the H200 (each OnChip candidate first runs once in its own child
+process, in parallel, so that a hanging kernel is left out instead of stopping the run):
+
+    TRITON_EXT_BUILD_DIR=$PWD/build python language/OnChip/bench.py --vendor --reps 5 \
+        --out $OUT/onchip-vendor-h200.json
 """
 
 from __future__ import annotations
