@@ -96,8 +96,8 @@ def main() -> int:
     rule("result")
     if ok:
         print("loop_split turned the one masked loop into an unmasked off-diagonal loop and a "
-              "masked diagonal part.\nOn an H200 this form runs 1.10-1.14x faster for sequence "
-              "lengths >= 4096 (passes/LoopSplit/BENCHMARK.md).")
+              "masked diagonal part.\nOn an H200 this form runs 1.08-1.13x faster for sequence "
+              "lengths >= 4096 (passes/LoopSplit/results/BENCHMARK.md).")
         return 0
     print("UNEXPECTED: the pass did not split the loop as intended")
     return 1

@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -53,11 +52,9 @@ def _split_happened(name: str, divisor: int) -> bool:
 
 
 def _commit() -> str:
-    try:
-        return subprocess.run(["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True,
-                              text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
+    from triton_ext.bench.gpu import checkout_commit
+
+    return checkout_commit()  # refuses a dirty checkout unless TRITON_EXT_ALLOW_DIRTY=1
 
 
 def main(argv: list[str] | None = None) -> int:

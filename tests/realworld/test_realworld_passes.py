@@ -97,7 +97,7 @@ def sweep(request: pytest.FixtureRequest) -> dict[tuple[str, str | None], dict[s
     out_file.parent.mkdir(parents=True, exist_ok=True)
     out_file.write_text(json.dumps({
         "what": "real-world kernels x registered passes, compiled through cubin for cuda:90 on CPU",
-        "commit": checkout_commit(short=True), "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "commit": checkout_commit(short=True, allow_dirty=True), "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "target": f"{CUDA90.backend}:{CUDA90.arch}", "versions": _versions(), "workers": workers,
         "wall_seconds": round(time.perf_counter() - start, 1),
         "kernels": [{"name": k.name, "package": k.package, "module": k.module, "attr": k.attr, "kind": k.kind}
