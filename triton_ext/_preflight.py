@@ -66,14 +66,12 @@ def sha256_file(path: Path) -> str:
 
 
 def _triton_version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
+    """The version of the triton that is imported, which the plugins load into. The
+    distribution metadata can name another one: a copy on PYTHONPATH ahead of an installed
+    triton (seen on a GPU host: metadata 3.6.0, imported 3.9.0)."""
+    import triton
 
-    try:
-        return version("triton")
-    except PackageNotFoundError:  # a source checkout on PYTHONPATH
-        import triton
-
-        return triton.__version__
+    return triton.__version__
 
 
 def _fix(extension: str | None) -> str:
