@@ -505,3 +505,51 @@ def test_poison_and_offset_check_compose_on_a_masked_gather():
     diffs = mismatched_lanes(run_before, run_after, len(cases))
     changed = {k: int(diffs[k].sum()) for k in ("memory", "trips", "undefined") if diffs[k].any()}
     assert not changed, changed
+
+
+# A loop nest the user asked to flatten (issue 32): the check of `i * s + b` inside the inner
+# loop is carried out of the nest (an i1 through both loops) and reported after it. The count
+# is 1 when some iteration the kernel runs wraps (the inner loop must run for `i * s` to be
+# computed), else 0.
+KERNEL_FLATTEN = """
+tt.func public @k(%out: !tt.ptr<f32>, %x: !tt.ptr<f32>, %s: i32, %b: i32, %lb: i32, %ub: i32,
+                  %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %one = arith.constant 1.000000e+00 : f32
+  scf.for %i = %lb to %ub step %c1 : i32 {
+    scf.for %j = %c0 to %n step %c1 : i32 {
+      %is = arith.muli %i, %s : i32
+      %off = arith.addi %is, %b : i32
+      %p = tt.addptr %out, %off : !tt.ptr<f32>, i32
+      %q = tt.addptr %p, %j : !tt.ptr<f32>, i32
+      tt.store %q, %one : !tt.ptr<f32>
+    }
+  } {tt.flatten}
+  tt.return
+}
+"""
+
+
+def _args_flatten(count: int) -> list[tuple[int, ...]]:
+    rng = random.Random("offset-flatten")
+    out = []
+    for _ in range(count):
+        s, b = _i32(rng), _i32(rng)
+        lb = _i32(rng) if rng.random() < 0.3 else rng.randint(-5, 5)
+        ub = min(max(lb + rng.randint(-2, 6), I32_MIN), I32_MAX)
+        out.append((s, b, lb, ub, rng.randint(-1, 3)))
+    return out
+
+
+@pytest.mark.parametrize("mode", ["record", "abort"])
+def test_offset_overflow_check_flatten_nest_counts_exactly(mode):
+    cases = _args_flatten(4000)
+    result = compare(KERNEL_FLATTEN, "offset_overflow_check", [(OUT, X) + c for c in cases],
+                     memory=memory,
+                     options=(("mode", mode), ("print", "every"), ("records", "false")))
+    exact = np.array([[int(n > 0 and any(not I32_MIN <= i * s + b <= I32_MAX
+                                         for i in range(lb, ub)))]
+                      for s, b, lb, ub, n in cases])
+    assert exact.any() and not exact.all()
+    _assert_exact_per_site(result, cases, exact, KERNEL_FLATTEN, ("%off =",), mode)

@@ -903,3 +903,58 @@ def test_warp_sites_decode_as_warp_groups():
     assert "lanes=5 warps=2 first index=" in record.line()
     with pytest.raises(ValueError, match="digits:warps"):
         sanitizers.parse_site_table("nan_inf_check|store non-finite|4096:lanes|k|f.py:1\n")
+
+
+@pytest.mark.parametrize("passes", [(), ("nan_inf_check",), ("masked_load_poison",),
+                                    ("offset_overflow_check",), ALL],
+                         ids=["none", "nan_inf_check", "masked_load_poison",
+                              "offset_overflow_check", "all"])
+@pytest.mark.parametrize("kernel", ["range_fuse", "range_fuse_data"])
+def test_tl_range_flatten_gives_one_loop(kernel, passes):
+    # Triton's test_core.py::test_tl_range_fuse (issue 32): `tl.range(0, ub, flatten=True)`
+    # around `tl.range(0, ub)` must compile to one scf.for in the TTGIR with each check on.
+    # offset_overflow_check's check of `i * ub` in front of the inner loop (with its report)
+    # kept Triton's copy of the nest for an empty inner loop alive: two scf.for.
+    fn = getattr(kernels, f"{kernel}_kernel")
+    sig = kernels.RANGE_FUSE_SIG if kernel == "range_fuse" else kernels.RANGE_FUSE_DATA_SIG
+    compiled = _compile(fn, sig, {}, passes)
+    assert "tt.flatten" in compiled.asm["ttir"]
+    assert compiled.asm["ttgir"].count("scf.for") == 1, compiled.asm["ttgir"]
+    # Each check is there (the test is not moot): sites of both checks, the poisoned load.
+    ttgir = compiled.asm["ttgir"]
+    if "offset_overflow_check" in passes:
+        assert any(k == f"{kernel}_kernel" and what == "i32 offset overflow lanes"
+                   for k, _, what in _reports(ttgir, "offset_overflow_check")), ttgir
+    if "nan_inf_check" in passes and kernel == "range_fuse_data":
+        assert ("range_fuse_data_kernel", _site("range_fuse_store"), "store non-finite") in \
+            _reports(ttgir, "nan_inf_check")
+    if "masked_load_poison" in passes and kernel == "range_fuse_data":
+        assert "0x7FC00000" in compiled.asm["ttir"]
+
+
+def _loop_attributes(ir: str) -> list[str]:
+    """The tt.* attribute dictionaries of the scf.for loops in ``ir``, in order."""
+    return re.findall(r"\} \{(tt\.[^}]*)\}", ir)
+
+
+@pytest.mark.parametrize("warp_specialize", [False, True], ids=["plain", "warp_specialize"])
+@pytest.mark.parametrize("passes", [("nan_inf_check",), ("masked_load_poison",),
+                                    ("offset_overflow_check",), ALL],
+                         ids=["nan_inf_check", "masked_load_poison", "offset_overflow_check",
+                              "all"])
+def test_user_loop_attributes_survive(passes, warp_specialize):
+    # num_stages, disallow_acc_multi_buffer, loop_unroll_factor and warp_specialize written by
+    # the user stay on their loop in the TTIR and the TTGIR with each check on (issue 32),
+    # although offset_overflow_check rebuilds the loop with a carried value and nan_inf_check
+    # checks a store in it.
+    constexprs = {"BLOCK": 16, "WARP_SPECIALIZE": warp_specialize}
+    plain = _compile(kernels.range_attrs_kernel, kernels.RANGE_ATTRS_SIG, constexprs)
+    checked = _compile(kernels.range_attrs_kernel, kernels.RANGE_ATTRS_SIG, constexprs, passes)
+    for stage in ("ttir", "ttgir"):
+        expected = _loop_attributes(plain.asm[stage])
+        assert expected and "tt.disallow_acc_multi_buffer" in expected[0], expected
+        assert ("tt.warp_specialize" in expected[0]) == warp_specialize, expected
+        assert _loop_attributes(checked.asm[stage]) == expected, stage
+    for check in passes:
+        if check != "masked_load_poison":
+            assert _reports(checked.asm["ttgir"], check), check
