@@ -319,6 +319,23 @@ def _run_masked_sum(torch, triton, kernels, dev, state, api) -> bool:
     return bool(torch.allclose(out.double(), pad.view(-1, block).sum(1), atol=1e-3))
 
 
+def _run_gather(torch, triton, kernels, dev, state, api) -> bool:
+    """A masked embedding lookup whose last block is partial (issue 26 item 2): correct, so
+    masked_load_poison + offset_overflow_check must report nothing."""
+    n, d, block, vocab = 1000 * 64 + 5, 128, 64, 50000
+    w = torch.randn(vocab, d, device=dev)
+    ids = torch.randint(0, vocab, (n,), dtype=torch.int32, device=dev)
+    out = torch.empty(n, d, device=dev)
+
+    def launch() -> None:
+        kernels.gather_rows_kernel[(triton.cdiv(n, block),)](w, ids, out, n, D=d, BLOCK=block)
+
+    launch()
+    torch.cuda.synchronize()
+    state["launch"] = launch
+    return bool(torch.equal(out, w[ids.long()]))
+
+
 ROW_STRIDE, ROW_COLS, ROW_BLOCK = 1 << 24, 1000, 1024
 
 
@@ -525,6 +542,9 @@ SCENARIOS: dict[str, dict[str, Any]] = {
     "offset_abort": {"passes": ["offset_overflow_check"], "options": {"mode": "abort"},
                      "run": _run_rows(OVERFLOW_ROWS), "abort": "row_offset"},
     "offset_clean": {"passes": ["offset_overflow_check"], "run": _run_rows(127)},
+    # A masked gather with the poison and the offset check together: silent (issue 26 item 2).
+    "poison_gather_clean": {"passes": ["masked_load_poison", "offset_overflow_check"],
+                            "run": _run_gather},
     "scale_clean": {"passes": list(ALL), "run": _run_scale},
     "gemm_clean": {"passes": list(ALL), "run": _run_gemm},
     "torch_compile_nan": {"passes": ["nan_inf_check"], "run": _run_torch_compile,

@@ -318,3 +318,16 @@ RANGE_FUSE_SIG = {"ub": "i32", "out_ptr": "*fp32"}
 RANGE_FUSE_DATA_SIG = {"ub": "i32", "x_ptr": "*fp32", "out_ptr": "*fp32"}
 RANGE_ATTRS_SIG = {"x_ptr": "*fp32", "idx_ptr": "*i32", "out_ptr": "*fp32", "n": "i32",
                    "stride": "i32", "BLOCK": "constexpr", "WARP_SPECIALIZE": "constexpr"}
+
+
+@triton.jit
+def gather_rows_kernel(w_ptr, ids_ptr, out_ptr, n, D: tl.constexpr, BLOCK: tl.constexpr):
+    """An embedding lookup (issue 26 item 2): row indices loaded under a mask without `other`,
+    then the rows gathered and stored under the same mask. Correct; with masked_load_poison the
+    masked-off indices are INT_MIN, and offset_overflow_check must not count their rows."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    idx = tl.load(ids_ptr + offs, mask=m)
+    cols = tl.arange(0, D)
+    rows = tl.load(w_ptr + idx[:, None] * D + cols[None, :], mask=m[:, None])  # SITE: gather_offset
+    tl.store(out_ptr + offs[:, None] * D + cols[None, :], rows, mask=m[:, None])

@@ -958,3 +958,18 @@ def test_user_loop_attributes_survive(passes, warp_specialize):
     for check in passes:
         if check != "masked_load_poison":
             assert _reports(checked.asm["ttgir"], check), check
+
+
+def test_masked_gather_offset_check_counts_touched_rows_only():
+    # Issue 26 item 2 through the JIT: with masked_load_poison the masked-off indices are
+    # INT_MIN; the offset check of `idx[:, None] * D` must AND its wrapped rows with the rows
+    # the gather touches (`m[:, None]`), or every masked-off row reported an overflow.
+    sig = {"w_ptr": "*fp32", "ids_ptr": "*i32", "out_ptr": "*fp32", "n": "i32",
+           "D": "constexpr", "BLOCK": "constexpr"}
+    ttir = _compile(kernels.gather_rows_kernel, sig, {"D": 128, "BLOCK": 64},
+                    ("masked_load_poison", "offset_overflow_check")).asm["ttir"]
+    assert ("gather_rows_kernel", _site("gather_offset"), "i32 offset overflow lanes") in \
+        _reports(ttir, "offset_overflow_check")
+    wrapped = re.search(r"(%\S+) = arith\.cmpi ne, %\S+, %\S+ : tensor<64x1xi64>", ttir)
+    assert wrapped, ttir
+    assert re.search(rf"arith\.andi {re.escape(wrapped.group(1))}, %\S+ : tensor<64x1xi1>", ttir), ttir
