@@ -238,8 +238,13 @@ def _run_ratio_2d(torch, triton, kernels, dev, state, api) -> bool:
 RATIO_ROWS = (1000, 500, 8, 512)  # rows, cols, ROWS_PER_PROG, BLOCK: 4 lanes per thread (4 warps)
 
 
-def _run_ratio_rows(torch, triton, kernels, dev, state, api) -> bool:
-    rows, cols, per_prog, block = RATIO_ROWS
+#: Rows of 2048 floats (16-aligned: vectorized runs of 4 lanes per thread, 4 repetitions of the
+#: 4-warp layout), so nan_inf_check's loop path reduces two in-thread axes (issue 32).
+RATIO_ROWS_WIDE = (300, 2048, 8, 2048)
+
+
+def _run_ratio_rows(torch, triton, kernels, dev, state, api, shape=RATIO_ROWS) -> bool:
+    rows, cols, per_prog, block = shape
     x, y, bad = _ratio_inputs(torch, dev, rows * cols)
     out = torch.empty_like(x)
 
@@ -496,6 +501,12 @@ SCENARIOS: dict[str, dict[str, Any]] = {
     # A store in a loop: the count path updates the records in the loop body.
     "nan_loop_count": {
         "passes": ["nan_inf_check"], "options": {"fast-path": "count"}, "run": _run_ratio_rows,
+        "lines": _one("ratio_rows_kernel", "ratio_rows_store", NAN),
+        "records": lambda extra: {_key("ratio_rows_kernel", _site("ratio_rows_store"), NAN):
+                                  {"lanes": 37, "first_index": extra["first_bad"]}}},
+    "nan_loop_wide": {
+        "passes": ["nan_inf_check"], "options": {"fast-path": "reload"},
+        "run": lambda *a: _run_ratio_rows(*a, shape=RATIO_ROWS_WIDE),
         "lines": _one("ratio_rows_kernel", "ratio_rows_store", NAN),
         "records": lambda extra: {_key("ratio_rows_kernel", _site("ratio_rows_store"), NAN):
                                   {"lanes": 37, "first_index": extra["first_bad"]}}},
