@@ -1,7 +1,7 @@
 """GPU check of the transparent mode, ``TRITON_EXT_ENABLE=auto`` (issue 19.2), over the corpus.
 
     TRITON_EXT_BUILD_DIR=$PWD/build python -m benchmarks.auto_mode_gpu --out auto-mode-h200.json \
-        [--candidates grid_swizzle,loop_split] [--kernels NAME ...]
+        [--candidates grid_swizzle,loop_split] [--kernels NAME ... | --half 0|1]
 
 For every kernel of the reliability corpus (tests/corpus/corpus_kernels.py, inputs and launches
 from tests/corpus/check_gpu.py) plus grid_swizzle's naive GEMM at 4096^3 and 8192^3:
@@ -11,11 +11,15 @@ from tests/corpus/check_gpu.py) plus grid_swizzle's naive GEMM at 4096^3 and 819
    does at import) with an empty decision cache; fresh inputs with the same seed; the first launch
    is timed wall-clock (compiles and times the variants: the first-launch cost); its outputs must
    equal the stock outputs (bit-identical reported, within the kernel's tolerance required);
-   then ``do_bench`` of the launch (the mode's per-launch lookup included);
-3. a second process with the same decision folder must take every choice from disk.
+   then ``do_bench`` of the launch;
+3. back to back, as applications launch (``triton_ext._timing.back_to_back_ms``: 200 launches
+   queued by the CPU, no flush, wall time per launch), 5 rounds alternating stock and the mode;
+4. a second process with the same decision folder must take every choice from disk.
 
 Reports per kernel: choice, applicable passes, variant timings, speedup (stock / auto, median of
-3 interleaved do_bench rounds), first-launch cost; overall geometric mean and the worst kernel.
+3 interleaved do_bench rounds), back-to-back speedup (median of 5), first-launch cost and the
+stock cold launch's; overall geometric means and the worst kernels. ``--candidates ''`` takes
+the registry's ``auto: true`` passes (bare ``TRITON_EXT_ENABLE=auto``).
 Default candidates are grid_swizzle and loop_split, so it stays under 4 minutes on an H200.
 """
 
@@ -38,9 +42,12 @@ import triton
 
 import triton_ext
 from tests.corpus import check_gpu  # the corpus and its input builders (run from the checkout)
+from triton_ext.testing import back_to_back_ms
 from triton_ext.testing import import_file, repo_root
 
 REPO = repo_root()
+#: Launches per back-to-back reading.
+B2B_CALLS = 200
 matmul_naive_kernel = import_file(REPO / "passes" / "GridSwizzle" / "kernels.py").matmul_naive_kernel
 
 
@@ -74,8 +81,10 @@ def corpus_case(name: str) -> Callable[[], tuple[Callable[[], Any], dict[str, to
 def measure(name: str, build: Callable[[], Any], candidates: list[str], seed: int) -> dict[str, Any]:
     torch.manual_seed(seed)
     go, outputs, atol, rtol = build()
+    start = time.perf_counter()
     go()
     torch.cuda.synchronize()
+    stock_first_s = time.perf_counter() - start
     stock_out = {k: v.clone() for k, v in outputs.items()}
     stock_ms = [triton.testing.do_bench(go)]
 
@@ -94,8 +103,20 @@ def measure(name: str, build: Callable[[], Any], candidates: list[str], seed: in
         stock_ms.append(triton.testing.do_bench(go))
         with triton_ext.auto_mode(*candidates):
             auto_ms.append(triton.testing.do_bench(go))
+    # Back to back, as applications launch (CPU launch path included, no flush; issue 27.3).
+    b2b_stock, b2b_auto = [], []
+    for _ in range(5):
+        b2b_stock.append(back_to_back_ms(go, B2B_CALLS) * 1e3)
+        with triton_ext.auto_mode(*candidates):
+            b2b_auto.append(back_to_back_ms(go, B2B_CALLS) * 1e3)
+    bs, ba = statistics.median(b2b_stock), statistics.median(b2b_auto)
     s, a = statistics.median(stock_ms), statistics.median(auto_ms)
     return {"kernel": name, "stock_ms": s, "auto_ms": a, "speedup": s / a,
+            "b2b_stock_us": bs, "b2b_auto_us": ba, "b2b_speedup": bs / ba, "stock_first_s": stock_first_s,
+            "decision_error": decision.error if decision else None,
+            "same_as_stock": decision.same_as_stock if decision else [],
+            "back_to_back_ms": decision.back_to_back_ms if decision else {},
+            "compile_s": decision.compile_s if decision else None,
             "spread": max((max(v) - min(v)) / statistics.median(v) for v in (stock_ms, auto_ms)),
             "choice": decision.choice if decision else None, "applicable": decision.applicable if decision else [],
             "variant_ms": decision.timings_ms if decision else {}, "refused": decision.refused if decision else None,
@@ -114,9 +135,12 @@ def main() -> int:
     parser.add_argument("--out", default="auto-mode-h200.json")
     parser.add_argument("--candidates", default="grid_swizzle,loop_split")
     parser.add_argument("--kernels", nargs="*")
+    parser.add_argument("--half", type=int, choices=(0, 1), help="every other kernel, from the first (0) or second (1)")
     parser.add_argument("--seed", type=int, default=1234)
     parser.add_argument("--child", action="store_true", help="(internal) the second process")
     args = parser.parse_args()
+    if args.half is not None and not args.kernels:
+        args.kernels = list(cases(None))[args.half::2]
     candidates = [c for c in args.candidates.split(",") if c]
     triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device="cuda"))
     if args.child:
@@ -138,7 +162,7 @@ def main() -> int:
             rows.append({"kernel": name, "error": f"{type(exc).__name__}: {exc}"})
         r = rows[-1]
         print(f"{name:32} " + (f"{r['speedup']:.3f}x choice={r['choice']!r} first launch {r['first_launch_s']:.2f}s "
-                               f"identical={r['outputs_identical']}" if "error" not in r else r["error"]), flush=True)
+                               f"b2b {r['b2b_speedup']:.3f}x identical={r['outputs_identical']}" if "error" not in r else r["error"]), flush=True)
     proc = subprocess.run([sys.executable, "-m", "benchmarks.auto_mode_gpu", "--child", "--candidates",
                            args.candidates, "--seed", str(args.seed)]
                           + (["--kernels", *args.kernels] if args.kernels else []),
@@ -147,10 +171,18 @@ def main() -> int:
     good = [r for r in rows if "error" not in r]
     speedups = [r["speedup"] for r in good]
     geomean = math.exp(sum(math.log(x) for x in speedups) / len(speedups)) if speedups else None
+    b2b = [r["b2b_speedup"] for r in good]
+    b2b_geomean = math.exp(sum(math.log(x) for x in b2b) / len(b2b)) if b2b else None
     tuned = [d for d in second if not d["refused"]]
     report = {
         "gpu": torch.cuda.get_device_name(), "triton": triton.__version__, "candidates": candidates, "rows": rows,
         "geomean_speedup": geomean, "worst": min(good, key=lambda r: r["speedup"]) if good else None,
+        "b2b_geomean_speedup": b2b_geomean,
+        "b2b_worst": min(good, key=lambda r: r["b2b_speedup"]) if good else None,
+        "first_launch_over_stock_s": {
+            "median": statistics.median([r["first_launch_s"] for r in good]) if good else None,
+            "max": max([r["first_launch_s"] for r in good], default=None),
+            "stock_cold_median": statistics.median([r["stock_first_s"] for r in good]) if good else None},
         "all_outputs_within_tolerance": all(r["outputs_within_tolerance"] for r in good),
         "errors": [r for r in rows if "error" in r],
         "second_process": second, "second_process_all_from_disk": bool(tuned) and all(d["from_disk"] for d in tuned),
@@ -159,6 +191,10 @@ def main() -> int:
                            "max": max([r["first_launch_s"] for r in good], default=None)},
     }
     Path(args.out).write_text(json.dumps(report, indent=2, default=str))
+    if os.environ.get("OUT"):
+        Path(os.environ["OUT"], Path(args.out).name).write_text(json.dumps(report, indent=2, default=str))
+    print(f"back to back: geomean {b2b_geomean}, worst {report['b2b_worst'] and report['b2b_worst']['kernel']} "
+          f"{report['b2b_worst'] and report['b2b_worst']['b2b_speedup']:.3f}x")
     print(f"geomean {geomean}, worst {report['worst'] and report['worst']['kernel']} "
           f"{report['worst'] and report['worst']['speedup']:.3f}x, outputs ok {report['all_outputs_within_tolerance']}, "
           f"second process from disk {report['second_process_all_from_disk']}; wrote {args.out}")

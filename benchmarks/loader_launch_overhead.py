@@ -86,11 +86,9 @@ def main() -> int:
     rows = {v: {"median_us": statistics.median(s), "min_us": min(s), "max_us": max(s),
                 "added_us": statistics.median(s) - base, "samples_us": s}
             for v, s in samples.items()}
-    try:
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True,
-                                text=True).stdout.strip() or "unknown"
-    except OSError:
-        commit = "unknown"
+    from triton_ext.bench.gpu import checkout_commit
+
+    commit = checkout_commit()  # refuses a dirty checkout unless TRITON_EXT_ALLOW_DIRTY=1
     driver = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
                             capture_output=True, text=True).stdout.strip()
     result = {

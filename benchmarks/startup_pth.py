@@ -27,6 +27,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 
+from triton_ext.bench.gpu import checkout_commit
 from triton_ext.dev.startup_hook import PTH_LINE, PTH_NAME
 
 
@@ -86,8 +87,7 @@ def main() -> int:
     diffs = [b - a for a, b in zip(without, with_pth)]
     result = {
         "what": "python -c pass in a bare venv, with and without triton_ext_startup.pth, TRITON_EXT_ENABLE unset",
-        "commit": subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True,
-                                 text=True).stdout.strip(),
+        "commit": checkout_commit(short=True),  # refuses a dirty checkout unless TRITON_EXT_ALLOW_DIRTY=1
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "machine": {"platform": platform.platform(), "processor": platform.processor() or platform.machine(),
                     "cpus": os.cpu_count(), "python": sys.version.split()[0],

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs on the GPU host (see README "GPU runs"): installs the offline triton 3.9.0 staged in .gpu,
+# Runs on the GPU host (see docs/gpu-runs.md): installs the offline triton 3.9.0 staged in .gpu,
 # then runs each GPU job given as "name|seconds|command", collecting every log and result file
 # under $RESULTS and packing them into $OUT/gpu-results.tgz (one file comes back).
 set -uo pipefail

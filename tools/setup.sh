@@ -1,12 +1,21 @@
 #!/usr/bin/env bash
-# Set up everything the demo and the tests need, on a fresh Debian 12 machine as root or on a
-# developer machine: a .venv in the repository root with triton==3.9.0 and the test tools, the
-# plugin toolchain (cached in ~/.cache/triton-ext), and a build of every extension (build/).
-# Safe to re-run: each step is cached and takes seconds when nothing changed.
+# Set up what the tests need (default) or only what the demo needs (--demo), on a fresh Debian 12
+# machine as root or on a developer machine. Safe to re-run: each step is cached and takes
+# seconds when nothing changed.
+#   default: a .venv in the repository root with triton==3.9.0, the test and build tools, a CPU
+#            torch and the third-party kernel corpus; the plugin toolchain (~/.cache/triton-ext);
+#            a build of every extension and of the test fixtures (build/).
+#   --demo:  the .venv with triton==3.9.0, cmake and ninja only; the toolchain; loop_split only.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 say() { printf '[setup] %s\n' "$*" >&2; }
+MODE=full
+case "${1:-}" in
+  --demo) MODE=demo ;;
+  "") ;;
+  *) say "usage: tools/setup.sh [--demo]"; exit 2 ;;
+esac
 
 PY=${PYTHON:-python3}
 if ! command -v "$PY" >/dev/null; then
@@ -27,12 +36,28 @@ if [ ! -x .venv/bin/python ]; then
   fi
 fi
 # Python headers are needed for the nanobind bindings of the pass database (optional part).
-if ! .venv/bin/python -c 'import sysconfig,os,sys; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"],"Python.h")))'; then
+if [ "$MODE" = full ] && ! .venv/bin/python -c 'import sysconfig,os,sys; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"],"Python.h")))'; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     say "installing python3-dev for Python.h"; apt-get install -y -q python3-dev || true
   fi
 fi
 stamp=.venv/.triton-ext-deps
+if [ "$MODE" = demo ]; then
+  # The demo needs triton and the build tools only (no torch, no corpus, no test tools).
+  demo_stamp=.venv/.triton-ext-demo-deps
+  if [ -f "$stamp" ] && [ ! pyproject.toml -nt "$stamp" ]; then
+    :  # the full setup has installed all of it
+  elif [ ! -f "$demo_stamp" ] || [ pyproject.toml -nt "$demo_stamp" ]; then
+    say "installing triton-ext, triton==3.9.0, cmake and ninja into .venv (pip caches downloads)"
+    .venv/bin/python -m pip install -q --upgrade pip
+    .venv/bin/python -m pip install -q -e . cmake ninja
+    touch "$demo_stamp"
+  fi
+  say "toolchain"
+  .venv/bin/triton-ext toolchain
+  say "building loop_split"
+  exec .venv/bin/triton-ext build loop_split
+fi
 # torch for the real-world corpus: a CPU build (see below); override both to use another.
 TORCH_CPU=${TORCH_CPU:-2.13.0+cpu}
 TORCH_CPU_INDEX=${TORCH_CPU_INDEX:-https://download.pytorch.org/whl/cpu}
@@ -62,8 +87,16 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] \
   .venv/bin/python -m pip install -q --no-deps -r tests/realworld/nodeps-requirements.txt
   touch "$stamp"
 fi
-# The .pth that makes TRITON_EXT_ENABLE work without `import triton_ext` (an editable install
-# cannot place it; the core wheel ships it).
+# vLLM's attention kernels for the corpus: a few files of the wheel pinned in
+# tests/realworld/vllm-requirements.txt (not installed: its __init__ needs vLLM's CUDA build);
+# `pip download --no-deps` (337 MB, pip's cache) and unpack ~240 KB into
+# ~/.cache/triton-ext/vllm-<version>, once.
+if [ ! -d "${XDG_CACHE_HOME:-$HOME/.cache}/triton-ext/vllm-$(sed -n 's/^vllm==//p' tests/realworld/vllm-requirements.txt)" ]; then
+  say "fetching vLLM's Triton attention kernel files (tests/realworld/vllm_modules.py)"
+  .venv/bin/python -m tests.realworld.vllm_modules fetch >/dev/null
+fi
+# The .pth that makes TRITON_EXT_ENABLE work without `import triton_ext`: `pip install -e .`
+# installs it (packaging/backend); this keeps a .venv made before that in step.
 .venv/bin/triton-ext startup-hook install >/dev/null
 say "toolchain"
 .venv/bin/triton-ext toolchain

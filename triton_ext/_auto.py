@@ -1,47 +1,66 @@
-"""Transparent pass selection for kernels you cannot edit: ``TRITON_EXT_ENABLE=auto[:a,b]`` (issue 19.2).
+"""Transparent pass selection for kernels you cannot edit: ``TRITON_EXT_ENABLE=auto[:a,b]`` (issues 19.2, 26.3, 27).
 
-With ``TRITON_EXT_ENABLE=auto`` (every registry pass that is an optimization: all but the
-``sanitizers`` checks) or ``auto:grid_swizzle,loop_split`` (those passes), importing
-``triton_ext`` wraps ``JITFunction.run`` (as the pipeline tap wraps Triton's pass bindings; put
-back by :func:`deactivate`). At a kernel's first launch for a specialization (the JIT's own
-specialization and options, on this device):
+With ``TRITON_EXT_ENABLE=auto`` (the registry's passes marked ``auto: true`` whose plugins are
+built) or ``auto:grid_swizzle,loop_split`` (those passes), importing ``triton_ext`` wraps
+``JITFunction._do_compile``, which Triton's JIT calls only on a cache miss (put back by
+:func:`deactivate`), and makes the enabled set a *marker*: no pass and the stock on-disk key, but
+its own hash in the JIT's in-memory cache key, so launches under the mode miss kernels compiled
+before it. At a kernel's first launch for a
+specialization (the JIT's own key: specialization, options, marker; on this device), inside
+that cache miss:
 
-1. each variant (no pass, each candidate pass alone) is compiled with ``warmup=True``; a pass
-   whose PTX equals the stock kernel's does not apply and is not timed;
-2. the applicable variants are timed (:func:`triton_ext.testing.gpu_time_ms`: the median GPU
-   time of the kernel, an L2 flush before each call as ``do_bench`` does, the calls queued behind
-   a GPU sleep so the CPU's launch cost stays out of tiny kernels' times) in :data:`ROUNDS`
-   interleaved rounds (:func:`triton_ext._timing.interleaved_rounds`: each round times every
-   variant in order and then in reverse order, one L2-flush buffer for all), on the
-   launch's own arguments, every tensor argument restored from a copy before each variant and
-   after the last (as Triton's autotuner does with ``restore_value``);
-3. :func:`winners`: a variant *wins* when it beats no pass by more than the noise. The noise is
-   measured on paired ratios: per round, no pass's time over the variant's (interleaved rounds,
-   so drift between rounds cancels). The variant wins when the median ratio is at least
-   ``1 + MARGIN`` and the median gain exceeds the ratios' spread below the median (its lowest
-   ratio is above 1: faster than no pass in every round). When two passes win,
-   their combination (``a+b``, both passes in one pipeline) is compiled and becomes a finalist too;
-4. confirmation: the best winner (and the combination) are timed again against no pass in
-   :data:`CONFIRM_ROUNDS` fresh interleaved rounds and :func:`choose` applies the same rule to
-   those timings only, so a variant that won the first rounds by chance (the best of several
-   noisy draws) has to win again on new samples; otherwise no pass is kept;
-5. the choice is remembered in memory and on disk (``$TRITON_EXT_AUTO_DIR``, default
-   ``~/.cache/triton-ext/auto``) under a key of the kernel's source hash, specialization, options,
-   GPU name and every variant's selection key (which holds the plugins' bytes);
-6. the launch then runs with the chosen variant, and so does every later launch of that
-   specialization (a dictionary lookup and a context-variable set per launch).
+1. the launch's arguments and grid are read from Triton's ``run`` frame (:func:`_is_launch`);
+2. a decision on disk (``$TRITON_EXT_AUTO_DIR``, default ``~/.cache/triton-ext/auto``, keyed by
+   the kernel's source hash, the JIT's key, the GPU name and every variant's selection key, which
+   holds the plugins' bytes) is taken as is: only the chosen variant is compiled;
+3. otherwise no pass is compiled, then every candidate pass alone, concurrently on a thread pool
+   (:func:`_pool`); a variant whose LLVM IR and launch metadata equal no pass's stops before PTX
+   codegen and ptxas (it does not apply), and one whose PTX equals no pass's is not timed;
+4. the applicable variants are timed (:func:`triton_ext._timing.gpu_time_ms`: the median GPU
+   time, an L2 flush before each call, the calls queued behind a GPU sleep so the CPU's launch
+   cost stays out of tiny kernels' times) in :data:`ROUNDS` interleaved rounds
+   (:func:`triton_ext._timing.interleaved_rounds`: every variant in order, then in reverse), on
+   the launch's own arguments, whose memory is saved first and restored before each reading and
+   after the last (:mod:`triton_ext._backup`);
+5. :func:`winners`: a variant *wins* when it beats no pass by more than the noise: per round, no
+   pass's time over the variant's (interleaved, so drift cancels); median at least
+   ``1 + MARGIN`` and faster in every round. When two passes win, their combination (``a+b``) is
+   a finalist too. The finalists are timed again on :data:`CONFIRM_ROUNDS` fresh rounds and must
+   win again, and then **launched back to back** (:func:`triton_ext._timing.back_to_back_ms`:
+   launches queued by the CPU, no flush, wall time per launch, the way applications launch) in
+   :data:`CONFIRM_ROUNDS` rounds, where they must win by the same rule (issue 27.3: a pass that
+   wins GPU time but loses where the kernel runs back to back is never kept); else no pass;
+6. the chosen kernel goes into the JIT's own cache under the JIT's own key, and the decision on
+   disk. The launch runs it, and every later launch of that specialization is Triton's own fast
+   path (a hit in its kernel cache): no code of the mode runs per launch, whatever was chosen
+   (``benchmarks/auto_overhead.py`` measures it). Each decision is logged on the
+   ``triton_ext.auto`` logger and kept in :attr:`_Auto.decisions`; ``triton-ext auto report``
+   prints those on disk.
 
-Refused (launched with no pass, choice not recorded): launches during CUDA graph capture (nothing
-may be timed there), and launches with an argument whose memory the mode cannot restore: anything
-with a ``data_ptr`` that is not a torch tensor (a raw pointer, a tensor descriptor), or tensors
-nested in tuples. Launches inside ``triton_ext.enabled`` blocks or ``triton_ext.Config`` configs,
-``warmup`` calls and launches while another decision is being timed keep their explicit set.
-First launch costs one compile per variant (one more for a combination) plus about
-``(ROUNDS x variants + CONFIRM_ROUNDS x finalists) x 2 x 25 ms`` of timing; each later launch, one
-extra binder call. Kernels with side effects outside their tensor arguments (device
-printf, writes through pointers held in other tensors) are not detected: do not use this mode on
-them. Only launches through ``JITFunction.run`` are seen: Inductor launches its compiled kernels
-through its own launcher, so its generated kernels are not tuned.
+The first launch is bounded by ``TRITON_EXT_AUTO_BUDGET_S`` (default 8 s): past it (while
+compiling, or before a timing step) no pass is kept, the decision is not written to disk, and
+compiles still running finish in the background, filling Triton's on-disk cache, so the next
+process decides quicker.
+
+Refused (the stock kernel, recorded once in ``decisions`` with the reason): launches during CUDA
+graph capture (nothing may be timed there), launches under Triton's ``AsyncCompileMode``,
+launches with an argument whose memory the mode cannot save (anything with a ``data_ptr`` that
+is not a torch tensor: a raw pointer, a tensor descriptor), and launches whose tensor arguments
+reach more memory than the backup may take (``TRITON_EXT_AUTO_BACKUP_MB``, default 1024 MiB, and
+half the GPU's free memory; an out-of-memory error while copying refuses too). Backups are byte
+copies of the memory each argument reaches, so expanded (stride-0) views, ``nn.Parameter``
+arguments with grad mode on and views sharing one storage are restored exactly, with no
+autograd involved. Any other failure inside the mode falls back to the stock kernel and is
+recorded the same way; the specialization keeps it. The mode never fails a launch that works
+without it (issue 26.3). Launches inside ``triton_ext.enabled`` blocks or ``triton_ext.Config``
+configs compile as without the mode; ``warmup`` compiles the stock kernel without keeping it, so
+the first real launch decides. Kernels with side effects outside their tensor arguments (device
+printf, writes through pointers held in other tensors, or through a view past its last element)
+are not detected: do not use this mode on them. Only launches through ``JITFunction.run`` are
+seen: Inductor launches its compiled kernels through its own launcher, so its generated kernels
+are not tuned. With a stages hook of another tool installed before triton_ext's, the marker's key
+is not visible to the JIT (the chained key ignores an empty set): the mode still decides at cache
+misses, under the stock keys, and :func:`deactivate` takes its kernels out again.
 """
 
 from __future__ import annotations
@@ -49,59 +68,26 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import logging
 import os
-import statistics
+import sys
 import threading
 import time
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from . import _hook, _selection
-from ._choice import MARGIN, beats, spread
-from ._selection import Selection
+from ._backup import ArgumentBackup, BackupRefused, tensors_of
+from ._choice import MARGIN, choose, choose_in_both, paired_ratios, spread, winners
+from ._selection import KEY_VERSION, Selection
+from ._settings import settings
+from ._variants import CONFIRM_ROUNDS, REP_MS, ROUNDS, compile_variants, time_variants
 
-__all__ = ["MARGIN", "parse", "activate", "deactivate", "active", "Decision", "spread", "paired_ratios", "winners",
-           "choose"]
+__all__ = ["MARGIN", "ROUNDS", "CONFIRM_ROUNDS", "REP_MS", "parse", "activate", "deactivate", "active", "auto_mode",
+           "Decision", "spread", "paired_ratios", "winners", "choose", "choose_in_both"]
 
-#: Interleaved timing rounds over every applicable variant, then over the finalists again (each
-#: round reads every variant twice, :func:`triton_ext._timing.interleaved_rounds`).
-ROUNDS = 4
-CONFIRM_ROUNDS = 3
-#: GPU time per reading (two readings per variant and round).
-REP_MS = 12.5
-#: Extensions whose passes are checks (they print or abort), never candidates of bare ``auto``.
-NOT_OPTIMIZATIONS = ("sanitizers",)
-
-
-def paired_ratios(timings: Mapping[str, Sequence[float]], variant: str) -> list[float]:
-    """Per round, no pass's time over ``variant``'s (> 1: the variant was faster in that round).
-
-    Rounds are interleaved, so a drift of the GPU's clock or of a neighbour's load between rounds
-    hits both timings of a round alike and cancels in their ratio."""
-    return [b / t for b, t in zip(timings[""], timings[variant]) if t > 0]
-
-
-def winners(timings: Mapping[str, Sequence[float]], margin: float = MARGIN) -> list[str]:
-    """Variants that beat no pass (``""``) by more than the noise, fastest first.
-
-    The noise is measured on the paired ratios ``r`` (:func:`paired_ratios`): ``v`` wins when
-    ``median(r) >= 1 + margin`` and ``median(r) - 1 > median(r) - min(r)``, that is, its median
-    gain exceeds the spread of its rounds below the median: it was faster than no pass in every
-    round. A variant slower in any round, or faster by less than ``margin``, loses."""
-    if "" not in timings:
-        raise ValueError("winners: the timings must include no pass (key '')")
-    found: dict[str, float] = {}
-    for name, samples in timings.items():
-        if name != "" and samples and beats(samples, timings[""], margin):
-            found[name] = statistics.median(paired_ratios(timings, name))
-    return sorted(found, key=lambda n: -found[n])
-
-
-def choose(timings: Mapping[str, Sequence[float]], margin: float = MARGIN) -> str:
-    """The fastest winner (:func:`winners`), or ``""`` (no pass) when none wins."""
-    found = winners(timings, margin)
-    return found[0] if found else ""
 
 
 def parse(names: Sequence[str]) -> tuple[str, ...] | None:
@@ -124,11 +110,14 @@ class Decision:
     first_launch_s: float = 0.0
     from_disk: bool = False
     error: str | None = None  # the timing failed (no pass kept, not recorded on disk)
+    back_to_back_ms: dict[str, float] = field(default_factory=dict)  # per launch, finalists back to back
+    compile_s: float = 0.0  # wall seconds compiling the candidate variants (concurrently)
+    same_as_stock: list[str] = field(default_factory=list)  # stopped before ptxas: LLVM IR of no pass
+    specialization: str = ""  # sha256 prefix of the JIT's cache key (specialization and options)
 
 
 def _cache_dir() -> Path:
-    from ._settings import settings
-
+    """Where decisions are kept: ``$TRITON_EXT_AUTO_DIR``, default ``~/.cache/triton-ext/auto``."""
     return Path(os.environ.get("TRITON_EXT_AUTO_DIR") or settings.cache_dir.parent / "auto")
 
 
@@ -139,17 +128,25 @@ class _Auto:
         manifest = load_manifest()
         if not candidates:
             candidates = [p.name for p in manifest.passes
-                          if p.adds_pass and manifest.extension_of(p).name not in NOT_OPTIMIZATIONS
-                          and manifest.extension_of(p).library_path().exists()]
+                          if p.adds_pass and p.auto and manifest.extension_of(p).library_path().exists()]
         self.variants: list[tuple[str, Selection]] = [("", Selection())]
         for name in candidates:
             self.variants.append((name, Selection.of(_selection._build([name], None))))
         self.by_name = dict(self.variants)  # and combinations "a+b", added when first tried
-        self.choices: dict[tuple[Any, ...], Selection] = {}
         self.decisions: list[Decision] = []
-        self.refused: set[tuple[Any, ...]] = set()
+        self.refused: set[tuple[int, int, str]] = set()
+        #: Every kernel the mode put in a JIT's cache: ``(function, device, key)``, taken out again
+        #: by :func:`deactivate`.
+        self.placed: list[tuple[weakref.ref[Any], int, str]] = []
         self.lock = threading.RLock()
         self.tls = threading.local()
+        #: Variant compiles still running after a first launch ran out of budget.
+        self.pending: list[Any] = []
+        digest = hashlib.sha256(json.dumps([KEY_VERSION, [(n, s.key) for n, s in self.variants]]).encode()).hexdigest()
+        #: The enabled set while the mode is on and nothing is enabled explicitly: no pass, and the
+        #: stock on-disk key (``key`` ""), but its own ``hash``, which the JIT puts in its in-memory
+        #: cache key: the mode's specializations are cache misses until it placed their kernels.
+        self.marker = Selection((), "", digest, ("", digest))
 
     def selection(self, variant: str) -> Selection:
         """The selection of a variant: ``""``, a candidate, or a combination ``"a+b"``."""
@@ -161,204 +158,254 @@ class _Auto:
             found = self.by_name[variant] = Selection.of(_selection._build(names, None))
         return found
 
-    # -- per launch ------------------------------------------------------------------------
+    # -- the JIT's cache miss --------------------------------------------------------------
 
-    def launch(self, fn: Any, original: Callable[..., Any], args: tuple[Any, ...], grid: Any, warmup: bool,
-               kwargs: dict[str, Any]) -> Any:
-        if warmup or getattr(self.tls, "busy", False) or _selection.current().entries:
-            return original(fn, *args, grid=grid, warmup=warmup, **kwargs)
-        key = self._memory_key(fn, args, kwargs)
-        selection = self.choices.get(key)
-        if selection is None:
-            with self.lock:
-                selection = self.choices.get(key)
-                if selection is None:
-                    selection = self._decide(fn, original, key, args, grid, kwargs)
-        if not selection.entries:
-            return original(fn, *args, grid=grid, warmup=warmup, **kwargs)
-        with _selection.using(selection):
-            return original(fn, *args, grid=grid, warmup=warmup, **kwargs)
+    def on_miss(self, fn: Any, compile_stock: Callable[[], Any], caller: Any, key: str, device: int,
+                warmup: bool) -> Any:
+        """The kernel for a specialization the JIT has not compiled: decided here, then placed in the
+        JIT's own cache under the JIT's key, so every later launch is Triton's own fast path."""
+        if getattr(self.tls, "busy", False) or _selection.current().entries:
+            return compile_stock()  # an explicit set, or a variant being compiled for a decision
+        launch = caller.f_locals if _is_launch(caller) else None
+        if warmup or launch is None:
+            kernel = compile_stock()
+            if launch is not None:  # warmup(): not kept, so the first launch decides
+                cache = fn.device_caches[device][0]
+                if cache.get(key) is kernel:
+                    del cache[key]
+            return kernel
+        from triton.runtime import _async_compile
 
-    @staticmethod
-    def _memory_key(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
-        from triton.runtime.driver import driver
+        if _async_compile.active_mode.get() is not None:
+            return self._place(fn, device, key, compile_stock(),
+                               refused="compiled under Triton's AsyncCompileMode (nothing may be timed there)")
+        with self.lock:
+            placed = fn.device_caches[device][0].get(key)
+            if placed is not None:  # another thread decided it meanwhile
+                return placed
+            args, kwargs, grid = launch["args"], dict(launch["kwargs"]), launch["grid"]
+            try:
+                choice, kernel = self._decide(fn, key, device, args, kwargs, grid)
+            except BackupRefused as exc:
+                return self._place(fn, device, key, compile_stock(), refused=str(exc))
+            except Exception as exc:  # nothing inside the mode may fail a launch (issue 26.3)
+                return self._place(fn, device, key, compile_stock(),
+                                   refused=f"the mode failed while deciding: {_describe(exc)}")
+            return self._place(fn, device, key, kernel)
 
-        device = driver.active.get_current_device()
-        binder = fn.device_caches[device][4]
-        _, specialization, options = binder(*args, **kwargs)
-        return (id(fn), device, tuple(specialization), str(options))
+    def _place(self, fn: Any, device: int, key: str, kernel: Any, refused: str | None = None) -> Any:
+        fn.device_caches[device][0][key] = kernel
+        self.placed.append((weakref.ref(fn), device, key))
+        if refused is not None and (id(fn), device, key) not in self.refused:  # recorded once
+            self.refused.add((id(fn), device, key))
+            self._record(Decision(getattr(fn, "__name__", "kernel"), "", refused=refused,
+                                  specialization=_short(key)))
+        return kernel
 
-    # -- first launch ----------------------------------------------------------------------
+    def _record(self, decision: Decision) -> None:
+        self.decisions.append(decision)
+        if decision.refused is not None:
+            _log.info("%s [%s]: no pass (%s)", decision.kernel, decision.specialization, decision.refused)
+        else:
+            _log.info("%s [%s]: %s%s in %.2f s; GPU ms %s; back to back ms %s%s", decision.kernel,
+                      decision.specialization,
+                      decision.choice or "no pass", " (from disk)" if decision.from_disk else "",
+                      decision.first_launch_s, _rounded(decision.timings_ms), _rounded(decision.back_to_back_ms),
+                      f"; {decision.error}" if decision.error else "")
 
-    def _disk_path(self, fn: Any, key: tuple[Any, ...]) -> Path:
-        import torch
+    def variant_kernel(self, fn: Any, variant: str, args: tuple[Any, ...], kwargs: dict[str, Any],
+                        grid: Any) -> Any:
+        """The compiled kernel of ``variant`` for this launch (compiled and cached under the
+        variant's own key, on disk too)."""
+        assert _original_run is not None
+        with _selection.using(self.selection(variant)):
+            return _original_run(fn, *args, grid=grid, warmup=True, **kwargs)
 
-        text = json.dumps([fn.cache_key, repr(key[2]), key[3], torch.cuda.get_device_name(key[1]),
-                           [(n, s.key) for n, s in self.variants]], default=str)
+    def decision_path(self, fn: Any, key: str, device: int) -> Path:
+        text = json.dumps([fn.cache_key, key, _device_name(device), [(n, s.key) for n, s in self.variants]],
+                          default=str)
         return _cache_dir() / f"{getattr(fn, '__name__', 'kernel')[:80]}-{hashlib.sha256(text.encode()).hexdigest()[:32]}.json"
 
-    def _decide(self, fn: Any, original: Callable[..., Any], key: tuple[Any, ...], args: tuple[Any, ...], grid: Any,
-                kwargs: dict[str, Any]) -> Selection:
+    def _decide(self, fn: Any, key: str, device: int, args: tuple[Any, ...], kwargs: dict[str, Any],
+                grid: Any) -> tuple[str, Any]:
+        """``(choice, compiled kernel)``; raises :class:`BackupRefused` when the arguments cannot be
+        saved (the caller then launches with no pass and records why)."""
         import torch
 
         start = time.perf_counter()
         name = getattr(fn, "__name__", "kernel")
-        refused = self._refusal(args, kwargs)
-        if refused is None and torch.cuda.is_current_stream_capturing():
-            refused = "launched during CUDA graph capture"
-        if refused is not None:
-            if key not in self.refused:  # report once per specialization
-                self.refused.add(key)
-                self.decisions.append(Decision(name, "", refused=refused))
-            if not refused.startswith("launched during"):
-                self.choices[key] = Selection()  # the arguments' kinds are part of the specialization
-            return Selection()  # during capture: not remembered, a later plain launch may tune
-        path = self._disk_path(fn, key)
-        if path.exists():
-            try:
-                saved = json.loads(path.read_text())
-                selection = self.selection(saved["choice"])
-                self.choices[key] = selection
-                self.decisions.append(Decision(name, saved["choice"], saved.get("timings_ms", {}),
-                                               saved.get("applicable", []), from_disk=True,
-                                               first_launch_s=time.perf_counter() - start))
-                return selection
-            except (OSError, ValueError, KeyError):
-                pass  # unreadable or from another candidate set: tune again
-        tensors = [a for a in (*args, *kwargs.values()) if _restorable(a)]
-        saved_tensors = [t.clone() for t in tensors]
-
-        def restore() -> None:
-            for t, s in zip(tensors, saved_tensors):
-                t.copy_(s)
-
+        tensors = list(tensors_of((*args, *kwargs.values())))
+        if torch.cuda.is_available() and torch.cuda.is_current_stream_capturing():
+            raise BackupRefused("launched during CUDA graph capture")
         self.tls.busy = True
-        error: str | None = None
-        timings: dict[str, list[float]] = {}
-        confirm: dict[str, list[float]] = {}
         try:
-            ptx: dict[str, str] = {}
-
-            def compile_variant(variant: str) -> None:
+            path = self.decision_path(fn, key, device)
+            if path.exists():
                 try:
-                    with _selection.using(self.selection(variant)):
-                        kernel = original(fn, *args, grid=grid, warmup=True, **kwargs)
-                    ptx[variant] = kernel.asm.get("ptx", "") if kernel is not None else ""
-                except Exception:  # a variant that cannot compile is not a candidate
-                    if variant == "":
-                        raise
-
-            def time_rounds(variants: list[str], rounds: int) -> dict[str, list[float]]:
-                from ._timing import flush_buffer, gpu_time_ms, interleaved_rounds
-
-                flush = flush_buffer()  # one buffer for every reading of the comparison
-
-                def time_one(variant: str) -> float:
-                    with _selection.using(self.selection(variant)):
-                        return gpu_time_ms(lambda: original(fn, *args, grid=grid, warmup=False, **kwargs),
-                                           rep_ms=REP_MS, flush=flush)
-
-                return interleaved_rounds(variants, time_one, rounds, before=lambda _: restore())
-
-            for variant, _ in self.variants:
-                compile_variant(variant)
+                    saved = json.loads(path.read_text())
+                    kernel = self.variant_kernel(fn, saved["choice"], args, kwargs, grid)
+                    self._record(Decision(name, saved["choice"], saved.get("timings_ms", {}),
+                                          saved.get("applicable", []), from_disk=True, specialization=_short(key),
+                                          back_to_back_ms=saved.get("back_to_back_ms", {}),
+                                          first_launch_s=time.perf_counter() - start))
+                    return saved["choice"], kernel
+                except (OSError, ValueError, KeyError):
+                    pass  # unreadable or from another candidate set: tune again
+            deadline = start + settings.auto_budget_s
+            kernels = {"": self.variant_kernel(fn, "", args, kwargs, grid)}
+            compile_start = time.perf_counter()
+            same: list[str] = []
+            late = compile_variants(self, fn, device, args, kwargs, grid, kernels, same, deadline)
+            ptx = {v: k.asm.get("ptx", "") for v, k in kernels.items()}
             applicable = [v for v, _ in self.variants[1:] if v in ptx and ptx[v] != ptx[""]]
-            if applicable:
+            decision = Decision(name, "", applicable=applicable, compile_s=time.perf_counter() - compile_start,
+                                specialization=_short(key),
+                                same_as_stock=same)
+            if late:
+                decision.error = (f"over the first-launch budget of {settings.auto_budget_s:g} s "
+                                  f"(TRITON_EXT_AUTO_BUDGET_S) while compiling {', '.join(late)}: no pass kept")
+            elif applicable:
+                backup = ArgumentBackup.of(tensors)
                 try:
-                    timings = time_rounds(["", *applicable], ROUNDS)
-                    found = winners(timings)
-                    finalists = found[:1]
-                    if len(found) >= 2:  # two passes win alone: try them together
-                        combo = "+".join(sorted(found[:2]))
-                        compile_variant(combo)
-                        if combo in ptx and ptx[combo] not in (ptx[found[0]], ptx[found[1]]):
-                            finalists.append(combo)
-                    if finalists:
-                        confirm = time_rounds(["", *finalists], CONFIRM_ROUNDS)
-                except Exception as exc:  # a variant that fails to launch: the user's launch runs with no pass
-                    error = f"timing failed, no pass kept: {type(exc).__name__}: {exc}"
-                    timings, confirm = {}, {}
-            restore()
+                    time_variants(self, fn, args, kwargs, grid, kernels, ptx, decision, backup, deadline)
+                finally:
+                    try:
+                        backup.restore()  # the user's launch runs on the memory it started with
+                    finally:
+                        backup.release()
+            decision.first_launch_s = time.perf_counter() - start
+            self._record(decision)
+            if decision.error is None:
+                try:
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+                    tmp.write_text(json.dumps({"kernel": name, "choice": decision.choice,
+                                               "timings_ms": decision.timings_ms, "applicable": applicable,
+                                               "confirm_ms": decision.confirm_ms,
+                                               "back_to_back_ms": decision.back_to_back_ms,
+                                               "spreads": decision.spreads,
+                                               "same_as_stock": decision.same_as_stock,
+                                               "compile_s": decision.compile_s,
+                                               "first_launch_s": decision.first_launch_s,
+                                               "gpu": _device_name(device),
+                                               "candidates": [v for v, _ in self.variants[1:]],
+                                               "specialization": key,
+                                               "decided_at": time.time()}))
+                    tmp.replace(path)
+                except OSError:
+                    pass  # the choice still holds for this process
+            return decision.choice, kernels[decision.choice]
         finally:
             self.tls.busy = False
-            del saved_tensors
-        medians = {v: statistics.median(t) for v, t in timings.items() if t}
-        choice = choose(confirm) if confirm else ""
-        decision = Decision(name, choice, medians, applicable, first_launch_s=time.perf_counter() - start,
-                            confirm_ms={v: statistics.median(t) for v, t in confirm.items()},
-                            spreads={v: spread(t) for v, t in timings.items() if t}, error=error)
-        self.decisions.append(decision)
-        selection = self.selection(choice)
-        self.choices[key] = selection
-        if error is not None:
-            return selection  # not recorded on disk: another process may time it again
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(json.dumps({"kernel": name, "choice": choice, "timings_ms": medians,
-                                       "applicable": applicable, "confirm_ms": decision.confirm_ms,
-                                       "spreads": decision.spreads}))
-            tmp.replace(path)
-        except OSError:
-            pass  # the in-memory choice still holds for this process
-        return selection
 
-    @staticmethod
-    def _refusal(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str | None:
-        for i, a in enumerate((*args, *kwargs.values())):
-            if _restorable(a):
-                continue
-            if hasattr(a, "data_ptr") or hasattr(a, "base"):
-                return f"argument {i} is a {type(a).__name__}, whose memory cannot be copied and restored"
-            if isinstance(a, (tuple, list)) and any(hasattr(x, "data_ptr") for x in a):
-                return f"argument {i} holds tensors in a {type(a).__name__}; not restored"
-        return None
+def _short(key: str) -> str:
+    return hashlib.sha256(key.encode()).hexdigest()[:12]
 
 
-def _restorable(value: Any) -> bool:
-    """A tensor the mode can copy and restore (torch's ``clone``/``copy_``)."""
-    return all(hasattr(value, name) for name in ("data_ptr", "clone", "copy_"))
+def _rounded(values: Mapping[str, float]) -> dict[str, float]:
+    return {k or "none": round(v, 5) for k, v in values.items()}
 
 
+def _device_name(device: int) -> str:
+    """The GPU's name (part of a decision's key on disk); the target where torch has no CUDA."""
+    import torch
+    from triton.runtime.driver import driver
+
+    if torch.cuda.is_available():
+        return torch.cuda.get_device_name(device)
+    return repr(driver.active.get_current_target())
+
+
+def _describe(exc: BaseException) -> str:
+    first = (str(exc).strip().splitlines() or [""])[0]
+    return f"{type(exc).__name__}: {first[:300]}"
+
+
+_log = logging.getLogger("triton_ext.auto")
 _lock = threading.Lock()
 _active: _Auto | None = None
 _original_run: Callable[..., Any] | None = None
+_original_compile: Callable[..., Any] | None = None
+
+
+def _is_launch(frame: Any) -> bool:
+    """Whether ``frame`` runs Triton's ``JITFunction.run`` (module ``triton.runtime.jit``): a cache
+    miss called from there is a launch, whose arguments and grid the mode reads from that frame's
+    ``args``, ``kwargs`` and ``grid`` (3.9.0's names; any other caller, such as ``preload``, or
+    a Triton whose ``run`` names them otherwise, compiles the stock kernel with no decision)."""
+    if frame is None:
+        return False
+    code = frame.f_code
+    return (code.co_name == "run" and frame.f_globals.get("__name__") == "triton.runtime.jit"
+            and all(name in code.co_varnames for name in ("args", "kwargs", "grid")))
 
 
 def activate(candidates: Sequence[str] = ()) -> _Auto:
-    """Turn the mode on for this process (``TRITON_EXT_ENABLE=auto...`` calls this at import)."""
-    global _active, _original_run
+    """Turn the mode on for this process (``TRITON_EXT_ENABLE=auto...`` calls this at import).
+
+    Wraps ``JITFunction._do_compile``, which the JIT calls only on a cache miss; no launch of a
+    kernel already in the JIT's cache runs any code of the mode."""
+    global _active, _original_run, _original_compile
     from triton.runtime.jit import JITFunction
 
     auto = _Auto(candidates)
     _hook.install()
     with _lock:
+        previous = _active
         _active = auto
-        if _original_run is None:
-            original = JITFunction.run
-            _original_run = original
+        with _selection._lock:
+            if not _selection._global.entries:
+                _selection._global = auto.marker
+        if previous is not None:
+            _evict(previous)
+        if _original_compile is None:
+            original = JITFunction._do_compile
+            _original_compile = original
+            _original_run = JITFunction.run
 
-            def run(self: Any, *args: Any, grid: Any, warmup: bool, **kwargs: Any) -> Any:
+            def _do_compile(self: Any, key: Any, signature: Any, device: Any, constexprs: Any, options: Any,
+                            attrs: Any, warmup: Any) -> Any:
                 current = _active
                 if current is None:
-                    return original(self, *args, grid=grid, warmup=warmup, **kwargs)
-                return current.launch(self, original, args, grid, warmup, kwargs)
+                    return original(self, key, signature, device, constexprs, options, attrs, warmup)
 
-            run.__wrapped__ = original  # type: ignore[attr-defined]
-            JITFunction.run = run
+                def compile_stock() -> Any:
+                    if _selection.current().entries:  # an explicit set: compiled as without the mode
+                        return original(self, key, signature, device, constexprs, options, attrs, warmup)
+                    with _selection.using(Selection()):  # no pass, under the stock on-disk key
+                        return original(self, key, signature, device, constexprs, options, attrs, warmup)
+
+                return current.on_miss(self, compile_stock, sys._getframe(1), key, device, warmup)
+
+            _do_compile.__wrapped__ = original  # type: ignore[attr-defined]
+            JITFunction._do_compile = _do_compile
     return auto
 
 
+def _evict(auto: _Auto) -> None:
+    """Take the kernels ``auto`` placed out of the JITs' caches (stock ones compile again)."""
+    for ref, device, key in auto.placed:
+        fn = ref()
+        if fn is not None:
+            fn.device_caches[device][0].pop(key, None)
+    auto.placed.clear()
+
+
 def deactivate() -> None:
-    """Put ``JITFunction.run`` back."""
-    global _active, _original_run
+    """Put ``JITFunction._do_compile`` back and take the mode's kernels out of the JITs' caches."""
+    global _active, _original_compile
     from triton.runtime.jit import JITFunction
 
     with _lock:
-        _active = None
-        if _original_run is not None:
-            JITFunction.run = _original_run
-            _original_run = None
+        auto, _active = _active, None
+        if auto is not None:
+            with _selection._lock:
+                if _selection._global is auto.marker:
+                    _selection._global = Selection()
+            _evict(auto)
+        if _original_compile is not None:
+            JITFunction._do_compile = _original_compile
+            _original_compile = None
 
 
 @contextlib.contextmanager

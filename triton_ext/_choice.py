@@ -12,7 +12,8 @@ from __future__ import annotations
 import statistics
 from typing import Hashable, Mapping, Sequence, TypeVar
 
-__all__ = ["MARGIN", "spread", "ratios", "beats", "pick", "confirm"]
+__all__ = ["MARGIN", "spread", "ratios", "beats", "pick", "confirm", "paired_ratios", "winners", "choose",
+           "choose_in_both"]
 
 K = TypeVar("K", bound=Hashable)
 
@@ -66,3 +67,47 @@ def pick(timings: Mapping[K, Sequence[float]], passes: Mapping[K, int], margin: 
 def confirm(timings: Mapping[K, Sequence[float]], candidate: K, baseline: K, margin: float = MARGIN) -> K:
     """On fresh rounds of the two: the candidate if it beats the baseline again, else the baseline."""
     return candidate if beats(timings[candidate], timings[baseline], margin) else baseline
+
+
+# -- against no pass (the transparent mode: variant "" is no pass) ----------------------------------
+
+
+def paired_ratios(timings: Mapping[str, Sequence[float]], variant: str) -> list[float]:
+    """Per round, no pass's time over ``variant``'s (> 1: the variant was faster in that round).
+
+    Rounds are interleaved, so a drift of the GPU's clock or of a neighbour's load between rounds
+    hits both timings of a round alike and cancels in their ratio."""
+    return [b / t for b, t in zip(timings[""], timings[variant]) if t > 0]
+
+
+def winners(timings: Mapping[str, Sequence[float]], margin: float = MARGIN) -> list[str]:
+    """Variants that beat no pass (``""``) by more than the noise, fastest first.
+
+    The noise is measured on the paired ratios ``r`` (:func:`paired_ratios`): ``v`` wins when
+    ``median(r) >= 1 + margin`` and ``median(r) - 1 > median(r) - min(r)``, that is, its median
+    gain exceeds the spread of its rounds below the median: it was faster than no pass in every
+    round. A variant slower in any round, or faster by less than ``margin``, loses."""
+    if "" not in timings:
+        raise ValueError("winners: the timings must include no pass (key '')")
+    found: dict[str, float] = {}
+    for name, samples in timings.items():
+        if name != "" and samples and beats(samples, timings[""], margin):
+            found[name] = statistics.median(paired_ratios(timings, name))
+    return sorted(found, key=lambda n: -found[n])
+
+
+def choose(timings: Mapping[str, Sequence[float]], margin: float = MARGIN) -> str:
+    """The fastest winner (:func:`winners`), or ``""`` (no pass) when none wins."""
+    found = winners(timings, margin)
+    return found[0] if found else ""
+
+
+def choose_in_both(gpu: Mapping[str, Sequence[float]], back_to_back: Mapping[str, Sequence[float]],
+                   margin: float = MARGIN) -> str:
+    """The fastest variant that wins (:func:`winners`) both on GPU time and launched back to back
+    (each from its own interleaved rounds, ``""`` = no pass in both), or ``""``.
+
+    A pass can win GPU time and lose back to back (issue 27: an occupancy hint 1.2x faster in
+    isolated GPU time, 2.4x slower per launch in a loop); such a pass is never kept."""
+    in_b2b = set(winners(back_to_back, margin))
+    return next((v for v in winners(gpu, margin) if v in in_b2b), "")

@@ -5,8 +5,10 @@ object). Everything that runs plugin code (static initializers, the entry point,
 Triton's own ``extend_with``) runs in a child process, ``python -m
 triton_ext._probe``, so that a crash or abort costs the child and becomes a
 :class:`~triton_ext._errors.PreflightError` here. Verdicts are cached on disk,
-keyed by the library's sha256, the Triton version and the probe version, so a
-second run pays only for hashing the file.
+keyed by the library's sha256, the Triton version, the environment (Python, Triton's
+folder, platform, the infra library beside the plugin) and the probe version, so a second
+run pays only for hashing the file. Before any of that, a library whose build record names
+another Triton release is refused in one line (:mod:`triton_ext._compat`).
 """
 
 from __future__ import annotations
@@ -18,13 +20,18 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from ._compat import check_triton_release
 from ._errors import PreflightError
 from ._probe import API_VERSION, PROBE_VERSION
+from ._log import get as _get_logger
 from ._settings import settings
+
+_logger = _get_logger("preflight")
 
 __all__ = ["LibraryReport", "preflight", "sha256_file", "check_file"]
 
@@ -70,6 +77,14 @@ def _triton_version() -> str:
 
 
 def _fix(extension: str | None) -> str:
+    from ._settings import repo_root
+
+    root = repo_root()
+    if extension and not ((root / "CMakeLists.txt").is_file() and (root / "infra").is_dir()):
+        # An installed core: nothing to build here; the extension's wheel brings the library.
+        dist = "triton-ext-" + extension.replace("_", "-")
+        return (f"reinstall it: pip install --force-reinstall --no-deps {dist} (from the wheel "
+                "index of your Triton release)")
     return f"rebuild with `triton-ext build {extension}`" if extension else "rebuild the library"
 
 
@@ -107,8 +122,35 @@ def check_file(path: Path, extension: str | None = None) -> None:
         )
 
 
-def _cache_path(digest: str, triton_version: str) -> Path:
-    return Path(settings.cache_dir) / f"{digest}-triton{triton_version}-probe{PROBE_VERSION}.json"
+def environment_key(library: Path) -> str:
+    """What besides the library's bytes decides a verdict: the Python (interpreter, version), the
+    Triton package (version and folder), the platform, and the pass-infra library the plugin would
+    link (the one beside it). A verdict from another environment must not answer for this one:
+    a plugin that loads in a checkout can fail in a venv whose core wheel lacks the infra library."""
+    import platform
+
+    triton_dir = ""
+    try:
+        import importlib.util
+
+        spec = importlib.util.find_spec("triton")
+        triton_dir = str(Path(spec.origin).parent) if spec and spec.origin else ""
+    except (ImportError, ValueError):
+        pass
+    infra = library.parent / "libTritonExtPassInfra.so"
+    try:
+        st = infra.stat()
+        infra_id = f"{st.st_size}:{st.st_mtime_ns}"
+    except OSError:
+        infra_id = "none"
+    parts = [sys.executable, sys.version, _triton_version(), triton_dir, platform.platform(),
+             str(infra), infra_id]
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
+
+
+def _cache_path(digest: str, triton_version: str, environment: str = "") -> Path:
+    env = f"-env{environment}" if environment else ""
+    return Path(settings.cache_dir) / f"{digest}-triton{triton_version}{env}-probe{PROBE_VERSION}.json"
 
 
 def _read_cache(path: Path) -> dict[str, Any] | None:
@@ -172,17 +214,23 @@ def preflight(path: str | Path, extension: str | None = None, *, use_cache: bool
     """Check ``path``; return its report or raise :class:`PreflightError`."""
     path = Path(path).resolve() if Path(path).exists() else Path(path)
     check_file(path, extension)
-    digest = sha256_file(path)
     installed = _triton_version()
-    cache_file = _cache_path(digest, installed)
+    check_triton_release(path, installed, extension)
+    digest = sha256_file(path)
+    cache_file = _cache_path(digest, installed, environment_key(path))
     verdict = _read_cache(cache_file) if use_cache else None
     cached = verdict is not None
     if verdict is None:
+        started = time.monotonic()
         verdict = _run_probe(path)
+        _logger.info("preflight %s: checked in a child process in %.2f s: %s", path.name, time.monotonic() - started,
+                     "ok" if verdict.get("ok") else f"failed ({verdict.get('error') or 'unknown failure'})")
         # Cache what the bytes alone decide. A failed dlopen or a crash may come from
         # the surroundings (a missing libTritonExtPassInfra.so), so it is checked again.
         if verdict.get("ok") or verdict.get("stage") == "entry point":
             _write_cache(cache_file, verdict)
+    else:
+        _logger.debug("preflight %s: cached verdict (%s)", path.name, cache_file)
     if not verdict.get("ok"):
         error = verdict.get("error") or "unknown failure"
         if verdict.get("api_version") not in (None, API_VERSION):

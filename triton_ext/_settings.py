@@ -41,11 +41,20 @@ def _parse_bool(var: str, text: str) -> bool:
 
 
 def _parse_names(var: str, text: str) -> tuple[str, ...]:
-    return tuple(name.strip() for name in text.split(",") if name.strip())
+    """Comma-separated items; a comma inside an item's braces (``name{...}``) does not split."""
+    from ._passlist import split_items
+
+    return tuple(split_items(text))
 
 
 def _parse_path(var: str, text: str) -> Path | None:
     return Path(text).expanduser() if text.strip() else None
+
+
+def _parse_level(var: str, text: str) -> int | None:
+    from ._log import parse_level
+
+    return parse_level(var, text)
 
 
 def _parse_float(var: str, text: str) -> float:
@@ -53,6 +62,26 @@ def _parse_float(var: str, text: str) -> float:
         return float(text)
     except ValueError:
         raise ValueError(f"{var}: expected a number of seconds, found {text!r}") from None
+
+
+def _parse_megabytes(var: str, text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value >= 0:
+        raise ValueError(f"{var}: expected a size in MiB (a number >= 0), found {text!r}")
+    return value
+
+
+def _parse_count(var: str, text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise ValueError(f"{var}: expected a whole number >= 0, found {text!r}")
+    return value
 
 
 @dataclass(frozen=True)
@@ -68,7 +97,8 @@ class _Field(Generic[T]):
 _FIELDS: dict[str, _Field[Any]] = {
     "enable": _Field(
         "TRITON_EXT_ENABLE", _parse_names, lambda: (),
-        "Comma-separated pass names enabled when triton_ext is imported ('default' = enabled_by_default ones).",
+        "Comma-separated pass names enabled when triton_ext is imported ('default' = enabled_by_default ones), "
+        "each with options in MLIR's syntax if wanted: nan_inf_check{mode=abort print=first}.",
     ),
     "strict": _Field(
         "TRITON_EXT_STRICT", _parse_bool, lambda: False,
@@ -90,6 +120,27 @@ _FIELDS: dict[str, _Field[Any]] = {
         "TRITON_EXT_PROBE_TIMEOUT", _parse_float, lambda: 120.0,
         "Seconds the preflight child may take before the library is rejected.",
     ),
+    "auto_backup_mb": _Field(
+        "TRITON_EXT_AUTO_BACKUP_MB", _parse_megabytes, lambda: 1024.0,
+        "The transparent mode (TRITON_EXT_ENABLE=auto) saves and restores a launch's tensor arguments while it "
+        "times variants; above this many MiB it launches that specialization with no pass instead.",
+    ),
+    "auto_budget_s": _Field(
+        "TRITON_EXT_AUTO_BUDGET_S", _parse_float, lambda: 8.0,
+        "Seconds the transparent mode may spend on a specialization's first launch (compiling and timing "
+        "variants); past it that specialization keeps the no-pass kernel (compiles still running finish in the "
+        "background and fill Triton's cache for the next process).",
+    ),
+    "auto_compile_threads": _Field(
+        "TRITON_EXT_AUTO_COMPILE_THREADS", _parse_count, lambda: 0,
+        "Threads that compile the transparent mode's variants concurrently (0: one per CPU core, at most 8; "
+        "1: one at a time).",
+    ),
+    "log": _Field(
+        "TRITON_EXT_LOG", _parse_level, lambda: None,
+        "Log level of triton_ext's decisions (debug, info, warning, error): enabled passes, preflight, loads, "
+        "the passes placed in each stage, passes dropped; printed to stderr.",
+    ),
     "entry_points": _Field(
         "TRITON_EXT_ENTRY_POINTS", _parse_bool, lambda: True,
         "Merge registry fragments from the 'triton_ext.extensions' entry point group.",
@@ -106,7 +157,11 @@ class Settings:
     build_dir: Path
     cache_dir: Path
     probe_timeout: float
+    log: int | None
     entry_points: bool
+    auto_backup_mb: float
+    auto_budget_s: float
+    auto_compile_threads: int
 
     def __init__(self) -> None:
         self._overrides: list[dict[str, Any]] = []

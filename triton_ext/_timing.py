@@ -28,7 +28,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
-__all__ = ["gpu_time_ms", "launch_cost_us", "interleaved_rounds", "flush_buffer", "MIN_KERNEL_MS"]
+__all__ = ["gpu_time_ms", "back_to_back_ms", "launch_cost_us", "interleaved_rounds", "flush_buffer", "MIN_KERNEL_MS"]
 
 #: Calls per queued batch at most: with 4 queued operations per call this stays below the ~1024
 #: operations a CUDA stream queues before the CPU blocks (the backlog must cover every call).
@@ -173,6 +173,21 @@ def interleaved_rounds(labels: Sequence[str], time_one: Callable[[str], float], 
         for label in labels:
             out[label].append(sum(reading[label]) / 2)
     return out
+
+
+def back_to_back_ms(fn: Callable[[], Any], calls: int = 100) -> float:
+    """Wall milliseconds per ``fn()`` over ``calls`` calls queued back to back, no flush, no sleep
+    ahead: the CPU's launch path and the GPU's run together, as an application launches a kernel
+    in a loop (the transparent mode's second criterion, issue 27.3)."""
+    import torch
+
+    fn()
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    torch.cuda.synchronize()
+    return (time.perf_counter() - t0) * 1e3 / calls
 
 
 def launch_cost_us(fn: Callable[[], Any], calls: int = 100) -> float:

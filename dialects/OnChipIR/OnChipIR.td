@@ -112,14 +112,39 @@ def OnChip_TmaCopyOp : OnChip_Op<"tma_copy"> {
   let hasVerifier = 1;
 }
 
+def OnChip_TmaStoreOp : OnChip_Op<"tma_store"> {
+  let summary = "A TMA store whose descriptor has no shared layout yet";
+  let description = [{
+    Starts copying `buffer` into the block of tensor descriptor `desc` at
+    `coords` (global memory), asynchronously: the buffer may be overwritten
+    only after `ttng.async_tma_store_wait` saw the store read it. Like
+    `tma_copy`, it exists because at ttir the descriptor has no shared
+    layout; `onchip_lower` gives the descriptor the buffer's layout and
+    emits `ttng.fence_async_shared` (the buffer may have been written from
+    registers) and `ttng.async_tma_copy_local_to_global`. No memory effects
+    are declared: the op is never removed or reordered.
+
+    ```mlir
+    triton_ext_onchip.tma_store %desc[%m, %n] from %buf
+        : !tt.tensordesc<tensor<128x128xf16>>, !ttg.memdesc<128x128xf16, #shared, #smem, mutable>
+    ```
+  }];
+  let arguments = (ins AnyType:$desc, AnyType:$buffer, Variadic<I32>:$coords);
+  let assemblyFormat = [{
+    $desc `[` $coords `]` `from` $buffer attr-dict `:` type($desc) `,` type($buffer)
+  }];
+  let hasVerifier = 1;
+}
+
 def OnChip_DeclareBarriersOp : OnChip_Op<"declare_barriers"> {
   let summary = "Marks a ring of mbarriers made by triton_ext_onchip.barriers";
   let description = [{
     Computes nothing. Its verifier checks, where the kernel shows it, that
     every `ttng.wait_barrier` on these barriers can return: some
-    `ttng.arrive_barrier`, `ttng.barrier_expect` or
-    `triton_ext_onchip.tma_copy` must use the same barrier (the same
-    constant index, or any index when one of them is dynamic). A barrier
+    `ttng.arrive_barrier` or `ttng.barrier_expect` must use the same barrier
+    (the same constant index, or any index when one of them is dynamic). A
+    `triton_ext_onchip.tma_copy` does not count: it only delivers bytes
+    (complete_tx), and a phase completes after its arrivals. A barrier
     value passed anywhere else (a call, a loop, another op) may be armed
     there, and then nothing is reported. Verification runs when the front
     end finishes the kernel, so the error points at the user's `wait`.

@@ -27,6 +27,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "OnChipIRChecks.h"
 #include "OnChipIRDialect.h"
 
 #include "triton-ext/PassInfra.h"
@@ -94,6 +95,8 @@ public:
   void runOnOperation() override {
     bool ok = true;
     getOperation().walk([&](Block *block) { ok &= succeeded(check(*block)); });
+    // Issue 31: reads before their wait, overwrites of buffers in flight.
+    ok &= succeeded(mlir::triton_ext::onchip::checkHazards(getOperation()));
     if (!ok)
       signalPassFailure();
   }

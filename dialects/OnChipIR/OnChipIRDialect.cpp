@@ -117,6 +117,25 @@ LogicalResult TmaCopyOp::verify() {
   return success();
 }
 
+LogicalResult TmaStoreOp::verify() {
+  auto desc = dyn_cast<triton::TensorDescType>(getDesc().getType());
+  if (!desc)
+    return emitOpError() << "expects a !tt.tensordesc, got "
+                         << getDesc().getType();
+  auto buffer = dyn_cast<triton::gpu::MemDescType>(getBuffer().getType());
+  if (!buffer)
+    return emitOpError() << "expects a !ttg.memdesc buffer, got "
+                         << getBuffer().getType();
+  if (desc.getShape() != buffer.getShape() ||
+      desc.getElementType() != buffer.getElementType())
+    return emitOpError() << "the descriptor's block " << desc
+                         << " does not match the buffer " << buffer;
+  if (getCoords().size() != desc.getShape().size())
+    return emitOpError() << "expects " << desc.getShape().size()
+                         << " coordinates, got " << getCoords().size();
+  return success();
+}
+
 LogicalResult DeclareBarriersOp::verify() {
   namespace ttg = triton::gpu;
   namespace ttng = triton::nvidia_gpu;
@@ -141,9 +160,10 @@ LogicalResult DeclareBarriersOp::verify() {
         worklist.push_back({index.getResult(), next});
         continue;
       }
-      bool arms = isa<ttng::ArriveBarrierOp, ttng::BarrierExpectOp>(user) ||
-                  (isa<TmaCopyOp>(user) && use.getOperandNumber() == 1);
-      if (arms) {
+      // A TMA copy only completes bytes (complete_tx): no arrival.
+      if (isa<TmaCopyOp>(user) && use.getOperandNumber() == 1)
+        continue;
+      if (isa<ttng::ArriveBarrierOp, ttng::BarrierExpectOp>(user)) {
         if (slot)
           armedSlots.insert(*slot);
         else
@@ -167,7 +187,9 @@ LogicalResult DeclareBarriersOp::verify() {
                                  "nothing arrives on "
                               << (slot ? "barrier " + std::to_string(*slot)
                                        : std::string("these barriers"))
-                              << " (no arrive, expect or copy_tma uses it)";
+                              << " (no arrive or expect uses it; a "
+                                 "copy_tma only brings bytes, it is no "
+                                 "arrival)";
     diag.attachNote(getLoc()) << "the barriers are allocated here";
     return failure();
   }

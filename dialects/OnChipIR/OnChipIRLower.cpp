@@ -49,6 +49,7 @@ namespace ttng = mlir::triton::nvidia_gpu;
 using mlir::triton_ext::onchip::DeclareBarriersOp;
 using mlir::triton_ext::onchip::MmaOperandOp;
 using mlir::triton_ext::onchip::TmaCopyOp;
+using mlir::triton_ext::onchip::TmaStoreOp;
 using mlir::triton_ext::onchip::ViewOp;
 
 /// The asm string of the elementwise_inline_asm that stands for mma_wait
@@ -137,7 +138,8 @@ bool writtenOnlyByTma(Value buffer) {
         continue;
       }
       if (isa<ttng::AsyncTMACopyGlobalToLocalOp, ttng::WarpGroupDotOp,
-              ttng::WarpGroupDotWaitOp, MmaOperandOp, ttg::LocalLoadOp>(user))
+              ttng::WarpGroupDotWaitOp, MmaOperandOp, ttg::LocalLoadOp,
+              ttng::AsyncTMACopyLocalToGlobalOp, TmaStoreOp>(user))
         continue; // TMA writes; the rest only read
       if (auto copy = dyn_cast<TmaCopyOp>(user))
         if (use.getOperandNumber() == 2)
@@ -284,28 +286,36 @@ private:
   /// tt.make_tensor_descriptor. Legal because the layout only says how the
   /// copy lands in shared memory, and it is chosen to be the one every
   /// reader of that buffer (read, mma) already assumes.
+  static bool giveDescriptorLayout(Operation *op, Value descValue,
+                                   Value bufferValue, StringRef what) {
+    auto buffer = cast<ttg::MemDescType>(bufferValue.getType());
+    auto desc = cast<tt::TensorDescType>(descValue.getType());
+    Attribute layout = buffer.getEncoding();
+    if (!desc.getSharedLayout()) {
+      auto typed = tt::TensorDescType::get(desc.getShape(),
+                                           desc.getElementType(), layout);
+      if (failed(retypeDescriptor(descValue, typed))) {
+        op->emitError() << "triton_ext_onchip: " << what
+                        << " needs a descriptor that is a kernel argument or "
+                           "made in the kernel";
+        return false;
+      }
+    } else if (desc.getSharedLayout() != layout) {
+      op->emitError() << "triton_ext_onchip: this descriptor already moves "
+                         "buffers of layout "
+                      << desc.getSharedLayout() << ", this buffer has "
+                      << layout;
+      return false;
+    }
+    return true;
+  }
+
   bool lowerTmaCopies(ModuleOp module) {
     SmallVector<TmaCopyOp> copies;
     module.walk([&](TmaCopyOp op) { copies.push_back(op); });
     bool ok = true;
     for (TmaCopyOp op : copies) {
-      auto buffer = cast<ttg::MemDescType>(op.getBuffer().getType());
-      auto desc = cast<tt::TensorDescType>(op.getDesc().getType());
-      Attribute layout = buffer.getEncoding();
-      if (!desc.getSharedLayout()) {
-        auto typed = tt::TensorDescType::get(desc.getShape(),
-                                             desc.getElementType(), layout);
-        if (failed(retypeDescriptor(op.getDesc(), typed))) {
-          op.emitError() << "triton_ext_onchip: copy_tma needs a descriptor "
-                            "that is a kernel argument or made in the kernel";
-          ok = false;
-          continue;
-        }
-      } else if (desc.getSharedLayout() != layout) {
-        op.emitError() << "triton_ext_onchip: this descriptor already copies "
-                          "into buffers of layout "
-                       << desc.getSharedLayout() << ", this buffer has "
-                       << layout;
+      if (!giveDescriptorLayout(op, op.getDesc(), op.getBuffer(), "copy_tma")) {
         ok = false;
         continue;
       }
@@ -313,6 +323,26 @@ private:
       ttng::AsyncTMACopyGlobalToLocalOp::create(
           builder, op.getLoc(), op.getDesc(), op.getCoords(), op.getBarrier(),
           op.getBuffer(), op.getPred());
+      op->erase();
+    }
+    // TMA stores (store_tma): the buffer may have been written from
+    // registers (write), whose generic-proxy stores the TMA unit (async
+    // proxy) sees only after fence.proxy.async; Triton's barrier pass then
+    // puts the block barrier between the writes and the store, as for its
+    // own descriptor stores.
+    SmallVector<TmaStoreOp> stores;
+    module.walk([&](TmaStoreOp op) { stores.push_back(op); });
+    for (TmaStoreOp op : stores) {
+      if (!giveDescriptorLayout(op, op.getDesc(), op.getBuffer(),
+                                "store_tma")) {
+        ok = false;
+        continue;
+      }
+      OpBuilder builder(op);
+      ttng::FenceAsyncSharedOp::create(builder, op.getLoc(),
+                                       /*bCluster=*/false);
+      ttng::AsyncTMACopyLocalToGlobalOp::create(
+          builder, op.getLoc(), op.getDesc(), op.getCoords(), op.getBuffer());
       op->erase();
     }
     return ok;
@@ -502,7 +532,7 @@ private:
     bool ok = true;
     SmallVector<Operation *> dead;
     module.walk([&](Operation *op) {
-      if (!isa<ViewOp, MmaOperandOp, TmaCopyOp>(op))
+      if (!isa<ViewOp, MmaOperandOp, TmaCopyOp, TmaStoreOp>(op))
         return;
       if (op->use_empty()) {
         dead.push_back(op);

@@ -321,8 +321,10 @@ std::optional<int64_t> constantIndex(ttg::MemDescIndexOp index) {
 ///
 /// The code generator builds a kernel in program order, so every op that
 /// exists now comes before the wait. A fresh mbarrier is in phase 0: a wait
-/// for parity 0 returns only after some arrive, expect or TMA copy
-/// (complete_tx) on that barrier, while a wait for parity 1 returns at once.
+/// for parity 0 returns only after an arrive or expect on that barrier (a
+/// phase completes when its arrivals are in and its announced bytes have
+/// landed; a TMA copy only delivers bytes, complete_tx, and is no arrival),
+/// while a wait for parity 1 returns at once.
 /// So a wait for a constant even phase on a barrier of this kernel's
 /// `barriers` on which nothing has arrived yet blocks forever, in a loop too
 /// (its first execution comes before every later op). Not statically
@@ -359,12 +361,13 @@ std::string neverArmed(Value bar, Value phase, Value pred, Block *at) {
     bool sameSlot = !slot || !otherSlot || *slot == *otherSlot;
     for (OpOperand &use : other.getResult().getUses()) {
       Operation *op = use.getOwner();
-      if (isa<ttng::InitBarrierOp, ttng::WaitBarrierOp>(op))
-        continue;
-      bool arms =
-          isa<ttng::ArriveBarrierOp, ttng::BarrierExpectOp>(op) ||
+      // A TMA copy completes bytes on the barrier (complete_tx) but is no
+      // arrival: with no arrive or expect the phase never completes.
+      if (isa<ttng::InitBarrierOp, ttng::WaitBarrierOp>(op) ||
           (op->getName().getStringRef() == "triton_ext_onchip.tma_copy" &&
-           use.getOperandNumber() == 1);
+           use.getOperandNumber() == 1))
+        continue;
+      bool arms = isa<ttng::ArriveBarrierOp, ttng::BarrierExpectOp>(op);
       if (!arms)
         return ""; // passed on: it may be armed where we cannot see
       if (sameSlot)
@@ -373,10 +376,11 @@ std::string neverArmed(Value bar, Value phase, Value pred, Block *at) {
   }
   return "wait: this wait never returns: nothing has arrived on barrier " +
          (slot ? std::to_string(*slot) : std::string("ring")) +
-         " before it (no arrive, expect or copy_tma on it comes first, and a "
-         "wait for phase 0 of a barrier nothing arrived on blocks forever); "
-         "arm it first, e.g. oc.expect(bar, nbytes) and oc.copy_tma(..., bar), "
-         "or oc.arrive(bar)";
+         " before it (no arrive or expect on it comes first, and a wait for "
+         "phase 0 of a barrier nothing arrived on blocks forever; a copy_tma "
+         "only brings bytes, it is no arrival); arm it first, e.g. "
+         "oc.expect(bar, nbytes) before oc.copy_tma(..., bar), or "
+         "oc.arrive(bar)";
 }
 
 /// [slot, barrier, phase, pred]: wait until phase `phase` completed.
@@ -445,10 +449,47 @@ void createTmaCopy(TritonOpBuilder &self, std::vector<Value> &values) {
   operands.append(coords.begin(), coords.end());
   createByName(self, "triton_ext_onchip.tma_copy", operands, Type(), {});
 }
+/// [slot, descriptor, buffer, coords...]: a TMA store of `buffer` into the
+/// descriptor's block at `coords` (store_tma). Asynchronous: the buffer may
+/// be overwritten only after a store_wait saw the store read it.
+void createTmaStore(TritonOpBuilder &self, std::vector<Value> &values) {
+  const std::string op = "onchip_tma_store";
+  if (values.size() < 4 || values[0])
+    fail(op, "expects [result slot, descriptor, buffer, coords...]");
+  if (!isa<triton::TensorDescType>(values[1].getType()))
+    fail(op, "expects a tensor descriptor (!tt.tensordesc)");
+  memdesc(values[2], op);
+  SmallVector<Value> operands(values.begin() + 1, values.end());
+  for (Value c : ArrayRef<Value>(operands).drop_front(2))
+    if (!c.getType().isInteger(32))
+      fail(op, "coordinates must be i32 scalars");
+  // Like copy_tma, a placeholder: the descriptor has no shared layout yet.
+  createByName(self, "triton_ext_onchip.tma_store", operands, Type(), {});
+}
+
+/// [slot, pending]: wait until at most `pending` TMA stores of this thread
+/// are still reading their buffers (ttng.async_tma_store_wait).
+void createTmaStoreWait(TritonOpBuilder &self, std::vector<Value> &values) {
+  const std::string op = "onchip_tma_store_wait";
+  expectArity(op, values, 2);
+  int64_t pending = takeConstant(op, values[1], "pending");
+  eraseIfDead(values[1]);
+  if (pending < 0)
+    fail(op, "pending must be >= 0");
+  OpBuilder &b = self.getBuilder();
+  // read_only: the buffers may be reused once read; the global writes
+  // complete by the end of the kernel.
+  ttng::TMAStoreWaitOp::create(b, self.getLastLoc(),
+                               b.getI32IntegerAttr(pending), b.getUnitAttr());
+}
+
 //===----------------------------------------------------------------------===//
 // Warp specialization. Built in steps because the Python side generates the
 // partition bodies in between (the bodies are @triton.jit functions):
-//   split_begin  [slot, #workers, warps..., captures...] -> marker value
+//   split_begin  [slot, #workers, warps..., regs..., captures...] -> marker
+//                (regs: one per worker, the registers per thread it asks
+//                for, 0 for none: Triton's allocate-warp-groups then emits
+//                setmaxnreg, the default partition getting what is left)
 //                creates ttg.warp_specialize with an empty default region
 //                (ttg.warp_yield) and one partition region per worker (block
 //                arguments = the captures, ttg.warp_return), puts a marker
@@ -474,19 +515,30 @@ ttg::WarpSpecializeOp splitOf(Value marker, const std::string &op) {
 void createSplitBegin(TritonOpBuilder &self, std::vector<Value> &values) {
   const std::string op = "onchip_split_begin";
   if (values.size() < 3 || values[0])
-    fail(op, "expects [result slot, #workers, warps..., captures...]");
+    fail(op, "expects [result slot, #workers, warps..., regs..., captures...]");
   int64_t workers = takeConstant(op, values[1], "#workers");
-  if (workers < 1 || values.size() < size_t(2 + workers))
-    fail(op, "expects at least one worker and one warp count per worker");
-  SmallVector<int32_t> warps;
+  if (workers < 1 || values.size() < size_t(2 + 2 * workers))
+    fail(op, "expects at least one worker and one warp count and one "
+             "register count per worker");
+  SmallVector<int32_t> warps, regs;
   for (int64_t i = 0; i < workers; ++i)
     warps.push_back(takeConstant(op, values[2 + i], "warp counts"));
-  SmallVector<Value> captures(values.begin() + 2 + workers, values.end());
-  for (size_t i = 1; i < size_t(2 + workers); ++i)
+  for (int64_t i = 0; i < workers; ++i)
+    regs.push_back(
+        takeConstant(op, values[2 + workers + i], "register counts"));
+  SmallVector<Value> captures(values.begin() + 2 + 2 * workers, values.end());
+  for (size_t i = 1; i < size_t(2 + 2 * workers); ++i)
     eraseIfDead(values[i]);
+  bool anyRegs = llvm::any_of(regs, [](int32_t r) { return r != 0; });
+  if (anyRegs && llvm::any_of(regs, [](int32_t r) {
+        return r < 24 || r > 256 || r % 8 != 0;
+      }))
+    fail(op, "register counts must all be set, multiples of 8 in [24, 256]");
   OpBuilder &b = self.getBuilder();
   Location loc = self.getLastLoc();
   auto ws = ttg::WarpSpecializeOp::create(b, loc, TypeRange{}, warps);
+  if (anyRegs)
+    ws.setRequestedRegistersAttr(b.getDenseI32ArrayAttr(regs));
   Block *body = b.createBlock(&ws.getDefaultRegion());
   ttg::WarpYieldOp::create(b, loc, ValueRange{});
   b.createBlock(&ws.getPartitionOpHolder());
@@ -553,6 +605,8 @@ TRITON_EXT_REGISTER_OP(onchip_split_enter, createSplitEnter);
 TRITON_EXT_REGISTER_OP(onchip_split_arg, createSplitArg);
 TRITON_EXT_REGISTER_OP(onchip_split_end, createSplitEnd);
 TRITON_EXT_REGISTER_OP(onchip_tma_copy, createTmaCopy);
+TRITON_EXT_REGISTER_OP(onchip_tma_store, createTmaStore);
+TRITON_EXT_REGISTER_OP(onchip_tma_store_wait, createTmaStoreWait);
 TRITON_EXT_REGISTER_OP(onchip_alloc, createAlloc);
 TRITON_EXT_REGISTER_OP(onchip_index, createIndex);
 TRITON_EXT_REGISTER_OP(onchip_read, createRead);

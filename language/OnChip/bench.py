@@ -24,6 +24,15 @@ of passes/LoopSplit: the hand-split kernel and the one-loop kernel compiled with
         --out $RESULTS/onchip-attn-h200.json
 
 exits 1 when an output is wrong or a variant fails, and prints the ratios either way.
+
+``--vendor`` (issue 31) compares, in one run, the OnChip candidates of ``kernels.GEMM_VARIANTS``
+and ``kernels.ATTN_VARIANTS`` against cuBLAS (``torch.matmul``), every SDPA backend
+(``sdpa_kernel``; the fastest counts) and Triton, fp16 and bf16, outputs checked against float64
+first; about 4-5 minutes on the H200 (each OnChip candidate first runs once in its own child
+process, in parallel, so that a hanging kernel is left out instead of stopping the run):
+
+    TRITON_EXT_BUILD_DIR=$PWD/build python language/OnChip/bench.py --vendor --reps 5 \
+        --out $OUT/onchip-vendor-h200.json
 """
 
 from __future__ import annotations
@@ -31,6 +40,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -47,6 +57,9 @@ from triton_ext.bench import BenchSpec, Case, Metric, Target, Variant
 from triton_ext.testing import import_file
 
 kernels = import_file(__file__, "kernels.py", name="triton_ext_onchip_kernels")
+# The handwritten variants use triton_ext_onchip's ops: its plugins and passes before any compile
+# (the package itself loads nothing at import).
+kernels.oc.load()
 grouped_tile = kernels.grouped_tile
 store_tile = kernels.store_tile
 
@@ -550,6 +563,381 @@ def compare_attention(seqs: tuple[int, ...] = (4096, 8192), head_dims: tuple[int
     return rows, not bad
 
 
+# --------------------------------------------------------------------------- #
+# Against the vendor libraries (``--vendor``, issue 31): cuBLAS and torch's SDPA
+# --------------------------------------------------------------------------- #
+
+#: SDPA backends tried (each that runs counts; the fastest is the baseline). MATH materialises
+#: the whole score matrix and is never the fastest, but it is an available backend, so it is
+#: timed too (a backend that fails, e.g. out of memory, is recorded under ``errors``).
+SDPA_BACKENDS = ("FLASH_ATTENTION", "EFFICIENT_ATTENTION", "CUDNN_ATTENTION", "MATH")
+
+
+@dataclass
+class VendorRow:
+    """One case of the vendor comparison: every candidate's error vs float64 and best time."""
+
+    op: str  # "gemm" or "attention"
+    dtype: str
+    shape: dict[str, int]
+    ok: bool = True
+    err: dict[str, float] = field(default_factory=dict)  # gemm: max|C-C64|/max|C64|; attention: max|O-O64|
+    tol: float = 0.0
+    ms: dict[str, float] = field(default_factory=dict)  # best of the interleaved rounds
+    tflops: dict[str, float] = field(default_factory=dict)
+    fastest: dict[str, str] = field(default_factory=dict)  # "onchip" / "vendor" / "triton" -> candidate
+    ratio_vs_vendor: float | None = None  # fastest onchip speed / fastest vendor speed
+    ratio_vs_triton: float | None = None  # fastest onchip speed / fastest Triton speed
+    target: float = 0.0  # the issue's target for ratio_vs_vendor
+    meets_target: bool | None = None
+    errors: dict[str, str] = field(default_factory=dict)
+
+
+def _smoke_child(kind: str, name: str, queue: Any) -> None:
+    """Runs in a spawned process: one OnChip candidate on small problems of every dtype (and head
+    dim) the timed run uses, so that its kernels are compiled into Triton's cache, each output
+    checked against float64; puts (name, "ok" | "wrong: ..." | "error: ...")."""
+    import torch
+
+    kernels.oc.load()  # the OnChip plugins and passes (a package import need not load them)
+    status = "ok"
+    try:
+        if kind == "warm":  # compile the Triton baselines of the timed run (their outputs are checked there)
+            _warm_triton(name)
+            queue.put((name, status))
+            return
+        for dtype in (torch.float16, torch.bfloat16):
+            tol = 2e-2 if dtype == torch.float16 else 6e-2
+            if kind == "gemm":
+                a = (torch.randn((1024, 1024), device="cuda") / 32).to(dtype)
+                b = torch.randn((1024, 1024), device="cuda").to(dtype)
+                ref = a.double() @ b.double()
+                err = ((kernels.GEMM_VARIANTS[name](a, b).double() - ref).abs().max() / ref.abs().max()).item()
+                if not err <= tol:
+                    status = f"wrong: {dtype} max rel err {err:.3g}"
+                continue
+            for head_dim in (64, 128):
+                q, k, v = (torch.randn((2, 1024, head_dim), device="cuda", dtype=dtype) for _ in range(3))
+                try:
+                    out = kernels.ATTN_VARIANTS[name](q, k, v, head_dim ** -0.5)
+                except Exception as exc:
+                    if _does_not_fit(f"{type(exc).__name__}: {exc}"):
+                        continue  # this configuration does not apply to this head dim
+                    raise
+                err = max((out[h].double() - attention_reference(q, k, v, h)).abs().max().item() for h in (0, 1))
+                if not err <= tol:
+                    status = f"wrong: {dtype} d{head_dim} max abs err {err:.3g}"
+        torch.cuda.synchronize()
+    except Exception as exc:
+        status = f"error: {type(exc).__name__}: {exc}"[:500]
+    queue.put((name, status))
+
+
+def _warm_triton(what: str) -> None:
+    """Compile the Triton baselines of the timed run into the cache (run in a smoke child)."""
+    import contextlib
+
+    import torch
+    import triton_ext
+
+    for dtype in (torch.float16, torch.bfloat16):
+        if what == "triton_gemm":
+            a = torch.randn((1024, 1024), device="cuda", dtype=dtype)
+            tl_dot(a, a)
+            kernels._descriptor_gemm(tl_dot_tma_kernel, a, a, dict(BM=BM, BN=BN, BK=BK, STAGES=STAGES,
+                                                                   GROUP_M=GROUP_M, num_warps=8, num_stages=STAGES))
+            continue
+        for head_dim in (64, 128):
+            q = torch.randn((2, 1024, head_dim), device="cuda", dtype=dtype)
+            out = torch.empty_like(q)
+            for prefix, kernel, configs, on in _attn_baselines(head_dim):
+                for bn, warps, stages in configs:
+                    with triton_ext.enabled("loop_split") if on else contextlib.nullcontext():
+                        kernel[(1024 // 128, 2)](q, q, q, out, 0.1, q.stride(0), q.stride(1), HEAD_DIM=head_dim,
+                                                 BLOCK_M=128, BLOCK_N=bn, num_warps=warps, num_stages=stages)
+    torch.cuda.synchronize()
+
+
+def smoke(items: list[tuple[str, str]], timeout: float = 300.0, log: Callable[[str], None] = print) -> dict[str, str]:
+    """Each candidate first runs in a child process of its own, all in parallel (which also
+    compiles every kernel of the timed run into Triton's cache on all CPU cores). A candidate
+    that has not answered after ``timeout`` seconds is killed and recorded as "hang" (a barrier
+    phase that never completes), and left out of the timed run, which it would otherwise stop."""
+    import multiprocessing as mp
+    import queue as queues
+    import time
+
+    ctx = mp.get_context("spawn")
+    results: dict[str, str] = {}  # "kind:name" -> status
+    answers = ctx.Queue()
+    procs = {f"{kind}:{name}": ctx.Process(target=_smoke_child, args=(kind, name, answers), daemon=True)
+             for kind, name in items}
+    for proc in procs.values():
+        proc.start()
+    kinds = dict((name, kind) for kind, name in items)
+    deadline = time.monotonic() + timeout
+    while len(results) < len(procs):
+        try:
+            name, status = answers.get(timeout=max(0.1, deadline - time.monotonic()))
+        except queues.Empty:
+            break
+        results[f"{kinds[name]}:{name}"] = status
+        log(f"smoke {kinds[name]} {name}: {status}")
+    for key, proc in procs.items():
+        if key not in results:
+            results[key] = "hang" if proc.is_alive() else f"no answer (exit code {proc.exitcode})"
+            log(f"smoke {key}: {results[key]} after {timeout:.0f} s")
+        if proc.is_alive():
+            proc.kill()
+        proc.join(timeout=30)
+    return results
+
+
+def _does_not_fit(error: str) -> bool:
+    """A launch configuration that needs more shared memory or registers than the GPU has: not
+    a wrong kernel, just a candidate that does not apply to this shape."""
+    return "OutOfResources" in error or "out of resource" in error
+
+
+def _kind(name: str) -> str:
+    return name.split(":", 1)[0]  # candidates are "onchip:...", "vendor:...", "triton:..."
+
+
+def _time_interleaved(row: VendorRow, fns: dict[str, Callable[[], Any]], flops: float, reps: int,
+                      ctx: Callable[[str], Any]) -> None:
+    samples: dict[str, list[float]] = {name: [] for name in fns}
+    for _ in range(reps):  # interleaved, so clock and thermal drift hit all alike
+        for name, fn in fns.items():
+            try:
+                with ctx(name):
+                    samples[name].append(triton.testing.do_bench(fn, warmup=25, rep=100))
+            except Exception as exc:  # e.g. out of memory in the MATH backend
+                row.errors[name] = f"{type(exc).__name__}: {exc}"[:500]
+    for name, ms in samples.items():
+        if ms and name not in row.errors:
+            row.ms[name] = min(ms)
+            row.tflops[name] = flops / row.ms[name] * 1e-9
+    for kind in ("onchip", "vendor", "triton"):
+        timed = [n for n in row.ms if _kind(n) == kind]
+        if timed:
+            row.fastest[kind] = min(timed, key=row.ms.__getitem__)
+    if "onchip" in row.fastest and "vendor" in row.fastest:
+        row.ratio_vs_vendor = row.ms[row.fastest["vendor"]] / row.ms[row.fastest["onchip"]]
+        row.meets_target = row.ratio_vs_vendor >= row.target
+    if "onchip" in row.fastest and "triton" in row.fastest:
+        row.ratio_vs_triton = row.ms[row.fastest["triton"]] / row.ms[row.fastest["onchip"]]
+
+
+def _no_ctx(name: str) -> Any:
+    import contextlib
+
+    return contextlib.nullcontext()
+
+
+def vendor_gemm(dtype_name: str, size: int, reps: int) -> VendorRow:
+    """size^3 GEMM: cuBLAS (torch.matmul), Triton (autotuned tl.dot, TMA tl.dot), OnChip variants."""
+    import torch
+
+    dtype = getattr(torch, dtype_name)
+    m = n = k = size
+    gen = torch.Generator(device="cuda").manual_seed(size * 7 + len(dtype_name))
+    # A scaled by 1/sqrt(K): C has unit variance, so one tolerance fits every size.
+    a = (torch.randn((m, k), device="cuda", generator=gen) / math.sqrt(k)).to(dtype)
+    b = torch.randn((k, n), device="cuda", generator=gen).to(dtype)
+    ref = a.double() @ b.double()
+    target = 1.00 if size >= 8192 else 0.97
+    row = VendorRow("gemm", dtype_name, {"M": m, "N": n, "K": k}, target=target)
+    candidates: dict[str, Callable[[Any, Any], Any]] = {
+        "vendor:cublas": torch.matmul,
+        "triton:tl_dot_autotuned": tl_dot,
+        "triton:tl_dot_tma": lambda x, y: kernels._descriptor_gemm(
+            tl_dot_tma_kernel, x, y, dict(BM=BM, BN=BN, BK=BK, STAGES=STAGES, GROUP_M=GROUP_M, num_warps=8,
+                                          num_stages=STAGES)),
+    }
+    for name, fn in kernels.GEMM_VARIANTS.items():
+        if name not in SKIP:
+            candidates[f"onchip:{name}"] = fn
+    fns: dict[str, Callable[[], Any]] = {}
+    for name, fn in candidates.items():
+        try:
+            c = fn(a, b)
+            torch.cuda.synchronize()
+            row.err[name] = ((c.double() - ref).abs().max() / ref.abs().max()).item()
+            fns[name] = (lambda f: lambda: f(a, b))(fn)
+        except Exception as exc:  # one failing candidate must not hide the others
+            row.errors[name] = f"{type(exc).__name__}: {exc}"[:2000]
+    # fp16 rounding of a unit-variance C is ~1e-3 relative to max|C|; bf16 ~8e-3.
+    row.tol = max([2e-2 if dtype == torch.float16 else 5e-2]
+                  + [2 * e for n_, e in row.err.items() if _kind(n_) == "vendor"])
+    for name, err in row.err.items():
+        if _kind(name) == "onchip" and not err <= row.tol:
+            row.ok = False
+            fns.pop(name, None)  # a wrong output is not timed
+    if any(_kind(n_) == "onchip" and n_ in row.errors and not _does_not_fit(row.errors[n_]) for n_ in candidates):
+        row.ok = False
+    del ref
+    _time_interleaved(row, fns, 2.0 * m * n * k, reps, _no_ctx)
+    return row
+
+
+def _attn_baselines(head_dim: int) -> list[tuple[str, Any, list[tuple[int, int, int]], bool]]:
+    """The Triton attention baselines of the vendor comparison: (name prefix, kernel, launch
+    configurations, compiled with loop_split)."""
+    return [("hand_split", loop_split_kernels.attn_fwd_hand_split, HAND_SPLIT_CONFIGS[head_dim][:2], False),
+            ("loop_split", loop_split_kernels.attn_fwd_tensor, LOOP_SPLIT_CONFIGS[head_dim][:1], True)]
+
+
+def vendor_attention(dtype_name: str, seq: int, head_dim: int, reps: int) -> VendorRow:
+    """Causal attention forward: every SDPA backend, the repository's fastest Triton kernels
+    (LoopSplit's hand-split attention; the one-loop one through loop_split) and OnChip."""
+    import contextlib
+
+    import torch
+    import torch.nn.functional as F
+    import triton_ext
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    heads = 16384 * (2048 // head_dim) // seq  # as passes/LoopSplit/bench_real.py
+    gen = torch.Generator(device="cuda").manual_seed(seq * 1000 + head_dim)
+    dtype = getattr(torch, dtype_name)
+    q, k, v = (torch.randn((heads, seq, head_dim), device="cuda", dtype=dtype, generator=gen) for _ in range(3))
+    scale = 1.0 / math.sqrt(head_dim)
+    row = VendorRow("attention", dtype_name, {"seq": seq, "head_dim": head_dim, "heads": heads, "batch": 1},
+                    target=0.97)
+    q4, k4, v4 = (t.unsqueeze(0) for t in (q, k, v))  # (1, heads, seq, d): the same memory
+    candidates: dict[str, Callable[[], Any]] = {}
+    for backend in SDPA_BACKENDS:
+        if not hasattr(SDPBackend, backend):
+            continue
+
+        def sdpa(backend=getattr(SDPBackend, backend)):
+            with sdpa_kernel([backend]):
+                return F.scaled_dot_product_attention(q4, k4, v4, is_causal=True, scale=scale)[0]
+
+        candidates[f"vendor:sdpa_{backend.lower()}"] = sdpa
+    passes: dict[str, bool] = {}
+    for prefix, kernel, configs, on in _attn_baselines(head_dim):
+        for bn, warps, stages in configs:
+            name = f"triton:{prefix}_n{bn}_w{warps}_s{stages}"
+            out = torch.empty_like(q)
+            passes[name] = on
+
+            def launch(kernel=kernel, out=out, bn=bn, warps=warps, stages=stages):
+                kernel[(seq // 128, heads)](q, k, v, out, scale, q.stride(0), q.stride(1), HEAD_DIM=head_dim,
+                                            BLOCK_M=128, BLOCK_N=bn, num_warps=warps, num_stages=stages)
+                return out
+
+            candidates[name] = launch
+    for name, fn in kernels.ATTN_VARIANTS.items():
+        if name not in SKIP:
+            candidates[f"onchip:{name}"] = (lambda f: lambda: f(q, k, v, scale))(fn)
+
+    def ctx(name: str) -> Any:
+        return triton_ext.enabled("loop_split") if passes.get(name) else contextlib.nullcontext()
+
+    outs: dict[str, Any] = {}
+    for name, fn in candidates.items():
+        try:
+            with ctx(name):
+                outs[name] = fn()
+            torch.cuda.synchronize()
+        except Exception as exc:  # a backend that is not available here is recorded, not fatal
+            row.errors[name] = f"{type(exc).__name__}: {exc}"[:2000]
+            torch.cuda.empty_cache()
+    for h in sorted({0, heads - 1}):
+        ref = attention_reference(q, k, v, h)
+        for name, out in outs.items():
+            err = (out[h].double() - ref).abs().max().item()
+            row.err[name] = max(row.err.get(name, 0.0), err)
+        del ref
+    outs.clear()
+    vendor_err = [e for n_, e in row.err.items() if _kind(n_) == "vendor"]
+    row.tol = max([1e-2 if dtype == torch.float16 else 3e-2] + [2 * min(vendor_err, default=0.0)])
+    fns = {}
+    for name, fn in candidates.items():
+        if name not in row.err:
+            if _kind(name) == "onchip" and not _does_not_fit(row.errors.get(name, "")):
+                row.ok = False
+            continue
+        if not row.err[name] <= row.tol:
+            if _kind(name) != "vendor":
+                row.ok = False
+            continue  # a wrong output is not timed
+        fns[name] = fn
+    torch.cuda.empty_cache()
+    _time_interleaved(row, fns, 2.0 * 2.0 * heads * seq * seq * head_dim / 2, reps, ctx)
+    return row
+
+
+def _vendor_summary(r: VendorRow) -> str:
+    shape = f"seq {r.shape['seq']} d {r.shape['head_dim']}" if "seq" in r.shape else \
+        "x".join(str(v) for v in r.shape.values())
+    best = ", ".join(f"{kind} {name.split(':', 1)[1]} {r.tflops[name]:.0f} TF" for kind, name in r.fastest.items())
+    vs_v = f"x{r.ratio_vs_vendor:.3f}" if r.ratio_vs_vendor is not None else "n/a"
+    vs_t = f"x{r.ratio_vs_triton:.3f}" if r.ratio_vs_triton is not None else "n/a"
+    met = {True: "meets", False: "MISSES", None: "n/a"}[r.meets_target]
+    return (f"  {r.op:9s} {r.dtype:8s} {shape:14s} {'ok ' if r.ok else 'BAD'} vs vendor {vs_v} ({met} "
+            f">= {r.target:.2f}), vs Triton {vs_t}; {best}")
+
+
+#: OnChip candidates the smoke run found hanging or failing (left out of the timed run).
+SKIP: dict[str, str] = {}
+
+
+def compare_vendor(reps: int = 5, what: tuple[str, ...] = ("gemm", "attention"),
+                   log: Callable[[str], None] = print, smoke_first: bool = True,
+                   partial: Callable[[list[VendorRow], dict[str, str]], None] | None = None
+                   ) -> tuple[list[VendorRow], bool, dict[str, str]]:
+    """The issue-31 comparison: OnChip vs cuBLAS / every SDPA backend and vs Triton, one run.
+    Returns the rows, whether every output was right, and the smoke results."""
+    import time
+
+    rows: list[VendorRow] = []
+    start = time.monotonic()
+    smoked: dict[str, str] = {}
+    if smoke_first:
+        items = [("gemm", n) for n in kernels.GEMM_VARIANTS if "gemm" in what]
+        items += [("attention", n) for n in kernels.ATTN_VARIANTS if "attention" in what]
+        items += [("warm", f"triton_{w}") for w in what]
+        smoked = smoke(items, log=log)
+        SKIP.update({k.split(":", 1)[1]: st for k, st in smoked.items()
+                     if not k.startswith("warm:") and not st.startswith(("ok", "wrong"))})
+        log(f"smoke run done in {time.monotonic() - start:.0f} s; left out: {sorted(SKIP) or 'none'}")
+    cases: list[tuple[str, Callable[[], VendorRow], tuple]] = []
+    for dtype_name in ("float16", "bfloat16"):
+        if "gemm" in what:
+            for size in (4096, 8192):
+                cases.append(("gemm", (lambda d=dtype_name, s=size: vendor_gemm(d, s, reps)), (dtype_name, size)))
+        if "attention" in what:
+            for head_dim in (64, 128):
+                for seq in (4096, 8192):
+                    cases.append(("attention", (lambda d=dtype_name, s=seq, h=head_dim: vendor_attention(d, s, h, reps)),
+                                  (dtype_name, seq, head_dim)))
+    for op, fn, key in cases:
+        try:
+            row = fn()
+        except Exception as exc:  # report and go on: one failure must not hide the others
+            row = VendorRow(op, key[0], {"case": list(key[1:])}, ok=False,
+                            errors={"all": f"{type(exc).__name__}: {exc}"[:2000]})
+        for name, status in SKIP.items():
+            if (op == "gemm") == (name in kernels.GEMM_VARIANTS):
+                row.errors[f"onchip:{name}"] = f"left out: {status} in the smoke run"
+                row.ok = False
+        rows.append(row)
+        log(json.dumps(asdict(row)))
+        log(_vendor_summary(row) + f"  [{time.monotonic() - start:.0f} s]")
+        if partial is not None:
+            partial(rows, smoked)
+    log("summary (ratio = fastest OnChip candidate's speed / fastest vendor (cuBLAS or SDPA backend) or Triton "
+        "candidate's speed; outputs checked against float64 first, a wrong output is not timed):")
+    for r in rows:
+        log(_vendor_summary(r))
+    bad = [r for r in rows if not r.ok]
+    log(f"{len(rows) - len(bad)}/{len(rows)} cases correct; {sum(bool(r.meets_target) for r in rows)}/{len(rows)} "
+        f"meet the issue-31 target; {time.monotonic() - start:.0f} s")
+    return rows, not bad, smoked
+
+
 def _results(rows: list[Any], **extra: Any) -> str:
     """The JSON a run writes: GPU, commit (TRITON_EXT_COMMIT first), rows."""
     import torch
@@ -569,7 +957,39 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--attention", action="store_true",
                         help="the causal attention forward (seq 4096 and 8192, head dims 64 and 128), not the GEMMs")
     parser.add_argument("--dtypes", default="float16", help="--attention: comma-separated float16, bfloat16")
+    parser.add_argument("--vendor", action="store_true",
+                        help="issue 31: GEMM (4096^3, 8192^3) and causal attention (d 64/128, seq 4096/8192), "
+                             "fp16 and bf16, vs cuBLAS, every SDPA backend and Triton, in one run")
+    parser.add_argument("--only", default="gemm,attention", help="--vendor: comma-separated gemm, attention")
+    parser.add_argument("--no-smoke", action="store_true",
+                        help="--vendor: skip the child-process smoke run that leaves hanging kernels out")
     args = parser.parse_args(argv)
+    kernels.oc.load()  # the OnChip plugins and passes (a package import need not load them)
+    if args.vendor:
+        from triton_ext.bench.gpu import environment
+
+        what = tuple(w for w in args.only.split(",") if w)
+        if not what or set(what) - {"gemm", "attention"}:
+            parser.error(f"--only must list gemm and/or attention, got {args.only!r}")
+        out = args.out
+        if out is None and os.environ.get("OUT"):
+            out = Path(os.environ["OUT"]) / "onchip-vendor-h200.json"
+        env = environment()
+
+        def write(vrows: list[VendorRow], smoked: dict[str, str], complete: bool = False) -> None:
+            if out:  # after every row: a run cut short still leaves what it measured
+                out.parent.mkdir(parents=True, exist_ok=True)
+                out.write_text(json.dumps({"what": "language/OnChip/bench.py --vendor (issue 31)",
+                                           "environment": env, "reps": args.reps, "complete": complete,
+                                           "smoke": smoked, "rows": [asdict(r) for r in vrows]}, indent=1))
+
+        vrows, ok, smoked = compare_vendor(reps=max(args.reps, 1), what=what,
+                                           log=lambda line: print(line, flush=True),
+                                           smoke_first=not args.no_smoke, partial=write)
+        write(vrows, smoked, complete=True)
+        if out:
+            print(f"wrote {out}", flush=True)
+        return 0 if ok else 1
     if args.attention:
         dtypes = tuple(d for d in args.dtypes.split(",") if d)
         if not dtypes or set(dtypes) - {"float16", "bfloat16"}:

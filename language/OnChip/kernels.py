@@ -242,6 +242,214 @@ def matmul_ws(a, b, config: dict | None = None):
 
 
 # ------------------------------------------------------------------------------------------------
+# Persistent, warp-specialized GEMM with a TMA-store epilogue and register reallocation
+
+
+@triton.jit
+def tile_coords(tile, M, N, BM: tl.constexpr, BN: tl.constexpr, GROUP_M: tl.constexpr):
+    """(row, column) block of output tile number ``tile`` in grouped order (as grouped_tile)."""
+    num_m = tl.cdiv(M, BM)
+    num_n = tl.cdiv(N, BN)
+    group = GROUP_M * num_n
+    first_m = (tile // group) * GROUP_M
+    size_m = tl.minimum(num_m - first_m, GROUP_M)
+    return first_m + (tile % group) % size_m, (tile % group) // size_m
+
+
+@triton.jit
+def _pws_producer(a_desc, b_desc, a_ring, b_ring, ready, empty, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
+                  BK: tl.constexpr, STAGES: tl.constexpr, GROUP_M: tl.constexpr, NBYTES: tl.constexpr):
+    # Persistent tile loop: this program takes tiles pid, pid + programs, ...; `it` counts the
+    # k-steps over all its tiles, so stages and phases continue from one tile to the next.
+    num_tiles = tl.cdiv(M, BM) * tl.cdiv(N, BN)
+    k_tiles = tl.cdiv(K, BK)
+    it = 0
+    for tile in range(tl.program_id(0), num_tiles, tl.num_programs(0)):
+        pid_m, pid_n = tile_coords(tile, M, N, BM, BN, GROUP_M)
+        for kt in range(k_tiles):
+            slot = it % STAGES
+            oc.wait(oc.index(empty, slot), ((it // STAGES) & 1) ^ 1)  # the consumers freed the stage
+            bar = oc.index(ready, slot)
+            oc.expect(bar, NBYTES)
+            oc.copy_tma(oc.index(a_ring, slot), a_desc, [pid_m * BM, kt * BK], bar)
+            oc.copy_tma(oc.index(b_ring, slot), b_desc, [kt * BK, pid_n * BN], bar)
+            it += 1
+
+
+@triton.jit
+def _pws_consumer(a_ring, b_ring, ready, empty, c_desc, c_buf, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
+                  BK: tl.constexpr, STAGES: tl.constexpr, GROUP_M: tl.constexpr):
+    num_tiles = tl.cdiv(M, BM) * tl.cdiv(N, BN)
+    k_tiles = tl.cdiv(K, BK)
+    it = 0
+    for tile in range(tl.program_id(0), num_tiles, tl.num_programs(0)):
+        pid_m, pid_n = tile_coords(tile, M, N, BM, BN, GROUP_M)
+        acc = tl.zeros([BM, BN], dtype=tl.float32)
+        for kt in range(k_tiles):
+            slot = it % STAGES
+            oc.wait(oc.index(ready, slot), (it // STAGES) & 1)
+            acc = oc.mma(oc.index(a_ring, slot), oc.index(b_ring, slot), acc, pending=1)
+            # The wgmma of the previous k-step finished: give its stage back.
+            oc.arrive(oc.index(empty, (it + STAGES - 1) % STAGES), pred=kt > 0)
+            it += 1
+        acc = oc.mma_wait(acc, 0)
+        oc.arrive(oc.index(empty, (it + STAGES - 1) % STAGES))  # this tile's last stage
+        # Epilogue through shared memory: the previous tile's TMA store must have read c_buf.
+        # The producer is already filling the stages of the next tile meanwhile.
+        oc.store_wait(0)
+        oc.write(c_buf, acc.to(c_desc.dtype))
+        oc.store_tma(c_desc, [pid_m * BM, pid_n * BN], c_buf)
+    oc.store_wait(0)
+
+
+@triton.jit
+def matmul_persistent_kernel(a_desc, b_desc, c_desc, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
+                             BK: tl.constexpr, STAGES: tl.constexpr, GROUP_M: tl.constexpr,
+                             PRODUCER_REGS: tl.constexpr):
+    """Persistent GEMM: one program per SM loops over output tiles; a one-warp TMA producer
+    (``split`` worker, ``PRODUCER_REGS`` registers when non-zero: setmaxnreg gives the rest to
+    the consumer warp groups) runs ahead across tiles; the consumers multiply and write each tile
+    with a TMA store (``store_tma``) that overlaps the next tile's main loop."""
+    dtype: tl.constexpr = a_desc.dtype
+    a_ring = oc.alloc(dtype, [BM, BK], STAGES)
+    b_ring = oc.alloc(dtype, [BK, BN], STAGES)
+    c_buf = oc.index(oc.alloc(dtype, [BM, BN]), 0)
+    ready = oc.barriers(STAGES)
+    empty = oc.barriers(STAGES)
+    nbytes: tl.constexpr = (BM * BK + BK * BN) * dtype.primitive_bitwidth // 8
+    if PRODUCER_REGS > 0:
+        oc.split([(_pws_consumer, (a_ring, b_ring, ready, empty, c_desc, c_buf, M, N, K, BM, BN, BK, STAGES,
+                                   GROUP_M)),
+                  (_pws_producer, (a_desc, b_desc, a_ring, b_ring, ready, empty, M, N, K, BM, BN, BK, STAGES,
+                                   GROUP_M, nbytes))], [1], [PRODUCER_REGS])
+    else:
+        oc.split([(_pws_consumer, (a_ring, b_ring, ready, empty, c_desc, c_buf, M, N, K, BM, BN, BK, STAGES,
+                                   GROUP_M)),
+                  (_pws_producer, (a_desc, b_desc, a_ring, b_ring, ready, empty, M, N, K, BM, BN, BK, STAGES,
+                                   GROUP_M, nbytes))], [1])
+
+
+@triton.jit
+def _pp_consumer(a_ring, b_ring, ready, empty, turn, c_desc, c_ring, M, N, K, WHICH: tl.constexpr,
+                 BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, STAGES: tl.constexpr,
+                 GROUP_M: tl.constexpr):
+    # Ping-pong: consumer WHICH (0 or 1) takes every other tile of this program. The main loops
+    # take turns (turn[c]: the other consumer finished its main loop), so the tensor cores
+    # alternate between the two consumers and one's epilogue runs during the other's main loop.
+    # The turns also keep each stage barrier within one phase of its waiter (a parity wait
+    # cannot tell phase q from q - 2): the other consumer has waited for every earlier k-step.
+    num_tiles = tl.cdiv(M, BM) * tl.cdiv(N, BN)
+    k_tiles = tl.cdiv(K, BK)
+    c_buf = oc.index(c_ring, WHICH)
+    i = 0  # this consumer's i-th tile, the program's tile 2 * i + WHICH
+    for tile in range(tl.program_id(0) + WHICH * tl.num_programs(0), num_tiles, 2 * tl.num_programs(0)):
+        pid_m, pid_n = tile_coords(tile, M, N, BM, BN, GROUP_M)
+        it = (2 * i + WHICH) * k_tiles  # the global k-step of this tile's first stage
+        # Consumer 0 waits for consumer 1's main loop i - 1 (none before the first: parity 1 of a
+        # fresh barrier returns at once), consumer 1 for consumer 0's main loop i.
+        oc.wait(oc.index(turn, WHICH), (i & 1) ^ (1 - WHICH))
+        acc = tl.zeros([BM, BN], dtype=tl.float32)
+        for kt in range(k_tiles):
+            slot = (it + kt) % STAGES
+            oc.wait(oc.index(ready, slot), ((it + kt) // STAGES) & 1)
+            acc = oc.mma(oc.index(a_ring, slot), oc.index(b_ring, slot), acc, pending=1)
+            oc.arrive(oc.index(empty, (it + kt + STAGES - 1) % STAGES), pred=kt > 0)
+        oc.arrive(oc.index(turn, 1 - WHICH))  # the other consumer's main loop may start
+        acc = oc.mma_wait(acc, 0)
+        oc.arrive(oc.index(empty, (it + k_tiles - 1) % STAGES))
+        oc.store_wait(0)
+        oc.write(c_buf, acc.to(c_desc.dtype))
+        oc.store_tma(c_desc, [pid_m * BM, pid_n * BN], c_buf)
+        i += 1
+    oc.store_wait(0)
+
+
+@triton.jit
+def _pp_first_consumer(a_ring, b_ring, ready, empty, turn, c_desc, c_ring, M, N, K, BM: tl.constexpr,
+                       BN: tl.constexpr, BK: tl.constexpr, STAGES: tl.constexpr, GROUP_M: tl.constexpr):
+    _pp_consumer(a_ring, b_ring, ready, empty, turn, c_desc, c_ring, M, N, K, 0, BM, BN, BK, STAGES, GROUP_M)
+
+
+@triton.jit
+def _pp_second_consumer(a_ring, b_ring, ready, empty, turn, c_desc, c_ring, M, N, K, BM: tl.constexpr,
+                        BN: tl.constexpr, BK: tl.constexpr, STAGES: tl.constexpr, GROUP_M: tl.constexpr):
+    _pp_consumer(a_ring, b_ring, ready, empty, turn, c_desc, c_ring, M, N, K, 1, BM, BN, BK, STAGES, GROUP_M)
+
+
+@triton.jit
+def matmul_pingpong_kernel(a_desc, b_desc, c_desc, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
+                           BK: tl.constexpr, STAGES: tl.constexpr, GROUP_M: tl.constexpr,
+                           CONSUMER_REGS: tl.constexpr, PRODUCER_REGS: tl.constexpr):
+    """Persistent ping-pong GEMM (num_warps=4): two consumer warp groups (the default partition
+    and a 4-warp worker, which may hold tensors because its warp count is the kernel's) take
+    alternate tiles of this program, each with its own C buffer and TMA store; a one-warp TMA
+    producer feeds both in tile order. setmaxnreg: CONSUMER_REGS for the second consumer,
+    PRODUCER_REGS for the producer, the rest (the same as CONSUMER_REGS when 240/24) for the
+    default partition."""
+    dtype: tl.constexpr = a_desc.dtype
+    a_ring = oc.alloc(dtype, [BM, BK], STAGES)
+    b_ring = oc.alloc(dtype, [BK, BN], STAGES)
+    c_ring = oc.alloc(dtype, [BM, BN], 2)
+    ready = oc.barriers(STAGES)
+    empty = oc.barriers(STAGES)
+    turn = oc.barriers(2)  # turn[c]: consumer c's main loop may start
+    nbytes: tl.constexpr = (BM * BK + BK * BN) * dtype.primitive_bitwidth // 8
+    oc.split([(_pp_first_consumer, (a_ring, b_ring, ready, empty, turn, c_desc, c_ring, M, N, K, BM, BN, BK,
+                                    STAGES, GROUP_M)),
+              (_pp_second_consumer, (a_ring, b_ring, ready, empty, turn, c_desc, c_ring, M, N, K, BM, BN, BK,
+                                     STAGES, GROUP_M)),
+              (_pws_producer, (a_desc, b_desc, a_ring, b_ring, ready, empty, M, N, K, BM, BN, BK, STAGES, GROUP_M,
+                               nbytes))], [4, 1], [CONSUMER_REGS, PRODUCER_REGS])
+
+
+#: Ping-pong variant: 128x128x64 per consumer warp group, 4 stages (128 KiB) + two 32 KiB C
+#: tiles, 4 + 4 consumer warps and 1 producer warp (240 / 240 / 24 registers).
+PINGPONG_CONFIG = dict(BM=128, BN=128, BK=64, STAGES=4, GROUP_M=8, CONSUMER_REGS=240, PRODUCER_REGS=24,
+                       num_warps=4)
+
+
+def matmul_pingpong(a, b, config: dict | None = None):
+    """C = a @ b with matmul_pingpong_kernel (row-major torch tensors on the GPU, fp16 or bf16)."""
+    cfg = dict(PINGPONG_CONFIG if config is None else config)
+    return _persistent_launch(matmul_pingpong_kernel, a, b, cfg)
+
+
+#: Persistent variant: 128x256x64, 3 stages (144 KiB) + a 64 KiB C tile, 8 consumer warps + 1
+#: producer warp with 24 registers (the consumers get 240).
+PERSISTENT_CONFIG = dict(BM=128, BN=256, BK=64, STAGES=3, GROUP_M=8, PRODUCER_REGS=24, num_warps=8)
+
+
+def _sm_count(device) -> int:
+    import torch
+
+    return torch.cuda.get_device_properties(device).multi_processor_count
+
+
+def matmul_persistent(a, b, config: dict | None = None):
+    """C = a @ b with matmul_persistent_kernel (row-major torch tensors on the GPU, fp16 or bf16)."""
+    cfg = dict(PERSISTENT_CONFIG if config is None else config)
+    return _persistent_launch(matmul_persistent_kernel, a, b, cfg)
+
+
+def _persistent_launch(kernel, a, b, cfg: dict):
+    """Launch a persistent GEMM taking A, B and C as TMA descriptors, one program per SM."""
+    import torch
+    from triton.tools.tensor_descriptor import TensorDescriptor
+
+    assert a.shape[1] == b.shape[0] and a.dtype == b.dtype
+    m, k = a.shape
+    n = b.shape[1]
+    c = torch.empty((m, n), device=a.device, dtype=a.dtype)
+    a_desc = TensorDescriptor.from_tensor(a, [cfg["BM"], cfg["BK"]])
+    b_desc = TensorDescriptor.from_tensor(b, [cfg["BK"], cfg["BN"]])
+    c_desc = TensorDescriptor.from_tensor(c, [cfg["BM"], cfg["BN"]])
+    tiles = triton.cdiv(m, cfg["BM"]) * triton.cdiv(n, cfg["BN"])
+    grid = (min(_sm_count(a.device), tiles), )
+    kernel[grid](a_desc, b_desc, c_desc, m, n, k, **cfg)
+    return c
+
+
+# ------------------------------------------------------------------------------------------------
 # Causal attention forward
 
 
@@ -320,12 +528,205 @@ def attn_fwd_kernel(q_desc, k_desc, v_desc, Out, sm_scale, N_CTX, HEAD_DIM: tl.c
     tl.store(out, acc.to(Out.dtype.element_ty))
 
 
+@triton.jit
+def _softmax_step(s, j, m_i, l_i, qk_scale, offs_m, BLOCK_N: tl.constexpr, MASKED: tl.constexpr):
+    """Online softmax of one score block: P, the rescale factor of the running output, and the
+    new running max and sum (exp2 with the scale folded in)."""
+    s = s * qk_scale
+    if MASKED:
+        s = tl.where(offs_m[:, None] >= j * BLOCK_N + tl.arange(0, BLOCK_N)[None, :], s, float("-inf"))
+    m_ij = tl.maximum(m_i, tl.max(s, 1))
+    p = tl.math.exp2(s - m_ij[:, None])
+    alpha = tl.math.exp2(m_i - m_ij)
+    l_i = l_i * alpha + tl.sum(p, 1)
+    return p, alpha, m_ij, l_i
+
+
+@triton.jit
+def _attn_pipelined_blocks(q_buf, k_desc, v_desc, k_ring, v_ring, ready, kv_row, lo, hi, n_blocks, s, m_i, l_i,
+                           acc, qk_scale, offs_m, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                           NBYTES: tl.constexpr, MASKED: tl.constexpr):
+    # FlashAttention-3's intra-warpgroup schedule. On entry S_lo = s is complete and the P V of
+    # the block before may still run. Per block j: issue S_{j+1} = Q K_{j+1}^T (pending=2: it and
+    # the previous P V run), the softmax of S_j meanwhile, wait for the previous P V (mma_wait 1),
+    # refill its stage with block j+2, rescale, issue P_j V_j (pending=1: S_{j+1} has finished).
+    # Block j lives in stage j % 3, its barrier's phase parity is (j // 3) & 1.
+    for j in range(lo, hi):
+        nxt = j + 1
+        oc.wait(oc.index(ready, nxt % 3), (nxt // 3) & 1)
+        s_next = oc.mma(q_buf, oc.trans(oc.index(k_ring, nxt % 3)), tl.zeros([BLOCK_M, BLOCK_N], tl.float32),
+                        pending=2)
+        p, alpha, m_i, l_i = _softmax_step(s, j, m_i, l_i, qk_scale, offs_m, BLOCK_N, MASKED)
+        acc = oc.mma_wait(acc, 1)  # P_{j-1} V_{j-1} finished: stage (j + 2) % 3 is free
+        pf = j + 2
+        bar = oc.index(ready, pf % 3)
+        oc.expect(bar, NBYTES, pred=pf < n_blocks)
+        oc.copy_tma(oc.index(k_ring, pf % 3), k_desc, [kv_row + pf * BLOCK_N, 0], bar, pred=pf < n_blocks)
+        oc.copy_tma(oc.index(v_ring, pf % 3), v_desc, [kv_row + pf * BLOCK_N, 0], bar, pred=pf < n_blocks)
+        acc = acc * alpha[:, None]
+        acc = oc.mma(p.to(k_desc.dtype), oc.index(v_ring, j % 3), acc, pending=1)
+        s = s_next
+    return s, m_i, l_i, acc
+
+
+@triton.jit
+def attn_fwd_pipelined_kernel(q_desc, k_desc, v_desc, Out, sm_scale, N_CTX, HEAD_DIM: tl.constexpr,
+                              BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    """Causal attention forward with the softmax of block j overlapped with the wgmma of S_{j+1}
+    (FlashAttention-3's schedule, one program per BLOCK_M query rows of one head, three K/V
+    stages). Same layout and contract as attn_fwd_kernel."""
+    # Heaviest query tiles (most key blocks under the causal mask) first: the last wave of
+    # programs then holds the light ones, which shortens the tail.
+    start_m = tl.num_programs(0) - 1 - tl.program_id(0)
+    head = tl.program_id(1)
+    q_row = head * N_CTX + start_m * BLOCK_M
+    kv_row = head * N_CTX
+    dtype: tl.constexpr = q_desc.dtype
+
+    q_buf = oc.index(oc.alloc(dtype, [BLOCK_M, HEAD_DIM]), 0)
+    k_ring = oc.alloc(dtype, [BLOCK_N, HEAD_DIM], 3)
+    v_ring = oc.alloc(dtype, [BLOCK_N, HEAD_DIM], 3)
+    q_bar = oc.index(oc.barriers(1), 0)
+    ready = oc.barriers(3)
+    nbytes: tl.constexpr = 2 * BLOCK_N * HEAD_DIM * dtype.primitive_bitwidth // 8
+    n_off = start_m * (BLOCK_M // BLOCK_N)  # key blocks wholly below the diagonal
+    n_blocks = (start_m + 1) * (BLOCK_M // BLOCK_N)
+
+    oc.expect(q_bar, BLOCK_M * HEAD_DIM * dtype.primitive_bitwidth // 8)
+    oc.copy_tma(q_buf, q_desc, [q_row, 0], q_bar)
+    for b in tl.static_range(2):  # blocks 0 and 1 (block 1 exists when BLOCK_M > BLOCK_N or start_m > 0)
+        bar = oc.index(ready, b)
+        oc.expect(bar, nbytes, pred=b < n_blocks)
+        oc.copy_tma(oc.index(k_ring, b), k_desc, [kv_row + b * BLOCK_N, 0], bar, pred=b < n_blocks)
+        oc.copy_tma(oc.index(v_ring, b), v_desc, [kv_row + b * BLOCK_N, 0], bar, pred=b < n_blocks)
+
+    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
+    l_i = tl.zeros([BLOCK_M], dtype=tl.float32)
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+    qk_scale = sm_scale * 1.44269504  # exp2 instead of exp
+    oc.wait(q_bar, 0)
+    oc.wait(oc.index(ready, 0), 0)
+    s = oc.mma(q_buf, oc.trans(oc.index(k_ring, 0)), tl.zeros([BLOCK_M, BLOCK_N], tl.float32))
+    s, m_i, l_i, acc = _attn_pipelined_blocks(q_buf, k_desc, v_desc, k_ring, v_ring, ready, kv_row, 0, n_off,
+                                              n_blocks, s, m_i, l_i, acc, qk_scale, offs_m, BLOCK_M, BLOCK_N,
+                                              nbytes, False)
+    s, m_i, l_i, acc = _attn_pipelined_blocks(q_buf, k_desc, v_desc, k_ring, v_ring, ready, kv_row, n_off,
+                                              n_blocks - 1, n_blocks, s, m_i, l_i, acc, qk_scale, offs_m, BLOCK_M,
+                                              BLOCK_N, nbytes, True)
+    # The last block: its S is in s; no S to issue after it.
+    last = n_blocks - 1
+    p, alpha, m_i, l_i = _softmax_step(s, last, m_i, l_i, qk_scale, offs_m, BLOCK_N, True)
+    acc = oc.mma_wait(acc, 0)
+    acc = acc * alpha[:, None]
+    acc = oc.mma(p.to(dtype), oc.index(v_ring, last % 3), acc)
+    acc = acc / l_i[:, None]
+    offs_d = tl.arange(0, HEAD_DIM)
+    out = Out + (head.to(tl.int64) * N_CTX + offs_m[:, None]) * HEAD_DIM + offs_d[None, :]
+    tl.store(out, acc.to(Out.dtype.element_ty))
+
+
+@triton.jit
+def _attn_ws_producer(q_desc, k_desc, v_desc, q_buf, k_ring, v_ring, q_bar, ready, empty, q_row, kv_row, n_blocks,
+                      BLOCK_N: tl.constexpr, STAGES: tl.constexpr, Q_BYTES: tl.constexpr, NBYTES: tl.constexpr):
+    oc.expect(q_bar, Q_BYTES)
+    oc.copy_tma(q_buf, q_desc, [q_row, 0], q_bar)
+    for b in range(n_blocks):
+        st = b % STAGES
+        oc.wait(oc.index(empty, st), ((b // STAGES) & 1) ^ 1)  # the consumers released the stage
+        bar = oc.index(ready, st)
+        oc.expect(bar, NBYTES)
+        oc.copy_tma(oc.index(k_ring, st), k_desc, [kv_row + b * BLOCK_N, 0], bar)
+        oc.copy_tma(oc.index(v_ring, st), v_desc, [kv_row + b * BLOCK_N, 0], bar)
+
+
+@triton.jit
+def _attn_ws_blocks(q_buf, k_ring, v_ring, ready, empty, lo, hi, s, m_i, l_i, acc, qk_scale, offs_m,
+                    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, STAGES: tl.constexpr, MASKED: tl.constexpr):
+    # As _attn_pipelined_blocks, with the copies issued by the producer partition: the stage of
+    # block j - 1 is released (empty) once its P V finished.
+    for j in range(lo, hi):
+        nxt = j + 1
+        oc.wait(oc.index(ready, nxt % STAGES), (nxt // STAGES) & 1)
+        s_next = oc.mma(q_buf, oc.trans(oc.index(k_ring, nxt % STAGES)),
+                        tl.zeros([BLOCK_M, BLOCK_N], tl.float32), pending=2)
+        p, alpha, m_i, l_i = _softmax_step(s, j, m_i, l_i, qk_scale, offs_m, BLOCK_N, MASKED)
+        acc = oc.mma_wait(acc, 1)
+        oc.arrive(oc.index(empty, (j + STAGES - 1) % STAGES), pred=j > 0)
+        acc = acc * alpha[:, None]
+        acc = oc.mma(p.to(q_buf.dtype), oc.index(v_ring, j % STAGES), acc, pending=1)
+        s = s_next
+    return s, m_i, l_i, acc
+
+
+@triton.jit
+def _attn_ws_consumer(q_buf, k_ring, v_ring, q_bar, ready, empty, Out, sm_scale, N_CTX, start_m, head, n_off,
+                      n_blocks, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                      STAGES: tl.constexpr):
+    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
+    l_i = tl.zeros([BLOCK_M], dtype=tl.float32)
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+    qk_scale = sm_scale * 1.44269504
+    oc.wait(q_bar, 0)
+    oc.wait(oc.index(ready, 0), 0)
+    s = oc.mma(q_buf, oc.trans(oc.index(k_ring, 0)), tl.zeros([BLOCK_M, BLOCK_N], tl.float32))
+    s, m_i, l_i, acc = _attn_ws_blocks(q_buf, k_ring, v_ring, ready, empty, 0, n_off, s, m_i, l_i, acc, qk_scale,
+                                       offs_m, BLOCK_M, BLOCK_N, STAGES, False)
+    s, m_i, l_i, acc = _attn_ws_blocks(q_buf, k_ring, v_ring, ready, empty, n_off, n_blocks - 1, s, m_i, l_i, acc,
+                                       qk_scale, offs_m, BLOCK_M, BLOCK_N, STAGES, True)
+    last = n_blocks - 1
+    p, alpha, m_i, l_i = _softmax_step(s, last, m_i, l_i, qk_scale, offs_m, BLOCK_N, True)
+    acc = oc.mma_wait(acc, 0)
+    acc = acc * alpha[:, None]
+    acc = oc.mma(p.to(q_buf.dtype), oc.index(v_ring, last % STAGES), acc)
+    acc = acc / l_i[:, None]
+    offs_d = tl.arange(0, HEAD_DIM)
+    out = Out + (head.to(tl.int64) * N_CTX + offs_m[:, None]) * HEAD_DIM + offs_d[None, :]
+    tl.store(out, acc.to(Out.dtype.element_ty))
+
+
+@triton.jit
+def attn_fwd_ws_kernel(q_desc, k_desc, v_desc, Out, sm_scale, N_CTX, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
+                       BLOCK_N: tl.constexpr, STAGES: tl.constexpr, PRODUCER_REGS: tl.constexpr):
+    """attn_fwd_pipelined_kernel with the TMA copies in a one-warp producer partition (``split``)
+    that runs ahead through STAGES (>= 3) K/V stages, and register reallocation: the producer
+    keeps PRODUCER_REGS, the two consumer warp groups get the rest (240 with 24)."""
+    # Heaviest query tiles (most key blocks under the causal mask) first: the last wave of
+    # programs then holds the light ones, which shortens the tail.
+    start_m = tl.num_programs(0) - 1 - tl.program_id(0)
+    head = tl.program_id(1)
+    q_row = head * N_CTX + start_m * BLOCK_M
+    kv_row = head * N_CTX
+    dtype: tl.constexpr = q_desc.dtype
+    q_buf = oc.index(oc.alloc(dtype, [BLOCK_M, HEAD_DIM]), 0)
+    k_ring = oc.alloc(dtype, [BLOCK_N, HEAD_DIM], STAGES)
+    v_ring = oc.alloc(dtype, [BLOCK_N, HEAD_DIM], STAGES)
+    q_bar = oc.index(oc.barriers(1), 0)
+    ready = oc.barriers(STAGES)
+    empty = oc.barriers(STAGES)
+    q_bytes: tl.constexpr = BLOCK_M * HEAD_DIM * dtype.primitive_bitwidth // 8
+    nbytes: tl.constexpr = 2 * BLOCK_N * HEAD_DIM * dtype.primitive_bitwidth // 8
+    n_off = start_m * (BLOCK_M // BLOCK_N)
+    n_blocks = (start_m + 1) * (BLOCK_M // BLOCK_N)
+    oc.split([(_attn_ws_consumer, (q_buf, k_ring, v_ring, q_bar, ready, empty, Out, sm_scale, N_CTX, start_m, head,
+                                   n_off, n_blocks, HEAD_DIM, BLOCK_M, BLOCK_N, STAGES)),
+              (_attn_ws_producer, (q_desc, k_desc, v_desc, q_buf, k_ring, v_ring, q_bar, ready, empty, q_row, kv_row,
+                                   n_blocks, BLOCK_N, STAGES, q_bytes, nbytes))], [1], [PRODUCER_REGS])
+
+
+def attn_fwd_ws(q, k, v, sm_scale: float, config: dict | None = None):
+    """attn_fwd with attn_fwd_ws_kernel (producer partition, setmaxnreg, FA3 schedule)."""
+    cfg = dict(dict(BLOCK_M=128, BLOCK_N=64, STAGES=3, PRODUCER_REGS=24, num_warps=8) if config is None else config)
+    return attn_fwd(q, k, v, sm_scale, cfg, kernel=attn_fwd_ws_kernel)
+
+
 #: Attention tiles per head dim: BLOCK_M 128 over two warp groups, BLOCK_N 64 (on the H200 at
 #: cd3daa7, BLOCK_N 64 beat 128 at both head dims: results/check-h200.json).
 ATTN_CONFIGS = {64: dict(BLOCK_M=128, BLOCK_N=64, num_warps=8), 128: dict(BLOCK_M=128, BLOCK_N=64, num_warps=8)}
 
 
-def attn_fwd(q, k, v, sm_scale: float, config: dict | None = None):
+def attn_fwd(q, k, v, sm_scale: float, config: dict | None = None, kernel=None):
     """Causal attention forward with attn_fwd_kernel; q, k, v (heads, N_CTX, HEAD_DIM) contiguous
     torch tensors on the GPU (fp16 or bf16), N_CTX a multiple of BLOCK_M."""
     import torch
@@ -340,5 +741,45 @@ def attn_fwd(q, k, v, sm_scale: float, config: dict | None = None):
     k_desc = TensorDescriptor.from_tensor(k.reshape(heads * n_ctx, d), [cfg["BLOCK_N"], d])
     v_desc = TensorDescriptor.from_tensor(v.reshape(heads * n_ctx, d), [cfg["BLOCK_N"], d])
     grid = (n_ctx // cfg["BLOCK_M"], heads)
-    attn_fwd_kernel[grid](q_desc, k_desc, v_desc, out, sm_scale, n_ctx, HEAD_DIM=d, **cfg)
+    (attn_fwd_kernel if kernel is None else kernel)[grid](q_desc, k_desc, v_desc, out, sm_scale, n_ctx,
+                                                          HEAD_DIM=d, **cfg)
     return out
+
+
+def attn_fwd_pipelined(q, k, v, sm_scale: float, config: dict | None = None):
+    """attn_fwd with attn_fwd_pipelined_kernel (softmax overlapped with the next S wgmma)."""
+    return attn_fwd(q, k, v, sm_scale, config, kernel=attn_fwd_pipelined_kernel)
+
+
+# ------------------------------------------------------------------------------------------------
+# What bench.py --vendor times against cuBLAS and torch's SDPA (each a callable of the torch
+# tensors; the fastest of each kind counts).
+
+#: OnChip GEMM candidates: (a, b) -> a @ b.
+GEMM_VARIANTS = {
+    "tma_128x256x64_s4": matmul_tma,
+    "ws_128x256x64_s4": matmul_ws,
+    "persistent_128x256x64_s3_r24": matmul_persistent,
+    "persistent_128x128x64_s5_r24": lambda a, b: matmul_persistent(
+        a, b, dict(PERSISTENT_CONFIG, BN=128, STAGES=5)),
+    "pingpong_128x128x64_s4": matmul_pingpong,
+    "pingpong_128x128x64_s5": lambda a, b: matmul_pingpong(a, b, dict(PINGPONG_CONFIG, STAGES=5)),
+    "pingpong_64x256x64_s4": lambda a, b: matmul_pingpong(a, b, dict(PINGPONG_CONFIG, BM=64, BN=256)),
+    "persistent_256x128x64_s3_r24": lambda a, b: matmul_persistent(a, b, dict(PERSISTENT_CONFIG, BM=256, BN=128)),
+}
+
+#: OnChip causal attention candidates: (q, k, v, sm_scale) -> out.
+ATTN_VARIANTS = {
+    "attn_n64": lambda q, k, v, s: attn_fwd(q, k, v, s, dict(BLOCK_M=128, BLOCK_N=64, num_warps=8)),
+    "fa3_pipelined_n64": lambda q, k, v, s: attn_fwd_pipelined(q, k, v, s, dict(BLOCK_M=128, BLOCK_N=64,
+                                                                                num_warps=8)),
+    "fa3_pipelined_n128": lambda q, k, v, s: attn_fwd_pipelined(q, k, v, s, dict(BLOCK_M=128, BLOCK_N=128,
+                                                                                 num_warps=8)),
+    "fa3_pipelined_n64_w4": lambda q, k, v, s: attn_fwd_pipelined(q, k, v, s, dict(BLOCK_M=128, BLOCK_N=64,
+                                                                                   num_warps=4)),
+    "fa3_ws_n64_s3": lambda q, k, v, s: attn_fwd_ws(q, k, v, s),
+    "fa3_ws_n64_s4": lambda q, k, v, s: attn_fwd_ws(q, k, v, s, dict(BLOCK_M=128, BLOCK_N=64, STAGES=4,
+                                                                     PRODUCER_REGS=24, num_warps=8)),
+    "fa3_ws_n128_s3": lambda q, k, v, s: attn_fwd_ws(q, k, v, s, dict(BLOCK_M=128, BLOCK_N=128, STAGES=3,
+                                                                      PRODUCER_REGS=24, num_warps=8)),
+}

@@ -28,6 +28,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "LoopSplitAnalysis.h"
+#include "LoopSplitProfitability.h"
 #include "triton-ext/PassInfra.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -303,19 +304,22 @@ private:
 
 /// Splits scf.for loops on the first suitable iv comparison in their body.
 struct SplitLoopOnComparison : OpRewritePattern<scf::ForOp> {
-  SplitLoopOnComparison(MLIRContext *ctx, const SplitLimits &limits)
-      : OpRewritePattern(ctx), limits(limits) {}
+  SplitLoopOnComparison(MLIRContext *ctx, const SplitLimits &limits,
+                        const ProfitOptions &profitOptions, bool remarks)
+      : OpRewritePattern(ctx), limits(limits), profitOptions(profitOptions),
+        remarks(remarks) {}
 
   LogicalResult matchAndRewrite(scf::ForOp loop,
                                 PatternRewriter &rewriter) const override {
     // Decide first: nothing below runs, and no IR changes, on a decline.
     const char *reason = "";
     FailureOr<SplitPlan> plan = analyzeLoop(loop, limits, reason);
-    if (failed(plan)) {
-      LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << loop.getLoc() << ": "
-                              << reason << "\n");
-      return rewriter.notifyMatchFailure(loop, reason);
-    }
+    if (failed(plan))
+      return decline(loop, rewriter, reason, /*legal=*/false);
+    // Whether it pays (LoopSplitProfitability.cpp: issue 28's model).
+    ProfitDecision profit = decideProfit(loop, *plan, profitOptions);
+    if (profit.declineReason)
+      return decline(loop, rewriter, profit.declineReason, /*legal=*/true);
 
     struct Part {
       Value lb, ub;
@@ -333,7 +337,9 @@ struct SplitLoopOnComparison : OpRewritePattern<scf::ForOp> {
       parts.push_back({bounds.highStart(), loop.getUpperBound(), false});
 
     SmallVector<Value> carried(loop.getInitArgs());
-    for (const Part &part : parts) {
+    bool singleDrain = profitOptions.enabled && profitOptions.singleDrain &&
+                       profit.pipelined && parts.size() > 1;
+    for (auto [index, part] : llvm::enumerate(parts)) {
       rewriter.setInsertionPoint(loop);
       IRMapping mapping;
       // Cloning keeps the loop's attributes (tt.num_stages, ...).
@@ -345,6 +351,9 @@ struct SplitLoopOnComparison : OpRewritePattern<scf::ForOp> {
         for (Comparison c : plan->comparisons)
           replaceByConstant(rewriter, mapping.lookup(c.cmp.getResult()),
                             *part.low == c.lowValue);
+      // One pipeline drain: only the main part keeps the loop's stages.
+      if (singleDrain && index != profit.mainPart)
+        clone->setAttr("tt.num_stages", rewriter.getI32IntegerAttr(1));
       carried.assign(clone.getResults().begin(), clone.getResults().end());
     }
     LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] split loop at "
@@ -357,6 +366,20 @@ struct SplitLoopOnComparison : OpRewritePattern<scf::ForOp> {
   }
 
 private:
+  /// Leaves `loop` alone, saying why (a remark when the `remarks` option is
+  /// set; the reason also goes to notifyMatchFailure and LLVM_DEBUG). Only
+  /// declines of loops that the analysis could split (`legal`) and those of
+  /// its limits are remarked: "no comparison" on every loop would be noise.
+  LogicalResult decline(scf::ForOp loop, PatternRewriter &rewriter,
+                        const char *reason, bool legal) const {
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << loop.getLoc() << ": "
+                            << reason << "\n");
+    // The analysis's own profitability limits name their option.
+    if (remarks && (legal || StringRef(reason).contains("max-")))
+      loop.emitRemark() << "loop_split: not split: " << reason;
+    return rewriter.notifyMatchFailure(loop, reason);
+  }
+
   /// Replaces the cloned comparison `value` by a true/false constant of the
   /// same (scalar or tensor) type.
   static void replaceByConstant(PatternRewriter &rewriter, Value value,
@@ -371,6 +394,8 @@ private:
   }
 
   SplitLimits limits;
+  ProfitOptions profitOptions;
+  bool remarks;
 };
 
 class LoopSplitPass
@@ -381,7 +406,8 @@ public:
   void runOnOperation() override {
     if (maxParts < 2 || maxParts > 3) {
       getOperation().emitOpError()
-          << "triton-ext-loop-split: max-parts must be 2 or 3, got " << maxParts;
+          << "triton-ext-loop-split: max-parts must be 2 or 3, got "
+          << static_cast<unsigned>(maxParts);
       return signalPassFailure();
     }
     // The walk driver visits each original loop once, inner loops first, and
@@ -389,7 +415,8 @@ public:
     // again.
     RewritePatternSet patterns(&getContext());
     patterns.add<SplitLoopOnComparison>(
-        &getContext(), SplitLimits{maxParts, maxTileElements, maxTailStep});
+        &getContext(), SplitLimits{maxParts, maxTileElements, maxTailStep},
+        ProfitOptions{profitability, minUnmaskedTrips, singleDrain}, remarks);
     walkAndApplyPatterns(getOperation(), std::move(patterns));
   }
 };

@@ -1029,8 +1029,10 @@ FailureOr<SplitPlan> analyzeLoop(scf::ForOp loop, const SplitLimits &limits,
   bool invariantsConstant = llvm::all_of(plan.comparisons, [](auto &c) {
     return !c.ivSide.inv && !c.otherSide.inv;
   });
-  // Everything constant (so the guard was decided: needMid == hasBand):
-  // evaluate the split points exactly.
+  // Constant bounds and invariants: evaluate the split points exactly. The
+  // guard may still be undecided (issue 26: a run-time divisor, `offs_m // d`,
+  // only adds a requirement on d), so this fixes where the parts lie when it
+  // holds, not whether the middle part exists.
   std::optional<std::pair<Wide, Wide>> constantPoints;
   if (invariantsConstant && lb && ub) {
     Wide p1 = constantPoint(first, 0, first.k1);
@@ -1059,8 +1061,11 @@ FailureOr<SplitPlan> analyzeLoop(scf::ForOp loop, const SplitLimits &limits,
   plan.lowPart = !plan.lowEmpty;
   plan.highPart = !plan.highEmpty;
   plan.midPart = plan.needMid;
-  if (plan.needMid && constantPoints) {
-    // All constant: the middle part [start, end) may be empty.
+  if (plan.needMid && constantPoints && plan.guard.empty()) {
+    // All constant and no run-time guard: the middle part [start, end) may
+    // be empty. With a guard it stays: where the guard fails it runs
+    // [lb, ub) (issue 26: dropping it ran no iteration for `offs_m // d`
+    // with d >= 2^31 unsigned or d < 0 signed, and constant bounds).
     auto [m1, m2] = *constantPoints;
     Wide start = plan.lowEmpty ? *lb : roundUp(m1, *lb, *ub, *step);
     Wide end = plan.highEmpty ? *ub : m2;

@@ -7,7 +7,7 @@
 #ifndef TRITON_EXT_LOOP_SPLIT_PASSES
 #define TRITON_EXT_LOOP_SPLIT_PASSES
 
-include "mlir/Pass/PassBase.td"
+include "triton-ext/PassOptions.td"
 
 def TritonExtLoopSplit : Pass<"triton-ext-loop-split", "mlir::ModuleOp"> {
   let summary = "Split scf.for loops where a condition on the induction variable flips";
@@ -64,10 +64,11 @@ def TritonExtLoopSplit : Pass<"triton-ext-loop-split", "mlir::ModuleOp"> {
     and `cse` afterwards.
   }];
   let options = [
-    Option<"maxParts", "max-parts", "unsigned", /*default=*/"3",
+    RangeOption<"maxParts", "max-parts", "unsigned", /*default=*/"3",
            "Most loops one loop is split into (2 or 3). With 2, a mask that is "
            "only partly known over a band of iterations keeps the band and "
-           "everything after it in one unspecialized loop.">,
+           "everything after it in one unspecialized loop.",
+           /*min=*/2, /*max=*/3>,
     Option<"maxTileElements", "max-tile-elements", "uint64_t", /*default=*/"32768",
            "Loops whose body holds a tensor with more elements are left alone "
            "(0: no limit). Each part copies the body; tiles this large spill "
@@ -81,6 +82,24 @@ def TritonExtLoopSplit : Pass<"triton-ext-loop-split", "mlir::ModuleOp"> {
            "one iteration, the masked one, at common row lengths: the split "
            "only adds its bounds and a body copy (Liger's cross entropy, "
            "32768-element tiles, vocab 32000).">,
+    Option<"profitability", "profitability", "bool", /*default=*/"true",
+           "Split only where the profitability model of "
+           "LoopSplitProfitability.cpp says it pays (issue 28); false: "
+           "wherever it is legal.">,
+    Option<"minUnmaskedTrips", "min-unmasked-trips", "uint64_t",
+           /*default=*/"3",
+           "Loops whose bounds (constants, or the remainder loop of "
+           "loop_unroll) leave fewer unmasked iterations are left alone.">,
+    Option<"singleDrain", "single-drain", "bool", /*default=*/"false",
+           "In a loop Triton software-pipelines (tt.dot fed by loads of the "
+           "body), only the main part keeps its stages; the other parts get "
+           "tt.num_stages = 1, so the split keeps one pipeline drain. Off by "
+           "default: the causal split then pipelines both parts as the "
+           "hand-split kernel does; unpipelined, its diagonal part loads "
+           "through registers (+5 / +13 registers at head_dim 128 / 64).">,
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Emit a remark for each loop the pass could split but leaves "
+           "alone, with the reason (profitability and limits).">,
   ];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::scf::SCFDialect",

@@ -1,6 +1,6 @@
 """Benchmark spec of loop_split: causal attention forward (``triton-ext bench loop_split``).
 
-Kernels come from ``causal_attention.py`` (shared with the tests): the one-loop kernel with a
+Kernels come from ``kernels.py`` (shared with the tests): the one-loop kernel with a
 tensor mask on every block, the one-loop kernel with ``if start_n >= diag``, each unchanged and
 with loop_split, and the hand-split kernel (off-diagonal loop without a mask, diagonal loop with
 it). Shapes follow the FlashAttention-2 convention: 16k tokens per batch and a hidden size of

@@ -293,6 +293,9 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=int(time.time()) % 100_000)
     parser.add_argument("--kernels", nargs="*", help="only these corpus kernels")
     args = parser.parse_args()
+    from triton_ext.bench.gpu import checkout_commit
+
+    commit = checkout_commit(short=True)  # refuses a dirty checkout unless TRITON_EXT_ALLOW_DIRTY=1
     assert set(BUILDERS) == set(BY_NAME), f"corpus and GPU builders differ: {set(BUILDERS) ^ set(BY_NAME)}"
     triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device=DEV))
     major, minor = torch.cuda.get_device_capability()
@@ -348,7 +351,7 @@ def main() -> int:
         "section": "gpu",
         "title": "Corpus on the GPU: outputs with each pass vs. without",
         "written": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "environment": {"triton": triton.__version__, "torch": torch.__version__,
+        "environment": {"commit": commit, "triton": triton.__version__, "torch": torch.__version__,
                         "device": torch.cuda.get_device_name(), "capability": arch},
         "meta": {"seed": args.seed, "kernels": [k.name for k in kernels], "configs": [c for c, _ in configs],
                  "skipped_passes": skipped,

@@ -4,7 +4,9 @@
 runs one argument set per program (bounds and comparand loaded from tensors, so one launch
 covers thousands of cases) and stores the accumulator and the trip count; its constexprs pick
 the predicate (< <= > >= == !=), signed or unsigned comparison, step, offsets, and the scalar
-or 2-D tensor form. Host reference: ``reference``.
+or 2-D tensor form. Host reference: ``reference``. ``issue26_unsigned`` / ``issue26_signed``
+are the reproducers of issue 26 (a run-time divisor with constant loop bounds), reference
+``issue26_reference``.
 """
 
 from __future__ import annotations
@@ -96,6 +98,53 @@ def batch(lbs, ubs, ns, out, trips, STEP: tl.constexpr, IV_OFF: tl.constexpr,
             cnt += 1
         tl.store(out + pid, acc)
     tl.store(trips + pid, cnt)
+
+
+# Issue 26: a run-time divisor of the rows and constant loop bounds. acc[0, 0] = 44 for every
+# divisor (rows 0 // d + 100 = 100 is >= the columns of the first two trips only); the pass
+# used to return 0 where its guard d >= 1 fails (unsigned d >= 2^31, signed nq < 0). Not
+# specialized on the divisor, so d = 1 also takes the run-time path.
+@triton.jit(do_not_specialize=["d"])
+def issue26_unsigned(out, d: tl.uint32):
+    offs_m = tl.arange(0, 16).to(tl.uint32) // d + 100
+    acc = tl.zeros([16, 16], dtype=tl.int32)
+    for start_n in range(0, 200, 64):
+        offs_n = start_n + tl.arange(0, 16)
+        mask = offs_m[:, None] >= offs_n[None, :]
+        acc = acc * 3 + tl.where(mask, 1, 2)
+    r = tl.arange(0, 16)
+    tl.store(out + r[:, None] * 16 + r[None, :], acc)
+
+
+@triton.jit(do_not_specialize=["nq"])
+def issue26_signed(out, nq):
+    offs_m = tl.arange(0, 16) // nq + 100
+    acc = tl.zeros([16, 16], dtype=tl.int32)
+    for start_n in range(0, 200, 64):
+        offs_n = start_n + tl.arange(0, 16)
+        mask = offs_m[:, None] >= offs_n[None, :]
+        acc = acc * 3 + tl.where(mask, 1, 2)
+    r = tl.arange(0, 16)
+    tl.store(out + r[:, None] * 16 + r[None, :], acc)
+
+
+# The issue's ten launches: (kernel, divisor).
+ISSUE26_LAUNCHES = ([("issue26_unsigned", d) for d in (1, 7, 2**31 - 1, 2**31, 3_000_000_000,
+                                                       2**32 - 1)]
+                    + [("issue26_signed", nq) for nq in (-1, -2, -7, 3)])
+
+
+def issue26_reference(divisor: int, signed: bool) -> list[int]:
+    """The 16x16 accumulator of the issue 26 kernels, row-major, in exact integers."""
+    out = []
+    for row in range(16):
+        q = int(row / divisor) if signed else row // divisor  # trunc (signed), floor (unsigned)
+        for col in range(16):
+            acc = 0
+            for start_n in range(0, 200, 64):
+                acc = acc * 3 + (1 if q + 100 >= start_n + col else 2)
+            out.append(acc)
+    return out
 
 
 def _wrap(v: int, width: int) -> int:

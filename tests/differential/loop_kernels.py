@@ -56,6 +56,17 @@ class LoopKernel:
     # start_m * BLOCK_M - c`, as inv_off < 0 writes it): the %ub argument is unused
     ub_from_n: int | None = None
     lb_zero: bool = False  # the loop starts at the constant 0 (the %lb argument is unused)
+    # issue 26: the invariant is `tt.get_program_id x` (times inv_pid when > 1; sign-extended
+    # for i64) instead of %n, as in `start_m = tl.program_id(0) * BLOCK_M` (i32/i64 only);
+    # the interpreter takes the ids from Machine.program_id.
+    inv_pid: int = 0
+    # issue 26: a "_rt" rows_op divides (shifts) by a fourth argument %d instead of a value
+    # derived from n, so any divisor reaches it (unsigned d >= 2^31, negative, zero)
+    div_arg: bool = False
+    # issue 26: the invariant side holds no invariant scalar: n is replaced by the constant
+    # inv_off (`offs_m = arange(0, 16) // d + 100`), so with constant bounds every split point
+    # is a constant (while a run-time divisor still leaves a guard)
+    inv_const: bool = False
 
     @property
     def name(self) -> str:
@@ -73,16 +84,19 @@ class LoopKernel:
                 f"{f'-and-{self.second}-off{self.iv_off2}/{self.inv_off2}' if self.second else ''}"
                 f"{f'-ub-{self.ub_form}' if self.ub_form else ''}{'-lb0' if self.lb_zero else ''}"
                 f"{f'-ivx{self.iv_scale}' if self.iv_scale != 1 else ''}"
-                f"{f'-ub=n+{self.ub_from_n}' if self.ub_from_n is not None else ''}")
+                f"{f'-ub=n+{self.ub_from_n}' if self.ub_from_n is not None else ''}"
+                f"{f'-pidx{self.inv_pid}' if self.inv_pid else ''}{'-divarg' if self.div_arg else ''}"
+                f"{'-invconst' if self.inv_const else ''}")
 
     def ttir(self) -> str:
         t = f"i{self.width}"
         shape = f"{self.rows}x{self.cols}"
         tens = f"tensor<{shape}x{t}>"
         res_ty = tens if self.form == "tensor" else t
+        extra = f", %d: {t}" if self.div_arg else ""
         lines = [
-            f"tt.func @k(%lb0: {t}, %ub0: {t}, %n0: {t}) -> {res_ty} {{" if self.fact else
-            f"tt.func @k(%lb: {t}, %ub: {t}, %n: {t}) -> {res_ty} {{",
+            f"tt.func @k(%lb0: {t}, %ub0: {t}, %n0: {t}{extra}) -> {res_ty} {{" if self.fact else
+            f"tt.func @k(%lb: {t}, %ub: {t}, %n: {t}{extra}) -> {res_ty} {{",
         ]
         if self.fact:
             lines += [f"  %{v} = triton_ext_range.assume_range %{v}0, {self.fact[0]}, {self.fact[1]} : {t}"
@@ -94,14 +108,28 @@ class LoopKernel:
             f"  %step = arith.constant {self.step} : {t}",
         ]
         inv = "%n"
+        if self.inv_pid:
+            lines.append("  %pid32 = tt.get_program_id x : i32")
+            pid = "%pid32"
+            if t != "i32":
+                lines.append(f"  %pidw = arith.extsi %pid32 : i32 to {t}")
+                pid = "%pidw"
+            if self.inv_pid > 1:
+                lines += [f"  %pidk = arith.constant {self.inv_pid} : {t}",
+                          f"  %pidm = arith.muli {pid}, %pidk : {t}"]
+                pid = "%pidm"
+            inv = pid
         if self.lattice:
             lines += [f"  %lbq = arith.divsi %lb, %step : {t}",
                       f"  %lba = arith.muli %lbq, %step : {t}",
-                      f"  %nq = arith.divsi %n, %step : {t}",
+                      f"  %nq = arith.divsi {inv}, %step : {t}",
                       f"  %na = arith.muli %nq, %step : {t}"]
             inv = "%na"
         inv_lines: list[str] = []
-        if self.inv_off:
+        if self.inv_const:
+            lines.append(f"  %invc = arith.constant {self.inv_off} : {t}")
+            inv = "%invc"
+        elif self.inv_off:
             inv_lines = [f"  %invoff = arith.constant {self.inv_off} : {t}",
                          f"  %inv = arith.addi {inv}, %invoff : {t}"]
             inv = "%inv"
@@ -124,14 +152,15 @@ class LoopKernel:
                 # (odd rows_k: never zero), shifts (n & 7) * 5 - rows_k.
                 rows = "%rowsm"
                 mul = 5 if self.rows_op.startswith("shr") else 2
-                lines += [f"  %k7 = arith.constant 7 : {t}",
-                          f"  %kmul = arith.constant {mul} : {t}",
-                          f"  %koff = arith.constant {self.rows_k} : {t}",
-                          f"  %kand = arith.andi %n, %k7 : {t}",
-                          f"  %kscaled = arith.muli %kand, %kmul : {t}",
-                          f"  %kv = arith.subi %kscaled, %koff : {t}"]
+                if not self.div_arg:
+                    lines += [f"  %k7 = arith.constant 7 : {t}",
+                              f"  %kmul = arith.constant {mul} : {t}",
+                              f"  %koff = arith.constant {self.rows_k} : {t}",
+                              f"  %kand = arith.andi %n, %k7 : {t}",
+                              f"  %kscaled = arith.muli %kand, %kmul : {t}",
+                              f"  %kv = arith.subi %kscaled, %koff : {t}"]
                 row_lines += [
-                    f"  %rowsk = tt.splat %kv : {t} -> tensor<{self.rows}x{t}>",
+                    f"  %rowsk = tt.splat {'%d' if self.div_arg else '%kv'} : {t} -> tensor<{self.rows}x{t}>",
                     f"  %rowsm = arith.{self.rows_op[:-3]} %rows, %rowsk : tensor<{self.rows}x{t}>"]
             elif self.rows_op:
                 rows = "%rowsm"

@@ -109,3 +109,29 @@ def test_batch_kernel_through_the_jit_pipeline(config):
                                   pred=gk.PREDS[config["PRED"]], unsigned=config["UNSIGNED"],
                                   rows=config["R"] if config["TENSOR"] else 0)
         assert (acc0[lane].tolist(), int(cnt0[lane])) == (acc, count), cases[lane]
+
+
+@pytest.mark.parametrize("name", ["issue26_unsigned", "issue26_signed"])
+def test_issue26_kernels_through_the_jit_pipeline(name):
+    # Issue 26: the reproducers as written there, compiled by the stock pipeline with and without
+    # loop_split and interpreted for the issue's divisors; both must store the exact tile
+    # (acc[0, 0] = 44). With the comparing loop dropped, the launches whose guard fails stored 0.
+    signed = name == "issue26_signed"
+    sig = {"out": "*i32", ("nq" if signed else "d"): "i32" if signed else "u32"}
+    divisors = [d for k, d in gk.ISSUE26_LAUNCHES if k == name]
+    if signed:
+        divisors += [1, 7, 2**31 - 1, -(2**31)]
+    tiles = []
+    for split in (False, True):
+        ttir = _ttir(getattr(gk, name), sig, {}, split)
+        if split:
+            assert ttir.count("scf.for") >= 2, "loop_split left the reproducer alone"
+        func = kernel_func(ttir)
+        bits = [d - (1 << 32) if d >= 1 << 31 else d for d in divisors]  # the i32 argument bits
+        res = run_programs(func, [], len(divisors), scalar_args={1: bits})
+        assert not res.undefined.any() and not res.runaway.any()
+        tiles.append(stored(res, 0, 256, by_program=False).tolist())
+    expected = [gk.issue26_reference(d, signed) for d in divisors]
+    assert tiles[0] == expected, "interpreter disagrees with the exact model"
+    bad = [(d, tiles[1][i][0]) for i, d in enumerate(divisors) if tiles[1][i] != expected[i]]
+    assert not bad, f"{name}: with loop_split (divisor, acc[0, 0]) = {bad}, expected 44 each"

@@ -53,9 +53,12 @@ def venv(tmp_path_factory, wheels) -> Path:
             (deps / entry.name).symlink_to(entry)
     site = next(env_dir.glob("lib/python*/site-packages"))
     (site / "_main_venv_triton.pth").write_text(f"{deps}\n")
+    # Without PYTHONPATH: a checkout on it holds triton_ext.egg-info (from `pip install -e .`), and
+    # pip would take the core as installed already.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
     subprocess.run([sys.executable, "-m", "pip", "--python", str(env_dir / "bin" / "python"),
                     "install", "--no-deps", "--no-index", "-q",
-                    str(wheels["core"]), str(wheels["loop_split"])], check=True)
+                    str(wheels["core"]), str(wheels["loop_split"])], check=True, env=env)
     return env_dir
 
 

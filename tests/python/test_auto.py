@@ -1,7 +1,11 @@
-"""The transparent mode's CPU-testable parts (issue 19.2): ``TRITON_EXT_ENABLE=auto[:a,b]``
-parsing and activation at import, the ``JITFunction.run`` wrapper (installed, bypassed for
-warmup compiles, put back), and the per-specialization decision key. Choosing a variant times
-kernels, so it needs a GPU: ``benchmarks/auto_mode_gpu.py``."""
+"""The transparent mode's CPU-testable parts (issues 19.2, 27): ``TRITON_EXT_ENABLE=auto[:a,b]``
+parsing and activation at import; the decision at the JIT's cache miss (``JITFunction._do_compile``
+wrapped, put back; warmup compiles left undecided); a decided launch running no code of the
+mode, with no pass or a chosen pass (from disk); variants whose LLVM IR is the stock one stopped
+before ptxas; the first-launch budget; logging and ``triton-ext auto report``; the decision
+rules. Launches use the host-only driver (``HostOnly``): the JIT specializes and compiles through
+cubin as on a GPU host, and the final ``kernel.run`` raises for want of a GPU. Timing variants
+needs a GPU: ``benchmarks/auto_mode_gpu.py``, ``benchmarks/auto_overhead.py``."""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -47,8 +52,8 @@ def _child(enable: str, code: str) -> subprocess.CompletedProcess[str]:
 @needs_build
 def test_environment_activates_and_deactivate_restores() -> None:
     code = ("import triton_ext\nfrom triton.runtime.jit import JITFunction\nfrom triton_ext import _auto\n"
-            "a = _auto.active()\nprint([n for n, _ in a.variants], hasattr(JITFunction.run, '__wrapped__'))\n"
-            "_auto.deactivate()\nprint(hasattr(JITFunction.run, '__wrapped__'), _auto.active())\n")
+            "a = _auto.active()\nprint([n for n, _ in a.variants], hasattr(JITFunction._do_compile, '__wrapped__'))\n"
+            "_auto.deactivate()\nprint(hasattr(JITFunction._do_compile, '__wrapped__'), _auto.active())\n")
     out = _child("auto:grid_swizzle,loop_split", code)
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.splitlines() == ["['', 'grid_swizzle', 'loop_split'] True", "False None"]
@@ -68,31 +73,38 @@ def scale(x, y, n, BLOCK: tl.constexpr):
     tl.store(y + offs, tl.load(x + offs, mask=offs < n) * 2, mask=offs < n)
 
 
-@needs_build
-def test_wrapper_keys_per_specialization_and_leaves_warmup_alone(monkeypatch: pytest.MonkeyPatch,
-                                                                 tmp_path: Path) -> None:
+@pytest.fixture
+def host_mode(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Any:
     from triton_ext import _auto
 
+    require_built("grid_swizzle")
     monkeypatch.setenv("TRITON_EXT_REGISTRY", str(REPO / "registry.yaml"))
     monkeypatch.setenv("TRITON_EXT_BUILD_DIR", str(BUILD))
+    monkeypatch.setenv("TRITON_EXT_AUTO_DIR", str(tmp_path / "auto"))
     monkeypatch.setattr(triton.knobs.cache, "dir", str(tmp_path / "cache"), raising=False)
     monkeypatch.setattr(driver, "_active", HostOnly())
-    original = JITFunction.run
+    original = (JITFunction.run, JITFunction._do_compile)
+    from tests.python.test_auto_backup import addmm
+
+    for fn in (scale, addmm):  # compiled kernels of earlier tests (in memory) would hide compiles
+        fn.device_caches.clear()
     auto = _auto.activate(["grid_swizzle"])
     try:
-        assert JITFunction.run is not original
-        # A warmup compile goes straight through: no decision, the stock kernel.
-        kernel = scale.warmup(MockTensor(tl.float32), MockTensor(tl.float32), 1024, BLOCK=128, grid=(1,))
-        assert "tt.func public @scale" in kernel.asm["ttir"] and auto.decisions == []
-        a = auto._memory_key(scale, (MockTensor(tl.float32), MockTensor(tl.float32), 1024), {"BLOCK": 128})
-        b = auto._memory_key(scale, (MockTensor(tl.float32), MockTensor(tl.float32), 1000), {"BLOCK": 128})
-        c = auto._memory_key(scale, (MockTensor(tl.float32), MockTensor(tl.float32), 2048), {"BLOCK": 128})
-        assert a != b and a == c  # 1024 and 2048 share the JIT's specialization (divisible by 16)
-        assert auto._refusal((MockTensor(tl.float32), 3), {}) == (
-            "argument 0 is a MockTensor, whose memory cannot be copied and restored")
+        yield auto
     finally:
         _auto.deactivate()
-    assert JITFunction.run is original
+    assert (JITFunction.run, JITFunction._do_compile) == original
+    from triton_ext import _selection
+
+    assert _selection._global.key_and_hash == ("", "")  # the marker leaves with the mode
+
+
+def test_warmup_compiles_stock_and_leaves_the_decision_to_the_first_launch(host_mode: Any) -> None:
+    # A warmup compile: the stock kernel, no decision, and not kept under the mode's key, so the
+    # first real launch decides.
+    kernel = scale.warmup(MockTensor(tl.float32), MockTensor(tl.float32), 1024, BLOCK=128, grid=(1,))
+    assert "tt.func public @scale" in kernel.asm["ttir"] and host_mode.decisions == []
+    assert not any(host_mode.marker.hash in k for k in scale.device_caches[0][0])
 
 
 # -- the decision rule (pure functions over per-round timings, ms) ---------------------------------
@@ -155,3 +167,152 @@ def test_a_combination_of_two_candidates_is_one_pass_set(monkeypatch: pytest.Mon
             auto.selection("grid_swizzle+nvidia_auto_pdl")
     finally:
         _auto.deactivate()
+
+
+def _mode_calls(launch: Any) -> set[str]:
+    """The triton_ext functions a launch calls (Python calls only; ``sys.setprofile``)."""
+    seen: set[str] = set()
+    package = str(REPO / "triton_ext")
+
+    def profile(frame: Any, event: str, _: Any) -> None:
+        if event == "call" and frame.f_code.co_filename.startswith(package):
+            seen.add(f"{Path(frame.f_code.co_filename).stem}.{frame.f_code.co_name}")
+
+    sys.setprofile(profile)
+    try:
+        launch()
+    except AttributeError:  # the host-only driver cannot launch: everything before kernel.run ran
+        pass
+    finally:
+        sys.setprofile(None)
+    return seen
+
+
+def test_a_decided_launch_runs_no_code_of_the_mode_whatever_was_chosen(host_mode: Any) -> None:
+    from tests.python.test_auto_backup import _addmm, _inputs
+    from triton_ext import _auto
+
+    inputs = _inputs()
+    first = _mode_calls(lambda: _addmm(*inputs))  # the cache miss: the mode decides (no GPU: no pass)
+    assert "_auto.on_miss" in first and [d.choice for d in host_mode.decisions] == [""]
+    # Later launches are Triton's own path: the stages hook answers the key, nothing else of ours.
+    assert _mode_calls(lambda: _addmm(*inputs)) == {"_hook._hook"}
+    ref, device, key = host_mode.placed[-1]
+    fn = ref()
+    stock = fn.device_caches[device][0][key]
+    assert host_mode.marker.hash in key and "tt.func public @addmm" in stock.asm["ttir"]
+    # A decision on disk that chose grid_swizzle: the next activation puts that kernel under the
+    # same key, and its launches too run no code of the mode.
+    path = host_mode.decision_path(fn, key, device)
+    path.parent.mkdir(parents=True)
+    path.write_text('{"choice": "grid_swizzle"}')
+    _auto.deactivate()
+    assert key not in fn.device_caches[device][0]  # the mode's kernels leave with it
+    auto = _auto.activate(["grid_swizzle"])
+    assert _mode_calls(lambda: _addmm(*inputs)) >= {"_auto.on_miss", "_auto._decide"}
+    assert [(d.choice, d.from_disk) for d in auto.decisions] == [("grid_swizzle", True)]
+    chosen = fn.device_caches[device][0][key]
+    assert chosen.asm["ttir"] != stock.asm["ttir"] and chosen is not stock
+    assert _mode_calls(lambda: _addmm(*inputs)) == {"_hook._hook"}
+    assert fn.device_caches[device][0][key] is chosen
+
+
+@pytest.fixture
+def host_mode_two(host_mode: Any) -> Any:
+    from triton_ext import _auto
+
+    require_built("loop_split")
+    _auto.deactivate()
+    auto = _auto.activate(["grid_swizzle", "loop_split"])
+    yield auto
+    from concurrent.futures import wait
+
+    wait(auto.pending)
+
+
+def test_a_variant_whose_llvm_ir_is_stock_stops_before_ptxas(host_mode_two: Any) -> None:
+    from tests.python.test_auto_backup import _addmm, _inputs
+
+    seen: list[str] = []
+    triton.knobs.compilation.listener = lambda src, metadata, **_: seen.append(metadata["hash"])
+    try:
+        _mode_calls(lambda: _addmm(*_inputs()))
+    finally:
+        triton.knobs.compilation.listener = None
+    (decision,) = host_mode_two.decisions
+    # loop_split leaves this kernel (no condition in its loop) as it was: its compile stopped at
+    # the LLVM IR, so no PTX was generated and ptxas never ran; grid_swizzle applies.
+    assert decision.same_as_stock == ["loop_split"] and decision.applicable == ["grid_swizzle"]
+    assert len(seen) == 2  # finished compiles: no pass and grid_swizzle (the listener runs at the end)
+
+
+def test_the_first_launch_budget_keeps_no_pass(host_mode_two: Any) -> None:
+    from tests.python.test_auto_backup import _addmm, _inputs
+    from triton_ext._settings import settings
+
+    with settings.scope(auto_budget_s=0.0):
+        _mode_calls(lambda: _addmm(*_inputs()))
+    (decision,) = host_mode_two.decisions
+    assert decision.choice == "" and decision.error == (
+        "over the first-launch budget of 0 s (TRITON_EXT_AUTO_BUDGET_S) while compiling grid_swizzle, loop_split: "
+        "no pass kept")
+    ref, device, key = host_mode_two.placed[-1]
+    assert not host_mode_two.decision_path(ref(), key, device).exists()  # not recorded: a later process tunes
+
+
+def test_each_decision_is_logged_and_reported_from_disk(host_mode: Any, tmp_path: Path,
+                                                        caplog: pytest.LogCaptureFixture,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    import logging
+
+    import torch
+
+    from triton_ext.dev import auto_report
+
+    x, y = torch.zeros(1024), torch.zeros(1024)
+    with caplog.at_level(logging.INFO, logger="triton_ext.auto"):
+        _mode_calls(lambda: scale[(8,)](x, y, 1024, BLOCK=128))
+    # grid_swizzle leaves a 1-D elementwise kernel as it was: no pass, decided without timing.
+    (decision,) = host_mode.decisions
+    assert decision.same_as_stock == ["grid_swizzle"] and decision.choice == "" and decision.error is None
+    assert [r.getMessage().split(" in ")[0] for r in caplog.records] == [f"scale [{decision.specialization}]: no pass"]
+    assert len(decision.specialization) == 12
+    assert auto_report.main(["report", "--dir", str(tmp_path / "auto")]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"1 decision(s) in {tmp_path / 'auto'}\n  scale: no pass (first launch ")
+    assert "same as no pass: grid_swizzle" in out
+
+
+def test_a_pass_must_win_back_to_back_too() -> None:
+    from triton_ext._auto import choose_in_both
+
+    # Issue 27's reduction: nvidia_occupancy_hint 1.2x faster in isolated GPU time, 2.4x slower per
+    # launch back to back. It wins the GPU rounds and loses where the kernel runs: no pass.
+    gpu = {"": [0.0236, 0.0237, 0.0235], "nvidia_occupancy_hint": [0.0197, 0.0198, 0.0196]}
+    b2b = {"": [0.0236, 0.0240, 0.0238], "nvidia_occupancy_hint": [0.0586, 0.0590, 0.0581]}
+    assert choose_in_both(gpu, b2b) == ""
+    # A pass that wins both is kept; of two, the faster on GPU time among those winning back to back.
+    gpu2 = {"": [1.0] * 3, "grid_swizzle": [0.8] * 3, "loop_split": [0.9] * 3}
+    assert choose_in_both(gpu2, {"": [1.0] * 3, "grid_swizzle": [0.85] * 3, "loop_split": [0.95] * 3}) == "grid_swizzle"
+    assert choose_in_both(gpu2, {"": [1.0] * 3, "grid_swizzle": [1.0] * 3, "loop_split": [0.95] * 3}) == "loop_split"
+    # Back to back within the noise (faster in two rounds of three): not a win.
+    assert choose_in_both(gpu2, {"": [1.0] * 3, "grid_swizzle": [0.9, 0.9, 1.01], "loop_split": [1.0] * 3}) == ""
+
+
+def test_explicit_sets_are_left_alone_and_kernels_compiled_before_the_mode_are_decided(host_mode: Any) -> None:
+    import triton_ext
+    from tests.python.test_auto_backup import _addmm, _inputs
+    from triton_ext import _auto
+
+    inputs = _inputs()
+    # Inside enabled(): the explicit set compiles as without the mode; nothing is decided.
+    with triton_ext.enabled("grid_swizzle"):
+        assert "_auto._decide" not in _mode_calls(lambda: _addmm(*inputs))
+    assert host_mode.decisions == []
+    # A kernel compiled (and cached by the JIT) before the mode started is still decided at its
+    # next launch under the mode: the mode's key differs from the stock one.
+    _auto.deactivate()
+    _mode_calls(lambda: _addmm(*inputs, block=32))
+    auto = _auto.activate(["grid_swizzle"])
+    assert "_auto._decide" in _mode_calls(lambda: _addmm(*inputs, block=32))
+    assert [d.kernel for d in auto.decisions] == ["addmm"]

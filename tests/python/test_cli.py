@@ -52,10 +52,44 @@ def test_doctor_all_well(registry: Path, capsys: pytest.CaptureFixture[str]) -> 
 
 
 def test_doctor_reports_the_fix(registry: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    # An unbuilt extension that TRITON_EXT_ENABLE asks for is a problem, with the fix.
     monkeypatch.setenv("TRITON_EXT_BUILD_DIR", str(tmp_path / "empty-build"))
+    monkeypatch.setenv("TRITON_EXT_ENABLE", "plugin")
     assert main(["doctor"]) == 1
     out = capsys.readouterr().out
-    assert "test_plugin: PROBLEM" in out and "fix: triton-ext build test_plugin" in out
+    assert "test_plugin: PROBLEM (TRITON_EXT_ENABLE names plugin)" in out
+    assert "fix: triton-ext build test_plugin" in out
+
+
+def test_doctor_unbuilt_and_not_enabled_is_information(registry: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("TRITON_EXT_BUILD_DIR", str(tmp_path / "empty-build"))
+    monkeypatch.delenv("TRITON_EXT_ENABLE", raising=False)
+    assert main(["doctor"]) == 0
+    out = capsys.readouterr().out
+    assert "not built, not enabled (information, not a problem): test_plugin" in out
+    assert "PROBLEM" not in out and out.rstrip().endswith("all well")
+
+
+def test_doctor_reports_the_startup_hook(registry: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from triton_ext.dev import startup_hook
+
+    monkeypatch.setattr(startup_hook, "site_dir", lambda: tmp_path)
+    assert main(["doctor"]) == 1
+    out = capsys.readouterr().out
+    assert f"start-up hook: PROBLEM: {tmp_path / startup_hook.PTH_NAME} not installed" in out
+    assert "fix: triton-ext startup-hook install" in out
+    startup_hook.install(tmp_path)
+    assert main(["doctor"]) == 0
+    assert f"start-up hook: installed ({tmp_path / startup_hook.PTH_NAME})" in capsys.readouterr().out
+
+
+def test_doctor_runs_when_the_variable_names_an_unknown_pass(registry: Path, tmp_path: Path) -> None:
+    env = {**os.environ, "TRITON_EXT_ENABLE": "no_such_pass", "TRITON_EXT_REGISTRY": str(registry),
+           "PYTHONPATH": str(REPO)}
+    res = subprocess.run([sys.executable, "-m", "triton_ext", "doctor"], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert res.returncode == 1 and "Traceback" not in res.stderr, res.stderr
+    assert "TRITON_EXT_ENABLE names 'no_such_pass', which no registered extension provides" in res.stdout
 
 
 def test_opt_runs_builtins_and_plugin_passes(registry: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

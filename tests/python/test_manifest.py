@@ -71,6 +71,8 @@ def test_valid_registry_parses_into_frozen_dataclasses() -> None:
         ("schema: 1", "schema: 2", 1, "schema", "expected 1, found 2"),
         ("schema: 1", "schema: one", 1, "schema", "expected 1, found 'one'"),
         ("enabled_by_default: false", "enabled_by_default: maybe", 18, "enabled_by_default", "expected true or false, found 'maybe'"),
+        ("enabled_by_default: false", "enabled_by_default: false\n        auto: sometimes", 19, "passes.loop_split.auto",
+         "expected true or false, found 'sometimes'"),
         ("{default: 3, type: int,", "{default: three, type: int,", 20, "options.max-splits.default", "expected a value of type int, found 'three'"),
         ("type: int,", "type: integer,", 20, "options.max-splits.type", "expected one of int, float, bool, str"),
         ("max-splits:", "max_splits:", 20, "options.max_splits", "kebab-case"),

@@ -16,3 +16,12 @@ def test_repo_registry_is_valid() -> None:
     manifest = load_manifest(path, entry_points=False)
     for ext in manifest.extensions:
         assert (REPO / ext.directory).is_dir(), f"{ext.name}: directory {ext.directory} missing"
+
+
+def test_auto_candidates_are_the_optimizations_marked_in_the_registry() -> None:
+    # Issue 27.3: the transparent mode's bare `auto` tries only passes marked `auto: true`; the
+    # occupancy hint (a recorded negative result), the checks and the lowerings are never tried unasked.
+    manifest = load_manifest(REPO / "registry.yaml", entry_points=False)
+    marked = sorted(p.name for p in manifest.passes if p.auto)
+    assert marked == ["grid_swizzle", "loop_split", "nvidia_auto_pdl", "nvidia_stream_eviction"]
+    assert not next(p for p in manifest.passes if p.name == "nvidia_occupancy_hint").auto

@@ -288,6 +288,7 @@ def main() -> int:
                      args.child_out)
         return 0
 
+    commit = _commit()  # before the run: a dirty checkout is refused now, not after it
     import triton_ext
     from tests.realworld.realworld_kernels import REALWORLD
 
@@ -373,7 +374,6 @@ def main() -> int:
                 line.append(f"{pname}={'same' if p.get('outputs_unchanged') else 'DIFF'} x{p.get('speedup')}")
         print(" ".join(line), flush=True)
 
-    commit = _commit()
     payload = {
         "what": "real-world kernels on the GPU: each firing pass vs. no pass (outputs, interleaved timing)",
         "commit": commit, "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),

@@ -143,6 +143,7 @@ def main() -> int:
     parser.add_argument("--runs", default="".join(r[0] for r in RUNS),
                         help="which runs, in order (default: all, ABCDEFGH)")
     args = parser.parse_args()
+    commit = _commit()  # before the run: a dirty checkout is refused now, not after it
     import torch
 
     results, failures = [], []
@@ -197,7 +198,7 @@ def main() -> int:
     payload = {
         "what": "torch.compile with TRITON_EXT_ENABLE and no import of triton_ext: reach with compile "
                 "workers, and no stale kernel when the enabled set changes (FX graph + autotune caches on)",
-        "commit": _commit(),
+        "commit": commit,
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "gpu": torch.cuda.get_device_name(0), "driver": driver,
         "versions": {"torch": torch.__version__, "triton": triton.__version__, "python": sys.version.split()[0]},

@@ -1,6 +1,6 @@
-"""Turn check_gpu.py's JSON into the README table "Reach on real kernels".
+"""Turn check_gpu.py's JSON into the table "Reach on real kernels" (docs/results.md).
 
-    python tests/realworld/gpu_table.py tests/realworld/results/realworld-gpu-h200.json [--readme README.md]
+    python tests/realworld/gpu_table.py tests/realworld/results/realworld-gpu-h200.json [--readme docs/results.md]
 
 One row per pass and package: on how many kernels the pass fires, on how many of those the
 outputs were unchanged, and the median and best speedup (no-pass time / pass time) over the
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 from pathlib import Path
@@ -65,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     data = json.loads(args.json.read_text(encoding="utf-8"))
     if args.readme:
-        source = str(args.json.resolve().relative_to(args.readme.resolve().parent))
+        source = os.path.relpath(args.json.resolve(), args.readme.resolve().parent)
     else:
         source = str(args.json)
     table = render(data, source)

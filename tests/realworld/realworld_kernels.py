@@ -117,6 +117,11 @@ class RealKernel:
             from tests.realworld.sglang_modules import import_kernel_module
 
             module = import_kernel_module(self.module.rsplit(".", 1)[1])
+        elif self.package == "vllm":
+            # from the pinned wheel's files, without vllm's package __init__ (vllm_modules.py)
+            from tests.realworld.vllm_modules import import_kernel_module as import_vllm
+
+            module = import_vllm(self.module.rsplit(".", 1)[1])
         else:
             module = importlib.import_module(self.module)
         return unwrap(getattr(module, self.attr))
@@ -675,6 +680,178 @@ def sglang_extend_attention(t: Tensors, batch: int = _SG_BATCH, seq: int = _SG_S
 
 
 # --------------------------------------------------------------------------- #
+# vLLM (0.33.0 wheel, its kernel files only: tests/realworld/vllm_modules.py)
+# --------------------------------------------------------------------------- #
+#
+# Launched through vLLM's own launchers (unified_attention, context_attention_fwd,
+# chunked_prefill_paged_decode): :func:`_vllm_launch` calls the launcher with the module's kernel
+# replaced by a recorder, so the Launch holds exactly the grid, arguments and options the launcher
+# gives the kernel (with ``meta`` tensors on the CPU). Llama-3-8B-like heads: 32 query / 8 KV
+# heads, fp16 KV cache of 16-token blocks.
+
+_VL_HQ, _VL_HKV, _VL_BLOCK = 32, 8, 16
+
+
+class _Recorded(Exception):
+    """Raised by the recorder to stop the launcher after the kernel's launch was captured."""
+
+
+def _vllm_launch(vc: "VllmCall") -> Launch:
+    """Run the launcher with ``vc.kernel`` replaced by a recorder of its first launch."""
+    from tests.realworld.vllm_modules import import_kernel_module as import_vllm
+
+    module = import_vllm(vc.module)
+    fn = unwrap(getattr(module, vc.kernel))
+    names = [p.name for p in fn.params]
+    seen: dict[str, Any] = {}
+
+    class Recorder:
+        def __getitem__(self, grid: Any) -> Callable[..., None]:
+            def launch(*args: Any, **kwargs: Any) -> None:
+                num_warps = kwargs.pop("num_warps", 4)
+                num_stages = kwargs.pop("num_stages", 3)
+                bound = dict(zip(names, args)) | kwargs
+                g = grid(bound) if callable(grid) else grid
+                seen["launch"] = Launch(bound, tuple(g), num_warps, num_stages)
+                raise _Recorded
+            return launch
+
+    original = getattr(module, vc.kernel)
+    setattr(module, vc.kernel, Recorder())
+    try:
+        vc.call(module)
+    except _Recorded:
+        pass
+    finally:
+        setattr(module, vc.kernel, original)
+    if "launch" not in seen:
+        raise RuntimeError(f"vllm {vc.module}: the launcher never launched {vc.kernel}")
+    return seen["launch"]
+
+
+def _vl_paged_cache(t: Tensors, seqs: list[int], d: int) -> dict[str, torch.Tensor]:
+    """A paged KV cache ([blocks, 16, kv_heads, d], unified_attention's layout) and block table."""
+    per_seq = [_cdiv(s, _VL_BLOCK) for s in seqs]
+    width = max(per_seq)
+    blocks = sum(per_seq)
+    table = t.arange(0, len(seqs) * width).view(len(seqs), width) % blocks
+    return dict(k=t.randn(blocks, _VL_BLOCK, _VL_HKV, d), v=t.randn(blocks, _VL_BLOCK, _VL_HKV, d),
+                block_table=table.to(torch.int32))
+
+
+@dataclass
+class VllmCall:
+    """A call of one of vLLM's launchers: ``call(module)`` launches ``kernel`` into ``outputs``."""
+
+    module: str
+    kernel: str
+    call: Callable[[Any], None]
+    outputs: dict[str, torch.Tensor]
+
+
+def vllm_unified_call(t: Tensors, query_lens: list[int], seq_lens: list[int], d: int = 128,
+                      three_d: bool = False) -> VllmCall:
+    """vLLM's ``unified_attention`` over a paged cache, causal; 2-D launch, or 3-D with 16 segments."""
+    cache = _vl_paged_cache(t, seq_lens, d)
+    tokens = sum(query_lens)
+    cu = [0]
+    for n in query_lens:
+        cu.append(cu[-1] + n)
+    q = t.randn(tokens, _VL_HQ, d)
+    out = t.zeros(tokens, _VL_HQ, d, dtype=torch.float16)
+    segs = 16  # vllm.v1.attention.backends.triton_attn: NUM_PAR_SOFTMAX_SEGMENTS
+    extra: dict[str, Any] = {}
+    if three_d:
+        extra = dict(seq_threshold_3D=128, num_par_softmax_segments=segs,
+                     softmax_segm_output=t.zeros(tokens, _VL_HQ, segs, _np2(d)),
+                     softmax_segm_max=t.zeros(tokens, _VL_HQ, segs),
+                     softmax_segm_expsum=t.zeros(tokens, _VL_HQ, segs))
+    cu_t = torch.tensor(cu, dtype=torch.int32, device=t.device)
+    lens_t = torch.tensor(seq_lens, dtype=torch.int32, device=t.device)
+
+    def call(m: Any) -> None:
+        m.unified_attention(q=q, k=cache["k"], v=cache["v"], out=out, cu_seqlens_q=cu_t,
+                            max_seqlen_q=max(query_lens), seqused_k=lens_t, max_seqlen_k=max(seq_lens),
+                            softmax_scale=d ** -0.5, causal=True, window_size=(-1, -1),
+                            block_table=cache["block_table"], softcap=0.0, q_descale=None, k_descale=None,
+                            v_descale=None, **extra)
+
+    return VllmCall("triton_unified_attention", "kernel_unified_attention", call, {"out": out})
+
+
+def vllm_unified_prefill(t: Tensors, seq: int = 2048, d: int = 128) -> Launch:
+    # 2-D launch: two prompts of `seq` tokens, no cached prefix (BLOCK_M 16, BLOCK_Q 4, TILE 32).
+    return _vllm_launch(vllm_unified_call(t, [seq, seq], [seq, seq], d))
+
+
+def vllm_unified_decode(t: Tensors, seq: int = 4096, d: int = 128) -> Launch:
+    # 2-D launch at decode: 8 sequences, one new token each, `seq` cached tokens (TILE 32).
+    return _vllm_launch(vllm_unified_call(t, [1] * 8, [seq] * 8, d))
+
+
+def vllm_unified_decode_3d(t: Tensors, seq: int = 4096, d: int = 128) -> Launch:
+    # 3-D (segmented) launch at decode, as the Triton backend makes it: 16 segments per sequence
+    # (TILE 16), partials reduced by reduce_segments.
+    return _vllm_launch(vllm_unified_call(t, [1] * 8, [seq] * 8, d, three_d=True))
+
+
+def _vl_prefix_cache(t: Tensors, seqs: list[int], d: int) -> dict[str, torch.Tensor]:
+    """prefix_prefill's cache layout: K [blocks, kv_heads, d/8, 16, 8], V [blocks, kv_heads, d, 16]."""
+    per_seq = [_cdiv(s, _VL_BLOCK) for s in seqs]
+    width, blocks = max(per_seq), sum(per_seq)
+    table = t.arange(0, len(seqs) * width).view(len(seqs), width) % blocks
+    return dict(k_cache=t.randn(blocks, _VL_HKV, d // 8, _VL_BLOCK, 8),
+                v_cache=t.randn(blocks, _VL_HKV, d, _VL_BLOCK), block_table=table.to(torch.int32))
+
+
+def vllm_prefix_prefill_call(t: Tensors, context: int = 2048, new: int = 512, batch: int = 2,
+                             d: int = 128) -> VllmCall:
+    """``context_attention_fwd``: `new` prompt tokens after `context` cached ones."""
+    seqs = [context + new] * batch
+    cache = _vl_prefix_cache(t, seqs, d)
+    q = t.randn(batch * new, _VL_HQ, d)
+    k = t.randn(batch * new, _VL_HKV, d)
+    v = t.randn(batch * new, _VL_HKV, d)
+    out = t.zeros(batch * new, _VL_HQ, d, dtype=torch.float16)
+    scale = t.full((1,), 1.0)
+    start = t.arange(0, (batch + 1) * new, new)
+    lens = torch.tensor(seqs, dtype=torch.int32, device=t.device)
+
+    def call(m: Any) -> None:
+        m.context_attention_fwd(q, k, v, out, "auto", cache["k_cache"], cache["v_cache"], cache["block_table"],
+                                start, lens, max(seqs), new, scale, scale, sm_scale=d ** -0.5)
+
+    return VllmCall("prefix_prefill", "_fwd_kernel", call, {"out": out})
+
+
+def vllm_prefix_prefill(t: Tensors) -> Launch:
+    # BLOCK_M 128, BLOCK_N 64, 4 warps, one stage; its first loop reads the paged cache (unrolled
+    # by 4), the second the new K/V (causal).
+    return _vllm_launch(vllm_prefix_prefill_call(t))
+
+
+def vllm_paged_decode_call(t: Tensors, seq: int = 4096, batch: int = 8, d: int = 128) -> VllmCall:
+    """``chunked_prefill_paged_decode`` at decode (one token per sequence): kernel_paged_attention_2d."""
+    cache = _vl_prefix_cache(t, [seq] * batch, d)
+    q = t.randn(batch, _VL_HQ, d)
+    out = t.zeros(batch, _VL_HQ, d, dtype=torch.float16)
+    scale = t.full((1,), 1.0)
+    start = t.arange(0, batch + 1)
+    lens = torch.tensor([seq] * batch, dtype=torch.int32, device=t.device)
+
+    def call(m: Any) -> None:
+        m.chunked_prefill_paged_decode(q, None, None, out, "auto", cache["k_cache"], cache["v_cache"],
+                                       cache["block_table"], start, lens, seq, 1, scale, scale,
+                                       sm_scale=d ** -0.5)
+
+    return VllmCall("chunked_prefill_paged_decode", "kernel_paged_attention_2d", call, {"out": out})
+
+
+def vllm_paged_decode(t: Tensors) -> Launch:
+    return _vllm_launch(vllm_paged_decode_call(t))
+
+
+# --------------------------------------------------------------------------- #
 # torchao
 # --------------------------------------------------------------------------- #
 
@@ -791,6 +968,11 @@ REALWORLD: list[RealKernel] = [
     RealKernel("fla_logsumexp_fwd", "fla-core", "fla.ops.utils.logsumexp", "logsumexp_fwd_kernel", "reduction", fla_logsumexp_fwd),
     RealKernel("sglang_prefill_attention", "sglang", "sglang.srt.layers.attention.triton_ops.prefill_attention", "_fwd_kernel", "attention", sglang_prefill_attention, tags=("causal_prefill",)),
     RealKernel("sglang_extend_attention", "sglang", "sglang.srt.layers.attention.triton_ops.extend_attention", "_fwd_kernel", "attention", sglang_extend_attention, tags=("causal_prefill",)),
+    RealKernel("vllm_unified_prefill", "vllm", "vllm.v1.attention.ops.triton_unified_attention", "kernel_unified_attention", "attention", vllm_unified_prefill, tags=("causal_prefill", "paged")),
+    RealKernel("vllm_unified_decode", "vllm", "vllm.v1.attention.ops.triton_unified_attention", "kernel_unified_attention", "attention", vllm_unified_decode, tags=("decode", "paged")),
+    RealKernel("vllm_unified_decode_3d", "vllm", "vllm.v1.attention.ops.triton_unified_attention", "kernel_unified_attention", "attention", vllm_unified_decode_3d, tags=("decode", "paged")),
+    RealKernel("vllm_prefix_prefill", "vllm", "vllm.v1.attention.ops.prefix_prefill", "_fwd_kernel", "attention", vllm_prefix_prefill, tags=("causal_prefill", "paged")),
+    RealKernel("vllm_paged_decode", "vllm", "vllm.v1.attention.ops.chunked_prefill_paged_decode", "kernel_paged_attention_2d", "attention", vllm_paged_decode, tags=("decode", "paged")),
     RealKernel("torchao_scaled_int8_mm", "torchao", "torchao.kernel.intmm_triton", "scaled_matmul_kernel_with_block_pointers", "gemm", torchao_scaled_int8_mm),
     RealKernel("torchao_qt_int8_mm", "torchao", "torchao.prototype.quantized_training.int8_mm", "_scaled_int8_mm_kernel", "gemm", torchao_quantized_training_int8_mm),
     RealKernel("torchao_fp8_blockwise_gemm", "torchao", "torchao.prototype.blockwise_fp8_training.kernels", "triton_fp8_gemm_1x128_128x128_kernel", "gemm", torchao_fp8_blockwise_gemm),

@@ -41,6 +41,8 @@ from tests.realworld.sweep import sweep_kernel
 
 OUT = repo_root() / "build" / "realworld" / "cpu-reach.json"
 PACKAGES = ("liger-kernel", "fla-core", "torchao", "sglang")
+#: vLLM is not installed: its kernel files come from the wheel pinned in vllm-requirements.txt.
+VLLM_PIN = repo_root() / "tests" / "realworld" / "vllm-requirements.txt"
 #: Pinned in tests/realworld/nodeps-requirements.txt (installed without dependencies), not in
 #: pyproject.toml's realworld extra.
 NODEPS = repo_root() / "tests" / "realworld" / "nodeps-requirements.txt"
@@ -80,7 +82,7 @@ def sweep() -> dict[tuple[str, str | None], dict[str, Any]]:
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps({
         "what": "real-world kernels x registered passes, compiled through cubin for cuda:90 on CPU",
-        "commit": checkout_commit(short=True), "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "commit": checkout_commit(short=True, allow_dirty=True), "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "target": f"{CUDA90.backend}:{CUDA90.arch}", "versions": _versions(), "workers": workers,
         "wall_seconds": round(time.perf_counter() - start, 1),
         "kernels": [{"name": k.name, "package": k.package, "module": k.module, "attr": k.attr, "kind": k.kind}

@@ -86,3 +86,15 @@ def test_pth_line_reads_only_the_environment() -> None:
             os.environ.update(saved)
         assert set(sys.modules) - before == set()
         assert "_triton_ext_startup" not in sys.modules
+
+
+@pytest.mark.parametrize("flag, runs", [("-I", True), ("-E", True), ("-S", False)])
+def test_interpreter_flags_that_skip_the_hook(tmp_path: Path, flag: str, runs: bool) -> None:
+    # docs/startup-hook.md: only -S (no site module, so no .pth files) skips the hook; -I and -E
+    # still process site-packages, and the line reads os.environ itself, not a PYTHON* variable.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TRITON_EXT_") or k == "TRITON_EXT_BUILD_DIR"}
+    env["TRITON_EXT_ENABLE"] = "loop_split"
+    proc = subprocess.run([sys.executable, flag, "-c", "import sys; print('_triton_ext_startup' in sys.modules)"],
+                          capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.split() == [str(runs)], (flag, proc.stdout, proc.stderr)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import datetime
+import hashlib
 import itertools
 import json
 import math
@@ -45,20 +46,69 @@ def gpu_slug(name: str) -> str:
     return "-".join(k for k in kept if k) or "gpu"
 
 
-def checkout_commit(short: bool = False) -> str:
-    """The commit the results were made from: TRITON_EXT_COMMIT first, because a copied checkout
-    (the GPU host's) can carry stale git metadata; else git's HEAD; else "unknown"."""
-    if os.environ.get("TRITON_EXT_COMMIT"):
-        return os.environ["TRITON_EXT_COMMIT"]
-    cmd = ["git", "rev-parse", *(["--short"] if short else []), "HEAD"]
+class DirtyCheckoutError(TritonExtError):
+    """A result writer ran on a checkout with uncommitted changes to tracked files."""
+
+
+@dataclass(frozen=True)
+class Checkout:
+    """What a result file records about the code it was measured with."""
+
+    commit: str  #: ``git rev-parse HEAD``, TRITON_EXT_COMMIT, or "unknown"
+    dirty: bool | None  #: uncommitted changes to tracked files; None: no git metadata to tell
+    diff_sha256: str | None = None  #: sha256 of ``git diff HEAD`` when dirty
+
+    @property
+    def recorded(self) -> str:
+        """The commit as result files name it: ``<commit>`` or ``<commit>+diff.<12 hex>``."""
+        return f"{self.commit}+diff.{self.diff_sha256[:12]}" if self.dirty and self.diff_sha256 else self.commit
+
+
+def _git(args: Sequence[str], cwd: Path) -> subprocess.CompletedProcess[bytes] | None:
     try:
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=30, cwd=repo_root()).stdout.strip()
+        return subprocess.run(["git", *args], capture_output=True, timeout=30, cwd=cwd)
     except (OSError, subprocess.SubprocessError):
-        out = ""
-    return out or "unknown"
+        return None
 
 
-def environment(device_name: str | None = None) -> dict[str, Any]:
+def checkout_state(short: bool = False, repo: Path | None = None) -> Checkout:
+    """The commit and cleanliness of ``repo`` (default: this checkout). TRITON_EXT_COMMIT wins,
+    because a copied checkout (the GPU host's) can carry stale git metadata; it is recorded as
+    given (dirty: unknown)."""
+    if os.environ.get("TRITON_EXT_COMMIT"):
+        return Checkout(os.environ["TRITON_EXT_COMMIT"], None)
+    cwd = repo or repo_root()
+    head = _git(["rev-parse", *(["--short"] if short else []), "HEAD"], cwd)
+    if head is None or head.returncode != 0 or not head.stdout.strip():
+        return Checkout("unknown", None)
+    status = _git(["status", "--porcelain", "--untracked-files=no"], cwd)
+    if status is None or status.returncode != 0:
+        return Checkout(head.stdout.decode().strip(), None)
+    if not status.stdout.strip():
+        return Checkout(head.stdout.decode().strip(), False)
+    diff = _git(["diff", "HEAD", "--no-ext-diff", "--binary"], cwd)
+    digest = hashlib.sha256(diff.stdout if diff is not None else b"").hexdigest()
+    return Checkout(head.stdout.decode().strip(), True, digest)
+
+
+def allow_dirty_from_env() -> bool:
+    return os.environ.get("TRITON_EXT_ALLOW_DIRTY", "").strip() not in ("", "0")
+
+
+def checkout_commit(short: bool = False, allow_dirty: bool | None = None, repo: Path | None = None) -> str:
+    """The commit a result file records. A checkout with uncommitted changes to tracked files raises
+    :class:`DirtyCheckoutError` unless ``allow_dirty`` (default: ``TRITON_EXT_ALLOW_DIRTY=1``), in
+    which case the record is ``<commit>+diff.<sha256 of git diff HEAD, 12 hex digits>``."""
+    state = checkout_state(short, repo)
+    if state.dirty and not (allow_dirty_from_env() if allow_dirty is None else allow_dirty):
+        raise DirtyCheckoutError(
+            f"{repo or repo_root()}: uncommitted changes to tracked files; results must name the code they "
+            f"measured: commit first, or pass --allow-dirty / set TRITON_EXT_ALLOW_DIRTY=1 to record "
+            f"{state.commit}+diff.<hash of git diff HEAD>")
+    return state.recorded
+
+
+def environment(device_name: str | None = None, allow_dirty: bool | None = None) -> dict[str, Any]:
     """Commit, GPU, driver, Triton/torch/CUDA versions and date of this run."""
     import triton
 
@@ -69,8 +119,8 @@ def environment(device_name: str | None = None) -> dict[str, Any]:
             return ""
 
     env: dict[str, Any] = {
-        "commit": checkout_commit(),
-        "dirty": bool(run(["git", "status", "--porcelain", "--untracked-files=no"])),
+        "commit": checkout_commit(allow_dirty=allow_dirty),  # raises on a dirty checkout unless allowed
+        "dirty": checkout_state().dirty,
         "triton": triton.__version__,
         "python": platform.python_version(),
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from .._settings import repo_root
 from .gpu import Timing, gpu_slug
 from .spec import SCHEMA_VERSION, BenchSpec, Case
 
@@ -251,7 +253,8 @@ def write_chart_svg(report: Mapping[str, Any], path: Path) -> str | None:
 
 def summary_markdown(reports: Sequence[Mapping[str, Any]], link_base: Path | None = None) -> str:
     """One row per (spec, pass variant): geometric-mean and worst speedup over its baseline and
-    over the hand-written best, and whether the spec's targets are met."""
+    over the hand-written best, and whether the spec's targets are met. Links are relative to the
+    folder ``link_base`` (the file the table goes into), else to the repository root."""
     lines = ["| pass | benchmark | variant | GPU | speedup vs unchanged (geomean, min..max) | "
              "vs hand-written (geomean) | targets met | details |", "|---|---|---|---|---|---|---|---|"]
     for rep in reports:
@@ -262,6 +265,8 @@ def summary_markdown(reports: Sequence[Mapping[str, Any]], link_base: Path | Non
         variants = rep["variants"]
         met = sum(t["met"] for t in rep["targets"])
         link = rep.get("_path", "")
+        if link and link_base is not None:
+            link = os.path.relpath(repo_root() / link, link_base)
         for p in (v for v in variants if v["role"] == "pass"):
             base = next(v["name"] for v in variants if v["role"] == "baseline" and v["group"] == p["group"])
             hands = [v["name"] for v in variants if v["role"] == "handwritten"]

@@ -179,6 +179,8 @@ def build(names: Sequence[str] = (), build_dir: Path | None = None, *, quiet: bo
         failed["(build)"] = "".join(log[-30:])
     wanted = list(targets) if targets else extension_dirs(root)
     result = BuildResult(built=[d for d in wanted if d not in failed], failed=failed)
+    record_triton_release(build_dir / "plugins",
+                          ["TritonExtPassInfra", *(f"TritonExt{Path(d).name}" for d in result.built)])
     if not quiet:
         took = time.monotonic() - start
         print(f"triton-ext build: {len(result.built)} extension(s) built in {took:.0f}s "
@@ -186,6 +188,19 @@ def build(names: Sequence[str] = (), build_dir: Path | None = None, *, quiet: bo
         for folder, why in sorted(result.failed.items()):
             print(f"triton-ext build: FAILED {folder}: {why}", file=sys.stderr)
     return result
+
+
+def record_triton_release(plugins: Path, targets: Sequence[str]) -> None:
+    """Write, beside each library just built, the Triton release it was built for (the one of
+    this Python, which ``configure`` builds against); the loader refuses it under another."""
+    from .._compat import write_record
+    from .._preflight import _triton_version
+
+    version = _triton_version()
+    for target in targets:
+        library = plugins / f"lib{target}.so"
+        if library.exists():
+            write_record(library, version)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -11,7 +11,6 @@ import argparse
 import importlib
 import json
 import os
-import re
 import sys
 from pathlib import Path
 from typing import Any, Sequence
@@ -47,7 +46,12 @@ def _extension_dict(ext: Extension) -> dict[str, Any]:
                 "then": list(p.then),
                 "enabled_by_default": p.enabled_by_default,
                 "on_failure": p.on_failure,
-                "options": {o.name: {"type": o.type, "default": o.default, "help": o.help} for o in p.options},
+                "role": p.role,
+                "options": {o.name: {"type": o.type, "default": o.default, "help": o.help,
+                                     **({"accepts": o.expected()} if o.choices or o.minimum is not None
+                                        or o.maximum is not None else {})}
+                            for o in p.options},
+                "options_source": p.options_source,
             }
             for p in ext.passes
         },
@@ -87,10 +91,15 @@ def _cmd_info(args: argparse.Namespace) -> int:
     for name, p in info["passes"].items():
         print(f"  pass {name}: {p['position']}" + (f", then {', '.join(p['then'])}" if p["then"] else ""))
         print(f"    enabled_by_default: {p['enabled_by_default']}")
+        print(f"    role: {p['role']}")
         if p["on_failure"] != "skip":
-            print(f"    on_failure: {p['on_failure']} (a check: its failure fails the compile)")
+            print(f"    on_failure: {p['on_failure']} (its failure fails the compile)")
         for option, o in p["options"].items():
-            print(f"    --{option} ({o['type']}, default {o['default']!r}): {o['help']}")
+            accepts = f", {o['accepts']}" if "accepts" in o else ""
+            print(f"    --{option} ({o['type']}{accepts}, default {o['default']!r}): {o['help']}")
+        if not p["options"] and p["options_source"] and not Path(p["options_source"]).is_file():
+            print(f"    options: not known until built ({p['options_source']} is missing; "
+                  f"`triton-ext build {ext.name}`)")
     directory = REPO_ROOT / ext.directory
     tests = sorted(str(f.relative_to(REPO_ROOT)) for f in directory.rglob("*")
                    if f.suffix == ".mlir" or (f.name.startswith("test_") and f.suffix == ".py"))
@@ -115,90 +124,33 @@ def _cmd_info(args: argparse.Namespace) -> int:
 
 
 def _cmd_doctor(args: argparse.Namespace) -> int:
-    from .._preflight import _triton_version, preflight
+    from .doctor import run
 
-    problems = 0
-    print(f"triton: {_triton_version()}")
-    print(f"python: {sys.executable}")
-    from .toolchain import manifest_path, read_toolchain
-
-    toolchain_json = manifest_path()
-    toolchain = read_toolchain()
-    if toolchain is not None:
-        print(f"toolchain: {toolchain_json}")
-        print(f"  compiler: {toolchain.cxx} ({toolchain.cxx_version})")
-        print(f"  LLVM headers: Debian sid {toolchain.llvm_version}; mlir-tblgen: {toolchain.mlir_tblgen}")
-        print(f"  built against triton {toolchain.triton_version} at {toolchain.triton_dir}")
-        for note in toolchain.notes:
-            print(f"  note: {note}")
-    elif toolchain_json.exists():
-        problems += 1
-        print(f"toolchain: PROBLEM: {toolchain_json} is incomplete or stale\n  fix: triton-ext toolchain --force")
-    else:
-        problems += 1
-        print(f"toolchain: PROBLEM: not set up ({toolchain_json} missing)\n  fix: triton-ext toolchain")
-    print(f"registry: {settings.registry}")
-    try:
-        manifest = load_manifest()
-    except TritonExtError as exc:
-        print(f"  PROBLEM: {exc}\n  fix: correct registry.yaml at the lines named above")
-        return 1
-    print(f"build dir: {settings.build_dir}")
-    for ext in manifest.extensions:
-        if not ext.library:  # a kind: pipeline entry (issue 19) edits Triton's pipeline, loads nothing
-            print(f"  {ext.name}: ok (pipeline edit, no library)")
-            continue
-        path = ext.library_path()
-        try:
-            report = preflight(path, ext.name)
-        except TritonExtError as exc:
-            problems += 1
-            print(f"  {ext.name}: PROBLEM: {exc}")
-            print(f"    fix: triton-ext build {ext.name}")
-            continue
-        missing = [p.name for p in ext.passes if p.name not in report.passes]
-        if missing:
-            problems += 1
-            print(f"  {ext.name}: PROBLEM: library lacks declared pass {missing[0]} (has {', '.join(report.passes)})")
-            print(f"    fix: triton-ext build {ext.name}")
-            continue
-        print(f"  {ext.name}: ok ({path}, passes {', '.join(report.passes)})")
-    print("all well" if not problems else f"{problems} problem(s)")
-    return 0 if not problems else 1
+    report = run()
+    print("\n".join(report.lines))
+    return 0 if not report.problems else 1
 
 
 def _split_pass_list(chunks: Sequence[str]) -> list[tuple[str, dict[str, str]]]:
     """Parse ``a,b{flag=1 other=x},c`` (MLIR's textual-pipeline option syntax) into names and
-    option overrides."""
-    out: list[tuple[str, dict[str, str]]] = []
-    for chunk in chunks:
-        for m in re.finditer(r"([A-Za-z0-9_.]+)(?:\{([^}]*)\})?", chunk):
-            options: dict[str, str] = {}
-            for item in (m.group(2) or "").split():
-                flag, eq, value = item.partition("=")
-                if not eq:
-                    raise TritonExtError(f"--pass {m.group(1)}{{{m.group(2)}}}: expected "
-                                         f"flag=value, found '{item}'")
-                options[flag] = value
-            out.append((m.group(1), options))
-    return out
+    option overrides (text; checked against each pass's declared options before anything runs)."""
+    from .._passlist import parse_pass_list
+
+    return [item for chunk in chunks for item in parse_pass_list(chunk, "--pass")]
 
 
 def _cmd_opt(args: argparse.Namespace) -> int:
-    from triton._C import libtriton
-    from triton._C.libtriton import ir
-
     from .._loader import load_extension
     from .._pipeline import resolve_builtin
+    from .._selection import check_options
 
     names_with_options = _split_pass_list(args.passes)
     names = [n for n, _ in names_with_options]
-    given = dict(names_with_options)
     if not names:
         raise TritonExtError("--pass: expected at least one pass name, found none")
     manifest: Manifest | None = None
     steps: list[Any] = []
-    for name in names:
+    for name, given in names_with_options:
         try:
             builtin = resolve_builtin(name)
             steps.append(("builtin", name, builtin.fn))
@@ -207,31 +159,46 @@ def _cmd_opt(args: argparse.Namespace) -> int:
             pass
         manifest = manifest or load_manifest()
         spec = manifest.find_pass(name)
-        load_extension(manifest.extension_of(spec))
-        overrides = given.get(name) or {}
-        declared = {o.name: o for o in spec.options}
-        for flag in overrides:
-            if flag not in declared:
-                raise TritonExtError(
-                    f"--pass {name}{{{flag}=...}}: unknown option '{flag}'; "
-                    f"{name} declares: {', '.join(declared) or 'no options'}")
-        # Values given on the command line go to the pass verbatim: the pass parses them.
-        args_list = [f"{o.name}={overrides[o.name]}" if o.name in overrides else o.render(o.default)
-                     for o in spec.options]
-        steps.append(("plugin", name, args_list))
+        # Every value is checked against what the pass declares (type, allowed values, bounds)
+        # before anything loads or runs: a bad one is one line naming the option and what it
+        # accepts.
+        (_, values), = check_options([spec.name], given, manifest, origin="--pass", text=True)
+        chosen = dict(values)
+        steps.append(("plugin", name, [o.render(chosen.get(o.name, o.default)) for o in spec.options]))
+    for kind, name, _ in steps:
+        if kind == "plugin" and manifest is not None:
+            load_extension(manifest.extension_of(manifest.find_pass(name)))
     path = Path(args.file)
     if not path.exists():
         raise TritonExtError(f"{path}: no such file; expected an .mlir/.ttir/.ttgir file", path=path)
+    if not (args.split_input_file or args.verify_diagnostics):
+        module = _run_opt_steps(path, path, steps, names)
+        sys.stdout.write(module.str() if not args.no_debug_info else module.str_nodebug())
+        sys.stdout.write("\n")
+        return 0
+    return _opt_chunks(path, steps, names, args)
+
+
+def _run_opt_steps(parse_path: Path, shown: Path, steps: list[Any], names: list[str],
+                   print_op: bool = True) -> Any:
+    """Parses ``parse_path`` in a fresh context with Triton's dialects and runs ``steps``;
+    returns the module (errors name ``shown``). ``print_op=False`` drops the "see current
+    operation" note of parse-time errors (as mlir-opt does with -verify-diagnostics)."""
+    from triton._C import libtriton
+    from triton._C.libtriton import ir
+
     context = ir.context()
+    if not print_op:
+        context.printOpOnDiagnostic(False)
     ir.load_dialects(context)
     for vendor in ("nvidia", "amd"):
-        module = getattr(libtriton, vendor, None)
-        if module is not None and hasattr(module, "load_dialects"):
-            module.load_dialects(context)
+        vendor_module = getattr(libtriton, vendor, None)
+        if vendor_module is not None and hasattr(vendor_module, "load_dialects"):
+            vendor_module.load_dialects(context)
     try:
-        module = ir.parse_mlir_module(str(path), context)
+        module = ir.parse_mlir_module(str(parse_path), context)
     except RuntimeError as exc:
-        raise TritonExtError(f"{path}: cannot parse the module: {exc}", path=path) from exc
+        raise TritonExtError(f"{shown}: cannot parse the module: {exc}", path=shown) from exc
     module.context = context
     pm = ir.pass_manager(context)
     for kind, name, payload in steps:
@@ -242,10 +209,64 @@ def _cmd_opt(args: argparse.Namespace) -> int:
     try:
         pm.run(module, "triton-ext-opt")
     except RuntimeError as exc:
-        raise TritonExtError(f"{path}: running {', '.join(names)} failed: {exc}", path=path) from exc
-    sys.stdout.write(module.str() if not args.no_debug_info else module.str_nodebug())
-    sys.stdout.write("\n")
-    return 0
+        raise TritonExtError(f"{shown}: running {', '.join(names)} failed: {exc}", path=shown) from exc
+    return module
+
+
+def _opt_chunks(path: Path, steps: list[Any], names: list[str], args: argparse.Namespace) -> int:
+    """-split-input-file and/or -verify-diagnostics: each chunk parsed and run on its own (with
+    its original line numbers), diagnostics captured, re-printed with the original path or
+    checked against the chunk's expected-* comments; outputs joined by ``// -----``."""
+    import tempfile
+
+    from . import opt_diagnostics as od
+
+    text = path.read_text(encoding="utf-8")
+    chunks = od.split_input(text) if args.split_input_file else [od.Chunk(text, 1)]
+    outputs: list[str] = []
+    failed = False
+    saved_env = os.environ.get("MLIR_ENABLE_DIAGNOSTICS")
+    if args.verify_diagnostics:
+        os.environ["MLIR_ENABLE_DIAGNOSTICS"] = "remarks"  # Triton then passes on every severity
+    try:
+        with tempfile.TemporaryDirectory(prefix="triton-ext-opt-") as tmp:
+            for chunk in chunks:
+                chunk_path = od.chunk_file(chunk, Path(tmp), path.name)
+                error: TritonExtError | None = None
+                module = None
+                with od.capture_stderr() as captured:
+                    try:
+                        module = _run_opt_steps(chunk_path, path, steps, names,
+                                                print_op=not args.verify_diagnostics)
+                    except TritonExtError as exc:
+                        error = exc
+                stderr = captured[0].replace(str(chunk_path), str(path))
+                if args.verify_diagnostics:
+                    try:
+                        expected = od.parse_expectations(chunk)
+                    except ValueError as exc:
+                        raise TritonExtError(f"{path}: {exc}", path=path) from exc
+                    problems = od.verify(expected, od.parse_diagnostics(stderr, str(path)))
+                    for problem in problems:
+                        print(problem.render(str(path)), file=sys.stderr)
+                    failed |= bool(problems)
+                else:
+                    sys.stderr.write(stderr)
+                    if error is not None:
+                        print(f"triton-ext: error: {error}", file=sys.stderr)
+                        failed = True
+                if module is not None:
+                    printed = module.str() if not args.no_debug_info else module.str_nodebug()
+                    outputs.append(printed.replace(str(chunk_path), str(path)))
+    finally:
+        if saved_env is None:
+            os.environ.pop("MLIR_ENABLE_DIAGNOSTICS", None)
+        else:
+            os.environ["MLIR_ENABLE_DIAGNOSTICS"] = saved_env
+    sys.stdout.write(f"\n{od.SPLIT_MARKER}\n".join(outputs))
+    if outputs:
+        sys.stdout.write("\n")
+    return 1 if failed else 0
 
 
 def _delegate(module_name: str, argv: Sequence[str]) -> int:
@@ -261,35 +282,73 @@ def _delegate(module_name: str, argv: Sequence[str]) -> int:
 
 #: Subcommands with their own argument parsers: name -> (module, help).
 _DELEGATED = {
-    "new": ("triton_ext.dev.scaffold", "scaffold an extension (see triton-ext new --help)"),
-    "test": ("triton_ext.dev.testcmd", "run extensions' lit and pytest tests (see triton-ext test --help)"),
-    "wheel": ("triton_ext.dev.wheel", "build the core wheel and extension wheels (see triton-ext wheel --help)"),
-    "toolchain": ("triton_ext.dev.toolchain", "set up the C++ toolchain (see triton-ext toolchain --help)"),
-    "build": ("triton_ext.dev.build", "build extensions (see triton-ext build --help)"),
-    "bench": ("triton_ext.bench.cli", "benchmark passes on GPUs, or --cpu compile check (see triton-ext bench --help)"),
+    "new": ("triton_ext.dev.scaffold", "scaffold an extension folder and its registry entry"),
+    "test": ("triton_ext.dev.testcmd", "run extensions' lit and pytest tests"),
+    "wheel": ("triton_ext.dev.wheel", "build the core and extension wheels, or a pip index of them (--index)"),
+    "toolchain": ("triton_ext.dev.toolchain", "set up the C++ toolchain plugins build with"),
+    "build": ("triton_ext.dev.build", "build extensions into <checkout>/build/plugins"),
+    "bench": ("triton_ext.bench.cli", "benchmark passes on GPUs, or compile-check them on the CPU (--cpu)"),
     "startup-hook": ("triton_ext.dev.startup_hook",
-                     "install/remove the .pth that makes TRITON_EXT_ENABLE work without an import"),
-    "pipeline": ("triton_ext.dev.pipeline", "show the pass pipeline a compile runs, plugin passes in place (see --help)"),
-    "tune": ("triton_ext.dev.tune", "find the best pass set for a bench spec's kernels (see triton-ext tune --help)"),
+                     "install or remove the .pth that makes TRITON_EXT_ENABLE work without an import"),
+    "pipeline": ("triton_ext.dev.pipeline", "show the pass pipeline a compile runs, plugin passes in place"),
+    "tune": ("triton_ext.dev.tune", "find the best pass set for a benchmark's kernels"),
+    "auto": ("triton_ext.dev.auto_report", "show the transparent mode's decisions on disk (triton-ext auto report)"),
 }
 
 
+def version_text() -> str:
+    """``triton-ext X.Y.Z (triton A.B.C, Python P)``: this package, the Triton it runs with."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from .._preflight import _triton_version
+
+    try:
+        mine = version("triton-ext")
+    except PackageNotFoundError:  # a checkout on PYTHONPATH, not installed
+        import tomllib
+
+        mine = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["project"]["version"]
+    try:
+        triton = _triton_version()
+    except ImportError:
+        triton = "not installed"
+    return f"triton-ext {mine} (triton {triton}, Python {sys.version.split()[0]})"
+
+
+def _verb(sub: Any, name: str, text: str, **kwargs: Any) -> argparse.ArgumentParser:
+    """A subcommand whose --help starts with the same sentence as its line in `triton-ext -h`."""
+    return sub.add_parser(name, help=text, description=text[0].upper() + text[1:] + ".", **kwargs)
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="triton-ext", description="Out-of-tree MLIR passes for Triton.")
+    parser = argparse.ArgumentParser(
+        prog="triton-ext",
+        description="Out-of-tree MLIR pass plugins for the stock Triton compiler: list, check, "
+                    "build, test, package and benchmark them. `triton-ext COMMAND --help` says more.")
+    parser.add_argument("--version", action="version", version=version_text())
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    p = sub.add_parser("list", help="list the extensions in the registry")
+    p = _verb(sub, "list", "list the extensions in the registry and the installed ones")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(run=_cmd_list)
-    p = sub.add_parser("info", help="describe one extension or pass")
-    p.add_argument("name")
+    p = _verb(sub, "info", "describe one extension or pass: where it runs, its options, tests and benchmarks")
+    p.add_argument("name", help="an extension or pass name")
     p.set_defaults(run=_cmd_info)
-    p = sub.add_parser("doctor", help="check Triton, the toolchain and every library")
+    p = _verb(sub, "doctor", "check Triton, the start-up hook, the toolchain and the enabled or "
+                             "installed extensions; each problem comes with its fix")
     p.set_defaults(run=_cmd_doctor)
-    p = sub.add_parser("opt", help="run passes over an MLIR file and print the result")
-    p.add_argument("file")
+    p = _verb(sub, "opt", "run passes over an MLIR file and print the result")
+    p.add_argument("file", help="an .mlir, .ttir or .ttgir file")
     p.add_argument("--pass", dest="passes", action="append", required=True, metavar="NAME[,NAME...]",
                    help="passes to run in order: registry passes or built-ins (canonicalize, cse, loop_unroll, ...); options as in MLIR pipelines: loop_split{max-parts=2}")
     p.add_argument("--no-debug-info", action="store_true", help="print without locations")
+    p.add_argument("-split-input-file", "--split-input-file", dest="split_input_file", action="store_true",
+                   help="split the input at '// -----' lines, run each part on its own (line numbers "
+                        "stay those of the file) and print the outputs joined by '// -----'")
+    p.add_argument("-verify-diagnostics", "--verify-diagnostics", dest="verify_diagnostics",
+                   action="store_true",
+                   help="check the diagnostics against expected-error/-warning/-remark/-note "
+                        "comments ({{text}}, @+N, @-N, @above, @below, @unknown) instead of "
+                        "printing them; exit status 0 when they match")
     p.set_defaults(run=_cmd_opt)
     for name, (_, text) in _DELEGATED.items():
         sub.add_parser(name, help=text, add_help=False)

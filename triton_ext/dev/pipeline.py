@@ -164,7 +164,11 @@ def _diff_lines(views: list[RunView]) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="triton-ext pipeline", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="triton-ext pipeline",
+        description="Show the pass pipeline a compile really runs, per stage, with plugin passes "
+                    "at the positions where they were spliced in (--diff: what changes between "
+                    "two enabled sets).")
     parser.add_argument("--target", default="cuda:90", help="cuda:<capability> or hip:<gfx arch> (default cuda:90)")
     parser.add_argument("--enable", default="", metavar="A,B", help="passes or extensions to enable")
     parser.add_argument("--diff", default=None, metavar="C,D",

@@ -90,14 +90,12 @@ def _parse_sweep(items: Sequence[str]) -> list[Candidate]:
 
 
 def candidates_for(names: Sequence[str], sweep: Sequence[str] = ()) -> list[Candidate]:
-    """Single-pass candidates: ``names`` (default: every built optimization pass) plus sweeps."""
-    from .._auto import NOT_OPTIMIZATIONS
+    """Single-pass candidates: ``names`` (default: every built pass marked ``auto: true``) plus sweeps."""
     from .._manifest import load_manifest
 
     manifest = load_manifest()
     if not names:
-        names = [p.name for p in manifest.passes if p.adds_pass
-                 and manifest.extension_of(p).name not in NOT_OPTIMIZATIONS
+        names = [p.name for p in manifest.passes if p.adds_pass and p.auto  # registry `auto: true`
                  and manifest.extension_of(p).applies_to("cuda", 90)
                  and manifest.extension_of(p).library_path().exists()]
     for name in names:
@@ -324,7 +322,10 @@ def _nothing() -> Iterator[None]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="triton-ext tune", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="triton-ext tune",
+        description="Find the best pass set for a benchmark's kernels: which passes change each "
+                    "kernel (CPU compiles), then which are faster (GPU timing).")
     parser.add_argument("spec", help="bench spec (pass or extension name with a bench.py, or a bench.py path) or "
                         "a real-world corpus kernel (tests/realworld, e.g. liger_rms_norm_fwd)")
     parser.add_argument("--candidates", default="", metavar="A,B", help="passes to try (default: every built "

@@ -65,6 +65,7 @@ class WheelSpec:
     package: str | None = None     # python package generated for an extension (fragment holder)
     extension: str | None = None   # registry name of the extension
     fragment: dict[str, Any] | None = None
+    triton_version: str = ""       # the Triton release the library is built for (exact pin)
 
 
 def _project_meta(root: Path) -> dict[str, Any]:
@@ -76,38 +77,70 @@ def dist_name(extension: str) -> str:
     return "triton-ext-" + extension.replace("_", "-")
 
 
-def core_spec(root: Path) -> WheelSpec:
+def built_triton_version() -> str:
+    """The Triton release wheels are built for: the one installed for this Python (the build
+    configures against it, see ``triton_ext.dev.build.configure``)."""
+    from .._preflight import _triton_version
+
+    return _triton_version()
+
+
+def _pinned(dependencies: Sequence[str], triton_version: str) -> tuple[str, ...]:
+    """The dependencies with Triton pinned to exactly ``triton_version``."""
+    out = [d for d in dependencies if not re.match(r"triton\s*([=<>!~;\[]|$)", d)]
+    return (f"triton=={triton_version}", *out)
+
+
+def core_spec(root: Path, triton_version: str | None = None) -> WheelSpec:
     meta = _project_meta(root)
+    triton_version = triton_version or built_triton_version()
     return WheelSpec(dist=meta["name"], version=meta["version"], target="TritonExtPassInfra",
                      library="libTritonExtPassInfra.so",
-                     dependencies=tuple(meta.get("dependencies", ())))
+                     dependencies=_pinned(meta.get("dependencies", ()), triton_version),
+                     triton_version=triton_version)
 
 
 def _with_td_options(entry: dict[str, Any], folder: Path) -> dict[str, Any]:
-    """The registry entry with each pass's options copied from the folder's Passes.td: an installed
-    extension has no source folder, so its fragment carries what Passes.td declares."""
-    from .._passes_td import flag_of, read_passes_td
+    """The registry entry with each pass's options copied from the build's pass records (what
+    TableGen made of the folder's Passes.td): an installed extension has no source folder, so its
+    fragment carries the options, their defaults and constraints."""
+    from .._pass_records import flag_of, read_pass_records, records_path
 
     td = folder / "Passes.td"
     passes = entry.get("passes")
     if not td.is_file() or not isinstance(passes, dict):
         return entry
-    table = read_passes_td(td)
+    records = records_path(default_build_dir() / "plugins" / f"lib{entry['library']}.so")
+    if not records.is_file():
+        raise WheelError(f"{records}: missing; build the extension first (`triton-ext build "
+                         f"{folder.name}`): the wheel's registry fragment carries the options it declares")
+    table = read_pass_records(records)
     out = dict(entry, passes={})
     for name, spec in passes.items():
         spec = dict(spec or {})
         declared = table.get(flag_of(name))
         if declared:
-            spec["options"] = {o.flag: {"default": o.default, "type": o.type, "help": o.help}
-                               for o in declared}
+            spec["options"] = {}
+            for o in declared:
+                option: dict[str, Any] = {"default": o.default, "type": o.type, "help": o.help}
+                if o.allowed:
+                    option["allowed"] = list(o.allowed)
+                if o.minimum is not None:
+                    option["min"] = o.minimum
+                if o.maximum is not None:
+                    option["max"] = o.maximum
+                spec["options"][o.flag] = option
         out["passes"][name] = spec
     return out
 
 
-def extension_spec(root: Path, name: str, registry: Path | None = None) -> WheelSpec:
-    """The wheel of one registry extension (by extension name or folder name)."""
+def extension_spec(root: Path, name: str, registry: Path | None = None,
+                   triton_version: str | None = None) -> WheelSpec:
+    """The wheel of one registry extension (by extension name or folder name): it depends on the
+    core wheel of the same version and on exactly the Triton release it is built for."""
     from .._settings import settings
 
+    triton_version = triton_version or built_triton_version()
     registry = registry or Path(settings.registry)
     try:
         data = yaml.safe_load(registry.read_text(encoding="utf-8")) or {}
@@ -132,12 +165,13 @@ def extension_spec(root: Path, name: str, registry: Path | None = None) -> Wheel
     entry = _with_td_options(entry, registry.parent / str(entry.get("directory", "")))
     meta = _project_meta(root)
     core = f"{meta['name']}=={meta['version']}"
-    deps = (core,) + tuple(d for d in meta.get("dependencies", ()) if d.startswith("triton"))
+    deps = (core, f"triton=={triton_version}")
     return WheelSpec(
         dist=dist_name(key), version=meta["version"], target=str(entry["library"]),
         library=f"lib{entry['library']}.so", dependencies=deps,
         package=f"triton_ext_{key}", extension=key,
-        fragment={"schema": data.get("schema", 1), "extensions": {key: entry}})
+        fragment={"schema": data.get("schema", 1), "extensions": {key: entry}},
+        triton_version=triton_version)
 
 
 def _toml_str(value: str) -> str:
@@ -212,6 +246,12 @@ def write_project(spec: WheelSpec, root: Path, build_dir: Path) -> Path:
         summary = spec.fragment["extensions"][spec.extension].get("summary")
         if summary:
             description = f"triton-ext extension {spec.extension}: {summary}"
+    # The Triton release the library is built for, beside it (checked at load: triton_ext._compat).
+    from .._compat import record_path, write_record
+
+    record = project / record_path(Path(spec.library)).name
+    write_record(library, spec.triton_version or built_triton_version(), destination=record)
+    extra_files[str(record)] = f"{PLUGIN_SUBDIR}/{record.name}"
     define_lines = "\n".join(f"{k} = {_toml_str(v)}" for k, v in defines.items())
     extra_lines = "".join(f"{_toml_str(k)} = {_toml_str(v)}\n" for k, v in extra_files.items())
     package_lines = "\n".join(f"{_toml_str(k)} = {_toml_str(v)}" for k, v in packages.items())
@@ -289,25 +329,57 @@ def build_wheel(spec: WheelSpec, out_dir: Path, *, root: Path | None = None,
     return wheel
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def parser() -> argparse.ArgumentParser:
+    """The argument parser of ``triton-ext wheel`` (also read by the release workflow's test)."""
     parser = argparse.ArgumentParser(
         prog="triton-ext wheel",
-        description="Build the core wheel (--core) and/or one wheel per named extension.",
+        description="Build the core wheel (--core) and one wheel per named extension; with "
+                    "--index, build manylinux wheels into a pip index (one per Triton release).",
         epilog=textwrap.dedent("""\
-            Example: triton-ext build loop_split && triton-ext wheel --core loop_split -o dist/
-            then: pip install dist/triton_ext-*.whl dist/triton_ext_loop_split-*.whl"""),
+            Examples:
+              triton-ext wheel --core loop_split -o dist/
+                then: pip install dist/triton_ext-*.whl dist/triton_ext_loop_split-*.whl
+              triton-ext wheel --index site/ loop_split grid_swizzle
+                writes site/triton-3.9.0/simple/<project>/ (wheels, PEP 503 pages with sha256);
+                then: pip install --extra-index-url file://$PWD/site/triton-3.9.0/simple \\
+                        triton-ext-loop-split"""),
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("names", nargs="*", help="extension names or folders")
     parser.add_argument("--core", action="store_true", help="also build the triton-ext wheel")
     parser.add_argument("-o", "--out", type=Path, default=Path("dist"), help="output folder (dist/)")
+    parser.add_argument("--index", type=Path, default=None, metavar="DIR",
+                        help="build the core and the named extensions (all with --all) as "
+                             "manylinux wheels into the PEP 503 index DIR/triton-<release>/simple")
+    parser.add_argument("--all", action="store_true",
+                        help="with --index: every extension of the registry")
     parser.add_argument("--build-dir", type=Path, default=None,
                         help="build tree (default $TRITON_EXT_BUILD_DIR or <repo>/build)")
     parser.add_argument("-q", "--quiet", action="store_true")
-    args = parser.parse_args(argv)
-    if not args.names and not args.core:
-        parser.error("name at least one extension, or --core")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser_ = parser()
+    args = parser_.parse_args(argv)
+    if args.index is None and not args.names and not args.core:
+        parser_.error("name at least one extension, or --core")
     try:
         root = source_root()
+        if args.index is not None:
+            names = list(args.names)
+            if args.all:
+                from .._manifest import load_manifest
+
+                names += [e.name for e in load_manifest(entry_points=False).extensions
+                          if e.library and e.name not in names]
+            from .index import build_index
+
+            result = build_index(names, args.index, root=root, build_dir=args.build_dir,
+                                 quiet=args.quiet)
+            for wheel in result.wheels:
+                print(wheel)
+            print(f"index: {result.release_dir / 'simple'}", file=sys.stderr)
+            return 0
         specs = [core_spec(root)] if args.core else []
         specs += [extension_spec(root, n) for n in args.names]
         for spec in specs:

@@ -25,12 +25,13 @@ from typing import Any, Mapping, Sequence
 
 from .._choice import beats, ratios, spread
 from .._modules import import_file
-from .._timing import flush_buffer, gpu_time_ms, interleaved_rounds, launch_cost_us
+from .._timing import back_to_back_ms, flush_buffer, gpu_time_ms, interleaved_rounds, launch_cost_us
 
 __all__ = [
     "CUDA90",
     "gpu_time_ms",
     "launch_cost_us",
+    "back_to_back_ms",
     "flush_buffer",
     "interleaved_rounds",
     "ratios",

@@ -406,10 +406,39 @@ def waits_in_loop_before_arming(X, n):
         oc.arrive(bar)
 
 
+@triton.jit
+def copy_without_expect(X, desc):
+    # Issue 26: the TMA copy brings its bytes (complete_tx) but is no arrival, and nothing else
+    # arrives: phase 0 never completes, the wait hangs.
+    buf = oc.index(oc.alloc(tl.float16, [64, 64]), 0)
+    bar = oc.index(oc.barriers(1), 0)
+    oc.copy_tma(buf, desc, [0, 0], bar)
+    oc.wait(bar, 0)
+    tl.store(X + tl.arange(0, 64)[:, None] * 64 + tl.arange(0, 64)[None, :], oc.read(buf))
+
+
+@triton.jit
+def copies_in_loop_without_expect(X, desc, n):
+    ring = oc.alloc(tl.float16, [64, 64], count=2)
+    ready = oc.barriers(2)
+    acc = tl.zeros([64, 64], tl.float32)
+    for j in range(n):
+        oc.copy_tma(oc.index(ring, j % 2), desc, [j * 64, 0], oc.index(ready, j % 2))
+        oc.wait(oc.index(ready, j % 2), 0)
+        acc += oc.read(oc.index(ring, j % 2)).to(tl.float32)
+    tl.store(X + tl.arange(0, 64)[:, None] * 64 + tl.arange(0, 64)[None, :], acc.to(tl.float16))
+
+
+DESC = "tensordesc<fp16[64, 64]>"
+
+
 @pytest.mark.parametrize("fn, sig, line, slot", [
     (never_armed, {"X": "*fp16"}, "oc.wait(oc.index(bars, 1), 0)", "1"),
     (waits_before_arming, {"X": "*fp16"}, "oc.wait(bar, 0)", "0"),
     (waits_in_loop_before_arming, {"X": "*fp16", "n": "i32"}, "oc.wait(bar, 0)", "0"),
+    (copy_without_expect, {"X": "*fp16", "desc": DESC}, "oc.wait(bar, 0)", "0"),
+    (copies_in_loop_without_expect, {"X": "*fp16", "desc": DESC, "n": "i32"}, "oc.wait(oc.index(ready, j % 2), 0)",
+     "ring"),
 ])
 def test_wait_on_a_barrier_never_armed_is_a_compile_error_at_the_wait(fn, sig: dict[str, str], line: str,
                                                                        slot: str) -> None:
@@ -420,6 +449,30 @@ def test_wait_on_a_barrier_never_armed_is_a_compile_error_at_the_wait(fn, sig: d
     lines = text.splitlines()
     caret = next(i for i, ln in enumerate(lines) if ln.strip() == "^")
     assert line in lines[caret - 1], text
+    # The error is at the user's line of the wait ("at LINE:COL", counted from the def line).
+    line_no = 1 + next(i for i, ln in enumerate(fn.src.splitlines()) if line in ln)
+    assert text.startswith(f"at {line_no}:"), text
+
+
+@triton.jit
+def copy_without_expect_runtime_phase(X, desc, n):
+    buf = oc.index(oc.alloc(tl.float16, [64, 64]), 0)
+    bars = oc.barriers(1)
+    for i in range(n):
+        oc.copy_tma(buf, desc, [i * 64, 0], oc.index(bars, 0))
+        oc.wait(oc.index(bars, 0), i & 1)
+    tl.store(X + tl.arange(0, 64)[:, None] * 64 + tl.arange(0, 64)[None, :], oc.read(buf))
+
+
+def test_copy_without_expect_and_runtime_phase_is_an_error_at_the_wait(capfd: pytest.CaptureFixture[str]) -> None:
+    # The phase is not known when the wait is built: the declare_barriers verifier reports it.
+    with pytest.raises(RuntimeError):
+        compile_kernel(copy_without_expect_runtime_phase, {"X": "*fp16", "desc": DESC, "n": "i32"})
+    err = capfd.readouterr().err
+    line = copy_without_expect_runtime_phase.fn.__code__.co_firstlineno + 6  # the decorator line is the first
+    assert re.search(rf"test_onchip.py:{line}:\d+: error: triton_ext_onchip: this wait never returns: "
+                     r"nothing arrives on barrier 0 \(no arrive or expect uses it; a copy_tma only brings bytes, "
+                     r"it is no arrival\)", err), err
 
 
 @triton.jit
@@ -439,7 +492,8 @@ def test_wait_with_runtime_phase_on_a_barrier_nothing_arms_is_an_error_at_the_wa
     err = capfd.readouterr().err
     line = never_armed_runtime_phase.fn.__code__.co_firstlineno + 5  # the decorator line is the first
     assert re.search(rf"test_onchip.py:{line}:\d+: error: triton_ext_onchip: this wait never returns: "
-                     r"nothing arrives on barrier 1 \(no arrive, expect or copy_tma uses it\)", err), err
+                     r"nothing arrives on barrier 1 \(no arrive or expect uses it; a copy_tma only brings bytes, "
+                     r"it is no arrival\)", err), err
     assert f"test_onchip.py:{line - 3}:" in err  # the note: where the barriers were allocated
 
 
@@ -597,7 +651,7 @@ def test_expect_bytes_that_differ_from_the_copies_are_an_error_at_the_expect(
         fn, sig: dict[str, str], offset: int, message: str, capfd: pytest.CaptureFixture[str]) -> None:
     from triton_ext import PassFailedError
 
-    # A check pass (registry on_failure: error): the compile fails instead of dropping the pass.
+    # A check pass (registry role: check): the compile fails instead of dropping the pass.
     with pytest.raises(PassFailedError, match="pass onchip_check_expect is a check"):
         compile_kernel(fn, sig)
     err = capfd.readouterr().err
@@ -760,3 +814,241 @@ def test_trans_of_a_ring_is_a_compile_error() -> None:
     with pytest.raises(CompilationError) as info:
         compile_kernel(bad_trans_ring, {"X": "*fp16"})
     assert "trans: buf must be buffer" in str(info.value), str(info.value)
+
+
+# ----------------------------------------------------------------------------------------------
+# Issue 31: a read before its wait and an overwrite of a buffer in flight are errors at the line
+
+
+@triton.jit
+def reads_before_tma_wait(X, desc):
+    buf = oc.index(oc.alloc(tl.float16, [64, 64]), 0)
+    bar = oc.index(oc.barriers(1), 0)
+    oc.expect(bar, 64 * 64 * 2)
+    oc.copy_tma(buf, desc, [0, 0], bar)
+    x = oc.read(buf)  # the copy may not have landed
+    oc.wait(bar, 0)
+    tl.store(X + tl.arange(0, 64)[:, None] * 64 + tl.arange(0, 64)[None, :], x)
+
+
+@triton.jit
+def reads_before_wait_copies(X, Y):
+    offs = tl.arange(0, 64)[:, None] * 64 + tl.arange(0, 64)[None, :]
+    buf = oc.index(oc.alloc(tl.float16, [64, 64]), 0)
+    oc.copy_async(buf, Y + offs)
+    oc.commit()
+    x = oc.read(buf)  # no wait_copies covers the group
+    oc.wait_copies(0)
+    tl.store(X + offs, x)
+
+
+@triton.jit
+def refills_the_stage_in_flight(X, desc, n):
+    # The classic pipelining slip: the refill targets the stage the mma (pending=1) still reads.
+    a_ring = oc.alloc(tl.float16, [64, 64], 2)
+    ready = oc.barriers(2)
+    oc.expect(oc.index(ready, 0), 64 * 64 * 2)
+    oc.copy_tma(oc.index(a_ring, 0), desc, [0, 0], oc.index(ready, 0))
+    acc = tl.zeros([64, 64], tl.float32)
+    for kt in range(n):
+        slot = kt % 2
+        oc.wait(oc.index(ready, slot), (kt // 2) & 1)
+        acc = oc.mma(oc.index(a_ring, slot), oc.index(a_ring, slot), acc, pending=1)
+        oc.expect(oc.index(ready, slot), 64 * 64 * 2)
+        oc.copy_tma(oc.index(a_ring, slot), desc, [kt * 64 + 64, 0], oc.index(ready, slot))
+    acc = oc.mma_wait(acc, 0)
+    tl.store(X + tl.arange(0, 64)[:, None] * 64 + tl.arange(0, 64)[None, :], acc.to(tl.float16))
+
+
+@triton.jit
+def rewrites_before_store_wait(desc, n):
+    c = oc.index(oc.alloc(tl.float16, [64, 64]), 0)
+    for i in range(n):
+        oc.write(c, (tl.zeros([64, 64], tl.float32) + i).to(tl.float16))  # last iteration's store reads c
+        oc.store_tma(desc, [i * 64, 0], c)
+    oc.store_wait(0)
+
+
+@pytest.mark.parametrize("fn, sig, offset, message", [
+    (reads_before_tma_wait, {"X": "*fp16", "desc": DESC}, 6,
+     "this reads a buffer before the wait for the copy_tma into it at line {copy}: it may read stale data; wait on "
+     "its barrier first (oc.wait(bar, phase))"),
+    (reads_before_wait_copies, {"X": "*fp16", "Y": "*fp16"}, 6,
+     "this reads a buffer before the wait for the copy_async into it at line {copy}: it may read stale data; wait "
+     "for its group first (oc.wait_copies(0) or fewer)"),
+    (refills_the_stage_in_flight, {"X": "*fp16", "desc": DESC, "n": "i32"}, 13,
+     "this overwrites a buffer that the mma at line {mma} may still be reading: it was issued with pending=1"),
+    (rewrites_before_store_wait, {"desc": DESC, "n": "i32"}, 4,
+     "this overwrites a buffer that the store_tma at line {store} (previous iteration) may still be reading; "
+     "oc.store_wait(0) first"),
+])
+def test_read_before_wait_and_overwrite_in_flight_are_errors_at_the_line(
+        fn, sig: dict[str, str], offset: int, message: str, capfd: pytest.CaptureFixture[str]) -> None:
+    from triton_ext import PassFailedError
+
+    first = fn.fn.__code__.co_firstlineno  # the decorator line
+    line = first + offset
+    message = message.format(copy=line - 1 if "copy_tma" in message else line - 2, mma=line - 2, store=line + 1)
+    with pytest.raises(PassFailedError, match="pass onchip_check_expect is a check"):
+        compile_kernel(fn, sig)
+    err = capfd.readouterr().err
+    assert re.search(rf"test_onchip.py:{line}:\d+: error: triton_ext_onchip: {re.escape(message)}", err), err
+
+
+# ----------------------------------------------------------------------------------------------
+# Issue 31: TMA-store epilogues, setmaxnreg, the persistent warp-specialized GEMM
+
+
+@triton.jit
+def stores_a_tile(desc, n):
+    c = oc.index(oc.alloc(tl.float16, [64, 64]), 0)
+    for i in range(n):
+        oc.store_wait(0)
+        oc.write(c, (tl.zeros([64, 64], tl.float32) + i).to(tl.float16))
+        oc.store_tma(desc, [i * 64, 0], c)
+    oc.store_wait(0)
+
+
+def test_store_tma_lowers_to_a_fenced_tma_store_and_a_read_wait() -> None:
+    k = compile_kernel(stores_a_tile, {"desc": DESC, "n": "i32"})
+    ir = body(k.asm["ttgir"])
+    loop = ir[ir.index("scf.for"):]
+    # In the loop: wait for the previous store to read the buffer, write it, fence, store.
+    assert re.search(r"ttng.async_tma_store_wait \{pendings = 0 : i32, read_only\}.*ttg.local_store.*"
+                     r"ttng.fence_async_shared \{bCluster = false\}\n\s*ttng.async_tma_copy_local_to_global "
+                     r"%desc\[", loop, re.S), loop
+    assert re.search(r"%desc: !tt.tensordesc<64x64xf16, #shared>", ir)  # the buffer's layout
+    ptx = k.asm["ptx"]
+    # The writes, the proxy fence, the block barrier Triton adds, then one thread's TMA store.
+    assert re.search(r"fence\.proxy\.async\.shared::cta;\s*bar\.sync\s+0;.*"
+                     r"cp\.async\.bulk\.tensor\.2d\.global\.shared::cta\.bulk_group.*cp\.async\.bulk\.commit_group",
+                     ptx, re.S), ptx
+    assert re.search(r"cp\.async\.bulk\.wait_group\.read\s+0;", ptx)
+
+
+def _persistent_signature(dtype: str, cfg: dict) -> dict[str, str]:
+    bm, bn, bk = cfg["BM"], cfg["BN"], cfg["BK"]
+    return {"a_desc": f"tensordesc<{dtype}[{bm}, {bk}]>", "b_desc": f"tensordesc<{dtype}[{bk}, {bn}]>",
+            "c_desc": f"tensordesc<{dtype}[{bm}, {bn}]>", "M": "i32", "N": "i32", "K": "i32"}
+
+
+@pytest.mark.parametrize("dtype", ["fp16", "bf16"])
+def test_persistent_gemm_with_tma_store_and_setmaxnreg(dtype: str) -> None:
+    cfg = dict(kernels.PERSISTENT_CONFIG)
+    num_warps = cfg.pop("num_warps")
+    k = compile_kernel(kernels.matmul_persistent_kernel, _persistent_signature(dtype, cfg), cfg, num_warps)
+    ir = body(k.asm["ttgir"])
+    ws = ir[ir.index("ttg.warp_specialize("):]
+    default, worker = ws[:ws.index("partition0(")], ws[ws.index("partition0("):]
+    # setmaxnreg: the producer asked for 24 registers; Triton padded it to a warp group and gave
+    # the consumers what is left (240 of the 168 each would have).
+    assert re.search(r"ttg.warp_specialize\(.*\) attributes \{requestedRegisters = array<i32: 24>\}", ir)
+    ptx = k.asm["ptx"]
+    assert re.search(r"\.maxnreg 168", ptx)
+    assert re.search(r"setmaxnreg\.inc\.sync\.aligned\.u32\s+240;", ptx), ptx
+    assert re.search(r"setmaxnreg\.dec\.sync\.aligned\.u32\s+24;", ptx), ptx
+    # Persistent: both partitions loop over tiles (an outer loop around the k loop).
+    assert len(re.findall(r"scf.for", default)) == 2 and len(re.findall(r"scf.for", worker)) >= 2
+    assert "tt.get_num_programs" in ir
+    # The epilogue: a TMA store from the C tile after waiting for the previous one to read it.
+    assert "ttng.async_tma_copy_local_to_global" in default and "async_tma_store_wait" in default
+    assert len(re.findall(r"ttng.async_tma_copy_global_to_local", worker)) == 2
+    assert "cp.async.bulk.tensor.2d.global.shared::cta" in ptx and "wgmma.mma_async" in ptx
+
+
+def test_split_without_registers_emits_no_setmaxnreg() -> None:
+    cfg = dict(kernels.PERSISTENT_CONFIG, PRODUCER_REGS=0)
+    num_warps = cfg.pop("num_warps")
+    k = compile_kernel(kernels.matmul_persistent_kernel, _persistent_signature("fp16", cfg), cfg, num_warps)
+    assert "requestedRegisters" not in k.asm["ttgir"] and "setmaxnreg" not in k.asm["ptx"]
+
+
+@triton.jit
+def _nothing(X):
+    pass
+
+
+@triton.jit
+def bad_split_regs(X):
+    oc.split([(_nothing, (X, )), (_nothing, (X, ))], [1], [20])
+
+
+def test_split_register_count_off_the_grid_is_an_error() -> None:
+    with pytest.raises(CompilationError, match=r"register counts must be multiples of 8 in \[24, 256\]|"
+                                               r"worker_num_regs must be >= 24"):
+        compile_kernel(bad_split_regs, {"X": "*fp16"})
+
+
+@pytest.mark.parametrize("head_dim, block_n, dtype", [(64, 64, "fp16"), (128, 64, "fp16"), (128, 64, "bf16")])
+def test_pipelined_attention_overlaps_softmax_with_the_next_s_wgmma(head_dim: int, block_n: int, dtype: str) -> None:
+    # FlashAttention-3's schedule in kernels.attn_fwd_pipelined_kernel: in each loop iteration
+    # S_{j+1} is issued (pending=2) before the softmax of S_j, the previous P V is waited for
+    # (pending 1), and P_j V_j is issued with pending=1.
+    bm = 128
+    sig = {"q_desc": f"tensordesc<{dtype}[{bm}, {head_dim}]>", "k_desc": f"tensordesc<{dtype}[{block_n}, {head_dim}]>",
+           "v_desc": f"tensordesc<{dtype}[{block_n}, {head_dim}]>", "Out": f"*{dtype}", "sm_scale": "fp32",
+           "N_CTX": "i32"}
+    k = compile_kernel(kernels.attn_fwd_pipelined_kernel, sig, dict(HEAD_DIM=head_dim, BLOCK_M=bm, BLOCK_N=block_n),
+                       8)
+    ir = body(k.asm["ttgir"])
+    ty = {"fp16": "f16", "bf16": "bf16"}[dtype]
+    assert re.search(rf"ttg.local_alloc : \(\) -> !ttg.memdesc<3x{block_n}x{head_dim}x{ty}", ir)  # 3 K/V stages
+    off_diag, diag = _loops(ir, "j")
+    for loop in (off_diag, diag):
+        dots = [m.start() for m in re.finditer(r"ttng.warp_group_dot ", loop)]
+        waits = re.findall(r"ttng.warp_group_dot_wait .*pendings = (\d+)", loop)
+        assert len(dots) == 2 and waits == ["2", "1", "1"], (waits, loop)
+        # The softmax (exp2) runs between the S wgmma and the P V wgmma.
+        exp2 = loop.index("math.exp2")
+        assert dots[0] < exp2 < dots[1]
+        # The refill of stage (j + 2) % 3 comes after waiting for the P V that read it.
+        assert loop.index("ttng.async_tma_copy_global_to_local") > loop.index("pendings = 1")
+    ptx = k.asm["ptx"]
+    assert re.search(r"wgmma\.wait_group\.sync\.aligned\s+2;", ptx)
+    assert k.asm["cubin"]
+
+
+def test_pingpong_gemm_has_two_consumer_warp_groups_taking_turns() -> None:
+    # Ping-pong: a 4-warp worker holds tensors (its warp count is the kernel's) and multiplies
+    # like the default partition; the two take turns through mbarriers.
+    cfg = dict(kernels.PINGPONG_CONFIG)
+    num_warps = cfg.pop("num_warps")
+    k = compile_kernel(kernels.matmul_pingpong_kernel, _persistent_signature("bf16", cfg), cfg, num_warps)
+    ir = body(k.asm["ttgir"])
+    ws = ir[ir.index("ttg.warp_specialize("):]
+    default, second, producer = (ws[:ws.index("partition0(")], ws[ws.index("partition0("):ws.index("partition1(")],
+                                 ws[ws.index("partition1("):])
+    assert re.search(r"requestedRegisters = array<i32: 240, 24>", ir)
+    assert re.search(r"partition0\(.*\) num_warps\(4\)", second) and re.search(r"partition1\(.*\) num_warps\(1\)",
+                                                                             producer)
+    for consumer in (default, second):
+        assert len(re.findall(r"ttng.warp_group_dot ", consumer)) == 1
+        assert "ttng.async_tma_copy_local_to_global" in consumer
+        assert len(re.findall(r"ttng.arrive_barrier", consumer)) == 3  # empty (loop, last) and turn
+    assert "warp_group_dot" not in producer and len(re.findall(r"async_tma_copy_global_to_local", producer)) == 2
+    ptx = k.asm["ptx"]
+    assert re.search(r"setmaxnreg\.inc\.sync\.aligned\.u32\s+240;", ptx)
+    assert re.search(r"setmaxnreg\.dec\.sync\.aligned\.u32\s+24;", ptx)
+    assert k.metadata.shared >= (4 * (128 * 64 + 64 * 128) + 2 * 128 * 128) * 2
+
+
+@pytest.mark.parametrize("head_dim, block_n, stages", [(64, 64, 3), (128, 64, 3), (64, 128, 3)])
+def test_warp_specialized_attention_producer_and_setmaxnreg(head_dim: int, block_n: int, stages: int) -> None:
+    bm, dtype = 128, "fp16"
+    sig = {"q_desc": f"tensordesc<{dtype}[{bm}, {head_dim}]>", "k_desc": f"tensordesc<{dtype}[{block_n}, {head_dim}]>",
+           "v_desc": f"tensordesc<{dtype}[{block_n}, {head_dim}]>", "Out": f"*{dtype}", "sm_scale": "fp32",
+           "N_CTX": "i32"}
+    k = compile_kernel(kernels.attn_fwd_ws_kernel, sig,
+                       dict(HEAD_DIM=head_dim, BLOCK_M=bm, BLOCK_N=block_n, STAGES=stages, PRODUCER_REGS=24), 8)
+    ir = body(k.asm["ttgir"])
+    ws = ir[ir.index("ttg.warp_specialize("):]
+    default, producer = ws[:ws.index("partition0(")], ws[ws.index("partition0("):]
+    # The producer issues every copy (Q once, K and V per block); the consumers only wait,
+    # multiply (S_{j+1} with pending=2 before the softmax) and release stages.
+    assert len(re.findall(r"ttng.async_tma_copy_global_to_local", producer)) == 3
+    assert "async_tma_copy" not in default and "warp_group_dot" not in producer
+    assert "2" in re.findall(r"ttng.warp_group_dot_wait .*pendings = (\d+)", default)
+    assert re.search(r"requestedRegisters = array<i32: 24>", ir)
+    ptx = k.asm["ptx"]
+    assert re.search(r"setmaxnreg\.inc\.sync\.aligned\.u32\s+240;", ptx)
+    assert k.metadata.shared <= 227 * 1024

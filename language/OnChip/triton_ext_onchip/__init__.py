@@ -4,6 +4,7 @@ asynchronous warp-group dots for ``@triton.jit`` kernels (NVIDIA, sm_90).
 ::
 
     import triton_ext_onchip as oc
+    oc.load()                                              # once, before the first compile
 
     @triton.jit
     def kernel(A, ...):
@@ -20,10 +21,12 @@ See README.md in this folder for the model (who waits on what), each op and the 
 checks catch. Every check raises at the user's source line (Triton reports the exception as a
 ``CompilationError`` pointing at the call).
 
-Importing this module loads two plugins through ``triton_ext`` and enables the passes of
-``PASSES``: ``libTritonExtOnChipIR`` (registry ``onchip_ir``: the ``triton_ext_onchip`` dialect and
-the passes) and ``libTritonExtOnChip`` (registry ``onchip``: the ``builder.create_onchip_*``
-callbacks).
+Importing this module loads nothing and changes no state; :func:`load` (call it once, before
+the first compile of a kernel that uses these ops) loads two plugins through ``triton_ext`` and
+enables the passes of ``PASSES``: ``libTritonExtOnChipIR`` (registry ``onchip_ir``: the
+``triton_ext_onchip`` dialect and the passes) and ``libTritonExtOnChip`` (registry ``onchip``: the
+``builder.create_onchip_*`` callbacks). It cannot wait for the first use inside a kernel: Triton
+creates the compile context and places the stage passes before it generates any IR.
 """
 
 from __future__ import annotations
@@ -36,7 +39,8 @@ from triton.language import core
 
 __all__ = [
     "alloc", "index", "trans", "read", "write", "copy_async", "copy_tma", "commit", "wait_copies", "barriers",
-    "expect", "arrive", "wait", "mma", "mma_wait", "split", "buffer", "buffer_type", "load",
+    "expect", "arrive", "wait", "mma", "mma_wait", "split", "store_tma", "store_wait", "buffer", "buffer_type",
+    "load",
 ]
 
 DIALECT_EXTENSION = "onchip_ir"
@@ -178,7 +182,7 @@ def _builder(_semantic: Any, name: str) -> Any:
     builder = _semantic.builder
     if not hasattr(builder, f"create_{name}"):
         raise RuntimeError(f"triton_ext_onchip: Triton's builder has no create_{name}; the onchip "
-                           "plugin is not loaded (import triton_ext_onchip before compiling, after "
+                           "plugin is not loaded (call triton_ext_onchip.load() before compiling, after "
                            "`triton-ext build onchip_ir onchip`)")
     return builder
 
@@ -376,6 +380,45 @@ def copy_tma(buf: Any, desc: Any, offsets: Any, bar: Any, pred: Any = True, _sem
 
 
 @core.builtin
+def store_tma(desc: Any, offsets: Any, buf: Any, _semantic: Any = None) -> None:
+    """Start a TMA store of ``buf`` into the block of ``desc`` at ``offsets`` (element offsets,
+    one per dim; ``ttng.async_tma_copy_local_to_global``): the GEMM epilogue that writes a whole
+    tile from shared memory, out-of-range parts clipped by the TMA unit.
+
+    Asynchronous: ``buf`` must not be overwritten before ``store_wait(n)`` leaves at most ``n``
+    newer stores in flight. A buffer filled by ``write`` is made visible to the TMA unit first
+    (OnChip puts ``fence.proxy.async`` before the store; Triton the block barrier).
+    """
+    op = "store_tma"
+    buf = _expect(buf, ("buffer", ), op, "buf")
+    if not isinstance(desc, core.tensor_descriptor_base):
+        raise TypeError(f"{op}: desc must be a tensor descriptor (a TensorDescriptor argument or "
+                        f"tl.make_tensor_descriptor), got {getattr(desc, 'type', desc)!r}")
+    block = tuple(core._unwrap_if_constexpr(d) for d in desc.block_shape)
+    if block != buf.shape:
+        raise ValueError(f"{op}: the descriptor's block is {list(block)}, the buffer {list(buf.shape)}")
+    if desc.dtype != buf.dtype:
+        raise TypeError(f"{op}: the descriptor holds {desc.dtype}, the buffer {buf.dtype}")
+    offsets = core._unwrap_if_constexpr(offsets)
+    if isinstance(offsets, core.tuple):
+        offsets = list(offsets.values)
+    if not isinstance(offsets, (list, tuple)) or len(offsets) != len(block):
+        raise ValueError(f"{op}: offsets must list one offset per dim ({len(block)}), got {offsets!r}")
+    coords = [_i32(o, _semantic, op, "every offset") for o in offsets]
+    b = _builder(_semantic, "onchip_tma_store")
+    b.create_onchip_tma_store([desc.handle, buf.handle] + coords)
+
+
+@core.builtin
+def store_wait(pending: Any = 0, _semantic: Any = None) -> None:
+    """Wait until at most ``pending`` of this program's ``store_tma`` calls are still reading
+    their buffers (``ttng.async_tma_store_wait``); the older buffers may then be overwritten."""
+    n = _const_int("pending", pending, "store_wait")
+    b = _builder(_semantic, "onchip_tma_store_wait")
+    b.create_onchip_tma_store_wait([b.get_int32(n)])
+
+
+@core.builtin
 def commit(_semantic: Any = None) -> None:
     """Close the group of ``copy_async`` calls issued since the last commit."""
     _builder(_semantic, "onchip_commit").create_onchip_commit([])
@@ -505,7 +548,8 @@ def mma(a: Any, b: Any, acc: Any, pending: Any = 0, _semantic: Any = None) -> co
 
 
 @core.builtin
-def split(functions_and_args: Any, worker_num_warps: Any, _semantic: Any = None, _generator: Any = None) -> None:
+def split(functions_and_args: Any, worker_num_warps: Any, worker_num_regs: Any = None, _semantic: Any = None,
+          _generator: Any = None) -> None:
     """Run ``@triton.jit`` functions side by side on separate warps (``ttg.warp_specialize``).
 
     ``functions_and_args`` is ``[(default_fn, default_args), (worker_fn, worker_args), ...]``:
@@ -515,6 +559,16 @@ def split(functions_and_args: Any, worker_num_warps: Any, _semantic: Any = None,
     Workers see only their arguments (buffers, barriers, descriptors, scalars) and must not
     create tensors (their layouts would assume the kernel's warp count); they are meant for
     issuing copies and arriving on barriers: a producer. Hand-offs go through mbarriers.
+
+    ``worker_num_regs`` (optional, one per worker: multiples of 8 in [24, 256]) reallocates
+    registers between warp groups (``setmaxnreg``): each worker's warp group keeps that many
+    registers per thread and the default partition gets the rest of the register file (e.g. a
+    one-warp TMA producer with 24 lets two consumer warp groups use 240 each). Lowers to the
+    ``requestedRegisters`` of ``ttg.warp_specialize``; Triton pads the workers to whole warp
+    groups and emits ``setmaxnreg.inc/dec`` in each partition.
+
+    A worker whose warp count equals the kernel's ``num_warps`` may create tensors (its layouts
+    are the kernel's): a second consumer warp group, as ping-pong schedules use.
     """
     op = "split"
     pairs = list(functions_and_args.values if isinstance(functions_and_args, core.tuple)
@@ -522,6 +576,17 @@ def split(functions_and_args: Any, worker_num_warps: Any, _semantic: Any = None,
     warps = core._unwrap_if_constexpr(worker_num_warps)
     warps = list(warps.values if isinstance(warps, core.tuple) else warps)
     warps = [_const_int("worker_num_warps", w, op, lo=1) for w in warps]
+    regs = core._unwrap_if_constexpr(worker_num_regs)
+    if regs is None:
+        regs = [0] * len(warps)
+    else:
+        regs = list(regs.values if isinstance(regs, core.tuple) else regs)
+        regs = [_const_int("worker_num_regs", r, op, lo=24) for r in regs]
+        if len(regs) != len(warps):
+            raise ValueError(f"{op}: {len(warps)} workers but {len(regs)} register counts")
+        for r in regs:
+            if r % 8 or r > 256:
+                raise ValueError(f"{op}: register counts must be multiples of 8 in [24, 256], got {regs}")
     if len(pairs) < 2:
         raise ValueError(f"{op}: expects a default function and at least one worker, got {len(pairs)} entries")
     if len(warps) != len(pairs) - 1:
@@ -549,7 +614,8 @@ def split(functions_and_args: Any, worker_num_warps: Any, _semantic: Any = None,
         worker_handles.append(list(flatten_values_to_ir(args)))
     b = _builder(_semantic, "onchip_split_begin")
     captures = sum(worker_handles, [])
-    marker = b.create_onchip_split_begin([b.get_int32(len(workers))] + [b.get_int32(w) for w in warps] + captures)
+    marker = b.create_onchip_split_begin([b.get_int32(len(workers))] + [b.get_int32(w) for w in warps] +
+                                         [b.get_int32(r) for r in regs] + captures)
     result = _generator.call_JitFunction(default_fn, default_args, kwargs={})
     if result is not None and not (isinstance(result, core.constexpr) and result.value is None):
         raise TypeError(f"{op}: the default function must return nothing")
@@ -584,6 +650,3 @@ def mma_wait(acc: Any, pending: Any = 0, _semantic: Any = None) -> core.tensor:
     b = _semantic.builder
     call = b.create_inline_asm(f"{MMA_WAIT_MARKER} {p}", "=r,r", [acc.handle], [acc.type.to_ir(b)], False, 1)
     return core.tensor(call.get_result(0), acc.type)
-
-
-load()

@@ -1,5 +1,5 @@
-// RUN: %opt %s --pass loop_split,canonicalize,cse --no-debug-info | FileCheck %s
-// RUN: %opt %s --pass loop_split --no-debug-info | FileCheck %s --check-prefix=UNCHANGED
+// RUN: %opt %s -split-input-file --pass "loop_split{min-unmasked-trips=0},canonicalize,cse" --no-debug-info | FileCheck %s
+// RUN: %opt %s -split-input-file --pass loop_split --no-debug-info | FileCheck %s --check-prefix=UNCHANGED
 
 // Loops of one iteration (constant bounds, ub - lb <= step) are left alone:
 // at most one part would run, and canonicalize turns the unsplit loop into
@@ -7,7 +7,9 @@
 // `n < iv` over [0, 1) (scalar-i32-sloop-slt-iv-rhs-step1-...-bounds0..1):
 // the same result, but one loop iteration left where the unsplit kernel had
 // none. Neighbours: the iv on either side, a step larger than the span,
-// empty loops (unchanged), and two-iteration / run-time bounds (still split).
+// empty loops (unchanged), and two-iteration / run-time bounds (still split;
+// min-unmasked-trips=0 turns off the profitability rule that declines the
+// two-trip loop, test/loop-split-pipeline.mlir).
 
 // The exact case: `n < iv`, i32, [0, 1) step 1.
 // CHECK-LABEL: tt.func @one_trip_iv_rhs
@@ -38,6 +40,8 @@ tt.func @one_trip_iv_rhs(%n: i32) -> i32 {
   tt.return %r : i32
 }
 
+// -----
+
 // The iv on the left, `iv < n`, [0, 1) step 1.
 // CHECK-LABEL: tt.func @one_trip_iv_lhs
 // CHECK-NOT:     scf.for
@@ -66,6 +70,8 @@ tt.func @one_trip_iv_lhs(%n: i32) -> i32 {
   tt.return %r : i32
 }
 
+// -----
+
 // One iteration of a larger step (i64, [-5, 59) step 64, `n + 1 < iv`).
 // UNCHANGED-LABEL: tt.func @one_trip_large_step_i64
 // UNCHANGED-NOT:   arith.extsi
@@ -89,6 +95,8 @@ tt.func @one_trip_large_step_i64(%n: i64, %x: f32, %y: f32) -> f32 {
   tt.return %r : f32
 }
 
+// -----
+
 // An empty loop ([1, 1)) with the iv on the right: unchanged.
 // UNCHANGED-LABEL: tt.func @zero_trip_iv_rhs
 // UNCHANGED-NOT:   arith.extsi
@@ -106,6 +114,8 @@ tt.func @zero_trip_iv_rhs(%n: i32, %x: f32, %y: f32) -> f32 {
   }
   tt.return %r : f32
 }
+
+// -----
 
 // Two iterations ([0, 2) step 1, `n < iv`): still split at n + 1, clamped to
 // [0, 2]; the comparison is gone from both loops.
@@ -132,6 +142,8 @@ tt.func @two_trips_iv_rhs(%n: i32, %x: f32, %y: f32) -> f32 {
   }
   tt.return %r : f32
 }
+
+// -----
 
 // Run-time bounds (which may give one iteration or none): split, the parts
 // partition [lb, ub) whatever the bounds.

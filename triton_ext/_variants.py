@@ -1,0 +1,191 @@
+"""Compiling and timing the transparent mode's variants (:mod:`triton_ext._auto`, issue 27).
+
+:func:`compile_variants` compiles every candidate pass's variant of a launch concurrently on a
+thread pool (:func:`_pool`), each stopped before LLVM's PTX codegen and ptxas when its LLVM IR
+and launch metadata equal the no-pass kernel's (the ``stage_editor`` slot of the stages hook);
+:func:`time_variants` times the applicable ones on the launch's own arguments: interleaved
+rounds of GPU time, confirmation rounds, then back to back (:func:`triton_ext._choice.choose_in_both`).
+Both stop at the first-launch budget (``TRITON_EXT_AUTO_BUDGET_S``).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import os
+import statistics
+import threading
+import time
+from typing import TYPE_CHECKING, Any
+
+from . import _hook, _selection
+from ._backup import ArgumentBackup
+from ._choice import choose_in_both, spread, winners
+from ._settings import settings
+
+if TYPE_CHECKING:
+    from ._auto import Decision, _Auto
+
+__all__ = ["ROUNDS", "CONFIRM_ROUNDS", "REP_MS", "compile_variants", "time_variants", "OverBudget", "SameAsStock"]
+
+#: Interleaved timing rounds over every applicable variant, then over the finalists again (each
+#: round reads every variant twice, :func:`triton_ext._timing.interleaved_rounds`).
+ROUNDS = 4
+CONFIRM_ROUNDS = 3
+#: GPU time per reading (two readings per variant and round).
+REP_MS = 12.5
+
+
+class OverBudget(Exception):
+    """The first-launch budget (``TRITON_EXT_AUTO_BUDGET_S``) ran out."""
+
+
+def _check_budget(deadline: float, step: str) -> None:
+    if time.perf_counter() > deadline:
+        raise OverBudget(f"over the first-launch budget of {settings.auto_budget_s:g} s (TRITON_EXT_AUTO_BUDGET_S) "
+                         f"before {step}: no pass kept")
+
+
+class SameAsStock(Exception):
+    """A variant's LLVM IR is the no-pass kernel's: its compile stops before PTX codegen and ptxas."""
+
+
+#: Launch metadata a variant must share with the no-pass kernel to count as the same kernel.
+_SAME_METADATA = ("num_warps", "num_ctas", "shared", "launch_pdl", "launch_cooperative_grid")
+
+_pool_lock = threading.Lock()
+_executor: Any = None
+
+
+def _pool() -> Any:
+    """The threads that compile variants: ``TRITON_EXT_AUTO_COMPILE_THREADS``, default one per CPU
+    core, at most 8."""
+    global _executor
+    from concurrent.futures import ThreadPoolExecutor
+
+    threads = settings.auto_compile_threads or max(1, min(8, os.cpu_count() or 1))
+    with _pool_lock:
+        if _executor is None or _executor._max_workers != threads:
+            _executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="triton-ext-auto")
+        return _executor
+
+
+def compile_variants(auto: _Auto, fn: Any, device: int, args: tuple[Any, ...], kwargs: dict[str, Any], grid: Any,
+                     kernels: dict[str, Any], same: list[str], deadline: float) -> list[str]:
+    """Compile every candidate variant concurrently (compiles are CPU work: MLIR passes, LLVM,
+    ptxas), each stopped before LLVM's PTX codegen and ptxas when its LLVM IR and launch
+    metadata are the no-pass kernel's (it does not apply). Fills ``kernels``; returns the
+    variants still compiling at ``deadline`` (they finish in the background, filling Triton's
+    on-disk cache for the next process; :attr:`_Auto.pending` holds them); ``same`` receives the
+    variants stopped as the stock kernel."""
+    from concurrent.futures import wait
+
+    variants = [v for v, _ in auto.variants[1:]]
+    if not variants:
+        return []
+    stock = kernels[""]
+    stock_llir = stock.asm.get("llir") if hasattr(stock, "asm") else None
+    stock_meta = {f: getattr(stock.metadata, f, None) for f in _SAME_METADATA}
+
+    def skip_if_stock(stages: dict[str, Any]) -> None:
+        ptx_stage = stages.get("ptx")
+        if ptx_stage is None or not isinstance(stock_llir, str):
+            return
+
+        def ptx_unless_stock(src: Any, metadata: dict[str, Any]) -> Any:
+            if src == stock_llir and all(metadata.get(f) == v for f, v in stock_meta.items()):
+                raise SameAsStock()
+            return ptx_stage(src, metadata)
+
+        stages["ptx"] = ptx_unless_stock
+
+    def compile_one(variant: str) -> Any:
+        import torch
+
+        if torch.cuda.is_available():
+            torch.cuda.set_device(device)  # the JIT of this thread looks up the launch's device
+        token = _hook.stage_editor.set(skip_if_stock)
+        try:
+            return auto.variant_kernel(fn, variant, args, kwargs, grid)
+        finally:
+            _hook.stage_editor.reset(token)
+
+    futures = {variant: _pool().submit(contextvars.copy_context().run, compile_one, variant) for variant in variants}
+    wait(list(futures.values()), timeout=max(deadline - time.perf_counter(), 0.0))
+    late = [v for v, f in futures.items() if not f.done()]
+    auto.pending.extend(f for f in futures.values() if not f.done())
+    for variant, future in futures.items():
+        if not future.done():
+            continue
+        error = future.exception()
+        if error is None:
+            kernels[variant] = future.result()
+        elif isinstance(error, SameAsStock):
+            same.append(variant)  # does not apply
+        # any other exception: the variant cannot compile, not a candidate
+    return late
+
+def time_variants(auto: _Auto, fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], grid: Any,
+                  kernels: dict[str, Any], ptx: dict[str, str], decision: Decision, backup: ArgumentBackup,
+                  deadline: float) -> None:
+    """Time the applicable variants; set ``decision``'s choice and timings (no pass on any
+    failure, with ``decision.error`` saying why)."""
+    from ._timing import back_to_back_ms, flush_buffer, gpu_time_ms, interleaved_rounds
+
+    from . import _auto
+
+    run = _auto._original_run
+    assert run is not None
+
+    def go() -> Any:  # the variant is the caller's enabled set, entered once per reading
+        return run(fn, *args, grid=grid, warmup=False, **kwargs)
+
+    try:
+        flush = flush_buffer()  # one buffer for every reading of the comparison
+
+        def gpu_one(variant: str) -> float:
+            with _selection.using(auto.selection(variant)):
+                return gpu_time_ms(go, rep_ms=REP_MS, flush=flush)
+
+        def gpu(variants: list[str], rounds: int) -> dict[str, list[float]]:
+            _check_budget(deadline, "timing")
+            return interleaved_rounds(variants, gpu_one, rounds, before=lambda _: backup.restore())
+
+        timings = gpu(["", *decision.applicable], ROUNDS)
+        decision.timings_ms = {v: statistics.median(t) for v, t in timings.items()}
+        decision.spreads = {v: spread(t) for v, t in timings.items()}
+        found = winners(timings)
+        finalists = found[:1]
+        if len(found) >= 2:  # two passes win alone: try them together
+            combo = "+".join(sorted(found[:2]))
+            try:
+                kernels[combo] = auto.variant_kernel(fn, combo, args, kwargs, grid)
+                ptx[combo] = kernels[combo].asm.get("ptx", "")
+                if ptx[combo] not in (ptx[found[0]], ptx[found[1]]):
+                    finalists.append(combo)
+            except Exception:
+                pass
+        if not finalists:
+            return
+        confirm = gpu(["", *finalists], CONFIRM_ROUNDS)
+        decision.confirm_ms = {v: statistics.median(t) for v, t in confirm.items()}
+        kept = winners(confirm)
+        if not kept:
+            return
+        # The launch regime: back to back through the JIT, as the user launches the kernel
+        # (issue 27.3); a variant must win there too.
+        _check_budget(deadline, "timing back to back")
+        calls = max(5, min(500, int(REP_MS / max(decision.timings_ms[""], 1e-3))))
+
+        def b2b_one(variant: str) -> float:
+            with _selection.using(auto.selection(variant)):
+                return back_to_back_ms(go, calls)
+
+        b2b = interleaved_rounds(["", *kept], b2b_one, CONFIRM_ROUNDS, before=lambda _: backup.restore())
+        decision.back_to_back_ms = {v: statistics.median(t) for v, t in b2b.items()}
+        decision.choice = choose_in_both(confirm, b2b)
+    except OverBudget as exc:
+        decision.error = str(exc)
+        decision.choice = ""
+    except Exception as exc:  # a variant that fails to launch: the user's launch runs with no pass
+        decision.error = f"timing failed, no pass kept: {_auto._describe(exc)}"
+        decision.choice = ""

@@ -1,0 +1,78 @@
+"""``triton-ext auto report``: the transparent mode's decisions on disk.
+
+    triton-ext auto report [--dir DIR] [--json] [--kernel NAME]
+
+Each first launch under ``TRITON_EXT_ENABLE=auto`` that finished its timing records its choice
+in ``$TRITON_EXT_AUTO_DIR`` (default ``~/.cache/triton-ext/auto``), one JSON file per kernel
+specialization and GPU; later processes take the choice from there. This prints one line per
+file: kernel, choice, the GPU and back-to-back timings per variant, the first launch's cost and
+the file. (In a running process, ``logging.getLogger("triton_ext.auto")`` reports each decision
+as it is made, from disk or timed.)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+__all__ = ["main", "read_decisions"]
+
+
+def read_decisions(directory: Path) -> list[dict[str, Any]]:
+    """Every decision file under ``directory`` (unreadable ones with an ``error`` field)."""
+    out: list[dict[str, Any]] = []
+    for path in sorted(directory.glob("*.json")):
+        try:
+            record = json.loads(path.read_text())
+            if not isinstance(record, dict) or "choice" not in record:
+                raise ValueError("no 'choice' field")
+        except (OSError, ValueError) as exc:
+            record = {"error": f"{type(exc).__name__}: {exc}"}
+        record["file"] = str(path)
+        out.append(record)
+    return out
+
+
+def _ms(values: dict[str, float]) -> str:
+    return ", ".join(f"{k or 'none'} {v * 1e3:.1f} us" for k, v in values.items()) or "-"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from .._auto import _cache_dir
+
+    parser = argparse.ArgumentParser(prog="triton-ext auto", description="Print the transparent mode's decisions on disk: one line per kernel specialization and GPU.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    p = sub.add_parser("report", help="print the decisions on disk")
+    p.add_argument("--dir", type=Path, help="decision folder (default: $TRITON_EXT_AUTO_DIR or ~/.cache/triton-ext/auto)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--kernel", help="only this kernel's decisions")
+    args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    directory = args.dir or _cache_dir()
+    records = [r for r in read_decisions(directory) if not args.kernel or r.get("kernel") == args.kernel]
+    if args.json:
+        print(json.dumps(records, indent=2))
+        return 0
+    if not records:
+        print(f"no decisions in {directory}")
+        return 0
+    print(f"{len(records)} decision(s) in {directory}")
+    for r in records:
+        if "error" in r:
+            print(f"  unreadable: {r['file']}: {r['error']}")
+            continue
+        print(f"  {r.get('kernel', '?')}: {r['choice'] or 'no pass'}"
+              f" (first launch {r.get('first_launch_s', 0.0):.2f} s, GPU {r.get('gpu', '?')})")
+        print(f"    applicable: {', '.join(r.get('applicable') or []) or 'none'};"
+              f" same as no pass: {', '.join(r.get('same_as_stock') or []) or 'none'}")
+        print(f"    GPU time: {_ms(r.get('timings_ms') or {})}")
+        if r.get("back_to_back_ms"):
+            print(f"    back to back: {_ms(r['back_to_back_ms'])}")
+        print(f"    {r['file']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
