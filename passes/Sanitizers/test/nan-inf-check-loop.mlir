@@ -1,7 +1,7 @@
-// RUN: %opt %s --pass nan_inf_check --no-debug-info | FileCheck %s
-// RUN: %opt %s --pass 'nan_inf_check{fast-path=count}' --no-debug-info | FileCheck %s
-// RUN: %opt %s --pass 'nan_inf_check{fast-path=peak}' --no-debug-info | FileCheck %s
-// RUN: %opt %s --pass 'nan_inf_check{mode=abort}' --no-debug-info | FileCheck %s --check-prefix=ABORT
+// RUN: %opt %s -split-input-file --pass nan_inf_check --no-debug-info | FileCheck %s
+// RUN: %opt %s -split-input-file --pass 'nan_inf_check{fast-path=count}' --no-debug-info | FileCheck %s
+// RUN: %opt %s -split-input-file --pass 'nan_inf_check{fast-path=peak}' --no-debug-info | FileCheck %s
+// RUN: %opt %s -split-input-file --pass 'nan_inf_check{mode=abort}' --no-debug-info | FileCheck %s --check-prefix=ABORT
 
 // A store in a loop to addresses that change with the iteration (issue 32, a
 // row loop as Liger's RMS-norm backward). A 1-D blocked tile (8 lanes per
@@ -38,31 +38,7 @@
 // ABORT:           tt.assert
 // ABORT:           tt.store
 
-// A 2-D tile (4 lanes per thread): a per-lane i32 count is carried instead.
-// CHECK-LABEL: tt.func @tile_loop
-// CHECK:         %[[ZERO:.*]] = arith.constant dense<0> : tensor<32x16xi32, #[[TILE:[a-z0-9]+]]>
-// CHECK:         %[[COUNTS:.*]] = scf.for %{{.*}} iter_args(%[[ARG:.*]] = %[[ZERO]]) -> (tensor<32x16xi32, #[[TILE]]>)
-// CHECK:           tt.store
-// CHECK-NOT:       tt.reduce
-// CHECK:           %[[ONE:.*]] = arith.extui %{{.*}} : tensor<32x16xi1, #[[TILE]]> to tensor<32x16xi32, #[[TILE]]>
-// CHECK:           %[[NEXT:.*]] = arith.addi %[[ARG]], %[[ONE]]
-// CHECK:           scf.yield %[[NEXT]]
-// CHECK:         }
-// CHECK:         "tt.reduce"(%{{.*}}) <{axis = 1 : i32}>
-// CHECK:         tt.return
-
-// The same addresses in every iteration (a later iteration overwrites what an
-// earlier one stored): the check per iteration stays, in the loop.
-// CHECK-LABEL: tt.func @same_addresses
-// CHECK:         scf.for %{{.*}} : i32 {
-// CHECK:           tt.store
-// CHECK:           "tt.reduce"
-// CHECK:           scf.if
-// CHECK:         }
-// CHECK:         tt.return
-
 #blocked = #ttg.blocked<{sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
-#blocked1 = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
 module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32} {
   tt.func @row_loop(%out: !tt.ptr<f32>, %x: tensor<1024xf32, #blocked>, %m: tensor<1024xi1, #blocked>, %n: i32, %stride: i32) {
     %c0 = arith.constant 0 : i32
@@ -77,6 +53,25 @@ module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.targ
     }
     tt.return
   }
+}
+
+// -----
+
+// A 2-D tile (4 lanes per thread): a per-lane i32 count is carried instead.
+// CHECK-LABEL: tt.func @tile_loop
+// CHECK:         %[[ZERO:.*]] = arith.constant dense<0> : tensor<32x16xi32, #[[TILE:[a-z0-9]+]]>
+// CHECK:         %[[COUNTS:.*]] = scf.for %{{.*}} iter_args(%[[ARG:.*]] = %[[ZERO]]) -> (tensor<32x16xi32, #[[TILE]]>)
+// CHECK:           tt.store
+// CHECK-NOT:       tt.reduce
+// CHECK:           %[[ONE:.*]] = arith.extui %{{.*}} : tensor<32x16xi1, #[[TILE]]> to tensor<32x16xi32, #[[TILE]]>
+// CHECK:           %[[NEXT:.*]] = arith.addi %[[ARG]], %[[ONE]]
+// CHECK:           scf.yield %[[NEXT]]
+// CHECK:         }
+// CHECK:         "tt.reduce"(%{{.*}}) <{axis = 1 : i32}>
+// CHECK:         tt.return
+
+#blocked1 = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32} {
   tt.func @tile_loop(%out: !tt.ptr<f32>, %x: tensor<32x16xf32, #blocked1>, %offs: tensor<32x16xi32, #blocked1>, %n: i32) {
     %c0 = arith.constant 0 : i32
     %c1 = arith.constant 1 : i32
@@ -88,6 +83,22 @@ module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.targ
     }
     tt.return
   }
+}
+
+// -----
+
+// The same addresses in every iteration (a later iteration overwrites what an
+// earlier one stored): the check per iteration stays, in the loop.
+// CHECK-LABEL: tt.func @same_addresses
+// CHECK:         scf.for %{{.*}} : i32 {
+// CHECK:           tt.store
+// CHECK:           "tt.reduce"
+// CHECK:           scf.if
+// CHECK:         }
+// CHECK:         tt.return
+
+#blocked = #ttg.blocked<{sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32} {
   tt.func @same_addresses(%p: tensor<1024x!tt.ptr<f32>, #blocked>, %x: tensor<1024xf32, #blocked>, %n: i32) {
     %c0 = arith.constant 0 : i32
     %c1 = arith.constant 1 : i32

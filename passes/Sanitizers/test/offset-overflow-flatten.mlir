@@ -1,4 +1,4 @@
-// RUN: %opt %s --pass offset_overflow_check --no-debug-info | FileCheck %s
+// RUN: %opt %s -split-input-file --pass offset_overflow_check --no-debug-info | FileCheck %s
 
 // A loop nest the user asked to flatten (`tl.range(..., flatten=True)`, issue
 // 32; Triton's test_tl_range_fuse): `out + i * ub + j`. Elsewhere the
@@ -41,6 +41,8 @@ tt.func @flatten_nest(%ub: i32, %out: !tt.ptr<f32>) {
   tt.return
 }
 
+// -----
+
 // Without `flatten`, the same nest keeps its check in front of the inner
 // loop (hoisted: `i * ub` does not depend on j).
 // CHECK-LABEL: tt.func @plain_nest
@@ -63,6 +65,8 @@ tt.func @plain_nest(%ub: i32, %out: !tt.ptr<f32>) {
   }
   tt.return
 }
+
+// -----
 
 // The user's other loop attributes stay on a loop the check widens with a
 // carried value (a loaded index: no bounds, the lanes are carried).
