@@ -213,7 +213,7 @@ def main() -> int:
     parser.add_argument("--finding-rounds", type=int, default=5, help="ABBA rounds (finding path)")
     parser.add_argument("--jobs", type=int, default=min(16, os.cpu_count() or 4),
                         help="corpus compile children at once")
-    parser.add_argument("--corpus-timeout", type=int, default=270, help="seconds for the corpus part")
+    parser.add_argument("--corpus-timeout", type=int, default=260, help="seconds for the corpus part")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
