@@ -1,25 +1,25 @@
-// RUN: %opt %s --pass 'nan_inf_check{print=first fast-path=peak}' --no-debug-info | FileCheck %s
+// RUN: %opt %s -split-input-file --pass 'nan_inf_check{print=first fast-path=peak}' --no-debug-info | FileCheck %s
 // The count fast path of a single store in the entry block (fast-path=count; the default is reload): one
 // two-operand reduction (count, first lane) right after the store, no branch there, the
 // records before the return under count > 0.
-// RUN: %opt %s --pass 'nan_inf_check{fast-path=count}' --no-debug-info | FileCheck %s --check-prefix=COUNT
-// RUN: %opt %s --pass 'nan_inf_check{fast-path=count print=first}' --no-debug-info | FileCheck %s --check-prefix=FIRSTC
-// RUN: not %opt %s --pass 'nan_inf_check{fast-path=max}' --no-debug-info 2>&1 | FileCheck %s --check-prefix=BADFAST
+// RUN: %opt %s -split-input-file --pass 'nan_inf_check{fast-path=count}' --no-debug-info | FileCheck %s --check-prefix=COUNT
+// RUN: %opt %s -split-input-file --pass 'nan_inf_check{fast-path=count print=first}' --no-debug-info | FileCheck %s --check-prefix=FIRSTC
+// RUN: not %opt %s -split-input-file --pass 'nan_inf_check{fast-path=max}' --no-debug-info 2>&1 | FileCheck %s --check-prefix=BADFAST
 // BADFAST: nan_inf_check: fast-path must be 'count', 'peak', 'warp' or 'reload', found 'max'
-// RUN: %opt %s --pass 'nan_inf_check{mode=abort}' --no-debug-info | FileCheck %s --check-prefix=ABORT
-// RUN: %opt %s --pass 'nan_inf_check{check-dots=false print=first fast-path=peak}' --no-debug-info | FileCheck %s --check-prefix=NODOTS
-// RUN: %opt %s --pass 'nan_inf_check{print=every fast-path=peak}' --no-debug-info | FileCheck %s --check-prefix=EVERY
-// RUN: %opt %s --pass 'nan_inf_check{print=none}' --no-debug-info | FileCheck %s --check-prefix=NONE
+// RUN: %opt %s -split-input-file --pass 'nan_inf_check{mode=abort}' --no-debug-info | FileCheck %s --check-prefix=ABORT
+// RUN: %opt %s -split-input-file --pass 'nan_inf_check{check-dots=false print=first fast-path=peak}' --no-debug-info | FileCheck %s --check-prefix=NODOTS
+// RUN: %opt %s -split-input-file --pass 'nan_inf_check{print=every fast-path=peak}' --no-debug-info | FileCheck %s --check-prefix=EVERY
+// RUN: %opt %s -split-input-file --pass 'nan_inf_check{print=none}' --no-debug-info | FileCheck %s --check-prefix=NONE
 // The default is print=none (issue 18: a device printf call costs GEMM registers even never
 // executed; the host prints from the records): no tt.print and no thread-id asm anywhere.
-// RUN: %opt %s --pass nan_inf_check --no-debug-info | FileCheck %s --check-prefix=NONE
-// RUN: %opt %s --pass nan_inf_check --no-debug-info | FileCheck %s --check-prefix=DEFAULT
+// RUN: %opt %s -split-input-file --pass nan_inf_check --no-debug-info | FileCheck %s --check-prefix=NONE
+// RUN: %opt %s -split-input-file --pass nan_inf_check --no-debug-info | FileCheck %s --check-prefix=DEFAULT
 // DEFAULT-NOT: tt.print
 // DEFAULT-NOT: tt.elementwise_inline_asm
-// RUN: not %opt %s --pass 'nan_inf_check{print=all}' --no-debug-info 2>&1 | FileCheck %s --check-prefix=BADPRINT
+// RUN: not %opt %s -split-input-file --pass 'nan_inf_check{print=all}' --no-debug-info 2>&1 | FileCheck %s --check-prefix=BADPRINT
 // BADPRINT: print must be 'first', 'every' or 'none', found 'all'
-// RUN: %opt %s --pass 'nan_inf_check{print=every records=false}' --no-debug-info | FileCheck %s --check-prefix=NORECORDS
-// RUN: not %opt %s --pass 'nan_inf_check{records=false print=first}' --no-debug-info 2>&1 | FileCheck %s --check-prefix=BADRECORDS
+// RUN: %opt %s -split-input-file --pass 'nan_inf_check{print=every records=false}' --no-debug-info | FileCheck %s --check-prefix=NORECORDS
+// RUN: not %opt %s -split-input-file --pass 'nan_inf_check{records=false print=first}' --no-debug-info 2>&1 | FileCheck %s --check-prefix=BADRECORDS
 // BADRECORDS: print=first needs records=true (use print=every)
 // Without records: per-program prints only, no module globals, no atomics.
 // NORECORDS-NOT: triton_ext.sanitizer_sites
@@ -40,7 +40,7 @@
 // the program whose `programs` update saw zero. The site table is a module
 // attribute and a constant global. Record mode: no assert; abort mode adds a
 // scalar assert.
-// CHECK:       module attributes {triton_ext.sanitizer_sites = [{{.*}}"nan_inf_check|store non-finite|128|store_f32|{{[^"]*}}nan-inf-check.mlir:[[STORE_LINE:[0-9]+]]", "nan_inf_check|store non-finite|512|store_bf16_2d|
+// CHECK:       module attributes {triton_ext.sanitizer_sites = [{{.*}}"nan_inf_check|store non-finite|128|store_f32|{{[^"]*}}nan-inf-check.mlir:[[STORE_LINE:[0-9]+]]"]
 // CHECK-DAG:   llvm.mlir.global external @triton_ext_sanitizer_counters(dense<0> : tensor<[[SLOTS:[0-9]+]]xi64>) {addr_space = 1 : i32, alignment = 8 : i64} : !llvm.array<[[SLOTS]] x i64>
 // CHECK-DAG:   llvm.mlir.global external constant @triton_ext_sanitizer_sites("{{.*}}nan_inf_check|store non-finite|128|store_f32|{{.*}}\0A
 // CHECK-LABEL: tt.func @store_f32
@@ -158,7 +158,11 @@ tt.func @store_f32(%p: !tt.ptr<f32>, %n: i32) {
   tt.return
 }
 
-// A 2-D unmasked bf16 store: one reduction per dimension, no mask and.
+// -----
+
+// A 2-D unmasked bf16 store: one reduction per dimension, no mask and. Each chunk's module
+// has its own site table.
+// CHECK:       module attributes {triton_ext.sanitizer_sites = ["nan_inf_check|store non-finite|512|store_bf16_2d|
 // CHECK-LABEL: tt.func @store_bf16_2d
 // CHECK:         tt.store
 // CHECK:         math.absf %{{.*}} : tensor<16x32xbf16>
@@ -174,6 +178,8 @@ tt.func @store_bf16_2d(%p: tensor<16x32x!tt.ptr<bf16>>, %x: tensor<16x32xbf16>) 
   tt.return
 }
 
+// -----
+
 // Integer stores are not checked.
 // CHECK-LABEL: tt.func @store_i32_unchecked
 // CHECK-NOT:     tt.print
@@ -182,6 +188,8 @@ tt.func @store_i32_unchecked(%p: tensor<128x!tt.ptr<i32>>, %x: tensor<128xi32>) 
   tt.store %p, %x : tensor<128x!tt.ptr<i32>>
   tt.return
 }
+
+// -----
 
 // The loop-carried dot accumulator is checked once, after the loop; nothing
 // is inserted into the loop body. (The ReLU can turn -Inf into 0, so the
@@ -199,7 +207,7 @@ tt.func @store_i32_unchecked(%p: tensor<128x!tt.ptr<i32>>, %x: tensor<128xi32>) 
 // CHECK:         tt.print "[triton-ext nan_inf_check] kernel=dot_loop_accumulator site={{.*}} dot non-finite; first report of this site, lanes in this program="
 // CHECK:         tt.print "[triton-ext nan_inf_check] kernel=dot_loop_accumulator site={{.*}} store non-finite; first report of this site, lanes in this program="
 // NODOTS-LABEL: tt.func @dot_loop_accumulator
-// NODOTS-NOT:    dot non-finite
+// NODOTS-NOT:    tt.print {{.*}}dot non-finite
 // NODOTS:        store non-finite
 tt.func @dot_loop_accumulator(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %p: tensor<32x32x!tt.ptr<f32>>, %n: i32) {
   %c0 = arith.constant 0 : i32
@@ -213,14 +221,17 @@ tt.func @dot_loop_accumulator(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %p: 
   tt.store %p, %relu : tensor<32x32x!tt.ptr<f32>>
   tt.return
 }
+
+// -----
+
 // The dot check is left out when every op between the dot and its stores
 // keeps a non-finite value non-finite (scale, numerator of a division,
 // truncation) and every store is checked: the store check counts every lane
 // the dot check would.
 // CHECK-LABEL: tt.func @dot_covered_by_store
-// CHECK-NOT:     dot non-finite
+// CHECK-NOT:     tt.print {{.*}}dot non-finite
 // CHECK:         tt.store
-// CHECK-NOT:     dot non-finite
+// CHECK-NOT:     tt.print {{.*}}dot non-finite
 // CHECK:         tt.print "[triton-ext nan_inf_check] kernel=dot_covered_by_store site={{.*}} store non-finite; first report of this site, lanes in this program="
 // CHECK-NOT:     tt.print
 tt.func @dot_covered_by_store(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %p: tensor<32x32x!tt.ptr<f16>>, %l: tensor<32x32xf32>, %n: i32) {
@@ -238,6 +249,9 @@ tt.func @dot_covered_by_store(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %p: 
   tt.store %p, %h : tensor<32x32x!tt.ptr<f16>>
   tt.return
 }
+
+// -----
+
 // Kept: the dot is the divisor (x / Inf = 0) and nothing else stores it.
 // Covered although one store is not checked (fp8): the unmasked f32 store of
 // the dot writes every lane the fp8 store writes, and its check counts it.
@@ -245,10 +259,10 @@ tt.func @dot_covered_by_store(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %p: 
 // CHECK:         dot non-finite
 // CHECK:         store non-finite
 // CHECK-LABEL: tt.func @dot_to_fp8_store
-// CHECK-NOT:     dot non-finite
+// CHECK-NOT:     tt.print {{.*}}dot non-finite
 // CHECK:         tt.store %{{.*}} : tensor<32x32x!tt.ptr<f32>>
 // CHECK:         tt.store %{{.*}} : tensor<32x32x!tt.ptr<f8E5M2>>
-// CHECK-NOT:     dot non-finite
+// CHECK-NOT:     tt.print {{.*}}dot non-finite
 // CHECK:         store non-finite
 // CHECK-NOT:     tt.print
 // Kept: the f32 store is masked, the fp8 store (not checked) writes lanes the
@@ -262,9 +276,9 @@ tt.func @dot_covered_by_store(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %p: 
 // sigmoid), both under the same mask: the direct store's check counts every
 // lane the dot check would, so there is no dot check.
 // CHECK-LABEL: tt.func @dot_covered_by_one_store
-// CHECK-NOT:     dot non-finite
+// CHECK-NOT:     tt.print {{.*}}dot non-finite
 // CHECK-COUNT-2: store non-finite
-// CHECK-NOT:     dot non-finite
+// CHECK-NOT:     tt.print {{.*}}dot non-finite
 // Kept: the same two stores under different masks.
 // CHECK-LABEL: tt.func @dot_two_masks
 // CHECK:         dot non-finite
@@ -276,6 +290,9 @@ tt.func @dot_divisor(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %p: tensor<32
   tt.store %p, %r : tensor<32x32x!tt.ptr<f32>>
   tt.return
 }
+
+// -----
+
 tt.func @dot_to_fp8_store(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %p: tensor<32x32x!tt.ptr<f32>>, %q: tensor<32x32x!tt.ptr<f8E5M2>>) {
   %zero = arith.constant dense<0.0> : tensor<32x32xf32>
   %d = tt.dot %a, %b, %zero : tensor<32x32xf16> * tensor<32x32xf16> -> tensor<32x32xf32>
@@ -284,6 +301,9 @@ tt.func @dot_to_fp8_store(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %p: tens
   tt.store %q, %e : tensor<32x32x!tt.ptr<f8E5M2>>
   tt.return
 }
+
+// -----
+
 tt.func @dot_to_fp8_store_masked(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %p: tensor<32x32x!tt.ptr<f32>>, %q: tensor<32x32x!tt.ptr<f8E5M2>>, %m: tensor<32x32xi1>) {
   %zero = arith.constant dense<0.0> : tensor<32x32xf32>
   %d = tt.dot %a, %b, %zero : tensor<32x32xf16> * tensor<32x32xf16> -> tensor<32x32xf32>
@@ -292,6 +312,9 @@ tt.func @dot_to_fp8_store_masked(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %
   tt.store %q, %e : tensor<32x32x!tt.ptr<f8E5M2>>
   tt.return
 }
+
+// -----
+
 tt.func @dot_covered_by_one_store(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %p: tensor<32x32x!tt.ptr<f16>>, %q: tensor<32x32x!tt.ptr<f32>>, %m: tensor<32x32xi1>) {
   %zero = arith.constant dense<0.0> : tensor<32x32xf32>
   %one = arith.constant dense<1.0> : tensor<32x32xf32>
@@ -302,6 +325,9 @@ tt.func @dot_covered_by_one_store(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, 
   tt.store %q, %s, %m : tensor<32x32x!tt.ptr<f32>>
   tt.return
 }
+
+// -----
+
 tt.func @dot_two_masks(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %p: tensor<32x32x!tt.ptr<f16>>, %q: tensor<32x32x!tt.ptr<f32>>, %m: tensor<32x32xi1>, %n: tensor<32x32xi1>) {
   %zero = arith.constant dense<0.0> : tensor<32x32xf32>
   %one = arith.constant dense<1.0> : tensor<32x32xf32>
@@ -312,6 +338,8 @@ tt.func @dot_two_masks(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %p: tensor<
   tt.store %q, %s, %n : tensor<32x32x!tt.ptr<f32>>
   tt.return
 }
+
+// -----
 
 // A dot outside loops feeding a masked store through elementwise ops (a
 // ReLU, which can hide -Inf): only the lanes under the store's mask are
@@ -335,11 +363,13 @@ tt.func @dot_masked_store(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %p: tens
   tt.return
 }
 
+// -----
+
 // A dot whose result reaches no store (only a reduction) is not checked: its
 // lanes cannot be matched with written lanes, and the store of the sum is
 // checked itself.
 // CHECK-LABEL: tt.func @dot_to_reduce
-// CHECK-NOT:     dot non-finite
+// CHECK-NOT:     tt.print {{.*}}dot non-finite
 // CHECK:         store non-finite
 // NODOTS-LABEL: tt.func @dot_to_reduce
 tt.func @dot_to_reduce(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %p: tensor<32x!tt.ptr<f32>>) {
@@ -354,12 +384,17 @@ tt.func @dot_to_reduce(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %p: tensor<
   tt.return
 }
 
+// -----
+
 // A bad mode is an error, not a silent default.
-// RUN: not %opt %s --pass 'nan_inf_check{mode=loud}' 2>&1 | FileCheck %s --check-prefix=BADMODE
+// RUN: not %opt %s -split-input-file --pass 'nan_inf_check{mode=loud}' 2>&1 | FileCheck %s --check-prefix=BADMODE
 // BADMODE: nan_inf_check: mode must be 'record' or 'abort', found 'loud'
+// CHECK-LABEL: tt.func @bad_mode
 tt.func @bad_mode() {
   tt.return
 }
+
+// -----
 
 // Two stores of one tile type with only pure ops between them share one fast
 // path (issue 18, "merge per tile"): their masked |value|s are combined with
@@ -391,6 +426,8 @@ tt.func @two_tiles(%p: tensor<128x!tt.ptr<f32>>, %q: tensor<128x!tt.ptr<f32>>, %
   tt.return
 }
 
+// -----
+
 // Not grouped: a load between the stores (the first value would stay live
 // across it), or two tile types.
 // CHECK-LABEL: tt.func @load_between
@@ -410,12 +447,17 @@ tt.func @load_between(%p: tensor<128x!tt.ptr<f32>>, %q: tensor<128x!tt.ptr<f32>>
   tt.store %q, %y : tensor<128x!tt.ptr<f32>>
   tt.return
 }
+
+// -----
+
 tt.func @two_types(%p: tensor<128x!tt.ptr<f32>>, %q: tensor<128x!tt.ptr<f16>>, %x: tensor<128xf32>) {
   tt.store %p, %x : tensor<128x!tt.ptr<f32>>
   %y = arith.truncf %x : tensor<128xf32> to tensor<128xf16>
   tt.store %q, %y : tensor<128x!tt.ptr<f16>>
   tt.return
 }
+
+// -----
 
 // A store in a loop (count fast path, the default): the (count, first lane) reduction and the
 // record update stay in the loop body, the update under count > 0 with only scalars in it; no
@@ -439,6 +481,8 @@ tt.func @store_in_loop(%p: tensor<128x!tt.ptr<f32>>, %x: tensor<128xf32>, %n: i3
   }
   tt.return
 }
+
+// -----
 
 // A store after a loop with a dot (a GEMM's epilogue after its K loop), print=none: the
 // records before the return are updated by atomics masked with count > 0, no branch. A branch
@@ -487,6 +531,9 @@ tt.func @store_after_loop(%p: tensor<16x16x!tt.ptr<f32>>, %a: tensor<16x16xf16>,
   tt.store %p, %acc : tensor<16x16x!tt.ptr<f32>>
   tt.return
 }
+
+// -----
+
 tt.func @store_after_plain_loop(%p: tensor<128x!tt.ptr<f32>>, %x: tensor<128xf32>, %n: i32) {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
