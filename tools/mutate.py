@@ -343,6 +343,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     tree = args.tree.resolve()
     tree.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
+    commit = _git("rev-parse", "HEAD")  # what the copy is made from (also if HEAD moves later)
+    dirty = bool(_git("status", "--porcelain", "--untracked-files=no"))
     log(f"mutate: syncing {tree} ... {sync_tree(REPO, tree)} files written")
 
     outcomes: list[Outcome] = []
@@ -377,8 +379,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         build(tree, extensions, env, args.timeout)
 
     run = {
-        "commit": _git("rev-parse", "HEAD"),
-        "dirty": bool(_git("status", "--porcelain", "--untracked-files=no")),
+        "commit": commit,
+        "dirty": dirty,
         "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "command": "python tools/mutate.py " + " ".join(sys.argv[1:] if argv is None else argv),
         **_versions(),

@@ -45,10 +45,10 @@ tt.func public @gather(%x: !tt.ptr<f32>, %idx: !tt.ptr<i32>, %table: !tt.ptr<f32
 // it too (shared, untouched); the c-tile depends on both (streamed); the bias
 // load depends on no program id (read by all).
 // CHECK-LABEL: tt.func public @two_axes
-// CHECK:         tt.load %{{.*}} : tensor<64x!tt.ptr<f32>>
+// CHECK:         tt.load %{{[^ ]*}} : tensor<64x!tt.ptr<f32>>
 // ALL-NEXT:      tt.load %{{.*}} {cachePolicy = #tt.cache_policy<cache_modifier = none, eviction_policy = evict_first>}
-// DEFAULT-NEXT:  tt.load %{{.*}} : tensor<64x!tt.ptr<f32>>
-// CHECK-NEXT:    tt.load %{{.*}} : tensor<64x!tt.ptr<f32>>
+// DEFAULT-NEXT:  tt.load %{{[^ ]*}} : tensor<64x!tt.ptr<f32>>
+// CHECK-NEXT:    tt.load %{{[^ ]*}} : tensor<64x!tt.ptr<f32>>
 tt.func public @two_axes(%a: !tt.ptr<f32>, %c: !tt.ptr<f32>, %bias: !tt.ptr<f32>, %ld: i32) {
   %px = tt.get_program_id x : i32
   %py = tt.get_program_id y : i32
@@ -85,14 +85,14 @@ tt.func public @two_axes(%a: !tt.ptr<f32>, %c: !tt.ptr<f32>, %bias: !tt.ptr<f32>
 // CHECK-LABEL: tt.func public @loops
 // CHECK:         scf.for
 // ALL:             tt.load %{{.*}} {cachePolicy = #tt.cache_policy<cache_modifier = none, eviction_policy = evict_first>}
-// DEFAULT:         tt.load %{{.*}} : tensor<128x!tt.ptr<f32>>
+// DEFAULT:         tt.load %{{[^ ]*}} : tensor<128x!tt.ptr<f32>>
 // CHECK:         scf.for
-// CHECK:           tt.load %{{.*}} : tensor<128x!tt.ptr<f32>>
-// CHECK:           tt.load %{{.*}} : tensor<128x!tt.ptr<f32>>
+// CHECK:           tt.load %{{[^ ]*}} : tensor<128x!tt.ptr<f32>>
+// CHECK:           tt.load %{{[^ ]*}} : tensor<128x!tt.ptr<f32>>
 // CHECK:         scf.for
-// CHECK:           tt.load %{{.*}} : tensor<128x!tt.ptr<f32>>
+// CHECK:           tt.load %{{[^ ]*}} : tensor<128x!tt.ptr<f32>>
 // CHECK:         scf.for
-// CHECK:           tt.load %{{.*}} : tensor<128x!tt.ptr<f32>>
+// CHECK:           tt.load %{{[^ ]*}} : tensor<128x!tt.ptr<f32>>
 // CHECK:         tt.return
 tt.func public @loops(%y: !tt.ptr<f32>, %x: !tt.ptr<f32>, %z: !tt.ptr<f32>, %w: !tt.ptr<f32>, %stride: i32, %ncols: i32) -> tensor<128xf32> {
   %c0 = arith.constant 0 : i32
@@ -152,7 +152,7 @@ tt.func public @loops(%y: !tt.ptr<f32>, %x: !tt.ptr<f32>, %z: !tt.ptr<f32>, %w: 
 // CHECK:         tt.load %{{.*}} {cachePolicy = #tt.cache_policy<cache_modifier = none, eviction_policy = evict_last>}
 // CHECK:         tt.load %{{.*}} {isVolatile = true}
 // CHECK:         tt.load %{{.*}} {cachePolicy = #tt.cache_policy<cache_modifier = none, eviction_policy = evict_first>} : tensor<64x!tt.ptr<i32>>
-// CHECK:         tt.load %{{.*}} : tensor<64x!tt.ptr<f32>>
+// CHECK:         tt.load %{{[^ ]*}} : tensor<64x!tt.ptr<f32>>
 tt.func public @author_policy(%x: !tt.ptr<f32>, %v: !tt.ptr<f32>, %idx: !tt.ptr<i32>, %table: !tt.ptr<f32>) -> tensor<64xf32> {
   %pid = tt.get_program_id x : i32
   %range = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
