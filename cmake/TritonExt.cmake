@@ -7,7 +7,7 @@
 # Each builds one plugin: target and library TritonExt<Name>, written to
 # ${TRITON_EXT_PLUGIN_DIR}/libTritonExt<Name>.so (all plugins share that folder). `TD` files go
 # through mlir-tblgen; for a pass, `Passes.td` yields `Passes.h.inc` (-gen-pass-decls) in the
-# target's include path. For a dialect, each `X.td` yields `X.h.inc`/`X.cpp.inc` for
+# target's include path and lib<Target>.passes.records (its options as data) beside the plugin. For a dialect, each `X.td` yields `X.h.inc`/`X.cpp.inc` for
 # -gen-dialect-decls/-defs, -gen-op-decls/-defs (see the function below).
 #
 # Every plugin links TritonExt::Flags (compiler flags, include path, libtriton.so, --no-undefined
@@ -24,7 +24,9 @@ add_library(TritonExtFlags INTERFACE)
 add_library(TritonExt::Flags ALIAS TritonExtFlags)
 target_compile_features(TritonExtFlags INTERFACE cxx_std_20) # triton/Tools/Sys/GetEnv.h needs it
 target_include_directories(TritonExtFlags SYSTEM INTERFACE ${TRITON_EXT_INCLUDE_DIRS})
-target_include_directories(TritonExtFlags INTERFACE "${CMAKE_SOURCE_DIR}/infra/include")
+# infra/include: PassInfra.h for C++, triton-ext/PassOptions.td for every Passes.td.
+set(TRITON_EXT_INFRA_INCLUDE "${CMAKE_SOURCE_DIR}/infra/include")
+target_include_directories(TritonExtFlags INTERFACE "${TRITON_EXT_INFRA_INCLUDE}")
 # MLIR and libtriton are built without RTTI; hidden visibility keeps each plugin's TypeIDs and
 # registration list private to it.
 target_compile_options(TritonExtFlags INTERFACE -fno-rtti -fvisibility=hidden
@@ -36,7 +38,7 @@ target_link_options(TritonExtFlags INTERFACE "LINKER:--no-undefined")
 function(triton_ext_tablegen target td generator output)
   get_filename_component(_td "${td}" ABSOLUTE)
   set(_out "${TRITON_EXT_GENERATED_DIR}/${target}/${output}")
-  set(_incs)
+  set(_incs "-I${TRITON_EXT_INFRA_INCLUDE}")
   foreach(_d IN LISTS TRITON_EXT_INCLUDE_DIRS)
     list(APPEND _incs "-I${_d}")
   endforeach()
@@ -45,10 +47,33 @@ function(triton_ext_tablegen target td generator output)
   add_custom_command(
     OUTPUT "${_out}"
     COMMAND ${TRITON_EXT_MLIR_TBLGEN} ${generator} ${_incs} "-I${_tddir}" "${_td}" -o "${_out}"
-    DEPENDS "${_td}"
+    DEPENDS "${_td}" "${TRITON_EXT_INFRA_INCLUDE}/triton-ext/PassOptions.td"
     COMMENT "[${target}] mlir-tblgen ${_generator_text} ${td}"
     VERBATIM)
   set_property(TARGET ${target} APPEND PROPERTY TRITON_EXT_GENERATED "${_out}")
+  target_sources(${target} PRIVATE "${_out}")
+endfunction()
+
+# The passes and options of one Passes.td as data, beside the plugin: mlir-tblgen --print-records
+# writes every record with its fields resolved (shared option classes, EnumOption's values,
+# RangeOption's bounds: infra/include/triton-ext/PassOptions.td) to
+# ${TRITON_EXT_PLUGIN_DIR}/lib<Target>.passes.records. triton_ext reads option names, types,
+# defaults, help and constraints from there and checks every value before anything compiles.
+function(triton_ext_pass_records target td)
+  get_filename_component(_td "${td}" ABSOLUTE)
+  get_filename_component(_tddir "${_td}" DIRECTORY)
+  set(_out "${TRITON_EXT_PLUGIN_DIR}/lib${target}.passes.records")
+  set(_incs)
+  foreach(_d IN LISTS TRITON_EXT_INCLUDE_DIRS)
+    list(APPEND _incs "-I${_d}")
+  endforeach()
+  add_custom_command(
+    OUTPUT "${_out}"
+    COMMAND ${TRITON_EXT_MLIR_TBLGEN} --print-records ${_incs} "-I${TRITON_EXT_INFRA_INCLUDE}"
+            "-I${_tddir}" "${_td}" -o "${_out}"
+    DEPENDS "${_td}" "${TRITON_EXT_INFRA_INCLUDE}/triton-ext/PassOptions.td"
+    COMMENT "[${target}] mlir-tblgen --print-records ${td}"
+    VERBATIM)
   target_sources(${target} PRIVATE "${_out}")
 endfunction()
 
@@ -105,6 +130,7 @@ const char mlir::triton_ext::pluginVersion[] = \"${ARG_VERSION}\";\n")
     get_filename_component(_base "${_td}" NAME_WE)
     if(kind STREQUAL "pass" OR _base STREQUAL "Passes")
       triton_ext_tablegen(${target} "${_td}" "-gen-pass-decls;-name=${name}" "${_base}.h.inc")
+      triton_ext_pass_records(${target} "${_td}")
     else()
       triton_ext_tablegen(${target} "${_td}" "-gen-dialect-decls" "${_base}Dialect.h.inc")
       triton_ext_tablegen(${target} "${_td}" "-gen-dialect-defs" "${_base}Dialect.cpp.inc")

@@ -2,9 +2,10 @@
 
 Importing this package does nothing to Triton unless ``TRITON_EXT_ENABLE`` is
 set (``TRITON_EXT_ENABLE=loop_split,other``; ``default`` names the passes marked
-``enabled_by_default``). Then, as on :func:`enable`, the registry is read, the
-libraries are checked in a child process and loaded, and the stages hook is
-installed so that each enabled pass runs at its declared place::
+``enabled_by_default``; options in MLIR's syntax: ``nan_inf_check{mode=abort}``). Then,
+as on :func:`enable`, the registry is read, option values are checked, the libraries
+are checked in a child process and loaded, and the stages hook is installed so that
+each enabled pass runs at its declared place::
 
     import triton_ext
     triton_ext.enable("loop_split", options={"max-parts": 2})
@@ -35,6 +36,7 @@ from ._errors import (
 )
 from ._manifest import Manifest, load_manifest
 from ._settings import settings
+from . import _log
 
 if TYPE_CHECKING:  # _preflight imports _probe, which runs as `python -m triton_ext._probe`
     from ._preflight import LibraryReport
@@ -174,7 +176,9 @@ def _enable_from_environment() -> None:
         _auto.activate(_auto.parse(names) or ())
         return
     if names:
-        enable(*names)
+        from ._selection import enable_text
+
+        enable_text(",".join(names), origin="TRITON_EXT_ENABLE")
 
 
 def _doctor_process() -> bool:
@@ -189,6 +193,7 @@ def _doctor_process() -> bool:
     return False
 
 
+_log.configure()
 try:
     _enable_from_environment()
 except Exception:

@@ -52,13 +52,15 @@ from triton.runtime.jit import JITFunction, KernelInterface
 from ._choice import confirm, pick
 
 from ._errors import UnknownPassError
-from ._selection import Enabled, Selection, _build, using
+from ._selection import Enabled, Selection, _build, check_options, using
 
 __all__ = ["PASSES_KWARG", "Config", "Tunable", "tunable", "autotune", "passes_of", "selection_for", "canonical_passes",
            "PassAutotuner", "Tuning", "time_rounds", "pass_count"]
 
 #: The kwargs key that carries a config's pass set (a canonical JSON string).
 PASSES_KWARG = "triton_ext_passes"
+#: Where a config's option values come from, in error messages.
+CONFIG_ORIGIN = "Config(passes=...)"
 
 PassSet = Union[Mapping[str, Mapping[str, Any]], Sequence[str]]
 
@@ -100,7 +102,7 @@ def selection_for(text: str) -> Selection:
         raise UnknownPassError(f"{PASSES_KWARG}: expected the JSON written by triton_ext.Config, found {text!r} ({exc})") from None
     entries: list[Enabled] = []
     for name, options in passes.items():
-        entries.extend(_build([name], options))
+        entries.extend(_build([name], options, origin=CONFIG_ORIGIN))
     selection = Selection.of(entries)
     with _memo_lock:
         _memo.setdefault(text, selection)
@@ -127,6 +129,9 @@ class Config(triton.Config):
             raise ValueError(f"give the pass set either as passes= or as kwargs[{PASSES_KWARG!r}], not both")
         if passes is not None:
             kwargs[PASSES_KWARG] = canonical_passes(passes)
+            # Names and option values are checked now, before any compile (nothing is loaded).
+            for name, options in json.loads(kwargs[PASSES_KWARG]).items():
+                check_options([name], options, origin=CONFIG_ORIGIN)
         # Nothing else is stored on the instance: Triton records configs as __dict__ and
         # rebuilds them with triton.Config(**d).
         super().__init__(kwargs, *args, **rest)

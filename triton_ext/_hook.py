@@ -12,7 +12,9 @@ Triton calls the hook two ways:
   (:mod:`triton_ext._runner`) for the enabled set as it was when the key was computed.
 
 A hook installed before ours is chained (called first, its key joined to ours) and put back by
-:func:`uninstall`.
+:func:`uninstall`. :func:`install` recognises our own hook wherever it sits (in the slot, or
+inside a hook that chained it) and never chains it to itself; a hook that calls back into ours
+while we call it gets an empty answer, so no chain can recurse.
 """
 
 from __future__ import annotations
@@ -20,14 +22,17 @@ from __future__ import annotations
 import contextvars
 import hashlib
 import threading
+import warnings
+from dataclasses import dataclass
 from typing import Any, Callable, Protocol
 
 from . import _selection
+from ._errors import TritonExtWarning
 from ._pipeline import install_tap, uninstall_tap
 from ._runner import records_all_stages, wrap_stage
 from ._selection import _lock, _scoped, current
 
-__all__ = ["StagesHook", "install", "uninstall", "installed"]
+__all__ = ["StagesHook", "HookState", "install", "uninstall", "installed", "save", "restore"]
 
 
 class StagesHook(Protocol):
@@ -54,7 +59,15 @@ def _key_and_hash() -> tuple[str, str]:
     previous = _previous
     if previous is None:
         return (ours.key, ours.hash)
-    prev_key, prev_hash = previous()
+    if getattr(_keyed, "chaining", False):
+        # A hook we chain has called back into ours (it chained ours first): answer as an empty
+        # link, so the outermost call adds our key once and the chain ends.
+        return ("", "")
+    _keyed.chaining = True
+    try:
+        prev_key, prev_hash = previous()
+    finally:
+        _keyed.chaining = False
     if not ours.entries:
         return (prev_key, prev_hash)
     memo = (str(prev_key), str(prev_hash), ours.hash)
@@ -83,7 +96,13 @@ def _hook(*args: Any, **kwargs: Any) -> Any:
             return selection.key_and_hash
         return _key_and_hash()
     if _previous is not None:
-        _previous(*args, **kwargs)
+        if getattr(_keyed, "chaining", False):
+            return None  # called back through a hook we chain: the outer call edits the stages
+        _keyed.chaining = True
+        try:
+            _previous(*args, **kwargs)
+        finally:
+            _keyed.chaining = False
     backend, stages, _options, _language, _capability = args
     # The set this compile's cache key was computed for (see above); later enable/disable calls
     # do not affect this compile.
@@ -109,7 +128,27 @@ def _hook(*args: Any, **kwargs: Any) -> Any:
     edit = stage_editor.get()
     if edit is not None:
         edit(stages)
+    _warn_unplaced_checks(selection, stages, target, gluon)
     return None
+
+
+def _warn_unplaced_checks(selection: Any, stages: dict[str, Any], target: Any, gluon: bool) -> None:
+    """A check (``role: check``) never leaves a kernel unchecked silently: say when one cannot run
+    on this compile at all (its stage or anchor absent, as for a Gluon kernel, or a target outside
+    its extension's). Other passes are simply not applicable there."""
+    for e in selection.entries:
+        if e.spec.role != "check":
+            continue
+        if not e.extension.applies_to(target.backend, target.arch):
+            why = f"target {target.backend}:{target.arch} is outside the targets of extension {e.extension.name}"
+        elif e.spec.stage not in stages:
+            why = f"this compile has no {e.spec.stage} stage" + (" (a Gluon kernel starts at ttgir)" if gluon else "")
+        elif gluon and e.spec.stage == "ttgir" and e.spec.anchor:
+            why = f"its anchor {e.spec.anchor!r} is not in a Gluon kernel's pipeline"
+        else:
+            continue
+        warnings.warn(f"triton-ext: check {e.spec.name} (extension {e.extension.name}) does not run on this kernel: "
+                      f"{why}; it compiles without the check", TritonExtWarning, stacklevel=3)
 
 
 def _carry_selection_into(mode: Any) -> None:
@@ -160,11 +199,80 @@ def install() -> None:
                 _async_mode = None
         install_tap()
         current_hook = knobs.runtime.add_stages_inspection_hook
-        if _installed is not None and current_hook is _installed:
+        if current_hook is not None and _reaches_ours(current_hook):
+            # Ours is in the slot already, or inside the hook there (one that chained ours, or
+            # ours put back by code that saved it while we were uninstalled): adopt it as it is.
+            # Chaining it again would make the hook call itself.
+            if _installed is None:
+                _previous = None if current_hook is _hook else _previous
+                _installed = _hook
             return
         _previous = current_hook
         _installed = _hook
         knobs.runtime.add_stages_inspection_hook = _hook
+
+
+def _reaches_ours(hook: Any, limit: int = 64) -> bool:
+    """Whether ``hook`` is our hook or leads to it: through ``__wrapped__``, a bound method's
+    object, a ``functools.partial``, closure cells, an object's attributes, or (one level) the
+    globals of the function (a module-level hook that chains through a global). Bounded: at
+    most ``limit`` objects are looked at, so a hostile or cyclic structure costs little."""
+    seen: set[int] = set()
+    stack: list[Any] = [hook]
+    while stack and len(seen) < limit:
+        obj = stack.pop()
+        if obj is _hook:
+            return True
+        if id(obj) in seen or obj is None:
+            continue
+        seen.add(id(obj))
+        stack.extend(getattr(obj, name, None) for name in ("__wrapped__", "__self__", "func", "__func__"))
+        cells = getattr(obj, "__closure__", None) or ()
+        for cell in cells:
+            try:
+                stack.append(cell.cell_contents)
+            except ValueError:  # an empty cell
+                pass
+        globals_ = getattr(obj, "__globals__", None)
+        if isinstance(globals_, dict) and globals_ is not globals() and any(v is _hook for v in globals_.values()):
+            return True
+        attrs = getattr(obj, "__dict__", None)
+        if isinstance(attrs, dict) and not isinstance(obj, type) and type(obj).__name__ != "module":
+            stack.extend(v for v in attrs.values() if callable(v))
+    return False
+
+
+@dataclass(frozen=True)
+class HookState:
+    """What :func:`save` records: Triton's hook slot and whether (and over what) ours is installed."""
+
+    slot: StagesHook | None
+    installed: bool
+    previous: StagesHook | None
+
+
+def save() -> HookState:
+    """The hook slot and our installation, for :func:`restore` (the test fixtures use it)."""
+    from triton import knobs
+
+    with _lock:
+        return HookState(knobs.runtime.add_stages_inspection_hook, _installed is not None, _previous)
+
+
+def restore(state: HookState) -> None:
+    """Put the slot and our installation back exactly as :func:`save` found them."""
+    global _previous, _installed
+    from triton import knobs
+
+    with _lock:
+        if state.installed:
+            install_tap()
+        else:
+            uninstall_tap()
+            _combined.clear()
+        _previous = state.previous if state.installed else None
+        _installed = _hook if state.installed else None
+        knobs.runtime.add_stages_inspection_hook = state.slot
 
 
 def uninstall() -> None:

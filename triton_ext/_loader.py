@@ -14,7 +14,10 @@ from pathlib import Path
 
 from ._errors import LoadError
 from ._manifest import Extension
+from ._log import get as _get_logger
 from ._preflight import LibraryReport, preflight, sha256_file
+
+_logger = _get_logger("loader")
 
 __all__ = ["LoadedLibrary", "load", "load_extension", "loaded", "library_of_pass", "loaded_library", "infra_sha256"]
 
@@ -155,6 +158,9 @@ def load(path: str | Path, extension: str | None = None) -> LibraryReport:
         except RuntimeError as exc:
             raise LoadError(f"{key}: Triton refused the library: {exc}", extension=extension, path=key) from exc
         _loaded[key] = LoadedLibrary(key, report, extension, infra_sha256(key))
+        _logger.info("loaded %s (extension %s): passes %s%s%s", key, extension or "-", ", ".join(report.passes) or "none",
+                     f"; dialects {', '.join(report.dialects)}" if report.dialects else "",
+                     f"; builder ops {', '.join(report.ops)}" if report.ops else "")
         return report
 
 

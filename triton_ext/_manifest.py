@@ -45,6 +45,11 @@ OCCURRENCES = ("first", "last")
 #: warning; an error under TRITON_EXT_STRICT), ``error`` fails it (checks: skipping one would hide
 #: the mistake it reports).
 ON_FAILURE = ("skip", "error")
+#: What a pass is for (issue 30): ``optimization`` (the default for pass and backend extensions;
+#: the transparent mode may try it), ``check`` (reports mistakes: failing to apply it is an error,
+#: ``on_failure: error`` unless the registry says otherwise) and ``language`` (lowers a dialect or
+#: language extension's ops; the default for those kinds).
+ROLES = ("optimization", "check", "language")
 ENTRY_POINT_GROUP = "triton_ext.extensions"
 
 _SNAKE = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$")
@@ -68,11 +73,13 @@ class OptionSpec:
     type: str
     default: Any
     help: str
-    #: Constraints the pass states for the option (Passes.td help: "(2 or 3)", "(at least 2)").
+    #: Constraints the pass declares (Passes.td's EnumOption values, MinOption/RangeOption bounds,
+    #: an unsigned C++ type's 0), as the build's pass records give them.
     choices: tuple[Any, ...] = ()
     minimum: int | float | None = None
-    #: Where the option is declared ("Passes.td:55" or the registry line).
+    #: Where the option is declared ("LoopSplit/Passes.td" or the registry line).
     origin: str = ""
+    maximum: int | float | None = None
 
     def coerce(self, value: Any) -> Any:
         """Check ``value`` against the declared type and constraints; return it (ints widen to float).
@@ -84,15 +91,42 @@ class OptionSpec:
             "bool": isinstance(value, bool),
             "str": isinstance(value, str),
         }[self.type]
+        where = f" (declared in {self.origin})" if self.origin else ""
         if not ok:
-            raise TypeError(f"option {self.name}: expected {self.type}, found {value!r}")
-        where = f" ({self.origin})" if self.origin else ""
-        if self.choices and value not in self.choices:
-            allowed = ", ".join(map(repr, self.choices))
-            raise ValueError(f"option {self.name}: expected one of {allowed}, found {value!r}{where}: {self.help}")
-        if self.minimum is not None and value < self.minimum:
-            raise ValueError(f"option {self.name}: expected at least {self.minimum}, found {value!r}{where}")
+            raise TypeError(f"option {self.name}: expected {self.expected()}, found {value!r}{where}")
+        low = self.minimum is not None and value < self.minimum
+        high = self.maximum is not None and value > self.maximum
+        if (self.choices and value not in self.choices) or low or high:
+            raise ValueError(f"option {self.name}: expected {self.expected()}, found {value!r}{where}")
         return float(value) if self.type == "float" else value
+
+    def expected(self) -> str:
+        """What the option accepts, in words: ``one of record, abort``, ``an int in [2, 3]``."""
+        if self.choices:
+            return "one of " + ", ".join(map(str, self.choices))
+        if self.type == "bool":
+            return "true or false"
+        article = "an" if self.type == "int" else "a"
+        if self.minimum is not None and self.maximum is not None:
+            return f"{article} {self.type} in [{self.minimum}, {self.maximum}]"
+        if self.minimum is not None:
+            return f"{article} {self.type} >= {self.minimum}"
+        if self.maximum is not None:
+            return f"{article} {self.type} <= {self.maximum}"
+        return {"int": "an int", "float": "a float", "str": "a string"}[self.type]
+
+    def parse_text(self, text: str) -> Any:
+        """The value of ``text`` as written in a pass pipeline or ``TRITON_EXT_ENABLE``
+        (``max-parts=2``, ``records=false``, ``mode=abort``), then checked by :meth:`coerce`."""
+        value: Any = text
+        if self.type == "bool":
+            value = {"true": True, "1": True, "false": False, "0": False}.get(text.strip().lower(), text)
+        elif self.type in ("int", "float"):
+            try:
+                value = _int_text(text) if self.type == "int" else float(text)
+            except ValueError:
+                value = text
+        return self.coerce(value)
 
     def render(self, value: Any) -> str:
         """The ``flag=value`` argument handed to ``passes.plugin.add_<pass>``."""
@@ -123,6 +157,11 @@ class PassSpec:
     #: A candidate of the transparent mode's bare ``TRITON_EXT_ENABLE=auto`` (registry ``auto:``,
     #: default false: checks, lowerings and negative results are never tried unasked; issue 27.3).
     auto: bool = False
+    #: What the pass is for (:data:`ROLES`); a ``check`` fails the compile when it cannot run.
+    role: str = "optimization"
+    #: The build's pass records the options were read from ("" when the registry declares them);
+    #: when the file is missing the options are not known until the extension is built.
+    options_source: str = ""
 
     @property
     def anchor(self) -> str | None:
@@ -150,8 +189,14 @@ class PassSpec:
             if option.name == name:
                 return option
         known = [o.name for o in self.options]
+        if not known and self.options_source and not Path(self.options_source).is_file():
+            raise UnknownPassError(
+                f"pass {self.name}: its options are not known yet: {self.options_source} is missing; "
+                f"build the extension (`triton-ext build {self.extension}`)",
+                extension=self.extension,
+            )
         raise UnknownPassError(
-            f"pass {self.name} has no option {name!r}; expected one of {known or 'none'}"
+            f"pass {self.name} has no option {name!r}; expected one of {', '.join(known) or 'none'}"
             + _suggest(name, known),
             extension=self.extension,
         )
@@ -296,7 +341,21 @@ def _entry_point_fragments() -> list[tuple[Path, Path | None]]:
 
 
 _cache_lock = threading.Lock()
-_cache: dict[tuple[Any, ...], Manifest] = {}
+_cache: dict[tuple[Any, ...], tuple[Manifest, tuple[tuple[str, float, int], ...]]] = {}
+
+
+def _int_text(text: str) -> int:
+    """An int as MLIR's option parser reads one (decimal, or 0x/0o/0b prefixed)."""
+    try:
+        return int(text, 10)
+    except ValueError:
+        return int(text, 0)
+
+
+def _records_stamps(manifest: Manifest) -> tuple[tuple[str, float, int], ...]:
+    """Stamps of the pass records the manifest's options came from (present or not)."""
+    paths = sorted({p.options_source for e in manifest.extensions for p in e.passes if p.options_source})
+    return tuple(_stamp(Path(p)) for p in paths)
 
 
 def _stamp(path: Path) -> tuple[str, float, int]:
@@ -312,11 +371,12 @@ def load_manifest(path: Path | str | None = None, *, entry_points: bool | None =
     main = Path(path) if path is not None else Path(settings.registry)
     use_eps = settings.entry_points if entry_points is None else entry_points
     fragments = _entry_point_fragments() if use_eps else []
-    key = (_stamp(main),) + tuple((_stamp(p), str(d)) for p, d in fragments)
+    # Options come from the build's pass records: a rebuild or another build tree re-reads them.
+    key = (_stamp(main), str(settings.build_dir)) + tuple((_stamp(p), str(d)) for p, d in fragments)
     with _cache_lock:
         cached = _cache.get(key)
-    if cached is not None:
-        return cached
+    if cached is not None and _records_stamps(cached[0]) == cached[1]:
+        return cached[0]
     parts: list[Manifest] = []
     if main.exists():
         parts.append(_read(main, None))
@@ -329,7 +389,7 @@ def load_manifest(path: Path | str | None = None, *, entry_points: bool | None =
     manifest = merge(parts)
     with _cache_lock:
         _cache.clear()
-        _cache[key] = manifest
+        _cache[key] = (manifest, _records_stamps(manifest))
     return manifest
 
 

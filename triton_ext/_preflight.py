@@ -20,6 +20,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,10 @@ from typing import Any
 from ._compat import check_triton_release
 from ._errors import PreflightError
 from ._probe import API_VERSION, PROBE_VERSION
+from ._log import get as _get_logger
 from ._settings import settings
+
+_logger = _get_logger("preflight")
 
 __all__ = ["LibraryReport", "preflight", "sha256_file", "check_file"]
 
@@ -217,11 +221,16 @@ def preflight(path: str | Path, extension: str | None = None, *, use_cache: bool
     verdict = _read_cache(cache_file) if use_cache else None
     cached = verdict is not None
     if verdict is None:
+        started = time.monotonic()
         verdict = _run_probe(path)
+        _logger.info("preflight %s: checked in a child process in %.2f s: %s", path.name, time.monotonic() - started,
+                     "ok" if verdict.get("ok") else f"failed ({verdict.get('error') or 'unknown failure'})")
         # Cache what the bytes alone decide. A failed dlopen or a crash may come from
         # the surroundings (a missing libTritonExtPassInfra.so), so it is checked again.
         if verdict.get("ok") or verdict.get("stage") == "entry point":
             _write_cache(cache_file, verdict)
+    else:
+        _logger.debug("preflight %s: cached verdict (%s)", path.name, cache_file)
     if not verdict.get("ok"):
         error = verdict.get("error") or "unknown failure"
         if verdict.get("api_version") not in (None, API_VERSION):

@@ -2,13 +2,15 @@
 
 A failing plugin pass makes the stage run again without it and warns; with
 ``TRITON_EXT_STRICT=1`` it raises :class:`~triton_ext._errors.PassFailedError` instead. A pass
-whose anchor never appears is reported the same way. :func:`record` collects the plans (tests,
+whose anchor never appears is reported the same way. A check (``role: check``, so
+``on_failure: error``) always raises: a kernel never compiles silently without its check. :func:`record` collects the plans (tests,
 ``triton_ext.record_pipelines``).
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import tempfile
 import threading
@@ -17,6 +19,7 @@ from typing import Any, Iterator, Protocol
 
 from ._errors import PassFailedError, TritonExtWarning
 from ._launch import apply_launch_requests
+from ._log import get as _get_logger
 from ._pipeline import Insertion, Plan, activate
 from ._selection import Enabled
 from ._settings import settings
@@ -24,6 +27,7 @@ from ._settings import settings
 __all__ = ["StageFn", "wrap_stage", "record", "records_all_stages"]
 
 _recording = threading.local()
+_logger = _get_logger("runner")
 
 
 class StageFn(Protocol):
@@ -55,6 +59,11 @@ def records_all_stages() -> bool:
 
 
 def _warn_or_raise(message: str, entry: Enabled) -> None:
+    if entry.spec.on_failure == "error":  # a check: the kernel must not compile without it
+        raise PassFailedError(
+            message + f"; pass {entry.spec.name} is a check (role: {entry.spec.role}, on_failure: error), so the "
+            "kernel is not compiled without it",
+            extension=entry.extension.name, path=entry.extension.library_path(), pass_name=entry.spec.name)
     if settings.strict:
         raise PassFailedError(
             message, extension=entry.extension.name, path=entry.extension.library_path(), pass_name=entry.spec.name
@@ -84,6 +93,11 @@ def wrap_stage(stage: str, original: StageFn, entries: tuple[Enabled, ...]) -> S
         while True:
             by_name = {e.spec.name: e for e in active}
             plan = Plan(stage, [Insertion(e.spec, e.args) for e in active])
+            if active and _logger.isEnabledFor(logging.DEBUG):
+                kernel = metadata.get("name")
+                _logger.debug("stage %s%s: %s", stage, f" of {kernel}" if kernel else "",
+                              "; ".join(f"{e.spec.name} at {e.spec.position} ({' '.join(e.args) or 'no options'})"
+                                        for e in active))
             plans = getattr(_recording, "plans", None)
             if plans is not None:
                 plans.append(plan)
@@ -105,8 +119,8 @@ def wrap_stage(stage: str, original: StageFn, entries: tuple[Enabled, ...]) -> S
                 fatal = [n for n in names if by_name[n].spec.on_failure == "error"]
                 if fatal:  # a check: compiling without it would hide what it reported
                     raise PassFailedError(
-                        message + f"; pass {fatal[0]} is a check (on_failure: error): its diagnostics above say "
-                        "what to fix",
+                        message + f"; pass {fatal[0]} is a check (role: {by_name[fatal[0]].spec.role}, on_failure: "
+                        "error), so the kernel is not compiled without it: its diagnostics above say what to fix",
                         extension=by_name[fatal[0]].extension.name,
                         path=by_name[fatal[0]].extension.library_path(),
                         pass_name=fatal[0],
@@ -121,6 +135,7 @@ def wrap_stage(stage: str, original: StageFn, entries: tuple[Enabled, ...]) -> S
                 if snapshot is None or context is None:
                     raise
                 warnings.warn(message + "; compiling this kernel without it", TritonExtWarning, stacklevel=2)
+                _logger.info("%s: dropped %s for this kernel after: %s", stage, ", ".join(names), message)
                 active = [e for e in active if e.spec.name not in names]
                 src = _reparse(snapshot, context)
                 if not active:

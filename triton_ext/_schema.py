@@ -15,11 +15,12 @@ from typing import Any, Iterable
 import yaml
 
 from ._errors import ManifestError
+from ._yaml import compose_registry
 from ._manifest import (
-    BACKENDS, KINDS, OCCURRENCES, ON_FAILURE, OPTION_TYPES, SCHEMA_VERSION, STAGES, STATUSES, Extension, Manifest,
-    OptionSpec, PassSpec, Target, _ANCHOR, _BUILTIN, _IDENT, _KEBAB, _SNAKE, _suggest,
+    BACKENDS, KINDS, OCCURRENCES, ON_FAILURE, OPTION_TYPES, ROLES, SCHEMA_VERSION, STAGES, STATUSES, Extension,
+    Manifest, OptionSpec, PassSpec, Target, _ANCHOR, _BUILTIN, _IDENT, _KEBAB, _SNAKE, _suggest,
 )
-from ._passes_td import TdOption, flag_of, help_constraints, read_passes_td
+from ._pass_records import DeclaredOption, flag_of, read_pass_records, records_path
 
 __all__ = ["parse_registry", "merge"]
 
@@ -135,7 +136,8 @@ class _Checker:
 def _parse_option(c: _Checker, name: str, key: yaml.Node, node: yaml.Node, where: str) -> OptionSpec | None:
     if not _KEBAB.match(name):
         c.error(key, where, f"expected a kebab-case option flag like 'max-splits', found {name!r}")
-    fields = c.mapping(node, where, ("default", "type", "help"), ("default", "type", "help"), owner=key)
+    fields = c.mapping(node, where, ("default", "type", "help", "allowed", "min", "max"), ("default", "type", "help"),
+                       owner=key)
     if fields is None:
         return None
     type_ = c.choice(fields["type"][1], f"{where}.type", OPTION_TYPES) if "type" in fields else None
@@ -146,20 +148,32 @@ def _parse_option(c: _Checker, name: str, key: yaml.Node, node: yaml.Node, where
         default = c.scalar(fields["default"][1], f"{where}.default", python_types, f"a value of type {type_}")
         if type_ == "float" and default is not None:
             default = float(default)
+    # Constraints (an installed fragment carries those of the pass records: `triton-ext wheel`).
+    allowed = c.strings(fields["allowed"][1], f"{where}.allowed") if "allowed" in fields else ()
+    if allowed and type_ != "str":
+        c.error(fields["allowed"][0], f"{where}.allowed", f"expected allowed values only for type str, found type {type_}")
+    bounds: dict[str, int | None] = {}
+    for bound in ("min", "max"):
+        bounds[bound] = c.scalar(fields[bound][1], f"{where}.{bound}", (int,), "an integer") if bound in fields else None
+        if bound in fields and type_ not in ("int", "float"):
+            c.error(fields[bound][0], f"{where}.{bound}", f"expected {bound} only for type int or float, found type {type_}")
     if type_ is None or help_ is None or default is None:
         return None
-    # The same constraints a Passes.td help states ("(2 or 3)", "(at least 2)"): an installed
-    # fragment carries the help text copied from Passes.td.
-    choices, minimum = help_constraints(help_, type_)
-    return OptionSpec(name=name, type=type_, default=default, help=help_, choices=choices, minimum=minimum,
-                      origin=f"{c.path.name}:{key.start_mark.line + 1}")
+    option = OptionSpec(name=name, type=type_, default=default, help=help_, choices=allowed, minimum=bounds["min"],
+                        maximum=bounds["max"], origin=f"{c.path.name}:{key.start_mark.line + 1}")
+    try:
+        option.coerce(default)
+    except (TypeError, ValueError) as exc:
+        c.error(fields["default"][1], f"{where}.default", f"expected a default the option accepts: {exc}")
+    return option
 
 
-def _parse_pass(c: _Checker, ext: str, name: str, key: yaml.Node, node: yaml.Node, where: str) -> PassSpec | None:
+def _parse_pass(c: _Checker, ext: str, name: str, key: yaml.Node, node: yaml.Node, where: str,
+                role: str = "optimization") -> PassSpec | None:
     if not _SNAKE.match(name):
         c.error(key, where, f"expected a snake_case pass name, found {name!r}")
     allowed = ("stage", "after", "before", "replaces", "skips", "occurrence", "then", "enabled_by_default", "options",
-               "on_failure", "auto")
+               "on_failure", "auto", "role")
     fields = c.mapping(node, where, allowed, ("stage",), owner=key)
     if fields is None:
         return None
@@ -196,9 +210,13 @@ def _parse_pass(c: _Checker, ext: str, name: str, key: yaml.Node, node: yaml.Nod
     auto = False
     if "auto" in fields:
         auto = bool(c.scalar(fields["auto"][1], f"{where}.auto", (bool,), "true or false"))
-    on_failure = "skip"
+    if "role" in fields:
+        role = c.choice(fields["role"][1], f"{where}.role", ROLES) or role
+    # A check fails the compile when it cannot be applied (compiling without it would hide what
+    # it reports); other passes are dropped for that kernel. on_failure says otherwise explicitly.
+    on_failure = "error" if role == "check" else "skip"
     if "on_failure" in fields:
-        on_failure = c.choice(fields["on_failure"][1], f"{where}.on_failure", ON_FAILURE) or "skip"
+        on_failure = c.choice(fields["on_failure"][1], f"{where}.on_failure", ON_FAILURE) or on_failure
     options: list[OptionSpec] = []
     if "options" in fields:
         option_nodes = c.mapping(fields["options"][1], f"{where}.options")
@@ -223,13 +241,14 @@ def _parse_pass(c: _Checker, ext: str, name: str, key: yaml.Node, node: yaml.Nod
         skips=skips,
         on_failure=on_failure,
         auto=auto,
+        role=role,
     )
 
 
 def _check_pipeline_pass(c: _Checker, spec: PassSpec, key: yaml.Node, node: yaml.Node, where: str) -> PassSpec:
     """A ``kind: pipeline`` entry adds no pass: it may only skip built-ins."""
     fields = {k.value: k for k, _ in node.value if isinstance(k, yaml.ScalarNode)} if isinstance(node, yaml.MappingNode) else {}
-    for name in ("after", "before", "replaces", "then", "options", "occurrence", "on_failure", "auto"):
+    for name in ("after", "before", "replaces", "then", "options", "occurrence", "on_failure", "auto", "role"):
         if name in fields:
             c.error(fields[name], f"{where}.{name}", "expected only stage, skips and enabled_by_default in a "
                                                         "kind: pipeline entry (it adds no pass), found " + name)
@@ -238,34 +257,32 @@ def _check_pipeline_pass(c: _Checker, spec: PassSpec, key: yaml.Node, node: yaml
     return replace(spec, adds_pass=False)
 
 
-def _passes_td(c: _Checker, directory: str | None) -> tuple[Path, dict[str, list[TdOption]]] | None:
-    """The extension folder's Passes.td (relative to the registry file), read; None if absent."""
+def _has_passes_td(c: _Checker, directory: str | None) -> Path | None:
+    """The extension folder's Passes.td (relative to the registry file) when the registry is read
+    from a checkout and the folder has one; None otherwise (an installed fragment carries the
+    options it was built with: `triton-ext wheel`)."""
     if directory is None or not c.read_sources:
         return None
     path = c.path.parent / directory / "Passes.td"
-    if not path.is_file():
-        return None  # an installed fragment: its options were copied from Passes.td by `triton-ext wheel`
-    try:
-        return path, read_passes_td(path)
-    except ManifestError as exc:
-        c.errors.append(exc.message)
-        return None
+    return path if path.is_file() else None
 
 
-def _options_from_td(c: _Checker, spec: PassSpec, td: tuple[Path, dict[str, list[TdOption]]],
-                     key: yaml.Node, where: str) -> PassSpec:
-    """``spec`` with the options Passes.td declares for its flag (the one source of options)."""
-    path, table = td
-    declared = table.get(flag_of(spec.name))
-    if declared is None:
-        return spec  # no pass with this flag in Passes.td: the registry's options stand
+def _options_from_records(c: _Checker, spec: PassSpec, td: Path, records: Path,
+                          table: dict[str, tuple[DeclaredOption, ...]] | None, key: yaml.Node, where: str) -> PassSpec:
+    """``spec`` with the options its Passes.td declares, as the build's pass records give them
+    (TableGen's own resolution: shared classes, EnumOption values, RangeOption bounds)."""
+    declared = table.get(flag_of(spec.name)) if table is not None else None
     if spec.options:
-        c.error(key, f"{where}.options", f"expected no options here: {path.name} declares the options of "
-                f"{spec.name} ({', '.join(o.flag for o in declared) or 'none'}); remove them from the registry")
-        return spec
-    options = tuple(OptionSpec(o.flag, o.type, o.default, o.help, o.choices, o.minimum,
-                               f"{path.parent.name}/{path.name}:{o.line}") for o in declared)
-    return replace(spec, options=options)
+        if declared is not None:
+            c.error(key, f"{where}.options", f"expected no options here: {td.name} declares the options of "
+                    f"{spec.name} ({', '.join(o.flag for o in declared) or 'none'}); remove them from the registry")
+        return spec  # not built yet, or Passes.td does not declare this pass: the registry's stand
+    if declared is None:  # not built yet: the build writes the options (`triton-ext build`)
+        return replace(spec, options_source=str(records))
+    origin = f"{td.parent.name}/{td.name}"
+    options = tuple(OptionSpec(o.flag, o.type, o.default, o.help, o.allowed, o.minimum, origin, o.maximum)
+                    for o in declared)
+    return replace(spec, options=options, options_source=str(records))
 
 
 def _parse_targets(c: _Checker, node: yaml.Node, where: str) -> tuple[Target, ...]:
@@ -301,7 +318,7 @@ def _parse_extension(
 ) -> Extension | None:
     if not _SNAKE.match(name):
         c.error(key, where, f"expected a snake_case extension name like 'loop_split', found {name!r}")
-    allowed = ("kind", "directory", "library", "status", "summary", "owners", "targets", "passes")
+    allowed = ("kind", "directory", "library", "status", "summary", "owners", "targets", "passes", "role")
     required = ("kind", "directory", "library", "status", "summary", "targets")
     # A kind: pipeline entry has no library (issue 19).
     is_pipeline = isinstance(node, yaml.MappingNode) and any(
@@ -324,14 +341,26 @@ def _parse_extension(
     summary = c.scalar(fields["summary"][1], f"{where}.summary", (str,), "a one-sentence summary") if "summary" in fields else None
     owners = c.strings(fields["owners"][1], f"{where}.owners") if "owners" in fields else ()
     targets = _parse_targets(c, fields["targets"][1], f"{where}.targets") if "targets" in fields else ()
+    role = ("language" if kind in ("dialect", "language") else "optimization")
+    if "role" in fields:
+        role = c.choice(fields["role"][1], f"{where}.role", ROLES) or role
     passes: list[PassSpec] = []
-    td = _passes_td(c, directory)
+    td = _has_passes_td(c, directory)
+    records = table = None
+    if td is not None and library:
+        records = records_path(Extension(name, kind or "pass", directory or "", library, "", "",  # type: ignore[arg-type]
+                                         library_dir=library_dir).library_path())
+        if records.is_file():
+            try:
+                table = read_pass_records(records)
+            except ManifestError as exc:
+                c.errors.append(exc.message)
     if "passes" in fields:
         pass_nodes = c.mapping(fields["passes"][1], f"{where}.passes")
         for pass_name, (pass_key, pass_node) in (pass_nodes or {}).items():
-            spec = _parse_pass(c, name, pass_name, pass_key, pass_node, f"{where}.passes.{pass_name}")
-            if spec is not None and td is not None:
-                spec = _options_from_td(c, spec, td, pass_key, f"{where}.passes.{pass_name}")
+            spec = _parse_pass(c, name, pass_name, pass_key, pass_node, f"{where}.passes.{pass_name}", role)
+            if spec is not None and td is not None and records is not None:
+                spec = _options_from_records(c, spec, td, records, table, pass_key, f"{where}.passes.{pass_name}")
             if spec is not None and is_pipeline:
                 spec = _check_pipeline_pass(c, spec, pass_key, pass_node, f"{where}.passes.{pass_name}")
             if spec is not None:
@@ -356,9 +385,6 @@ def _parse_extension(
     )
 
 
-MAX_DEPTH = 32
-
-
 def _construct(node: yaml.Node, strict: bool = False) -> Any:
     """The Python value of a scalar node. A fresh SafeLoader each time: loaders keep state, and
     threads may parse registries at once. A tag YAML cannot construct gives the raw text (the
@@ -371,46 +397,17 @@ def _construct(node: yaml.Node, strict: bool = False) -> Any:
         return getattr(node, "value", None)
 
 
-def _depth(root: yaml.Node) -> int:
-    """Nesting depth of a composed document, without recursion (inputs may be hostile)."""
-    deepest, stack = 0, [(root, 1)]
-    while stack:
-        node, depth = stack.pop()
-        deepest = max(deepest, depth)
-        if deepest > MAX_DEPTH:
-            return deepest
-        if isinstance(node, yaml.MappingNode):
-            stack.extend((n, depth + 1) for pair in node.value for n in pair)
-        elif isinstance(node, yaml.SequenceNode):
-            stack.extend((n, depth + 1) for n in node.value)
-    return deepest
-
-
 def parse_registry(text: str, path: Path | str = "registry.yaml", library_dir: Path | None = None,
                    *, read_sources: bool = False) -> Manifest:
     """Validate one registry document; raise :class:`ManifestError` listing every problem.
 
-    With ``read_sources`` (the registry read from disk by ``load_manifest``), each pass's options
-    come from the ``Passes.td`` in its extension folder next to the registry, when there is one."""
+    With ``read_sources`` (the registry read from disk by ``load_manifest``), the options of each
+    pass whose extension folder next to the registry has a ``Passes.td`` come from the build's pass
+    records (what TableGen made of it, beside the library; none until it is built)."""
     path = Path(path)
     c = _Checker(path)
     c.read_sources = read_sources
-    try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-    except RecursionError:
-        raise ManifestError(f"{path}:1: nested too deeply for a registry; a registry needs at most "
-                            "6 levels (extensions.<name>.passes.<pass>.options.<flag>)",
-                            path=path) from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else 1
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise ManifestError(f"{path}:{line}: not valid YAML: {problem}", path=path) from None
-    if root is None:
-        raise ManifestError(f"{path}:1: expected a mapping with 'schema' and 'extensions', found an empty file", path=path)
-    if _depth(root) > MAX_DEPTH:
-        raise ManifestError(f"{path}:1: nested more than {MAX_DEPTH} levels deep; a registry needs "
-                            "at most 6 (extensions.<name>.passes.<pass>.options.<flag>)", path=path)
+    root = compose_registry(text, path)
     fields = c.mapping(root, "", ("schema", "extensions"), ("schema", "extensions"))
     extensions: list[Extension] = []
     if fields is not None:

@@ -17,11 +17,14 @@ from typing import Any, Iterator, Mapping, Sequence
 
 from ._errors import OptionError, UnknownPassError
 from ._manifest import Extension, Manifest, PassSpec, load_manifest
+from ._log import get as _get_logger
 from ._overrides import canonical as canonical_builtin, check as check_overrides
 
-__all__ = ["Enabled", "Selection", "KEY_VERSION", "current", "enable", "disable", "enabled", "using", "spell_options"]
+__all__ = ["Enabled", "Selection", "KEY_VERSION", "current", "enable", "disable", "enabled", "using", "spell_options",
+           "check_options"]
 
 KEY_VERSION = "triton_ext-2"
+_logger = _get_logger("selection")
 
 
 @dataclass(frozen=True)
@@ -106,33 +109,67 @@ def current() -> Selection:
     return scoped if scoped is not None else _global
 
 
-def _build(names: Sequence[str], options: Mapping[str, Any] | None, manifest: Manifest | None = None) -> list[Enabled]:
-    """Resolve names, check options, load libraries; return the new entries."""
-    from ._loader import load_extension, loaded_library
-
+def check_options(names: Sequence[str], options: Mapping[str, Any] | None, manifest: Manifest | None = None,
+                  *, origin: str = "enable()", text: bool = False) -> list[tuple[PassSpec, tuple[tuple[str, Any], ...]]]:
+    """Resolve pass or extension names and check every option value against what the pass
+    declares (type, EnumOption values, bounds), without loading anything: each pass spec with its
+    checked values. ``text``: values as written in a pipeline or ``TRITON_EXT_ENABLE``
+    (``"2"``, ``"false"``). A bad value raises :class:`OptionError` in one line naming the
+    option, what it accepts and ``origin`` (where the value came from)."""
     manifest = manifest or load_manifest()
     specs: list[PassSpec] = []
     for name in names:
         if name == "default":
             specs.extend(p for p in manifest.passes if p.enabled_by_default)
-        elif (ext := _passless(manifest, name)) is not None:
-            # A dialect or language extension without passes: enabling it is loading it (its
-            # dialects and builder ops stay registered; Triton cannot unload a library).
-            load_extension(ext)
-        else:
+        elif _passless(manifest, name) is None:
             specs.extend(manifest.resolve(name))
     options = dict(options or {})
     for option in options:
         if not any(option in {o.name for o in s.options} for s in specs):
+            if len(specs) == 1 and not specs[0].options:
+                try:
+                    specs[0].option(option)  # says why: no options, or not built yet
+                except UnknownPassError as exc:
+                    raise UnknownPassError(f"{origin}: {exc.message}", extension=specs[0].extension) from None
             owners = ", ".join(s.name for s in specs) or "nothing"
             declared = sorted({o.name for s in specs for o in s.options})
             raise UnknownPassError(
-                f"option {option!r} is declared by none of {owners}; expected one of {declared or 'none'}"
+                f"{origin}: option {option!r} is declared by none of {owners}; expected one of "
+                f"{', '.join(declared) or 'none'}"
                 + (f"; did you mean {_close(option, declared)!r}?" if _close(option, declared) else ""),
                 extension=specs[0].extension if specs else None,
             )
-    out: list[Enabled] = []
+    out: list[tuple[PassSpec, tuple[tuple[str, Any], ...]]] = []
     for spec in specs:
+        declared = {o.name: o for o in spec.options}
+        values: list[tuple[str, Any]] = []
+        for option_name, value in options.items():
+            if option_name not in declared:
+                continue
+            option = declared[option_name]
+            try:
+                values.append((option_name, option.parse_text(value) if text and isinstance(value, str)
+                               else option.coerce(value)))
+            except (TypeError, ValueError) as exc:
+                raise OptionError(f"{origin}: pass {spec.name}: {exc}", extension=spec.extension) from None
+        out.append((spec, tuple(sorted(values))))
+    return out
+
+
+def _build(names: Sequence[str], options: Mapping[str, Any] | None, manifest: Manifest | None = None,
+           *, origin: str = "enable()", text: bool = False) -> list[Enabled]:
+    """Resolve names, check options (:func:`check_options`), load libraries; the new entries."""
+    from ._loader import load_extension, loaded_library
+
+    manifest = manifest or load_manifest()
+    checked = check_options(names, options, manifest, origin=origin, text=text)
+    for name in names:
+        if name != "default" and (ext := _passless(manifest, name)) is not None:
+            # A dialect or language extension without passes: enabling it is loading it (its
+            # dialects and builder ops stay registered; Triton cannot unload a library).
+            load_extension(ext)
+    out: list[Enabled] = []
+    for spec, values in checked:
         ext = manifest.extension_of(spec)
         for cleanup in spec.then + ((spec.anchor,) if spec.anchor else ()):
             try:
@@ -151,21 +188,13 @@ def _build(names: Sequence[str], options: Mapping[str, Any] | None, manifest: Ma
                 extension=ext.name,
                 path=ext.source,
             ) from None
-        values: list[tuple[str, Any]] = []
-        for option_name, value in options.items():
-            declared = {o.name: o for o in spec.options}
-            if option_name in declared:
-                try:
-                    values.append((option_name, declared[option_name].coerce(value)))
-                except (TypeError, ValueError) as exc:
-                    raise OptionError(f"pass {spec.name}: {exc}", extension=ext.name) from None
         if not spec.adds_pass:  # a kind: pipeline entry: nothing to load (issue 19)
-            out.append(Enabled(spec, ext, tuple(sorted(values)), ""))
+            out.append(Enabled(spec, ext, values, ""))
             continue
         report = load_extension(ext)
         record = loaded_library(report.path)
         infra = record.infra_sha256 if record is not None else ""
-        out.append(Enabled(spec, ext, tuple(sorted(values)), report.sha256, infra))
+        out.append(Enabled(spec, ext, values, report.sha256, infra))
     if any(e.extension.name == "sanitizers" for e in out):
         # The sanitizers print nothing on the device by default: the host prints one line per
         # site with findings at exit when no report()/check() collected them (issue 18).
@@ -204,10 +233,37 @@ def enable(*names: str, options: Mapping[str, Any] | None = None, **keywords: An
     from ._hook import install
 
     install()
-    entries = _build(names, spell_options(options, keywords))
+    entries = _build(names, spell_options(options, keywords), origin="enable()")
+    _log_enabled(entries, "enable()")
     with _lock:
         _global = _global.with_(entries)
         return _global
+
+
+def enable_text(text: str, *, origin: str) -> Selection:
+    """Enable the passes of a pass list in MLIR's syntax (``a,b{flag=value},c``) for all threads,
+    each with its own options, written as text (``TRITON_EXT_ENABLE``); checked like
+    :func:`enable`, with ``origin`` naming the source in errors."""
+    global _global
+    from ._hook import install
+    from ._passlist import parse_pass_list
+
+    items = parse_pass_list(text, origin)
+    entries: list[Enabled] = []
+    manifest = load_manifest()
+    for name, options in items:
+        entries.extend(_build([name], options, manifest, origin=origin, text=True))
+    _log_enabled(entries, origin)
+    install()
+    with _lock:
+        _global = _global.with_(entries)
+        return _global
+
+
+def _log_enabled(entries: Sequence[Enabled], origin: str) -> None:
+    for e in entries:
+        _logger.info("%s: enabled %s (extension %s, %s): %s", origin, e.spec.name, e.extension.name, e.spec.position,
+                     " ".join(e.args) or "no options")
 
 
 def disable(*names: str) -> Selection:
@@ -244,7 +300,7 @@ def enabled(*names: str, options: Mapping[str, Any] | None = None, **keywords: A
     from ._hook import install
 
     install()
-    selection = current().with_(_build(names, spell_options(options, keywords)))
+    selection = current().with_(_build(names, spell_options(options, keywords), origin="enabled()"))
     token = _scoped.set(selection)
     try:
         yield selection

@@ -41,11 +41,20 @@ def _parse_bool(var: str, text: str) -> bool:
 
 
 def _parse_names(var: str, text: str) -> tuple[str, ...]:
-    return tuple(name.strip() for name in text.split(",") if name.strip())
+    """Comma-separated items; a comma inside an item's braces (``name{...}``) does not split."""
+    from ._passlist import split_items
+
+    return tuple(split_items(text))
 
 
 def _parse_path(var: str, text: str) -> Path | None:
     return Path(text).expanduser() if text.strip() else None
+
+
+def _parse_level(var: str, text: str) -> int | None:
+    from ._log import parse_level
+
+    return parse_level(var, text)
 
 
 def _parse_float(var: str, text: str) -> float:
@@ -88,7 +97,8 @@ class _Field(Generic[T]):
 _FIELDS: dict[str, _Field[Any]] = {
     "enable": _Field(
         "TRITON_EXT_ENABLE", _parse_names, lambda: (),
-        "Comma-separated pass names enabled when triton_ext is imported ('default' = enabled_by_default ones).",
+        "Comma-separated pass names enabled when triton_ext is imported ('default' = enabled_by_default ones), "
+        "each with options in MLIR's syntax if wanted: nan_inf_check{mode=abort print=first}.",
     ),
     "strict": _Field(
         "TRITON_EXT_STRICT", _parse_bool, lambda: False,
@@ -126,6 +136,11 @@ _FIELDS: dict[str, _Field[Any]] = {
         "Threads that compile the transparent mode's variants concurrently (0: one per CPU core, at most 8; "
         "1: one at a time).",
     ),
+    "log": _Field(
+        "TRITON_EXT_LOG", _parse_level, lambda: None,
+        "Log level of triton_ext's decisions (debug, info, warning, error): enabled passes, preflight, loads, "
+        "the passes placed in each stage, passes dropped; printed to stderr.",
+    ),
     "entry_points": _Field(
         "TRITON_EXT_ENTRY_POINTS", _parse_bool, lambda: True,
         "Merge registry fragments from the 'triton_ext.extensions' entry point group.",
@@ -142,6 +157,7 @@ class Settings:
     build_dir: Path
     cache_dir: Path
     probe_timeout: float
+    log: int | None
     entry_points: bool
     auto_backup_mb: float
     auto_budget_s: float

@@ -46,6 +46,8 @@ import warnings
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Sequence, TextIO
 
+from ._log import get as _get_logger
+
 __all__ = [
     "COUNTERS_SYMBOL",
     "SITES_SYMBOL",
@@ -62,6 +64,8 @@ __all__ = [
     "reset",
     "arm_exit_summary",
 ]
+
+_logger = _get_logger("sanitizers")
 
 COUNTERS_SYMBOL = "triton_ext_sanitizer_counters"
 SITES_SYMBOL = "triton_ext_sanitizer_sites"
@@ -378,7 +382,7 @@ def _exit_summary() -> None:
         code = re.search(r"CUDA error (\d+)", str(exc))
         if "needs the CUDA driver" in str(exc) or (code and int(code.group(1)) in _NOTHING_TO_READ):
             return
-        print(f"[triton-ext sanitizers] records not read at exit: {exc}", file=sys.stderr, flush=True)
+        _logger.warning("[triton-ext sanitizers] records not read at exit: %s", exc)
 
 
 def arm_exit_summary() -> None:

@@ -48,6 +48,9 @@ from triton_ext.bench import BenchSpec, Case, Metric, Target, Variant
 from triton_ext.testing import import_file
 
 kernels = import_file(__file__, "kernels.py", name="triton_ext_onchip_kernels")
+# The handwritten variants use triton_ext_onchip's ops: its plugins and passes before any compile
+# (the package itself loads nothing at import).
+kernels.oc.load()
 grouped_tile = kernels.grouped_tile
 store_tile = kernels.store_tile
 

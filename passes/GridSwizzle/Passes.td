@@ -7,7 +7,7 @@
 #ifndef TRITON_EXT_GRID_SWIZZLE_PASSES
 #define TRITON_EXT_GRID_SWIZZLE_PASSES
 
-include "mlir/Pass/PassBase.td"
+include "triton-ext/PassOptions.td"
 
 def TritonExtGridSwizzle : Pass<"triton-ext-grid-swizzle", "mlir::ModuleOp"> {
   let summary = "Visit the tiles of a naive 2-D dot grid in groups of rows, "
@@ -59,9 +59,9 @@ def TritonExtGridSwizzle : Pass<"triton-ext-grid-swizzle", "mlir::ModuleOp"> {
     functions already swizzled. Axis z is left alone.
   }];
   let options = [
-    Option<"groupSize", "group-size", "int", /*default=*/"8",
+    MinOption<"groupSize", "group-size", "int", /*default=*/"8",
            "Program-id x rows walked per group (at least 2). Larger groups "
-           "share more of B and less of A per wave.">,
+           "share more of B and less of A per wave.", /*min=*/2>,
   ];
   let dependentDialects = ["mlir::triton::TritonDialect",
                            "mlir::arith::ArithDialect"];

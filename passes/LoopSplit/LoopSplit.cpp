@@ -406,7 +406,8 @@ public:
   void runOnOperation() override {
     if (maxParts < 2 || maxParts > 3) {
       getOperation().emitOpError()
-          << "triton-ext-loop-split: max-parts must be 2 or 3, got " << maxParts;
+          << "triton-ext-loop-split: max-parts must be 2 or 3, got "
+          << static_cast<unsigned>(maxParts);
       return signalPassFailure();
     }
     // The walk driver visits each original loop once, inner loops first, and

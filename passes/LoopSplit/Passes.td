@@ -7,7 +7,7 @@
 #ifndef TRITON_EXT_LOOP_SPLIT_PASSES
 #define TRITON_EXT_LOOP_SPLIT_PASSES
 
-include "mlir/Pass/PassBase.td"
+include "triton-ext/PassOptions.td"
 
 def TritonExtLoopSplit : Pass<"triton-ext-loop-split", "mlir::ModuleOp"> {
   let summary = "Split scf.for loops where a condition on the induction variable flips";
@@ -64,10 +64,11 @@ def TritonExtLoopSplit : Pass<"triton-ext-loop-split", "mlir::ModuleOp"> {
     and `cse` afterwards.
   }];
   let options = [
-    Option<"maxParts", "max-parts", "unsigned", /*default=*/"3",
+    RangeOption<"maxParts", "max-parts", "unsigned", /*default=*/"3",
            "Most loops one loop is split into (2 or 3). With 2, a mask that is "
            "only partly known over a band of iterations keeps the band and "
-           "everything after it in one unspecialized loop.">,
+           "everything after it in one unspecialized loop.",
+           /*min=*/2, /*max=*/3>,
     Option<"maxTileElements", "max-tile-elements", "uint64_t", /*default=*/"32768",
            "Loops whose body holds a tensor with more elements are left alone "
            "(0: no limit). Each part copies the body; tiles this large spill "

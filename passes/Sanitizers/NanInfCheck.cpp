@@ -439,25 +439,11 @@ public:
   using Base::Base;
 
   void runOnOperation() override {
-    std::optional<ReportOptions> report = parseReportOptions(
+    std::optional<ReportOptions> report = makeReportOptions(
         getOperation(), "nan_inf_check", mode, print, records);
     if (!report)
       return signalPassFailure();
-    if (fastPath == "count") {
-      report->fastPath = FastPath::Count;
-    } else if (fastPath == "peak") {
-      report->fastPath = FastPath::Peak;
-    } else if (fastPath == "warp") {
-      report->fastPath = FastPath::Warp;
-    } else if (fastPath == "reload") {
-      report->fastPath = FastPath::Reload;
-    } else {
-      getOperation()->emitError()
-          << "nan_inf_check: fast-path must be 'count', 'peak', 'warp' or "
-             "'reload', found '"
-          << fastPath << "'";
-      return signalPassFailure();
-    }
+    report->fastPath = fastPath;
     // Records by masked atomics, no branch (print=none): see
     // emitRecordsAtEnd.
     report->maskedRecords = true;

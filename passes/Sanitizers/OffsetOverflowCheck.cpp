@@ -1271,7 +1271,7 @@ public:
   using Base::Base;
 
   void runOnOperation() override {
-    std::optional<ReportOptions> report = parseReportOptions(
+    std::optional<ReportOptions> report = makeReportOptions(
         getOperation(), "offset_overflow_check", mode, print, records);
     if (!report)
       return signalPassFailure();

@@ -7,7 +7,42 @@
 #ifndef TRITON_EXT_SANITIZERS_PASSES
 #define TRITON_EXT_SANITIZERS_PASSES
 
-include "mlir/Pass/PassBase.td"
+include "triton-ext/PassOptions.td"
+
+// The reporting options nan_inf_check and offset_overflow_check share (C++
+// enums in SanitizerUtils.h).
+class ReportModeOption
+    : EnumOption<"mode", "mode", "::mlir::triton_ext::sanitizers::ReportMode",
+                 /*default=*/"record", "What a finding does.",
+                 [EnumValue<"Record", "record",
+                            "record findings per site (device counters) and "
+                            "let the kernel finish">,
+                  EnumValue<"Abort", "abort",
+                            "print, then tt.assert (the kernel aborts)">]>;
+
+class PrintOption
+    : EnumOption<"print", "print", "::mlir::triton_ext::sanitizers::PrintMode",
+                 /*default=*/"none",
+                 "Which programs print a device line for a site with findings. "
+                 "A device printf call, even never executed, costs "
+                 "GEMM/attention registers (H200: 0.875x vs 0.980x).",
+                 [EnumValue<"None", "none",
+                            "no device printf; the host prints one line per "
+                            "site from the records (triton_ext.sanitizers."
+                            "report()/check(), and at exit for findings nobody "
+                            "collected)">,
+                  EnumValue<"First", "first",
+                            "also one device line per site, from the first "
+                            "program that reports it (needs records=true)">,
+                  EnumValue<"Every", "every",
+                            "one device line per program with findings, from "
+                            "every thread">]>;
+
+class RecordsOption
+    : Option<"records", "records", "bool", /*default=*/"true",
+             "Keep per-site records (lanes, programs, first index) in a device "
+             "global of the module, read by triton_ext.sanitizers.report(). "
+             "false: no globals and no atomics (print=first needs them).">;
 
 def TritonExtNanInfCheck : Pass<"triton-ext-nan-inf-check", "mlir::ModuleOp"> {
   let summary = "Check values written by stores (and dot results) for NaN/Inf";
@@ -31,37 +66,32 @@ def TritonExtNanInfCheck : Pass<"triton-ext-nan-inf-check", "mlir::ModuleOp"> {
     do not stop loads from becoming async copies.
   }];
   let options = [
-    Option<"mode", "mode", "std::string", /*default=*/"\"record\"",
-           "record: record findings per site (device counters) and let the "
-           "kernel finish; abort: print, then tt.assert (the kernel "
-           "aborts).">,
-    Option<"print", "print", "std::string", /*default=*/"\"none\"",
-           "none (default): no device printf; the host prints one line per "
-           "site from the records (triton_ext.sanitizers.report()/check(), "
-           "and at exit for findings nobody collected). first: also one "
-           "device line per site, from the first program that reports it; "
-           "every: one device line per program with findings, from every "
-           "thread. A device printf call, even never executed, costs "
-           "GEMM/attention registers (H200: 0.875x vs 0.980x).">,
-    Option<"records", "records", "bool", /*default=*/"true",
-           "Keep per-site records (lanes, programs, first index) in a device "
-           "global of the module, read by triton_ext.sanitizers.report(). "
-           "false: no globals and no atomics (print=first needs them).">,
-    Option<"fastPath", "fast-path", "std::string", /*default=*/"\"reload\"",
-           "How a store (not grouped with others) of a tile that dies at the "
-           "store, at most 64 elements per thread, is checked in record mode: count: the exact (count, first "
-           "lane) in one two-operand reduction, nothing of the tile live "
-           "after it; peak: a NaN-propagating max of |value| (fewer ops per "
-           "lane), count and first lane on a branch that keeps the tile live "
-           "across the reduction; warp: (count, first lane) per warp and "
-           "masked tensor atomics, no shared memory or barrier on the clean "
-           "path (record mode, print=none; the record's programs slot then "
-           "counts warp groups with findings; 1-D blocked tiles and 2-D "
-           "tiles with warps along one axis, else count); reload: a "
-           "NaN-propagating max of |value| as for peak, but the reporting "
-           "branch reloads the stored lanes from memory, so nothing of the "
-           "tile is live after the reduction (tt.store of a tensor of "
-           "pointers, record mode; else count).">,
+    ReportModeOption<>, PrintOption<>, RecordsOption<>,
+    EnumOption<"fastPath", "fast-path",
+               "::mlir::triton_ext::sanitizers::FastPath", /*default=*/"reload",
+               "How a store (not grouped with others) of a tile that dies "
+               "at the store, at most 64 elements per thread, is checked in "
+               "record mode.",
+               [EnumValue<"Count", "count",
+                          "the exact (count, first lane) in one two-operand "
+                          "reduction, nothing of the tile live after it">,
+                EnumValue<"Peak", "peak",
+                          "a NaN-propagating max of |value| (fewer ops per "
+                          "lane), count and first lane on a branch that keeps "
+                          "the tile live across the reduction">,
+                EnumValue<"Warp", "warp",
+                          "(count, first lane) per warp and masked tensor "
+                          "atomics, no shared memory or barrier on the clean "
+                          "path (record mode, print=none; the record's "
+                          "programs slot then counts warp groups with "
+                          "findings; 1-D blocked tiles and 2-D tiles with "
+                          "warps along one axis, else count)">,
+                EnumValue<"Reload", "reload",
+                          "a NaN-propagating max of |value| as for peak, but "
+                          "the reporting branch reloads the stored lanes from "
+                          "memory, so nothing of the tile is live after the "
+                          "reduction (tt.store of a tensor of pointers, record "
+                          "mode; else count)">]>,
     Option<"checkDots", "check-dots", "bool", /*default=*/"true",
            "Also check the results of dots outside loops and the final "
            "accumulator of dot loops.">,
@@ -116,22 +146,7 @@ def TritonExtOffsetOverflowCheck : Pass<"triton-ext-offset-overflow-check", "mli
     the bounds leave the i32 range.
   }];
   let options = [
-    Option<"mode", "mode", "std::string", /*default=*/"\"record\"",
-           "record: record findings per site (device counters) and let the "
-           "kernel finish; abort: print, then tt.assert (the kernel "
-           "aborts).">,
-    Option<"print", "print", "std::string", /*default=*/"\"none\"",
-           "none (default): no device printf; the host prints one line per "
-           "site from the records (triton_ext.sanitizers.report()/check(), "
-           "and at exit for findings nobody collected). first: also one "
-           "device line per site, from the first program that reports it; "
-           "every: one device line per program with findings, from every "
-           "thread. A device printf call, even never executed, costs "
-           "GEMM/attention registers (H200: 0.875x vs 0.980x).">,
-    Option<"records", "records", "bool", /*default=*/"true",
-           "Keep per-site records (lanes, programs, first index) in a device "
-           "global of the module, read by triton_ext.sanitizers.report(). "
-           "false: no globals and no atomics (print=first needs them).">,
+    ReportModeOption<>, PrintOption<>, RecordsOption<>,
   ];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::LLVM::LLVMDialect",

@@ -63,45 +63,14 @@
 
 namespace mlir::triton_ext::sanitizers {
 
-std::optional<ReportMode> parseMode(StringRef text) {
-  if (text == "record")
-    return ReportMode::Record;
-  if (text == "abort")
-    return ReportMode::Abort;
-  return std::nullopt;
-}
-
-std::optional<PrintMode> parsePrint(StringRef text) {
-  if (text == "first")
-    return PrintMode::First;
-  if (text == "every")
-    return PrintMode::Every;
-  if (text == "none")
-    return PrintMode::None;
-  return std::nullopt;
-}
-
-std::optional<ReportOptions> parseReportOptions(Operation *op,
-                                                StringRef passName,
-                                                StringRef mode, StringRef print,
-                                                bool records) {
+std::optional<ReportOptions> makeReportOptions(Operation *op,
+                                               StringRef passName,
+                                               ReportMode mode, PrintMode print,
+                                               bool records) {
   ReportOptions options;
   options.records = records;
-  if (auto parsed = parseMode(mode)) {
-    options.mode = *parsed;
-  } else {
-    op->emitError() << passName << ": mode must be 'record' or 'abort', found '"
-                    << mode << "'";
-    return std::nullopt;
-  }
-  if (auto parsed = parsePrint(print)) {
-    options.print = *parsed;
-  } else {
-    op->emitError() << passName
-                    << ": print must be 'first', 'every' or 'none', found '"
-                    << print << "'";
-    return std::nullopt;
-  }
+  options.mode = mode;
+  options.print = print;
   if (!records && options.print == PrintMode::First) {
     // The one line per site is elected through the records' atomics.
     op->emitError() << passName

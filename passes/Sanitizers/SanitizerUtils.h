@@ -60,18 +60,14 @@ struct ReportOptions {
   bool maskedRecords = false;
 };
 
-/// Parses `mode`, `print` and `records`; emits an error on `op` and returns
-/// nullopt for a bad value (`passName` names the pass in the message).
-std::optional<ReportOptions> parseReportOptions(Operation *op,
-                                                StringRef passName,
-                                                StringRef mode, StringRef print,
-                                                bool records);
-
-/// Parses the `mode` option (`record` or `abort`).
-std::optional<ReportMode> parseMode(StringRef text);
-
-/// Parses the `print` option (`first`, `every` or `none`).
-std::optional<PrintMode> parsePrint(StringRef text);
+/// The reporting options from the pass's `mode`, `print` and `records` (MLIR
+/// parsed and checked each value against Passes.td's EnumOption values); emits
+/// an error on `op` and returns nullopt for a combination the passes cannot
+/// build (`passName` names the pass in the message).
+std::optional<ReportOptions> makeReportOptions(Operation *op,
+                                               StringRef passName,
+                                               ReportMode mode, PrintMode print,
+                                               bool records);
 
 /// Name of the module-level device global that holds the per-site records
 /// (three i64 per site: lanes, programs, INT64_MAX - first index).

@@ -38,8 +38,9 @@ def test_layout_follows_contributing(scaffolded) -> None:
     entry = yaml.safe_load((scaffolded / "registry.yaml").read_text())["extensions"]["demo_thing"]
     assert entry["directory"] == "passes/DemoThing" and entry["library"] == "TritonExtDemoThing"
     assert "options" not in entry["passes"]["demo_thing"]  # one source: Passes.td declares them
+    # Its options come from the build (the pass records mlir-tblgen writes beside the plugin).
     spec = load_manifest(scaffolded / "registry.yaml", entry_points=False).find_pass("demo_thing")
-    assert [(o.name, o.type, o.default) for o in spec.options] == [("min-loops", "int", 0)]
+    assert spec.options == () and spec.options_source.endswith("libTritonExtDemoThing.passes.records")
     # The entries that were there are untouched.
     assert "loop_split" in yaml.safe_load((scaffolded / "registry.yaml").read_text())["extensions"]
 
@@ -49,6 +50,10 @@ def test_builds_and_its_own_tests_pass(scaffolded) -> None:
     result = _build.build(["DemoThing"], build_dir, quiet=True, root=scaffolded, defines=NO_TESTS_BUILD)
     assert result.ok, result.failed
     assert (build_dir / "plugins" / "libTritonExtDemoThing.so").exists()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("TRITON_EXT_BUILD_DIR", str(build_dir))
+        spec = load_manifest(scaffolded / "registry.yaml", entry_points=False).find_pass("demo_thing")
+    assert [(o.name, o.type, o.default, o.minimum) for o in spec.options] == [("min-loops", "int", 0, 0)]
     res = cli("test", "demo_thing", "--registry", str(scaffolded / "registry.yaml"),
               TRITON_EXT_BUILD_DIR=str(build_dir))
     assert res.returncode == 0, res.stdout[-6000:] + res.stderr[-3000:]

@@ -148,3 +148,42 @@ def test_unknown_name_is_still_an_error(setup) -> None:
     res = _run({**env, "TRITON_EXT_ENABLE": "facts_dialekt"}, "-c", "import triton_ext")
     assert res.returncode == 1
     assert "unknown pass 'facts_dialekt'" in res.stderr
+
+
+IMPORT_ONLY = """
+import json
+import triton_ext_onchip, triton_ext_range
+from triton import knobs
+from triton_ext import _loader, _stages
+print(json.dumps({"hook": repr(knobs.runtime.add_stages_inspection_hook),
+                  "enabled": list(_stages.current().names()),
+                  "loaded": [str(lib.path) for lib in _loader.loaded()]}))
+"""
+
+
+def test_language_packages_load_nothing_at_import(tmp_path: Path) -> None:
+    # Issue 26 item 7: importing triton_ext_onchip installed the stages hook and enabled its four
+    # passes (a later test fixture then made the hook chain to itself). Importing a language
+    # package changes no state; its load() does the loading.
+    packages = [str(REPO / "language/OnChip"), str(REPO / "language/RangeFacts")]
+    env = {**os.environ, "TRITON_EXT_CACHE_DIR": str(tmp_path / "preflight"),
+           "PYTHONPATH": os.pathsep.join([str(REPO), *packages])}
+    env.pop("TRITON_EXT_ENABLE", None)
+    res = _run(env, "-c", IMPORT_ONLY)
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout.splitlines()[-1]) == {"hook": "None", "enabled": [], "loaded": []}
+
+
+def test_language_template_loads_nothing_at_import() -> None:
+    # The scaffold's package (what `triton-ext new language` writes) and every language package
+    # in the repository: no statement at module level calls a function (a call to load() was one).
+    import ast
+
+    packages = [*REPO.glob("language/*/triton_ext_*/__init__.py"),
+                REPO / "triton_ext/dev/scaffold/templates/language/@@package@@/__init__.py"]
+    assert len(packages) >= 3
+    for init in packages:
+        tree = ast.parse(init.read_text().replace("@@", "x"))
+        calls = [ast.unparse(node) for node in tree.body
+                 if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)]
+        assert not calls, f"{init}: calls at import: {calls}"

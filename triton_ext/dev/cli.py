@@ -11,7 +11,6 @@ import argparse
 import importlib
 import json
 import os
-import re
 import sys
 from pathlib import Path
 from typing import Any, Sequence
@@ -47,7 +46,12 @@ def _extension_dict(ext: Extension) -> dict[str, Any]:
                 "then": list(p.then),
                 "enabled_by_default": p.enabled_by_default,
                 "on_failure": p.on_failure,
-                "options": {o.name: {"type": o.type, "default": o.default, "help": o.help} for o in p.options},
+                "role": p.role,
+                "options": {o.name: {"type": o.type, "default": o.default, "help": o.help,
+                                     **({"accepts": o.expected()} if o.choices or o.minimum is not None
+                                        or o.maximum is not None else {})}
+                            for o in p.options},
+                "options_source": p.options_source,
             }
             for p in ext.passes
         },
@@ -87,10 +91,15 @@ def _cmd_info(args: argparse.Namespace) -> int:
     for name, p in info["passes"].items():
         print(f"  pass {name}: {p['position']}" + (f", then {', '.join(p['then'])}" if p["then"] else ""))
         print(f"    enabled_by_default: {p['enabled_by_default']}")
+        print(f"    role: {p['role']}")
         if p["on_failure"] != "skip":
-            print(f"    on_failure: {p['on_failure']} (a check: its failure fails the compile)")
+            print(f"    on_failure: {p['on_failure']} (its failure fails the compile)")
         for option, o in p["options"].items():
-            print(f"    --{option} ({o['type']}, default {o['default']!r}): {o['help']}")
+            accepts = f", {o['accepts']}" if "accepts" in o else ""
+            print(f"    --{option} ({o['type']}{accepts}, default {o['default']!r}): {o['help']}")
+        if not p["options"] and p["options_source"] and not Path(p["options_source"]).is_file():
+            print(f"    options: not known until built ({p['options_source']} is missing; "
+                  f"`triton-ext build {ext.name}`)")
     directory = REPO_ROOT / ext.directory
     tests = sorted(str(f.relative_to(REPO_ROOT)) for f in directory.rglob("*")
                    if f.suffix == ".mlir" or (f.name.startswith("test_") and f.suffix == ".py"))
@@ -124,19 +133,10 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
 
 def _split_pass_list(chunks: Sequence[str]) -> list[tuple[str, dict[str, str]]]:
     """Parse ``a,b{flag=1 other=x},c`` (MLIR's textual-pipeline option syntax) into names and
-    option overrides."""
-    out: list[tuple[str, dict[str, str]]] = []
-    for chunk in chunks:
-        for m in re.finditer(r"([A-Za-z0-9_.]+)(?:\{([^}]*)\})?", chunk):
-            options: dict[str, str] = {}
-            for item in (m.group(2) or "").split():
-                flag, eq, value = item.partition("=")
-                if not eq:
-                    raise TritonExtError(f"--pass {m.group(1)}{{{m.group(2)}}}: expected "
-                                         f"flag=value, found '{item}'")
-                options[flag] = value
-            out.append((m.group(1), options))
-    return out
+    option overrides (text; checked against each pass's declared options before anything runs)."""
+    from .._passlist import parse_pass_list
+
+    return [item for chunk in chunks for item in parse_pass_list(chunk, "--pass")]
 
 
 def _cmd_opt(args: argparse.Namespace) -> int:
@@ -145,15 +145,15 @@ def _cmd_opt(args: argparse.Namespace) -> int:
 
     from .._loader import load_extension
     from .._pipeline import resolve_builtin
+    from .._selection import check_options
 
     names_with_options = _split_pass_list(args.passes)
     names = [n for n, _ in names_with_options]
-    given = dict(names_with_options)
     if not names:
         raise TritonExtError("--pass: expected at least one pass name, found none")
     manifest: Manifest | None = None
     steps: list[Any] = []
-    for name in names:
+    for name, given in names_with_options:
         try:
             builtin = resolve_builtin(name)
             steps.append(("builtin", name, builtin.fn))
@@ -162,18 +162,15 @@ def _cmd_opt(args: argparse.Namespace) -> int:
             pass
         manifest = manifest or load_manifest()
         spec = manifest.find_pass(name)
-        load_extension(manifest.extension_of(spec))
-        overrides = given.get(name) or {}
-        declared = {o.name: o for o in spec.options}
-        for flag in overrides:
-            if flag not in declared:
-                raise TritonExtError(
-                    f"--pass {name}{{{flag}=...}}: unknown option '{flag}'; "
-                    f"{name} declares: {', '.join(declared) or 'no options'}")
-        # Values given on the command line go to the pass verbatim: the pass parses them.
-        args_list = [f"{o.name}={overrides[o.name]}" if o.name in overrides else o.render(o.default)
-                     for o in spec.options]
-        steps.append(("plugin", name, args_list))
+        # Every value is checked against what the pass declares (type, allowed values, bounds)
+        # before anything loads or runs: a bad one is one line naming the option and what it
+        # accepts.
+        (_, values), = check_options([spec.name], given, manifest, origin="--pass", text=True)
+        chosen = dict(values)
+        steps.append(("plugin", name, [o.render(chosen.get(o.name, o.default)) for o in spec.options]))
+    for kind, name, _ in steps:
+        if kind == "plugin" and manifest is not None:
+            load_extension(manifest.extension_of(manifest.find_pass(name)))
     path = Path(args.file)
     if not path.exists():
         raise TritonExtError(f"{path}: no such file; expected an .mlir/.ttir/.ttgir file", path=path)

@@ -101,22 +101,35 @@ def core_spec(root: Path, triton_version: str | None = None) -> WheelSpec:
 
 
 def _with_td_options(entry: dict[str, Any], folder: Path) -> dict[str, Any]:
-    """The registry entry with each pass's options copied from the folder's Passes.td: an installed
-    extension has no source folder, so its fragment carries what Passes.td declares."""
-    from .._passes_td import flag_of, read_passes_td
+    """The registry entry with each pass's options copied from the build's pass records (what
+    TableGen made of the folder's Passes.td): an installed extension has no source folder, so its
+    fragment carries the options, their defaults and constraints."""
+    from .._pass_records import flag_of, read_pass_records, records_path
 
     td = folder / "Passes.td"
     passes = entry.get("passes")
     if not td.is_file() or not isinstance(passes, dict):
         return entry
-    table = read_passes_td(td)
+    records = records_path(default_build_dir() / "plugins" / f"lib{entry['library']}.so")
+    if not records.is_file():
+        raise WheelError(f"{records}: missing; build the extension first (`triton-ext build "
+                         f"{folder.name}`): the wheel's registry fragment carries the options it declares")
+    table = read_pass_records(records)
     out = dict(entry, passes={})
     for name, spec in passes.items():
         spec = dict(spec or {})
         declared = table.get(flag_of(name))
         if declared:
-            spec["options"] = {o.flag: {"default": o.default, "type": o.type, "help": o.help}
-                               for o in declared}
+            spec["options"] = {}
+            for o in declared:
+                option: dict[str, Any] = {"default": o.default, "type": o.type, "help": o.help}
+                if o.allowed:
+                    option["allowed"] = list(o.allowed)
+                if o.minimum is not None:
+                    option["min"] = o.minimum
+                if o.maximum is not None:
+                    option["max"] = o.maximum
+                spec["options"][o.flag] = option
         out["passes"][name] = spec
     return out
 

@@ -5,8 +5,9 @@ At import, before any test module imports Triton, the session is isolated
 (:func:`~triton_ext.testing.isolate_environment`). Fixtures:
 
 - ``fresh_cache``: a private Triton kernel cache for one test.
-- ``clean_triton_ext``: after the test, no enabled pass, hook or tap (autouse where a suite wants
-  it per test; the plugin itself resets after every module, so order never matters).
+- ``clean_triton_ext``: after the test, no enabled pass, and the hook slot, triton_ext's hook and
+  tap as the test found them (autouse where a suite wants it per test; the plugin itself resets
+  after every module, so order never matters).
 """
 
 from __future__ import annotations
@@ -60,13 +61,14 @@ def fresh_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture
 def clean_triton_ext() -> Iterator[None]:
-    """Leave no enabled pass, hook or tap behind; put back the hook that was there before."""
-    from triton import knobs
+    """Leave no enabled pass behind, and Triton's hook slot, triton_ext's hook and its tap exactly
+    as they were before the test (installed or not, over the same earlier hook)."""
+    from .. import _hook
 
-    before = knobs.runtime.add_stages_inspection_hook
+    before = _hook.save()
     yield
     reset()
-    knobs.runtime.add_stages_inspection_hook = before
+    _hook.restore(before)
 
 
 @pytest.fixture(scope="module", autouse=True)

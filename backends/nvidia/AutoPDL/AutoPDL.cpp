@@ -61,12 +61,17 @@
 #define DEBUG_TYPE "triton-ext-nvidia-auto-pdl"
 
 namespace mlir::triton_ext {
+/// Where the trigger goes: the values of the `launch-dependents` option
+/// (Passes.td's EnumOption; MLIR parses the spelling).
+enum class TriggerPlacement { AfterLoads, AfterWait, None };
+
 #define GEN_PASS_DECL_TRITONEXTAUTOPDL
 #define GEN_PASS_DEF_TRITONEXTAUTOPDL
 #include "Passes.h.inc"
 } // namespace mlir::triton_ext
 
 using namespace mlir;
+using mlir::triton_ext::TriggerPlacement;
 
 namespace {
 
@@ -74,8 +79,6 @@ namespace {
 constexpr llvm::StringLiteral kLaunchPdlAttr = "triton_ext.launch_pdl";
 /// Oldest CUDA compute capability with griddepcontrol.
 constexpr unsigned kMinArch = 90;
-
-enum class TriggerPlacement { AfterLoads, AfterWait, None };
 
 /// True if `op` or an op nested in it may read memory. Ops without the
 /// effect interface (calls, unknown ops) are assumed to read.
@@ -109,9 +112,7 @@ public:
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    FailureOr<TriggerPlacement> placement = parsePlacement();
-    if (failed(placement))
-      return signalPassFailure();
+    TriggerPlacement placement = launchDependents;
     if (!mlir::triton_ext::mayTargetCudaAtLeast(module, kMinArch)) {
       LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE ": target is not cuda >= 90\n");
       return;
@@ -139,7 +140,7 @@ public:
       // after the kernel's wait (the call is not effect free).
       if (!func.isPublic() || func.isDeclaration())
         continue;
-      if (failed(rewriteKernel(func, *placement)))
+      if (failed(rewriteKernel(func, placement)))
         return signalPassFailure();
       changed = true;
     }
@@ -149,20 +150,6 @@ public:
   }
 
 private:
-  FailureOr<TriggerPlacement> parsePlacement() {
-    if (launchDependents == "after-loads")
-      return TriggerPlacement::AfterLoads;
-    if (launchDependents == "after-wait")
-      return TriggerPlacement::AfterWait;
-    if (launchDependents == "none")
-      return TriggerPlacement::None;
-    getOperation().emitOpError()
-        << "triton-ext-nvidia-auto-pdl: launch-dependents must be "
-           "'after-loads', 'after-wait' or 'none', got '"
-        << launchDependents << "'";
-    return failure();
-  }
-
   /// Inserts the wait (and the trigger) into one kernel and checks that the
   /// wait dominates every operation with memory effects.
   LogicalResult rewriteKernel(triton::FuncOp func, TriggerPlacement placement) {

@@ -7,7 +7,7 @@
 #ifndef TRITON_EXT_NVIDIA_AUTO_PDL_PASSES
 #define TRITON_EXT_NVIDIA_AUTO_PDL_PASSES
 
-include "mlir/Pass/PassBase.td"
+include "triton-ext/PassOptions.td"
 
 def TritonExtAutoPDL : Pass<"triton-ext-nvidia-auto-pdl", "mlir::ModuleOp"> {
   let summary = "Insert grid-dependency wait/launch-dependents so kernels can use programmatic dependent launch";
@@ -52,11 +52,15 @@ def TritonExtAutoPDL : Pass<"triton-ext-nvidia-auto-pdl", "mlir::ModuleOp"> {
     restricts the pass to cuda >= 90).
   }];
   let options = [
-    Option<"launchDependents", "launch-dependents", "std::string",
-           /*default=*/"\"after-loads\"",
-           "Where tt.grid_dependency_launch_dependents goes: 'after-loads' "
-           "(after the last entry-block op that may read memory), "
-           "'after-wait' (right after the wait: the most overlap), or 'none'.">,
+    EnumOption<"launchDependents", "launch-dependents",
+               "::mlir::triton_ext::TriggerPlacement",
+               /*default=*/"after-loads",
+               "Where tt.grid_dependency_launch_dependents goes.",
+               [EnumValue<"AfterLoads", "after-loads",
+                          "after the last entry-block op that may read memory">,
+                EnumValue<"AfterWait", "after-wait",
+                          "right after the wait: the most overlap">,
+                EnumValue<"None", "none", "no trigger">]>,
   ];
   let dependentDialects = ["mlir::triton::TritonDialect"];
 }

@@ -651,7 +651,7 @@ def test_expect_bytes_that_differ_from_the_copies_are_an_error_at_the_expect(
         fn, sig: dict[str, str], offset: int, message: str, capfd: pytest.CaptureFixture[str]) -> None:
     from triton_ext import PassFailedError
 
-    # A check pass (registry on_failure: error): the compile fails instead of dropping the pass.
+    # A check pass (registry role: check): the compile fails instead of dropping the pass.
     with pytest.raises(PassFailedError, match="pass onchip_check_expect is a check"):
         compile_kernel(fn, sig)
     err = capfd.readouterr().err

@@ -4,6 +4,7 @@ asynchronous warp-group dots for ``@triton.jit`` kernels (NVIDIA, sm_90).
 ::
 
     import triton_ext_onchip as oc
+    oc.load()                                              # once, before the first compile
 
     @triton.jit
     def kernel(A, ...):
@@ -20,10 +21,12 @@ See README.md in this folder for the model (who waits on what), each op and the 
 checks catch. Every check raises at the user's source line (Triton reports the exception as a
 ``CompilationError`` pointing at the call).
 
-Importing this module loads two plugins through ``triton_ext`` and enables the passes of
-``PASSES``: ``libTritonExtOnChipIR`` (registry ``onchip_ir``: the ``triton_ext_onchip`` dialect and
-the passes) and ``libTritonExtOnChip`` (registry ``onchip``: the ``builder.create_onchip_*``
-callbacks).
+Importing this module loads nothing and changes no state; :func:`load` (call it once, before
+the first compile of a kernel that uses these ops) loads two plugins through ``triton_ext`` and
+enables the passes of ``PASSES``: ``libTritonExtOnChipIR`` (registry ``onchip_ir``: the
+``triton_ext_onchip`` dialect and the passes) and ``libTritonExtOnChip`` (registry ``onchip``: the
+``builder.create_onchip_*`` callbacks). It cannot wait for the first use inside a kernel: Triton
+creates the compile context and places the stage passes before it generates any IR.
 """
 
 from __future__ import annotations
@@ -179,7 +182,7 @@ def _builder(_semantic: Any, name: str) -> Any:
     builder = _semantic.builder
     if not hasattr(builder, f"create_{name}"):
         raise RuntimeError(f"triton_ext_onchip: Triton's builder has no create_{name}; the onchip "
-                           "plugin is not loaded (import triton_ext_onchip before compiling, after "
+                           "plugin is not loaded (call triton_ext_onchip.load() before compiling, after "
                            "`triton-ext build onchip_ir onchip`)")
     return builder
 
@@ -647,6 +650,3 @@ def mma_wait(acc: Any, pending: Any = 0, _semantic: Any = None) -> core.tensor:
     b = _semantic.builder
     call = b.create_inline_asm(f"{MMA_WAIT_MARKER} {p}", "=r,r", [acc.handle], [acc.type.to_ir(b)], False, 1)
     return core.tensor(call.get_result(0), acc.type)
-
-
-load()

@@ -3,6 +3,7 @@
 ::
 
     import triton_ext_range
+    triton_ext_range.load()          # once, before the first compile
 
     @triton.jit
     def kernel(X, n, BLOCK: tl.constexpr):
@@ -16,17 +17,18 @@ fact; ``range_facts_lower`` removes it at the end of the ``ttir`` stage, so the
 compiled kernel is the one written without it. A value outside the range makes
 the kernel's behaviour undefined.
 
-Importing this module loads two plugins through ``triton_ext`` (preflighted,
-once each) and enables ``range_facts_lower``:
+Importing this module loads nothing and changes no state; :func:`load` loads
+two plugins through ``triton_ext`` (preflighted, once each) and enables
+``range_facts_lower``:
 
 * ``libTritonExtRangeFactsIR`` (registry ``range_facts_ir``): the dialect, via
   ``ir.extend_dialects_with``, which every later ``ir.load_dialects`` picks up;
 * ``libTritonExtRangeFacts`` (registry ``range_facts``): the builder op
   ``builder.create_assume_range``, via ``ir.builder.extend_with``.
 
-Both must happen before a kernel that uses ``assume_range`` is compiled, which
-is why it happens at import: Triton creates the compile context and places the
-stage passes before it generates any IR.
+Both must happen before a kernel that uses ``assume_range`` is compiled (not at
+its first use inside a kernel: Triton creates the compile context and places the
+stage passes before it generates any IR), so call ``load()`` once before that.
 """
 
 from __future__ import annotations
@@ -124,7 +126,7 @@ def assume_range(x: Any, lo: Any, hi: Any, _semantic: Any = None) -> core.tensor
     if not hasattr(builder, "create_assume_range"):
         raise RuntimeError(
             "assume_range: Triton's builder has no create_assume_range; the range_facts plugin is "
-            "not loaded (import triton_ext_range before compiling, after `triton-ext build "
+            "not loaded (call triton_ext_range.load() before compiling, after `triton-ext build "
             "range_facts_ir range_facts`)")
     result = builder.create_assume_range([x.handle, builder.get_int64(lo_v), builder.get_int64(hi_v)])
     return core.tensor(_result_handle(result), x.type)
@@ -137,6 +139,3 @@ def _result_handle(result: Any) -> Any:
             raise RuntimeError(f"assume_range: the builder returned {len(result)} values, expected 1")
         return result[0]
     return result
-
-
-load()

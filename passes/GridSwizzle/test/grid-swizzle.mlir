@@ -271,10 +271,11 @@ tt.func public @calls(%a: !tt.ptr<f16>, %c: !tt.ptr<f32>) {
   tt.return
 }
 
-// A group size below 2 is an error, not a silent default.
+// A group size below 2 is an error, not a silent default: refused before the pass runs (Passes.td
+// declares group-size a MinOption of 2).
 // RUN: not %opt %s --pass 'grid_swizzle{group-size=1}' 2>&1 | FileCheck %s --check-prefix=BAD1
-// BAD1: triton-ext-grid-swizzle: group-size must be at least 2, got 1
+// BAD1: option group-size: expected an int >= 2, found 1 (declared in GridSwizzle/Passes.td)
 // RUN: not %opt %s --pass 'grid_swizzle{group-size=0}' 2>&1 | FileCheck %s --check-prefix=BAD0
-// BAD0: triton-ext-grid-swizzle: group-size must be at least 2, got 0
+// BAD0: option group-size: expected an int >= 2, found 0 (declared in GridSwizzle/Passes.td)
 // RUN: not %opt %s --pass 'grid_swizzle{group-size=-3}' 2>&1 | FileCheck %s --check-prefix=BADNEG
-// BADNEG: triton-ext-grid-swizzle: group-size must be at least 2, got -3
+// BADNEG: option group-size: expected an int >= 2, found -3 (declared in GridSwizzle/Passes.td)

@@ -17,7 +17,7 @@ from triton.compiler import ASTSource
 
 import triton_ext
 
-# triton_ext_range (assume_range) lives in language/RangeFacts; importing it loads its plugins.
+# triton_ext_range (assume_range) lives in language/RangeFacts; its load() (in the fixture) loads its plugins.
 from triton_ext.testing import import_file  # noqa: E402
 
 triton_ext_range = import_file(__file__, "../../../language/RangeFacts/triton_ext_range", name="triton_ext_range")
@@ -30,6 +30,7 @@ SIGNATURE = {"Q": "*fp16", "K": "*fp16", "V": "*fp16", "Out": "*fp16", "sm_scale
 
 @pytest.fixture(autouse=True)
 def _fresh_cache(tmp_path, monkeypatch):
+    triton_ext_range.load()  # the builder op and range_facts_lower, before any compile
     monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(triton.knobs.cache, "dir", str(tmp_path / "cache"), raising=False)
 

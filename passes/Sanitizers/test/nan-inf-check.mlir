@@ -5,7 +5,7 @@
 // RUN: %opt %s --pass 'nan_inf_check{fast-path=count}' --no-debug-info | FileCheck %s --check-prefix=COUNT
 // RUN: %opt %s --pass 'nan_inf_check{fast-path=count print=first}' --no-debug-info | FileCheck %s --check-prefix=FIRSTC
 // RUN: not %opt %s --pass 'nan_inf_check{fast-path=max}' --no-debug-info 2>&1 | FileCheck %s --check-prefix=BADFAST
-// BADFAST: nan_inf_check: fast-path must be 'count', 'peak', 'warp' or 'reload', found 'max'
+// BADFAST: --pass: pass nan_inf_check: option fast-path: expected one of count, peak, warp, reload, found 'max'
 // RUN: %opt %s --pass 'nan_inf_check{mode=abort}' --no-debug-info | FileCheck %s --check-prefix=ABORT
 // RUN: %opt %s --pass 'nan_inf_check{check-dots=false print=first fast-path=peak}' --no-debug-info | FileCheck %s --check-prefix=NODOTS
 // RUN: %opt %s --pass 'nan_inf_check{print=every fast-path=peak}' --no-debug-info | FileCheck %s --check-prefix=EVERY
@@ -17,7 +17,7 @@
 // DEFAULT-NOT: tt.print
 // DEFAULT-NOT: tt.elementwise_inline_asm
 // RUN: not %opt %s --pass 'nan_inf_check{print=all}' --no-debug-info 2>&1 | FileCheck %s --check-prefix=BADPRINT
-// BADPRINT: print must be 'first', 'every' or 'none', found 'all'
+// BADPRINT: --pass: pass nan_inf_check: option print: expected one of none, first, every, found 'all'
 // RUN: %opt %s --pass 'nan_inf_check{print=every records=false}' --no-debug-info | FileCheck %s --check-prefix=NORECORDS
 // RUN: not %opt %s --pass 'nan_inf_check{records=false print=first}' --no-debug-info 2>&1 | FileCheck %s --check-prefix=BADRECORDS
 // BADRECORDS: print=first needs records=true (use print=every)
@@ -356,7 +356,7 @@ tt.func @dot_to_reduce(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %p: tensor<
 
 // A bad mode is an error, not a silent default.
 // RUN: not %opt %s --pass 'nan_inf_check{mode=loud}' 2>&1 | FileCheck %s --check-prefix=BADMODE
-// BADMODE: nan_inf_check: mode must be 'record' or 'abort', found 'loud'
+// BADMODE: --pass: pass nan_inf_check: option mode: expected one of record, abort, found 'loud'
 tt.func @bad_mode() {
   tt.return
 }

@@ -3,6 +3,7 @@
 Scaffolded by ``triton-ext new language @@lcamel@@``; replace ``@@op@@`` with your functions::
 
     import @@package@@
+    @@package@@.load()               # once, before the first compile
 
     @triton.jit
     def kernel(X, Y, BLOCK: tl.constexpr):
@@ -13,16 +14,17 @@ Scaffolded by ``triton-ext new language @@lcamel@@``; replace ``@@op@@`` with yo
 ``@@dsnake@@`` dialect; ``@@lower_pass@@`` lowers it to ``arith.muli`` at the end of the
 ``ttir`` stage.
 
-Importing this module loads two plugins through ``triton_ext`` (preflighted, once each) and
-enables ``@@lower_pass@@``:
+Importing this module loads nothing and changes no state; :func:`load` loads two plugins
+through ``triton_ext`` (preflighted, once each) and enables ``@@lower_pass@@``:
 
 * ``libTritonExt@@dcamel@@`` (registry ``@@dsnake@@``): the dialect, via
   ``ir.extend_dialects_with``, which every later ``ir.load_dialects`` picks up;
 * ``libTritonExt@@lcamel@@`` (registry ``@@lsnake@@``): the builder op
   ``builder.create_@@opfn@@``, via ``ir.builder.extend_with``.
 
-Both must happen before a kernel that uses ``@@op@@`` is compiled: Triton creates the compile
-context and places the stage passes before it generates any IR.
+Both must happen before a kernel that uses ``@@op@@`` is compiled (not at its first use inside a
+kernel: Triton creates the compile context and places the stage passes before it generates any
+IR), so call ``load()`` once before that.
 """
 
 from __future__ import annotations
@@ -101,7 +103,7 @@ def @@op@@(x: Any, factor: Any, _semantic: Any = None) -> core.tensor:
     if create is None:
         raise RuntimeError(
             f"@@op@@: Triton's builder has no {_BUILDER_METHOD}; the @@lsnake@@ plugin is not "
-            "loaded (import @@package@@ before compiling, after `triton-ext build @@dsnake@@ "
+            "loaded (call @@package@@.load() before compiling, after `triton-ext build @@dsnake@@ "
             "@@lsnake@@`)")
     # Unsigned factors above 2**63 - 1 go as their two's complement bit pattern in i64.
     f64 = f - (1 << 64) if f >= 1 << 63 else f
@@ -116,6 +118,3 @@ def _result_handle(result: Any) -> Any:
             raise RuntimeError(f"@@op@@: the builder returned {len(result)} values, expected 1")
         return result[0]
     return result
-
-
-load()
