@@ -78,12 +78,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
-from . import _hook, _selection
+from . import _selection, _triton
 from ._backup import ArgumentBackup, BackupRefused, tensors_of
+from ._manifest import load_manifest
 from ._choice import MARGIN, choose, choose_in_both, paired_ratios, spread, winners
 from ._selection import KEY_VERSION, Selection
 from ._settings import settings
-from ._variants import CONFIRM_ROUNDS, REP_MS, ROUNDS, compile_variants, time_variants
+from ._variants import CONFIRM_ROUNDS, REP_MS, ROUNDS, Decision, compile_variants, describe_error, time_variants
 
 __all__ = ["MARGIN", "ROUNDS", "CONFIRM_ROUNDS", "REP_MS", "parse", "activate", "deactivate", "active", "auto_mode",
            "Decision", "spread", "paired_ratios", "winners", "choose", "choose_in_both"]
@@ -98,40 +99,20 @@ def parse(names: Sequence[str]) -> tuple[str, ...] | None:
     return tuple(n for n in (first, *names[1:]) if n)
 
 
-@dataclass
-class Decision:
-    kernel: str
-    choice: str  # "" = no pass
-    timings_ms: dict[str, float] = field(default_factory=dict)  # first rounds, median per variant
-    applicable: list[str] = field(default_factory=list)
-    confirm_ms: dict[str, float] = field(default_factory=dict)  # confirmation rounds, median per finalist
-    spreads: dict[str, float] = field(default_factory=dict)  # (max - min) / median, first rounds
-    refused: str | None = None
-    first_launch_s: float = 0.0
-    from_disk: bool = False
-    error: str | None = None  # the timing failed (no pass kept, not recorded on disk)
-    back_to_back_ms: dict[str, float] = field(default_factory=dict)  # per launch, finalists back to back
-    compile_s: float = 0.0  # wall seconds compiling the candidate variants (concurrently)
-    same_as_stock: list[str] = field(default_factory=list)  # stopped before ptxas: LLVM IR of no pass
-    specialization: str = ""  # sha256 prefix of the JIT's cache key (specialization and options)
-
-
-def _cache_dir() -> Path:
+def cache_dir() -> Path:
     """Where decisions are kept: ``$TRITON_EXT_AUTO_DIR``, default ``~/.cache/triton-ext/auto``."""
     return Path(os.environ.get("TRITON_EXT_AUTO_DIR") or settings.cache_dir.parent / "auto")
 
 
 class _Auto:
     def __init__(self, candidates: Sequence[str]) -> None:
-        from ._manifest import load_manifest
-
         manifest = load_manifest()
         if not candidates:
             candidates = [p.name for p in manifest.passes
                           if p.adds_pass and p.auto and manifest.extension_of(p).library_path().exists()]
         self.variants: list[tuple[str, Selection]] = [("", Selection())]
         for name in candidates:
-            self.variants.append((name, Selection.of(_selection._build([name], None))))
+            self.variants.append((name, Selection.of(_selection.build([name], None))))
         self.by_name = dict(self.variants)  # and combinations "a+b", added when first tried
         self.decisions: list[Decision] = []
         self.refused: set[tuple[int, int, str]] = set()
@@ -155,7 +136,7 @@ class _Auto:
             names = variant.split("+")
             if not all(n in self.by_name for n in names):
                 raise KeyError(variant)
-            found = self.by_name[variant] = Selection.of(_selection._build(names, None))
+            found = self.by_name[variant] = Selection.of(_selection.build(names, None))
         return found
 
     # -- the JIT's cache miss --------------------------------------------------------------
@@ -190,7 +171,7 @@ class _Auto:
                 return self._place(fn, device, key, compile_stock(), refused=str(exc))
             except Exception as exc:  # nothing inside the mode may fail a launch (issue 26.3)
                 return self._place(fn, device, key, compile_stock(),
-                                   refused=f"the mode failed while deciding: {_describe(exc)}")
+                                   refused=f"the mode failed while deciding: {describe_error(exc)}")
             return self._place(fn, device, key, kernel)
 
     def _place(self, fn: Any, device: int, key: str, kernel: Any, refused: str | None = None) -> Any:
@@ -224,7 +205,7 @@ class _Auto:
     def decision_path(self, fn: Any, key: str, device: int) -> Path:
         text = json.dumps([fn.cache_key, key, _device_name(device), [(n, s.key) for n, s in self.variants]],
                           default=str)
-        return _cache_dir() / f"{getattr(fn, '__name__', 'kernel')[:80]}-{hashlib.sha256(text.encode()).hexdigest()[:32]}.json"
+        return cache_dir() / f"{getattr(fn, '__name__', 'kernel')[:80]}-{hashlib.sha256(text.encode()).hexdigest()[:32]}.json"
 
     def _decide(self, fn: Any, key: str, device: int, args: tuple[Any, ...], kwargs: dict[str, Any],
                 grid: Any) -> tuple[str, Any]:
@@ -267,7 +248,7 @@ class _Auto:
             elif applicable:
                 backup = ArgumentBackup.of(tensors)
                 try:
-                    time_variants(self, fn, args, kwargs, grid, kernels, ptx, decision, backup, deadline)
+                    time_variants(self, _original_run, fn, args, kwargs, grid, kernels, ptx, decision, backup, deadline)
                 finally:
                     try:
                         backup.restore()  # the user's launch runs on the memory it started with
@@ -316,11 +297,6 @@ def _device_name(device: int) -> str:
     return repr(driver.active.get_current_target())
 
 
-def _describe(exc: BaseException) -> str:
-    first = (str(exc).strip().splitlines() or [""])[0]
-    return f"{type(exc).__name__}: {first[:300]}"
-
-
 _log = logging.getLogger("triton_ext.auto")
 _lock = threading.Lock()
 _active: _Auto | None = None
@@ -349,13 +325,13 @@ def activate(candidates: Sequence[str] = ()) -> _Auto:
     from triton.runtime.jit import JITFunction
 
     auto = _Auto(candidates)
-    _hook.install()
+    _selection.install_hook()
     with _lock:
         previous = _active
         _active = auto
-        with _selection._lock:
-            if not _selection._global.entries:
-                _selection._global = auto.marker
+        with _selection.state.lock:
+            if not _selection.state.process.entries:
+                _selection.state.process = auto.marker
         if previous is not None:
             _evict(previous)
         if _original_compile is None:
@@ -399,9 +375,9 @@ def deactivate() -> None:
     with _lock:
         auto, _active = _active, None
         if auto is not None:
-            with _selection._lock:
-                if _selection._global is auto.marker:
-                    _selection._global = Selection()
+            with _selection.state.lock:
+                if _selection.state.process is auto.marker:
+                    _selection.state.process = Selection()
             _evict(auto)
         if _original_compile is not None:
             JITFunction._do_compile = _original_compile

@@ -52,7 +52,7 @@ from triton.runtime.jit import JITFunction, KernelInterface
 from ._choice import confirm, pick
 
 from ._errors import UnknownPassError
-from ._selection import Enabled, Selection, _build, check_options, using
+from ._selection import Enabled, Selection, build, check_options, using
 
 __all__ = ["PASSES_KWARG", "Config", "Tunable", "tunable", "autotune", "passes_of", "selection_for", "canonical_passes",
            "PassAutotuner", "Tuning", "time_rounds", "pass_count"]
@@ -102,7 +102,7 @@ def selection_for(text: str) -> Selection:
         raise UnknownPassError(f"{PASSES_KWARG}: expected the JSON written by triton_ext.Config, found {text!r} ({exc})") from None
     entries: list[Enabled] = []
     for name, options in passes.items():
-        entries.extend(_build([name], options, origin=CONFIG_ORIGIN))
+        entries.extend(build([name], options, origin=CONFIG_ORIGIN))
     selection = Selection.of(entries)
     with _memo_lock:
         _memo.setdefault(text, selection)

@@ -17,10 +17,15 @@ from pathlib import Path
 
 from ._errors import PreflightError
 
-__all__ = ["RECORD_SUFFIX", "record_path", "write_record", "built_for", "check_triton_release",
+__all__ = ["RECORD_SUFFIX", "PROBE_VERSION", "API_VERSION", "record_path", "write_record", "built_for", "check_triton_release",
            "TritonReleaseError"]
 
 RECORD_SUFFIX = ".built-for.json"
+#: The preflight child's verdict format (part of the verdict cache's file name) and the plugin API
+#: version it accepts; here, not in :mod:`triton_ext._probe`, so that the parent never imports the
+#: module the child runs as ``python -m triton_ext._probe``.
+PROBE_VERSION = 2
+API_VERSION = 2
 
 
 class TritonReleaseError(PreflightError):

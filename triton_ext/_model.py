@@ -43,6 +43,9 @@ ENTRY_POINT_GROUP = "triton_ext.extensions"
 SNAKE = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$")
 KEBAB = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+#: A Python module path (``triton_ext_sanitizers``) and an entry point (``module:function``).
+MODULE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
+ENTRY_POINT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*$")
 ANCHOR = re.compile(r"^([a-z][a-z0-9_]*\.)*[a-z][a-z0-9_]*$")
 # skips/replaces also accept the MLIR argument spelling (triton-licm), see _triton.canonical_builtin.
 BUILTIN = re.compile(r"^([a-z][a-z0-9_]*\.)*[a-z][a-z0-9_-]*$")
@@ -226,6 +229,12 @@ class Extension:
     source: Path = Path("registry.yaml")
     line: int = 0
     library_dir: Path | None = None  # None: <build_dir>/plugins
+    #: The extension's own Python package (registry ``package``, e.g. ``triton_ext_sanitizers``):
+    #: a folder of that name in ``directory`` in a checkout, installed by the extension's wheel.
+    package: str | None = None
+    #: ``module:function`` of that package the loader calls (once per process) when one of the
+    #: extension's passes is first enabled (registry ``on_enable``).
+    on_enable: str | None = None
 
     @property
     def library_file(self) -> str:

@@ -25,9 +25,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from ._compat import check_triton_release
+from ._compat import API_VERSION, PROBE_VERSION, check_triton_release
 from ._errors import PreflightError
-from ._probe import API_VERSION, PROBE_VERSION
 from ._log import get as _get_logger
 from ._settings import settings
 

@@ -21,8 +21,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-PROBE_VERSION = 2
-API_VERSION = 2
+from ._compat import API_VERSION, PROBE_VERSION
 ENTRY_POINT = "tritonGetPluginInfo"
 
 

@@ -18,7 +18,7 @@ from ._errors import ManifestError
 from ._yaml import compose_registry
 from ._model import (
     BACKENDS, KINDS, OCCURRENCES, ON_FAILURE, OPTION_TYPES, ROLES, SCHEMA_VERSION, STAGES, STATUSES, Extension,
-    Manifest, OptionSpec, PassSpec, Target, ANCHOR, BUILTIN, IDENT, KEBAB, SNAKE, suggest,
+    Manifest, OptionSpec, PassSpec, Target, ANCHOR, BUILTIN, ENTRY_POINT, IDENT, KEBAB, MODULE, SNAKE, suggest,
 )
 from ._pass_records import DeclaredOption, flag_of, read_pass_records, records_path
 
@@ -318,7 +318,8 @@ def _parse_extension(
 ) -> Extension | None:
     if not SNAKE.match(name):
         c.error(key, where, f"expected a snake_case extension name like 'loop_split', found {name!r}")
-    allowed = ("kind", "directory", "library", "status", "summary", "owners", "targets", "passes", "role")
+    allowed = ("kind", "directory", "library", "status", "summary", "owners", "targets", "passes", "role", "package",
+               "on_enable")
     required = ("kind", "directory", "library", "status", "summary", "targets")
     # A kind: pipeline entry has no library (issue 19).
     is_pipeline = isinstance(node, yaml.MappingNode) and any(
@@ -344,6 +345,18 @@ def _parse_extension(
     role = ("language" if kind in ("dialect", "language") else "optimization")
     if "role" in fields:
         role = c.choice(fields["role"][1], f"{where}.role", ROLES) or role
+    package = on_enable = None
+    if "package" in fields:
+        package = c.name(fields["package"][1], f"{where}.package", MODULE, "a Python package name like triton_ext_onchip")
+    if "on_enable" in fields:
+        on_enable = c.name(fields["on_enable"][1], f"{where}.on_enable", ENTRY_POINT,
+                           "module:function of the extension's package, like triton_ext_sanitizers:on_enable")
+        if on_enable is not None and package is None:
+            c.error(fields["on_enable"][0], f"{where}.on_enable", "expected a package field naming the extension's "
+                                                                  "Python package, found none")
+        elif on_enable is not None and package is not None and on_enable.split(":")[0].split(".")[0] != package:
+            c.error(fields["on_enable"][1], f"{where}.on_enable", f"expected a function of the package {package} "
+                                                                  f"({package}:function), found {on_enable!r}")
     passes: list[PassSpec] = []
     td = _has_passes_td(c, directory)
     records = table = None
@@ -382,6 +395,8 @@ def _parse_extension(
         source=c.path,
         line=key.start_mark.line + 1,
         library_dir=library_dir,
+        package=package,
+        on_enable=on_enable,
     )
 
 

@@ -16,7 +16,7 @@ import yaml
 
 from tests.packaging.packaging_support import REPO
 
-from triton_ext.dev import wheel as _wheel
+from triton_ext.dev import index as _wheel_cli
 
 WORKFLOW = REPO / ".github" / "workflows" / "release.yml"
 
@@ -59,7 +59,7 @@ def test_workflow_runs_the_locally_tested_commands() -> None:
     commands = _commands(_workflow()["jobs"]["index"])
     wheel = [c for c in commands if c[:2] == [".venv/bin/triton-ext", "wheel"]]
     assert len(wheel) == 1
-    args = _wheel.parser().parse_args(wheel[0][2:])
+    args = _wheel_cli.parser().parse_args(wheel[0][2:])
     assert args.index == Path("site") and args.all and not args.names
     # test_index.py runs the same verb with the same option on the named extensions.
     test_source = (REPO / "tests" / "packaging" / "test_index.py").read_text()

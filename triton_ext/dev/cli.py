@@ -144,7 +144,7 @@ def _cmd_opt(args: argparse.Namespace) -> int:
     from triton._C.libtriton import ir
 
     from .._loader import load_extension
-    from .._pipeline import resolve_builtin
+    from .._triton import resolve_builtin
     from .._selection import check_options
 
     names_with_options = _split_pass_list(args.passes)
@@ -215,7 +215,7 @@ def _delegate(module_name: str, argv: Sequence[str]) -> int:
 _DELEGATED = {
     "new": ("triton_ext.dev.scaffold", "scaffold an extension folder and its registry entry"),
     "test": ("triton_ext.dev.testcmd", "run extensions' lit and pytest tests"),
-    "wheel": ("triton_ext.dev.wheel", "build the core and extension wheels, or a pip index of them (--index)"),
+    "wheel": ("triton_ext.dev.index", "build the core and extension wheels, or a pip index of them (--index)"),
     "toolchain": ("triton_ext.dev.toolchain", "set up the C++ toolchain plugins build with"),
     "build": ("triton_ext.dev.build", "build extensions into <checkout>/build/plugins"),
     "bench": ("triton_ext.bench.cli", "benchmark passes on GPUs, or compile-check them on the CPU (--cpu)"),

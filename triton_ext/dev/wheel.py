@@ -25,14 +25,12 @@ and entry_points.txt are the backend's.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
-import textwrap
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,7 +39,7 @@ from typing import Any, Sequence
 import yaml
 
 from .._errors import TritonExtError
-from .build import BuildError, cmake_exe, default_build_dir, ninja_exe, source_root
+from .build import cmake_exe, default_build_dir, ninja_exe, source_root
 
 __all__ = ["WheelError", "WheelSpec", "core_spec", "extension_spec", "build_wheel", "main"]
 
@@ -327,69 +325,3 @@ def build_wheel(spec: WheelSpec, out_dir: Path, *, root: Path | None = None,
     if not quiet:
         print(f"triton-ext wheel: {wheel}", file=sys.stderr)
     return wheel
-
-
-def parser() -> argparse.ArgumentParser:
-    """The argument parser of ``triton-ext wheel`` (also read by the release workflow's test)."""
-    parser = argparse.ArgumentParser(
-        prog="triton-ext wheel",
-        description="Build the core wheel (--core) and one wheel per named extension; with "
-                    "--index, build manylinux wheels into a pip index (one per Triton release).",
-        epilog=textwrap.dedent("""\
-            Examples:
-              triton-ext wheel --core loop_split -o dist/
-                then: pip install dist/triton_ext-*.whl dist/triton_ext_loop_split-*.whl
-              triton-ext wheel --index site/ loop_split grid_swizzle
-                writes site/triton-3.9.0/simple/<project>/ (wheels, PEP 503 pages with sha256);
-                then: pip install --extra-index-url file://$PWD/site/triton-3.9.0/simple \\
-                        triton-ext-loop-split"""),
-        formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("names", nargs="*", help="extension names or folders")
-    parser.add_argument("--core", action="store_true", help="also build the triton-ext wheel")
-    parser.add_argument("-o", "--out", type=Path, default=Path("dist"), help="output folder (dist/)")
-    parser.add_argument("--index", type=Path, default=None, metavar="DIR",
-                        help="build the core and the named extensions (all with --all) as "
-                             "manylinux wheels into the PEP 503 index DIR/triton-<release>/simple")
-    parser.add_argument("--all", action="store_true",
-                        help="with --index: every extension of the registry")
-    parser.add_argument("--build-dir", type=Path, default=None,
-                        help="build tree (default $TRITON_EXT_BUILD_DIR or <repo>/build)")
-    parser.add_argument("-q", "--quiet", action="store_true")
-    return parser
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser_ = parser()
-    args = parser_.parse_args(argv)
-    if args.index is None and not args.names and not args.core:
-        parser_.error("name at least one extension, or --core")
-    try:
-        root = source_root()
-        if args.index is not None:
-            names = list(args.names)
-            if args.all:
-                from .._manifest import load_manifest
-
-                names += [e.name for e in load_manifest(entry_points=False).extensions
-                          if e.library and e.name not in names]
-            from .index import build_index
-
-            result = build_index(names, args.index, root=root, build_dir=args.build_dir,
-                                 quiet=args.quiet)
-            for wheel in result.wheels:
-                print(wheel)
-            print(f"index: {result.release_dir / 'simple'}", file=sys.stderr)
-            return 0
-        specs = [core_spec(root)] if args.core else []
-        specs += [extension_spec(root, n) for n in args.names]
-        for spec in specs:
-            wheel = build_wheel(spec, args.out, root=root, build_dir=args.build_dir, quiet=True)
-            print(wheel)
-    except (WheelError, BuildError) as exc:
-        print(f"triton-ext wheel: error: {exc}", file=sys.stderr)
-        return 1
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -135,11 +135,11 @@ def reset() -> None:
     """Disable every pass, remove triton_ext's hook and tap, and leave Triton's hook slot empty."""
     import sys
 
-    if "triton_ext._hook" in sys.modules:
-        from .. import _stages
+    if "triton_ext._triton" in sys.modules:
+        from .. import _selection, _triton
 
-        _stages.disable()
-        _stages.uninstall()
+        _selection.disable()
+        _triton.uninstall()
     if "triton" in sys.modules:
         from triton import knobs
 
