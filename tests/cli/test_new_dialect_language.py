@@ -131,7 +131,6 @@ from triton.compiler import ASTSource
 from triton._C.libtriton import ir
 from triton.compiler.compiler import make_backend
 import triton_ext
-from triton_ext import _stages
 import triton_ext_demo
 
 @triton.jit
@@ -149,7 +148,7 @@ ir.load_dialects(context)
 backend.load_dialects(context)
 front = src.make_ir(target, options, backend.get_codegen_implementation(options),
                     backend.get_module_map(), context)
-with _stages.record() as plans:
+with triton_ext.record_pipelines() as plans:
     compiled = triton.compile(src, target=target)
 json.dump({"front": front.str_nodebug(), "verifies": front.verify(),
            "ttir": compiled.asm["ttir"], "ttgir": compiled.asm["ttgir"],
