@@ -1,7 +1,7 @@
 """Transparent pass selection for kernels you cannot edit: ``TRITON_EXT_ENABLE=auto[:a,b]`` (issues 19.2, 26.3, 27).
 
 With ``TRITON_EXT_ENABLE=auto`` (the registry's passes marked ``auto: true`` whose plugins are
-built) or ``auto:grid_swizzle,loop_split`` (those passes), importing ``triton_ext`` wraps
+built) or ``auto:a,b`` (the passes a and b), importing ``triton_ext`` wraps
 ``JITFunction._do_compile``, which Triton's JIT calls only on a cache miss (put back by
 :func:`deactivate`), and makes the enabled set a *marker*: no pass and the stock on-disk key, but
 its own hash in the JIT's in-memory cache key, so launches under the mode miss kernels compiled
@@ -386,7 +386,7 @@ def deactivate() -> None:
 
 @contextlib.contextmanager
 def auto_mode(*candidates: str) -> Iterator[_Auto]:
-    """The transparent mode inside the block (``triton_ext.auto_mode("grid_swizzle")``); no names:
+    """The transparent mode inside the block (``triton_ext.auto_mode("my_pass")``); no names:
     every optimization pass, as ``TRITON_EXT_ENABLE=auto``. Yields the mode, whose ``decisions``
     list what each kernel's first launch chose."""
     auto = activate(candidates)

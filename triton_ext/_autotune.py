@@ -5,8 +5,8 @@ A :class:`Config` is a ``triton.Config`` that also names a pass set with options
     @triton_ext.autotune(
         configs=[
             triton_ext.Config({"BLOCK": 64}, passes={}, num_warps=4),            # stock pipeline
-            triton_ext.Config({"BLOCK": 64}, passes={"grid_swizzle": {"group-size": 8}}, num_warps=4),
-            triton_ext.Config({"BLOCK": 64}, passes=["loop_split"], num_warps=4),
+            triton_ext.Config({"BLOCK": 64}, passes={"my_pass": {"some-flag": 8}}, num_warps=4),
+            triton_ext.Config({"BLOCK": 64}, passes=["other_pass"], num_warps=4),
         ],
         key=["M", "N"],
     )
@@ -117,7 +117,7 @@ def passes_of(config: Any) -> dict[str, dict[str, Any]] | None:
 
 
 class Config(triton.Config):
-    """``triton.Config`` with a pass set: ``Config({...}, passes={"grid_swizzle": {"group-size": 8}})``.
+    """``triton.Config`` with a pass set: ``Config({...}, passes={"my_pass": {"some-flag": 8}})``.
 
     ``passes`` is a mapping pass -> options or a list of pass names; ``{}`` or ``[]`` means no
     plugin pass at all. The set is validated (names, option names and types) on first use.

@@ -4,9 +4,10 @@ when the extension is enabled.
 The core knows extensions only through their registry fields: what they are for (``role``),
 whether the transparent mode tries them (``auto``), and, here, their Python package::
 
-    sanitizers:
-      package: triton_ext_sanitizers              # passes/Sanitizers/triton_ext_sanitizers/
-      on_enable: triton_ext_sanitizers:on_enable  # called once, when a pass of it is first enabled
+    my_checks:
+      directory: passes/MyChecks
+      package: triton_ext_my_checks               # passes/MyChecks/triton_ext_my_checks/
+      on_enable: triton_ext_my_checks:on_enable   # called once, when a pass of it is first enabled
 
 In a checkout the package is the folder of that name in the extension's directory, next to the
 registry that declares it; an installed extension's wheel installs it. Either way it is imported
@@ -74,7 +75,7 @@ def _entry(ext: Extension) -> Callable[[], Any]:
 
 
 def activate_packages(extensions: Iterable[Extension]) -> None:
-    """Call each extension's ``on_enable`` once per process (the sanitizers arm their exit summary)."""
+    """Call each extension's ``on_enable`` once per process (to arm an exit report, say)."""
     for ext in extensions:
         if ext.on_enable is None:
             continue

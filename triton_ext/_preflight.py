@@ -22,6 +22,7 @@ import sys
 import tempfile
 import time
 from dataclasses import asdict, dataclass
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
@@ -64,12 +65,12 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _triton_version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
+def installed_triton_version() -> str:
+    """The installed Triton's version, from its package metadata (Triton is imported only for a
+    source checkout without metadata)."""
     try:
         return version("triton")
-    except PackageNotFoundError:  # a source checkout on PYTHONPATH
+    except PackageNotFoundError:  # a source checkout on PYTHONPATH: only then import Triton
         import triton
 
         return triton.__version__
@@ -142,7 +143,7 @@ def environment_key(library: Path) -> str:
         infra_id = f"{st.st_size}:{st.st_mtime_ns}"
     except OSError:
         infra_id = "none"
-    parts = [sys.executable, sys.version, _triton_version(), triton_dir, platform.platform(),
+    parts = [sys.executable, sys.version, installed_triton_version(), triton_dir, platform.platform(),
              str(infra), infra_id]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
 
@@ -213,7 +214,7 @@ def preflight(path: str | Path, extension: str | None = None, *, use_cache: bool
     """Check ``path``; return its report or raise :class:`PreflightError`."""
     path = Path(path).resolve() if Path(path).exists() else Path(path)
     check_file(path, extension)
-    installed = _triton_version()
+    installed = installed_triton_version()
     check_triton_release(path, installed, extension)
     digest = sha256_file(path)
     cache_file = _cache_path(digest, installed, environment_key(path))

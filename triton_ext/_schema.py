@@ -317,7 +317,7 @@ def _parse_extension(
     c: _Checker, name: str, key: yaml.Node, node: yaml.Node, where: str, library_dir: Path | None
 ) -> Extension | None:
     if not SNAKE.match(name):
-        c.error(key, where, f"expected a snake_case extension name like 'loop_split', found {name!r}")
+        c.error(key, where, f"expected a snake_case extension name like 'my_extension', found {name!r}")
     allowed = ("kind", "directory", "library", "status", "summary", "owners", "targets", "passes", "role", "package",
                "on_enable")
     required = ("kind", "directory", "library", "status", "summary", "targets")

@@ -98,7 +98,7 @@ _FIELDS: dict[str, _Field[Any]] = {
     "enable": _Field(
         "TRITON_EXT_ENABLE", _parse_names, lambda: (),
         "Comma-separated pass names enabled when triton_ext is imported ('default' = enabled_by_default ones), "
-        "each with options in MLIR's syntax if wanted: nan_inf_check{mode=abort print=first}.",
+        "each with options in MLIR's syntax if wanted: name{flag=value other-flag=value}.",
     ),
     "strict": _Field(
         "TRITON_EXT_STRICT", _parse_bool, lambda: False,

@@ -66,6 +66,7 @@ from ._errors import PassFailedError, TritonExtWarning
 from ._launch import apply_launch_requests
 from ._log import get as get_logger
 from ._model import Extension, PassSpec
+from ._preflight import installed_triton_version
 from ._settings import settings
 
 __all__ = [
@@ -161,12 +162,6 @@ def _runtime_knobs() -> Any:
     from triton import knobs  # on first use only: importing triton_ext must not import Triton
 
     return knobs.runtime
-
-
-def _triton_version() -> str:
-    import triton  # on first use only: importing triton_ext must not import Triton
-
-    return str(triton.__version__)
 
 
 # --------------------------------------------------------------------------- #
@@ -494,7 +489,7 @@ def check_overrides(spec: PassSpec, where: str) -> None:
             try:
                 canonical_builtin(name)
             except KeyError as exc:
-                raise KeyError(f"{field}: {exc.args[0]} in the installed Triton {_triton_version()} ({where})") from None
+                raise KeyError(f"{field}: {exc.args[0]} in the installed Triton {installed_triton_version()} ({where})") from None
 
 
 # --------------------------------------------------------------------------- #

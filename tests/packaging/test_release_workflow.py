@@ -80,11 +80,11 @@ def test_workflow_runs_the_locally_tested_commands() -> None:
 
 
 def test_supported_releases_are_the_ones_tested() -> None:
-    from triton_ext._preflight import _triton_version
+    from triton_ext._preflight import installed_triton_version
 
     releases = [line.strip() for line in (REPO / "packaging" / "triton-releases.txt").read_text().splitlines()
                 if line.strip() and not line.startswith("#")]
-    assert _triton_version() in releases  # test_index.py builds and installs for this one
+    assert installed_triton_version() in releases  # test_index.py builds and installs for this one
     assert all(re.fullmatch(r"\d+\.\d+\.\d+", r) for r in releases)
     assert "packaging/triton-releases.txt" in WORKFLOW.read_text()
     # docs/compatibility.md marks exactly these releases supported.

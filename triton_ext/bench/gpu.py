@@ -306,7 +306,7 @@ def run_gpu(specs: Sequence[BenchSpec], gpus: int = 1, quick: bool = False, timi
     return records
 
 
-def _worker_main(job_file: str, result: str, prefix: str) -> int:
+def worker_main(job_file: str, result: str, prefix: str) -> int:
     job = json.loads(Path(job_file).read_text())
     records = _worker(job["paths"], [tuple(j) for j in job["jobs"]], job["quick"], Timing(**job["timing"]), prefix)
     Path(result).write_text(json.dumps(records))

@@ -231,7 +231,7 @@ def version_text() -> str:
     """``triton-ext X.Y.Z (triton A.B.C, Python P)``: this package, the Triton it runs with."""
     from importlib.metadata import PackageNotFoundError, version
 
-    from .._preflight import _triton_version
+    from .._preflight import installed_triton_version
 
     try:
         mine = version("triton-ext")
@@ -240,7 +240,7 @@ def version_text() -> str:
 
         mine = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["project"]["version"]
     try:
-        triton = _triton_version()
+        triton = installed_triton_version()
     except ImportError:
         triton = "not installed"
     return f"triton-ext {mine} (triton {triton}, Python {sys.version.split()[0]})"
@@ -270,7 +270,7 @@ def _parser() -> argparse.ArgumentParser:
     p = _verb(sub, "opt", "run passes over an MLIR file and print the result")
     p.add_argument("file", help="an .mlir, .ttir or .ttgir file")
     p.add_argument("--pass", dest="passes", action="append", required=True, metavar="NAME[,NAME...]",
-                   help="passes to run in order: registry passes or built-ins (canonicalize, cse, loop_unroll, ...); options as in MLIR pipelines: loop_split{max-parts=2}")
+                   help="passes to run in order: registry passes or built-ins (canonicalize, cse, loop_unroll, ...); options as in MLIR pipelines: name{flag=value}")
     p.add_argument("--no-debug-info", action="store_true", help="print without locations")
     p.set_defaults(run=_cmd_opt)
     for name, (_, text) in _DELEGATED.items():

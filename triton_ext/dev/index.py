@@ -198,12 +198,12 @@ def parser() -> argparse.ArgumentParser:
                     "--index, build manylinux wheels into a pip index (one per Triton release).",
         epilog=textwrap.dedent("""\
             Examples:
-              triton-ext wheel --core loop_split -o dist/
-                then: pip install dist/triton_ext-*.whl dist/triton_ext_loop_split-*.whl
-              triton-ext wheel --index site/ loop_split grid_swizzle
+              triton-ext wheel --core NAME -o dist/
+                then: pip install dist/triton_ext-*.whl dist/triton_ext_NAME-*.whl
+              triton-ext wheel --index site/ NAME OTHER
                 writes site/triton-3.9.0/simple/<project>/ (wheels, PEP 503 pages with sha256);
                 then: pip install --extra-index-url file://$PWD/site/triton-3.9.0/simple \\
-                        triton-ext-loop-split"""),
+                        triton-ext-NAME"""),
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("names", nargs="*", help="extension names or folders")
     parser.add_argument("--core", action="store_true", help="also build the triton-ext wheel")

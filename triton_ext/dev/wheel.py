@@ -5,7 +5,7 @@ project and build tree ``triton-ext build`` uses, so an up-to-date build is not 
 
 * ``triton-ext`` (``--core``): the ``triton_ext`` package (loader, stages hook, CLI) plus
   ``triton_ext/plugins/libTritonExtPassInfra.so``.
-* ``triton-ext-<name>`` per extension (``loop_split`` -> ``triton-ext-loop-split``): its plugin,
+* ``triton-ext-<name>`` per extension (``my_pass`` -> ``triton-ext-my-pass``): its plugin,
   written to ``triton_ext/plugins/`` beside the infra library, and a small package
   ``triton_ext_<name>`` holding the extension's registry fragment. The wheel declares the entry
   point ``triton_ext.extensions: <name> = triton_ext_<name>:fragment``, which returns
@@ -71,16 +71,16 @@ def _project_meta(root: Path) -> dict[str, Any]:
 
 
 def dist_name(extension: str) -> str:
-    """``loop_split`` -> ``triton-ext-loop-split``."""
+    """``my_pass`` -> ``triton-ext-my-pass``."""
     return "triton-ext-" + extension.replace("_", "-")
 
 
 def built_triton_version() -> str:
     """The Triton release wheels are built for: the one installed for this Python (the build
     configures against it, see ``triton_ext.dev.build.configure``)."""
-    from .._preflight import _triton_version
+    from .._preflight import installed_triton_version
 
-    return _triton_version()
+    return installed_triton_version()
 
 
 def _pinned(dependencies: Sequence[str], triton_version: str) -> tuple[str, ...]:

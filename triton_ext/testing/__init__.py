@@ -9,8 +9,8 @@ tap left behind). The helpers::
     from triton_ext.testing import CUDA90, compile_through_cubin, import_file, require_built
 
     kernels = import_file(__file__, "../kernels.py")      # a sibling module, no sys.path edit
-    require_built("loop_split")                            # an unbuilt plugin FAILS, never skips
-    compiled = compile_through_cubin(kernels.attn, signature, constexprs, passes=("loop_split",))
+    require_built("my_pass")                               # an unbuilt plugin FAILS, never skips
+    compiled = compile_through_cubin(kernels.attn, signature, constexprs, passes=("my_pass",))
 
 Only a missing GPU may skip a test (:func:`require_gpu`).
 """
