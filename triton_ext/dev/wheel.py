@@ -10,6 +10,9 @@ project and build tree ``triton-ext build`` uses, so an up-to-date build is not 
   ``triton_ext_<name>`` holding the extension's registry fragment. The wheel declares the entry
   point ``triton_ext.extensions: <name> = triton_ext_<name>:fragment``, which returns
   ``{"registry": PATH, "library_dir": PATH}``; the loader merges it with any registry.yaml.
+  An extension whose registry entry names its own Python package (``package:
+  triton_ext_sanitizers``, a folder in the extension's directory) ships that package too; the
+  fragment holder is then ``triton_ext_<name>_fragment`` when the names would collide.
 
 Why the plugin goes into ``triton_ext/plugins/`` and not into its own package: every plugin is
 linked with ``RUNPATH=$ORIGIN`` and ``NEEDED libTritonExtPassInfra.so`` (see
@@ -61,6 +64,8 @@ class WheelSpec:
     library: str                   # file name in <build>/plugins copied into triton_ext/plugins
     dependencies: tuple[str, ...]
     package: str | None = None     # python package generated for an extension (fragment holder)
+    #: The extension's own Python package (registry ``package``) and its folder, shipped as is.
+    own_package: tuple[str, Path] | None = None
     extension: str | None = None   # registry name of the extension
     fragment: dict[str, Any] | None = None
     triton_version: str = ""       # the Triton release the library is built for (exact pin)
@@ -164,10 +169,19 @@ def extension_spec(root: Path, name: str, registry: Path | None = None,
     meta = _project_meta(root)
     core = f"{meta['name']}=={meta['version']}"
     deps = (core, f"triton=={triton_version}")
+    own = None
+    if entry.get("package"):
+        folder = registry.parent / str(entry.get("directory", "")) / str(entry["package"])
+        if not (folder / "__init__.py").is_file():
+            raise WheelError(f"{registry}: extensions.{key}.package is {entry['package']}, but {folder} has no "
+                             "__init__.py; add the package or fix the registry")
+        own = (str(entry["package"]), folder)
+    # The fragment holder takes the extension's package name unless the extension's own package has it.
+    holder = f"triton_ext_{key}" if own is None or own[0] != f"triton_ext_{key}" else f"triton_ext_{key}_fragment"
     return WheelSpec(
         dist=dist_name(key), version=meta["version"], target=str(entry["library"]),
         library=f"lib{entry['library']}.so", dependencies=deps,
-        package=f"triton_ext_{key}", extension=key,
+        package=holder, own_package=own, extension=key,
         fragment={"schema": data.get("schema", 1), "extensions": {key: entry}},
         triton_version=triton_version)
 
@@ -238,6 +252,8 @@ def write_project(spec: WheelSpec, root: Path, build_dir: Path) -> Path:
             f"# Registry fragment of {spec.extension}, from the triton-ext registry.yaml.\n"
             + yaml.safe_dump(spec.fragment, sort_keys=False), encoding="utf-8")
         packages[spec.package] = spec.package
+        if spec.own_package is not None:  # the extension's own Python package (registry package)
+            packages[spec.own_package[0]] = str(spec.own_package[1])
         entry_points = (f'[project.entry-points.{_toml_str(ENTRY_POINT_GROUP)}]\n'
                         f'{spec.extension} = "{spec.package}:fragment"\n')
         assert spec.fragment is not None

@@ -251,7 +251,7 @@ class _Cuda:
         try:
             self.lib = ctypes.CDLL("libcuda.so.1")
         except OSError as exc:
-            raise RuntimeError("triton_ext.sanitizers.report() needs the CUDA driver (libcuda.so.1)") from exc
+            raise RuntimeError("triton_ext_sanitizers.report() needs the CUDA driver (libcuda.so.1)") from exc
 
     def _call(self, name: str, *args: Any) -> int:
         return int(getattr(self.lib, name)(*args))
