@@ -151,7 +151,7 @@ _AUTOTUNE_NAMES = ("Config", "tunable", "autotune", "passes_of", "canonical_pass
 
 def __getattr__(name: str) -> Any:
     if name in _AUTOTUNE_NAMES:
-        from . import _autotune
+        from . import _autotune  # imports Triton: on first use, not at import triton_ext
 
         return getattr(_autotune, name)
     raise AttributeError(f"module 'triton_ext' has no attribute {name!r}")

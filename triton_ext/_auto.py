@@ -155,7 +155,7 @@ class _Auto:
                 if cache.get(key) is kernel:
                     del cache[key]
             return kernel
-        from triton.runtime import _async_compile
+        from triton.runtime import _async_compile  # on first use: importing triton_ext must not import Triton
 
         if _async_compile.active_mode.get() is not None:
             return self._place(fn, device, key, compile_stock(),
@@ -211,7 +211,7 @@ class _Auto:
                 grid: Any) -> tuple[str, Any]:
         """``(choice, compiled kernel)``; raises :class:`BackupRefused` when the arguments cannot be
         saved (the caller then launches with no pass and records why)."""
-        import torch
+        import torch  # on first use: importing triton_ext must not import torch
 
         start = time.perf_counter()
         name = getattr(fn, "__name__", "kernel")
@@ -289,8 +289,8 @@ def _rounded(values: Mapping[str, float]) -> dict[str, float]:
 
 def _device_name(device: int) -> str:
     """The GPU's name (part of a decision's key on disk); the target where torch has no CUDA."""
-    import torch
-    from triton.runtime.driver import driver
+    import torch  # on first use: importing triton_ext must not import torch
+    from triton.runtime.driver import driver  # on first use: importing triton_ext must not import Triton
 
     if torch.cuda.is_available():
         return torch.cuda.get_device_name(device)
@@ -322,7 +322,7 @@ def activate(candidates: Sequence[str] = ()) -> _Auto:
     Wraps ``JITFunction._do_compile``, which the JIT calls only on a cache miss; no launch of a
     kernel already in the JIT's cache runs any code of the mode."""
     global _active, _original_run, _original_compile
-    from triton.runtime.jit import JITFunction
+    from triton.runtime.jit import JITFunction  # on first use: importing triton_ext must not import Triton
 
     auto = _Auto(candidates)
     _selection.install_hook()
@@ -370,7 +370,7 @@ def _evict(auto: _Auto) -> None:
 def deactivate() -> None:
     """Put ``JITFunction._do_compile`` back and take the mode's kernels out of the JITs' caches."""
     global _active, _original_compile
-    from triton.runtime.jit import JITFunction
+    from triton.runtime.jit import JITFunction  # on first use: importing triton_ext must not import Triton
 
     with _lock:
         auto, _active = _active, None

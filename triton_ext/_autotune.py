@@ -38,6 +38,7 @@ a config without ``passes`` leaves the enabled set as it is.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import math
 import statistics
@@ -47,12 +48,13 @@ from typing import Any, Callable, Iterator, Mapping, Sequence, Union
 
 import triton
 from triton.runtime.autotuner import Autotuner
+from triton.runtime.cache import get_cache_manager, triton_key
 from triton.runtime.jit import JITFunction, KernelInterface
 
 from ._choice import confirm, pick
-
 from ._errors import UnknownPassError
 from ._selection import Enabled, Selection, build, check_options, using
+from ._timing import flush_buffer, gpu_time_ms, interleaved_rounds
 
 __all__ = ["PASSES_KWARG", "Config", "Tunable", "tunable", "autotune", "passes_of", "selection_for", "canonical_passes",
            "PassAutotuner", "Tuning", "time_rounds", "pass_count"]
@@ -206,8 +208,6 @@ Timer = Callable[[Mapping[Any, Callable[[], Any]], int], Mapping[Any, Sequence[f
 def time_rounds(calls: Mapping[Any, Callable[[], Any]], rounds: int) -> dict[Any, list[float]]:
     """Per config, its GPU time (ms) in each of ``rounds`` interleaved rounds
     (:func:`triton_ext._timing.interleaved_rounds`, one L2-flush buffer for every reading)."""
-    from ._timing import flush_buffer, gpu_time_ms, interleaved_rounds
-
     keys = list(calls)
     labels = [str(i) for i in range(len(keys))]
     flush = flush_buffer()
@@ -338,10 +338,6 @@ class PassAutotuner(Autotuner):
         return hit
 
     def _decision_file(self, tuning_key: Any, configs: list[Any]) -> tuple[Any, str]:
-        import hashlib
-
-        from triton.runtime.cache import get_cache_manager, triton_key
-
         fn = self.fn
         while not isinstance(fn, JITFunction):
             fn = fn.fn

@@ -16,6 +16,7 @@ import json
 from pathlib import Path
 
 from ._errors import PreflightError
+from ._settings import repo_root
 
 __all__ = ["RECORD_SUFFIX", "PROBE_VERSION", "API_VERSION", "record_path", "write_record", "built_for", "check_triton_release",
            "TritonReleaseError"]
@@ -64,8 +65,6 @@ def check_triton_release(library: Path, installed: str, extension: str | None = 
     if wanted is None or wanted == installed:
         return
     who = f"extension {extension}" if extension else library.name
-    from ._settings import repo_root
-
     root = repo_root()
     checkout = (root / "CMakeLists.txt").is_file() and (root / "infra").is_dir()
     name = f" {extension}" if extension else ""

@@ -12,6 +12,7 @@ dataclasses), validation (:mod:`triton_ext._schema`) and this module, the loadin
 from __future__ import annotations
 
 import threading
+from importlib import metadata
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -41,10 +42,8 @@ def _entry_point_fragments() -> list[tuple[Path, Path | None]]:
     An entry point names an object (or a callable returning one) that is either a
     mapping ``{"registry": PATH, "library_dir": PATH}`` or a pair ``(registry, library_dir)``.
     """
-    from importlib.metadata import entry_points
-
     out: list[tuple[Path, Path | None]] = []
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
+    for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
         try:
             value = ep.load()
             if callable(value):

@@ -14,8 +14,10 @@ another Triton release is refused in one line (:mod:`triton_ext._compat`).
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
+import platform
 import signal
 import subprocess
 import sys
@@ -29,7 +31,7 @@ from typing import Any
 from ._compat import API_VERSION, PROBE_VERSION, check_triton_release
 from ._errors import PreflightError
 from ._log import get as _get_logger
-from ._settings import settings
+from ._settings import repo_root, settings
 
 _logger = _get_logger("preflight")
 
@@ -71,14 +73,12 @@ def installed_triton_version() -> str:
     try:
         return version("triton")
     except PackageNotFoundError:  # a source checkout on PYTHONPATH: only then import Triton
-        import triton
+        import triton  # on first use: importing triton_ext must not import Triton
 
         return triton.__version__
 
 
 def _fix(extension: str | None) -> str:
-    from ._settings import repo_root
-
     root = repo_root()
     if extension and not ((root / "CMakeLists.txt").is_file() and (root / "infra").is_dir()):
         # An installed core: nothing to build here; the extension's wheel brings the library.
@@ -127,12 +127,8 @@ def environment_key(library: Path) -> str:
     Triton package (version and folder), the platform, and the pass-infra library the plugin would
     link (the one beside it). A verdict from another environment must not answer for this one:
     a plugin that loads in a checkout can fail in a venv whose core wheel lacks the infra library."""
-    import platform
-
     triton_dir = ""
     try:
-        import importlib.util
-
         spec = importlib.util.find_spec("triton")
         triton_dir = str(Path(spec.origin).parent) if spec and spec.origin else ""
     except (ImportError, ValueError):

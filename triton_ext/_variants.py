@@ -15,6 +15,7 @@ import os
 import statistics
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
@@ -22,6 +23,7 @@ from . import _selection, _triton
 from ._backup import ArgumentBackup
 from ._choice import choose_in_both, spread, winners
 from ._settings import settings
+from ._timing import back_to_back_ms, flush_buffer, gpu_time_ms, interleaved_rounds
 
 __all__ = ["ROUNDS", "CONFIRM_ROUNDS", "REP_MS", "Decision", "Tuner", "compile_variants", "time_variants", "describe_error",
            "OverBudget", "SameAsStock"]
@@ -96,8 +98,6 @@ def _pool() -> Any:
     """The threads that compile variants: ``TRITON_EXT_AUTO_COMPILE_THREADS``, default one per CPU
     core, at most 8."""
     global _executor
-    from concurrent.futures import ThreadPoolExecutor
-
     threads = settings.auto_compile_threads or max(1, min(8, os.cpu_count() or 1))
     with _pool_lock:
         if _executor is None or _executor._max_workers != threads:
@@ -113,8 +113,6 @@ def compile_variants(auto: Tuner, fn: Any, device: int, args: tuple[Any, ...], k
     variants still compiling at ``deadline`` (they finish in the background, filling Triton's
     on-disk cache for the next process; :attr:`Tuner.pending` holds them); ``same`` receives the
     variants stopped as the stock kernel."""
-    from concurrent.futures import wait
-
     variants = [v for v, _ in auto.variants[1:]]
     if not variants:
         return []
@@ -135,7 +133,7 @@ def compile_variants(auto: Tuner, fn: Any, device: int, args: tuple[Any, ...], k
         stages["ptx"] = ptx_unless_stock
 
     def compile_one(variant: str) -> Any:
-        import torch
+        import torch  # on first use: importing triton_ext must not import torch
 
         if torch.cuda.is_available():
             torch.cuda.set_device(device)  # the JIT of this thread looks up the launch's device
@@ -165,8 +163,6 @@ def time_variants(auto: Tuner, run: Callable[..., Any] | None, fn: Any, args: tu
                   deadline: float) -> None:
     """Time the applicable variants; set ``decision``'s choice and timings (no pass on any
     failure, with ``decision.error`` saying why)."""
-    from ._timing import back_to_back_ms, flush_buffer, gpu_time_ms, interleaved_rounds
-
     assert run is not None  # JITFunction.run as it was before the mode wrapped it
 
     def go() -> Any:  # the variant is the caller's enabled set, entered once per reading
