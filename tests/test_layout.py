@@ -94,7 +94,7 @@ def test_legacy_gpu_scripts_still_exist() -> None:
 
 def test_tools_holds_only_scripts_a_user_runs() -> None:
     tools = sorted(p.name for p in (REPO / "tools").iterdir())
-    assert tools == ["demo.sh", "gpu_run.sh", "setup.sh", "test.sh", "try-triton.sh"], tools
+    assert tools == ["demo.sh", "gpu_run.sh", "mutate.py", "setup.sh", "test.sh", "try-triton.sh"], tools
 
 
 _PRIVATE = re.compile(r"^\s*(from\s+triton_ext(\.\w+)*\s+import\s+_\w+|from\s+triton_ext\._\w+|"

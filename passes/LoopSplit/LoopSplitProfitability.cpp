@@ -77,12 +77,13 @@ bool fedByLoad(Value value, scf::ForOp loop) {
       return true;
     // A value yielded by an scf.if holding the loads (vLLM's paged decode
     // loads its last block masked and the others unmasked in one if/else).
-    if (def->getNumRegions() && def->walk([](Operation *op) {
-                                       return isa<triton::LoadOp,
-                                                  triton::DescriptorLoadOp>(op)
-                                                  ? WalkResult::interrupt()
-                                                  : WalkResult::advance();
-                                     }).wasInterrupted())
+    if (def->getNumRegions() &&
+        def->walk([](Operation *op) {
+             return isa<triton::LoadOp, triton::DescriptorLoadOp>(op)
+                        ? WalkResult::interrupt()
+                        : WalkResult::advance();
+           })
+            .wasInterrupted())
       return true;
     for (Value operand : def->getOperands())
       work.push_back(operand);
@@ -128,8 +129,7 @@ bool onlyMasksMemory(Value value) {
         continue;
       }
       if (isa<arith::AndIOp, arith::OrIOp, arith::XOrIOp, triton::BroadcastOp,
-              triton::ExpandDimsOp, triton::ReshapeOp, triton::SplatOp>(
-              user)) {
+              triton::ExpandDimsOp, triton::ReshapeOp, triton::SplatOp>(user)) {
         if (seen.insert(user).second)
           work.push_back(user->getResult(0));
         continue;

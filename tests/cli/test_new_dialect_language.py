@@ -63,7 +63,6 @@ def _layout(folder: Path, camel: str) -> list[str]:
             continue
         rel = str(p.relative_to(folder)).replace(camel, "<Name>")
         rel = re.sub(r"^test/[a-z-]+?(-invalid|-lower)?\.mlir$", r"test/<kebab>\1.mlir", rel)
-        rel = re.sub(r"^test/Inputs/.*\.mlir$", "test/Inputs/<case>.mlir", rel)
         rel = re.sub(r"^triton_ext_[a-z_]+/__init__\.py$", "<package>/__init__.py", rel)
         rel = re.sub(r"^test/test_[a-z_]+\.py$", "test/test_<snake>.py", rel)
         out.add(rel)
@@ -76,7 +75,7 @@ def test_dialect_layout_is_the_worked_examples(scaffolded) -> None:
     assert _layout(folder, "DemoIR") == [
         "<Name>.td", "<Name>Dialect.cpp", "<Name>Dialect.h", "<Name>Lower.cpp", "CMakeLists.txt",
         "Passes.td", "README.md", "test/<kebab>-invalid.mlir", "test/<kebab>-lower.mlir",
-        "test/<kebab>.mlir", "test/Inputs/<case>.mlir"]
+        "test/<kebab>.mlir"]
     td = (folder / "DemoIR.td").read_text()
     assert 'let name = "triton_ext_demo";' in td and "let hasVerifier = 1;" in td
     assert 'def TritonExtDemoIRLower : Pass<"triton-ext-demo-ir-lower"' in (folder / "Passes.td").read_text()

@@ -140,9 +140,6 @@ def _split_pass_list(chunks: Sequence[str]) -> list[tuple[str, dict[str, str]]]:
 
 
 def _cmd_opt(args: argparse.Namespace) -> int:
-    from triton._C import libtriton
-    from triton._C.libtriton import ir
-
     from .._loader import load_extension
     from .._triton import resolve_builtin
     from .._selection import check_options
@@ -174,16 +171,34 @@ def _cmd_opt(args: argparse.Namespace) -> int:
     path = Path(args.file)
     if not path.exists():
         raise TritonExtError(f"{path}: no such file; expected an .mlir/.ttir/.ttgir file", path=path)
+    if not (args.split_input_file or args.verify_diagnostics):
+        module = _run_opt_steps(path, path, steps, names)
+        sys.stdout.write(module.str() if not args.no_debug_info else module.str_nodebug())
+        sys.stdout.write("\n")
+        return 0
+    return _opt_chunks(path, steps, names, args)
+
+
+def _run_opt_steps(parse_path: Path, shown: Path, steps: list[Any], names: list[str],
+                   print_op: bool = True) -> Any:
+    """Parses ``parse_path`` in a fresh context with Triton's dialects and runs ``steps``;
+    returns the module (errors name ``shown``). ``print_op=False`` drops the "see current
+    operation" note of parse-time errors (as mlir-opt does with -verify-diagnostics)."""
+    from triton._C import libtriton
+    from triton._C.libtriton import ir
+
     context = ir.context()
+    if not print_op:
+        context.printOpOnDiagnostic(False)
     ir.load_dialects(context)
     for vendor in ("nvidia", "amd"):
-        module = getattr(libtriton, vendor, None)
-        if module is not None and hasattr(module, "load_dialects"):
-            module.load_dialects(context)
+        vendor_module = getattr(libtriton, vendor, None)
+        if vendor_module is not None and hasattr(vendor_module, "load_dialects"):
+            vendor_module.load_dialects(context)
     try:
-        module = ir.parse_mlir_module(str(path), context)
+        module = ir.parse_mlir_module(str(parse_path), context)
     except RuntimeError as exc:
-        raise TritonExtError(f"{path}: cannot parse the module: {exc}", path=path) from exc
+        raise TritonExtError(f"{shown}: cannot parse the module: {exc}", path=shown) from exc
     module.context = context
     pm = ir.pass_manager(context)
     for kind, name, payload in steps:
@@ -194,10 +209,64 @@ def _cmd_opt(args: argparse.Namespace) -> int:
     try:
         pm.run(module, "triton-ext-opt")
     except RuntimeError as exc:
-        raise TritonExtError(f"{path}: running {', '.join(names)} failed: {exc}", path=path) from exc
-    sys.stdout.write(module.str() if not args.no_debug_info else module.str_nodebug())
-    sys.stdout.write("\n")
-    return 0
+        raise TritonExtError(f"{shown}: running {', '.join(names)} failed: {exc}", path=shown) from exc
+    return module
+
+
+def _opt_chunks(path: Path, steps: list[Any], names: list[str], args: argparse.Namespace) -> int:
+    """-split-input-file and/or -verify-diagnostics: each chunk parsed and run on its own (with
+    its original line numbers), diagnostics captured, re-printed with the original path or
+    checked against the chunk's expected-* comments; outputs joined by ``// -----``."""
+    import tempfile
+
+    from . import opt_diagnostics as od
+
+    text = path.read_text(encoding="utf-8")
+    chunks = od.split_input(text) if args.split_input_file else [od.Chunk(text, 1)]
+    outputs: list[str] = []
+    failed = False
+    saved_env = os.environ.get("MLIR_ENABLE_DIAGNOSTICS")
+    if args.verify_diagnostics:
+        os.environ["MLIR_ENABLE_DIAGNOSTICS"] = "remarks"  # Triton then passes on every severity
+    try:
+        with tempfile.TemporaryDirectory(prefix="triton-ext-opt-") as tmp:
+            for chunk in chunks:
+                chunk_path = od.chunk_file(chunk, Path(tmp), path.name)
+                error: TritonExtError | None = None
+                module = None
+                with od.capture_stderr() as captured:
+                    try:
+                        module = _run_opt_steps(chunk_path, path, steps, names,
+                                                print_op=not args.verify_diagnostics)
+                    except TritonExtError as exc:
+                        error = exc
+                stderr = captured[0].replace(str(chunk_path), str(path))
+                if args.verify_diagnostics:
+                    try:
+                        expected = od.parse_expectations(chunk)
+                    except ValueError as exc:
+                        raise TritonExtError(f"{path}: {exc}", path=path) from exc
+                    problems = od.verify(expected, od.parse_diagnostics(stderr, str(path)))
+                    for problem in problems:
+                        print(problem.render(str(path)), file=sys.stderr)
+                    failed |= bool(problems)
+                else:
+                    sys.stderr.write(stderr)
+                    if error is not None:
+                        print(f"triton-ext: error: {error}", file=sys.stderr)
+                        failed = True
+                if module is not None:
+                    printed = module.str() if not args.no_debug_info else module.str_nodebug()
+                    outputs.append(printed.replace(str(chunk_path), str(path)))
+    finally:
+        if saved_env is None:
+            os.environ.pop("MLIR_ENABLE_DIAGNOSTICS", None)
+        else:
+            os.environ["MLIR_ENABLE_DIAGNOSTICS"] = saved_env
+    sys.stdout.write(f"\n{od.SPLIT_MARKER}\n".join(outputs))
+    if outputs:
+        sys.stdout.write("\n")
+    return 1 if failed else 0
 
 
 def _delegate(module_name: str, argv: Sequence[str]) -> int:
@@ -272,6 +341,14 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--pass", dest="passes", action="append", required=True, metavar="NAME[,NAME...]",
                    help="passes to run in order: registry passes or built-ins (canonicalize, cse, loop_unroll, ...); options as in MLIR pipelines: name{flag=value}")
     p.add_argument("--no-debug-info", action="store_true", help="print without locations")
+    p.add_argument("-split-input-file", "--split-input-file", dest="split_input_file", action="store_true",
+                   help="split the input at '// -----' lines, run each part on its own (line numbers "
+                        "stay those of the file) and print the outputs joined by '// -----'")
+    p.add_argument("-verify-diagnostics", "--verify-diagnostics", dest="verify_diagnostics",
+                   action="store_true",
+                   help="check the diagnostics against expected-error/-warning/-remark/-note "
+                        "comments ({{text}}, @+N, @-N, @above, @below, @unknown) instead of "
+                        "printing them; exit status 0 when they match")
     p.set_defaults(run=_cmd_opt)
     for name, (_, text) in _DELEGATED.items():
         sub.add_parser(name, help=text, add_help=False)

@@ -1,7 +1,7 @@
 // onchip_lower on the IR convert-triton-to-tritongpu and coalesce leave for kernels written with
 // triton_ext_onchip: every carrier becomes the TritonGPU / TritonNvidiaGPU op it stands for, and
 // nothing of the dialect is left.
-// RUN: %opt %s --pass onchip_lower --no-debug-info | FileCheck %s
+// RUN: %opt %s -split-input-file --pass onchip_lower --no-debug-info | FileCheck %s
 // CHECK-NOT: triton_ext_onchip.view
 // CHECK-NOT: triton_ext_onchip.mma_operand
 
@@ -16,9 +16,9 @@ module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.targ
 // A read with no layout yet is loaded straight into the layout its user asked for, at the
 // read's place (before the store that follows it in program order).
 // CHECK-LABEL: tt.func @read
-// CHECK: %[[V:.*]] = ttg.local_load %{{.*}} : !ttg.memdesc<64x64xf16, #shared, #smem, mutable> -> tensor<64x64xf16, #blocked>
+// CHECK: %[[V:.*]] = ttg.local_load %{{.*}} : !ttg.memdesc<64x64xf16, #shared, #smem, mutable> -> tensor<64x64xf16, #blocked{{[0-9]*}}>
 // CHECK-NEXT: ttg.local_store %{{.*}}, %{{.*}}
-// CHECK-NEXT: tt.store %{{.*}}, %[[V]] : tensor<64x64x!tt.ptr<f16>, #blocked>
+// CHECK-NEXT: tt.store %{{.*}}, %[[V]] : tensor<64x64x!tt.ptr<f16>, #blocked{{[0-9]*}}>
 // CHECK-NOT: ttg.convert_layout
 tt.func @read(%buf: !ttg.memdesc<64x64xf16, #shared, #smem, mutable>, %p: tensor<64x64x!tt.ptr<f16>, #blocked>, %z: tensor<64x64xf16, #blocked>) {
   %0 = ttg.local_load %buf : !ttg.memdesc<64x64xf16, #shared, #smem, mutable> -> tensor<64x64xf16>
@@ -27,10 +27,21 @@ tt.func @read(%buf: !ttg.memdesc<64x64xf16, #shared, #smem, mutable>, %p: tensor
   tt.store %p, %1 : tensor<64x64x!tt.ptr<f16>, #blocked>
   tt.return
 }
+}
+
+// -----
+
+#blocked = #ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#blocked1 = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
+#shared = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>
+#shared_t = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = true, elementBitWidth = 16}>
+#smem = #ttg.shared_memory
+#bar = #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32} {
 
 // write(buf, v): the store through the view is a local_store of the value as it is.
 // CHECK-LABEL: tt.func @write
-// CHECK-NEXT: ttg.local_store %arg1, %arg0 : tensor<64x64xf16, #blocked1> -> !ttg.memdesc<64x64xf16, #shared, #smem, mutable>
+// CHECK-NEXT: ttg.local_store %arg1, %arg0 : tensor<64x64xf16, #blocked{{[0-9]*}}> -> !ttg.memdesc<64x64xf16, #shared, #smem, mutable>
 // CHECK-NEXT: tt.return
 tt.func @write(%buf: !ttg.memdesc<64x64xf16, #shared, #smem, mutable>, %v: tensor<64x64xf16, #blocked1>) {
   %0 = triton_ext_onchip.view %buf {purpose = "store"} : !ttg.memdesc<64x64xf16, #shared, #smem, mutable> -> tensor<64x64x!tt.ptr<f16>>
@@ -38,11 +49,22 @@ tt.func @write(%buf: !ttg.memdesc<64x64xf16, #shared, #smem, mutable>, %v: tenso
   tt.store %1, %v : tensor<64x64x!tt.ptr<f16>, #blocked1>
   tt.return
 }
+}
+
+// -----
+
+#blocked = #ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#blocked1 = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
+#shared = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>
+#shared_t = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = true, elementBitWidth = 16}>
+#smem = #ttg.shared_memory
+#bar = #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32} {
 
 // copy_async(buf, p, mask): the carrier load and store become one cp.async with the load's
 // (coalesced) pointer layout, mask and zero fill; the carriers are gone.
 // CHECK-LABEL: tt.func @copy
-// CHECK-NEXT: %{{.*}} = ttg.async_copy_global_to_local %arg1, %arg0 mask %arg2 other %arg3 : tensor<64x64x!tt.ptr<f16>, #blocked> -> <64x64xf16, #shared, #smem, mutable>
+// CHECK-NEXT: %{{.*}} = ttg.async_copy_global_to_local %arg1, %arg0 mask %arg2 other %arg3 : tensor<64x64x!tt.ptr<f16>, #blocked{{[0-9]*}}> -> <64x64xf16, #shared, #smem, mutable>
 // CHECK-NEXT: tt.return
 tt.func @copy(%buf: !ttg.memdesc<64x64xf16, #shared, #smem, mutable>, %p: tensor<64x64x!tt.ptr<f16>, #blocked>, %m: tensor<64x64xi1, #blocked>, %o: tensor<64x64xf16, #blocked>) {
   %x = tt.load %p, %m, %o : tensor<64x64x!tt.ptr<f16>, #blocked>
@@ -51,19 +73,30 @@ tt.func @copy(%buf: !ttg.memdesc<64x64xf16, #shared, #smem, mutable>, %p: tensor
   tt.store %1, %x : tensor<64x64x!tt.ptr<f16>, #blocked>
   tt.return
 }
+}
+
+// -----
+
+#blocked = #ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#blocked1 = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
+#shared = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>
+#shared_t = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = true, elementBitWidth = 16}>
+#smem = #ttg.shared_memory
+#bar = #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32} {
 
 // mma(a, b, acc, pending=1) in a loop, then mma_wait(acc, 0): a fenced async wgmma on the
 // buffers, a wait leaving one group running, the loop carrying the accumulator in the MMA
 // layout (converted only at the loop's edges), and the final wait on the MMA-layout value.
 // CHECK-LABEL: tt.func @mma_loop
-// CHECK: %[[INIT:.*]] = ttg.convert_layout %arg2 : tensor<128x128xf32, #blocked1> -> tensor<128x128xf32, #mma>
+// CHECK: %[[INIT:.*]] = ttg.convert_layout %arg2 : tensor<128x128xf32, #blocked{{[0-9]*}}> -> tensor<128x128xf32, #mma>
 // CHECK: %[[LOOP:.*]] = scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[INIT]]) -> (tensor<128x128xf32, #mma>)
 // CHECK-NEXT: ttng.fence_async_shared {bCluster = false}
 // CHECK-NEXT: %[[D:.*]] = ttng.warp_group_dot %arg0, %arg1, %[[ACC]] {isAsync = true, triton_ext_onchip.mma} : !ttg.memdesc<128x64xf16, #shared, #smem, mutable> * !ttg.memdesc<64x128xf16, #shared, #smem, mutable> -> tensor<128x128xf32, #mma>
 // CHECK-NEXT: %[[W:.*]] = ttng.warp_group_dot_wait %[[D]] {pendings = 1 : i32, triton_ext_onchip.mma} : tensor<128x128xf32, #mma>
 // CHECK-NEXT: scf.yield %[[W]] : tensor<128x128xf32, #mma>
 // CHECK: %[[F:.*]] = ttng.warp_group_dot_wait %[[LOOP]] {pendings = 0 : i32, triton_ext_onchip.mma} : tensor<128x128xf32, #mma>
-// CHECK-NEXT: %[[OUT:.*]] = ttg.convert_layout %[[F]] : tensor<128x128xf32, #mma> -> tensor<128x128xf32, #blocked1>
+// CHECK-NEXT: %[[OUT:.*]] = ttg.convert_layout %[[F]] : tensor<128x128xf32, #mma> -> tensor<128x128xf32, #blocked{{[0-9]*}}>
 // CHECK-NEXT: tt.return %[[OUT]]
 tt.func @mma_loop(%a: !ttg.memdesc<128x64xf16, #shared, #smem, mutable>, %b: !ttg.memdesc<64x128xf16, #shared, #smem, mutable>, %init: tensor<128x128xf32, #blocked1>, %n: i32) -> tensor<128x128xf32, #blocked1> {
   %c0 = arith.constant 0 : i32
@@ -79,6 +112,17 @@ tt.func @mma_loop(%a: !ttg.memdesc<128x64xf16, #shared, #smem, mutable>, %b: !tt
   %w = tt.elementwise_inline_asm "// triton_ext_onchip.mma_wait 0" {constraints = "=r,r", packed_element = 1 : i32, pure = false} %r : tensor<128x128xf32, #blocked1> -> tensor<128x128xf32, #blocked1>
   tt.return %w : tensor<128x128xf32, #blocked1>
 }
+}
+
+// -----
+
+#blocked = #ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#blocked1 = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
+#shared = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>
+#shared_t = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = true, elementBitWidth = 16}>
+#smem = #ttg.shared_memory
+#bar = #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32} {
 
 // copy_tma: the kernel's descriptor argument takes the buffer's layout (the function type too),
 // and the placeholder becomes Triton's TMA copy.
@@ -88,6 +132,17 @@ tt.func @tma(%desc: !tt.tensordesc<128x64xf16>, %bar: !ttg.memdesc<1xi64, #bar, 
   triton_ext_onchip.tma_copy %desc[%i, %i] -> %buf, %bar, %p : !tt.tensordesc<128x64xf16>, !ttg.memdesc<1xi64, #bar, #ttg.shared_memory, mutable>, !ttg.memdesc<128x64xf16, #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>, #ttg.shared_memory, mutable>
   tt.return
 }
+}
+
+// -----
+
+#blocked = #ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#blocked1 = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
+#shared = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>
+#shared_t = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = true, elementBitWidth = 16}>
+#smem = #ttg.shared_memory
+#bar = #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32} {
 
 // store_tma: the descriptor takes the buffer's layout too, and the store is preceded by the
 // proxy fence (the buffer may have been written from registers); store_wait is Triton's own op.
@@ -122,5 +177,4 @@ tt.func @mma_trans_tma_only(%desc: !tt.tensordesc<64x64xf16>, %bar: !ttg.memdesc
   %d = tt.dot %ca, %cb, %acc : tensor<64x64xf16, #ttg.dot_op<{opIdx = 0, parent = #blocked1}>> * tensor<64x64xf16, #ttg.dot_op<{opIdx = 1, parent = #blocked1}>> -> tensor<64x64xf32, #blocked1>
   tt.return %d : tensor<64x64xf32, #blocked1>
 }
-
 }

@@ -1,8 +1,8 @@
 // onchip_prune after onchip_lower: an OnChip allocation (triton_ext_onchip.ring) that is only
 // written, or whose barriers are only armed, goes with its writes and views; anything that may
 // be observed stays (without the mark), and allocations OnChip did not make are never touched.
-// RUN: %opt %s --pass onchip_prune --no-debug-info | FileCheck %s
-// RUN: env MLIR_ENABLE_DIAGNOSTICS=warnings %opt %s --pass 'onchip_prune{warn-unused=true}' --no-debug-info 2>&1 >/dev/null | FileCheck %s --check-prefix=WARN
+// RUN: %opt %s -split-input-file --pass onchip_prune --no-debug-info | FileCheck %s
+// RUN: env MLIR_ENABLE_DIAGNOSTICS=warnings %opt %s -split-input-file --pass 'onchip_prune{warn-unused=true}' --no-debug-info 2>&1 >/dev/null | FileCheck %s --check-prefix=WARN
 
 #blocked = #ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
 #shared = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>
@@ -33,6 +33,15 @@ tt.func @unread_buffer(%v: tensor<64x64xf16, #blocked>, %p: tensor<64x64x!tt.ptr
   %w = ttg.async_wait {num = 0 : i32}
   tt.return
 }
+}
+
+// -----
+
+#blocked = #ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#shared = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>
+#smem = #ttg.shared_memory
+#bar = #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32} {
 
 // Barriers initialised and arrived on, never waited on: removed.
 // CHECK-LABEL: tt.func @unwaited_barriers
@@ -54,6 +63,15 @@ tt.func @unwaited_barriers(%pred: i1) {
   ttng.barrier_expect %b1, 128, %pred : !ttg.memdesc<1xi64, #bar, #smem, mutable>
   tt.return
 }
+}
+
+// -----
+
+#blocked = #ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#shared = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>
+#smem = #ttg.shared_memory
+#bar = #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32} {
 
 // Read back (local_load), waited on, or written by TMA: all stay.
 // CHECK-LABEL: tt.func @observed
@@ -82,6 +100,15 @@ tt.func @observed(%v: tensor<64x64xf16, #blocked>, %desc: !tt.tensordesc<64x64xf
   ttng.async_tma_copy_global_to_local %desc[%c0, %c0] %tb, %bar, %pred : !tt.tensordesc<64x64xf16, #shared>, !ttg.memdesc<1xi64, #bar, #smem, mutable> -> !ttg.memdesc<64x64xf16, #shared, #smem, mutable>
   tt.return %r : tensor<64x64xf16, #blocked>
 }
+}
+
+// -----
+
+#blocked = #ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#shared = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>
+#smem = #ttg.shared_memory
+#bar = #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32} {
 
 // Passed on (here: carried by a loop) may be read there: kept. An allocation without the
 // OnChip mark is never touched, even if only written.
@@ -103,5 +130,4 @@ tt.func @escapes_or_foreign(%v: tensor<64x64xf16, #blocked>, %n: i32) {
   ttg.local_store %v, %other : tensor<64x64xf16, #blocked> -> !ttg.memdesc<64x64xf16, #shared, #smem, mutable>
   tt.return
 }
-
 }

@@ -1,6 +1,6 @@
 // onchip_restore_waits, after Triton's pipeliner: the author's wait counts come back, and a
 // wait-for-all the pipeliner put behind an OnChip wgmma goes; nothing else is touched.
-// RUN: %opt %s --pass onchip_restore_waits --no-debug-info | FileCheck %s
+// RUN: %opt %s -split-input-file --pass onchip_restore_waits --no-debug-info | FileCheck %s
 
 #shared = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>
 #smem = #ttg.shared_memory
@@ -16,6 +16,14 @@ tt.func @waits() {
   %1 = ttg.async_wait {num = 0 : i32}
   tt.return
 }
+}
+
+// -----
+
+#shared = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>
+#smem = #ttg.shared_memory
+#mma = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 128, 16]}>
+module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32} {
 
 // CHECK-LABEL: tt.func @mma_waits
 // CHECK: %[[D:.*]] = ttng.warp_group_dot %arg0, %arg1, %arg2 {isAsync = true, triton_ext_onchip.mma}
@@ -32,5 +40,4 @@ tt.func @mma_waits(%a: !ttg.memdesc<128x64xf16, #shared, #smem, mutable>, %b: !t
   %q:3 = ttng.warp_group_dot_wait %t, %a, %b {pendings = 0 : i32} : tensor<128x128xf32, #mma>, !ttg.memdesc<128x64xf16, #shared, #smem, mutable>, !ttg.memdesc<64x128xf16, #shared, #smem, mutable>
   tt.return
 }
-
 }

@@ -1,5 +1,5 @@
 // range_facts_lower replaces every fact by its operand and leaves nothing of the dialect.
-// RUN: %opt %s --pass range_facts_lower --no-debug-info | FileCheck %s
+// RUN: %opt %s -split-input-file --pass range_facts_lower --no-debug-info | FileCheck %s
 // CHECK-NOT: triton_ext_range
 
 // Scalar: the users read the original value.
@@ -12,6 +12,8 @@ tt.func @scalar(%n: i32) -> i32 {
   %1 = arith.addi %0, %c1 : i32
   tt.return %1 : i32
 }
+
+// -----
 
 // Tensor facts inside a loop body, chained: all go, the loop stays.
 // CHECK-LABEL: tt.func @in_loop

@@ -1,7 +1,7 @@
-// RUN: %opt %s --pass grid_swizzle --no-debug-info | FileCheck %s --check-prefixes=CHECK,G8
+// RUN: %opt %s -split-input-file --pass grid_swizzle --no-debug-info | FileCheck %s --check-prefixes=CHECK,G8
 // Idempotence: a second run changes nothing.
-// RUN: %opt %s --pass grid_swizzle,grid_swizzle --no-debug-info | FileCheck %s --check-prefixes=CHECK,G8
-// RUN: %opt %s --pass 'grid_swizzle{group-size=4}' --no-debug-info | FileCheck %s --check-prefixes=CHECK,G4
+// RUN: %opt %s -split-input-file --pass grid_swizzle,grid_swizzle --no-debug-info | FileCheck %s --check-prefixes=CHECK,G8
+// RUN: %opt %s -split-input-file --pass 'grid_swizzle{group-size=4}' --no-debug-info | FileCheck %s --check-prefixes=CHECK,G4
 
 // A naive 2-D GEMM tile: pid x picks the A rows, pid y the B columns. Every
 // use of the program ids is replaced by the grouped coordinates, computed
@@ -62,6 +62,8 @@ tt.func public @gemm(%a: !tt.ptr<f16>, %b: !tt.ptr<f16>, %c: !tt.ptr<f32>, %lda:
   tt.return
 }
 
+// -----
+
 // Program ids read twice (in the entry block and inside a loop) and axis z:
 // both x reads and both y reads are replaced; z is left alone.
 // CHECK-LABEL: tt.func public @repeated_reads
@@ -104,6 +106,8 @@ tt.func public @repeated_reads(%a: !tt.ptr<f16>, %c: !tt.ptr<f32>, %n: i32) {
   tt.return
 }
 
+// -----
+
 // The kernels below are left alone: no num_programs read appears, the
 // program ids stay where they were.
 
@@ -125,6 +129,8 @@ tt.func public @one_d(%a: !tt.ptr<f16>, %c: !tt.ptr<f32>) {
   tt.return
 }
 
+// -----
+
 // 2-D elementwise kernel without a dot: neighbouring programs share nothing.
 // CHECK-LABEL: tt.func public @no_dot(
 // CHECK-NOT:     grid_swizzled
@@ -142,6 +148,8 @@ tt.func public @no_dot(%a: !tt.ptr<f32>) {
   tt.store %p, %w : !tt.ptr<f32>
   tt.return
 }
+
+// -----
 
 // A dot kernel that takes a lock: the protocol may rely on launch order.
 // CHECK-LABEL: tt.func public @atomic(
@@ -168,6 +176,8 @@ tt.func public @atomic(%a: !tt.ptr<f16>, %c: !tt.ptr<f32>, %lock: !tt.ptr<i32>) 
   tt.return
 }
 
+// -----
+
 // A dot kernel with an atomic add (split-K style accumulation).
 // CHECK-LABEL: tt.func public @atomic_add(
 // CHECK-NOT:     grid_swizzled
@@ -186,6 +196,8 @@ tt.func public @atomic_add(%a: !tt.ptr<f16>, %c: !tt.ptr<f32>) {
   %r = tt.atomic_rmw fadd, relaxed, gpu, %cs, %d : (tensor<32x32x!tt.ptr<f32>>, tensor<32x32xf32>) -> tensor<32x32xf32>
   tt.return
 }
+
+// -----
 
 // A kernel that reads the grid size may already map its programs itself
 // (the tutorial's grouped GEMM on a 2-D grid, a persistent loop).
@@ -212,6 +224,8 @@ tt.func public @reads_num_programs(%a: !tt.ptr<f16>, %c: !tt.ptr<f32>) {
   tt.return
 }
 
+// -----
+
 // Already swizzled (marked by an earlier run): nothing is added.
 // CHECK-LABEL: tt.func public @marked(
 // CHECK-SAME:    attributes {triton_ext.grid_swizzled}
@@ -232,6 +246,8 @@ tt.func public @marked(%a: !tt.ptr<f16>, %c: !tt.ptr<f32>) attributes {triton_ex
   tt.store %cs, %d : tensor<32x32x!tt.ptr<f32>>
   tt.return
 }
+
+// -----
 
 // A non-public function is not a kernel (its caller's program ids would not
 // change with it), and a kernel calling a function that may read the program
@@ -273,9 +289,9 @@ tt.func public @calls(%a: !tt.ptr<f16>, %c: !tt.ptr<f32>) {
 
 // A group size below 2 is an error, not a silent default: refused before the pass runs (Passes.td
 // declares group-size a MinOption of 2).
-// RUN: not %opt %s --pass 'grid_swizzle{group-size=1}' 2>&1 | FileCheck %s --check-prefix=BAD1
+// RUN: not %opt %s -split-input-file --pass 'grid_swizzle{group-size=1}' 2>&1 | FileCheck %s --check-prefix=BAD1
 // BAD1: option group-size: expected an int >= 2, found 1 (declared in GridSwizzle/Passes.td)
-// RUN: not %opt %s --pass 'grid_swizzle{group-size=0}' 2>&1 | FileCheck %s --check-prefix=BAD0
+// RUN: not %opt %s -split-input-file --pass 'grid_swizzle{group-size=0}' 2>&1 | FileCheck %s --check-prefix=BAD0
 // BAD0: option group-size: expected an int >= 2, found 0 (declared in GridSwizzle/Passes.td)
-// RUN: not %opt %s --pass 'grid_swizzle{group-size=-3}' 2>&1 | FileCheck %s --check-prefix=BADNEG
+// RUN: not %opt %s -split-input-file --pass 'grid_swizzle{group-size=-3}' 2>&1 | FileCheck %s --check-prefix=BADNEG
 // BADNEG: option group-size: expected an int >= 2, found -3 (declared in GridSwizzle/Passes.td)

@@ -1,4 +1,4 @@
-// RUN: %opt %s --pass loop_split,canonicalize,cse --no-debug-info | FileCheck %s
+// RUN: %opt %s -split-input-file --pass loop_split,canonicalize,cse --no-debug-info | FileCheck %s
 
 // Issue 17: masks that AND the causal comparison with sequence-length masks, as
 // sglang's prefill/extend and lightllm's context attention write them:
@@ -59,6 +59,8 @@ tt.func @min_bound(%start_m: i32, %seq: i32, %x: tensor<128x64xf32>) -> tensor<1
   tt.return %res : tensor<128x64xf32>
 }
 
+// -----
+
 // sglang: `block_mask * min((start_m + 1) * BLOCK_M, seq_len)`.
 // CHECK-LABEL: tt.func @sglang_block_mask
 // CHECK:         scf.for
@@ -106,6 +108,8 @@ tt.func @sglang_block_mask(%start_m: i32, %seq: i32, %x: tensor<128x64xf32>) -> 
   tt.return %res : tensor<128x64xf32>
 }
 
+// -----
+
 // lightllm: `block_mask * (start_m + 1) * BLOCK_M`.
 // CHECK-LABEL: tt.func @lightllm_block_mask
 // CHECK:         scf.for
@@ -151,6 +155,8 @@ tt.func @lightllm_block_mask(%start_m: i32, %seq: i32, %x: tensor<128x64xf32>) -
   }
   tt.return %res : tensor<128x64xf32>
 }
+
+// -----
 
 // `tl.where(c, 1, 0)` kept as a select of 0/1, either operand order.
 // CHECK-LABEL: tt.func @select_block_mask
@@ -199,6 +205,8 @@ tt.func @select_block_mask(%start_m: i32, %seq: i32, %x: tensor<128x64xf32>) -> 
   tt.return %res : tensor<128x64xf32>
 }
 
+// -----
+
 // Negative: with a lower bound that may be negative, block_mask = 0 leaves
 // [lb, 0) to run, which may reach past the diagonal: the third part stays.
 // CHECK-LABEL: tt.func @block_mask_lb_not_constant
@@ -245,6 +253,8 @@ tt.func @block_mask_lb_not_constant(%start_m: i32, %seq: i32, %lb: i32, %x: tens
   }
   tt.return %res : tensor<128x64xf32>
 }
+
+// -----
 
 // Negative: a factor in {0, 2} may double the bound: the third part stays.
 // CHECK-LABEL: tt.func @block_mask_not_01
@@ -293,6 +303,8 @@ tt.func @block_mask_not_01(%start_m: i32, %seq: i32, %x: tensor<128x64xf32>) -> 
   tt.return %res : tensor<128x64xf32>
 }
 
+// -----
+
 // Negative: `start_n + offs_n >= lo` in a loop from lo is never known below
 // lo - 63 <= lb: folding it would empty the low part, so only the causal
 // comparison is folded and the first loop keeps this one.
@@ -333,6 +345,8 @@ tt.func @second_low_empty(%start_m: i32, %seq: i32, %lo: i32, %x: tensor<128x64x
   }
   tt.return %res : tensor<128x64xf32>
 }
+
+// -----
 
 // Negative: `start_n + offs_n - (2^31 - 1)` wraps from lb = -10 on (guard known
 // to fail): that comparison stays in every part; the causal one still splits.
@@ -377,6 +391,8 @@ tt.func @second_guard_fails(%start_m: i32, %seq: i32, %x: tensor<128x64xf32>) ->
   }
   tt.return %res : tensor<128x64xf32>
 }
+
+// -----
 
 // The scalar form `if start_n >= diag: qk = where(offs_m >= start_n + offs_n,
 // ...)`: the tensor comparison inside the scf.if of another candidate is not
@@ -437,6 +453,8 @@ tt.func @nested_if(%start_m: i32, %x: tensor<128x64xf32>) -> tensor<128x64xf32> 
   }
   tt.return %res : tensor<128x64xf32>
 }
+
+// -----
 
 // Negative: from lb = INT32_MIN + 48 the loop need not be empty when m0 - 63
 // wraps (ub = m0 + 128 may exceed lb), so the split point is computed from

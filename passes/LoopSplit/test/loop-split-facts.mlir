@@ -1,4 +1,4 @@
-// RUN: env TRITON_EXT_ENABLE=range_facts_lower %opt %s --pass loop_split,canonicalize,cse --no-debug-info | FileCheck %s
+// RUN: env TRITON_EXT_ENABLE=range_facts_lower %opt %s -split-input-file --pass loop_split,canonicalize,cse --no-debug-info | FileCheck %s
 
 // Issue 17.3: facts the kernel states drop the no-wrap guard. With
 // start_m = assume_range(pid, 0, 2^20), m0 = start_m * 128 <= 2^27 and
@@ -42,6 +42,8 @@ tt.func @causal_fact_drops_guard(%pid: i32, %qk: tensor<128x64xf32>) -> tensor<1
   tt.return %r : tensor<128x64xf32>
 }
 
+// -----
+
 // Negative: a fact up to 2^24 allows m0 = 2^31, which wraps: the guard stays.
 // CHECK-LABEL: tt.func @causal_fact_too_wide_keeps_guard
 // CHECK:         arith.cmpi sle
@@ -76,6 +78,8 @@ tt.func @causal_fact_too_wide_keeps_guard(%pid: i32, %qk: tensor<128x64xf32>) ->
   }
   tt.return %r : tensor<128x64xf32>
 }
+
+// -----
 
 // A run-time divisor (issue 17: `offs_m // num_queries_per_kv`) needs k >= 1;
 // k = assume_range(kq, 1, 16) proves it, so that check is not in the guard

@@ -1,6 +1,6 @@
-// RUN: %opt %s --pass loop_split,canonicalize,cse --no-debug-info | FileCheck %s
-// RUN: %opt %s --pass loop_split --no-debug-info | FileCheck %s --check-prefix=UNCHANGED
-// RUN: %opt %s --pass 'loop_split{max-parts=2},canonicalize,cse' --no-debug-info | FileCheck %s --check-prefix=PARTS2
+// RUN: %opt %s -split-input-file --pass loop_split,canonicalize,cse --no-debug-info | FileCheck %s
+// RUN: %opt %s -split-input-file --pass loop_split --no-debug-info | FileCheck %s --check-prefix=UNCHANGED
+// RUN: %opt %s -split-input-file --pass 'loop_split{max-parts=2},canonicalize,cse' --no-debug-info | FileCheck %s --check-prefix=PARTS2
 
 // Issue 14: LoopSplit must never drop iterations. These cases sit at the
 // limits of the integer types: a guard that can fail at run time, a guard
@@ -48,6 +48,8 @@ tt.func @guard_failure_keeps_comparing_loop(%ub: i32, %n: i32, %lb: i32, %x: f32
   tt.return %r : f32
 }
 
+// -----
+
 // i64 `iv < n` with neither side doing arithmetic: nothing can wrap, so no
 // guard (no 2^60 bound on the values), two loops split exactly at n: the
 // kernel of issue 14 launched with lb = 2^61 gives the same result split.
@@ -73,6 +75,8 @@ tt.func @i64_scalar_needs_no_guard(%lb: i64, %ub: i64, %n: i64, %x: f32, %y: f32
   }
   tt.return %r : f32
 }
+
+// -----
 
 // lb = INT32_MIN and the iv side subtracts 64: the iv side wraps on the first
 // iteration whatever the other values, so the guard is known to fail and the
@@ -100,6 +104,8 @@ tt.func @decline_guard_known_false(%ub: i32, %n: i32, %x: f32, %y: f32) -> f32 {
   }
   tt.return %r : f32
 }
+
+// -----
 
 // i64 loop from INT64_MAX - 20 to INT64_MAX - 1, step 3: 7 iterations. The
 // first iteration at or after m is found without computing
@@ -141,6 +147,8 @@ tt.func @i64_near_int64_max(%n: i64, %x: f32, %y: f32) -> f32 {
   tt.return %r : f32
 }
 
+// -----
+
 // i32 loop at the top of the type, all constant: `iv < 2^31 - 6` over
 // [2^31 - 21, 2^31 - 2) step 3 (iterations ..., 2^31 - 9 | 2^31 - 6, 2^31 - 3).
 // CHECK-LABEL: tt.func @i32_near_int32_max_static
@@ -165,6 +173,8 @@ tt.func @i32_near_int32_max_static(%x: f32, %y: f32) -> f32 {
   }
   tt.return %r : f32
 }
+
+// -----
 
 // Unsigned predicate on an i32 loop with a run-time lb: for lb < 0 (u32
 // values >= 2^31) unsigned and signed order differ, so the guard requires
@@ -191,6 +201,8 @@ tt.func @i32_unsigned_runtime_lb(%lb: i32, %ub: i32, %n: i32, %x: f32, %y: f32) 
   }
   tt.return %r : f32
 }
+
+// -----
 
 // i64 loop with an invariant on the iv side (`iv + a < b`): the sums have
 // two unknown terms, so the guard bounds lb, ub, a and b by 2^60 and the
@@ -223,6 +235,8 @@ tt.func @i64_invariant_on_iv_side(%lb: i64, %ub: i64, %a: i64, %b: i64, %x: f32,
   tt.return %r : f32
 }
 
+// -----
+
 // `scf.for unsigned` orders its iterations by unsigned comparison; the split
 // arithmetic is signed, so the loop is left alone.
 // CHECK-LABEL: tt.func @decline_unsigned_loop
@@ -244,6 +258,8 @@ tt.func @decline_unsigned_loop(%ub: i32, %n: i32, %x: f32, %y: f32) -> f32 {
   }
   tt.return %r : f32
 }
+
+// -----
 
 // Issue 17: `tl.range(..., flatten=True)` asks Triton to fuse the nest under
 // the marked loop into one loop; splitting the inner loop (or the marked one)
@@ -279,6 +295,8 @@ tt.func @flatten_nest_left_alone(%n: i32, %m: i32, %x: f32, %y: f32) -> f32 {
   tt.return %r : f32
 }
 
+// -----
+
 // Without the mark the same nest splits: the inner loop on the outer iv's
 // invariant m, and the outer loop too: two outer loops of two inner ones.
 // CHECK-LABEL: tt.func @unmarked_nest_splits
@@ -303,6 +321,8 @@ tt.func @unmarked_nest_splits(%n: i32, %m: i32, %x: f32, %y: f32) -> f32 {
   }
   tt.return %r : f32
 }
+
+// -----
 
 // A causal mask over keys from the diagonal block on (lb = m0): nothing is
 // known below m0 - 62 <= lb, so the low part is empty. With three parts: a

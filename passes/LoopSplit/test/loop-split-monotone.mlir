@@ -1,4 +1,4 @@
-// RUN: %opt %s --pass loop_split,canonicalize,cse --no-debug-info | FileCheck %s
+// RUN: %opt %s -split-input-file --pass loop_split,canonicalize,cse --no-debug-info | FileCheck %s
 
 // Issue 17: monotone maps of the constant part of a mask side. vLLM's unified
 // attention packs num_queries_per_kv query heads along M, so its causal bound
@@ -38,6 +38,8 @@ tt.func @gqa_divsi_const(%q0: i32, %hi: i32, %x: tensor<128x64xf32>) -> tensor<1
   tt.return %res : tensor<128x64xf32>
 }
 
+// -----
+
 // CHECK-LABEL: tt.func @gqa_divui_const
 // CHECK:         scf.for
 // CHECK-NOT:       arith.cmpi
@@ -68,6 +70,8 @@ tt.func @gqa_divui_const(%q0: i32, %hi: i32, %x: tensor<128x64xf32>) -> tensor<1
   tt.return %res : tensor<128x64xf32>
 }
 
+// -----
+
 // CHECK-LABEL: tt.func @gqa_shrsi_const
 // CHECK:         scf.for
 // CHECK-NOT:       arith.cmpi
@@ -97,6 +101,8 @@ tt.func @gqa_shrsi_const(%q0: i32, %hi: i32, %x: tensor<128x64xf32>) -> tensor<1
   }
   tt.return %res : tensor<128x64xf32>
 }
+
+// -----
 
 // A clamp of the rows, min(max(r - 8, 0), 100): the interval [0, 100].
 // CHECK-LABEL: tt.func @clamped_rows
@@ -132,6 +138,8 @@ tt.func @clamped_rows(%q0: i32, %hi: i32, %x: tensor<128x64xf32>) -> tensor<128x
   }
   tt.return %res : tensor<128x64xf32>
 }
+
+// -----
 
 // A divisor known only at run time (num_queries_per_kv as an argument): for
 // every k >= 1, r // k over r in [0, 127] lies in [0, 127]. The guard checks
@@ -171,6 +179,7 @@ tt.func @divisor_at_run_time(%q0: i32, %k: i32, %hi: i32, %x: tensor<128x64xf32>
   tt.return %res : tensor<128x64xf32>
 }
 
+// -----
 
 // Negative: a divisor that changes with the iteration (k + start_n) is not
 // loop-invariant: the rows are not a fixed interval.
@@ -204,6 +213,7 @@ tt.func @divisor_inside_loop(%q0: i32, %k: i32, %hi: i32, %x: tensor<128x64xf32>
   tt.return %res : tensor<128x64xf32>
 }
 
+// -----
 
 // A shift amount known only at run time: the guard checks 0 <= s <= 31 (a
 // larger amount is poison); r >> s over [0, 127] lies in [0, 127].
@@ -241,6 +251,7 @@ tt.func @shift_at_run_time(%q0: i32, %k: i32, %hi: i32, %x: tensor<128x64xf32>) 
   tt.return %res : tensor<128x64xf32>
 }
 
+// -----
 
 // Negative: a negative divisor reverses the order (x / -4 is nonincreasing).
 // CHECK-LABEL: tt.func @negative_divisor
@@ -272,6 +283,8 @@ tt.func @negative_divisor(%q0: i32, %hi: i32, %x: tensor<128x64xf32>) -> tensor<
   tt.return %res : tensor<128x64xf32>
 }
 
+// -----
+
 // Negative: remainders are not monotone.
 // CHECK-LABEL: tt.func @remainder
 // CHECK:         scf.for
@@ -301,6 +314,8 @@ tt.func @remainder(%q0: i32, %hi: i32, %x: tensor<128x64xf32>) -> tensor<128x64x
   }
   tt.return %res : tensor<128x64xf32>
 }
+
+// -----
 
 // Negative: arange + (2^31 - 100) wraps in i32 before the division, so the
 // quotients are not monotone in the row: refused (the interval must fit i32).
@@ -334,6 +349,8 @@ tt.func @wraps_before_division(%q0: i32, %hi: i32, %x: tensor<128x64xf32>) -> te
   }
   tt.return %res : tensor<128x64xf32>
 }
+
+// -----
 
 // Negative: unsigned division of a range with negative values reads them as
 // huge unsigned numbers.

@@ -1,5 +1,5 @@
-// RUN: %opt %s --pass "loop_split{min-unmasked-trips=0},canonicalize,cse" --no-debug-info | FileCheck %s
-// RUN: %opt %s --pass loop_split --no-debug-info | FileCheck %s --check-prefix=UNCHANGED
+// RUN: %opt %s -split-input-file --pass "loop_split{min-unmasked-trips=0},canonicalize,cse" --no-debug-info | FileCheck %s
+// RUN: %opt %s -split-input-file --pass loop_split --no-debug-info | FileCheck %s --check-prefix=UNCHANGED
 
 // Loops of one iteration (constant bounds, ub - lb <= step) are left alone:
 // at most one part would run, and canonicalize turns the unsplit loop into
@@ -40,6 +40,8 @@ tt.func @one_trip_iv_rhs(%n: i32) -> i32 {
   tt.return %r : i32
 }
 
+// -----
+
 // The iv on the left, `iv < n`, [0, 1) step 1.
 // CHECK-LABEL: tt.func @one_trip_iv_lhs
 // CHECK-NOT:     scf.for
@@ -68,6 +70,8 @@ tt.func @one_trip_iv_lhs(%n: i32) -> i32 {
   tt.return %r : i32
 }
 
+// -----
+
 // One iteration of a larger step (i64, [-5, 59) step 64, `n + 1 < iv`).
 // UNCHANGED-LABEL: tt.func @one_trip_large_step_i64
 // UNCHANGED-NOT:   arith.extsi
@@ -91,6 +95,8 @@ tt.func @one_trip_large_step_i64(%n: i64, %x: f32, %y: f32) -> f32 {
   tt.return %r : f32
 }
 
+// -----
+
 // An empty loop ([1, 1)) with the iv on the right: unchanged.
 // UNCHANGED-LABEL: tt.func @zero_trip_iv_rhs
 // UNCHANGED-NOT:   arith.extsi
@@ -108,6 +114,8 @@ tt.func @zero_trip_iv_rhs(%n: i32, %x: f32, %y: f32) -> f32 {
   }
   tt.return %r : f32
 }
+
+// -----
 
 // Two iterations ([0, 2) step 1, `n < iv`): still split at n + 1, clamped to
 // [0, 2]; the comparison is gone from both loops.
@@ -134,6 +142,8 @@ tt.func @two_trips_iv_rhs(%n: i32, %x: f32, %y: f32) -> f32 {
   }
   tt.return %r : f32
 }
+
+// -----
 
 // Run-time bounds (which may give one iteration or none): split, the parts
 // partition [lb, ub) whatever the bounds.

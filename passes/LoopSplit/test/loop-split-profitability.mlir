@@ -1,7 +1,7 @@
-// RUN: %opt %s --pass loop_split,canonicalize,cse --no-debug-info | FileCheck %s
-// RUN: %opt %s --pass 'loop_split{max-tile-elements=0 max-tail-step=0},canonicalize,cse' --no-debug-info | FileCheck %s --check-prefix=NOLIMIT
-// RUN: %opt %s --pass 'loop_split{max-tile-elements=1024 max-tail-step=0},canonicalize,cse' --no-debug-info | FileCheck %s --check-prefix=SMALL
-// RUN: %opt %s --pass 'loop_split{max-tail-step=0},canonicalize,cse' --no-debug-info | FileCheck %s --check-prefix=TAIL0
+// RUN: %opt %s -split-input-file --pass loop_split,canonicalize,cse --no-debug-info | FileCheck %s
+// RUN: %opt %s -split-input-file --pass 'loop_split{max-tile-elements=0 max-tail-step=0},canonicalize,cse' --no-debug-info | FileCheck %s --check-prefix=NOLIMIT
+// RUN: %opt %s -split-input-file --pass 'loop_split{max-tile-elements=1024 max-tail-step=0},canonicalize,cse' --no-debug-info | FileCheck %s --check-prefix=SMALL
+// RUN: %opt %s -split-input-file --pass 'loop_split{max-tail-step=0},canonicalize,cse' --no-debug-info | FileCheck %s --check-prefix=TAIL0
 
 // Profitability (issue 17): each part copies the loop body. Liger's group norm
 // streams 65536-element fp32 tiles (BLOCK_SIZE = next_pow2(hidden) up to
@@ -39,6 +39,8 @@ tt.func @stream_65536(%p: !tt.ptr<f32>, %n: i32) -> f32 {
   }
   tt.return %res : f32
 }
+
+// -----
 
 // The same loop with 32768-element tiles (Liger's cross entropy with 32 warps,
 // 32 values per thread; no spills) is below max-tile-elements, but its only
@@ -84,6 +86,8 @@ tt.func @stream_32768(%p: !tt.ptr<f32>, %n: i32) -> f32 {
   tt.return %res : f32
 }
 
+// -----
+
 // A tail mask at step 16384 (Liger's KL divergence: two iterations at vocab
 // 32000, 1.117x on the H200 when split) is split.
 // SMALL-LABEL: tt.func @tail_16384
@@ -116,6 +120,8 @@ tt.func @tail_16384(%p: !tt.ptr<f32>, %n: i32) -> f32 {
   }
   tt.return %res : f32
 }
+
+// -----
 
 // Step 32768 but the mask is not the loop's own bound (`i + arange < limit`,
 // the loop runs to %n): not a tail mask, so the step does not matter; split.

@@ -1,4 +1,4 @@
-// RUN: %opt %s --pass loop_split,canonicalize,cse --no-debug-info | FileCheck %s
+// RUN: %opt %s -split-input-file --pass loop_split,canonicalize,cse --no-debug-info | FileCheck %s
 
 // Issue 17: loops that count blocks (paged KV caches, vLLM's unified attention)
 // compare `j * TILE_SIZE + offs_t` with the query positions. With the iv times a
@@ -46,6 +46,8 @@ tt.func @tile_scaled(%q0: i32, %nb: i32, %x: tensor<128x16xf32>) -> tensor<128x1
   tt.return %res : tensor<128x16xf32>
 }
 
+// -----
+
 // Negative: `j * 16 + base` (an invariant on the scaled side).
 // CHECK-LABEL: tt.func @tile_scaled_with_base
 // CHECK:         scf.for
@@ -77,6 +79,8 @@ tt.func @tile_scaled_with_base(%q0: i32, %nb: i32, %base: i32, %x: tensor<128x16
   tt.return %res : tensor<128x16xf32>
 }
 
+// -----
+
 // Negative: a negative factor reverses the order.
 // CHECK-LABEL: tt.func @tile_negative_factor
 // CHECK:         scf.for
@@ -106,6 +110,8 @@ tt.func @tile_negative_factor(%q0: i32, %nb: i32, %x: tensor<128x16xf32>) -> ten
   }
   tt.return %res : tensor<128x16xf32>
 }
+
+// -----
 
 // Negative: an i64 loop whose scaled iv is truncated (not read: trunci).
 // CHECK-LABEL: tt.func @tile_scaled_i64_loop
@@ -137,6 +143,8 @@ tt.func @tile_scaled_i64_loop(%q0: i32, %nb: i64, %x: tensor<128x16xf32>) -> ten
   }
   tt.return %res : tensor<128x16xf32>
 }
+
+// -----
 
 // A paged loop: the KV block comes through a block table (a load indexed by
 // the counter), the mask is on the counter (`j * 16 + offs_t < seq_len`). The

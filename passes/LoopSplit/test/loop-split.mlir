@@ -1,6 +1,6 @@
-// RUN: %opt %s --pass loop_split,canonicalize,cse --no-debug-info | FileCheck %s
-// RUN: %opt %s --pass loop_split --no-debug-info | FileCheck %s --check-prefix=UNCHANGED
-// RUN: %opt %s --pass 'loop_split{max-parts=2},canonicalize,cse' --no-debug-info | FileCheck %s --check-prefix=PARTS2
+// RUN: %opt %s -split-input-file --pass loop_split,canonicalize,cse --no-debug-info | FileCheck %s
+// RUN: %opt %s -split-input-file --pass loop_split --no-debug-info | FileCheck %s --check-prefix=UNCHANGED
+// RUN: %opt %s -split-input-file --pass 'loop_split{max-parts=2},canonicalize,cse' --no-debug-info | FileCheck %s --check-prefix=PARTS2
 
 // Scalar `iv < diag`: two loops, split at diag rounded up to the step; the
 // select folds to %x in the first loop and to %y in the second. Neither side
@@ -43,6 +43,8 @@ tt.func @split_at_slt(%n: i32, %diag: i32, %x: f32, %y: f32) -> f32 {
   tt.return %r : f32
 }
 
+// -----
+
 // Invariant on the left (`diag <= iv`), step 1: the split point needs no
 // rounding; the first loop takes %y (false), the second %x.
 // CHECK-LABEL: tt.func @split_invariant_on_left
@@ -64,6 +66,8 @@ tt.func @split_invariant_on_left(%n: i32, %diag: i32, %x: f32, %y: f32) -> f32 {
   }
   tt.return %r : f32
 }
+
+// -----
 
 // Constant bounds: `iv > 100` over 0..256 step 64 flips at 101 (iterations
 // 0, 64 false); the first iteration from there is 128, which ends the first
@@ -90,6 +94,8 @@ tt.func @split_static_bounds(%x: f32, %y: f32) -> f32 {
   tt.return %r : f32
 }
 
+// -----
+
 // Every iteration is below the flip point: one loop, comparison folded.
 // CHECK-LABEL: tt.func @fold_whole_loop
 // CHECK:         scf.for
@@ -109,6 +115,8 @@ tt.func @fold_whole_loop(%x: f32, %y: f32) -> f32 {
   }
   tt.return %r : f32
 }
+
+// -----
 
 // i64 loop, unsigned predicate: unsigned and signed order agree only on
 // non-negative values, so the guard requires diag >= 0 (lb = 0 is known to
@@ -153,6 +161,8 @@ tt.func @split_i64_unsigned(%n: i64, %diag: i64, %x: f32, %y: f32) -> f32 {
   tt.return %r : f32
 }
 
+// -----
+
 // Scalar form as Triton emits `if start_n >= diag:`: the first part runs
 // the else branch (identity), so canonicalize removes it; the second part
 // runs the then branch unconditionally.
@@ -176,6 +186,8 @@ tt.func @split_scf_if(%n: i32, %diag: i32, %x: tensor<16xf32>) -> tensor<16xf32>
   }
   tt.return %r : tensor<16xf32>
 }
+
+// -----
 
 // Causal mask `offs_m[:, None] >= start_n + offs_n[None, :]`: all true for
 // start_n < m0 - 62, all false from m0 + 128 on (m0 = start_m * 128). As m0
@@ -244,6 +256,8 @@ tt.func @causal_mask(%start_m: i32, %n_ctx: i32, %qk: tensor<128x64xf32>) -> ten
   tt.return %r : tensor<128x64xf32>
 }
 
+// -----
+
 // 1-D boundary mask `iv + arange(0, 64) < N` in a loop to N: true below
 // N - 63, false from N on, which is past the loop (ub and comparand are the
 // same value), so two loops: unmasked, then the tail block masked.
@@ -279,6 +293,8 @@ tt.func @boundary_mask_1d(%N: i32, %x: tensor<64xf32>) -> tensor<64xf32> {
   tt.return %r : tensor<64xf32>
 }
 
+// -----
+
 // A mask against a loaded tensor has no known bounds: unchanged.
 // CHECK-LABEL: tt.func @negative_data_dependent_mask
 // UNCHANGED-LABEL: tt.func @negative_data_dependent_mask
@@ -304,6 +320,8 @@ tt.func @negative_data_dependent_mask(%p: tensor<64x!tt.ptr<i32>>, %n: i32, %x: 
   tt.return %r : tensor<64xf32>
 }
 
+// -----
+
 // The comparand is computed inside the loop: unchanged.
 // CHECK-LABEL: tt.func @negative_comparand_in_loop
 // UNCHANGED-LABEL: tt.func @negative_comparand_in_loop
@@ -327,6 +345,8 @@ tt.func @negative_comparand_in_loop(%n: i32, %d: i32, %x: f32, %y: f32) -> f32 {
   tt.return %r : f32
 }
 
+// -----
+
 // A non-constant step (its sign is unknown): unchanged.
 // CHECK-LABEL: tt.func @negative_dynamic_step
 // UNCHANGED-LABEL: tt.func @negative_dynamic_step
@@ -346,6 +366,8 @@ tt.func @negative_dynamic_step(%n: i32, %step: i32, %diag: i32, %x: f32, %y: f32
   }
   tt.return %r : f32
 }
+
+// -----
 
 // An i64 offset of 2^62 is beyond the 2^40 bound that rules out wrapping: unchanged.
 // CHECK-LABEL: tt.func @negative_possible_wrap
@@ -372,6 +394,8 @@ tt.func @negative_possible_wrap(%n: i64, %x: tensor<64xf32>) -> tensor<64xf32> {
   tt.return %r : tensor<64xf32>
 }
 
+// -----
+
 // eq/ne are not constant on either side of one point: unchanged.
 // CHECK-LABEL: tt.func @negative_equality
 // UNCHANGED-LABEL: tt.func @negative_equality
@@ -392,6 +416,8 @@ tt.func @negative_equality(%n: i32, %diag: i32, %x: f32, %y: f32) -> f32 {
   }
   tt.return %r : f32
 }
+
+// -----
 
 // The only iteration (iv = 64) straddles the mask boundary: nothing would fold, unchanged.
 // CHECK-LABEL: tt.func @negative_nothing_folds
@@ -419,6 +445,8 @@ tt.func @negative_nothing_folds(%x: tensor<64xf32>) -> tensor<64xf32> {
   tt.return %r : tensor<64xf32>
 }
 
+// -----
+
 // A statically empty loop has no known part: unchanged.
 // CHECK-LABEL: tt.func @negative_zero_trip
 // UNCHANGED-LABEL: tt.func @negative_zero_trip
@@ -441,6 +469,8 @@ tt.func @negative_zero_trip(%x: f32, %y: f32) -> f32 {
   }
   tt.return %r : f32
 }
+
+// -----
 
 // `j <= i` in a nest: the inner loop splits (i is invariant there); the outer
 // loop does not, since for it the comparand j is defined inside.
@@ -473,6 +503,8 @@ tt.func @nested_outer_iv_comparand(%n: i32, %x: f32, %y: f32) -> f32 {
   }
   tt.return %r : f32
 }
+
+// -----
 
 // As written in Triton, the loop ends at (start_m + 1) * 128 = m0 + 128: the
 // all-false part is provably empty (same base, see linearDifference), so two
@@ -514,6 +546,8 @@ tt.func @causal_mask_ends_at_diagonal(%start_m: i32, %qk: tensor<128x64xf32>) ->
   tt.return %r : tensor<128x64xf32>
 }
 
+// -----
+
 // The hand-split diagonal loop, m0 to m0 + 128: every iteration straddles
 // the diagonal, nothing would fold: unchanged.
 // CHECK-LABEL: tt.func @negative_diagonal_block_only
@@ -551,6 +585,8 @@ tt.func @negative_diagonal_block_only(%start_m: i32, %qk: tensor<128x64xf32>) ->
   tt.return %r : tensor<128x64xf32>
 }
 
+// -----
+
 // Lattice unknown (issue 17 negative cases): m0 = start_m * 96 is not a
 // multiple of the step 64, and a step of 48 is not a power of two (residues
 // mod 48 do not survive i32 wrapping), so the first iteration after the split
@@ -581,6 +617,9 @@ tt.func @lattice_unknown_scale(%start_m: i32, %x: f32, %y: f32) -> f32 {
   }
   tt.return %r : f32
 }
+
+// -----
+
 tt.func @lattice_unknown_step(%start_m: i32, %x: f32, %y: f32) -> f32 {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32

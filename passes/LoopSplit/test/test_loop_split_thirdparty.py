@@ -65,3 +65,25 @@ def test_causal_loop_splits_into_unmasked_and_masked(name):
     assert "tt.dot" in off_diagonal and "tt.dot" in diagonal
     assert kernels.applies_causal_mask(diagonal), diagonal
     assert compiled.asm["cubin"], "compilation did not reach cubin"
+
+
+# -- vLLM 0.33.0 (issue 28): where the profitability model declines ---------------------------
+
+#: kernel -> (top-level TTIR loops without the pass, with it). vLLM's unified attention folds only
+#: its tile mask, which masks only the K/V loads of a dot loop: declined (split into three it had
+#: 139 registers against 80 and ran 0.83-0.90x on the H200). The prefix-prefill's unroll
+#: remainder (at most two unmasked trips) is declined, its causal loop still splits. The paged
+#: decode's sequence mask feeds the scores' `tl.where`: split.
+VLLM_LOOPS = {"vllm_unified_prefill": (1, 1), "vllm_unified_decode_3d": (1, 1),
+              "vllm_prefix_prefill": (3, 4), "vllm_paged_decode": (1, 3)}
+
+
+def _ttir_loops(ttir: str) -> int:
+    return len(re.findall(r"^    %\S+ = scf\.for |^    scf\.for ", ttir, flags=re.M))
+
+
+@pytest.mark.parametrize("name", sorted(VLLM_LOOPS))
+def test_vllm_kernels_split_only_where_the_model_says(name):
+    before, after = VLLM_LOOPS[name]
+    assert _ttir_loops(_compile(name, enabled=False).asm["ttir"]) == before
+    assert _ttir_loops(_compile(name, enabled=True).asm["ttir"]) == after

@@ -1,6 +1,6 @@
-// RUN: %opt %s --pass masked_load_poison --no-debug-info | FileCheck %s
-// RUN: %opt %s --pass 'masked_load_poison{poison-ints=false}' --no-debug-info | FileCheck %s --check-prefix=NOINTS
-// RUN: %opt %s --pass 'masked_load_poison{dot-operands=true}' --no-debug-info | FileCheck %s --check-prefix=DOTS
+// RUN: %opt %s -split-input-file --pass masked_load_poison --no-debug-info | FileCheck %s
+// RUN: %opt %s -split-input-file --pass 'masked_load_poison{poison-ints=false}' --no-debug-info | FileCheck %s --check-prefix=NOINTS
+// RUN: %opt %s -split-input-file --pass 'masked_load_poison{dot-operands=true}' --no-debug-info | FileCheck %s --check-prefix=DOTS
 
 // A masked f32 load without `other` gets a quiet-NaN splat.
 // CHECK-LABEL: tt.func @masked_f32
@@ -10,6 +10,8 @@ tt.func @masked_f32(%p: tensor<128x!tt.ptr<f32>>, %m: tensor<128xi1>) -> tensor<
   %x = tt.load %p, %m : tensor<128x!tt.ptr<f32>>
   tt.return %x : tensor<128xf32>
 }
+
+// -----
 
 // f16 and bf16 get their own NaN encodings.
 // CHECK-LABEL: tt.func @masked_half
@@ -23,6 +25,8 @@ tt.func @masked_half(%p: tensor<64x!tt.ptr<f16>>, %q: tensor<64x!tt.ptr<bf16>>, 
   tt.return %x, %y : tensor<64xf16>, tensor<64xbf16>
 }
 
+// -----
+
 // Integers get the most negative value of their type, unless poison-ints=false.
 // CHECK-LABEL: tt.func @masked_i32
 // CHECK:         %[[MIN:.*]] = arith.constant dense<-2147483648> : tensor<128xi32>
@@ -35,6 +39,8 @@ tt.func @masked_i32(%p: tensor<128x!tt.ptr<i32>>, %m: tensor<128xi1>) -> tensor<
   tt.return %x : tensor<128xi32>
 }
 
+// -----
+
 // A scalar masked load is poisoned with a scalar constant.
 // CHECK-LABEL: tt.func @masked_scalar
 // CHECK:         %[[S:.*]] = arith.constant 0x7FC00000 : f32
@@ -43,6 +49,8 @@ tt.func @masked_scalar(%p: !tt.ptr<f32>, %m: i1) -> f32 {
   %x = tt.load %p, %m : !tt.ptr<f32>
   tt.return %x : f32
 }
+
+// -----
 
 // Loads without a mask, or with `other`, and i1 loads are left alone.
 // CHECK-LABEL: tt.func @left_alone
@@ -55,6 +63,8 @@ tt.func @left_alone(%p: tensor<128x!tt.ptr<f32>>, %m: tensor<128xi1>, %o: tensor
   %c = tt.load %q, %m : tensor<128x!tt.ptr<i1>>
   tt.return %a, %b, %c : tensor<128xf32>, tensor<128xf32>, tensor<128xi1>
 }
+
+// -----
 
 // Loads that feed a dot operand (here B through tt.trans) keep no `other` by
 // default: a NaN `other` stops the pipeliner from feeding wgmma from the

@@ -1,4 +1,4 @@
-// RUN: %opt %s --pass 'nan_inf_check{print=first}' --no-debug-info | FileCheck %s
+// RUN: %opt %s -split-input-file --pass 'nan_inf_check{print=first}' --no-debug-info | FileCheck %s
 
 // Stores of values that cannot be NaN or +-Inf get no check (issue 18).
 // Each negative case keeps its check.
@@ -13,6 +13,8 @@ tt.func @int_to_f32(%p: tensor<128x!tt.ptr<f32>>, %x: tensor<128xi32>) {
   tt.return
 }
 
+// -----
+
 // u16 -> f16 can round past 65504 to +Inf: checked.
 // CHECK-LABEL: tt.func @u16_to_f16
 // CHECK:         tt.print "[triton-ext nan_inf_check] kernel=u16_to_f16
@@ -21,6 +23,8 @@ tt.func @u16_to_f16(%p: tensor<128x!tt.ptr<f16>>, %x: tensor<128xi16>) {
   tt.store %p, %f : tensor<128x!tt.ptr<f16>>
   tt.return
 }
+
+// -----
 
 // tl.where(m, 1.0, 0.0): a select of finite constants.
 // CHECK-LABEL: tt.func @where_constants
@@ -34,6 +38,8 @@ tt.func @where_constants(%p: tensor<128x!tt.ptr<f32>>, %m: tensor<128xi1>) {
   tt.return
 }
 
+// -----
+
 // tl.where(m, x, 0.0) with a loaded x: x may be NaN: checked.
 // CHECK-LABEL: tt.func @where_loaded
 // CHECK:         tt.print "[triton-ext nan_inf_check] kernel=where_loaded
@@ -44,6 +50,8 @@ tt.func @where_loaded(%p: tensor<128x!tt.ptr<f32>>, %m: tensor<128xi1>) {
   tt.store %p, %f : tensor<128x!tt.ptr<f32>>
   tt.return
 }
+
+// -----
 
 // tl.minimum(tl.maximum(x, -1), 1): maxnum/minnum return the non-NaN operand,
 // so the result is in [-1, 1]; tl.clamp (tt.clampf without NaN propagation)
@@ -63,6 +71,8 @@ tt.func @clamped(%p: tensor<128x!tt.ptr<f32>>) {
   tt.return
 }
 
+// -----
+
 // ReLU (tl.maximum(x, 0)) keeps +Inf; a NaN-propagating clamp
 // (tl.clamp(..., propagate_nan=ALL), or maximumf) keeps NaN: checked.
 // CHECK-LABEL: tt.func @relu
@@ -74,6 +84,8 @@ tt.func @relu(%p: tensor<128x!tt.ptr<f32>>) {
   tt.store %p, %r : tensor<128x!tt.ptr<f32>>
   tt.return
 }
+
+// -----
 
 // CHECK-LABEL: tt.func @clamp_propagating_nan
 // CHECK-COUNT-2: tt.print "[triton-ext nan_inf_check] kernel=clamp_propagating_nan
@@ -88,6 +100,8 @@ tt.func @clamp_propagating_nan(%p: tensor<128x!tt.ptr<f32>>) {
   tt.store %p, %b : tensor<128x!tt.ptr<f32>>
   tt.return
 }
+
+// -----
 
 // A constant that is NaN is checked (and reported: it is written).
 // CHECK-LABEL: tt.func @nan_constant

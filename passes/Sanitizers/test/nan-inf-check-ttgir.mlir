@@ -1,4 +1,4 @@
-// RUN: %opt %s --pass 'nan_inf_check{print=first fast-path=peak}' --no-debug-info | FileCheck %s
+// RUN: %opt %s -split-input-file --pass 'nan_inf_check{print=first fast-path=peak}' --no-debug-info | FileCheck %s
 
 // The H200 false positive (issue 7): a clean GEMM reported "dot non-finite"
 // for every accumulator lane outside the M x N bounds, which hold undefined
@@ -21,6 +21,7 @@
 // CHECK:         arith.andi %[[BAD]], %[[CM]] : tensor<64x32xi1, #mma>
 // CHECK:         tt.print "[triton-ext nan_inf_check] kernel=wgmma_accumulator site={{.*}} dot non-finite; first report of this site, lanes in this program="
 // CHECK:         tt.print "[triton-ext nan_inf_check] kernel=wgmma_accumulator site={{.*}} store non-finite; first report of this site, lanes in this program="
+
 #blocked = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
 #blocked1 = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [1, 4], order = [0, 1]}>
 #mma = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 32, 16]}>
@@ -41,6 +42,14 @@ module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.targ
     tt.store %p, %v, %m : tensor<64x32x!tt.ptr<f16>, #blocked>
     tt.return
   }
+}
+
+// -----
+
+#blocked = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#blocked1 = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [1, 4], order = [0, 1]}>
+#mma = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 32, 16]}>
+module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32} {
   // The plain GEMM epilogue (wait, truncf, convert_layout, store) keeps NaN and
   // Inf in every lane it writes, so the store check covers the dot: no dot
   // check, no mask conversion, one reduction.
@@ -71,9 +80,17 @@ module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.targ
     tt.store %p, %v, %m : tensor<64x32x!tt.ptr<f16>, #blocked>
     tt.return
   }
+}
+
+// -----
+
+#blocked = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#blocked1 = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [1, 4], order = [0, 1]}>
+#mma = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 32, 16]}>
+module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32} {
   // Warps along columns (warpsPerCTA [1, 4]): the same 1-D view.
   // CHECK-LABEL: tt.func @columns_across_warps
-  // CHECK:         tt.reshape %{{.*}} allow_reorder : tensor<64x32xf32, #blocked1> -> tensor<2048xf32
+  // CHECK:         tt.reshape %{{.*}} allow_reorder : tensor<64x32xf32, #blocked{{[0-9]*}}> -> tensor<2048xf32
   // CHECK:         "tt.reduce"(%{{.*}}) <{axis = 0 : i32}>
   tt.func @columns_across_warps(%p: tensor<64x32x!tt.ptr<f32>, #blocked1>, %x: tensor<64x32xf32, #blocked1>) {
     tt.store %p, %x : tensor<64x32x!tt.ptr<f32>, #blocked1>

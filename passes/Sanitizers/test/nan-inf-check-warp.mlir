@@ -5,6 +5,7 @@
 // updated with tensor atomics masked to the warp groups that found something.
 // No cross-warp reduction (shared memory and a barrier), no scf.if.
 
+// One case: the module's site table over its three kernels (warp and count-path sites side by side).
 // The site table marks the warp sites (`numel:warps`: the second slot counts
 // warp groups), not the count-path site.
 // CHECK: triton_ext.sanitizer_sites = ["nan_inf_check|store non-finite|4096:warps|row_store|{{.*}}", "nan_inf_check|store non-finite|2048:warps|rows_store|{{.*}}", "nan_inf_check|store non-finite|4096|tile_both_axes|{{.*}}"]

@@ -1,10 +1,10 @@
-// RUN: %opt %s --pass 'offset_overflow_check{print=first}' --no-debug-info | FileCheck %s
+// RUN: %opt %s -split-input-file --pass 'offset_overflow_check{print=first}' --no-debug-info | FileCheck %s
 // The default (print=none) puts no device printf anywhere; the records are still updated.
-// RUN: %opt %s --pass offset_overflow_check --no-debug-info | FileCheck %s --check-prefix=DEFAULT
+// RUN: %opt %s -split-input-file --pass offset_overflow_check --no-debug-info | FileCheck %s --check-prefix=DEFAULT
 // DEFAULT-NOT: tt.print
 // DEFAULT:     tt.atomic_rmw add
 // DEFAULT-NOT: tt.print
-// RUN: %opt %s --pass 'offset_overflow_check{mode=abort}' --no-debug-info | FileCheck %s --check-prefix=ABORT
+// RUN: %opt %s -split-input-file --pass 'offset_overflow_check{mode=abort}' --no-debug-info | FileCheck %s --check-prefix=ABORT
 
 // `pid * stride + arange` in i32 feeding tt.addptr: the exact bounds of the
 // i64 value over all lanes are two scalars (pid * stride + 0, + 127); only
@@ -85,6 +85,8 @@ tt.func @row_offset(%p: !tt.ptr<f32>, %pid: i32, %stride: i32) -> tensor<128xf32
   tt.return %x : tensor<128xf32>
 }
 
+// -----
+
 // 2-D `rows[:, None] * stride + cols[None, :]`: the two ranges vary along
 // different dimensions, so the bounds are exact: the product's bounds are the
 // min/max of its corners, the sum's the sums of the bounds. No reduction
@@ -114,6 +116,8 @@ tt.func @tile_offset(%p: !tt.ptr<f32>, %stride: i32) -> tensor<16x32xf32> {
   tt.return %x : tensor<16x32xf32>
 }
 
+// -----
+
 // Declined bounds: two ranges along the same dimension (`r - r` is 0 in
 // every lane, its interval is not) and a tensor leaf that is not a range
 // (an argument): checked lane by lane, the reduction not under a test.
@@ -137,6 +141,8 @@ tt.func @lane_by_lane(%p: !tt.ptr<f32>, %t: tensor<128xi32>, %k: i32) -> tensor<
   tt.return %x : tensor<128xf32>
 }
 
+// -----
+
 // A scalar product cast to i64 too late: the i32 multiply is still checked,
 // and the multiply's operands are the leaves.
 // CHECK-LABEL: tt.func @late_extsi
@@ -157,6 +163,8 @@ tt.func @late_extsi(%p: !tt.ptr<f32>, %pid: i32, %stride: i32) -> f32 {
   tt.return %x : f32
 }
 
+// -----
+
 // Offsets not computed by i32 arithmetic (a plain range, i64 math) are not checked.
 // CHECK-LABEL: tt.func @unchecked
 // CHECK-NOT:     tt.print
@@ -171,6 +179,8 @@ tt.func @unchecked(%p: !tt.ptr<f32>, %a: i64, %b: i64) -> (tensor<128xf32>, f32)
   %y = tt.load %q : !tt.ptr<f32>
   tt.return %x, %y : tensor<128xf32>, f32
 }
+
+// -----
 
 // A loop-invariant pointer increment computed inside the loop body
 // (`ptrs += BLOCK_K * stride`, behind a tt.splat) is checked once, in front
@@ -206,6 +216,8 @@ tt.func @invariant_increment(%p: tensor<64x!tt.ptr<f16>>, %stride: i32, %n: i32)
   tt.return
 }
 
+// -----
+
 // Offset arithmetic that depends on the loop (`ptrs + i * stride`): each
 // iteration ORs its wrapped lanes into a loop-carried i1 value, and the lanes
 // are counted and reported once after the loop. No report inside the loop.
@@ -237,6 +249,8 @@ tt.func @loop_dependent_offset(%p: !tt.ptr<f16>, %stride: i32, %n: i32) {
   tt.store %p, %r : !tt.ptr<f16>
   tt.return
 }
+
+// -----
 
 // A loop-dependent tensor offset with bounds (`i + tl.arange` over a
 // vocabulary loop, Liger's cross-entropy) computed from the induction
@@ -291,6 +305,8 @@ tt.func @vocab_loop(%p: !tt.ptr<f32>, %n: i32) -> tensor<128xf32> {
   }
   tt.return %r : tensor<128xf32>
 }
+
+// -----
 
 // Not exact (a tensor leaf that is not a range): the wrapped lanes of every
 // iteration are ORed into a loop-carried i1 tensor, counted after the loop.

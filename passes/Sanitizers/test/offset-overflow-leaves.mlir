@@ -1,5 +1,5 @@
-// RUN: %opt %s --pass offset_overflow_check --no-debug-info | FileCheck %s
-// RUN: %opt %s --pass 'offset_overflow_check{mode=abort}' --no-debug-info | FileCheck %s --check-prefix=ABORT
+// RUN: %opt %s -split-input-file --pass offset_overflow_check --no-debug-info | FileCheck %s
+// RUN: %opt %s -split-input-file --pass 'offset_overflow_check{mode=abort}' --no-debug-info | FileCheck %s --check-prefix=ABORT
 
 // Offsets whose tensor leaves are not ranges (issue 18): torchao's and
 // Triton's GEMMs index A with `ram = rm % M`. The remainder is bounded at run
@@ -58,6 +58,8 @@ tt.func @rem_leaf(%p: !tt.ptr<i8>, %pid: i32, %m: i32, %stride: i32) -> tensor<1
   tt.return %x : tensor<128x64xi8>
 }
 
+// -----
+
 // A quotient by a run-time divisor (Liger's group norm: `offsets //
 // per_channel`) and `x & C`: bounds from the division's corners, computed in
 // i32 (an i64 division is a subroutine on the GPU), and [0, C].
@@ -96,6 +98,8 @@ tt.func @div_and_leaves(%p: !tt.ptr<f32>, %i: i32, %d: i32, %g: i32) -> tensor<1
   tt.return %x : tensor<128xf32>
 }
 
+// -----
+
 // Leaves with no bound (a loaded index, a shift) keep the lane-by-lane check
 // in place: the reduction runs before the access, under no bounds test.
 // CHECK-LABEL: tt.func @unbounded_leaves
@@ -116,6 +120,8 @@ tt.func @unbounded_leaves(%p: !tt.ptr<f32>, %ip: !tt.ptr<i32>, %s: i32) -> tenso
   %x = tt.load %pp : tensor<128x!tt.ptr<f32>>
   tt.return %x : tensor<128xf32>
 }
+
+// -----
 
 // A loop-invariant increment in a K loop nested in another loop (Liger's
 // int8 x int2 GEMM re-walks K once per packed weight): checked once, in

@@ -1,4 +1,4 @@
-// RUN: %opt %s --pass 'offset_overflow_check{print=first}' --no-debug-info | FileCheck %s
+// RUN: %opt %s -split-input-file --pass 'offset_overflow_check{print=first}' --no-debug-info | FileCheck %s
 
 // Offsets whose exact value provably fits in i32 on every lane, program and
 // launch get no check at all (issue 18): the interval of the exact value
@@ -23,6 +23,8 @@ tt.func @pid_y_tile(%p: !tt.ptr<f32>) -> tensor<1024xf32> {
   tt.return %x : tensor<1024xf32>
 }
 
+// -----
+
 // pid_x can reach 2^31 - 2: pid_x * 1024 can wrap, the check stays.
 // CHECK-LABEL: tt.func @pid_x_tile
 // CHECK:         tt.print "[triton-ext offset_overflow_check] kernel=pid_x_tile
@@ -39,6 +41,8 @@ tt.func @pid_x_tile(%p: !tt.ptr<f32>) -> tensor<1024xf32> {
   tt.return %x : tensor<1024xf32>
 }
 
+// -----
+
 // pid_y * 65536 can pass 2^31 (65534 * 65536): the check stays.
 // CHECK-LABEL: tt.func @pid_y_wide
 // CHECK:         tt.print "[triton-ext offset_overflow_check] kernel=pid_y_wide
@@ -50,6 +54,8 @@ tt.func @pid_y_wide(%p: !tt.ptr<f32>) -> f32 {
   %x = tt.load %q : !tt.ptr<f32>
   tt.return %x : f32
 }
+
+// -----
 
 // A tile of constants and ranges: rows[:, None] * 64 + cols[None, :].
 // CHECK-LABEL: tt.func @const_tile
@@ -70,6 +76,8 @@ tt.func @const_tile(%p: !tt.ptr<f32>) -> tensor<16x64xf32> {
   %x = tt.load %pp : tensor<16x64x!tt.ptr<f32>>
   tt.return %x : tensor<16x64xf32>
 }
+
+// -----
 
 // tl.assume(0 <= n) and tl.assume(n < 4096) in the entry block bound n, so
 // n * 1024 + arange fits; with only the upper bound (n may be negative) or
@@ -95,6 +103,8 @@ tt.func @assumed(%p: !tt.ptr<f32>, %n: i32) -> tensor<1024xf32> {
   tt.return %x : tensor<1024xf32>
 }
 
+// -----
+
 // CHECK-LABEL: tt.func @assumed_upper_only
 // CHECK:         tt.print "[triton-ext offset_overflow_check] kernel=assumed_upper_only
 tt.func @assumed_upper_only(%p: !tt.ptr<f32>, %n: i32) -> f32 {
@@ -107,6 +117,8 @@ tt.func @assumed_upper_only(%p: !tt.ptr<f32>, %n: i32) -> f32 {
   %x = tt.load %q : !tt.ptr<f32>
   tt.return %x : f32
 }
+
+// -----
 
 // CHECK-LABEL: tt.func @assumed_in_branch
 // CHECK:         tt.print "[triton-ext offset_overflow_check] kernel=assumed_in_branch
@@ -125,6 +137,8 @@ tt.func @assumed_in_branch(%p: !tt.ptr<f32>, %n: i32, %c: i1) -> f32 {
   %x = tt.load %q : !tt.ptr<f32>
   tt.return %x : f32
 }
+
+// -----
 
 // A loop over constant bounds: i in [0, 16), i * 128 + arange(0, 128) fits.
 // With a runtime upper bound the check stays (after the loop).
@@ -151,6 +165,8 @@ tt.func @const_loop(%p: !tt.ptr<f32>) -> tensor<128xf32> {
   tt.return %acc : tensor<128xf32>
 }
 
+// -----
+
 // CHECK-LABEL: tt.func @runtime_loop
 // CHECK:         scf.for
 // CHECK:         tt.print "[triton-ext offset_overflow_check] kernel=runtime_loop
@@ -172,6 +188,8 @@ tt.func @runtime_loop(%p: !tt.ptr<f32>, %n: i32) -> tensor<128xf32> {
   }
   tt.return %acc : tensor<128xf32>
 }
+
+// -----
 
 // k % 64 is in [-63, 63]; (k % 64) * 1024 + arange fits.
 // CHECK-LABEL: tt.func @remainder

@@ -6,6 +6,7 @@
 // the order of `triton_ext.sanitizer_sites`, which keeps its format). Kernel
 // arguments are named by their `loc("name")`, as Triton's TTIR names them;
 // lines in the site's own file are cited as `line N`.
+// One case: the module's two site tables (sites and reasons) over all six kernels.
 
 // OFFSET:      triton_ext.sanitizer_sites = [
 // OFFSET-SAME:   "offset_overflow_check|i32 offset overflow lanes|128|stride_row|{{[^"]*}}site-reasons.mlir:[[#STRIDE:]]"
@@ -23,6 +24,10 @@
 // The loop index is bounded by the loop's run-time bound, an argument.
 // OFFSET-SAME:   "loose: loop index up to arg `n_cols` (line [[#VOCAB - 2]]) <= 2^31-2; before its loop: scalar bounds test over all iterations"
 // OFFSET-SAME: ]
+// OFFSET-LABEL: tt.func @stride_row
+// OFFSET-LABEL: tt.func @mod_leaf
+// OFFSET-LABEL: tt.func @loaded_index
+// OFFSET-LABEL: tt.func @vocab_loop
 
 // NAN:      triton_ext.sanitizer_sites = [
 // NAN-SAME:   "nan_inf_check|store non-finite|128|store_loaded|{{[^"]*}}site-reasons.mlir:[[#LOADED:]]"
@@ -33,6 +38,8 @@
 // Integers converted to f32 are finite; their quotient is not (x / 0).
 // NAN-SAME:   "a division (line [[#RATIO - 1]]); count path, 1/thread"
 // NAN-SAME: ]
+// NAN-LABEL: tt.func @store_loaded
+// NAN-LABEL: tt.func @store_ratio
 
 tt.func @stride_row(%p: !tt.ptr<f32> loc("p"), %stride: i32 loc("stride")) -> tensor<128xf32> {
   %pid = tt.get_program_id x : i32

@@ -1,7 +1,7 @@
-// RUN: %opt %s --pass nvidia_auto_pdl --no-debug-info | FileCheck %s
-// RUN: %opt %s --pass 'nvidia_auto_pdl{launch-dependents=after-wait}' --no-debug-info | FileCheck %s --check-prefix=EARLY
-// RUN: %opt %s --pass 'nvidia_auto_pdl{launch-dependents=none}' --no-debug-info | FileCheck %s --check-prefix=NONE
-// RUN: %opt %s --pass nvidia_auto_pdl,nvidia_auto_pdl --no-debug-info | FileCheck %s --check-prefix=TWICE
+// RUN: %opt %s -split-input-file --pass nvidia_auto_pdl --no-debug-info | FileCheck %s
+// RUN: %opt %s -split-input-file --pass 'nvidia_auto_pdl{launch-dependents=after-wait}' --no-debug-info | FileCheck %s --check-prefix=EARLY
+// RUN: %opt %s -split-input-file --pass 'nvidia_auto_pdl{launch-dependents=none}' --no-debug-info | FileCheck %s --check-prefix=NONE
+// RUN: %opt %s -split-input-file --pass nvidia_auto_pdl,nvidia_auto_pdl --no-debug-info | FileCheck %s --check-prefix=TWICE
 
 // Straight-line copy: the wait follows the pure index computation and comes
 // before the load; the trigger follows the load (last read), before the store.
@@ -37,6 +37,7 @@ tt.func public @copy(%x: !tt.ptr<f32>, %y: !tt.ptr<f32>) {
   tt.return
 }
 
+// -----
 
 // Loads only inside a branch and a loop: the wait goes before the scf.if (the
 // first op with effects), so it dominates the accesses in both; the trigger
@@ -76,6 +77,8 @@ tt.func public @branch_and_loop(%x: !tt.ptr<f32>, %y: !tt.ptr<f32>, %n: i32) {
   tt.return
 }
 
+// -----
+
 // A store-only kernel still waits (before the store): it must not overwrite
 // what the producer may still read or write. Nothing reads, so the trigger
 // follows the wait.
@@ -93,6 +96,8 @@ tt.func public @store_only(%y: !tt.ptr<f32>) {
   tt.store %q, %v : tensor<4x!tt.ptr<f32>>
   tt.return
 }
+
+// -----
 
 // Tensor descriptor loads count as global accesses; the noinline helper is not
 // a kernel and gets nothing, and the call to it comes after the wait.

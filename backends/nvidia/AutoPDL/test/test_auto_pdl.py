@@ -59,7 +59,23 @@ def hand_managed_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
     tl.store(y_ptr + offs, x + 1.0, mask=offs < n)
 
 
+@triton.jit
+def read_then_loop_kernel(x_ptr, w_ptr, y_ptr, n, K, BLOCK: tl.constexpr):
+    # A first read, then a loop of reads, then compute and a store: the last read is the loop.
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    acc = tl.load(x_ptr + offs, mask=mask, other=0.0) * 2.0
+    for k in range(0, K):
+        acc += tl.load(w_ptr + k * n + offs, mask=mask, other=0.0)
+    tl.store(y_ptr + offs, tl.sqrt(tl.abs(acc)) + 1.0, mask=mask)
+
+
 def _source(name: str) -> ASTSource:
+    if name == "read_then_loop":
+        return ASTSource(read_then_loop_kernel,
+                         signature={"x_ptr": "*fp32", "w_ptr": "*fp32", "y_ptr": "*fp32", "n": "i32",
+                                    "K": "i32"},
+                         constexprs={"BLOCK": 256})
     if name == "scale":
         return ASTSource(scale_kernel, signature={"x_ptr": "*fp32", "y_ptr": "*fp32", "n": "i32", "alpha": "fp32"},
                          constexprs={"BLOCK": 1024})
@@ -123,6 +139,26 @@ def test_wait_precedes_every_global_access_through_pipelining():
                   if re.search(r"\b(ld|st|atom|red|cp\.async)\.global", line)]
     assert ptx_access and 0 <= ptx_wait < min(ptx_access)
     assert k.metadata.launch_pdl is True
+
+
+def test_trigger_follows_the_last_read_even_inside_a_loop():
+    # The default placement (after-loads) puts launch_dependents after the last op that reads:
+    # here the loop, not the first load before it; and before the store.
+    k = _compile("read_then_loop", enabled=True)
+    lines = k.asm["ttir"].splitlines()
+    loads = [i for i, line in enumerate(lines) if re.search(r"= tt\.load ", line)]
+    loop = _first_line(k.asm["ttir"], r"scf\.for ")
+    indent = len(lines[loop]) - len(lines[loop].lstrip())
+    loop_end = next(i for i in range(loop + 1, len(lines)) if lines[i].startswith(" " * indent + "}"))
+    trigger = _first_line(k.asm["ttir"], r"tt\.grid_dependency_launch_dependents")
+    store = _first_line(k.asm["ttir"], r"tt\.store ")
+    assert len(loads) == 2 and loop < loads[1] < loop_end, k.asm["ttir"]
+    assert loop_end < trigger < store, k.asm["ttir"]
+    ptx = k.asm["ptx"].splitlines()
+    ptx_trigger = _first_line(k.asm["ptx"], r"griddepcontrol\.launch_dependents")
+    ptx_loads = [i for i, line in enumerate(ptx) if re.search(r"\bld\.global", line)]
+    ptx_stores = [i for i, line in enumerate(ptx) if re.search(r"\bst\.global", line)]
+    assert ptx_loads and ptx_stores and max(ptx_loads) < ptx_trigger < min(ptx_stores)
 
 
 @pytest.mark.parametrize("where,expected", [("after-wait", 1), ("none", 0)])

@@ -1,8 +1,8 @@
-// RUN: %opt %s --pass nvidia_stream_eviction --no-debug-info | FileCheck %s
-// RUN: %opt %s --pass 'nvidia_stream_eviction{only-with-gathers=false}' --no-debug-info | FileCheck %s --check-prefixes=CHECK,ALL
+// RUN: %opt %s -split-input-file --pass nvidia_stream_eviction --no-debug-info | FileCheck %s
+// RUN: %opt %s -split-input-file --pass 'nvidia_stream_eviction{only-with-gathers=false}' --no-debug-info | FileCheck %s --check-prefixes=CHECK,ALL
 // Idempotence: a second run changes nothing.
-// RUN: %opt %s --pass nvidia_stream_eviction,nvidia_stream_eviction --no-debug-info | FileCheck %s --check-prefixes=CHECK,DEFAULT
-// RUN: %opt %s --pass nvidia_stream_eviction --no-debug-info | FileCheck %s --check-prefixes=CHECK,DEFAULT
+// RUN: %opt %s -split-input-file --pass nvidia_stream_eviction,nvidia_stream_eviction --no-debug-info | FileCheck %s --check-prefixes=CHECK,DEFAULT
+// RUN: %opt %s -split-input-file --pass nvidia_stream_eviction --no-debug-info | FileCheck %s --check-prefixes=CHECK,DEFAULT
 
 // Elementwise gather: x and idx are streamed (pid * 1024 + arange, one load
 // each); the table load's address depends on a loaded value and is untouched.
@@ -35,6 +35,8 @@ tt.func public @gather(%x: !tt.ptr<f32>, %idx: !tt.ptr<i32>, %table: !tt.ptr<f32
   tt.store %op, %r, %m : tensor<1024x!tt.ptr<f32>>
   tt.return
 }
+
+// -----
 
 // The kernels below do not gather: by default nothing in them changes (a
 // pure stream measured 6% slower with the hint). With only-with-gathers=false
@@ -72,6 +74,8 @@ tt.func public @two_axes(%a: !tt.ptr<f32>, %c: !tt.ptr<f32>, %bias: !tt.ptr<f32>
   tt.store %cp, %s2 : tensor<64x!tt.ptr<f32>>
   tt.return
 }
+
+// -----
 
 // Loops: the row loop's load advances with the induction variable
 // (streamed); a second pass over the same row reads it again (two loads from
@@ -139,6 +143,8 @@ tt.func public @loops(%y: !tt.ptr<f32>, %x: !tt.ptr<f32>, %z: !tt.ptr<f32>, %w: 
   }
   tt.return %s3 : tensor<128xf32>
 }
+
+// -----
 
 // The author's policy wins and volatile loads are left alone, in a kernel
 // that gathers (so the default run marks its other stream).

@@ -11,6 +11,7 @@ import re
 import pytest
 
 import triton
+import triton.language as tl
 from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource
 
@@ -27,7 +28,43 @@ AMPERE = GPUTarget("cuda", 80, 32)
 MI300 = GPUTarget("hip", "gfx942", 64)
 EVICT_FIRST = "eviction_policy = evict_first"
 
+@triton.jit
+def gather_stencil_kernel(x_ptr, idx_ptr, table_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    # Gathers (so the default mode marks streams); x is read twice (each element and its right
+    # neighbour: one program's elements are read again by its own second load).
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    i = tl.load(idx_ptr + offs, mask=mask, other=0)
+    t = tl.load(table_ptr + i, mask=mask, other=0.0)
+    left = tl.load(x_ptr + offs, mask=mask, other=0.0)
+    right = tl.load(x_ptr + offs + 1, mask=offs + 1 < n, other=0.0)
+    tl.store(out_ptr + offs, (left + right) * t, mask=mask)
+
+
+@triton.jit
+def gather_rows_kernel(idx_ptr, table_ptr, scale_ptr, out_ptr, D, ROWS: tl.constexpr,
+                       BLOCK: tl.constexpr):
+    # ROWS table rows per program: idx advances with the loop (streamed), the table is gathered,
+    # and the program's scale vector is loaded in every iteration at the same address (re-read).
+    pid = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    for r in range(0, ROWS):
+        row = pid * ROWS + r
+        i = tl.load(idx_ptr + row)
+        v = tl.load(table_ptr + i * D + cols)
+        s = tl.load(scale_ptr + pid * BLOCK + cols)
+        tl.store(out_ptr + row * D + cols, v * s)
+
+
 SOURCES = {
+    "gather_stencil": (gather_stencil_kernel,
+                       {"x_ptr": "*fp32", "idx_ptr": "*i32", "table_ptr": "*fp32", "out_ptr": "*fp32",
+                        "n": "i32"},
+                       {"BLOCK": 512}),
+    "gather_rows": (gather_rows_kernel,
+                    {"idx_ptr": "*i32", "table_ptr": "*fp32", "scale_ptr": "*fp32", "out_ptr": "*fp32",
+                     "D": "i32"},
+                    {"ROWS": 4, "BLOCK": 128}),
     "gather": (kernels.gather_scale_kernel,
                {"x_ptr": "*fp32", "idx_ptr": "*i32", "table_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32"},
                {"BLOCK": 1024}),
@@ -104,6 +141,26 @@ def test_reread_and_shared_data_left_alone(name):
     off = _compile(name, enabled=False)
     assert "cachePolicy" not in on.asm["ttir"]
     assert _body(on.asm["ttgir"]) == _body(off.asm["ttgir"])
+
+
+def test_reread_loads_left_alone_in_a_gathering_kernel():
+    # The default mode (a gather is present, so streams are marked): the index stream is marked,
+    # the gather is not, and neither load of x (each element read by two loads) is.
+    loads = _loads(_compile("gather_stencil", enabled=True).asm["ttir"])
+    assert len(loads) == 4, loads
+    idx, table, left, right = loads  # program order
+    assert EVICT_FIRST in idx
+    assert all("cachePolicy" not in load for load in (table, left, right)), loads
+
+
+def test_loop_invariant_load_in_a_loop_left_alone():
+    # In the loop over rows: idx[row] advances with the induction variable (streamed); the scale
+    # vector's address ignores it, so every iteration reads it again (not marked).
+    loads = _loads(_compile("gather_rows", enabled=True).asm["ttir"])
+    assert len(loads) == 3, loads
+    idx, table, scale = loads
+    assert EVICT_FIRST in idx
+    assert "cachePolicy" not in table and "cachePolicy" not in scale, loads
 
 
 @pytest.mark.parametrize("target", [AMPERE, MI300], ids=["sm80", "gfx942"])

@@ -1,6 +1,6 @@
 // @@lower_pass@@ turns every @@dialect@@.@@op@@ into arith.muli by a constant.
-// RUN: %opt %s --pass @@lower_pass@@ --no-debug-info | FileCheck %s
-// RUN: %opt %s --pass @@lower_pass@@ --no-debug-info | FileCheck %s --check-prefix=GONE
+// RUN: %opt %s -split-input-file --pass @@lower_pass@@ --no-debug-info | FileCheck %s
+// RUN: %opt %s -split-input-file --pass @@lower_pass@@ --no-debug-info | FileCheck %s --check-prefix=GONE
 // GONE-NOT: @@dialect@@
 
 // CHECK-LABEL: tt.func @scalar
@@ -12,6 +12,8 @@ tt.func @scalar(%x: i32) -> i32 {
   tt.return %0 : i32
 }
 
+// -----
+
 // A tensor gets a splat constant; 255 is the i8 bit pattern of -1.
 // CHECK-LABEL: tt.func @tensor_i8
 // CHECK: %[[K:.*]] = arith.constant dense<-1> : tensor<128xi8>
@@ -20,6 +22,8 @@ tt.func @tensor_i8(%t: tensor<128xi8>) -> tensor<128xi8> {
   %0 = @@dialect@@.@@op@@ %t, 255 : tensor<128xi8>
   tt.return %0 : tensor<128xi8>
 }
+
+// -----
 
 // Ops inside a loop body, chained: each becomes one multiply, the loop stays.
 // CHECK-LABEL: tt.func @in_loop

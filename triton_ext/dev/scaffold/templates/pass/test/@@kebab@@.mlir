@@ -1,5 +1,5 @@
-// RUN: %opt %s --pass @@snake@@ --no-debug-info | FileCheck %s
-// RUN: %opt %s --pass '@@snake@@{min-loops=2}' --no-debug-info | FileCheck %s --check-prefix=MIN2
+// RUN: %opt %s -split-input-file --pass @@snake@@ --no-debug-info | FileCheck %s
+// RUN: %opt %s -split-input-file --pass '@@snake@@{min-loops=2}' --no-debug-info | FileCheck %s --check-prefix=MIN2
 
 // One loop: tagged with 1 by default; min-loops=2 leaves it untagged.
 // CHECK-LABEL: tt.func @one_loop
