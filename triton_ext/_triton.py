@@ -75,7 +75,7 @@ __all__ = [
     # built-in passes and overrides
     "builtin_names", "resolve_builtin", "canonical_builtin", "check_overrides",
     # the pipeline tap
-    "Insertion", "Plan", "install_tap", "uninstall_tap", "activate", "current_plan",
+    "Builtin", "Insertion", "Plan", "install_tap", "uninstall_tap", "activate", "current_plan",
     # the stage runner
     "StageFn", "wrap_stage", "record", "records_all_stages",
     # the stages hook
@@ -195,7 +195,9 @@ class Insertion:
 
 
 @dataclass(frozen=True)
-class _Builtin:
+class Builtin:
+    """A built-in pass binding of Triton: its qualified and short name and the unwrapped function."""
+
     qualname: str  # e.g. "ttir.loop_unroll", "nvidia.ttnvgpuir.fence_insertion"
     short: str  # e.g. "loop_unroll"
     fn: AddPass  # the original, unwrapped binding
@@ -223,14 +225,14 @@ class Plan:
         self.listing: list[tuple[str, str, str]] = []
         self.runs: list[tuple[str, str]] = []  # (label, pm.get_pipeline_str())
         self.failed_run: tuple[str, tuple[Insertion, ...]] | None = None
-        self._buffers: dict[int, tuple[Any, list[tuple[_Builtin, tuple[Any, ...], dict[str, Any]]]]] = {}
+        self._buffers: dict[int, tuple[Any, list[tuple[Builtin, tuple[Any, ...], dict[str, Any]]]]] = {}
         self._in_pm: dict[int, list[Insertion]] = {}
 
-    def buffer(self, pm: Any, builtin: _Builtin, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    def buffer(self, pm: Any, builtin: Builtin, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         self._buffers.setdefault(id(pm), (pm, []))[1].append((builtin, args, kwargs))
 
     @staticmethod
-    def _matches(anchor: str, builtin: _Builtin) -> bool:
+    def _matches(anchor: str, builtin: Builtin) -> bool:
         if "-" in anchor or anchor not in _builtins:
             try:
                 anchor = canonical_builtin(anchor)
@@ -343,7 +345,7 @@ def activate(plan: Plan | None) -> Iterator[Plan | None]:
 
 _tap_lock = threading.Lock()
 _originals: list[tuple[Any, str, Any]] = []  # (owner, attribute, original)
-_builtins: dict[str, _Builtin] = {}
+_builtins: dict[str, Builtin] = {}
 
 
 def _pass_modules() -> list[tuple[str, Any]]:
@@ -363,7 +365,7 @@ def _pass_modules() -> list[tuple[str, Any]]:
     return modules
 
 
-def _make_wrapper(builtin: _Builtin) -> Callable[..., Any]:
+def _make_wrapper(builtin: Builtin) -> Callable[..., Any]:
     original = builtin.fn
 
     def add(pm: Any, *args: Any, **kwargs: Any) -> Any:
@@ -396,7 +398,7 @@ def install_tap() -> None:
                 if not callable(fn):
                     continue
                 short = attr[4:] if attr.startswith("add_") else attr
-                builtin = _Builtin(f"{prefix}.{short}", short, fn)
+                builtin = Builtin(f"{prefix}.{short}", short, fn)
                 _builtins[builtin.qualname] = builtin
                 _originals.append((module, attr, fn))
                 setattr(module, attr, _make_wrapper(builtin))
@@ -432,7 +434,7 @@ def builtin_names() -> list[str]:
     return sorted(_builtins)
 
 
-def resolve_builtin(name: str) -> _Builtin:
+def resolve_builtin(name: str) -> Builtin:
     """A built-in pass by registry spelling: ``cse``, ``canonicalize``, ``ttir.loop_unroll``."""
     install_tap()
     name = ALIASES.get(name, name)
