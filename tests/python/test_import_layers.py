@@ -138,14 +138,20 @@ def test_no_import_cycle_in_triton_ext() -> None:
 
 def test_layers() -> None:
     # The layers of the runtime, each importing only those below it: the manifest (model, then
-    # validation, then loading), the selection, which hands its state to the one module that
-    # touches Triton's compiler, which itself knows nothing of the selection or the loader.
+    # validation, then loading), the selection, which hands its state to the one package that
+    # touches Triton's compiler (_triton: tap, runner, hook), which knows nothing of the selection
+    # or the loader.
     graph = import_graph()
     assert "triton_ext._manifest" not in graph["triton_ext._model"]
     assert "triton_ext._schema" not in graph["triton_ext._model"]
     assert "triton_ext._manifest" not in graph["triton_ext._schema"]
-    assert graph["triton_ext._triton"].isdisjoint(
-        {"triton_ext._selection", "triton_ext._loader", "triton_ext._manifest", "triton_ext._auto"})
+    triton_layer = {m for m in graph if m == "triton_ext._triton" or m.startswith("triton_ext._triton.")}
+    assert triton_layer >= {"triton_ext._triton.tap", "triton_ext._triton.runner", "triton_ext._triton.hook"}
+    reached = set().union(*(graph[m] for m in triton_layer)) - triton_layer
+    assert reached.isdisjoint({"triton_ext._selection", "triton_ext._loader", "triton_ext._manifest", "triton_ext._auto"})
+    # Inside it: the tap, then the runner, then the hook.
+    assert "triton_ext._triton.runner" not in graph["triton_ext._triton.tap"]
+    assert "triton_ext._triton.hook" not in graph["triton_ext._triton.runner"] | graph["triton_ext._triton.tap"]
     assert "triton_ext._triton" in graph["triton_ext._selection"]
 
 
