@@ -47,7 +47,7 @@ IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 MODULE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 ENTRY_POINT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*$")
 ANCHOR = re.compile(r"^([a-z][a-z0-9_]*\.)*[a-z][a-z0-9_]*$")
-# skips/replaces also accept the MLIR argument spelling (triton-licm), see _triton.canonical_builtin.
+# skips/replaces also accept the MLIR argument spelling (triton-licm), see _triton.tap.canonical_builtin.
 BUILTIN = re.compile(r"^([a-z][a-z0-9_]*\.)*[a-z][a-z0-9_-]*$")
 
 
