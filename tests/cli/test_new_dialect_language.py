@@ -109,6 +109,7 @@ def test_language_layout_is_the_worked_examples(scaffolded) -> None:
     assert 'LOWERING_PASS = "demo_ir_lower"' in init and 'LANGUAGE_EXTENSION = "demo"' in init
     entry = yaml.safe_load((scaffolded / "registry.yaml").read_text())["extensions"]["demo"]
     assert entry["kind"] == "language" and entry["library"] == "TritonExtDemo"
+    assert entry["package"] == "triton_ext_demo"  # its own Python package, in its folder
     assert "passes" not in entry
 
 
