@@ -124,7 +124,7 @@ struct Copy {
   Operation *op;
   Key buffer;
   bool tma;
-  Key barrier;                 // tma
+  Key barrier;                  // tma
   std::optional<int64_t> group; // cp.async: commit sequence number
 };
 
@@ -177,7 +177,8 @@ public:
 private:
   void report(Operation *at, const Twine &message, Operation *other,
               const Twine &note) {
-    InFlightDiagnostic diag = at->emitError() << "triton_ext_onchip: " << message;
+    InFlightDiagnostic diag = at->emitError()
+                              << "triton_ext_onchip: " << message;
     diag.attachNote(other->getLoc()) << note;
     ok = false;
   }

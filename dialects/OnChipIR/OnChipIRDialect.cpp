@@ -120,7 +120,8 @@ LogicalResult TmaCopyOp::verify() {
 LogicalResult TmaStoreOp::verify() {
   auto desc = dyn_cast<triton::TensorDescType>(getDesc().getType());
   if (!desc)
-    return emitOpError() << "expects a !tt.tensordesc, got " << getDesc().getType();
+    return emitOpError() << "expects a !tt.tensordesc, got "
+                         << getDesc().getType();
   auto buffer = dyn_cast<triton::gpu::MemDescType>(getBuffer().getType());
   if (!buffer)
     return emitOpError() << "expects a !ttg.memdesc buffer, got "

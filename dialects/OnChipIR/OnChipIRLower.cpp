@@ -341,9 +341,8 @@ private:
       OpBuilder builder(op);
       ttng::FenceAsyncSharedOp::create(builder, op.getLoc(),
                                        /*bCluster=*/false);
-      ttng::AsyncTMACopyLocalToGlobalOp::create(builder, op.getLoc(),
-                                                op.getDesc(), op.getCoords(),
-                                                op.getBuffer());
+      ttng::AsyncTMACopyLocalToGlobalOp::create(
+          builder, op.getLoc(), op.getDesc(), op.getCoords(), op.getBuffer());
       op->erase();
     }
     return ok;

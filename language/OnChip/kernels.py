@@ -575,7 +575,9 @@ def attn_fwd_pipelined_kernel(q_desc, k_desc, v_desc, Out, sm_scale, N_CTX, HEAD
     """Causal attention forward with the softmax of block j overlapped with the wgmma of S_{j+1}
     (FlashAttention-3's schedule, one program per BLOCK_M query rows of one head, three K/V
     stages). Same layout and contract as attn_fwd_kernel."""
-    start_m = tl.program_id(0)
+    # Heaviest query tiles (most key blocks under the causal mask) first: the last wave of
+    # programs then holds the light ones, which shortens the tail.
+    start_m = tl.num_programs(0) - 1 - tl.program_id(0)
     head = tl.program_id(1)
     q_row = head * N_CTX + start_m * BLOCK_M
     kv_row = head * N_CTX
@@ -624,6 +626,101 @@ def attn_fwd_pipelined_kernel(q_desc, k_desc, v_desc, Out, sm_scale, N_CTX, HEAD
     tl.store(out, acc.to(Out.dtype.element_ty))
 
 
+@triton.jit
+def _attn_ws_producer(q_desc, k_desc, v_desc, q_buf, k_ring, v_ring, q_bar, ready, empty, q_row, kv_row, n_blocks,
+                      BLOCK_N: tl.constexpr, STAGES: tl.constexpr, Q_BYTES: tl.constexpr, NBYTES: tl.constexpr):
+    oc.expect(q_bar, Q_BYTES)
+    oc.copy_tma(q_buf, q_desc, [q_row, 0], q_bar)
+    for b in range(n_blocks):
+        st = b % STAGES
+        oc.wait(oc.index(empty, st), ((b // STAGES) & 1) ^ 1)  # the consumers released the stage
+        bar = oc.index(ready, st)
+        oc.expect(bar, NBYTES)
+        oc.copy_tma(oc.index(k_ring, st), k_desc, [kv_row + b * BLOCK_N, 0], bar)
+        oc.copy_tma(oc.index(v_ring, st), v_desc, [kv_row + b * BLOCK_N, 0], bar)
+
+
+@triton.jit
+def _attn_ws_blocks(q_buf, k_ring, v_ring, ready, empty, lo, hi, s, m_i, l_i, acc, qk_scale, offs_m,
+                    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, STAGES: tl.constexpr, MASKED: tl.constexpr):
+    # As _attn_pipelined_blocks, with the copies issued by the producer partition: the stage of
+    # block j - 1 is released (empty) once its P V finished.
+    for j in range(lo, hi):
+        nxt = j + 1
+        oc.wait(oc.index(ready, nxt % STAGES), (nxt // STAGES) & 1)
+        s_next = oc.mma(q_buf, oc.trans(oc.index(k_ring, nxt % STAGES)),
+                        tl.zeros([BLOCK_M, BLOCK_N], tl.float32), pending=2)
+        p, alpha, m_i, l_i = _softmax_step(s, j, m_i, l_i, qk_scale, offs_m, BLOCK_N, MASKED)
+        acc = oc.mma_wait(acc, 1)
+        oc.arrive(oc.index(empty, (j + STAGES - 1) % STAGES), pred=j > 0)
+        acc = acc * alpha[:, None]
+        acc = oc.mma(p.to(q_buf.dtype), oc.index(v_ring, j % STAGES), acc, pending=1)
+        s = s_next
+    return s, m_i, l_i, acc
+
+
+@triton.jit
+def _attn_ws_consumer(q_buf, k_ring, v_ring, q_bar, ready, empty, Out, sm_scale, N_CTX, start_m, head, n_off,
+                      n_blocks, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                      STAGES: tl.constexpr):
+    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
+    l_i = tl.zeros([BLOCK_M], dtype=tl.float32)
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+    qk_scale = sm_scale * 1.44269504
+    oc.wait(q_bar, 0)
+    oc.wait(oc.index(ready, 0), 0)
+    s = oc.mma(q_buf, oc.trans(oc.index(k_ring, 0)), tl.zeros([BLOCK_M, BLOCK_N], tl.float32))
+    s, m_i, l_i, acc = _attn_ws_blocks(q_buf, k_ring, v_ring, ready, empty, 0, n_off, s, m_i, l_i, acc, qk_scale,
+                                       offs_m, BLOCK_M, BLOCK_N, STAGES, False)
+    s, m_i, l_i, acc = _attn_ws_blocks(q_buf, k_ring, v_ring, ready, empty, n_off, n_blocks - 1, s, m_i, l_i, acc,
+                                       qk_scale, offs_m, BLOCK_M, BLOCK_N, STAGES, True)
+    last = n_blocks - 1
+    p, alpha, m_i, l_i = _softmax_step(s, last, m_i, l_i, qk_scale, offs_m, BLOCK_N, True)
+    acc = oc.mma_wait(acc, 0)
+    acc = acc * alpha[:, None]
+    acc = oc.mma(p.to(q_buf.dtype), oc.index(v_ring, last % STAGES), acc)
+    acc = acc / l_i[:, None]
+    offs_d = tl.arange(0, HEAD_DIM)
+    out = Out + (head.to(tl.int64) * N_CTX + offs_m[:, None]) * HEAD_DIM + offs_d[None, :]
+    tl.store(out, acc.to(Out.dtype.element_ty))
+
+
+@triton.jit
+def attn_fwd_ws_kernel(q_desc, k_desc, v_desc, Out, sm_scale, N_CTX, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
+                       BLOCK_N: tl.constexpr, STAGES: tl.constexpr, PRODUCER_REGS: tl.constexpr):
+    """attn_fwd_pipelined_kernel with the TMA copies in a one-warp producer partition (``split``)
+    that runs ahead through STAGES (>= 3) K/V stages, and register reallocation: the producer
+    keeps PRODUCER_REGS, the two consumer warp groups get the rest (240 with 24)."""
+    # Heaviest query tiles (most key blocks under the causal mask) first: the last wave of
+    # programs then holds the light ones, which shortens the tail.
+    start_m = tl.num_programs(0) - 1 - tl.program_id(0)
+    head = tl.program_id(1)
+    q_row = head * N_CTX + start_m * BLOCK_M
+    kv_row = head * N_CTX
+    dtype: tl.constexpr = q_desc.dtype
+    q_buf = oc.index(oc.alloc(dtype, [BLOCK_M, HEAD_DIM]), 0)
+    k_ring = oc.alloc(dtype, [BLOCK_N, HEAD_DIM], STAGES)
+    v_ring = oc.alloc(dtype, [BLOCK_N, HEAD_DIM], STAGES)
+    q_bar = oc.index(oc.barriers(1), 0)
+    ready = oc.barriers(STAGES)
+    empty = oc.barriers(STAGES)
+    q_bytes: tl.constexpr = BLOCK_M * HEAD_DIM * dtype.primitive_bitwidth // 8
+    nbytes: tl.constexpr = 2 * BLOCK_N * HEAD_DIM * dtype.primitive_bitwidth // 8
+    n_off = start_m * (BLOCK_M // BLOCK_N)
+    n_blocks = (start_m + 1) * (BLOCK_M // BLOCK_N)
+    oc.split([(_attn_ws_consumer, (q_buf, k_ring, v_ring, q_bar, ready, empty, Out, sm_scale, N_CTX, start_m, head,
+                                   n_off, n_blocks, HEAD_DIM, BLOCK_M, BLOCK_N, STAGES)),
+              (_attn_ws_producer, (q_desc, k_desc, v_desc, q_buf, k_ring, v_ring, q_bar, ready, empty, q_row, kv_row,
+                                   n_blocks, BLOCK_N, STAGES, q_bytes, nbytes))], [1], [PRODUCER_REGS])
+
+
+def attn_fwd_ws(q, k, v, sm_scale: float, config: dict | None = None):
+    """attn_fwd with attn_fwd_ws_kernel (producer partition, setmaxnreg, FA3 schedule)."""
+    cfg = dict(dict(BLOCK_M=128, BLOCK_N=64, STAGES=3, PRODUCER_REGS=24, num_warps=8) if config is None else config)
+    return attn_fwd(q, k, v, sm_scale, cfg, kernel=attn_fwd_ws_kernel)
+
+
 #: Attention tiles per head dim: BLOCK_M 128 over two warp groups, BLOCK_N 64 (on the H200 at
 #: cd3daa7, BLOCK_N 64 beat 128 at both head dims: results/check-h200.json).
 ATTN_CONFIGS = {64: dict(BLOCK_M=128, BLOCK_N=64, num_warps=8), 128: dict(BLOCK_M=128, BLOCK_N=64, num_warps=8)}
@@ -663,19 +760,26 @@ GEMM_VARIANTS = {
     "tma_128x256x64_s4": matmul_tma,
     "ws_128x256x64_s4": matmul_ws,
     "persistent_128x256x64_s3_r24": matmul_persistent,
-    "persistent_128x256x64_s3": lambda a, b: matmul_persistent(a, b, dict(PERSISTENT_CONFIG, PRODUCER_REGS=0)),
     "persistent_128x128x64_s5_r24": lambda a, b: matmul_persistent(
         a, b, dict(PERSISTENT_CONFIG, BN=128, STAGES=5)),
     "pingpong_128x128x64_s4": matmul_pingpong,
     "pingpong_128x128x64_s5": lambda a, b: matmul_pingpong(a, b, dict(PINGPONG_CONFIG, STAGES=5)),
+    "pingpong_64x256x64_s4": lambda a, b: matmul_pingpong(a, b, dict(PINGPONG_CONFIG, BM=64, BN=256)),
+    "persistent_256x128x64_s3_r24": lambda a, b: matmul_persistent(a, b, dict(PERSISTENT_CONFIG, BM=256, BN=128)),
 }
 
 #: OnChip causal attention candidates: (q, k, v, sm_scale) -> out.
 ATTN_VARIANTS = {
     "attn_n64": lambda q, k, v, s: attn_fwd(q, k, v, s, dict(BLOCK_M=128, BLOCK_N=64, num_warps=8)),
-    "attn_n128": lambda q, k, v, s: attn_fwd(q, k, v, s, dict(BLOCK_M=128, BLOCK_N=128, num_warps=8)),
     "fa3_pipelined_n64": lambda q, k, v, s: attn_fwd_pipelined(q, k, v, s, dict(BLOCK_M=128, BLOCK_N=64,
                                                                                 num_warps=8)),
     "fa3_pipelined_n128": lambda q, k, v, s: attn_fwd_pipelined(q, k, v, s, dict(BLOCK_M=128, BLOCK_N=128,
                                                                                  num_warps=8)),
+    "fa3_pipelined_n64_w4": lambda q, k, v, s: attn_fwd_pipelined(q, k, v, s, dict(BLOCK_M=128, BLOCK_N=64,
+                                                                                   num_warps=4)),
+    "fa3_ws_n64_s3": lambda q, k, v, s: attn_fwd_ws(q, k, v, s),
+    "fa3_ws_n64_s4": lambda q, k, v, s: attn_fwd_ws(q, k, v, s, dict(BLOCK_M=128, BLOCK_N=64, STAGES=4,
+                                                                     PRODUCER_REGS=24, num_warps=8)),
+    "fa3_ws_n128_s3": lambda q, k, v, s: attn_fwd_ws(q, k, v, s, dict(BLOCK_M=128, BLOCK_N=128, STAGES=3,
+                                                                      PRODUCER_REGS=24, num_warps=8)),
 }

@@ -144,6 +144,66 @@ tt.func @tma(%desc: !tt.tensordesc<128x64xf16>, %bar: !ttg.memdesc<1xi64, #bar, 
 #bar = #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
 module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32} {
 
+// Ping-pong (issue 31): a split worker with as many warps as the kernel (4 here) is a second
+// consumer warp group; its mma is lowered like the default partition's (MMA layout for 4 warps).
+// CHECK-LABEL: tt.func @mma_in_a_consumer_partition
+// CHECK: partition0(%{{.*}}) num_warps(4)
+// CHECK: ttng.warp_group_dot %{{.*}}, %{{.*}}, %{{.*}} {isAsync = true, triton_ext_onchip.mma} : !ttg.memdesc<128x64xf16, #shared, #smem, mutable> * !ttg.memdesc<64x128xf16, #shared, #smem, mutable> -> tensor<128x128xf32, #mma>
+// CHECK: ttng.warp_group_dot_wait %{{.*}} {pendings = 0 : i32, triton_ext_onchip.mma}
+tt.func @mma_in_a_consumer_partition(%a: !ttg.memdesc<128x64xf16, #shared, #smem, mutable>, %b: !ttg.memdesc<64x128xf16, #shared, #smem, mutable>, %p: tensor<128x128x!tt.ptr<f32>, #blocked1>) {
+  ttg.warp_specialize(%a, %b, %p)
+  default {
+    ttg.warp_yield
+  }
+  partition0(%pa: !ttg.memdesc<128x64xf16, #shared, #smem, mutable>, %pb: !ttg.memdesc<64x128xf16, #shared, #smem, mutable>, %pp: tensor<128x128x!tt.ptr<f32>, #blocked1>) num_warps(4) {
+    %zero = arith.constant dense<0.000000e+00> : tensor<128x128xf32, #blocked1>
+    %va = triton_ext_onchip.mma_operand %pa {pending = 0 : i32} : !ttg.memdesc<128x64xf16, #shared, #smem, mutable> -> tensor<128x64xf16>
+    %vb = triton_ext_onchip.mma_operand %pb {pending = 0 : i32} : !ttg.memdesc<64x128xf16, #shared, #smem, mutable> -> tensor<64x128xf16>
+    %ca = ttg.convert_layout %va : tensor<128x64xf16> -> tensor<128x64xf16, #ttg.dot_op<{opIdx = 0, parent = #blocked1}>>
+    %cb = ttg.convert_layout %vb : tensor<64x128xf16> -> tensor<64x128xf16, #ttg.dot_op<{opIdx = 1, parent = #blocked1}>>
+    %d = tt.dot %ca, %cb, %zero : tensor<128x64xf16, #ttg.dot_op<{opIdx = 0, parent = #blocked1}>> * tensor<64x128xf16, #ttg.dot_op<{opIdx = 1, parent = #blocked1}>> -> tensor<128x128xf32, #blocked1>
+    tt.store %pp, %d : tensor<128x128x!tt.ptr<f32>, #blocked1>
+    ttg.warp_return
+  } : (!ttg.memdesc<128x64xf16, #shared, #smem, mutable>, !ttg.memdesc<64x128xf16, #shared, #smem, mutable>, tensor<128x128x!tt.ptr<f32>, #blocked1>) -> ()
+  tt.return
+}
+
+// Persistent tile scheduling (issue 31): an outer loop over tiles around the k loop; the k loop
+// carries the accumulator in the MMA layout, each tile's result goes out through the C buffer
+// and a TMA store after waiting for the previous tile's store to read it.
+// CHECK-LABEL: tt.func @persistent_tiles
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}}  : i32 {
+// CHECK: scf.for {{.*}} -> (tensor<128x128xf32, #mma>)
+// CHECK: ttng.warp_group_dot_wait %{{.*}} {pendings = 1 : i32, triton_ext_onchip.mma}
+// CHECK: ttng.warp_group_dot_wait %{{.*}} {pendings = 0 : i32, triton_ext_onchip.mma}
+// CHECK: ttng.async_tma_store_wait {pendings = 0 : i32, read_only}
+// CHECK-NEXT: ttg.local_store
+// CHECK-NEXT: ttng.fence_async_shared {bCluster = false}
+// CHECK-NEXT: ttng.async_tma_copy_local_to_global %arg2[%{{.*}}, %{{.*}}] %arg3
+tt.func @persistent_tiles(%a: !ttg.memdesc<128x64xf16, #shared, #smem, mutable>, %b: !ttg.memdesc<64x128xf16, #shared, #smem, mutable>, %desc: !tt.tensordesc<128x128xf16>, %c: !ttg.memdesc<128x128xf16, #shared, #smem, mutable>, %first: i32, %tiles: i32, %step: i32, %k: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant dense<0.000000e+00> : tensor<128x128xf32, #blocked1>
+  scf.for %t = %first to %tiles step %step : i32 {
+    %r = scf.for %i = %c0 to %k step %c1 iter_args(%acc = %zero) -> (tensor<128x128xf32, #blocked1>) : i32 {
+      %va = triton_ext_onchip.mma_operand %a {pending = 1 : i32} : !ttg.memdesc<128x64xf16, #shared, #smem, mutable> -> tensor<128x64xf16>
+      %vb = triton_ext_onchip.mma_operand %b {pending = 1 : i32} : !ttg.memdesc<64x128xf16, #shared, #smem, mutable> -> tensor<64x128xf16>
+      %ca = ttg.convert_layout %va : tensor<128x64xf16> -> tensor<128x64xf16, #ttg.dot_op<{opIdx = 0, parent = #blocked1}>>
+      %cb = ttg.convert_layout %vb : tensor<64x128xf16> -> tensor<64x128xf16, #ttg.dot_op<{opIdx = 1, parent = #blocked1}>>
+      %d = tt.dot %ca, %cb, %acc : tensor<128x64xf16, #ttg.dot_op<{opIdx = 0, parent = #blocked1}>> * tensor<64x128xf16, #ttg.dot_op<{opIdx = 1, parent = #blocked1}>> -> tensor<128x128xf32, #blocked1>
+      scf.yield %d : tensor<128x128xf32, #blocked1>
+    }
+    %w = tt.elementwise_inline_asm "// triton_ext_onchip.mma_wait 0" {constraints = "=r,r", packed_element = 1 : i32, pure = false} %r : tensor<128x128xf32, #blocked1> -> tensor<128x128xf32, #blocked1>
+    %h = arith.truncf %w : tensor<128x128xf32, #blocked1> to tensor<128x128xf16, #blocked1>
+    ttng.async_tma_store_wait {pendings = 0 : i32, read_only}
+    %v = triton_ext_onchip.view %c {purpose = "store"} : !ttg.memdesc<128x128xf16, #shared, #smem, mutable> -> tensor<128x128x!tt.ptr<f16>>
+    %cv = ttg.convert_layout %v : tensor<128x128x!tt.ptr<f16>> -> tensor<128x128x!tt.ptr<f16>, #blocked1>
+    tt.store %cv, %h : tensor<128x128x!tt.ptr<f16>, #blocked1>
+    triton_ext_onchip.tma_store %desc[%t, %t] from %c : !tt.tensordesc<128x128xf16>, !ttg.memdesc<128x128xf16, #shared, #smem, mutable>
+  }
+  tt.return
+}
+
 // store_tma: the descriptor takes the buffer's layout too, and the store is preceded by the
 // proxy fence (the buffer may have been written from registers); store_wait is Triton's own op.
 // CHECK-LABEL: tt.func @tma_store(%arg0: !tt.tensordesc<128x64xf16, #shared>

@@ -1030,3 +1030,25 @@ def test_pingpong_gemm_has_two_consumer_warp_groups_taking_turns() -> None:
     assert re.search(r"setmaxnreg\.inc\.sync\.aligned\.u32\s+240;", ptx)
     assert re.search(r"setmaxnreg\.dec\.sync\.aligned\.u32\s+24;", ptx)
     assert k.metadata.shared >= (4 * (128 * 64 + 64 * 128) + 2 * 128 * 128) * 2
+
+
+@pytest.mark.parametrize("head_dim, block_n, stages", [(64, 64, 3), (128, 64, 3), (64, 128, 3)])
+def test_warp_specialized_attention_producer_and_setmaxnreg(head_dim: int, block_n: int, stages: int) -> None:
+    bm, dtype = 128, "fp16"
+    sig = {"q_desc": f"tensordesc<{dtype}[{bm}, {head_dim}]>", "k_desc": f"tensordesc<{dtype}[{block_n}, {head_dim}]>",
+           "v_desc": f"tensordesc<{dtype}[{block_n}, {head_dim}]>", "Out": f"*{dtype}", "sm_scale": "fp32",
+           "N_CTX": "i32"}
+    k = compile_kernel(kernels.attn_fwd_ws_kernel, sig,
+                       dict(HEAD_DIM=head_dim, BLOCK_M=bm, BLOCK_N=block_n, STAGES=stages, PRODUCER_REGS=24), 8)
+    ir = body(k.asm["ttgir"])
+    ws = ir[ir.index("ttg.warp_specialize("):]
+    default, producer = ws[:ws.index("partition0(")], ws[ws.index("partition0("):]
+    # The producer issues every copy (Q once, K and V per block); the consumers only wait,
+    # multiply (S_{j+1} with pending=2 before the softmax) and release stages.
+    assert len(re.findall(r"ttng.async_tma_copy_global_to_local", producer)) == 3
+    assert "async_tma_copy" not in default and "warp_group_dot" not in producer
+    assert "2" in re.findall(r"ttng.warp_group_dot_wait .*pendings = (\d+)", default)
+    assert re.search(r"requestedRegisters = array<i32: 24>", ir)
+    ptx = k.asm["ptx"]
+    assert re.search(r"setmaxnreg\.inc\.sync\.aligned\.u32\s+240;", ptx)
+    assert k.metadata.shared <= 227 * 1024
