@@ -7,7 +7,7 @@ whether the transparent mode tries them (``auto``), and, here, their Python pack
     my_checks:
       directory: passes/MyChecks
       package: triton_ext_my_checks               # passes/MyChecks/triton_ext_my_checks/
-      on_enable: triton_ext_my_checks:on_enable   # called once, when a pass of it is first enabled
+      on_enable: triton_ext_my_checks:on_enable   # called whenever a pass of it is enabled
 
 In a checkout the package is the folder of that name in the extension's directory, next to the
 registry that declares it; an installed extension's wheel installs it. Either way it is imported
@@ -17,7 +17,6 @@ under its own name, once (:func:`import_package`, ``triton_ext.import_extension`
 from __future__ import annotations
 
 import importlib
-import threading
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable, Iterable
@@ -27,10 +26,6 @@ from ._model import Extension
 from ._modules import import_file
 
 __all__ = ["import_package", "activate_packages", "package_folder"]
-
-_lock = threading.Lock()
-_activated: set[tuple[str, str]] = set()  # (extension, on_enable) already called in this process
-
 
 def package_folder(ext: Extension) -> Path | None:
     """The package's folder in a checkout (``<registry dir>/<directory>/<package>``), if there."""
@@ -75,18 +70,12 @@ def _entry(ext: Extension) -> Callable[[], Any]:
 
 
 def activate_packages(extensions: Iterable[Extension]) -> None:
-    """Call each extension's ``on_enable`` once per process (to arm an exit report, say)."""
+    """Call the ``on_enable`` of each extension (once per call, however many of its passes are
+    enabled), on every ``enable``/``enabled``: the function must be idempotent (arming an exit
+    report once, say). The package is imported on the first call only."""
+    seen: set[str] = set()
     for ext in extensions:
-        if ext.on_enable is None:
+        if ext.on_enable is None or ext.name in seen:
             continue
-        key = (ext.name, ext.on_enable)
-        with _lock:
-            if key in _activated:
-                continue
-            _activated.add(key)
-        try:
-            _entry(ext)()
-        except BaseException:
-            with _lock:
-                _activated.discard(key)
-            raise
+        seen.add(ext.name)
+        _entry(ext)()

@@ -232,8 +232,8 @@ class Extension:
     #: The extension's own Python package (registry ``package``, e.g. ``triton_ext_sanitizers``):
     #: a folder of that name in ``directory`` in a checkout, installed by the extension's wheel.
     package: str | None = None
-    #: ``module:function`` of that package the loader calls (once per process) when one of the
-    #: extension's passes is first enabled (registry ``on_enable``).
+    #: ``module:function`` of that package the loader calls whenever one of the extension's passes
+    #: is enabled (registry ``on_enable``; the function is idempotent).
     on_enable: str | None = None
 
     @property

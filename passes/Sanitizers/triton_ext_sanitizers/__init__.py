@@ -12,8 +12,8 @@ never executed, costs a GEMM registers); the host prints one line per site with 
   (``reset``), so each finding is printed once, when it is collected;
 - :func:`check` raises :class:`SanitizerError` naming each site instead (no print);
 - at interpreter exit, sites with findings that no ``report``/``check`` collected get their line
-  (armed when a sanitizer pass is first enabled: the loader calls :func:`on_enable`, the
-  registry's ``on_enable``).
+  (armed when a sanitizer pass is enabled: the loader calls :func:`on_enable`, the registry's
+  ``on_enable``).
 
 So a script that never calls the API still gets one line per site at exit::
 
@@ -402,7 +402,7 @@ def arm_exit_summary() -> None:
 
 
 def on_enable() -> None:
-    """The registry's ``on_enable`` of the sanitizers: the loader calls it once per process when a
-    sanitizer pass is first enabled (``triton_ext.enable``, ``enabled``, ``TRITON_EXT_ENABLE``).
-    The device prints nothing by default, so the exit summary is armed here (issue 18)."""
+    """The registry's ``on_enable`` of the sanitizers: the loader calls it whenever a sanitizer pass
+    is enabled (``triton_ext.enable``, ``enabled``, ``TRITON_EXT_ENABLE``). The device prints
+    nothing by default, so the exit summary is armed here, once per process (issue 18)."""
     arm_exit_summary()
