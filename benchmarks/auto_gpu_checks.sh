@@ -5,6 +5,9 @@
 #   bash benchmarks/auto_gpu_checks.sh overhead   # 27.1: per-launch cost, stock / hook / mode (no pass, chosen pass)
 #   bash benchmarks/auto_gpu_checks.sh corpus0    # 27.3: half the corpus, mode on/off, GPU time and back to back
 #   bash benchmarks/auto_gpu_checks.sh corpus1    #       the other half
+#   bash benchmarks/auto_gpu_checks.sh more0      # 27.4: half of tests/realworld/more_kernels.py (flag-gems,
+#   bash benchmarks/auto_gpu_checks.sh more1      #       sageattention; decode and prefill sizes), the registry's auto passes
+#   bash benchmarks/auto_gpu_checks.sh torch_compile  # 27.5: torch.compile'd decoder block, stock vs auto (5 minutes)
 #   bash benchmarks/auto_gpu_checks.sh all
 #
 # Run from the repository root (triton 3.9.0 importable, plugins in build/plugins). Each check
@@ -17,9 +20,9 @@ export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH}
 PY=${PYTHON:-python}
 status=0
 
-run() {  # name, then the command
+run() {  # name, then the command (LIMIT: seconds, default 175)
   local name=$1; shift
-  TRITON_CACHE_DIR=$(mktemp -d) timeout 175 "$@" > "$OUT/$name.log" 2>&1
+  TRITON_CACHE_DIR=$(mktemp -d) timeout "${LIMIT:-175}" "$@" > "$OUT/$name.log" 2>&1
   local rc=$?
   echo "$name: exit $rc (log $OUT/$name.log)"
   tail -n 5 "$OUT/$name.log"
@@ -31,7 +34,10 @@ case ${1:-all} in
   overhead|all) run auto-overhead $PY -m benchmarks.auto_overhead --out "$OUT/auto-overhead-h200.json" ;;&
   corpus0|all) run auto-corpus0 $PY -m benchmarks.auto_mode_gpu --half 0 --out "$OUT/auto-mode-half0-h200.json" ;;&
   corpus1|all) run auto-corpus1 $PY -m benchmarks.auto_mode_gpu --half 1 --out "$OUT/auto-mode-half1-h200.json" ;;&
-  safety|overhead|corpus0|corpus1|all) ;;
-  *) echo "usage: $0 [safety|overhead|corpus0|corpus1|all]" >&2; exit 2 ;;
+  more0|all) run auto-more0 $PY -m benchmarks.auto_mode_gpu --set more --candidates '' --half 0 --out "$OUT/auto-mode-more0-h200.json" ;;&
+  more1|all) run auto-more1 $PY -m benchmarks.auto_mode_gpu --set more --candidates '' --half 1 --out "$OUT/auto-mode-more1-h200.json" ;;&
+  torch_compile|all) LIMIT=295 run auto-torch-compile $PY -m benchmarks.auto_torch_compile --timeout 140 --out "$OUT/auto-torch-compile-h200.json" ;;&
+  safety|overhead|corpus0|corpus1|more0|more1|torch_compile|all) ;;
+  *) echo "usage: $0 [safety|overhead|corpus0|corpus1|more0|more1|torch_compile|all]" >&2; exit 2 ;;
 esac
 exit $status

@@ -1,10 +1,15 @@
 """GPU check of the transparent mode, ``TRITON_EXT_ENABLE=auto`` (issue 19.2), over the corpus.
 
     TRITON_EXT_BUILD_DIR=$PWD/build python -m benchmarks.auto_mode_gpu --out auto-mode-h200.json \
-        [--candidates grid_swizzle,loop_split] [--kernels NAME ... | --half 0|1]
+        [--candidates grid_swizzle,loop_split] [--kernels NAME ... | --half 0|1] \
+        [--set corpus|realworld|more|all]
 
 For every kernel of the reliability corpus (tests/corpus/corpus_kernels.py, inputs and launches
-from tests/corpus/check_gpu.py) plus grid_swizzle's naive GEMM at 4096^3 and 8192^3:
+from tests/corpus/check_gpu.py) plus grid_swizzle's naive GEMM at 4096^3 and 8192^3 (``--set
+corpus``, the default); ``--set realworld``: the third-party kernels of tests/realworld
+(realworld_kernels.REALWORLD, launched as their packages' launchers do); ``--set more``: only
+those of tests/realworld/more_kernels.py (flag-gems, sageattention; decode and prefill sizes);
+``--set all``: both corpora:
 
 1. stock: fresh inputs (fixed seed), one launch, outputs kept; then ``do_bench`` of the launch;
 2. auto: the mode is activated (``triton_ext.auto_mode``, what ``TRITON_EXT_ENABLE=auto:...``
@@ -78,6 +83,26 @@ def corpus_case(name: str) -> Callable[[], tuple[Callable[[], Any], dict[str, to
     return build
 
 
+def realworld_case(name: str) -> Callable[[], tuple[Callable[[], Any], dict[str, torch.Tensor], float, float]]:
+    """A kernel of tests/realworld: every tensor argument is compared (in-place kernels included)."""
+    from tests.realworld.realworld_kernels import BY_NAME, Tensors
+
+    kernel = BY_NAME[name]
+
+    def build() -> tuple[Callable[[], Any], dict[str, torch.Tensor], float, float]:
+        fn = kernel.fn()
+        launch = kernel.build(Tensors("cuda", seed=0))
+        args = launch.args
+
+        def go() -> None:
+            fn[launch.grid](**args, num_warps=launch.num_warps, num_stages=launch.num_stages)
+        # fp8 tensors compared by their bytes (views: they see the kernel's writes).
+        outputs = {k: v.view(torch.uint8) if v.dtype in (torch.float8_e4m3fn, torch.float8_e5m2) else v
+                   for k, v in args.items() if isinstance(v, torch.Tensor)}
+        return go, outputs, launch.atol, launch.rtol
+    return build
+
+
 def measure(name: str, build: Callable[[], Any], candidates: list[str], seed: int) -> dict[str, Any]:
     torch.manual_seed(seed)
     go, outputs, atol, rtol = build()
@@ -123,10 +148,18 @@ def measure(name: str, build: Callable[[], Any], candidates: list[str], seed: in
             "first_launch_s": first_launch_s, "outputs_identical": identical, "outputs_within_tolerance": worst <= 0}
 
 
-def cases(only: list[str] | None) -> dict[str, Callable[[], Any]]:
-    out: dict[str, Callable[[], Any]] = {name: corpus_case(name) for name in check_gpu.BUILDERS}
-    out["grid_swizzle_naive_gemm_4096"] = gemm_case(4096)
-    out["grid_swizzle_naive_gemm_8192"] = gemm_case(8192)
+def cases(only: list[str] | None, which: str = "corpus") -> dict[str, Callable[[], Any]]:
+    out: dict[str, Callable[[], Any]] = {}
+    if which in ("corpus", "all"):
+        out.update({name: corpus_case(name) for name in check_gpu.BUILDERS})
+        out["grid_swizzle_naive_gemm_4096"] = gemm_case(4096)
+        out["grid_swizzle_naive_gemm_8192"] = gemm_case(8192)
+    if which in ("realworld", "more", "all"):
+        from tests.realworld.more_kernels import MORE
+        from tests.realworld.realworld_kernels import REALWORLD
+
+        for kernel in MORE if which == "more" else REALWORLD:
+            out.setdefault(kernel.name, realworld_case(kernel.name))
     return {k: v for k, v in out.items() if not only or k in only}
 
 
@@ -137,15 +170,17 @@ def main() -> int:
     parser.add_argument("--kernels", nargs="*")
     parser.add_argument("--half", type=int, choices=(0, 1), help="every other kernel, from the first (0) or second (1)")
     parser.add_argument("--seed", type=int, default=1234)
+    parser.add_argument("--set", dest="which", choices=("corpus", "realworld", "more", "all"), default="corpus",
+                        help="which kernels: tests/corpus (default), tests/realworld, its more_kernels.py, or all")
     parser.add_argument("--child", action="store_true", help="(internal) the second process")
     args = parser.parse_args()
     if args.half is not None and not args.kernels:
-        args.kernels = list(cases(None))[args.half::2]
+        args.kernels = list(cases(None, args.which))[args.half::2]
     candidates = [c for c in args.candidates.split(",") if c]
     triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device="cuda"))
     if args.child:
         with triton_ext.auto_mode(*candidates) as auto:
-            for name, build in cases(args.kernels).items():
+            for name, build in cases(args.kernels, args.which).items():
                 torch.manual_seed(args.seed)
                 go, *_ = build()
                 go()
@@ -155,7 +190,7 @@ def main() -> int:
         return 0
     os.environ["TRITON_EXT_AUTO_DIR"] = tempfile.mkdtemp(prefix="triton-ext-auto-")
     rows = []
-    for name, build in cases(args.kernels).items():
+    for name, build in cases(args.kernels, args.which).items():
         try:
             rows.append(measure(name, build, candidates, args.seed))
         except Exception as exc:  # report and go on
@@ -164,7 +199,7 @@ def main() -> int:
         print(f"{name:32} " + (f"{r['speedup']:.3f}x choice={r['choice']!r} first launch {r['first_launch_s']:.2f}s "
                                f"b2b {r['b2b_speedup']:.3f}x identical={r['outputs_identical']}" if "error" not in r else r["error"]), flush=True)
     proc = subprocess.run([sys.executable, "-m", "benchmarks.auto_mode_gpu", "--child", "--candidates",
-                           args.candidates, "--seed", str(args.seed)]
+                           args.candidates, "--seed", str(args.seed), "--set", args.which]
                           + (["--kernels", *args.kernels] if args.kernels else []),
                           capture_output=True, text=True, timeout=300, env=os.environ, cwd=REPO)
     second = json.loads(proc.stdout.strip().splitlines()[-1]) if proc.returncode == 0 else []

@@ -56,9 +56,9 @@ without it (issue 26.3). Launches inside ``triton_ext.enabled`` blocks or ``trit
 configs compile as without the mode; ``warmup`` compiles the stock kernel without keeping it, so
 the first real launch decides. Kernels with side effects outside their tensor arguments (device
 printf, writes through pointers held in other tensors, or through a view past its last element)
-are not detected: do not use this mode on them. Only launches through ``JITFunction.run`` are
-seen: Inductor launches its compiled kernels through its own launcher, so its generated kernels
-are not tuned. With a stages hook of another tool installed before triton_ext's, the marker's key
+are not detected: do not use this mode on them. Inductor compiles and launches its generated kernels
+through its own ``CachingAutotuner``, never through ``JITFunction.run``: :mod:`triton_ext._inductor`
+makes the pass set one more dimension of that autotuner's configs instead (issue 27.5). With a stages hook of another tool installed before triton_ext's, the marker's key
 is not visible to the JIT (the chained key ignores an empty set): the mode still decides at cache
 misses, under the stock keys, and :func:`deactivate` takes its kernels out again.
 """
@@ -78,7 +78,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
-from . import _selection, _triton
+from . import _inductor, _selection
 from ._backup import ArgumentBackup, BackupRefused, tensors_of
 from ._manifest import load_manifest
 from ._choice import MARGIN, choose, choose_in_both, paired_ratios, spread, winners
@@ -326,6 +326,7 @@ def activate(candidates: Sequence[str] = ()) -> _Auto:
 
     auto = _Auto(candidates)
     _selection.install_hook()
+    _inductor.install(active)  # torch.compile's kernels: the pass set in Inductor's autotuning (issue 27.5)
     with _lock:
         previous = _active
         _active = auto

@@ -24,7 +24,6 @@ import sys
 import tempfile
 import time
 from dataclasses import asdict, dataclass
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
@@ -68,14 +67,12 @@ def sha256_file(path: Path) -> str:
 
 
 def installed_triton_version() -> str:
-    """The installed Triton's version, from its package metadata (Triton is imported only for a
-    source checkout without metadata)."""
-    try:
-        return version("triton")
-    except PackageNotFoundError:  # a source checkout on PYTHONPATH: only then import Triton
-        import triton  # on first use: importing triton_ext must not import Triton
+    """The version of the triton that is imported, which the plugins load into. The
+    distribution metadata can name another one: a copy on PYTHONPATH ahead of an installed
+    triton (seen on a GPU host: metadata 3.6.0, imported 3.9.0)."""
+    import triton  # on first use: importing triton_ext must not import Triton
 
-        return triton.__version__
+    return triton.__version__
 
 
 def _fix(extension: str | None) -> str:

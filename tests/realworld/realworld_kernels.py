@@ -999,3 +999,17 @@ UPSTREAM_INCOMPATIBLE: dict[str, tuple[RealKernel, str]] = {
 
 BY_NAME = {k.name: k for k in REALWORLD}
 assert len(BY_NAME) == len(REALWORLD), "duplicate real-world kernel names"
+
+
+def register(kernels: list[RealKernel]) -> None:
+    """Add kernels described in another module to the corpus (names must be new)."""
+    for kernel in kernels:
+        if kernel.name in BY_NAME:
+            raise ValueError(f"duplicate real-world kernel name {kernel.name!r}")
+        REALWORLD.append(kernel)
+        BY_NAME[kernel.name] = kernel
+
+
+# More packages (flag-gems, sageattention), at decode and prefill sizes: tests/realworld/more_kernels.py
+# registers its kernels when imported (first or from here).
+import tests.realworld.more_kernels  # noqa: E402,F401

@@ -1,0 +1,107 @@
+"""The transparent mode reaches torch.compile's kernels through Inductor's autotuner (issue 27.5).
+
+On the CPU: Inductor's own ``CachingAutotuner`` around a kernel written as Inductor generates
+them (a fused pointwise kernel), compiled for cuda:90 through ``precompile(warm_cache_only=True)``,
+the call Inductor's compile workers make. Under ``auto_mode`` each config must compile once with no
+pass and once per candidate pass that changes the kernel, a candidate that leaves the code as it
+is must be dropped before timing, and the variant tags must survive the pickling that carries
+compile results from a compile worker back to the process. The timing half
+(``benchmark_all_configs``) needs a GPU: benchmarks/auto_torch_compile.py.
+"""
+
+from __future__ import annotations
+
+import pickle
+from typing import Any
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import triton  # noqa: E402
+import triton.language as tl  # noqa: E402
+
+import triton_ext  # noqa: E402
+from triton_ext import _inductor  # noqa: E402
+from triton_ext.testing import require_built  # noqa: E402
+
+require_built("grid_swizzle", "nvidia_auto_pdl")
+
+
+@triton.jit
+def triton_poi_fused_add_mul_0(in_ptr0, in_ptr1, out_ptr0, xnumel, XBLOCK: tl.constexpr):
+    xoffset = tl.program_id(0) * XBLOCK
+    xindex = xoffset + tl.arange(0, XBLOCK)[:]
+    xmask = xindex < xnumel
+    tmp0 = tl.load(in_ptr0 + (xindex), xmask)
+    tmp1 = tl.load(in_ptr1 + (xindex), xmask)
+    tl.store(out_ptr0 + (xindex), tmp0 * 2.0 + tmp1, xmask)
+
+
+@pytest.fixture
+def autotuner(monkeypatch: pytest.MonkeyPatch) -> Any:
+    from torch._inductor.runtime import triton_helpers
+    from torch._inductor.runtime import triton_heuristics as th
+    from torch._inductor.runtime.hints import DeviceProperties, HeuristicType
+
+    # No GPU here: Inductor would activate Triton's CUDA driver before compiling; the compile
+    # itself is target-explicit (cuda:90 from the device properties below) and needs none.
+    monkeypatch.setattr(triton_helpers, "set_driver_to_gpu", lambda: None)
+    props = DeviceProperties(type="cuda", index=0, multi_processor_count=132, cc=90, major=9,
+                             regs_per_multiprocessor=65536, max_threads_per_multi_processor=2048,
+                             max_threads_per_block=1024, warp_size=32)
+    aligned = [["tt.divisibility", 16]]
+    meta = {"signature": {"in_ptr0": "*fp32", "in_ptr1": "*fp32", "out_ptr0": "*fp32", "xnumel": "i32",
+                          "XBLOCK": "constexpr"},
+            "device": props, "constants": {}, "configs": [{(i,): aligned for i in range(4)}]}
+
+    def make(*configs: Any) -> Any:
+        return th.CachingAutotuner(triton_poi_fused_add_mul_0, meta, list(configs), None, [], False,
+                                   HeuristicType.POINTWISE, size_hints={"x": 4096},
+                                   inductor_meta={"kernel_name": "triton_poi_fused_add_mul_0"})
+    return make
+
+
+def _tags(results: list[Any]) -> list[Any]:
+    return [getattr(r.config, _inductor.TAG, None) for r in results]
+
+
+def test_without_the_mode_inductor_compiles_each_config_once(autotuner: Any) -> None:
+    tuner = autotuner(triton.Config({"XBLOCK": 1024}, num_warps=4))
+    tuner.precompile(warm_cache_only=True)
+    assert _tags(tuner.compile_results) == [None]
+
+
+def test_the_mode_adds_one_variant_per_applicable_pass(autotuner: Any) -> None:
+    with triton_ext.auto_mode("grid_swizzle", "nvidia_auto_pdl"):
+        assert _inductor.installed(), _inductor.why_not()
+        tuner = autotuner(triton.Config({"XBLOCK": 1024}, num_warps=4), triton.Config({"XBLOCK": 256}, num_warps=2))
+        tuner.precompile(warm_cache_only=True)
+    # grid_swizzle renumbers naive 2-D dot kernels: not this one, so its variant is dropped
+    # before timing; nvidia_auto_pdl inserts the grid-dependency wait into every kernel.
+    assert _tags(tuner.compile_results) == [(0, ""), (0, "nvidia_auto_pdl"), (1, ""), (1, "nvidia_auto_pdl")]
+    assert sorted(tuner._triton_ext_compile[1]) == ["grid_swizzle", "grid_swizzle"]
+    base, pdl = (_inductor._fingerprint(r) for r in tuner.compile_results[:2])
+    assert base is not None and pdl is not None and base != pdl
+    # A compile worker sends its results back pickled; the variant must stay known.
+    # (triton.Config.__setstate__ keeps only the fields it knows).
+    assert [getattr(pickle.loads(pickle.dumps(r.config)), _inductor.TAG, None) for r in tuner.compile_results] \
+        == _tags(tuner.compile_results)
+    kwargs = [r.config.kwargs for r in tuner.compile_results]
+    assert kwargs == [{"XBLOCK": 1024}] * 2 + [{"XBLOCK": 256}] * 2
+
+
+def test_inductor_imported_after_the_mode_is_wrapped_too() -> None:
+    # TRITON_EXT_ENABLE=auto activates the mode at start-up, before the user's script imports
+    # torch: the wrap must happen when Inductor's module is first imported.
+    import subprocess
+    import sys
+
+    code = ("import sys, triton_ext\n"
+            "assert 'torch' not in sys.modules\n"
+            "with triton_ext.auto_mode('grid_swizzle'):\n"
+            "    from torch._inductor.runtime.triton_heuristics import CachingAutotuner\n"
+            "    print(CachingAutotuner._precompile_worker.__module__, CachingAutotuner.benchmark_all_configs.__module__)\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.split() == ["triton_ext._inductor", "triton_ext._inductor"], proc.stdout

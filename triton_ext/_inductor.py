@@ -1,0 +1,359 @@
+"""torch.compile's kernels under the transparent mode (issue 27.5): the pass set as one more
+dimension of Inductor's own autotuning.
+
+Inductor compiles its generated kernels with ``triton.compile`` in
+``CachingAutotuner._precompile_config`` (in its compile workers or in the process) and launches
+them through its own launchers, never through ``JITFunction.run``, so the mode's hook on the JIT's
+cache miss (:mod:`triton_ext._auto`) never sees them. With the mode on, :func:`install` wraps
+three methods of ``torch._inductor.runtime.triton_heuristics.CachingAutotuner`` (when that
+module is imported, so importing triton_ext does not import torch):
+
+* ``_precompile_worker``: each of the kernel's configs is compiled once with no pass and once
+  per candidate pass (a copy of the config tagged with the pass). A variant whose PTX (or cubin)
+  equals its config's no-pass kernel is dropped: the pass does not apply. This runs wherever
+  Inductor compiles (its compile workers inherit ``TRITON_EXT_ENABLE`` and import triton_ext
+  through the start-up ``.pth``), so the variants compile concurrently there.
+* ``_precompile_config``: a tagged config compiles under its pass (the mode's own selection of
+  that variant: Triton's on-disk key holds it); an untagged one as Inductor compiles it.
+* ``benchmark_all_configs``: when some launcher is a pass variant, Inductor's autotuning (which
+  runs at the kernel's first launch whenever it has more than one launcher, so a kernel with a
+  single config is now tuned too) times every launcher with the mode's rule instead of one
+  reading each: interleaved rounds of GPU time (:func:`triton_ext._timing.gpu_time_ms`), then the
+  variants that beat their config's no-pass kernel (:func:`triton_ext._choice.winners`) again on
+  fresh rounds and launched back to back, where they must win too
+  (:func:`triton_ext._choice.choose_in_both`). A variant that does not win gets an infinite time;
+  Inductor's own ``min`` then picks among the configs by its own reading of each (``bench``), so
+  with no pass kept it picks a config as it does without the mode. Each kernel's
+  outcome is a :class:`triton_ext._variants.Decision` (``auto.decisions``, the ``triton_ext.auto``
+  logger); the decision is not written to disk.
+
+Limits: the kernel's first launch pays the variants' compiles and timings (no budget, unlike the
+JIT path); Inductor's autotune cache and FX graph cache keep a winning config's parameters but not
+its pass, so a kernel served from them runs with no pass (the benchmark disables the caches);
+kernels Inductor launches with a single pre-chosen launcher (CUDA graphs replay what was chosen
+at warm-up, templates chosen by ``max-autotune``'s select_algorithm) keep their choice.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib.abc
+import importlib.machinery
+import logging
+import statistics
+import sys
+import threading
+import time
+import types
+from typing import Any, Callable, Sequence
+
+from . import _selection
+from ._choice import choose_in_both, spread, winners
+from ._timing import back_to_back_ms, flush_buffer, gpu_time_ms, interleaved_rounds
+from ._variants import CONFIRM_ROUNDS, REP_MS, ROUNDS, Decision, describe_error
+
+__all__ = ["MODULE", "install", "installed", "why_not"]
+
+#: The module holding Inductor's ``CachingAutotuner``.
+MODULE = "torch._inductor.runtime.triton_heuristics"
+#: Attribute set on a config copy: ``(index of the original config, variant name)``.
+TAG = "_triton_ext_variant"
+
+_log = logging.getLogger("triton_ext.auto")
+_lock = threading.Lock()
+_patched: dict[str, Any] = {}
+_why_not: str | None = None
+#: The transparent mode's ``active()``, received at :func:`install` (this module does not import
+#: :mod:`triton_ext._auto`, which installs it).
+_active: Callable[[], Any] | None = None
+#: The L2 flush buffer of every timing (one per process).
+_flush: Any = None
+
+
+def installed() -> bool:
+    """Whether ``CachingAutotuner`` is wrapped in this process."""
+    return bool(_patched)
+
+
+def why_not() -> str | None:
+    """Why the wrap could not be installed (an Inductor without the expected methods), or None."""
+    return _why_not
+
+
+def _auto() -> Any:
+    """The transparent mode now active, or None."""
+    return _active() if _active is not None else None
+
+
+def _fingerprint(result: Any) -> bytes | str | None:
+    """The compiled code of an Inductor compile result (PTX, else cubin), or None if not exposed."""
+    kernel = getattr(result, "kernel", None)
+    asm = getattr(kernel, "asm", None)
+    if isinstance(asm, dict) and asm.get("ptx"):
+        return str(asm["ptx"])
+    for attr in ("cubin_raw", "cubin"):
+        raw = getattr(kernel, attr, None)
+        if isinstance(raw, (bytes, str)) and raw:
+            return raw
+    path = getattr(kernel, "cubin_path", None)
+    if isinstance(path, str):
+        try:
+            with open(path, "rb") as f:
+                return f.read()
+        except OSError:
+            return None
+    return None
+
+
+_classes: dict[type, type] = {}
+
+
+def _tagged_class(base: type) -> type:
+    """A subclass of ``base`` (``triton.Config`` or Inductor's) whose instances keep their tag
+    through pickling: ``triton.Config.__setstate__`` keeps only the fields it knows, and Inductor's
+    compile workers send their compile results, configs included, back pickled."""
+    cls = _classes.get(base)
+    if cls is None:
+        def __reduce__(self: Any) -> tuple[Any, ...]:
+            return (_rebuild, (base, dict(self.__dict__)))
+
+        cls = _classes[base] = type(base.__name__, (base,), {"__reduce__": __reduce__,
+                                                              "__module__": base.__module__})
+    return cls
+
+
+def _rebuild(base: type, state: dict[str, Any]) -> Any:
+    obj = base.__new__(base)
+    obj.__dict__.update(state)
+    obj.__class__ = _tagged_class(base)
+    return obj
+
+
+def _tag(cfg: Any, index: int, variant: str) -> Any:
+    """A copy of ``cfg`` tagged ``(index, variant)`` (a copy: one config object may be shared by
+    several kernels' autotuners)."""
+    base = type(cfg) if type(cfg) not in _classes.values() else type(cfg).__mro__[1]
+    out = copy.copy(cfg)
+    out.__class__ = _tagged_class(base)
+    setattr(out, TAG, (index, variant))
+    return out
+
+
+def _expand(configs: Sequence[Any], candidates: Sequence[str]) -> list[Any]:
+    """Each config, then a tagged copy of it per candidate pass."""
+    out = []
+    for i, cfg in enumerate(configs):
+        out.append(_tag(cfg, i, ""))
+        out.extend(_tag(cfg, i, name) for name in candidates)
+    return out
+
+
+def _prune(results: list[Any]) -> tuple[list[Any], list[str]]:
+    """Drop variants whose compiled code equals their config's no-pass kernel (the pass does not
+    apply); returns the kept results and the dropped variants' names."""
+    base: dict[int, Any] = {}
+    for r in results:
+        tag = getattr(getattr(r, "config", None), TAG, None)
+        if tag is not None and tag[1] == "":
+            base[tag[0]] = _fingerprint(r)
+    kept, dropped = [], []
+    for r in results:
+        tag = getattr(getattr(r, "config", None), TAG, None)
+        if tag is not None and tag[1] and tag[0] in base and base[tag[0]] is not None \
+                and _fingerprint(r) == base[tag[0]]:
+            dropped.append(tag[1])
+            continue
+        kept.append(r)
+    return kept, dropped
+
+
+def _patch(module: types.ModuleType) -> None:
+    global _why_not
+    autotuner = getattr(module, "CachingAutotuner", None)
+    needed = ("_precompile_worker", "_precompile_config", "benchmark_all_configs", "bench")
+    missing = [m for m in needed if autotuner is None or not hasattr(autotuner, m)]
+    if missing:
+        _why_not = f"{MODULE}.CachingAutotuner has no {', '.join(missing)}: Inductor's kernels are not tuned"
+        _log.warning("triton-ext auto: %s", _why_not)
+        return
+    with _lock:
+        if _patched:
+            return
+        original_worker = autotuner._precompile_worker
+        original_config = autotuner._precompile_config
+        original_benchmark = autotuner.benchmark_all_configs
+
+        def _precompile_worker(self: Any) -> Any:
+            auto = _auto()
+            configs = getattr(self, "configs", None)
+            if auto is None or not configs or getattr(self, "compile_results", None) \
+                    or getattr(self, TAG, False):
+                return original_worker(self)
+            candidates = [name for name, _ in auto.variants if name]
+            if not candidates:
+                return original_worker(self)
+            setattr(self, TAG, True)
+            self.configs = _expand(list(configs), candidates)
+            start = time.perf_counter()
+            out = original_worker(self)
+            kept, dropped = _prune(list(self.compile_results or []))
+            if kept:
+                self.compile_results = kept
+            self._triton_ext_compile = (time.perf_counter() - start, dropped)
+            return out
+
+        def _precompile_config(self: Any, cfg: Any) -> Any:
+            tag = getattr(cfg, TAG, None)
+            auto = _auto()
+            if auto is None or tag is None or not tag[1]:
+                return original_config(self, cfg)
+            with _selection.using(auto.selection(tag[1])):
+                return original_config(self, cfg)
+
+        def benchmark_all_configs(self: Any, *args: Any, **kwargs: Any) -> Any:
+            auto = _auto()
+            launchers = list(getattr(self, "launchers", []) or [])
+            tags = [getattr(getattr(launcher, "config", None), TAG, None) for launcher in launchers]
+            if auto is None or not any(t is not None and t[1] for t in tags):
+                return original_benchmark(self, *args, **kwargs)
+            return _benchmark(self, auto, launchers, tags, args, kwargs)
+
+        autotuner._precompile_worker = _precompile_worker
+        autotuner._precompile_config = _precompile_config
+        autotuner.benchmark_all_configs = benchmark_all_configs
+        _patched.update(worker=original_worker, config=original_config, benchmark=original_benchmark,
+                        cls=autotuner)
+
+
+def _benchmark(self: Any, auto: Any, launchers: list[Any], tags: list[Any], args: tuple[Any, ...],
+               kwargs: dict[str, Any]) -> dict[Any, float]:
+    """Inductor's ``benchmark_all_configs`` with the mode's rule for the pass variants."""
+    name = str(getattr(self, "inductor_meta", {}).get("kernel_name") or getattr(self.fn, "__name__", "inductor"))
+    start = time.perf_counter()
+    device = self.get_device_interface()
+    stream = device.get_raw_stream(device.current_device())
+    cloned_args, cloned_kwargs = self.clone_args(*args, **kwargs)
+    groups: dict[Any, dict[str, Any]] = {}
+    for launcher, tag in zip(launchers, tags):
+        index, variant = tag if tag is not None else (("untagged", id(launcher)), "")
+        groups.setdefault(index, {})[variant] = launcher
+    compile_s, dropped = getattr(self, "_triton_ext_compile", (0.0, []))
+    timings: dict[Any, float] = {}
+    global _flush
+    if _flush is None:
+        _flush = flush_buffer()
+    flush = _flush
+    decisions = []
+    for index, variants in groups.items():
+        decision = Decision(kernel=name, choice="", applicable=[v for v in variants if v],
+                            compile_s=round(compile_s, 3), same_as_stock=sorted(set(dropped)),
+                            specialization=f"inductor config {index}")
+
+        def go(variant: str, variants: dict[str, Any] = variants) -> Any:
+            return variants[variant](*cloned_args, **cloned_kwargs, stream=stream)
+
+        def gpu_one(variant: str) -> float:
+            self.reset_to_zero_args(*cloned_args, **cloned_kwargs)
+            return gpu_time_ms(lambda: go(variant), rep_ms=REP_MS, flush=flush)
+
+        try:
+            if "" not in variants:
+                raise RuntimeError("no launcher without a pass for this config")
+            rounds = interleaved_rounds(list(variants), gpu_one, ROUNDS)
+            decision.timings_ms = {v: statistics.median(t) for v, t in rounds.items()}
+            decision.spreads = {v: spread(t) for v, t in rounds.items()}
+            found = winners(rounds)
+            if found:
+                confirm = interleaved_rounds(["", *found], gpu_one, CONFIRM_ROUNDS)
+                decision.confirm_ms = {v: statistics.median(t) for v, t in confirm.items()}
+                kept = winners(confirm)
+                if kept:
+                    calls = max(5, min(500, int(REP_MS / max(decision.timings_ms[""], 1e-3))))
+                    b2b = interleaved_rounds(["", *kept], lambda v: back_to_back_ms(lambda: go(v), calls),
+                                             CONFIRM_ROUNDS)
+                    decision.back_to_back_ms = {v: statistics.median(t) for v, t in b2b.items()}
+                    decision.choice = choose_in_both(confirm, b2b)
+        except Exception as exc:  # the config keeps its no-pass kernel
+            decision.error = f"timing failed, no pass kept: {describe_error(exc)}"
+            decision.choice = ""
+        # Across configs Inductor keeps choosing by its own reading (self.bench), so with no pass
+        # kept it picks a config as it does without the mode; a kept pass scales its config's
+        # reading by the variant's measured gain.
+        for variant, launcher in variants.items():
+            timings[launcher] = float("inf")
+        if "" not in variants:
+            for launcher in variants.values():
+                timings[launcher] = self.bench(launcher, *args, **kwargs)
+        else:
+            base_ms = decision.timings_ms.get("")
+            reading = base_ms if len(groups) == 1 and base_ms else self.bench(variants[""], *args, **kwargs)
+            gain = 1.0
+            if decision.choice and base_ms and decision.timings_ms.get(decision.choice):
+                gain = decision.timings_ms[decision.choice] / base_ms
+            timings[variants[decision.choice]] = reading * gain
+        if decision.applicable:
+            decisions.append(decision)
+    elapsed = time.perf_counter() - start
+    for decision in decisions:
+        decision.first_launch_s = round(elapsed + compile_s, 3)
+        auto._record(decision)
+    tuner = getattr(self, "coordesc_tuner", None)
+    if tuner is not None and hasattr(tuner, "cache_benchmark_result"):
+        for launcher, timing in timings.items():
+            tuner.cache_benchmark_result(launcher.config, timing)
+    self.reset_to_zero_args(*args, **kwargs)
+    return timings
+
+
+class _Loader(importlib.abc.Loader):
+    """The module's own loader, then :func:`_patch`."""
+
+    def __init__(self, inner: importlib.abc.Loader) -> None:
+        self.inner = inner
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType | None:
+        return self.inner.create_module(spec)
+
+    def __getattr__(self, name: str) -> Any:  # get_source, get_code, is_package...: the module's own
+        return getattr(self.inner, name)
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        self.inner.exec_module(module)
+        try:
+            _patch(module)
+        except Exception as exc:  # never break torch's import
+            global _why_not
+            _why_not = f"wrapping {MODULE} failed: {type(exc).__name__}: {exc}"
+            _log.warning("triton-ext auto: %s", _why_not)
+
+
+class _Finder(importlib.abc.MetaPathFinder):
+    """Wraps the loader of :data:`MODULE` when it is first imported."""
+
+    def find_spec(self, fullname: str, path: Any, target: Any = None) -> importlib.machinery.ModuleSpec | None:
+        if fullname != MODULE:
+            return None
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(fullname, path, target)
+            if spec is not None:
+                if spec.loader is not None and hasattr(spec.loader, "exec_module"):
+                    spec.loader = _Loader(spec.loader)
+                return spec
+        return None
+
+
+_finder = _Finder()
+
+
+def install(active: Callable[[], Any]) -> None:
+    """Wrap ``CachingAutotuner`` now if Inductor's module is imported, else when it is; ``active``
+    returns the transparent mode whose candidates the wrapped autotuner times (or None)."""
+    global _active
+    _active = active
+    module = sys.modules.get(MODULE)
+    if module is not None:
+        _patch(module)
+    elif _finder not in sys.meta_path:
+        sys.meta_path.insert(0, _finder)
