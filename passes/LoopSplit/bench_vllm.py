@@ -61,6 +61,8 @@ def _ctx(options: dict[str, Any] | None) -> contextlib.AbstractContextManager:
 
 
 def _commit() -> str:
+    if os.environ.get("TRITON_EXT_COMMIT"):  # a copied tree's git HEAD can be stale (tools/gpu_run.sh)
+        return os.environ["TRITON_EXT_COMMIT"]
     try:
         return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
                               text=True, check=True).stdout.strip()

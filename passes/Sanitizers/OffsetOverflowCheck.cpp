@@ -1095,6 +1095,19 @@ static Value countedLanes(OpBuilder &builder, Location loc, Value root,
   return arith::OrIOp::create(builder, loc, defined, touched);
 }
 
+/// The outermost `scf.for` marked `tt.flatten` (`tl.range(..., flatten=True)`)
+/// whose body holds `op` through `scf.for`s only, if any (issue 32): a check
+/// in such a nest is carried out of it (checkAcrossIterations).
+static scf::ForOp flattenedNest(Operation *op) {
+  scf::ForOp outermost;
+  for (Operation *parent = op->getParentOp(); auto loop =
+           dyn_cast_or_null<scf::ForOp>(parent);
+       parent = parent->getParentOp())
+    if (loop->hasAttr("tt.flatten"))
+      outermost = loop;
+  return outermost;
+}
+
 /// What an offset site reports.
 constexpr StringLiteral kWhat = "i32 offset overflow lanes";
 
@@ -1314,9 +1327,12 @@ public:
       Value tripGuard;
       Value used = root;
       if (auto loop = dyn_cast<scf::ForOp>(def->getParentOp())) {
+        // In a flatten=True nest the check stays where the arithmetic is
+        // and its lanes are carried out of the nest (flattenedNest).
+        scf::ForOp flat = flattenedNest(def);
         auto slice = loopInvariantSlice(root, loop);
-        if (!slice) {
-          checkAcrossIterations(builder, root, loop, *report);
+        if (!slice || flat) {
+          checkAcrossIterations(builder, root, loop, *report, flat);
           continue;
         }
         hoistInvariant(builder, loc, loop, *slice, root, tripGuard);
@@ -1884,9 +1900,22 @@ private:
   /// iteration; in abort mode the kernel aborts after the loop. A report
   /// inside the loop cost a reduction per iteration and stopped the
   /// pipeliner (attention's K/V loads: 6 async copies became 0).
+  ///
+  /// With `outermost` (a `tt.flatten` loop around `loop`, flattenedNest),
+  /// the lanes are computed where the arithmetic is (not hoisted, no bounds
+  /// test), carried through every loop from `loop` out to `outermost` (each
+  /// ORs what its body's loop produced) and reported after it (issue 32,
+  /// test_tl_range_fuse). Triton fuses the nest into one loop and, for the
+  /// case that the inner loop runs no iteration, keeps a copy of the nest
+  /// without it, which canonicalization deletes only if nothing in it is
+  /// used: a check in front of the inner loop (hoisted, or a bounds test
+  /// with its replay) kept that copy alive, a second `scf.for` (with its
+  /// report's atomics, even with fusion done); carried from inside the inner
+  /// loop, the copy yields the initial `false` and goes away.
   static void checkAcrossIterations(OpBuilder &builder, Value root,
                                     scf::ForOp loop,
-                                    const ReportOptions &report) {
+                                    const ReportOptions &report,
+                                    scf::ForOp outermost = {}) {
     Operation *def = root.getDefiningOp();
     Location loc = def->getLoc();
     builder.setInsertionPointAfter(def);
@@ -1894,24 +1923,36 @@ private:
     // (countedLanes): the masks are the iteration's, so each iteration ORs
     // only its own counted lanes.
     Value counted = countedLanes(builder, loc, root, root);
-    if (!counted && checkIterationsByBounds(builder, root, loop, report))
+    if (!counted && !outermost &&
+        checkIterationsByBounds(builder, root, loop, report))
       return;
-    std::string why =
-        offsetReason(root, "in its loop: lane-by-lane i64 check per iteration");
+    std::string why = offsetReason(
+        root, outermost ? "in its flatten=True loop nest: lane-by-lane i64 "
+                          "check per iteration, reported after the nest"
+                        : "in its loop: lane-by-lane i64 check per iteration");
     Value bad = wrappedLanes(builder, loc, root, counted);
-    builder.setInsertionPoint(loop);
     Type badTy = bad.getType();
     TypedAttr no = builder.getBoolAttr(false);
     if (auto shaped = dyn_cast<ShapedType>(badTy))
       no = DenseElementsAttr::get(shaped, no);
-    Value init = arith::ConstantOp::create(builder, loc, badTy, no);
     IRRewriter rewriter(builder);
-    FailureOr<LoopLikeOpInterface> widened = loop.replaceWithAdditionalYields(
-        rewriter, ValueRange{init}, /*replaceInitOperandUsesInLoop=*/false,
-        [&](OpBuilder &b, Location yieldLoc, ArrayRef<BlockArgument> args) {
-          return SmallVector<Value>{
-              arith::OrIOp::create(b, yieldLoc, args.front(), bad)};
-        });
+    FailureOr<LoopLikeOpInterface> widened = failure();
+    while (true) {
+      builder.setInsertionPoint(loop);
+      Value init = arith::ConstantOp::create(builder, loc, badTy, no);
+      bool last = !outermost || loop == outermost;
+      widened = loop.replaceWithAdditionalYields(
+          rewriter, ValueRange{init}, /*replaceInitOperandUsesInLoop=*/false,
+          [&](OpBuilder &b, Location yieldLoc, ArrayRef<BlockArgument> args) {
+            return SmallVector<Value>{
+                arith::OrIOp::create(b, yieldLoc, args.front(), bad)};
+          });
+      if (failed(widened) || last)
+        break;
+      // The lanes set in this loop, ORed into its parent loop's.
+      bad = widened->getOperation()->getResults().back();
+      loop = cast<scf::ForOp>(widened->getOperation()->getParentOp());
+    }
     if (failed(widened)) {
       // Fall back to a check in place (inside the loop).
       builder.setInsertionPointAfter(bad.getDefiningOp());

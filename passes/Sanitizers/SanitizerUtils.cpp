@@ -178,6 +178,10 @@ static Value reduceAll(OpBuilder &builder, Location loc, Value value,
   return value;
 }
 
+Value sumLanes(OpBuilder &builder, Location loc, Value counts) {
+  return reduceAll(builder, loc, counts, /*min=*/false);
+}
+
 Value countTrue(OpBuilder &builder, Location loc, Value bad) {
   Type i32 = builder.getI32Type();
   auto tensorTy = dyn_cast<RankedTensorType>(bad.getType());

@@ -124,6 +124,10 @@ unsigned nextReduceAxis(RankedTensorType type);
 /// scalar, built with `arith.extui` and one `tt.reduce` (add) per dimension.
 Value countTrue(OpBuilder &builder, Location loc, Value bad);
 
+/// Sum of the lanes of `counts` (an i32 tensor) as an i32 scalar, one
+/// `tt.reduce` (add) per dimension.
+Value sumLanes(OpBuilder &builder, Location loc, Value counts);
+
 /// Builds, at the builder's insertion point, the i1 value (scalar or tensor)
 /// whose true lanes are the findings. Called only on the reporting path.
 using LanesBuilder = function_ref<Value(OpBuilder &, Location)>;

@@ -239,8 +239,13 @@ def _run_ratio_2d(torch, triton, kernels, dev, state, api) -> bool:
 RATIO_ROWS = (1000, 500, 8, 512)  # rows, cols, ROWS_PER_PROG, BLOCK: 4 lanes per thread (4 warps)
 
 
-def _run_ratio_rows(torch, triton, kernels, dev, state, api) -> bool:
-    rows, cols, per_prog, block = RATIO_ROWS
+#: Rows of 2048 floats (16-aligned: vectorized runs of 4 lanes per thread, 4 repetitions of the
+#: 4-warp layout), so nan_inf_check's loop path reduces two in-thread axes (issue 32).
+RATIO_ROWS_WIDE = (300, 2048, 8, 2048)
+
+
+def _run_ratio_rows(torch, triton, kernels, dev, state, api, shape=RATIO_ROWS) -> bool:
+    rows, cols, per_prog, block = shape
     x, y, bad = _ratio_inputs(torch, dev, rows * cols)
     out = torch.empty_like(x)
 
@@ -318,6 +323,23 @@ def _run_masked_sum(torch, triton, kernels, dev, state, api) -> bool:
     pad[:n] = x.double()
     state["launch"] = launch
     return bool(torch.allclose(out.double(), pad.view(-1, block).sum(1), atol=1e-3))
+
+
+def _run_gather(torch, triton, kernels, dev, state, api) -> bool:
+    """A masked embedding lookup whose last block is partial (issue 26 item 2): correct, so
+    masked_load_poison + offset_overflow_check must report nothing."""
+    n, d, block, vocab = 1000 * 64 + 5, 128, 64, 50000
+    w = torch.randn(vocab, d, device=dev)
+    ids = torch.randint(0, vocab, (n,), dtype=torch.int32, device=dev)
+    out = torch.empty(n, d, device=dev)
+
+    def launch() -> None:
+        kernels.gather_rows_kernel[(triton.cdiv(n, block),)](w, ids, out, n, D=d, BLOCK=block)
+
+    launch()
+    torch.cuda.synchronize()
+    state["launch"] = launch
+    return bool(torch.equal(out, w[ids.long()]))
 
 
 ROW_STRIDE, ROW_COLS, ROW_BLOCK = 1 << 24, 1000, 1024
@@ -483,6 +505,12 @@ SCENARIOS: dict[str, dict[str, Any]] = {
         "lines": _one("ratio_rows_kernel", "ratio_rows_store", NAN),
         "records": lambda extra: {_key("ratio_rows_kernel", _site("ratio_rows_store"), NAN):
                                   {"lanes": 37, "first_index": extra["first_bad"]}}},
+    "nan_loop_wide": {
+        "passes": ["nan_inf_check"], "options": {"fast-path": "reload"},
+        "run": lambda *a: _run_ratio_rows(*a, shape=RATIO_ROWS_WIDE),
+        "lines": _one("ratio_rows_kernel", "ratio_rows_store", NAN),
+        "records": lambda extra: {_key("ratio_rows_kernel", _site("ratio_rows_store"), NAN):
+                                  {"lanes": 37, "first_index": extra["first_bad"]}}},
     "nan_loop_reload": {
         "passes": ["nan_inf_check"], "options": {"fast-path": "reload"}, "run": _run_ratio_rows,
         "lines": _one("ratio_rows_kernel", "ratio_rows_store", NAN),
@@ -526,6 +554,9 @@ SCENARIOS: dict[str, dict[str, Any]] = {
     "offset_abort": {"passes": ["offset_overflow_check"], "options": {"mode": "abort"},
                      "run": _run_rows(OVERFLOW_ROWS), "abort": "row_offset"},
     "offset_clean": {"passes": ["offset_overflow_check"], "run": _run_rows(127)},
+    # A masked gather with the poison and the offset check together: silent (issue 26 item 2).
+    "poison_gather_clean": {"passes": ["masked_load_poison", "offset_overflow_check"],
+                            "run": _run_gather},
     "scale_clean": {"passes": list(ALL), "run": _run_scale},
     "gemm_clean": {"passes": list(ALL), "run": _run_gemm},
     "torch_compile_nan": {"passes": ["nan_inf_check"], "run": _run_torch_compile,

@@ -278,3 +278,56 @@ ADD_NORM_SIG = {"x_ptr": "*fp32", "r_ptr": "*fp32", "s_ptr": "*fp32", "y_ptr": "
                 "n_cols": "i32", "BLOCK": "constexpr"}
 RMS_SIG = {"x_ptr": "*bf16", "w_ptr": "*bf16", "y_ptr": "*bf16", "rstd_ptr": "*fp32", "stride": "i32",
            "n_cols": "i32", "eps": "fp32", "BLOCK": "constexpr"}
+
+
+@triton.jit
+def range_fuse_kernel(ub, out_ptr):
+    """Triton's test_core.py::test_tl_range_fuse: a nest the user asks to flatten; its TTGIR
+    must hold one scf.for."""
+    for i in tl.range(0, ub, flatten=True):
+        for j in tl.range(0, ub):
+            tl.store(out_ptr + i * ub + j, (i * ub + j).to(tl.float32))
+
+
+@triton.jit
+def range_fuse_data_kernel(ub, x_ptr, out_ptr):
+    """The same nest with a masked float load and store, for nan_inf_check and
+    masked_load_poison."""
+    for i in tl.range(0, ub, flatten=True):
+        for j in tl.range(0, ub):
+            x = tl.load(x_ptr + i * ub + j, mask=j < ub - 1)
+            tl.store(out_ptr + i * ub + j, x * 2.0)  # SITE: range_fuse_store
+
+
+@triton.jit
+def range_attrs_kernel(x_ptr, idx_ptr, out_ptr, n, stride, BLOCK: tl.constexpr,
+                       WARP_SPECIALIZE: tl.constexpr):
+    """A loop with the user's tl.range attributes; the offset of each iteration reads a loaded
+    row index (checked lane by lane, carried by the loop), its store of a loaded sum is
+    checked by nan_inf_check and the masked load poisoned."""
+    cols = tl.arange(0, BLOCK)
+    acc = tl.zeros([BLOCK], tl.float32)
+    for i in tl.range(0, n, num_stages=2, disallow_acc_multi_buffer=True, loop_unroll_factor=1,
+                      warp_specialize=WARP_SPECIALIZE):
+        j = tl.load(idx_ptr + i)
+        acc += tl.load(x_ptr + j * stride + cols, mask=cols < n)  # SITE: range_attrs_offset
+        tl.store(out_ptr + i * BLOCK + cols, acc)
+
+
+RANGE_FUSE_SIG = {"ub": "i32", "out_ptr": "*fp32"}
+RANGE_FUSE_DATA_SIG = {"ub": "i32", "x_ptr": "*fp32", "out_ptr": "*fp32"}
+RANGE_ATTRS_SIG = {"x_ptr": "*fp32", "idx_ptr": "*i32", "out_ptr": "*fp32", "n": "i32",
+                   "stride": "i32", "BLOCK": "constexpr", "WARP_SPECIALIZE": "constexpr"}
+
+
+@triton.jit
+def gather_rows_kernel(w_ptr, ids_ptr, out_ptr, n, D: tl.constexpr, BLOCK: tl.constexpr):
+    """An embedding lookup (issue 26 item 2): row indices loaded under a mask without `other`,
+    then the rows gathered and stored under the same mask. Correct; with masked_load_poison the
+    masked-off indices are INT_MIN, and offset_overflow_check must not count their rows."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    idx = tl.load(ids_ptr + offs, mask=m)
+    cols = tl.arange(0, D)
+    rows = tl.load(w_ptr + idx[:, None] * D + cols[None, :], mask=m[:, None])  # SITE: gather_offset
+    tl.store(out_ptr + offs[:, None] * D + cols[None, :], rows, mask=m[:, None])

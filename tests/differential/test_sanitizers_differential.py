@@ -505,3 +505,131 @@ def test_poison_and_offset_check_compose_on_a_masked_gather():
     diffs = mismatched_lanes(run_before, run_after, len(cases))
     changed = {k: int(diffs[k].sum()) for k in ("memory", "trips", "undefined") if diffs[k].any()}
     assert not changed, changed
+
+
+# A loop nest the user asked to flatten (issue 32): the check of `i * s + b` inside the inner
+# loop is carried out of the nest (an i1 through both loops) and reported after it. The count
+# is 1 when some iteration the kernel runs wraps (the inner loop must run for `i * s` to be
+# computed), else 0.
+KERNEL_FLATTEN = """
+tt.func public @k(%out: !tt.ptr<f32>, %x: !tt.ptr<f32>, %s: i32, %b: i32, %lb: i32, %ub: i32,
+                  %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %one = arith.constant 1.000000e+00 : f32
+  scf.for %i = %lb to %ub step %c1 : i32 {
+    scf.for %j = %c0 to %n step %c1 : i32 {
+      %is = arith.muli %i, %s : i32
+      %off = arith.addi %is, %b : i32
+      %p = tt.addptr %out, %off : !tt.ptr<f32>, i32
+      %q = tt.addptr %p, %j : !tt.ptr<f32>, i32
+      tt.store %q, %one : !tt.ptr<f32>
+    }
+  } {tt.flatten}
+  tt.return
+}
+"""
+
+
+def _args_flatten(count: int) -> list[tuple[int, ...]]:
+    rng = random.Random("offset-flatten")
+    out = []
+    for _ in range(count):
+        s, b = _i32(rng), _i32(rng)
+        lb = _i32(rng) if rng.random() < 0.3 else rng.randint(-5, 5)
+        ub = min(max(lb + rng.randint(-2, 6), I32_MIN), I32_MAX)
+        out.append((s, b, lb, ub, rng.randint(-1, 3)))
+    return out
+
+
+@pytest.mark.parametrize("mode", ["record", "abort"])
+def test_offset_overflow_check_flatten_nest_counts_exactly(mode):
+    cases = _args_flatten(4000)
+    result = compare(KERNEL_FLATTEN, "offset_overflow_check", [(OUT, X) + c for c in cases],
+                     memory=memory,
+                     options=(("mode", mode), ("print", "every"), ("records", "false")))
+    exact = np.array([[int(n > 0 and any(not I32_MIN <= i * s + b <= I32_MAX
+                                         for i in range(lb, ub)))]
+                      for s, b, lb, ub, n in cases])
+    assert exact.any() and not exact.all()
+    _assert_exact_per_site(result, cases, exact, KERNEL_FLATTEN, ("%off =",), mode)
+
+
+# Stores in a loop (issue 32): `out + iv * s + r` changes with the iteration, so nan_inf_check
+# carries per-lane counts through the loop and reports once after it; `out2 + r` is written
+# again in every iteration (the check per iteration stays). Both reports must be the exact
+# number of non-finite lanes stored, summed over the iterations.
+KERNEL_LOOP_STORES = """
+tt.func public @k(%out: !tt.ptr<f32>, %x: !tt.ptr<f32>, %s: i32, %n: i32, %lb: i32, %ub: i32,
+                  %out2: !tt.ptr<f32>) {
+  %r = tt.make_range {end = 8 : i32, start = 0 : i32} : tensor<8xi32>
+  %ns = tt.splat %n : i32 -> tensor<8xi32>
+  %m = arith.cmpi slt, %r, %ns : tensor<8xi32>
+  %c1 = arith.constant 1 : i32
+  %xp = tt.splat %x : !tt.ptr<f32> -> tensor<8x!tt.ptr<f32>>
+  %op = tt.splat %out : !tt.ptr<f32> -> tensor<8x!tt.ptr<f32>>
+  %op2 = tt.splat %out2 : !tt.ptr<f32> -> tensor<8x!tt.ptr<f32>>
+  %q2 = tt.addptr %op2, %r : tensor<8x!tt.ptr<f32>>, tensor<8xi32>
+  scf.for %iv = %lb to %ub step %c1 : i32 {
+    %ivs = arith.muli %iv, %s : i32
+    %ivt = tt.splat %ivs : i32 -> tensor<8xi32>
+    %o = arith.addi %ivt, %r : tensor<8xi32>
+    %xq = tt.addptr %xp, %o : tensor<8x!tt.ptr<f32>>, tensor<8xi32>
+    %v = tt.load %xq : tensor<8x!tt.ptr<f32>>
+    %w = arith.mulf %v, %v : tensor<8xf32>
+    %oq = tt.addptr %op, %o : tensor<8x!tt.ptr<f32>>, tensor<8xi32>
+    tt.store %oq, %w, %m : tensor<8x!tt.ptr<f32>>
+    tt.store %q2, %v : tensor<8x!tt.ptr<f32>>
+  }
+  tt.return
+}
+"""
+OUT2 = 5 << 40
+
+
+def _args_loop_stores(count: int) -> list[tuple[int, ...]]:
+    rng = random.Random("naninf-loop")
+    out = []
+    for _ in range(count):
+        lb = rng.randint(-5, 5)
+        out.append((rng.choice([0, 1, 3, 8, 1000, 65536]) + rng.randint(0, 3), rng.randint(-1, 9),
+                    lb, lb + rng.randint(-2, 7)))
+    return out
+
+
+@pytest.mark.parametrize("mode,fast_path", [("record", "reload"), ("record", "count"),
+                                            ("record", "peak"), ("abort", "reload")])
+def test_nan_inf_check_loop_stores_count_exactly(mode, fast_path):
+    from tests.differential.mlir_text import Type
+
+    cases = _args_loop_stores(3000)
+    result = compare(KERNEL_LOOP_STORES, "nan_inf_check", [(OUT, X) + c + (OUT2,) for c in cases],
+                     memory=memory, forward_stores=True,
+                     options=(("mode", mode), ("fast-path", fast_path), ("print", "every"),
+                              ("records", "false")))
+    exact = np.zeros((len(cases), 2), np.int64)
+    for k, (s, n, lb, ub) in enumerate(cases):
+        for iv in range(lb, ub):
+            addr = np.array([X + to_signed(iv * s + r, 32) for r in range(R)], np.int64)
+            v = memory(addr, Type("float", 32)).astype(np.float32)
+            with np.errstate(over="ignore", invalid="ignore"):
+                w = v * v
+            exact[k, 0] += int((~np.isfinite(w) & (np.arange(R) < n)).sum())
+            exact[k, 1] += int((~np.isfinite(v)).sum())
+    if mode == "abort":
+        # The kernel aborts in the first iteration with a finding, at its first finding store.
+        aborted = result.after.assert_failed
+        assert (aborted == (exact.sum(axis=1) > 0)).all()
+        return
+    assert exact[:, 0].any() and exact[:, 1].any() and (exact.sum(axis=1) == 0).any()
+    # The first store's counts are carried by the loop (one i32 per lane), not reported in it.
+    assert "-> (tensor<8xi32>)" in result.programs.after_text, result.programs.after_text
+    reports = _reports(result.after, len(cases), "nan_inf_check")
+    sites = (_line(KERNEL_LOOP_STORES, "tt.store %oq"), _line(KERNEL_LOOP_STORES, "tt.store %q2"))
+    assert set(reports) <= set(sites), sorted(reports)
+    zero = np.zeros(len(cases), np.int64)
+    got = np.stack([reports.get(s, zero) for s in sites], axis=1)
+    bad = np.nonzero((got != exact).any(axis=1))[0]
+    assert bad.size == 0, [(cases[i], "exact", exact[i].tolist(), "reported", got[i].tolist())
+                           for i in bad[:5]]
+    _unchanged(result, "memory", "trips", "runaway", "undefined")

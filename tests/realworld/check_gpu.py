@@ -95,7 +95,8 @@ def run_kernel(name: str, passes: list[str], seed: int) -> dict[str, Any]:
                            "grid": list(launch.grid), "passes": {}}
 
     def launch_with(args: dict[str, Any], pass_name: str | None) -> Any:
-        ctx = triton_ext.enabled(pass_name) if pass_name else contextlib.nullcontext()
+        # "a+b": several passes together (the sanitizers' "all three" row).
+        ctx = triton_ext.enabled(*pass_name.split("+")) if pass_name else contextlib.nullcontext()
         with ctx:
             compiled = fn[launch.grid](**args, num_warps=launch.num_warps, num_stages=launch.num_stages)
         return compiled
@@ -200,7 +201,7 @@ def time_kernels(plan: dict[str, list[str]], rounds: int, seed: int, out: Path) 
         args = launch.args
 
         def reading(label: str) -> float:
-            ctx = triton_ext.enabled(label) if label != BASE else contextlib.nullcontext()
+            ctx = triton_ext.enabled(*label.split("+")) if label != BASE else contextlib.nullcontext()
             with ctx:
                 return gpu_time_ms(lambda: fn[launch.grid](**args, num_warps=launch.num_warps,
                                                            num_stages=launch.num_stages), flush=flush)
@@ -216,9 +217,10 @@ def time_kernels(plan: dict[str, list[str]], rounds: int, seed: int, out: Path) 
             # Sanitizers: what the timed launches found (a kernel that updates its inputs in
             # place can reach Inf after hundreds of launches; then the reporting path is timed).
             for record in _sanitizer_findings():
-                if record.site.check in rec:
-                    found = rec[record.site.check].setdefault("findings", {})
-                    found[f"{record.site.what} @ {record.site.location}"] = record.lanes
+                for label in rec:
+                    if record.site.check in label.split("+"):
+                        found = rec[label].setdefault("findings", {})
+                        found[f"{record.site.what} @ {record.site.location}"] = record.lanes
         except Exception as exc:  # noqa: BLE001
             rec = {p: {"timing_error": f"{type(exc).__name__}: {' '.join(str(exc).split())[:400]}"} for p in passes}
         results[name] = rec
@@ -267,7 +269,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=HERE / "results" / "realworld-gpu-h200.json")
     parser.add_argument("--kernels", nargs="*", default=None, help="kernel names (default: all)")
-    parser.add_argument("--passes", nargs="*", default=None, help="pass names (default: every runnable one)")
+    parser.add_argument("--passes", nargs="*", default=None,
+                        help="pass names (default: every runnable one); 'a+b' enables a and b together")
     parser.add_argument("--rounds", type=int, default=6, help="interleaved timing rounds per kernel")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--timeout", type=int, default=300, help="seconds per kernel child")
@@ -306,6 +309,8 @@ def main() -> int:
         else:
             target_ok.append(spec.name)
     passes = [p for p in target_ok if args.passes is None or p in args.passes]
+    # Combinations ("nan_inf_check+offset_overflow_check"): enabled together, timed as one row.
+    passes += [p for p in args.passes or [] if "+" in p and all(q in target_ok for q in p.split("+"))]
     kernels = [k for k in REALWORLD if args.kernels is None or k.name in args.kernels]
     started = time.time()
     results: list[dict[str, Any]] = []

@@ -23,6 +23,7 @@
 // BADRECORDS: print=first needs records=true (use print=every)
 // Without records: per-program prints only, no module globals, no atomics.
 // NORECORDS-NOT: triton_ext.sanitizer_sites
+// One case: the module's site table over its kernels (store_f32, store_bf16_2d, ...), checked once against all of them.
 // NORECORDS-NOT: llvm.mlir
 // NORECORDS-LABEL: tt.func @store_f32
 // NORECORDS:       scf.if
@@ -355,6 +356,7 @@ tt.func @dot_to_reduce(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %p: tensor<
 }
 
 // A bad mode is an error, not a silent default.
+// CHECK-LABEL: tt.func @bad_mode
 // RUN: not %opt %s --pass 'nan_inf_check{mode=loud}' 2>&1 | FileCheck %s --check-prefix=BADMODE
 // BADMODE: --pass: pass nan_inf_check: option mode: expected one of record, abort, found 'loud'
 tt.func @bad_mode() {

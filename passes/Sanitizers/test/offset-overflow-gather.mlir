@@ -1,5 +1,5 @@
-// RUN: %opt %s --pass masked_load_poison --pass 'offset_overflow_check{print=first}' --no-debug-info | FileCheck %s
-// RUN: %opt %s --pass 'offset_overflow_check{print=first}' --no-debug-info | FileCheck %s --check-prefix=ALONE
+// RUN: %opt %s -split-input-file --pass masked_load_poison --pass 'offset_overflow_check{print=first}' --no-debug-info | FileCheck %s
+// RUN: %opt %s -split-input-file --pass 'offset_overflow_check{print=first}' --no-debug-info | FileCheck %s --check-prefix=ALONE
 
 // masked_load_poison + offset_overflow_check on a masked gather (issue 26
 // item 2): `idx = tl.load(ids + offs, mask=m)`, then `tl.load(W + idx[:, None]
@@ -48,6 +48,8 @@ tt.func @gather(%w: !tt.ptr<f32>, %ids: !tt.ptr<i32>, %n: i32, %d: i32) -> tenso
   tt.return %v : tensor<8x16xf32>
 }
 
+// -----
+
 // The same gather read without a mask: every lane is touched, every lane is
 // counted (no narrowing).
 // CHECK-LABEL: tt.func @gather_unmasked_read
@@ -74,6 +76,8 @@ tt.func @gather_unmasked_read(%w: !tt.ptr<f32>, %ids: !tt.ptr<i32>, %n: i32, %d:
   %v = tt.load %wr : tensor<8x16x!tt.ptr<f32>>
   tt.return %v : tensor<8x16xf32>
 }
+
+// -----
 
 // An offset that reads no masked load (`pid * 1024 + arange`, stored under a
 // mask) counts every lane, masked-off ones included, as before.

@@ -1,0 +1,111 @@
+// RUN: %opt %s -split-input-file --pass nan_inf_check --no-debug-info | FileCheck %s
+// RUN: %opt %s -split-input-file --pass 'nan_inf_check{fast-path=count}' --no-debug-info | FileCheck %s
+// RUN: %opt %s -split-input-file --pass 'nan_inf_check{fast-path=peak}' --no-debug-info | FileCheck %s
+// RUN: %opt %s -split-input-file --pass 'nan_inf_check{mode=abort}' --no-debug-info | FileCheck %s --check-prefix=ABORT
+
+// A store in a loop to addresses that change with the iteration (issue 32, a
+// row loop as Liger's RMS-norm backward). A 1-D blocked tile (8 lanes per
+// thread here): each thread reduces the lanes it holds to (count, smallest
+// lane) inside the thread (the tile viewed as [128, 8], axis 1 in the thread:
+// no shuffle, shared memory or barrier), and the loop carries one (count,
+// first lane) per thread, added and min-ed; no branch in the body. After the
+// loop one two-operand reduction, and a program with findings updates its
+// record once.
+// CHECK-LABEL: tt.func @row_loop
+// CHECK:         %[[LANES:.*]] = tt.reshape %{{.*}} : tensor<1024xi32, #blocked> -> tensor<128x8xi32, #[[VIEW:[a-z0-9]+]]>
+// CHECK:         %[[COUNTS:.*]]:2 = scf.for %{{.*}} iter_args(%[[N:.*]] = %{{.*}}, %[[F:.*]] = %{{.*}}) -> (tensor<128xi32, #ttg.slice<{dim = 1, parent = #[[VIEW]]}>>, tensor<128xi32, #ttg.slice<{dim = 1, parent = #[[VIEW]]}>>)
+// CHECK:           tt.store %{{.*}}, %[[X:[^,]*]], %[[M:[^ ]*]] :
+// CHECK:           %[[ABS:.*]] = math.absf %[[X]]
+// CHECK:           %[[NF:.*]] = arith.cmpf ueq, %[[ABS]], %{{.*}}
+// CHECK:           %[[BAD:.*]] = arith.andi %[[NF]], %[[M]]
+// CHECK:           %[[VBAD:.*]] = tt.reshape %[[BAD]] : tensor<1024xi1, #blocked> -> tensor<128x8xi1, #[[VIEW]]>
+// CHECK:           %[[ONE:.*]] = arith.extui %[[VBAD]]
+// CHECK:           %[[IDX:.*]] = arith.select %[[VBAD]], %[[LANES]], %{{.*}}
+// CHECK:           %[[PART:.*]]:2 = "tt.reduce"(%[[ONE]], %[[IDX]]) <{axis = 1 : i32}>
+// CHECK-NOT:       scf.if
+// CHECK:           %[[SUM:.*]] = arith.addi %[[N]], %[[PART]]#0
+// CHECK:           %[[MIN:.*]] = arith.minsi %[[F]], %[[PART]]#1
+// CHECK:           scf.yield %[[SUM]], %[[MIN]]
+// CHECK:         }
+// CHECK:         %[[TOTAL:.*]]:2 = "tt.reduce"(%[[COUNTS]]#0, %[[COUNTS]]#1) <{axis = 0 : i32}>
+// CHECK:         %[[FOUND:.*]] = arith.cmpi sgt, %[[TOTAL]]#0, %{{.*}} : i32
+// CHECK:         scf.if %[[FOUND]] {
+// CHECK:           tt.atomic_rmw add
+// CHECK:         tt.return
+// Abort mode keeps the check in the loop, before the store.
+// ABORT-LABEL: tt.func @row_loop
+// ABORT:         scf.for
+// ABORT:           tt.assert
+// ABORT:           tt.store
+
+#blocked = #ttg.blocked<{sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32} {
+  tt.func @row_loop(%out: !tt.ptr<f32>, %x: tensor<1024xf32, #blocked>, %m: tensor<1024xi1, #blocked>, %n: i32, %stride: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %r = tt.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32, #blocked>
+    scf.for %i = %c0 to %n step %c1 : i32 {
+      %row = arith.muli %i, %stride : i32
+      %base = tt.addptr %out, %row : !tt.ptr<f32>, i32
+      %bs = tt.splat %base : !tt.ptr<f32> -> tensor<1024x!tt.ptr<f32>, #blocked>
+      %p = tt.addptr %bs, %r : tensor<1024x!tt.ptr<f32>, #blocked>, tensor<1024xi32, #blocked>
+      tt.store %p, %x, %m : tensor<1024x!tt.ptr<f32>, #blocked>
+    }
+    tt.return
+  }
+}
+
+// -----
+
+// A 2-D tile (4 lanes per thread): a per-lane i32 count is carried instead.
+// CHECK-LABEL: tt.func @tile_loop
+// CHECK:         %[[ZERO:.*]] = arith.constant dense<0> : tensor<32x16xi32, #[[TILE:[a-z0-9]+]]>
+// CHECK:         %[[COUNTS:.*]] = scf.for %{{.*}} iter_args(%[[ARG:.*]] = %[[ZERO]]) -> (tensor<32x16xi32, #[[TILE]]>)
+// CHECK:           tt.store
+// CHECK-NOT:       tt.reduce
+// CHECK:           %[[ONE:.*]] = arith.extui %{{.*}} : tensor<32x16xi1, #[[TILE]]> to tensor<32x16xi32, #[[TILE]]>
+// CHECK:           %[[NEXT:.*]] = arith.addi %[[ARG]], %[[ONE]]
+// CHECK:           scf.yield %[[NEXT]]
+// CHECK:         }
+// CHECK:         "tt.reduce"(%{{.*}}) <{axis = 1 : i32}>
+// CHECK:         tt.return
+
+#blocked1 = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32} {
+  tt.func @tile_loop(%out: !tt.ptr<f32>, %x: tensor<32x16xf32, #blocked1>, %offs: tensor<32x16xi32, #blocked1>, %n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    scf.for %i = %c0 to %n step %c1 : i32 {
+      %base = tt.addptr %out, %i : !tt.ptr<f32>, i32
+      %bs = tt.splat %base : !tt.ptr<f32> -> tensor<32x16x!tt.ptr<f32>, #blocked1>
+      %p = tt.addptr %bs, %offs : tensor<32x16x!tt.ptr<f32>, #blocked1>, tensor<32x16xi32, #blocked1>
+      tt.store %p, %x : tensor<32x16x!tt.ptr<f32>, #blocked1>
+    }
+    tt.return
+  }
+}
+
+// -----
+
+// The same addresses in every iteration (a later iteration overwrites what an
+// earlier one stored): the check per iteration stays, in the loop.
+// CHECK-LABEL: tt.func @same_addresses
+// CHECK:         scf.for %{{.*}} : i32 {
+// CHECK:           tt.store
+// CHECK:           "tt.reduce"
+// CHECK:           scf.if
+// CHECK:         }
+// CHECK:         tt.return
+
+#blocked = #ttg.blocked<{sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32} {
+  tt.func @same_addresses(%p: tensor<1024x!tt.ptr<f32>, #blocked>, %x: tensor<1024xf32, #blocked>, %n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    scf.for %i = %c0 to %n step %c1 : i32 {
+      %y = arith.addf %x, %x : tensor<1024xf32, #blocked>
+      tt.store %p, %y : tensor<1024x!tt.ptr<f32>, #blocked>
+    }
+    tt.return
+  }
+}
