@@ -3,7 +3,8 @@
 Each kernel composes, at random, the features the analysis reads (``LoopKernel`` in
 loop_kernels.py writes the TTIR): scalar or 2-D mask sides, the iv on either side, every
 ``arith.cmpi`` predicate, i8/i16/i32/i64 loops (``scf.for`` signed or ``unsigned``), steps 1-64,
-offsets on both sides, rows mapped by constant or run-time divisors and shifts (``divsi``,
+offsets on both sides, an invariant on the iv side too, rows mapped by constant or run-time
+divisors and shifts (``divsi``,
 ``divui``, ``shrsi``, ``shrui``) or clamped by ``minsi``/``maxsi``, a second comparison AND-ed,
 a scaled iv (``iv * s``), the invariant computed inside the loop, a constant in place of the
 invariant (every split point then constant), the invariant from ``tt.get_program_id`` (times a
@@ -140,6 +141,11 @@ def draw_kernel(rng: random.Random) -> FuzzKernel:
         feats["invariant"] = "inside" if k["inv_inside"] else "argument"
     if not narrow and rng.random() < 0.15:
         k["iv_scale"] = rng.choice((2, 3, 5, 16, 64))
+    if not narrow and rng.random() < 0.2:
+        k["iv_inv"] = True
+    feats["iv_side"] = "iv+invariant" if k.get("iv_inv") else "iv"
+    if k["inv_off"] < 0 and not k.get("inv_const") and rng.random() < 0.5:
+        k["inv_sub"] = True
     if rng.random() < 0.25:
         k["second"] = rng.choice(PREDICATES)
         k["iv_off2"] = _offset(rng, width)
@@ -155,10 +161,11 @@ def draw_kernel(rng: random.Random) -> FuzzKernel:
         k["const_bounds"] = (lb, ub)
         feats["bounds"] = "constant"
     elif kind == "expression":
-        expr = rng.choice(("lattice", "min", "mask", "mask_scaled", "ub_from_n", "lb_zero"))
+        expr = rng.choice(("lattice", "min", "mask", "mask_select", "mask_scaled", "ub_from_n",
+                           "lb_zero"))
         if expr == "lattice":
             k["lattice"] = True
-        elif expr in ("min", "mask", "mask_scaled"):
+        elif expr in ("min", "mask", "mask_select", "mask_scaled"):
             k["ub_form"] = expr
             k["lb_zero"] = expr != "min" or rng.random() < 0.5
         elif expr == "ub_from_n":
@@ -166,6 +173,7 @@ def draw_kernel(rng: random.Random) -> FuzzKernel:
             k["lb_zero"] = rng.random() < 0.8
             if rng.random() < 0.6:
                 k["inv_off"] = -rng.choice((1, 3, 5, 63) if not narrow else (1, 3))
+                k["inv_sub"] = rng.random() < 0.5
         else:
             k["lb_zero"] = True
         feats["bounds"] = expr
@@ -211,7 +219,8 @@ def effective_bounds(k: LoopKernel, lb: int, ub: int, n: int) -> tuple[int, int]
             ub = m
         else:
             blk = 1 if lb < n else 0
-            ub = to_signed(blk * m, w) if k.ub_form == "mask" else to_signed(blk * ub * k.step, w)
+            ub = to_signed(blk * m, w) if k.ub_form in ("mask", "mask_select") else \
+                to_signed(blk * ub * k.step, w)
     return lb, ub
 
 
@@ -248,7 +257,7 @@ def _program_id(rng: random.Random, scale: int) -> int:
 
 def draw_cases(rng: random.Random, fk: FuzzKernel, count: int
                ) -> tuple[list[tuple[int, ...]], np.ndarray | None]:
-    """``count`` argument tuples (lb, ub, n[, d]) whose loop runs at most MAX_TRIPS times, and
+    """``count`` argument tuples (lb, ub, n[, d][, a]) whose loop runs at most MAX_TRIPS times, and
     the program ids (or None)."""
     k = fk.kernel
     w = k.width
@@ -276,12 +285,14 @@ def draw_cases(rng: random.Random, fk: FuzzKernel, count: int
         if k.ub_form == "mask_scaled":
             ub = rng.randint(-2, MAX_TRIPS)
         pid = _program_id(rng, k.inv_pid) if k.inv_pid else 0
+        a = (rng.randint(-reach, reach) if rng.random() < 0.6 else _near(rng, w, near)) \
+            if k.iv_inv else 0
         elb, eub = effective_bounds(k, lb, ub, 0)
         c = rng.random()
         if c < 0.55:
             anchor = rng.choice((elb, eub, ub, lb))
             n = to_signed(anchor + rng.randint(-near, near) - k.inv_off
-                          + k.iv_off * rng.choice((0, 1)), w)
+                          + k.iv_off * rng.choice((0, 1)) + a * rng.choice((0, 1, 1)), w)
             if k.iv_scale != 1:
                 n = to_signed(anchor * k.iv_scale + rng.randint(-near, near), w)
         elif c < 0.85:
@@ -298,6 +309,8 @@ def draw_cases(rng: random.Random, fk: FuzzKernel, count: int
         case: tuple[int, ...] = (lb, ub, n)
         if k.div_arg:
             case += (_divisor(rng, k),)
+        if k.iv_inv:
+            case += (a,)
         cases.append(case)
         pids.append(pid)
     if not k.inv_pid:

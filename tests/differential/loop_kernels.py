@@ -48,7 +48,8 @@ class LoopKernel:
     inv_off2: int = 0
     # issue 17, loop bounds: "min" runs to minsi(ub, n) (`min((start_m + 1) * BM, seq_len)`);
     # "mask" to extui(lb < n) * minsi(ub, n) (sglang's `block_mask * end_n`); "mask_scaled" to
-    # (extui(lb < n) * ub) * step (lightllm's `block_mask * (start_m + 1) * BLOCK_M`).
+    # (extui(lb < n) * ub) * step (lightllm's `block_mask * (start_m + 1) * BLOCK_M`);
+    # "mask_select" to minsi(ub, n) * select(lb < n, 1, 0).
     ub_form: str = ""
     # issue 17, paged and vLLM-style loops: the iv side is `iv * iv_scale` (+ iv_off, + cols)
     iv_scale: int = 1
@@ -67,6 +68,12 @@ class LoopKernel:
     # inv_off (`offs_m = arange(0, 16) // d + 100`), so with constant bounds every split point
     # is a constant (while a run-time divisor still leaves a guard)
     inv_const: bool = False
+    # the iv side also holds an invariant: `iv (* iv_scale) + iv_off + %ivinv`, a last argument
+    # %ivinv (`kv_start + start_n + offs_n`): guard checks of two unknown terms, and for i64 loops
+    # the 2^60 bounds
+    iv_inv: bool = False
+    # a negative inv_off is subtracted (`n - c`, arith.subi) instead of added
+    inv_sub: bool = False
 
     @property
     def name(self) -> str:
@@ -86,14 +93,15 @@ class LoopKernel:
                 f"{f'-ivx{self.iv_scale}' if self.iv_scale != 1 else ''}"
                 f"{f'-ub=n+{self.ub_from_n}' if self.ub_from_n is not None else ''}"
                 f"{f'-pidx{self.inv_pid}' if self.inv_pid else ''}{'-divarg' if self.div_arg else ''}"
-                f"{'-invconst' if self.inv_const else ''}")
+                f"{'-invconst' if self.inv_const else ''}{'-ivinv' if self.iv_inv else ''}"
+                f"{'-sub' if self.inv_sub else ''}")
 
     def ttir(self) -> str:
         t = f"i{self.width}"
         shape = f"{self.rows}x{self.cols}"
         tens = f"tensor<{shape}x{t}>"
         res_ty = tens if self.form == "tensor" else t
-        extra = f", %d: {t}" if self.div_arg else ""
+        extra = (f", %d: {t}" if self.div_arg else "") + (f", %ivinv: {t}" if self.iv_inv else "")
         lines = [
             f"tt.func @k(%lb0: {t}, %ub0: {t}, %n0: {t}{extra}) -> {res_ty} {{" if self.fact else
             f"tt.func @k(%lb: {t}, %ub: {t}, %n: {t}{extra}) -> {res_ty} {{",
@@ -129,6 +137,10 @@ class LoopKernel:
         if self.inv_const:
             lines.append(f"  %invc = arith.constant {self.inv_off} : {t}")
             inv = "%invc"
+        elif self.inv_off < 0 and self.inv_sub:
+            inv_lines = [f"  %invoff = arith.constant {-self.inv_off} : {t}",
+                         f"  %inv = arith.subi {inv}, %invoff : {t}"]
+            inv = "%inv"
         elif self.inv_off:
             inv_lines = [f"  %invoff = arith.constant {self.inv_off} : {t}",
                          f"  %inv = arith.addi {inv}, %invoff : {t}"]
@@ -197,9 +209,16 @@ class LoopKernel:
             if self.ub_form == "min":
                 ub = "%ubmin"
             else:
-                lines += [f"  %inblk = arith.cmpi slt, {lb}, %n : {t}",
-                          f"  %blk = arith.extui %inblk : i1 to {t}"]
-                if self.ub_form == "mask":
+                lines += [f"  %inblk = arith.cmpi slt, {lb}, %n : {t}"]
+                if self.ub_form == "mask_select":  # select(lb < n, 1, 0), the 0/1 on the right
+                    lines += [f"  %c0b = arith.constant 0 : {t}",
+                              f"  %blk = arith.select %inblk, %c1, %c0b : {t}",
+                              f"  %ubm = arith.muli %ubmin, %blk : {t}"]
+                else:
+                    lines += [f"  %blk = arith.extui %inblk : i1 to {t}"]
+                if self.ub_form == "mask_select":
+                    pass
+                elif self.ub_form == "mask":
                     lines += [f"  %ubm = arith.muli %blk, %ubmin : {t}"]
                 else:
                     lines += [f"  %ubm0 = arith.muli %blk, %ub : {t}",
@@ -224,6 +243,9 @@ class LoopKernel:
             lines += [f"    %ivoff = arith.constant {self.iv_off} : {t}",
                       f"    %x = arith.addi {x}, %ivoff : {t}"]
             x = "%x"
+        if self.iv_inv:
+            lines += [f"    %xa = arith.addi {x}, %ivinv : {t}"]
+            x = "%xa"
         if self.form == "tensor":
             lhs, rhs = ("%cb", "%rb") if self.iv_left else ("%rb", "%cb")
             lines += [
