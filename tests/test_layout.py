@@ -47,6 +47,7 @@ def test_every_extension_folder_is_in_the_registry() -> None:
 def test_extension_folder_follows_the_contract(folder: str) -> None:
     root = REPO / folder
     kind = _kind(folder)
+    packages = {e["package"] for e in REGISTRY.values() if e["directory"] == folder and e.get("package")}
     problems: list[str] = []
     for required in ("README.md", "CMakeLists.txt"):
         if not (root / required).is_file():
@@ -70,8 +71,8 @@ def test_extension_folder_follows_the_contract(folder: str) -> None:
         rel = f"{folder}/{path.name}"
         if path.name in ("test", "results", "__pycache__") or rel in LEGACY_GPU_SCRIPTS | EXPLORATION:
             continue
-        if path.is_dir() and kind == "language" and path.name.startswith("triton_ext_"):
-            continue  # the language's Python package
+        if path.is_dir() and path.name in packages:
+            continue  # the extension's own Python package (registry package)
         if path.is_dir() or not ROOT_FILES.match(path.name):
             problems.append(f"{path.name}: not part of an extension folder (see CONTRIBUTING.md)")
     for path in sorted(tests.glob("*")) if tests.is_dir() else []:

@@ -21,6 +21,7 @@ keyword arguments with ``_`` for ``-`` (``max_parts=2``) are accepted by both fu
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
@@ -34,12 +35,14 @@ from ._errors import (
     TritonExtWarning,
     UnknownPassError,
 )
+from . import _auto, _extensions, _loader, _log, _selection, _triton
+from ._auto import auto_mode
 from ._manifest import Manifest, load_manifest
+from ._preflight import LibraryReport, preflight
 from ._settings import settings
-from . import _log
 
-if TYPE_CHECKING:  # _preflight imports _probe, which runs as `python -m triton_ext._probe`
-    from ._preflight import LibraryReport
+if TYPE_CHECKING:
+    from types import ModuleType
 
 __all__ = [
     "enable",
@@ -48,6 +51,7 @@ __all__ = [
     "enabled_passes",
     "load",
     "load_extension",
+    "import_extension",
     "check_library",
     "record_pipelines",
     "manifest",
@@ -72,32 +76,24 @@ __all__ = [
 
 def enable(*names: str, options: Mapping[str, Any] | None = None, **keywords: Any) -> None:
     """Enable passes by pass or extension name, for every thread; options by flag spelling."""
-    from . import _stages
-
-    _stages.enable(*names, options=options, **keywords)
+    _selection.enable(*names, options=options, **keywords)
 
 
 def disable(*names: str) -> None:
     """Disable passes enabled with :func:`enable`; with no names, disable all."""
-    from . import _stages
-
-    _stages.disable(*names)
+    _selection.disable(*names)
 
 
 def enabled(*names: str, options: Mapping[str, Any] | None = None, **keywords: Any) -> Any:
     """Context manager: enable passes for the current thread until the block ends (options as
     for :func:`enable`)."""
-    from . import _stages
-
-    return _stages.enabled(*names, options=options, **keywords)
+    return _selection.enabled(*names, options=options, **keywords)
 
 
 def enabled_passes() -> dict[str, dict[str, Any]]:
     """Pass name -> ``{"extension", "stage", "position", "options"}`` as this thread sees it."""
-    from . import _stages
-
     out: dict[str, dict[str, Any]] = {}
-    for entry in _stages.current().entries:
+    for entry in _selection.current().entries:
         values = dict(entry.options)
         out[entry.spec.name] = {
             "extension": entry.extension.name,
@@ -110,33 +106,32 @@ def enabled_passes() -> dict[str, dict[str, Any]]:
 
 def load(path: str) -> LibraryReport:
     """Check a plugin library in a child process and load it into Triton (once)."""
-    from . import _loader
-
     return _loader.load(path)
 
 
 def load_extension(name: str) -> LibraryReport:
     """Load a registry extension's library by extension name (a dialect, a language's builder
     ops, or passes without enabling them); checked in a child process first, loaded once."""
-    from . import _loader
-
     return _loader.load_extension(manifest().extension(name))
+
+
+def import_extension(name: str) -> ModuleType:
+    """Import a registry extension's own Python package (registry ``package``) by extension name:
+    ``triton_ext.import_extension("sanitizers")`` is ``triton_ext_sanitizers`` (``report()``,
+    ``check()``), from the extension's folder in a checkout or as its wheel installed it."""
+    return _extensions.import_package(manifest().extension(name))
 
 
 def check_library(path: str | Path, extension: str | None = None) -> LibraryReport:
     """Check a plugin library in a child process without loading it here (preflight); raises
     :class:`PreflightError` saying what to fix. Verdicts are cached by the library's sha256."""
-    from ._preflight import preflight
-
     return preflight(Path(path), extension)
 
 
 def record_pipelines() -> Any:
     """Context manager collecting, for each stage compiled on this thread inside the block, the
     plan that ran (``plan.stage``, ``plan.runs``: the pass-manager pipelines, ``plan.order``)."""
-    from . import _stages
-
-    return _stages.record()
+    return _triton.record()
 
 
 def manifest() -> Manifest:
@@ -146,9 +141,7 @@ def manifest() -> Manifest:
 
 def uninstall() -> None:
     """Remove the stages hook (restoring any earlier one) and the pipeline tap."""
-    from . import _stages
-
-    _stages.uninstall()
+    _triton.uninstall()
 
 
 # triton-ext autotune hook-in (issue 19): Config, tunable and autotune import triton, so they
@@ -158,34 +151,24 @@ _AUTOTUNE_NAMES = ("Config", "tunable", "autotune", "passes_of", "canonical_pass
 
 def __getattr__(name: str) -> Any:
     if name in _AUTOTUNE_NAMES:
-        from . import _autotune
+        from . import _autotune  # imports Triton: on first use, not at import triton_ext
 
         return getattr(_autotune, name)
-    if name == "auto_mode":  # the transparent mode for a block (TRITON_EXT_ENABLE=auto for a process)
-        from . import _auto
-
-        return _auto.auto_mode
     raise AttributeError(f"module 'triton_ext' has no attribute {name!r}")
 
 
 def _enable_from_environment() -> None:
     names = settings.enable
     if names and names[0].split(":")[0] == "auto":  # issue 19: TRITON_EXT_ENABLE=auto[:a,b]
-        from . import _auto
-
         _auto.activate(_auto.parse(names) or ())
         return
     if names:
-        from ._selection import enable_text
-
-        enable_text(",".join(names), origin="TRITON_EXT_ENABLE")
+        _selection.enable_text(",".join(names), origin="TRITON_EXT_ENABLE")
 
 
 def _doctor_process() -> bool:
     """True in ``triton-ext doctor`` / ``python -m triton_ext doctor``, which must run (and report
     the cause) when TRITON_EXT_ENABLE names something that cannot be enabled."""
-    import sys
-
     argv = list(getattr(sys, "orig_argv", sys.argv))
     for i, arg in enumerate(argv):
         if arg.endswith("triton-ext") or (arg == "triton_ext" and argv[i - 1:i] == ["-m"]):

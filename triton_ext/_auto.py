@@ -1,7 +1,7 @@
 """Transparent pass selection for kernels you cannot edit: ``TRITON_EXT_ENABLE=auto[:a,b]`` (issues 19.2, 26.3, 27).
 
 With ``TRITON_EXT_ENABLE=auto`` (the registry's passes marked ``auto: true`` whose plugins are
-built) or ``auto:grid_swizzle,loop_split`` (those passes), importing ``triton_ext`` wraps
+built) or ``auto:a,b`` (the passes a and b), importing ``triton_ext`` wraps
 ``JITFunction._do_compile``, which Triton's JIT calls only on a cache miss (put back by
 :func:`deactivate`), and makes the enabled set a *marker*: no pass and the stock on-disk key, but
 its own hash in the JIT's in-memory cache key, so launches under the mode miss kernels compiled
@@ -78,12 +78,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
-from . import _hook, _selection
+from . import _inductor, _selection
 from ._backup import ArgumentBackup, BackupRefused, tensors_of
+from ._manifest import load_manifest
 from ._choice import MARGIN, choose, choose_in_both, paired_ratios, spread, winners
 from ._selection import KEY_VERSION, Selection
 from ._settings import settings
-from ._variants import CONFIRM_ROUNDS, REP_MS, ROUNDS, compile_variants, time_variants
+from ._variants import CONFIRM_ROUNDS, REP_MS, ROUNDS, Decision, compile_variants, describe_error, time_variants
 
 __all__ = ["MARGIN", "ROUNDS", "CONFIRM_ROUNDS", "REP_MS", "parse", "activate", "deactivate", "active", "auto_mode",
            "Decision", "spread", "paired_ratios", "winners", "choose", "choose_in_both"]
@@ -98,40 +99,20 @@ def parse(names: Sequence[str]) -> tuple[str, ...] | None:
     return tuple(n for n in (first, *names[1:]) if n)
 
 
-@dataclass
-class Decision:
-    kernel: str
-    choice: str  # "" = no pass
-    timings_ms: dict[str, float] = field(default_factory=dict)  # first rounds, median per variant
-    applicable: list[str] = field(default_factory=list)
-    confirm_ms: dict[str, float] = field(default_factory=dict)  # confirmation rounds, median per finalist
-    spreads: dict[str, float] = field(default_factory=dict)  # (max - min) / median, first rounds
-    refused: str | None = None
-    first_launch_s: float = 0.0
-    from_disk: bool = False
-    error: str | None = None  # the timing failed (no pass kept, not recorded on disk)
-    back_to_back_ms: dict[str, float] = field(default_factory=dict)  # per launch, finalists back to back
-    compile_s: float = 0.0  # wall seconds compiling the candidate variants (concurrently)
-    same_as_stock: list[str] = field(default_factory=list)  # stopped before ptxas: LLVM IR of no pass
-    specialization: str = ""  # sha256 prefix of the JIT's cache key (specialization and options)
-
-
-def _cache_dir() -> Path:
+def cache_dir() -> Path:
     """Where decisions are kept: ``$TRITON_EXT_AUTO_DIR``, default ``~/.cache/triton-ext/auto``."""
     return Path(os.environ.get("TRITON_EXT_AUTO_DIR") or settings.cache_dir.parent / "auto")
 
 
 class _Auto:
     def __init__(self, candidates: Sequence[str]) -> None:
-        from ._manifest import load_manifest
-
         manifest = load_manifest()
         if not candidates:
             candidates = [p.name for p in manifest.passes
                           if p.adds_pass and p.auto and manifest.extension_of(p).library_path().exists()]
         self.variants: list[tuple[str, Selection]] = [("", Selection())]
         for name in candidates:
-            self.variants.append((name, Selection.of(_selection._build([name], None))))
+            self.variants.append((name, Selection.of(_selection.build([name], None))))
         self.by_name = dict(self.variants)  # and combinations "a+b", added when first tried
         self.decisions: list[Decision] = []
         self.refused: set[tuple[int, int, str]] = set()
@@ -155,7 +136,7 @@ class _Auto:
             names = variant.split("+")
             if not all(n in self.by_name for n in names):
                 raise KeyError(variant)
-            found = self.by_name[variant] = Selection.of(_selection._build(names, None))
+            found = self.by_name[variant] = Selection.of(_selection.build(names, None))
         return found
 
     # -- the JIT's cache miss --------------------------------------------------------------
@@ -174,7 +155,7 @@ class _Auto:
                 if cache.get(key) is kernel:
                     del cache[key]
             return kernel
-        from triton.runtime import _async_compile
+        from triton.runtime import _async_compile  # on first use: importing triton_ext must not import Triton
 
         if _async_compile.active_mode.get() is not None:
             return self._place(fn, device, key, compile_stock(),
@@ -190,7 +171,7 @@ class _Auto:
                 return self._place(fn, device, key, compile_stock(), refused=str(exc))
             except Exception as exc:  # nothing inside the mode may fail a launch (issue 26.3)
                 return self._place(fn, device, key, compile_stock(),
-                                   refused=f"the mode failed while deciding: {_describe(exc)}")
+                                   refused=f"the mode failed while deciding: {describe_error(exc)}")
             return self._place(fn, device, key, kernel)
 
     def _place(self, fn: Any, device: int, key: str, kernel: Any, refused: str | None = None) -> Any:
@@ -224,13 +205,13 @@ class _Auto:
     def decision_path(self, fn: Any, key: str, device: int) -> Path:
         text = json.dumps([fn.cache_key, key, _device_name(device), [(n, s.key) for n, s in self.variants]],
                           default=str)
-        return _cache_dir() / f"{getattr(fn, '__name__', 'kernel')[:80]}-{hashlib.sha256(text.encode()).hexdigest()[:32]}.json"
+        return cache_dir() / f"{getattr(fn, '__name__', 'kernel')[:80]}-{hashlib.sha256(text.encode()).hexdigest()[:32]}.json"
 
     def _decide(self, fn: Any, key: str, device: int, args: tuple[Any, ...], kwargs: dict[str, Any],
                 grid: Any) -> tuple[str, Any]:
         """``(choice, compiled kernel)``; raises :class:`BackupRefused` when the arguments cannot be
         saved (the caller then launches with no pass and records why)."""
-        import torch
+        import torch  # on first use: importing triton_ext must not import torch
 
         start = time.perf_counter()
         name = getattr(fn, "__name__", "kernel")
@@ -267,7 +248,7 @@ class _Auto:
             elif applicable:
                 backup = ArgumentBackup.of(tensors)
                 try:
-                    time_variants(self, fn, args, kwargs, grid, kernels, ptx, decision, backup, deadline)
+                    time_variants(self, _original_run, fn, args, kwargs, grid, kernels, ptx, decision, backup, deadline)
                 finally:
                     try:
                         backup.restore()  # the user's launch runs on the memory it started with
@@ -308,17 +289,12 @@ def _rounded(values: Mapping[str, float]) -> dict[str, float]:
 
 def _device_name(device: int) -> str:
     """The GPU's name (part of a decision's key on disk); the target where torch has no CUDA."""
-    import torch
-    from triton.runtime.driver import driver
+    import torch  # on first use: importing triton_ext must not import torch
+    from triton.runtime.driver import driver  # on first use: importing triton_ext must not import Triton
 
     if torch.cuda.is_available():
         return torch.cuda.get_device_name(device)
     return repr(driver.active.get_current_target())
-
-
-def _describe(exc: BaseException) -> str:
-    first = (str(exc).strip().splitlines() or [""])[0]
-    return f"{type(exc).__name__}: {first[:300]}"
 
 
 _log = logging.getLogger("triton_ext.auto")
@@ -346,19 +322,17 @@ def activate(candidates: Sequence[str] = ()) -> _Auto:
     Wraps ``JITFunction._do_compile``, which the JIT calls only on a cache miss; no launch of a
     kernel already in the JIT's cache runs any code of the mode."""
     global _active, _original_run, _original_compile
-    from triton.runtime.jit import JITFunction
+    from triton.runtime.jit import JITFunction  # on first use: importing triton_ext must not import Triton
 
     auto = _Auto(candidates)
-    _hook.install()
-    from . import _inductor  # torch.compile's kernels: the pass set in Inductor's autotuning (issue 27.5)
-
-    _inductor.install()
+    _selection.install_hook()
+    _inductor.install(active)  # torch.compile's kernels: the pass set in Inductor's autotuning (issue 27.5)
     with _lock:
         previous = _active
         _active = auto
-        with _selection._lock:
-            if not _selection._global.entries:
-                _selection._global = auto.marker
+        with _selection.state.lock:
+            if not _selection.state.process.entries:
+                _selection.state.process = auto.marker
         if previous is not None:
             _evict(previous)
         if _original_compile is None:
@@ -397,14 +371,14 @@ def _evict(auto: _Auto) -> None:
 def deactivate() -> None:
     """Put ``JITFunction._do_compile`` back and take the mode's kernels out of the JITs' caches."""
     global _active, _original_compile
-    from triton.runtime.jit import JITFunction
+    from triton.runtime.jit import JITFunction  # on first use: importing triton_ext must not import Triton
 
     with _lock:
         auto, _active = _active, None
         if auto is not None:
-            with _selection._lock:
-                if _selection._global is auto.marker:
-                    _selection._global = Selection()
+            with _selection.state.lock:
+                if _selection.state.process is auto.marker:
+                    _selection.state.process = Selection()
             _evict(auto)
         if _original_compile is not None:
             JITFunction._do_compile = _original_compile
@@ -413,7 +387,7 @@ def deactivate() -> None:
 
 @contextlib.contextmanager
 def auto_mode(*candidates: str) -> Iterator[_Auto]:
-    """The transparent mode inside the block (``triton_ext.auto_mode("grid_swizzle")``); no names:
+    """The transparent mode inside the block (``triton_ext.auto_mode("my_pass")``); no names:
     every optimization pass, as ``TRITON_EXT_ENABLE=auto``. Yields the mode, whose ``decisions``
     list what each kernel's first launch chose."""
     auto = activate(candidates)

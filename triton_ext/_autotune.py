@@ -5,8 +5,8 @@ A :class:`Config` is a ``triton.Config`` that also names a pass set with options
     @triton_ext.autotune(
         configs=[
             triton_ext.Config({"BLOCK": 64}, passes={}, num_warps=4),            # stock pipeline
-            triton_ext.Config({"BLOCK": 64}, passes={"grid_swizzle": {"group-size": 8}}, num_warps=4),
-            triton_ext.Config({"BLOCK": 64}, passes=["loop_split"], num_warps=4),
+            triton_ext.Config({"BLOCK": 64}, passes={"my_pass": {"some-flag": 8}}, num_warps=4),
+            triton_ext.Config({"BLOCK": 64}, passes=["other_pass"], num_warps=4),
         ],
         key=["M", "N"],
     )
@@ -38,6 +38,7 @@ a config without ``passes`` leaves the enabled set as it is.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import math
 import statistics
@@ -47,12 +48,13 @@ from typing import Any, Callable, Iterator, Mapping, Sequence, Union
 
 import triton
 from triton.runtime.autotuner import Autotuner
+from triton.runtime.cache import get_cache_manager, triton_key
 from triton.runtime.jit import JITFunction, KernelInterface
 
 from ._choice import confirm, pick
-
 from ._errors import UnknownPassError
-from ._selection import Enabled, Selection, _build, check_options, using
+from ._selection import Enabled, Selection, build, check_options, using
+from ._timing import flush_buffer, gpu_time_ms, interleaved_rounds
 
 __all__ = ["PASSES_KWARG", "Config", "Tunable", "tunable", "autotune", "passes_of", "selection_for", "canonical_passes",
            "PassAutotuner", "Tuning", "time_rounds", "pass_count"]
@@ -102,7 +104,7 @@ def selection_for(text: str) -> Selection:
         raise UnknownPassError(f"{PASSES_KWARG}: expected the JSON written by triton_ext.Config, found {text!r} ({exc})") from None
     entries: list[Enabled] = []
     for name, options in passes.items():
-        entries.extend(_build([name], options, origin=CONFIG_ORIGIN))
+        entries.extend(build([name], options, origin=CONFIG_ORIGIN))
     selection = Selection.of(entries)
     with _memo_lock:
         _memo.setdefault(text, selection)
@@ -117,7 +119,7 @@ def passes_of(config: Any) -> dict[str, dict[str, Any]] | None:
 
 
 class Config(triton.Config):
-    """``triton.Config`` with a pass set: ``Config({...}, passes={"grid_swizzle": {"group-size": 8}})``.
+    """``triton.Config`` with a pass set: ``Config({...}, passes={"my_pass": {"some-flag": 8}})``.
 
     ``passes`` is a mapping pass -> options or a list of pass names; ``{}`` or ``[]`` means no
     plugin pass at all. The set is validated (names, option names and types) on first use.
@@ -206,8 +208,6 @@ Timer = Callable[[Mapping[Any, Callable[[], Any]], int], Mapping[Any, Sequence[f
 def time_rounds(calls: Mapping[Any, Callable[[], Any]], rounds: int) -> dict[Any, list[float]]:
     """Per config, its GPU time (ms) in each of ``rounds`` interleaved rounds
     (:func:`triton_ext._timing.interleaved_rounds`, one L2-flush buffer for every reading)."""
-    from ._timing import flush_buffer, gpu_time_ms, interleaved_rounds
-
     keys = list(calls)
     labels = [str(i) for i in range(len(keys))]
     flush = flush_buffer()
@@ -338,10 +338,6 @@ class PassAutotuner(Autotuner):
         return hit
 
     def _decision_file(self, tuning_key: Any, configs: list[Any]) -> tuple[Any, str]:
-        import hashlib
-
-        from triton.runtime.cache import get_cache_manager, triton_key
-
         fn = self.fn
         while not isinstance(fn, JITFunction):
             fn = fn.fn

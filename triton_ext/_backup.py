@@ -31,6 +31,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
 
+from ._settings import settings
+
 __all__ = ["BackupRefused", "ArgumentBackup", "tensors_of", "reach_bytes"]
 
 
@@ -44,7 +46,7 @@ def tensors_of(values: Iterable[Any], where: str = "argument") -> Iterator[Any]:
 
     Raises :class:`BackupRefused` for an object with a ``data_ptr`` that is not a torch tensor
     (a raw pointer wrapper, a tensor descriptor): its memory cannot be found, so not saved."""
-    import torch
+    import torch  # on first use: importing triton_ext must not import torch
 
     for i, value in enumerate(values):
         if isinstance(value, torch.Tensor):
@@ -76,7 +78,7 @@ def _size(nbytes: int) -> str:
 
 def _alias(storage: Any, device: Any, start: int, end: int) -> Any:
     """A fresh contiguous ``uint8`` tensor over bytes ``[start, end)`` of ``storage``."""
-    import torch
+    import torch  # on first use: importing triton_ext must not import torch
 
     alias = torch.empty(0, dtype=torch.uint8, device=device)
     alias.set_(storage, start, (end - start,), (1,))
@@ -98,9 +100,7 @@ class ArgumentBackup:
         ``cap_bytes``: refuse above this total (default: ``settings.auto_backup_mb``). Raises
         :class:`BackupRefused` when the total is above the cap or above half the device's free
         memory, when a copy runs out of memory, or for an argument whose memory is unknown."""
-        import torch
-
-        from ._settings import settings
+        import torch  # on first use: importing triton_ext must not import torch
 
         if cap_bytes is None:
             cap_bytes = int(settings.auto_backup_mb * 2**20)
@@ -146,7 +146,7 @@ class ArgumentBackup:
 
     def restore(self) -> None:
         """Write the saved bytes back (no allocation, no autograd, no version-counter bump)."""
-        import torch
+        import torch  # on first use: importing triton_ext must not import torch
 
         with torch.no_grad():
             for alias, saved in self.regions:

@@ -16,11 +16,17 @@ import json
 from pathlib import Path
 
 from ._errors import PreflightError
+from ._settings import repo_root
 
-__all__ = ["RECORD_SUFFIX", "record_path", "write_record", "built_for", "check_triton_release",
+__all__ = ["RECORD_SUFFIX", "PROBE_VERSION", "API_VERSION", "record_path", "write_record", "built_for", "check_triton_release",
            "TritonReleaseError"]
 
 RECORD_SUFFIX = ".built-for.json"
+#: The preflight child's verdict format (part of the verdict cache's file name) and the plugin API
+#: version it accepts; here, not in :mod:`triton_ext._probe`, so that the parent never imports the
+#: module the child runs as ``python -m triton_ext._probe``.
+PROBE_VERSION = 2
+API_VERSION = 2
 
 
 class TritonReleaseError(PreflightError):
@@ -59,8 +65,6 @@ def check_triton_release(library: Path, installed: str, extension: str | None = 
     if wanted is None or wanted == installed:
         return
     who = f"extension {extension}" if extension else library.name
-    from ._settings import repo_root
-
     root = repo_root()
     checkout = (root / "CMakeLists.txt").is_file() and (root / "infra").is_dir()
     name = f" {extension}" if extension else ""

@@ -24,7 +24,7 @@ module is imported, so importing triton_ext does not import torch):
   (:func:`triton_ext._choice.choose_in_both`). A variant that does not win gets an infinite time;
   Inductor's own ``min`` then picks among the configs by its own reading of each (``bench``), so
   with no pass kept it picks a config as it does without the mode. Each kernel's
-  outcome is a :class:`triton_ext._auto.Decision` (``auto.decisions``, the ``triton_ext.auto``
+  outcome is a :class:`triton_ext._variants.Decision` (``auto.decisions``, the ``triton_ext.auto``
   logger); the decision is not written to disk.
 
 Limits: the kernel's first launch pays the variants' compiles and timings (no budget, unlike the
@@ -45,7 +45,12 @@ import sys
 import threading
 import time
 import types
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
+
+from . import _selection
+from ._choice import choose_in_both, spread, winners
+from ._timing import back_to_back_ms, flush_buffer, gpu_time_ms, interleaved_rounds
+from ._variants import CONFIRM_ROUNDS, REP_MS, ROUNDS, Decision, describe_error
 
 __all__ = ["MODULE", "install", "installed", "why_not"]
 
@@ -58,6 +63,9 @@ _log = logging.getLogger("triton_ext.auto")
 _lock = threading.Lock()
 _patched: dict[str, Any] = {}
 _why_not: str | None = None
+#: The transparent mode's ``active()``, received at :func:`install` (this module does not import
+#: :mod:`triton_ext._auto`, which installs it).
+_active: Callable[[], Any] | None = None
 #: The L2 flush buffer of every timing (one per process).
 _flush: Any = None
 
@@ -73,9 +81,8 @@ def why_not() -> str | None:
 
 
 def _auto() -> Any:
-    from . import _auto
-
-    return _auto.active()
+    """The transparent mode now active, or None."""
+    return _active() if _active is not None else None
 
 
 def _fingerprint(result: Any) -> bytes | str | None:
@@ -200,8 +207,6 @@ def _patch(module: types.ModuleType) -> None:
             auto = _auto()
             if auto is None or tag is None or not tag[1]:
                 return original_config(self, cfg)
-            from . import _selection
-
             with _selection.using(auto.selection(tag[1])):
                 return original_config(self, cfg)
 
@@ -223,11 +228,6 @@ def _patch(module: types.ModuleType) -> None:
 def _benchmark(self: Any, auto: Any, launchers: list[Any], tags: list[Any], args: tuple[Any, ...],
                kwargs: dict[str, Any]) -> dict[Any, float]:
     """Inductor's ``benchmark_all_configs`` with the mode's rule for the pass variants."""
-    from ._auto import Decision
-    from ._choice import choose_in_both, spread, winners
-    from ._timing import back_to_back_ms, flush_buffer, gpu_time_ms, interleaved_rounds
-    from ._variants import CONFIRM_ROUNDS, REP_MS, ROUNDS
-
     name = str(getattr(self, "inductor_meta", {}).get("kernel_name") or getattr(self.fn, "__name__", "inductor"))
     start = time.perf_counter()
     device = self.get_device_interface()
@@ -274,9 +274,7 @@ def _benchmark(self: Any, auto: Any, launchers: list[Any], tags: list[Any], args
                     decision.back_to_back_ms = {v: statistics.median(t) for v, t in b2b.items()}
                     decision.choice = choose_in_both(confirm, b2b)
         except Exception as exc:  # the config keeps its no-pass kernel
-            from ._auto import _describe
-
-            decision.error = f"timing failed, no pass kept: {_describe(exc)}"
+            decision.error = f"timing failed, no pass kept: {describe_error(exc)}"
             decision.choice = ""
         # Across configs Inductor keeps choosing by its own reading (self.bench), so with no pass
         # kept it picks a config as it does without the mode; a kept pass scales its config's
@@ -349,8 +347,11 @@ class _Finder(importlib.abc.MetaPathFinder):
 _finder = _Finder()
 
 
-def install() -> None:
-    """Wrap ``CachingAutotuner`` now if Inductor's module is imported, else when it is."""
+def install(active: Callable[[], Any]) -> None:
+    """Wrap ``CachingAutotuner`` now if Inductor's module is imported, else when it is; ``active``
+    returns the transparent mode whose candidates the wrapped autotuner times (or None)."""
+    global _active
+    _active = active
     module = sys.modules.get(MODULE)
     if module is not None:
         _patch(module)

@@ -8,7 +8,7 @@ from typing import Any
 __all__ = ["LAUNCH_FIELDS", "apply_launch_requests"]
 
 #: Launch options a pass may ask for by marking the module ``triton_ext.<field> = 1 : i32``
-#: (e.g. nvidia_auto_pdl, whose kernels must be launched with programmatic dependent launch).
+#: (a pass whose kernels must be launched with programmatic dependent launch, for example).
 #: The request goes into the compile metadata, which Triton caches with the kernel, so the
 #: launch setting always travels with the IR that needs it.
 LAUNCH_FIELDS = ("launch_pdl", "launch_cooperative_grid")

@@ -139,7 +139,7 @@ def load(path: str | Path, extension: str | None = None) -> LibraryReport:
                     extension=extension,
                     path=key,
                 )
-        from triton._C.libtriton import ir, passes
+        from triton._C.libtriton import ir, passes  # on first use: importing triton_ext must not import Triton
 
         bound = [n for n in report.passes if hasattr(passes.plugin, f"add_{n}")]
         if bound:

@@ -60,7 +60,7 @@ class _Record:
 
 
 def flag_of(pass_name: str) -> str:
-    """The flag of a registry pass: ``loop_split`` -> ``triton-ext-loop-split`` (CONTRIBUTING.md)."""
+    """The flag of a registry pass: ``my_pass`` -> ``triton-ext-my-pass`` (CONTRIBUTING.md)."""
     return "triton-ext-" + pass_name.replace("_", "-")
 
 

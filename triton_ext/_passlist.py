@@ -45,7 +45,7 @@ def parse_pass_list(text: str, where: str) -> list[PassItem]:
     for item in split_items(text):
         m = _NAME.match(item)
         if m is None:
-            raise UnknownPassError(f"{where}: expected a pass name like loop_split or loop_split{{max-parts=2}}, "
+            raise UnknownPassError(f"{where}: expected a pass name like my_pass or my_pass{{some-flag=2}}, "
                                    f"found {item!r}")
         name, rest = m.group(0), item[m.end():].strip()
         options: dict[str, str] = {}

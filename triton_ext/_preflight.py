@@ -14,8 +14,10 @@ another Triton release is refused in one line (:mod:`triton_ext._compat`).
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
+import platform
 import signal
 import subprocess
 import sys
@@ -25,11 +27,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from ._compat import check_triton_release
+from ._compat import API_VERSION, PROBE_VERSION, check_triton_release
 from ._errors import PreflightError
-from ._probe import API_VERSION, PROBE_VERSION
 from ._log import get as _get_logger
-from ._settings import settings
+from ._settings import repo_root, settings
 
 _logger = _get_logger("preflight")
 
@@ -65,18 +66,16 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _triton_version() -> str:
+def installed_triton_version() -> str:
     """The version of the triton that is imported, which the plugins load into. The
     distribution metadata can name another one: a copy on PYTHONPATH ahead of an installed
     triton (seen on a GPU host: metadata 3.6.0, imported 3.9.0)."""
-    import triton
+    import triton  # on first use: importing triton_ext must not import Triton
 
     return triton.__version__
 
 
 def _fix(extension: str | None) -> str:
-    from ._settings import repo_root
-
     root = repo_root()
     if extension and not ((root / "CMakeLists.txt").is_file() and (root / "infra").is_dir()):
         # An installed core: nothing to build here; the extension's wheel brings the library.
@@ -125,12 +124,8 @@ def environment_key(library: Path) -> str:
     Triton package (version and folder), the platform, and the pass-infra library the plugin would
     link (the one beside it). A verdict from another environment must not answer for this one:
     a plugin that loads in a checkout can fail in a venv whose core wheel lacks the infra library."""
-    import platform
-
     triton_dir = ""
     try:
-        import importlib.util
-
         spec = importlib.util.find_spec("triton")
         triton_dir = str(Path(spec.origin).parent) if spec and spec.origin else ""
     except (ImportError, ValueError):
@@ -141,7 +136,7 @@ def environment_key(library: Path) -> str:
         infra_id = f"{st.st_size}:{st.st_mtime_ns}"
     except OSError:
         infra_id = "none"
-    parts = [sys.executable, sys.version, _triton_version(), triton_dir, platform.platform(),
+    parts = [sys.executable, sys.version, installed_triton_version(), triton_dir, platform.platform(),
              str(infra), infra_id]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
 
@@ -212,7 +207,7 @@ def preflight(path: str | Path, extension: str | None = None, *, use_cache: bool
     """Check ``path``; return its report or raise :class:`PreflightError`."""
     path = Path(path).resolve() if Path(path).exists() else Path(path)
     check_file(path, extension)
-    installed = _triton_version()
+    installed = installed_triton_version()
     check_triton_release(path, installed, extension)
     digest = sha256_file(path)
     cache_file = _cache_path(digest, installed, environment_key(path))

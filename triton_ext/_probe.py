@@ -16,13 +16,16 @@ Output: ``{"ok": bool, "error": str|null, "stage": str, "api_version": int|null,
 from __future__ import annotations
 
 import ctypes
+import importlib.machinery
+import importlib.util
 import json
 import sys
 from pathlib import Path
 from typing import Any
 
-PROBE_VERSION = 2
-API_VERSION = 2
+from ._compat import API_VERSION, PROBE_VERSION
+from ._settings import settings
+
 ENTRY_POINT = "tritonGetPluginInfo"
 
 
@@ -83,7 +86,7 @@ def probe(path: str) -> dict[str, Any]:
         "dialects": [],
         "ops": [],
     }
-    import triton
+    import triton  # on first use: importing triton_ext must not import Triton
     import triton._C.libtriton as libtriton  # plugins resolve MLIR symbols from it
 
     installed = triton.__version__
@@ -163,16 +166,11 @@ def probe(path: str) -> dict[str, Any]:
 def infra_module_dirs(path: str) -> list[Path]:
     """Where the ``_infra`` bindings may be: beside the plugin, in the build's plugins/ folder, or
     in this package (a wheel install)."""
-    from ._settings import settings
-
     return [Path(path).resolve().parent, Path(settings.build_dir) / "plugins", Path(__file__).resolve().parent]
 
 
 def _describe(path: str) -> list[dict[str, Any]] | None:
     """The plugin's passes as its pass database describes them; None without the bindings."""
-    import importlib.machinery
-    import importlib.util
-
     # Only a build for this interpreter: the bindings are a CPython extension, and one built for
     # another Python (plugins built on a 3.11 machine, run on a 3.12 GPU host) crashes the
     # process that loads it, so that its passes could never be described or enabled there.

@@ -1,4 +1,4 @@
-"""Validation of registry.yaml (schema 1) over YAML nodes, into the model of :mod:`._manifest`.
+"""Validation of registry.yaml (schema 1) over YAML nodes, into the model of :mod:`._model`.
 
 Validation walks the YAML node tree, so every problem is reported as
 ``FILE:LINE: FIELD: expected ..., found ...``; all problems of a file are
@@ -16,9 +16,9 @@ import yaml
 
 from ._errors import ManifestError
 from ._yaml import compose_registry
-from ._manifest import (
+from ._model import (
     BACKENDS, KINDS, OCCURRENCES, ON_FAILURE, OPTION_TYPES, ROLES, SCHEMA_VERSION, STAGES, STATUSES, Extension,
-    Manifest, OptionSpec, PassSpec, Target, _ANCHOR, _BUILTIN, _IDENT, _KEBAB, _SNAKE, _suggest,
+    Manifest, OptionSpec, PassSpec, Target, ANCHOR, BUILTIN, ENTRY_POINT, IDENT, KEBAB, MODULE, SNAKE, suggest,
 )
 from ._pass_records import DeclaredOption, flag_of, read_pass_records, records_path
 
@@ -82,7 +82,7 @@ class _Checker:
                 self.error(
                     key_node,
                     field_name,
-                    f"unknown field; expected one of {', '.join(allowed)}" + _suggest(key, allowed),
+                    f"unknown field; expected one of {', '.join(allowed)}" + suggest(key, allowed),
                 )
                 continue
             out[key] = (key_node, value_node)
@@ -134,7 +134,7 @@ class _Checker:
 
 
 def _parse_option(c: _Checker, name: str, key: yaml.Node, node: yaml.Node, where: str) -> OptionSpec | None:
-    if not _KEBAB.match(name):
+    if not KEBAB.match(name):
         c.error(key, where, f"expected a kebab-case option flag like 'max-splits', found {name!r}")
     fields = c.mapping(node, where, ("default", "type", "help", "allowed", "min", "max"), ("default", "type", "help"),
                        owner=key)
@@ -170,7 +170,7 @@ def _parse_option(c: _Checker, name: str, key: yaml.Node, node: yaml.Node, where
 
 def _parse_pass(c: _Checker, ext: str, name: str, key: yaml.Node, node: yaml.Node, where: str,
                 role: str = "optimization") -> PassSpec | None:
-    if not _SNAKE.match(name):
+    if not SNAKE.match(name):
         c.error(key, where, f"expected a snake_case pass name, found {name!r}")
     allowed = ("stage", "after", "before", "replaces", "skips", "occurrence", "then", "enabled_by_default", "options",
                "on_failure", "auto", "role")
@@ -181,27 +181,27 @@ def _parse_pass(c: _Checker, ext: str, name: str, key: yaml.Node, node: yaml.Nod
     stage = c.choice(fields["stage"][1], f"{where}.stage", STAGES) if "stage" in fields else None
     after = before = None
     if "after" in fields:
-        after = c.name(fields["after"][1], f"{where}.after", _ANCHOR, "a built-in pass name like 'loop_unroll'")
+        after = c.name(fields["after"][1], f"{where}.after", ANCHOR, "a built-in pass name like 'loop_unroll'")
     if "before" in fields:
-        before = c.name(fields["before"][1], f"{where}.before", _ANCHOR, "a built-in pass name like 'loop_unroll'")
+        before = c.name(fields["before"][1], f"{where}.before", ANCHOR, "a built-in pass name like 'loop_unroll'")
     if "after" in fields and "before" in fields:
         c.error(fields["before"][0], f"{where}.before", "expected either after or before, found both")
     replaces = None
     skips: tuple[str, ...] = ()
     if "replaces" in fields:
-        replaces = c.name(fields["replaces"][1], f"{where}.replaces", _BUILTIN, "a built-in pass name like 'loop_unroll'")
+        replaces = c.name(fields["replaces"][1], f"{where}.replaces", BUILTIN, "a built-in pass name like 'loop_unroll'")
         for other in ("after", "before"):
             if other in fields:
                 c.error(fields[other][0], f"{where}.{other}", "expected no after/before with replaces (the pass takes "
                                                              "the replaced pass's place), found both")
     if "skips" in fields:
-        skips = c.strings(fields["skips"][1], f"{where}.skips", _BUILTIN)
+        skips = c.strings(fields["skips"][1], f"{where}.skips", BUILTIN)
     occurrence = "first"
     if "occurrence" in fields:
         occurrence = c.choice(fields["occurrence"][1], f"{where}.occurrence", OCCURRENCES) or "first"
         if "after" not in fields and "before" not in fields and "replaces" not in fields:
             c.error(fields["occurrence"][0], f"{where}.occurrence", "expected only with after, before or replaces, found none")
-    then = c.strings(fields["then"][1], f"{where}.then", _ANCHOR) if "then" in fields else ()
+    then = c.strings(fields["then"][1], f"{where}.then", ANCHOR) if "then" in fields else ()
     enabled_by_default = False
     if "enabled_by_default" in fields:
         enabled_by_default = bool(
@@ -316,9 +316,10 @@ def _parse_targets(c: _Checker, node: yaml.Node, where: str) -> tuple[Target, ..
 def _parse_extension(
     c: _Checker, name: str, key: yaml.Node, node: yaml.Node, where: str, library_dir: Path | None
 ) -> Extension | None:
-    if not _SNAKE.match(name):
-        c.error(key, where, f"expected a snake_case extension name like 'loop_split', found {name!r}")
-    allowed = ("kind", "directory", "library", "status", "summary", "owners", "targets", "passes", "role")
+    if not SNAKE.match(name):
+        c.error(key, where, f"expected a snake_case extension name like 'my_extension', found {name!r}")
+    allowed = ("kind", "directory", "library", "status", "summary", "owners", "targets", "passes", "role", "package",
+               "on_enable")
     required = ("kind", "directory", "library", "status", "summary", "targets")
     # A kind: pipeline entry has no library (issue 19).
     is_pipeline = isinstance(node, yaml.MappingNode) and any(
@@ -331,7 +332,7 @@ def _parse_extension(
     ok = len(c.errors)
     kind = c.choice(fields["kind"][1], f"{where}.kind", KINDS) if "kind" in fields else None
     directory = c.scalar(fields["directory"][1], f"{where}.directory", (str,), "a folder like passes/LoopSplit") if "directory" in fields else None
-    library = c.name(fields["library"][1], f"{where}.library", _IDENT, "a library name like TritonExtLoopSplit") if "library" in fields else None
+    library = c.name(fields["library"][1], f"{where}.library", IDENT, "a library name like TritonExtLoopSplit") if "library" in fields else None
     if is_pipeline and "library" in fields:
         c.error(fields["library"][0], f"{where}.library", "expected no library in a kind: pipeline entry (it only "
                                                           "edits Triton's pipeline), found one")
@@ -344,6 +345,18 @@ def _parse_extension(
     role = ("language" if kind in ("dialect", "language") else "optimization")
     if "role" in fields:
         role = c.choice(fields["role"][1], f"{where}.role", ROLES) or role
+    package = on_enable = None
+    if "package" in fields:
+        package = c.name(fields["package"][1], f"{where}.package", MODULE, "a Python package name like triton_ext_onchip")
+    if "on_enable" in fields:
+        on_enable = c.name(fields["on_enable"][1], f"{where}.on_enable", ENTRY_POINT,
+                           "module:function of the extension's package, like triton_ext_sanitizers:on_enable")
+        if on_enable is not None and package is None:
+            c.error(fields["on_enable"][0], f"{where}.on_enable", "expected a package field naming the extension's "
+                                                                  "Python package, found none")
+        elif on_enable is not None and package is not None and on_enable.split(":")[0].split(".")[0] != package:
+            c.error(fields["on_enable"][1], f"{where}.on_enable", f"expected a function of the package {package} "
+                                                                  f"({package}:function), found {on_enable!r}")
     passes: list[PassSpec] = []
     td = _has_passes_td(c, directory)
     records = table = None
@@ -382,6 +395,8 @@ def _parse_extension(
         source=c.path,
         line=key.start_mark.line + 1,
         library_dir=library_dir,
+        package=package,
+        on_enable=on_enable,
     )
 
 

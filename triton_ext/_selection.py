@@ -2,29 +2,35 @@
 
 :func:`enable`/:func:`disable` change the set every thread sees; :func:`enabled` scopes a set to
 the current context. A :class:`Selection` is immutable and carries its precomputed ``(key, hash)``
-for the stages hook (:mod:`triton_ext._hook`).
+for the stages hook. This module owns the state (:data:`state`, a :class:`SelectionState`) and
+hands it to the hook when it installs it (:func:`triton_ext._triton.install`); the hook module
+imports nothing from here.
 """
 
 from __future__ import annotations
 
 import contextlib
 import contextvars
+import difflib
 import hashlib
 import json
 import threading
 from dataclasses import dataclass
 from typing import Any, Iterator, Mapping, Sequence
 
-from ._errors import OptionError, UnknownPassError
+from ._errors import OptionError, TritonExtError, UnknownPassError
+from ._extensions import activate_packages
+from ._loader import load_extension, loaded_library
+from ._log import get as get_logger
 from ._manifest import Extension, Manifest, PassSpec, load_manifest
-from ._log import get as _get_logger
-from ._overrides import canonical as canonical_builtin, check as check_overrides
+from ._passlist import parse_pass_list
+from ._triton import canonical_builtin, check_overrides, ensure_installed, install
 
-__all__ = ["Enabled", "Selection", "KEY_VERSION", "current", "enable", "disable", "enabled", "using", "spell_options",
-           "check_options"]
+__all__ = ["Enabled", "Selection", "SelectionState", "state", "KEY_VERSION", "current", "install_hook", "build", "enable", "enable_text",
+           "disable", "enabled", "using", "spell_options", "check_options"]
 
 KEY_VERSION = "triton_ext-2"
-_logger = _get_logger("selection")
+_logger = get_logger("selection")
 
 
 @dataclass(frozen=True)
@@ -98,15 +104,36 @@ class Selection:
 # The enabled set
 # --------------------------------------------------------------------------- #
 
-_lock = threading.RLock()
-_global = Selection()
-_scoped: contextvars.ContextVar[Selection | None] = contextvars.ContextVar("triton_ext_selection", default=None)
+class SelectionState:
+    """The enabled set's state: the process-wide set (:func:`enable`) and the context-scoped one
+    (:func:`enabled`, :func:`using`). The stages hook receives it at install and reads
+    ``scoped`` and ``process`` on every launch."""
+
+    def __init__(self) -> None:
+        self.lock = threading.RLock()
+        #: The set every thread sees; replaced (never mutated) under ``lock``.
+        self.process = Selection()
+        self.scoped: contextvars.ContextVar[Selection | None] = contextvars.ContextVar(
+            "triton_ext_selection", default=None)
+
+    def current(self) -> Selection:
+        """The enabled set seen by this thread (a scoped ``enabled()`` block wins)."""
+        scoped = self.scoped.get()
+        return scoped if scoped is not None else self.process
+
+
+#: The one enabled-set state of the process.
+state = SelectionState()
 
 
 def current() -> Selection:
     """The enabled set seen by this thread (a scoped ``enabled()`` block wins)."""
-    scoped = _scoped.get()
-    return scoped if scoped is not None else _global
+    return state.current()
+
+
+def install_hook() -> None:
+    """Install the stages hook over this module's :data:`state` (nothing enabled changes)."""
+    install(state)
 
 
 def check_options(names: Sequence[str], options: Mapping[str, Any] | None, manifest: Manifest | None = None,
@@ -156,11 +183,10 @@ def check_options(names: Sequence[str], options: Mapping[str, Any] | None, manif
     return out
 
 
-def _build(names: Sequence[str], options: Mapping[str, Any] | None, manifest: Manifest | None = None,
-           *, origin: str = "enable()", text: bool = False) -> list[Enabled]:
-    """Resolve names, check options (:func:`check_options`), load libraries; the new entries."""
-    from ._loader import load_extension, loaded_library
-
+def build(names: Sequence[str], options: Mapping[str, Any] | None, manifest: Manifest | None = None,
+          *, origin: str = "enable()", text: bool = False) -> list[Enabled]:
+    """Resolve names, check options (:func:`check_options`), load libraries and activate the
+    extensions' own Python packages (registry ``on_enable``); the new entries."""
     manifest = manifest or load_manifest()
     checked = check_options(names, options, manifest, origin=origin, text=text)
     for name in names:
@@ -168,6 +194,7 @@ def _build(names: Sequence[str], options: Mapping[str, Any] | None, manifest: Ma
             # A dialect or language extension without passes: enabling it is loading it (its
             # dialects and builder ops stay registered; Triton cannot unload a library).
             load_extension(ext)
+            activate_packages([ext])
     out: list[Enabled] = []
     for spec, values in checked:
         ext = manifest.extension_of(spec)
@@ -195,19 +222,12 @@ def _build(names: Sequence[str], options: Mapping[str, Any] | None, manifest: Ma
         record = loaded_library(report.path)
         infra = record.infra_sha256 if record is not None else ""
         out.append(Enabled(spec, ext, values, report.sha256, infra))
-    if any(e.extension.name == "sanitizers" for e in out):
-        # The sanitizers print nothing on the device by default: the host prints one line per
-        # site with findings at exit when no report()/check() collected them (issue 18).
-        from .sanitizers import arm_exit_summary
-
-        arm_exit_summary()
+    activate_packages([e.extension for e in out])
     return out
 
 
 def _passless(manifest: Manifest, name: str) -> Extension | None:
     """The extension called ``name`` when it declares no passes (a pass name wins)."""
-    from ._errors import TritonExtError
-
     if any(p.name == name for p in manifest.passes):
         return None
     try:
@@ -218,8 +238,6 @@ def _passless(manifest: Manifest, name: str) -> Extension | None:
 
 
 def _close(name: str, known: Sequence[str]) -> str | None:
-    import difflib
-
     hits = difflib.get_close_matches(name, list(known), n=1)
     return hits[0] if hits else None
 
@@ -229,35 +247,28 @@ def enable(*names: str, options: Mapping[str, Any] | None = None, **keywords: An
 
     ``options`` maps the pass's flag to a value (``{"max-parts": 2}``); keyword arguments with
     ``_`` for ``-`` are accepted too."""
-    global _global
-    from ._hook import install
-
-    install()
-    entries = _build(names, spell_options(options, keywords), origin="enable()")
+    install(state)
+    entries = build(names, spell_options(options, keywords), origin="enable()")
     _log_enabled(entries, "enable()")
-    with _lock:
-        _global = _global.with_(entries)
-        return _global
+    with state.lock:
+        state.process = state.process.with_(entries)
+        return state.process
 
 
 def enable_text(text: str, *, origin: str) -> Selection:
     """Enable the passes of a pass list in MLIR's syntax (``a,b{flag=value},c``) for all threads,
     each with its own options, written as text (``TRITON_EXT_ENABLE``); checked like
     :func:`enable`, with ``origin`` naming the source in errors."""
-    global _global
-    from ._hook import install
-    from ._passlist import parse_pass_list
-
     items = parse_pass_list(text, origin)
     entries: list[Enabled] = []
     manifest = load_manifest()
     for name, options in items:
-        entries.extend(_build([name], options, manifest, origin=origin, text=True))
+        entries.extend(build([name], options, manifest, origin=origin, text=True))
     _log_enabled(entries, origin)
-    install()
-    with _lock:
-        _global = _global.with_(entries)
-        return _global
+    install(state)
+    with state.lock:
+        state.process = state.process.with_(entries)
+        return state.process
 
 
 def _log_enabled(entries: Sequence[Enabled], origin: str) -> None:
@@ -268,15 +279,14 @@ def _log_enabled(entries: Sequence[Enabled], origin: str) -> None:
 
 def disable(*names: str) -> Selection:
     """Disable passes (or extensions) enabled with :func:`enable`; no names: all."""
-    global _global
-    with _lock:
+    with state.lock:
         if not names:
-            _global = Selection()
-            return _global
+            state.process = Selection()
+            return state.process
         manifest = load_manifest()
         drop = [s.name for n in names if _passless(manifest, n) is None for s in manifest.resolve(n)]
-        _global = _global.without(drop)
-        return _global
+        state.process = state.process.without(drop)
+        return state.process
 
 
 def spell_options(options: Mapping[str, Any] | None, keywords: Mapping[str, Any]) -> dict[str, Any]:
@@ -297,15 +307,13 @@ def enabled(*names: str, options: Mapping[str, Any] | None = None, **keywords: A
 
     Options as for :func:`enable` (``options={"max-parts": 2}``); ``max_parts=2`` is accepted too.
     """
-    from ._hook import install
-
-    install()
-    selection = current().with_(_build(names, spell_options(options, keywords), origin="enabled()"))
-    token = _scoped.set(selection)
+    install(state)
+    selection = current().with_(build(names, spell_options(options, keywords), origin="enabled()"))
+    token = state.scoped.set(selection)
     try:
         yield selection
     finally:
-        _scoped.reset(token)
+        state.scoped.reset(token)
 
 
 @contextlib.contextmanager
@@ -313,12 +321,9 @@ def using(selection: Selection) -> Iterator[Selection]:
     """Make exactly ``selection`` this thread's (context's) enabled set until the block ends.
 
     triton_ext.autotune and the transparent mode (issue 19) run each variant under its own set."""
-    from . import _hook
-
-    if _hook._installed is None:  # runs per launch in the autotune and auto modes: skip the lock
-        _hook.install()
-    token = _scoped.set(selection)
+    ensure_installed(state)  # runs per launch in the autotune and auto modes: no lock once installed
+    token = state.scoped.set(selection)
     try:
         yield selection
     finally:
-        _scoped.reset(token)
+        state.scoped.reset(token)

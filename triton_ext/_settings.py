@@ -18,6 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Generic, Iterator, TypeVar
 
+from ._log import parse_level
+from ._passlist import split_items
+
 __all__ = ["Settings", "settings", "repo_root"]
 
 T = TypeVar("T")
@@ -42,8 +45,6 @@ def _parse_bool(var: str, text: str) -> bool:
 
 def _parse_names(var: str, text: str) -> tuple[str, ...]:
     """Comma-separated items; a comma inside an item's braces (``name{...}``) does not split."""
-    from ._passlist import split_items
-
     return tuple(split_items(text))
 
 
@@ -52,8 +53,6 @@ def _parse_path(var: str, text: str) -> Path | None:
 
 
 def _parse_level(var: str, text: str) -> int | None:
-    from ._log import parse_level
-
     return parse_level(var, text)
 
 
@@ -98,7 +97,7 @@ _FIELDS: dict[str, _Field[Any]] = {
     "enable": _Field(
         "TRITON_EXT_ENABLE", _parse_names, lambda: (),
         "Comma-separated pass names enabled when triton_ext is imported ('default' = enabled_by_default ones), "
-        "each with options in MLIR's syntax if wanted: nan_inf_check{mode=abort print=first}.",
+        "each with options in MLIR's syntax if wanted: name{flag=value other-flag=value}.",
     ),
     "strict": _Field(
         "TRITON_EXT_STRICT", _parse_bool, lambda: False,

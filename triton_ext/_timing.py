@@ -44,7 +44,7 @@ _cycles_per_ms: dict[int, float] = {}
 def _sleep_ms(ms: float) -> Any:
     """Keep the current stream's GPU busy for about ``ms`` (``torch.cuda._sleep`` spins cycles);
     returns an event recorded at the sleep's end."""
-    import torch
+    import torch  # on first use: importing triton_ext must not import torch
 
     device = torch.cuda.current_device()
     with _calibration_lock:
@@ -67,7 +67,7 @@ def flush_buffer() -> Any:
     """The L2-flush buffer ``do_bench`` uses (256 MB). Pass one to every :func:`gpu_time_ms` of
     a comparison so each call flushes through the same memory (a new buffer per call may land
     elsewhere, and what stays of it in L2 is what the kernel then evicts)."""
-    from triton import runtime
+    from triton import runtime  # on first use: importing triton_ext must not import Triton
 
     return runtime.driver.active.get_empty_cache_for_benchmark()
 
@@ -79,8 +79,8 @@ class _Batch:
 
 
 def _batch(fn: Callable[[], Any], calls: int, cpu_ms: float, cache: Any, slack: float) -> _Batch:
-    import torch
-    from triton import runtime
+    import torch  # on first use: importing triton_ext must not import torch
+    from triton import runtime  # on first use: importing triton_ext must not import Triton
 
     driver = runtime.driver.active
     starts = [torch.cuda.Event(enable_timing=True) for _ in range(calls)]
@@ -109,8 +109,8 @@ def gpu_time_ms(fn: Callable[[], Any], rep_ms: float = 25.0, max_calls: int = MA
     call was queued is measured again behind a sleep four times as long (at most twice).
     ``stats`` (optional) counts ``batches``, ``retries`` and ``starved`` (batches kept although
     their sleep still ended early: their times may hold a wait for the CPU)."""
-    import torch
-    from triton import runtime
+    import torch  # on first use: importing triton_ext must not import torch
+    from triton import runtime  # on first use: importing triton_ext must not import Triton
 
     driver = runtime.driver.active
     cache = flush if flush is not None else driver.get_empty_cache_for_benchmark()
@@ -179,7 +179,7 @@ def back_to_back_ms(fn: Callable[[], Any], calls: int = 100) -> float:
     """Wall milliseconds per ``fn()`` over ``calls`` calls queued back to back, no flush, no sleep
     ahead: the CPU's launch path and the GPU's run together, as an application launches a kernel
     in a loop (the transparent mode's second criterion, issue 27.3)."""
-    import torch
+    import torch  # on first use: importing triton_ext must not import torch
 
     fn()
     torch.cuda.synchronize()
@@ -192,7 +192,7 @@ def back_to_back_ms(fn: Callable[[], Any], calls: int = 100) -> float:
 
 def launch_cost_us(fn: Callable[[], Any], calls: int = 100) -> float:
     """CPU microseconds per ``fn()`` call while the GPU is busy (what the Python path costs)."""
-    import torch
+    import torch  # on first use: importing triton_ext must not import torch
 
     fn()
     torch.cuda.synchronize()

@@ -15,17 +15,55 @@ import os
 import statistics
 import threading
 import time
-from typing import TYPE_CHECKING, Any
+from concurrent.futures import ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from typing import Any, Callable, Protocol
 
-from . import _hook, _selection
+from . import _selection, _triton
 from ._backup import ArgumentBackup
 from ._choice import choose_in_both, spread, winners
 from ._settings import settings
+from ._timing import back_to_back_ms, flush_buffer, gpu_time_ms, interleaved_rounds
 
-if TYPE_CHECKING:
-    from ._auto import Decision, _Auto
+__all__ = ["ROUNDS", "CONFIRM_ROUNDS", "REP_MS", "Decision", "Tuner", "compile_variants", "time_variants", "describe_error",
+           "OverBudget", "SameAsStock"]
 
-__all__ = ["ROUNDS", "CONFIRM_ROUNDS", "REP_MS", "compile_variants", "time_variants", "OverBudget", "SameAsStock"]
+
+@dataclass
+class Decision:
+    """What the transparent mode decided for one specialization of a kernel, and why."""
+
+    kernel: str
+    choice: str  # "" = no pass
+    timings_ms: dict[str, float] = field(default_factory=dict)  # first rounds, median per variant
+    applicable: list[str] = field(default_factory=list)
+    confirm_ms: dict[str, float] = field(default_factory=dict)  # confirmation rounds, median per finalist
+    spreads: dict[str, float] = field(default_factory=dict)  # (max - min) / median, first rounds
+    refused: str | None = None
+    first_launch_s: float = 0.0
+    from_disk: bool = False
+    error: str | None = None  # the timing failed (no pass kept, not recorded on disk)
+    back_to_back_ms: dict[str, float] = field(default_factory=dict)  # per launch, finalists back to back
+    compile_s: float = 0.0  # wall seconds compiling the candidate variants (concurrently)
+    same_as_stock: list[str] = field(default_factory=list)  # stopped before ptxas: LLVM IR of no pass
+    specialization: str = ""  # sha256 prefix of the JIT's cache key (specialization and options)
+
+
+class Tuner(Protocol):
+    """What compiling and timing variants need of the transparent mode (:mod:`triton_ext._auto`)."""
+
+    variants: list[tuple[str, _selection.Selection]]
+    pending: list[Any]
+
+    def selection(self, variant: str) -> _selection.Selection: ...
+
+    def variant_kernel(self, fn: Any, variant: str, args: tuple[Any, ...], kwargs: dict[str, Any], grid: Any) -> Any: ...
+
+
+def describe_error(exc: BaseException) -> str:
+    """One line for a decision's error: the exception type and its first line."""
+    first = (str(exc).strip().splitlines() or [""])[0]
+    return f"{type(exc).__name__}: {first[:300]}"
 
 #: Interleaved timing rounds over every applicable variant, then over the finalists again (each
 #: round reads every variant twice, :func:`triton_ext._timing.interleaved_rounds`).
@@ -60,8 +98,6 @@ def _pool() -> Any:
     """The threads that compile variants: ``TRITON_EXT_AUTO_COMPILE_THREADS``, default one per CPU
     core, at most 8."""
     global _executor
-    from concurrent.futures import ThreadPoolExecutor
-
     threads = settings.auto_compile_threads or max(1, min(8, os.cpu_count() or 1))
     with _pool_lock:
         if _executor is None or _executor._max_workers != threads:
@@ -69,16 +105,14 @@ def _pool() -> Any:
         return _executor
 
 
-def compile_variants(auto: _Auto, fn: Any, device: int, args: tuple[Any, ...], kwargs: dict[str, Any], grid: Any,
+def compile_variants(auto: Tuner, fn: Any, device: int, args: tuple[Any, ...], kwargs: dict[str, Any], grid: Any,
                      kernels: dict[str, Any], same: list[str], deadline: float) -> list[str]:
     """Compile every candidate variant concurrently (compiles are CPU work: MLIR passes, LLVM,
     ptxas), each stopped before LLVM's PTX codegen and ptxas when its LLVM IR and launch
     metadata are the no-pass kernel's (it does not apply). Fills ``kernels``; returns the
     variants still compiling at ``deadline`` (they finish in the background, filling Triton's
-    on-disk cache for the next process; :attr:`_Auto.pending` holds them); ``same`` receives the
+    on-disk cache for the next process; :attr:`Tuner.pending` holds them); ``same`` receives the
     variants stopped as the stock kernel."""
-    from concurrent.futures import wait
-
     variants = [v for v, _ in auto.variants[1:]]
     if not variants:
         return []
@@ -99,15 +133,15 @@ def compile_variants(auto: _Auto, fn: Any, device: int, args: tuple[Any, ...], k
         stages["ptx"] = ptx_unless_stock
 
     def compile_one(variant: str) -> Any:
-        import torch
+        import torch  # on first use: importing triton_ext must not import torch
 
         if torch.cuda.is_available():
             torch.cuda.set_device(device)  # the JIT of this thread looks up the launch's device
-        token = _hook.stage_editor.set(skip_if_stock)
+        token = _triton.stage_editor.set(skip_if_stock)
         try:
             return auto.variant_kernel(fn, variant, args, kwargs, grid)
         finally:
-            _hook.stage_editor.reset(token)
+            _triton.stage_editor.reset(token)
 
     futures = {variant: _pool().submit(contextvars.copy_context().run, compile_one, variant) for variant in variants}
     wait(list(futures.values()), timeout=max(deadline - time.perf_counter(), 0.0))
@@ -124,17 +158,12 @@ def compile_variants(auto: _Auto, fn: Any, device: int, args: tuple[Any, ...], k
         # any other exception: the variant cannot compile, not a candidate
     return late
 
-def time_variants(auto: _Auto, fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], grid: Any,
+def time_variants(auto: Tuner, run: Callable[..., Any] | None, fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], grid: Any,
                   kernels: dict[str, Any], ptx: dict[str, str], decision: Decision, backup: ArgumentBackup,
                   deadline: float) -> None:
     """Time the applicable variants; set ``decision``'s choice and timings (no pass on any
     failure, with ``decision.error`` saying why)."""
-    from ._timing import back_to_back_ms, flush_buffer, gpu_time_ms, interleaved_rounds
-
-    from . import _auto
-
-    run = _auto._original_run
-    assert run is not None
+    assert run is not None  # JITFunction.run as it was before the mode wrapped it
 
     def go() -> Any:  # the variant is the caller's enabled set, entered once per reading
         return run(fn, *args, grid=grid, warmup=False, **kwargs)
@@ -187,5 +216,5 @@ def time_variants(auto: _Auto, fn: Any, args: tuple[Any, ...], kwargs: dict[str,
         decision.error = str(exc)
         decision.choice = ""
     except Exception as exc:  # a variant that fails to launch: the user's launch runs with no pass
-        decision.error = f"timing failed, no pass kept: {_auto._describe(exc)}"
+        decision.error = f"timing failed, no pass kept: {describe_error(exc)}"
         decision.choice = ""

@@ -10,7 +10,7 @@ Needs torch, triton 3.9.0, this repository (triton_ext) and the built TritonExtS
 
 1. Scenarios, each in a child process (device printf goes to the child's stdout; a device abort
    kills its CUDA context). A scenario passes when its output has exactly one report line per
-   expected site (none for a clean kernel), the records from ``triton_ext.sanitizers.report()``
+   expected site (none for a clean kernel), the records from ``triton_ext_sanitizers.report()``
    carry the expected lane totals and first index, and, where the kernel is correct, its result
    matches a float64 reference. Includes issue 18's ``torch.compile``d ``log(x) * 2 + 1`` over
    4096 floats, repeated launches (one line until ``report()`` re-arms the site), and
@@ -140,7 +140,8 @@ def _child(scenario: str, plain: bool) -> None:
         api = None
     else:
         import triton_ext
-        from triton_ext import sanitizers as api
+
+        api = triton_ext.import_extension("sanitizers")
         if spec.get("global"):
             # Inductor compiles on other threads: enable for every thread.
             triton_ext.enable(*spec["passes"], options=spec.get("options"))
@@ -849,7 +850,9 @@ def _probe_fast_path(out: Path, rounds: int = 5, kernels: tuple[str, ...] = FAST
             print(f"{name}: ERROR {type(exc).__name__}: {exc}", flush=True)
     sanitizers_found = []
     try:
-        from triton_ext import sanitizers
+        import triton_ext
+
+        sanitizers = triton_ext.import_extension("sanitizers")
         sanitizers_found = [r.line() for r in sanitizers.report(echo=False)]
     except Exception as exc:  # noqa: BLE001
         sanitizers_found = [f"report() failed: {exc}"]

@@ -105,8 +105,9 @@ def _finding(rounds: int) -> dict[str, Any]:
     import triton
 
     import triton_ext
-    from triton_ext import sanitizers
     from triton_ext.testing import flush_buffer, gpu_time_ms, import_file, interleaved_rounds
+
+    sanitizers = triton_ext.import_extension("sanitizers")  # the extension's own package
 
     kernels = import_file(__file__, "kernels.py")
     flush = flush_buffer()

@@ -109,6 +109,7 @@ def test_language_layout_is_the_worked_examples(scaffolded) -> None:
     assert 'LOWERING_PASS = "demo_ir_lower"' in init and 'LANGUAGE_EXTENSION = "demo"' in init
     entry = yaml.safe_load((scaffolded / "registry.yaml").read_text())["extensions"]["demo"]
     assert entry["kind"] == "language" and entry["library"] == "TritonExtDemo"
+    assert entry["package"] == "triton_ext_demo"  # its own Python package, in its folder
     assert "passes" not in entry
 
 
@@ -130,7 +131,6 @@ from triton.compiler import ASTSource
 from triton._C.libtriton import ir
 from triton.compiler.compiler import make_backend
 import triton_ext
-from triton_ext import _stages
 import triton_ext_demo
 
 @triton.jit
@@ -148,7 +148,7 @@ ir.load_dialects(context)
 backend.load_dialects(context)
 front = src.make_ir(target, options, backend.get_codegen_implementation(options),
                     backend.get_module_map(), context)
-with _stages.record() as plans:
+with triton_ext.record_pipelines() as plans:
     compiled = triton.compile(src, target=target)
 json.dump({"front": front.str_nodebug(), "verifies": front.verify(),
            "ttir": compiled.asm["ttir"], "ttgir": compiled.asm["ttgir"],

@@ -27,7 +27,6 @@ from triton.backends.compiler import GPUTarget
 from tests.reliability import reliability_summary as summary
 import triton_ext
 from tests.corpus.corpus_kernels import CORPUS, CorpusKernel
-from triton_ext import _stages
 from triton_ext._manifest import PassSpec
 
 TARGET = GPUTarget("cuda", 90, 32)
@@ -127,7 +126,7 @@ def test_kernel_compiles_and_verifies(kernel: CorpusKernel, config: Configuratio
     check = f"compiled + verified, {'no pass' if not config.passes else ('all passes' if config.name == 'all' else 'pass ' + config.name)}"
     names = [p.name for p in config.passes]
     try:
-        with triton_ext.settings.scope(strict=True), _stages.record() as plans:
+        with triton_ext.settings.scope(strict=True), triton_ext.record_pipelines() as plans:
             if names:
                 with triton_ext.enabled(*names):
                     compiled = triton.compile(kernel.source(), target=TARGET, options=kernel.options())

@@ -20,7 +20,6 @@ import pytest
 from tests.cpp.cpp_support import BUILD, REPO, TEST_PLUGINS  # noqa: E402
 
 import triton_ext
-from triton_ext import _stages
 from triton_ext._database import describe_library
 from triton_ext._errors import LoadError, PassFailedError, PreflightError, TritonExtWarning
 from triton_ext._manifest import load_manifest
@@ -181,7 +180,7 @@ def test_enabling_changes_the_ir_and_disabling_restores_it(fixture_registry: Pat
     ttir, _ = compile_ttir()
     assert "triton_ext.fixture_a" not in ttir
     triton_ext.enable("fixture_tag_module")
-    with _stages.record() as plans:
+    with triton_ext.record_pipelines() as plans:
         ttir_on, _ = compile_ttir()
     assert "triton_ext.fixture_a" in ttir_on
     order = plans[0].order

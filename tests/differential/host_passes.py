@@ -16,7 +16,7 @@ from triton._C.libtriton import ir
 
 from triton_ext._loader import load_extension
 from triton_ext._manifest import load_manifest
-from triton_ext._pipeline import resolve_builtin
+from triton_ext._triton import resolve_builtin
 
 from tests.differential.mlir_text import Func, parse_module
 

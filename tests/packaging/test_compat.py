@@ -14,7 +14,7 @@ from tests.packaging.packaging_support import BUILD, REPO, ensure_built
 from triton_ext import _preflight
 from triton_ext._compat import TritonReleaseError, built_for, record_path
 from triton_ext._errors import PreflightError
-from triton_ext._preflight import _triton_version, preflight
+from triton_ext._preflight import installed_triton_version, preflight
 
 LIB = "libTritonExtLoopSplit.so"
 
@@ -32,8 +32,8 @@ def plugins() -> Path:
 def test_build_records_the_triton_release(plugins: Path) -> None:
     for name in (LIB, "libTritonExtPassInfra.so"):
         record = record_path(plugins / name)
-        assert json.loads(record.read_text()) == {"triton": _triton_version()}
-        assert built_for(plugins / name) == _triton_version()
+        assert json.loads(record.read_text()) == {"triton": installed_triton_version()}
+        assert built_for(plugins / name) == installed_triton_version()
 
 
 def _copy(plugins: Path, dest: Path, *, infra: bool = True) -> Path:
@@ -55,7 +55,7 @@ def test_other_release_is_refused_in_one_line_before_any_plugin_code(
         preflight(library, "loop_split")
     message = str(info.value)
     assert "\n" not in message
-    assert f"built for Triton 3.8.0, but Triton {_triton_version()} is installed" in message
+    assert f"built for Triton 3.8.0, but Triton {installed_triton_version()} is installed" in message
     assert "install triton==3.8.0" in message
 
 

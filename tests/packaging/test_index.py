@@ -38,10 +38,10 @@ EXTENSIONS = ("loop_split", "grid_swizzle")
 PROJECTS = {"triton-ext", "triton-ext-loop-split", "triton-ext-grid-swizzle"}
 
 
-def _triton_version() -> str:
-    from triton_ext._preflight import _triton_version
+def installed_triton_version() -> str:
+    from triton_ext._preflight import installed_triton_version
 
-    return _triton_version()
+    return installed_triton_version()
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +74,7 @@ def _links(page: Path) -> list[dict[str, str | None]]:
 
 
 def test_index_layout_and_hashes(index: Path) -> None:
-    simple = index / f"triton-{_triton_version()}" / "simple"
+    simple = index / f"triton-{installed_triton_version()}" / "simple"
     assert {link["href"] for link in _links(simple / "index.html")} == {f"{p}/" for p in PROJECTS}
     assert (index / "index.html").is_file()
     for project in PROJECTS:
@@ -88,7 +88,7 @@ def test_index_layout_and_hashes(index: Path) -> None:
 
 
 def test_every_wheel_is_manylinux_and_pinned(index: Path) -> None:
-    release = _triton_version()
+    release = installed_triton_version()
     wheels = sorted((index / f"triton-{release}" / "simple").glob("*/*.whl"))
     assert len(wheels) == 3
     for wheel in wheels:
@@ -118,7 +118,7 @@ def _no_compiler_path(root: Path, venv: Path) -> str:
 
 
 def test_fresh_venv_installs_from_the_index_and_splits(index: Path, tmp_path: Path) -> None:
-    release = _triton_version()
+    release = installed_triton_version()
     venv = tmp_path / "env"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     deps = tmp_path / "deps"

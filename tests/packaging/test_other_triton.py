@@ -27,9 +27,9 @@ OTHER = "3.8.0"
 
 
 def test_wheels_refuse_another_triton_release_in_one_line(tmp_path: Path) -> None:
-    from triton_ext._preflight import _triton_version
+    from triton_ext._preflight import installed_triton_version
 
-    built = _triton_version()
+    built = installed_triton_version()
     assert built != OTHER
     ensure_built("loop_split")
     dist = tmp_path / "dist"

@@ -16,7 +16,7 @@ import yaml
 
 from tests.packaging.packaging_support import REPO
 
-from triton_ext.dev import wheel as _wheel
+from triton_ext.dev import index as _wheel_cli
 
 WORKFLOW = REPO / ".github" / "workflows" / "release.yml"
 
@@ -59,7 +59,7 @@ def test_workflow_runs_the_locally_tested_commands() -> None:
     commands = _commands(_workflow()["jobs"]["index"])
     wheel = [c for c in commands if c[:2] == [".venv/bin/triton-ext", "wheel"]]
     assert len(wheel) == 1
-    args = _wheel.parser().parse_args(wheel[0][2:])
+    args = _wheel_cli.parser().parse_args(wheel[0][2:])
     assert args.index == Path("site") and args.all and not args.names
     # test_index.py runs the same verb with the same option on the named extensions.
     test_source = (REPO / "tests" / "packaging" / "test_index.py").read_text()
@@ -80,11 +80,11 @@ def test_workflow_runs_the_locally_tested_commands() -> None:
 
 
 def test_supported_releases_are_the_ones_tested() -> None:
-    from triton_ext._preflight import _triton_version
+    from triton_ext._preflight import installed_triton_version
 
     releases = [line.strip() for line in (REPO / "packaging" / "triton-releases.txt").read_text().splitlines()
                 if line.strip() and not line.startswith("#")]
-    assert _triton_version() in releases  # test_index.py builds and installs for this one
+    assert installed_triton_version() in releases  # test_index.py builds and installs for this one
     assert all(re.fullmatch(r"\d+\.\d+\.\d+", r) for r in releases)
     assert "packaging/triton-releases.txt" in WORKFLOW.read_text()
     # docs/compatibility.md marks exactly these releases supported.

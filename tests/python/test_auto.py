@@ -96,7 +96,7 @@ def host_mode(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Any:
     assert (JITFunction.run, JITFunction._do_compile) == original
     from triton_ext import _selection
 
-    assert _selection._global.key_and_hash == ("", "")  # the marker leaves with the mode
+    assert _selection.state.process.key_and_hash == ("", "")  # the marker leaves with the mode
 
 
 def test_warmup_compiles_stock_and_leaves_the_decision_to_the_first_launch(host_mode: Any) -> None:
@@ -196,7 +196,7 @@ def test_a_decided_launch_runs_no_code_of_the_mode_whatever_was_chosen(host_mode
     first = _mode_calls(lambda: _addmm(*inputs))  # the cache miss: the mode decides (no GPU: no pass)
     assert "_auto.on_miss" in first and [d.choice for d in host_mode.decisions] == [""]
     # Later launches are Triton's own path: the stages hook answers the key, nothing else of ours.
-    assert _mode_calls(lambda: _addmm(*inputs)) == {"_hook._hook"}
+    assert _mode_calls(lambda: _addmm(*inputs)) == {"hook._hook"}
     ref, device, key = host_mode.placed[-1]
     fn = ref()
     stock = fn.device_caches[device][0][key]
@@ -213,7 +213,7 @@ def test_a_decided_launch_runs_no_code_of_the_mode_whatever_was_chosen(host_mode
     assert [(d.choice, d.from_disk) for d in auto.decisions] == [("grid_swizzle", True)]
     chosen = fn.device_caches[device][0][key]
     assert chosen.asm["ttir"] != stock.asm["ttir"] and chosen is not stock
-    assert _mode_calls(lambda: _addmm(*inputs)) == {"_hook._hook"}
+    assert _mode_calls(lambda: _addmm(*inputs)) == {"hook._hook"}
     assert fn.device_caches[device][0][key] is chosen
 
 

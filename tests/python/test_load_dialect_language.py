@@ -154,9 +154,9 @@ IMPORT_ONLY = """
 import json
 import triton_ext_onchip, triton_ext_range
 from triton import knobs
-from triton_ext import _loader, _stages
+from triton_ext import _loader, _selection
 print(json.dumps({"hook": repr(knobs.runtime.add_stages_inspection_hook),
-                  "enabled": list(_stages.current().names()),
+                  "enabled": list(_selection.current().names()),
                   "loaded": [str(lib.path) for lib in _loader.loaded()]}))
 """
 

@@ -223,8 +223,8 @@ def _python(code: str, **env: str) -> subprocess.CompletedProcess[str]:
                           cwd=REPO)
 
 
-SHOW_ENABLED = ("import triton_ext\nfrom triton_ext import _stages\n"
-                "print(sorted((e.spec.name, e.options) for e in _stages.current().entries))\n")
+SHOW_ENABLED = ("import triton_ext\nfrom triton_ext import _selection\n"
+                "print(sorted((e.spec.name, e.options) for e in _selection.current().entries))\n")
 
 
 def test_triton_ext_enable_takes_options_in_mlir_syntax(tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ from triton.backends.compiler import GPUTarget
 
 import triton_ext
 from tests.python.conftest import CUDA90, add_one, add_one_with_helper, compile_kernel, renamed, write_registry
-from triton_ext import _stages
+from triton_ext import _triton
 from triton_ext._errors import PassFailedError, TritonExtWarning, UnknownPassError
 
 
@@ -32,7 +32,7 @@ def test_nothing_enabled_leaves_kernels_alone(registry: Path) -> None:
 
 def test_enable_runs_the_pass_after_its_anchor(registry: Path) -> None:
     triton_ext.enable("plugin")
-    with _stages.record() as plans:
+    with triton_ext.record_pipelines() as plans:
         kernel = compile_kernel()
     assert renamed(kernel)
     (plan,) = [p for p in plans if p.stage == "ttir"]
@@ -57,7 +57,7 @@ def test_enable_runs_the_pass_after_its_anchor(registry: Path) -> None:
 def test_positions(tmp_path: Path, build_dir: Path, monkeypatch: pytest.MonkeyPatch, position: str, before: Any, after: Any) -> None:
     monkeypatch.setenv("TRITON_EXT_REGISTRY", str(write_registry(tmp_path, position=position)))
     monkeypatch.setenv("TRITON_EXT_BUILD_DIR", str(build_dir))
-    with triton_ext.enabled("plugin"), _stages.record() as plans:
+    with triton_ext.enabled("plugin"), triton_ext.record_pipelines() as plans:
         compile_kernel()
     order = next(p for p in plans if p.stage == "ttir").order
     at = order.index("plugin.plugin")
@@ -76,7 +76,7 @@ def test_occurrence_in_ttgir(tmp_path: Path, build_dir: Path, monkeypatch: pytes
     position = f"after: canonicalize\n        occurrence: {occurrence}"
     monkeypatch.setenv("TRITON_EXT_REGISTRY", str(write_registry(tmp_path, stage="ttgir", position=position)))
     monkeypatch.setenv("TRITON_EXT_BUILD_DIR", str(build_dir))
-    with triton_ext.enabled("plugin"), _stages.record() as plans:
+    with triton_ext.enabled("plugin"), triton_ext.record_pipelines() as plans:
         compile_kernel(block=32 if occurrence == "first" else 16)
     order = next(p for p in plans if p.stage == "ttgir").order
     at = order.index("plugin.plugin")
@@ -94,7 +94,7 @@ def test_ttgir_and_llir_stages(tmp_path: Path, build_dir: Path, monkeypatch: pyt
         directory = tmp_path / stage
         directory.mkdir()
         monkeypatch.setenv("TRITON_EXT_REGISTRY", str(write_registry(directory, stage=stage, position=anchor)))
-        with triton_ext.enabled("plugin"), _stages.record() as plans:
+        with triton_ext.enabled("plugin"), triton_ext.record_pipelines() as plans:
             kernel = compile_kernel()
         (plan,) = [p for p in plans if p.stage == stage]
         assert "plugin.plugin" in plan.order
@@ -200,7 +200,7 @@ def test_install_adopts_its_own_hook_put_back_by_a_saver(registry: Path) -> None
     triton_ext.uninstall()
     knobs.runtime.add_stages_inspection_hook = saved
     triton_ext.enable("plugin")
-    assert _stages.installed()
+    assert _triton.installed()
     k, h = key()
     assert k.startswith("triton_ext-") and "|" not in k and h
     assert renamed(compile_kernel(block=256))
@@ -253,7 +253,7 @@ CHAINED_SUITE = """
 import pytest
 import triton_ext
 from triton import knobs
-from triton_ext import _stages
+from triton_ext import _triton
 
 triton_ext.enable("plugin")  # at collection, as a package that loads plugins at import did
 
@@ -268,7 +268,7 @@ def test_first():
 
 
 def test_second():
-    assert _stages.installed()  # as the fixture found it before test_first
+    assert _triton.installed()  # as the fixture found it before test_first
     triton_ext.enable("plugin")
     key, digest = knobs.runtime.add_stages_inspection_hook()
     assert key.count("triton_ext-") == 1 and digest
@@ -297,7 +297,7 @@ def test_clean_triton_ext_restores_what_it_saved(registry: Path, tmp_path: Path)
 
 def test_hip_target_outside_targets_is_untouched(registry: Path) -> None:
     triton_ext.enable("plugin")  # registry: cuda only (min_arch 80)
-    with _stages.record() as plans:
+    with triton_ext.record_pipelines() as plans:
         hip = compile_kernel(target=GPUTarget("hip", "gfx942", 64))
         old_cuda = compile_kernel(target=GPUTarget("cuda", 75, 32))
     assert not renamed(hip) and "hsaco" in hip.asm
@@ -317,7 +317,7 @@ def test_gluon_kernel_has_no_ttir_stage(registry: Path) -> None:
         gl.store(x + offsets, gl.load(x + offsets) + 1)
 
     triton_ext.enable("plugin")
-    with _stages.record() as plans:
+    with triton_ext.record_pipelines() as plans:
         kernel = triton.compile(GluonASTSource(gluon_add_one, {"x": "*fp32"}, {"BLOCK": 128}), target=CUDA90)
     assert "cubin" in kernel.asm and "@foo" not in kernel.asm["ttgir"]
     assert plans == []

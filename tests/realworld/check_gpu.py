@@ -169,7 +169,9 @@ BASE = "(no pass)"
 def _sanitizer_findings() -> list[Any]:
     """Records of the sanitizer sites with findings since the last call (then re-armed)."""
     try:
-        from triton_ext import sanitizers
+        import triton_ext
+
+        sanitizers = triton_ext.import_extension("sanitizers")
 
         return sanitizers.report(echo=False)  # recorded in the JSON, not printed
     except Exception:  # noqa: BLE001  (no driver access: nothing to add)

@@ -110,7 +110,7 @@ REASON_SEP = " -- "
 
 
 def site_entry(site: Any) -> str:
-    """``what @ file:line`` of a :class:`triton_ext.sanitizers.Site` (base name of the file),
+    """``what @ file:line`` of a :class:`triton_ext_sanitizers.Site` (base name of the file),
     then `` -- reason`` when the pass gave one."""
     file, _, line = site.location.rpartition(":")
     entry = f"{site.what} @ {Path(file).name}:{line}"
@@ -150,7 +150,8 @@ def compute_sites(out: Path) -> dict[str, dict[str, list[str]]]:
     from triton.compiler import ASTSource
 
     import triton_ext
-    from triton_ext import sanitizers
+
+    sanitizers = triton_ext.import_extension("sanitizers")
     from triton_ext.testing import CUDA90
 
     from tests.realworld.realworld_kernels import REALWORLD, Tensors, compile_args

@@ -37,7 +37,6 @@ def _compile(kernel: Any, names: list[str]) -> tuple[Any, list[str]]:
     from triton.compiler import ASTSource
 
     import triton_ext
-    from triton_ext import _stages
     from triton_ext.testing import CUDA90
 
     from tests.realworld.realworld_kernels import Tensors, compile_args
@@ -47,7 +46,7 @@ def _compile(kernel: Any, names: list[str]) -> tuple[Any, list[str]]:
     signature, constexprs, attrs = compile_args(fn, launch)
     src = ASTSource(fn, signature=signature, constexprs=constexprs, attrs=attrs)
     options = {"num_warps": launch.num_warps, "num_stages": launch.num_stages}
-    with triton_ext.settings.scope(strict=True), _stages.record() as plans:
+    with triton_ext.settings.scope(strict=True), triton_ext.record_pipelines() as plans:
         if names:
             with triton_ext.enabled(*names):
                 compiled = triton.compile(src, target=CUDA90, options=options)

@@ -32,7 +32,7 @@ import triton_ext
 from tests.corpus.corpus_kernels import BY_NAME, CorpusKernel
 from tests.reliability.fixture_plugins import FIXTURE_A, FIXTURE_B, standard_tree
 from triton.backends.compiler import GPUTarget
-from triton_ext import _stages
+from triton_ext import _selection
 
 SECTION = "concurrency"
 TARGET = GPUTarget("cuda", 90, 32)
@@ -120,7 +120,7 @@ def test_concurrent_compiles_match_their_pass_sets(tmp_path: Path, monkeypatch: 
             for i in range(COMPILES_PER_THREAD):
                 with quiet if i % 2 else contextlib.nullcontext():
                     before = version[0]
-                    in_force = frozenset(_stages.current().names())
+                    in_force = frozenset(_selection.current().names())
                     job = Job(KERNELS[i % len(KERNELS)], BLOCKS[i % len(BLOCKS)], in_force,
                               7 if B in in_force else None)
                     ttir = _compile(job).asm["ttir"]
@@ -196,7 +196,7 @@ def test_global_change_between_key_and_stages_does_not_poison_the_cache(tmp_path
     monkeypatch.setattr(triton.knobs.cache, "dir", str(tmp_path / "cache"), raising=False)
     triton_ext.enable(A)
     triton_ext.uninstall()
-    _stages.disable()
+    triton_ext.disable()
     fired: list[bool] = []
 
     def earlier_hook(*args: Any) -> Any:
@@ -208,7 +208,7 @@ def test_global_change_between_key_and_stages_does_not_poison_the_cache(tmp_path
         return None
 
     monkeypatch.setattr(knobs.runtime, "add_stages_inspection_hook", earlier_hook)
-    _stages.install()
+    _selection.install_hook()
     job = Job("vector_add", 64, frozenset(), None)
     _compile(job)  # keyed as "no pass", compiled with A
     triton_ext.disable()

@@ -14,7 +14,7 @@ from typing import Any, Sequence
 from .._errors import TritonExtError
 from .._settings import repo_root
 from .cpu import check_cpu
-from .gpu import Timing, _worker_main, environment, gpu_slug, run_check, run_gpu
+from .gpu import Timing, worker_main, environment, gpu_slug, run_check, run_gpu
 from .report import build_report, summary_markdown, write_json, write_outputs
 from .spec import BenchSpec, find_specs
 
@@ -92,7 +92,7 @@ def _out_dir(spec: BenchSpec, out: Path | None, many: bool) -> Path:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["--worker"]:
-        return _worker_main(*argv[1:4])
+        return worker_main(*argv[1:4])
     if any(a == "--compare" or a.startswith("--compare=") for a in argv):  # issue 19: regression gate
         from .compare import main as compare_main
 

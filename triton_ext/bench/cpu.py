@@ -38,7 +38,7 @@ class CpuCheck:
         return self.problem is None
 
 
-def _compile_cpu(kernel: Any, spec: BenchSpec, case: Case, passes: tuple[str, ...], options: Mapping[str, Any]) -> Any:
+def compile_cpu(kernel: Any, spec: BenchSpec, case: Case, passes: tuple[str, ...], options: Mapping[str, Any]) -> Any:
     import triton
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
@@ -76,12 +76,12 @@ def check_cpu(spec: BenchSpec, quick: bool = False, log: Callable[[str], None] =
                        tuple(sorted(spec.compile_options(case).items())))
             off = compiled_off.get(off_key)
             if off is None:
-                off = compiled_off[off_key] = _compile_cpu(v.kernel, spec, case, (), {})
+                off = compiled_off[off_key] = compile_cpu(v.kernel, spec, case, (), {})
             if not off.asm.get("cubin"):
                 check.problem = "compilation without the pass did not reach cubin"
             elif v.role == "pass":
                 names = v.enabled_passes(spec.passes)
-                on = _compile_cpu(v.kernel, spec, case, names, v.options)
+                on = compile_cpu(v.kernel, spec, case, names, v.options)
                 if not on.asm.get("cubin"):
                     check.problem = f"compilation with {', '.join(names)} did not reach cubin"
                 else:

@@ -185,13 +185,13 @@ def run_case(spec: BenchSpec, case: Case, timing: Timing, log: Callable[[str], N
     import torch
     import triton
 
-    from .. import _stages
+    from .. import _selection
 
     # Once a stages hook exists, Triton's JIT adds a "custom_pipeline" entry to every kernel's
     # specialization, so a kernel launched before the first pass variant installs the hook gets
     # another hash than the same kernel launched after it. Installing it up front keeps one
     # kernel per variant (and the timed-is-checked test meaningful).
-    _stages.install()
+    _selection.install_hook()
     device = torch.device("cuda")
     seed = int.from_bytes(os.urandom(4), "little") & 0x7FFFFFFF
     generator = torch.Generator(device=device).manual_seed(seed)
@@ -306,7 +306,7 @@ def run_gpu(specs: Sequence[BenchSpec], gpus: int = 1, quick: bool = False, timi
     return records
 
 
-def _worker_main(job_file: str, result: str, prefix: str) -> int:
+def worker_main(job_file: str, result: str, prefix: str) -> int:
     job = json.loads(Path(job_file).read_text())
     records = _worker(job["paths"], [tuple(j) for j in job["jobs"]], job["quick"], Timing(**job["timing"]), prefix)
     Path(result).write_text(json.dumps(records))

@@ -41,7 +41,7 @@ def _ms(values: dict[str, float]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from .._auto import _cache_dir
+    from .._auto import cache_dir
 
     parser = argparse.ArgumentParser(prog="triton-ext auto", description="Print the transparent mode's decisions on disk: one line per kernel specialization and GPU.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -50,7 +50,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--kernel", help="only this kernel's decisions")
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
-    directory = args.dir or _cache_dir()
+    directory = args.dir or cache_dir()
     records = [r for r in read_decisions(directory) if not args.kernel or r.get("kernel") == args.kernel]
     if args.json:
         print(json.dumps(records, indent=2))

@@ -194,9 +194,9 @@ def record_triton_release(plugins: Path, targets: Sequence[str]) -> None:
     """Write, beside each library just built, the Triton release it was built for (the one of
     this Python, which ``configure`` builds against); the loader refuses it under another."""
     from .._compat import write_record
-    from .._preflight import _triton_version
+    from .._preflight import installed_triton_version
 
-    version = _triton_version()
+    version = installed_triton_version()
     for target in targets:
         library = plugins / f"lib{target}.so"
         if library.exists():

@@ -141,7 +141,7 @@ def _split_pass_list(chunks: Sequence[str]) -> list[tuple[str, dict[str, str]]]:
 
 def _cmd_opt(args: argparse.Namespace) -> int:
     from .._loader import load_extension
-    from .._pipeline import resolve_builtin
+    from .._triton import resolve_builtin
     from .._selection import check_options
 
     names_with_options = _split_pass_list(args.passes)
@@ -284,7 +284,7 @@ def _delegate(module_name: str, argv: Sequence[str]) -> int:
 _DELEGATED = {
     "new": ("triton_ext.dev.scaffold", "scaffold an extension folder and its registry entry"),
     "test": ("triton_ext.dev.testcmd", "run extensions' lit and pytest tests"),
-    "wheel": ("triton_ext.dev.wheel", "build the core and extension wheels, or a pip index of them (--index)"),
+    "wheel": ("triton_ext.dev.index", "build the core and extension wheels, or a pip index of them (--index)"),
     "toolchain": ("triton_ext.dev.toolchain", "set up the C++ toolchain plugins build with"),
     "build": ("triton_ext.dev.build", "build extensions into <checkout>/build/plugins"),
     "bench": ("triton_ext.bench.cli", "benchmark passes on GPUs, or compile-check them on the CPU (--cpu)"),
@@ -300,7 +300,7 @@ def version_text() -> str:
     """``triton-ext X.Y.Z (triton A.B.C, Python P)``: this package, the Triton it runs with."""
     from importlib.metadata import PackageNotFoundError, version
 
-    from .._preflight import _triton_version
+    from .._preflight import installed_triton_version
 
     try:
         mine = version("triton-ext")
@@ -309,7 +309,7 @@ def version_text() -> str:
 
         mine = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["project"]["version"]
     try:
-        triton = _triton_version()
+        triton = installed_triton_version()
     except ImportError:
         triton = "not installed"
     return f"triton-ext {mine} (triton {triton}, Python {sys.version.split()[0]})"
@@ -339,7 +339,7 @@ def _parser() -> argparse.ArgumentParser:
     p = _verb(sub, "opt", "run passes over an MLIR file and print the result")
     p.add_argument("file", help="an .mlir, .ttir or .ttgir file")
     p.add_argument("--pass", dest="passes", action="append", required=True, metavar="NAME[,NAME...]",
-                   help="passes to run in order: registry passes or built-ins (canonicalize, cse, loop_unroll, ...); options as in MLIR pipelines: loop_split{max-parts=2}")
+                   help="passes to run in order: registry passes or built-ins (canonicalize, cse, loop_unroll, ...); options as in MLIR pipelines: name{flag=value}")
     p.add_argument("--no-debug-info", action="store_true", help="print without locations")
     p.add_argument("-split-input-file", "--split-input-file", dest="split_input_file", action="store_true",
                    help="split the input at '// -----' lines, run each part on its own (line numbers "

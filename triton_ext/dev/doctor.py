@@ -150,10 +150,10 @@ def _check_toolchain(report: Report, needed: bool) -> None:
 
 def run() -> Report:
     from .._compat import TritonReleaseError, built_for
-    from .._preflight import _triton_version, preflight
+    from .._preflight import installed_triton_version, preflight
 
     report = Report()
-    triton_version = _triton_version()
+    triton_version = installed_triton_version()
     checkout = in_checkout()
     report.say(f"triton: {triton_version}")
     report.say(f"python: {sys.executable}")

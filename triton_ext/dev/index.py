@@ -10,16 +10,19 @@ present, so later runs (another extension, another Triton release) add to the sa
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import shutil
 import subprocess
 import sys
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from .build import default_build_dir, source_root
+from .._manifest import load_manifest
+from .build import BuildError, default_build_dir, source_root
 from .wheel import WheelError, build_wheel, built_triton_version, core_spec, extension_spec
 
 __all__ = ["EXTERNAL_LIBRARIES", "IndexResult", "auditwheel_show", "build_index", "manylinux_wheel",
@@ -184,3 +187,66 @@ def build_index(names: Sequence[str], index_dir: Path, *, root: Path | None = No
     write_simple_index(simple)
     write_root_page(index_dir.resolve())
     return IndexResult(release_dir, tuple(made))
+
+
+# `triton-ext wheel`: here, above both the wheel builder and the index, so neither imports the other.
+def parser() -> argparse.ArgumentParser:
+    """The argument parser of ``triton-ext wheel`` (also read by the release workflow's test)."""
+    parser = argparse.ArgumentParser(
+        prog="triton-ext wheel",
+        description="Build the core wheel (--core) and one wheel per named extension; with "
+                    "--index, build manylinux wheels into a pip index (one per Triton release).",
+        epilog=textwrap.dedent("""\
+            Examples:
+              triton-ext wheel --core NAME -o dist/
+                then: pip install dist/triton_ext-*.whl dist/triton_ext_NAME-*.whl
+              triton-ext wheel --index site/ NAME OTHER
+                writes site/triton-3.9.0/simple/<project>/ (wheels, PEP 503 pages with sha256);
+                then: pip install --extra-index-url file://$PWD/site/triton-3.9.0/simple \\
+                        triton-ext-NAME"""),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("names", nargs="*", help="extension names or folders")
+    parser.add_argument("--core", action="store_true", help="also build the triton-ext wheel")
+    parser.add_argument("-o", "--out", type=Path, default=Path("dist"), help="output folder (dist/)")
+    parser.add_argument("--index", type=Path, default=None, metavar="DIR",
+                        help="build the core and the named extensions (all with --all) as "
+                             "manylinux wheels into the PEP 503 index DIR/triton-<release>/simple")
+    parser.add_argument("--all", action="store_true",
+                        help="with --index: every extension of the registry")
+    parser.add_argument("--build-dir", type=Path, default=None,
+                        help="build tree (default $TRITON_EXT_BUILD_DIR or <repo>/build)")
+    parser.add_argument("-q", "--quiet", action="store_true")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser_ = parser()
+    args = parser_.parse_args(argv)
+    if args.index is None and not args.names and not args.core:
+        parser_.error("name at least one extension, or --core")
+    try:
+        root = source_root()
+        if args.index is not None:
+            names = list(args.names)
+            if args.all:
+                names += [e.name for e in load_manifest(entry_points=False).extensions
+                          if e.library and e.name not in names]
+            result = build_index(names, args.index, root=root, build_dir=args.build_dir,
+                                 quiet=args.quiet)
+            for wheel in result.wheels:
+                print(wheel)
+            print(f"index: {result.release_dir / 'simple'}", file=sys.stderr)
+            return 0
+        specs = [core_spec(root)] if args.core else []
+        specs += [extension_spec(root, n) for n in args.names]
+        for spec in specs:
+            wheel = build_wheel(spec, args.out, root=root, build_dir=args.build_dir, quiet=True)
+            print(wheel)
+    except (WheelError, BuildError) as exc:
+        print(f"triton-ext wheel: error: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -99,14 +99,14 @@ def collect(target: Any, names: Sequence[str] = (), source: Any = None) -> list[
     return every pass-manager run of the stages, as recorded by the pipeline tap."""
     from triton import knobs
 
-    from .. import _hook, _runner, _selection
+    from .. import _selection, _triton
 
-    _hook.install()
+    _selection.install_hook()
     previous = knobs.compilation.always_compile
     knobs.compilation.always_compile = True  # a cache hit would run no stage
     try:
         scope = _selection.enabled(*names) if names else _selection.using(_selection.Selection())
-        with scope, _runner.record(all_stages=True) as plans:
+        with scope, _triton.record(all_stages=True) as plans:
             triton.compile(source if source is not None else _probe(), target=target)
     finally:
         knobs.compilation.always_compile = previous

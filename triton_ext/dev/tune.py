@@ -79,7 +79,7 @@ def _parse_sweep(items: Sequence[str]) -> list[Candidate]:
     for item in items:
         m = re.fullmatch(r"([a-z0-9_]+)\.([a-z0-9-]+)=(.+)", item)
         if not m:
-            raise TritonExtError(f"--sweep {item!r}: expected PASS.FLAG=V1,V2 (grid_swizzle.group-size=4,8,16)")
+            raise TritonExtError(f"--sweep {item!r}: expected PASS.FLAG=V1,V2 (my_pass.some-flag=4,8,16)")
         name, flag, values = m.groups()
         spec = manifest.find_pass(name)
         option = spec.option(flag)
@@ -112,13 +112,13 @@ def _ptx(kernel: Any) -> str:
 
 def applicable(spec: Any, variant: Any, case: Any, candidates: Sequence[Candidate]) -> dict[str, Any]:
     """Compile ``variant``'s kernel for ``case`` with each candidate; which change its PTX."""
-    from ..bench.cpu import _compile_cpu
+    from ..bench.cpu import compile_cpu
 
-    stock = _ptx(_compile_cpu(variant.kernel, spec, case, (), {}))
+    stock = _ptx(compile_cpu(variant.kernel, spec, case, (), {}))
     verdict: dict[str, Any] = {}
     for c in candidates:
         try:
-            kernel = _compile_cpu(variant.kernel, spec, case, c.passes, dict(c.options))
+            kernel = compile_cpu(variant.kernel, spec, case, c.passes, dict(c.options))
             verdict[c.label] = _ptx(kernel) != stock
         except Exception as exc:  # a candidate that breaks the compile does not apply
             verdict[c.label] = f"{type(exc).__name__}: {exc}"

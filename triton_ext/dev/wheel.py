@@ -5,11 +5,14 @@ project and build tree ``triton-ext build`` uses, so an up-to-date build is not 
 
 * ``triton-ext`` (``--core``): the ``triton_ext`` package (loader, stages hook, CLI) plus
   ``triton_ext/plugins/libTritonExtPassInfra.so``.
-* ``triton-ext-<name>`` per extension (``loop_split`` -> ``triton-ext-loop-split``): its plugin,
+* ``triton-ext-<name>`` per extension (``my_pass`` -> ``triton-ext-my-pass``): its plugin,
   written to ``triton_ext/plugins/`` beside the infra library, and a small package
   ``triton_ext_<name>`` holding the extension's registry fragment. The wheel declares the entry
   point ``triton_ext.extensions: <name> = triton_ext_<name>:fragment``, which returns
   ``{"registry": PATH, "library_dir": PATH}``; the loader merges it with any registry.yaml.
+  An extension whose registry entry names its own Python package (``package:
+  triton_ext_sanitizers``, a folder in the extension's directory) ships that package too; the
+  fragment holder is then ``triton_ext_<name>_fragment`` when the names would collide.
 
 Why the plugin goes into ``triton_ext/plugins/`` and not into its own package: every plugin is
 linked with ``RUNPATH=$ORIGIN`` and ``NEEDED libTritonExtPassInfra.so`` (see
@@ -25,14 +28,12 @@ and entry_points.txt are the backend's.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
-import textwrap
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,7 +42,7 @@ from typing import Any, Sequence
 import yaml
 
 from .._errors import TritonExtError
-from .build import BuildError, cmake_exe, default_build_dir, ninja_exe, source_root
+from .build import cmake_exe, default_build_dir, ninja_exe, source_root
 
 __all__ = ["WheelError", "WheelSpec", "core_spec", "extension_spec", "build_wheel", "main"]
 
@@ -63,6 +64,8 @@ class WheelSpec:
     library: str                   # file name in <build>/plugins copied into triton_ext/plugins
     dependencies: tuple[str, ...]
     package: str | None = None     # python package generated for an extension (fragment holder)
+    #: The extension's own Python package (registry ``package``) and its folder, shipped as is.
+    own_package: tuple[str, Path] | None = None
     extension: str | None = None   # registry name of the extension
     fragment: dict[str, Any] | None = None
     triton_version: str = ""       # the Triton release the library is built for (exact pin)
@@ -73,16 +76,16 @@ def _project_meta(root: Path) -> dict[str, Any]:
 
 
 def dist_name(extension: str) -> str:
-    """``loop_split`` -> ``triton-ext-loop-split``."""
+    """``my_pass`` -> ``triton-ext-my-pass``."""
     return "triton-ext-" + extension.replace("_", "-")
 
 
 def built_triton_version() -> str:
     """The Triton release wheels are built for: the one installed for this Python (the build
     configures against it, see ``triton_ext.dev.build.configure``)."""
-    from .._preflight import _triton_version
+    from .._preflight import installed_triton_version
 
-    return _triton_version()
+    return installed_triton_version()
 
 
 def _pinned(dependencies: Sequence[str], triton_version: str) -> tuple[str, ...]:
@@ -166,10 +169,19 @@ def extension_spec(root: Path, name: str, registry: Path | None = None,
     meta = _project_meta(root)
     core = f"{meta['name']}=={meta['version']}"
     deps = (core, f"triton=={triton_version}")
+    own = None
+    if entry.get("package"):
+        folder = registry.parent / str(entry.get("directory", "")) / str(entry["package"])
+        if not (folder / "__init__.py").is_file():
+            raise WheelError(f"{registry}: extensions.{key}.package is {entry['package']}, but {folder} has no "
+                             "__init__.py; add the package or fix the registry")
+        own = (str(entry["package"]), folder)
+    # The fragment holder takes the extension's package name unless the extension's own package has it.
+    holder = f"triton_ext_{key}" if own is None or own[0] != f"triton_ext_{key}" else f"triton_ext_{key}_fragment"
     return WheelSpec(
         dist=dist_name(key), version=meta["version"], target=str(entry["library"]),
         library=f"lib{entry['library']}.so", dependencies=deps,
-        package=f"triton_ext_{key}", extension=key,
+        package=holder, own_package=own, extension=key,
         fragment={"schema": data.get("schema", 1), "extensions": {key: entry}},
         triton_version=triton_version)
 
@@ -240,6 +252,8 @@ def write_project(spec: WheelSpec, root: Path, build_dir: Path) -> Path:
             f"# Registry fragment of {spec.extension}, from the triton-ext registry.yaml.\n"
             + yaml.safe_dump(spec.fragment, sort_keys=False), encoding="utf-8")
         packages[spec.package] = spec.package
+        if spec.own_package is not None:  # the extension's own Python package (registry package)
+            packages[spec.own_package[0]] = str(spec.own_package[1])
         entry_points = (f'[project.entry-points.{_toml_str(ENTRY_POINT_GROUP)}]\n'
                         f'{spec.extension} = "{spec.package}:fragment"\n')
         assert spec.fragment is not None
@@ -327,69 +341,3 @@ def build_wheel(spec: WheelSpec, out_dir: Path, *, root: Path | None = None,
     if not quiet:
         print(f"triton-ext wheel: {wheel}", file=sys.stderr)
     return wheel
-
-
-def parser() -> argparse.ArgumentParser:
-    """The argument parser of ``triton-ext wheel`` (also read by the release workflow's test)."""
-    parser = argparse.ArgumentParser(
-        prog="triton-ext wheel",
-        description="Build the core wheel (--core) and one wheel per named extension; with "
-                    "--index, build manylinux wheels into a pip index (one per Triton release).",
-        epilog=textwrap.dedent("""\
-            Examples:
-              triton-ext wheel --core loop_split -o dist/
-                then: pip install dist/triton_ext-*.whl dist/triton_ext_loop_split-*.whl
-              triton-ext wheel --index site/ loop_split grid_swizzle
-                writes site/triton-3.9.0/simple/<project>/ (wheels, PEP 503 pages with sha256);
-                then: pip install --extra-index-url file://$PWD/site/triton-3.9.0/simple \\
-                        triton-ext-loop-split"""),
-        formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("names", nargs="*", help="extension names or folders")
-    parser.add_argument("--core", action="store_true", help="also build the triton-ext wheel")
-    parser.add_argument("-o", "--out", type=Path, default=Path("dist"), help="output folder (dist/)")
-    parser.add_argument("--index", type=Path, default=None, metavar="DIR",
-                        help="build the core and the named extensions (all with --all) as "
-                             "manylinux wheels into the PEP 503 index DIR/triton-<release>/simple")
-    parser.add_argument("--all", action="store_true",
-                        help="with --index: every extension of the registry")
-    parser.add_argument("--build-dir", type=Path, default=None,
-                        help="build tree (default $TRITON_EXT_BUILD_DIR or <repo>/build)")
-    parser.add_argument("-q", "--quiet", action="store_true")
-    return parser
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser_ = parser()
-    args = parser_.parse_args(argv)
-    if args.index is None and not args.names and not args.core:
-        parser_.error("name at least one extension, or --core")
-    try:
-        root = source_root()
-        if args.index is not None:
-            names = list(args.names)
-            if args.all:
-                from .._manifest import load_manifest
-
-                names += [e.name for e in load_manifest(entry_points=False).extensions
-                          if e.library and e.name not in names]
-            from .index import build_index
-
-            result = build_index(names, args.index, root=root, build_dir=args.build_dir,
-                                 quiet=args.quiet)
-            for wheel in result.wheels:
-                print(wheel)
-            print(f"index: {result.release_dir / 'simple'}", file=sys.stderr)
-            return 0
-        specs = [core_spec(root)] if args.core else []
-        specs += [extension_spec(root, n) for n in args.names]
-        for spec in specs:
-            wheel = build_wheel(spec, args.out, root=root, build_dir=args.build_dir, quiet=True)
-            print(wheel)
-    except (WheelError, BuildError) as exc:
-        print(f"triton-ext wheel: error: {exc}", file=sys.stderr)
-        return 1
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

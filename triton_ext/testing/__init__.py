@@ -9,8 +9,8 @@ tap left behind). The helpers::
     from triton_ext.testing import CUDA90, compile_through_cubin, import_file, require_built
 
     kernels = import_file(__file__, "../kernels.py")      # a sibling module, no sys.path edit
-    require_built("loop_split")                            # an unbuilt plugin FAILS, never skips
-    compiled = compile_through_cubin(kernels.attn, signature, constexprs, passes=("loop_split",))
+    require_built("my_pass")                               # an unbuilt plugin FAILS, never skips
+    compiled = compile_through_cubin(kernels.attn, signature, constexprs, passes=("my_pass",))
 
 Only a missing GPU may skip a test (:func:`require_gpu`).
 """
@@ -135,11 +135,11 @@ def reset() -> None:
     """Disable every pass, remove triton_ext's hook and tap, and leave Triton's hook slot empty."""
     import sys
 
-    if "triton_ext._hook" in sys.modules:
-        from .. import _stages
+    if "triton_ext._triton" in sys.modules:
+        from .. import _selection, _triton
 
-        _stages.disable()
-        _stages.uninstall()
+        _selection.disable()
+        _triton.uninstall()
     if "triton" in sys.modules:
         from triton import knobs
 

@@ -63,12 +63,12 @@ def fresh_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def clean_triton_ext() -> Iterator[None]:
     """Leave no enabled pass behind, and Triton's hook slot, triton_ext's hook and its tap exactly
     as they were before the test (installed or not, over the same earlier hook)."""
-    from .. import _hook
+    from .. import _triton
 
-    before = _hook.save()
+    before = _triton.save()
     yield
     reset()
-    _hook.restore(before)
+    _triton.restore(before)
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -251,7 +251,8 @@ def test_bench_spec_cpu_check():
 # ----------------------------------------------------------------------------------------------
 # Reporting (issue 18): one line per site, per-site records in the module, the Python API.
 
-from triton_ext import sanitizers  # noqa: E402
+# The extension's own package (registry package: triton_ext_sanitizers), from its folder.
+sanitizers = triton_ext.import_extension("sanitizers")
 
 
 def _ptx_bytes(ptx: str, symbol: str) -> bytes:
@@ -624,8 +625,6 @@ def test_dead_weakref_proxies_are_not_kernels():
     import weakref
 
     from triton.compiler.compiler import CompiledKernel
-
-    from triton_ext import sanitizers
 
     class Thing:
         pass

@@ -72,8 +72,8 @@ def names_for(name: str) -> Names:
         name = "".join(part.capitalize() for part in name.split("_"))
     if not _CAMEL.fullmatch(name):
         raise ScaffoldError(f"name '{name}': expected CamelCase like LoopSplit (or snake_case like "
-                            "loop_split), letters and digits only")
-    # An acronym is one word: RangeFactsIR -> range_facts_ir, IRThing -> ir_thing.
+                            "demo_thing), letters and digits only")
+    # An acronym is one word: DemoIR -> demo_ir, IRThing -> ir_thing.
     words = re.findall(r"[A-Z]+[0-9]*(?![a-z0-9])|[A-Z][a-z0-9]*", name)
     return Names(camel=name, snake="_".join(w.lower() for w in words),
                  kebab="-".join(w.lower() for w in words))

@@ -1,30 +1,57 @@
-"""The pipeline tap: place plugin passes next to named built-in passes.
+"""The pipeline tap: place plugin passes next to named built-in passes, and override built-ins.
 
-Backend stage functions (``make_ttir`` and friends) build a pass manager with
-calls such as ``passes.ttir.add_loop_unroll(pm)`` and then ``pm.run(mod, label)``.
-:func:`install_tap` wraps, once, every ``add_*`` function of Triton's pass
-modules and ``ir.pass_manager.run``. The wrappers pass straight through unless
-a :class:`Plan` is active on the calling thread; :mod:`triton_ext._stages`
-activates one while an original stage function runs.
+**The pipeline tap.** Backend stage functions (``make_ttir`` and friends) build a pass manager
+with calls such as ``passes.ttir.add_loop_unroll(pm)`` and then ``pm.run(mod, label)``.
+:func:`install_tap` wraps, once, every ``add_*`` function of Triton's pass modules and
+``ir.pass_manager.run``. The wrappers pass straight through unless a :class:`Plan` is active on
+the calling thread; the stage runner activates one while an original stage function runs. With a
+plan active, ``add_*`` calls are buffered per pass manager; at ``run`` the buffer is replayed with
+the plan's plugin passes spliced in before or after their anchor (``occurrence`` counts within
+that pass manager), and passes without an anchor appended to the stage's main run (``make_ttir``,
+``make_ttgir``/``gluon_to_ttgir``, ``make_llir``). Each plugin pass may be followed by its
+``then`` cleanups. The plan records the order of what it added.
 
-With a plan active, ``add_*`` calls are buffered per pass manager; at ``run``
-the buffer is replayed with the plan's plugin passes spliced in before or after
-their anchor (``occurrence`` counts within that pass manager), and passes
-without an anchor appended to the stage's main run (``make_ttir``,
-``make_ttgir``/``gluon_to_ttgir``, ``make_llir``). Each plugin pass may be
-followed by its ``then`` cleanups. The plan records the order of what it added.
+**Overriding built-in passes** (issue 19): a registry pass may take a built-in's place
+(``replaces: loop_unroll``) or drop built-ins from its stage's pass managers (``skips:
+[triton_licm]``); a ``kind: pipeline`` entry only skips. Both act at the tap: a skipped or
+replaced built-in is simply not replayed. Names are Triton's binding names without ``add_``
+(``loop_unroll``, ``ttgpuir.coalesce``); the MLIR argument spelling (``triton-licm``) is accepted
+too. A name the installed Triton does not bind is an error at enable time.
 """
 
 from __future__ import annotations
 
 import contextlib
+import difflib
 import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Protocol, Sequence
 
-from ._manifest import PassSpec
+from .._model import PassSpec
+from .._preflight import installed_triton_version
 
-__all__ = ["Insertion", "Plan", "install_tap", "uninstall_tap", "activate", "current_plan", "builtin_names", "resolve_builtin"]
+__all__ = ["libtriton", "runtime_knobs", "Builtin", "Insertion", "Plan", "install_tap", "uninstall_tap", "activate",
+           "current_plan", "builtin_names", "resolve_builtin", "canonical_builtin", "check_overrides"]
+
+
+def libtriton() -> Any:
+    """Triton's C++ bindings (``triton._C.libtriton``), imported on first use."""
+    from triton._C import libtriton  # on first use only: importing triton_ext must not import Triton
+
+    return libtriton
+
+
+def runtime_knobs() -> Any:
+    """``triton.knobs.runtime`` (the stages hook's slot), imported on first use."""
+    from triton import knobs  # on first use only: importing triton_ext must not import Triton
+
+    return knobs.runtime
+
+
+# --------------------------------------------------------------------------- #
+# The pipeline tap
+# --------------------------------------------------------------------------- #
+
 
 MAIN_RUNS = {
     "ttir": ("make_ttir",),
@@ -52,7 +79,9 @@ class Insertion:
 
 
 @dataclass(frozen=True)
-class _Builtin:
+class Builtin:
+    """A built-in pass binding of Triton: its qualified and short name and the unwrapped function."""
+
     qualname: str  # e.g. "ttir.loop_unroll", "nvidia.ttnvgpuir.fence_insertion"
     short: str  # e.g. "loop_unroll"
     fn: AddPass  # the original, unwrapped binding
@@ -80,19 +109,17 @@ class Plan:
         self.listing: list[tuple[str, str, str]] = []
         self.runs: list[tuple[str, str]] = []  # (label, pm.get_pipeline_str())
         self.failed_run: tuple[str, tuple[Insertion, ...]] | None = None
-        self._buffers: dict[int, tuple[Any, list[tuple[_Builtin, tuple[Any, ...], dict[str, Any]]]]] = {}
+        self._buffers: dict[int, tuple[Any, list[tuple[Builtin, tuple[Any, ...], dict[str, Any]]]]] = {}
         self._in_pm: dict[int, list[Insertion]] = {}
 
-    def buffer(self, pm: Any, builtin: _Builtin, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    def buffer(self, pm: Any, builtin: Builtin, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         self._buffers.setdefault(id(pm), (pm, []))[1].append((builtin, args, kwargs))
 
     @staticmethod
-    def _matches(anchor: str, builtin: _Builtin) -> bool:
+    def _matches(anchor: str, builtin: Builtin) -> bool:
         if "-" in anchor or anchor not in _builtins:
-            from ._overrides import canonical
-
             try:
-                anchor = canonical(anchor)
+                anchor = canonical_builtin(anchor)
             except KeyError:
                 return False
         anchor = ALIASES.get(anchor, anchor)
@@ -151,7 +178,7 @@ class Plan:
             self.runs.append((label, ""))
 
     def _add_plugin(self, pm: Any, ins: Insertion) -> None:
-        from triton._C.libtriton import passes
+        passes = libtriton().passes
 
         getattr(passes.plugin, f"add_{ins.spec.name}")(pm, list(ins.args))
         self.order.append(f"plugin.{ins.spec.name}")
@@ -202,19 +229,19 @@ def activate(plan: Plan | None) -> Iterator[Plan | None]:
 
 _tap_lock = threading.Lock()
 _originals: list[tuple[Any, str, Any]] = []  # (owner, attribute, original)
-_builtins: dict[str, _Builtin] = {}
+_builtins: dict[str, Builtin] = {}
 
 
 def _pass_modules() -> list[tuple[str, Any]]:
-    from triton._C import libtriton
+    lib = libtriton()
 
     modules: list[tuple[str, Any]] = []
-    for name in dir(libtriton.passes):
+    for name in dir(lib.passes):
         if name.startswith("_") or name == "plugin":
             continue
-        modules.append((name, getattr(libtriton.passes, name)))
+        modules.append((name, getattr(lib.passes, name)))
     for vendor in ("nvidia", "amd"):
-        vendor_mod = getattr(libtriton, vendor, None)
+        vendor_mod = getattr(lib, vendor, None)
         vendor_passes = getattr(vendor_mod, "passes", None)
         for name in dir(vendor_passes) if vendor_passes is not None else ():
             if not name.startswith("_"):
@@ -222,7 +249,7 @@ def _pass_modules() -> list[tuple[str, Any]]:
     return modules
 
 
-def _make_wrapper(builtin: _Builtin) -> Callable[..., Any]:
+def _make_wrapper(builtin: Builtin) -> Callable[..., Any]:
     original = builtin.fn
 
     def add(pm: Any, *args: Any, **kwargs: Any) -> Any:
@@ -244,7 +271,7 @@ def install_tap() -> None:
     with _tap_lock:
         if _originals:
             return
-        from triton._C.libtriton import ir
+        ir = libtriton().ir
 
         for prefix, module in _pass_modules():
             for attr in dir(module):
@@ -255,7 +282,7 @@ def install_tap() -> None:
                 if not callable(fn):
                     continue
                 short = attr[4:] if attr.startswith("add_") else attr
-                builtin = _Builtin(f"{prefix}.{short}", short, fn)
+                builtin = Builtin(f"{prefix}.{short}", short, fn)
                 _builtins[builtin.qualname] = builtin
                 _originals.append((module, attr, fn))
                 setattr(module, attr, _make_wrapper(builtin))
@@ -291,7 +318,7 @@ def builtin_names() -> list[str]:
     return sorted(_builtins)
 
 
-def resolve_builtin(name: str) -> _Builtin:
+def resolve_builtin(name: str) -> Builtin:
     """A built-in pass by registry spelling: ``cse``, ``canonicalize``, ``ttir.loop_unroll``."""
     install_tap()
     name = ALIASES.get(name, name)
@@ -299,8 +326,6 @@ def resolve_builtin(name: str) -> _Builtin:
         return _builtins[name]
     candidates = [b for b in _builtins.values() if b.short == name or b.qualname.endswith("." + name)]
     if not candidates:
-        import difflib
-
         shorts = sorted({b.short for b in _builtins.values()} | set(ALIASES))
         close = difflib.get_close_matches(name, shorts, n=1)
         raise KeyError(
@@ -308,3 +333,46 @@ def resolve_builtin(name: str) -> _Builtin:
         )
     candidates.sort(key=lambda b: next((i for i, p in enumerate(_PREFERENCE) if b.qualname.startswith(p + ".")), 99))
     return candidates[0]
+
+
+# --------------------------------------------------------------------------- #
+# Built-in pass names and overrides (issue 19)
+# --------------------------------------------------------------------------- #
+
+
+# MLIR argument prefixes of Triton's passes; the binding names drop them (triton-licm is
+# passes.ttir.add_triton_licm, but tritongpu-coalesce is passes.ttgpuir.add_coalesce).
+_MLIR_PREFIXES = ("triton_nvidia_gpu_", "tritongpu_", "tritonamdgpu_", "triton_")
+
+
+def canonical_builtin(name: str) -> str:
+    """The spelling of ``name`` that :func:`resolve_builtin` knows; KeyError (with a
+    suggestion) when the installed Triton has no such built-in pass."""
+    try:
+        resolve_builtin(name)
+        return name
+    except KeyError as first:
+        error = first
+    snake = name.replace("-", "_")
+    module, _, short = snake.rpartition(".")
+    candidates = [snake] + [
+        (f"{module}." if module else "") + short[len(p):] for p in _MLIR_PREFIXES if short.startswith(p)
+    ]
+    for candidate in candidates:
+        try:
+            resolve_builtin(candidate)
+            return candidate
+        except KeyError:
+            continue
+    raise error
+
+
+def check_overrides(spec: PassSpec, where: str) -> None:
+    """Resolve every built-in ``spec`` names (anchor, replaces, skips, then); raise KeyError
+    naming the field and the registry line."""
+    for field, names in (("replaces", [spec.replaces] if spec.replaces else []), ("skips", list(spec.skips))):
+        for name in names:
+            try:
+                canonical_builtin(name)
+            except KeyError as exc:
+                raise KeyError(f"{field}: {exc.args[0]} in the installed Triton {installed_triton_version()} ({where})") from None

@@ -1,9 +1,10 @@
-"""Running a stage under a plan: the enabled passes inserted where the registry places them.
+"""The stage runner: run a stage under a plan of the enabled passes.
 
-A failing plugin pass makes the stage run again without it and warns; with
-``TRITON_EXT_STRICT=1`` it raises :class:`~triton_ext._errors.PassFailedError` instead. A pass
-whose anchor never appears is reported the same way. A check (``role: check``, so
-``on_failure: error``) always raises: a kernel never compiles silently without its check. :func:`record` collects the plans (tests,
+**The stage runner** runs a stage under a plan. A failing plugin pass makes the stage run again
+without it and warns; with ``TRITON_EXT_STRICT=1`` it raises
+:class:`~triton_ext._errors.PassFailedError` instead. A pass whose anchor never appears is
+reported the same way. A check (``role: check``, so ``on_failure: error``) always raises: a
+kernel never compiles silently without its check. :func:`record` collects the plans (tests,
 ``triton_ext.record_pipelines``).
 """
 
@@ -17,17 +18,37 @@ import threading
 import warnings
 from typing import Any, Iterator, Protocol
 
-from ._errors import PassFailedError, TritonExtWarning
-from ._launch import apply_launch_requests
-from ._log import get as _get_logger
-from ._pipeline import Insertion, Plan, activate
-from ._selection import Enabled
-from ._settings import settings
+from .._errors import PassFailedError, TritonExtWarning
+from .._launch import apply_launch_requests
+from .._log import get as get_logger
+from .._model import Extension, PassSpec
+from .._settings import settings
+from .tap import Insertion, Plan, activate, libtriton
 
-__all__ = ["StageFn", "wrap_stage", "record", "records_all_stages"]
+__all__ = ["EnabledPass", "StageFn", "wrap_stage", "record", "records_all_stages"]
+
+_logger = get_logger("runner")
+
+
+class EnabledPass(Protocol):
+    """One enabled pass as the runner sees it (:class:`triton_ext._selection.Enabled`)."""
+
+    @property
+    def spec(self) -> PassSpec: ...
+
+    @property
+    def extension(self) -> Extension: ...
+
+    @property
+    def args(self) -> tuple[str, ...]: ...
+
+
+# --------------------------------------------------------------------------- #
+# The stage runner
+# --------------------------------------------------------------------------- #
+
 
 _recording = threading.local()
-_logger = _get_logger("runner")
 
 
 class StageFn(Protocol):
@@ -58,7 +79,7 @@ def records_all_stages() -> bool:
     return getattr(_recording, "all_stages", False)
 
 
-def _warn_or_raise(message: str, entry: Enabled) -> None:
+def _warn_or_raise(message: str, entry: EnabledPass) -> None:
     if entry.spec.on_failure == "error":  # a check: the kernel must not compile without it
         raise PassFailedError(
             message + f"; pass {entry.spec.name} is a check (role: {entry.spec.role}, on_failure: error), so the "
@@ -72,7 +93,7 @@ def _warn_or_raise(message: str, entry: Enabled) -> None:
 
 
 def _reparse(text: str, context: Any) -> Any:
-    from triton._C.libtriton import ir
+    ir = libtriton().ir
 
     fd, path = tempfile.mkstemp(suffix=".mlir", prefix="triton-ext-")
     try:
@@ -85,7 +106,7 @@ def _reparse(text: str, context: Any) -> Any:
         os.unlink(path)
 
 
-def wrap_stage(stage: str, original: StageFn, entries: tuple[Enabled, ...]) -> StageFn:
+def wrap_stage(stage: str, original: StageFn, entries: tuple[EnabledPass, ...]) -> StageFn:
     def run_stage(src: Any, metadata: dict[str, Any]) -> Any:
         active = list(entries)
         snapshot = src.str() if hasattr(src, "str") else None

@@ -1,4 +1,5 @@
-"""Read what the sanitizer passes found: per-site records, and an exception instead of an abort.
+"""``triton_ext_sanitizers``, the Sanitizers extension's own Python package (registry
+``package``): read what the sanitizer passes found: per-site records, and an exception instead of an abort.
 
 The ``nan_inf_check`` and ``offset_overflow_check`` passes (``passes/Sanitizers``) give every
 kernel module they instrument two device globals: ``triton_ext_sanitizer_sites``, the site table
@@ -11,12 +12,14 @@ never executed, costs a GEMM registers); the host prints one line per site with 
   (``reset``), so each finding is printed once, when it is collected;
 - :func:`check` raises :class:`SanitizerError` naming each site instead (no print);
 - at interpreter exit, sites with findings that no ``report``/``check`` collected get their line
-  (armed by ``triton_ext.enable`` of a sanitizer pass; :func:`arm_exit_summary`).
+  (armed when a sanitizer pass is enabled: the loader calls :func:`on_enable`, the registry's
+  ``on_enable``).
 
 So a script that never calls the API still gets one line per site at exit::
 
     import triton_ext
-    from triton_ext import sanitizers
+
+    sanitizers = triton_ext.import_extension("sanitizers")   # or: import triton_ext_sanitizers as sanitizers
 
     triton_ext.enable("nan_inf_check")
     kernel[grid](...)
@@ -40,13 +43,13 @@ from __future__ import annotations
 import atexit
 import ctypes
 import gc
+import logging
 import re
 import sys
 import warnings
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Sequence, TextIO
 
-from ._log import get as _get_logger
 
 __all__ = [
     "COUNTERS_SYMBOL",
@@ -58,6 +61,7 @@ __all__ = [
     "sites_of_ir",
     "parse_site_table",
     "decode",
+    "on_enable",
     "merge",
     "report",
     "check",
@@ -65,7 +69,7 @@ __all__ = [
     "arm_exit_summary",
 ]
 
-_logger = _get_logger("sanitizers")
+_logger = logging.getLogger("triton_ext.sanitizers")  # under triton_ext's logger (TRITON_EXT_LOG)
 
 COUNTERS_SYMBOL = "triton_ext_sanitizer_counters"
 SITES_SYMBOL = "triton_ext_sanitizer_sites"
@@ -247,7 +251,7 @@ class _Cuda:
         try:
             self.lib = ctypes.CDLL("libcuda.so.1")
         except OSError as exc:
-            raise RuntimeError("triton_ext.sanitizers.report() needs the CUDA driver (libcuda.so.1)") from exc
+            raise RuntimeError("triton_ext_sanitizers.report() needs the CUDA driver (libcuda.so.1)") from exc
 
     def _call(self, name: str, *args: Any) -> int:
         return int(getattr(self.lib, name)(*args))
@@ -388,10 +392,17 @@ def _exit_summary() -> None:
 def arm_exit_summary() -> None:
     """Print, at interpreter exit, the line of every site with findings not yet collected.
 
-    Called by ``triton_ext.enable``/``enabled`` when a sanitizer pass is enabled; idempotent.
+    Called through :func:`on_enable` when a sanitizer pass is enabled; idempotent.
     Registered after torch's own exit handlers when torch was imported first, so (atexit runs
     last-in first-out) the CUDA context is still alive when it runs."""
     global _exit_summary_armed
     if not _exit_summary_armed:
         _exit_summary_armed = True
         atexit.register(_exit_summary)
+
+
+def on_enable() -> None:
+    """The registry's ``on_enable`` of the sanitizers: the loader calls it whenever a sanitizer pass
+    is enabled (``triton_ext.enable``, ``enabled``, ``TRITON_EXT_ENABLE``). The device prints
+    nothing by default, so the exit summary is armed here, once per process (issue 18)."""
+    arm_exit_summary()

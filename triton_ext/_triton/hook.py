@@ -1,20 +1,24 @@
 """The stages hook: the only code that assigns Triton's ``add_stages_inspection_hook``.
 
-Triton calls the hook two ways:
+Triton calls it two ways:
 
 * ``hook()`` on every kernel launch and every ``triton.compile``: it must return
-  ``(key, hash)``. We answer from the tuple the :class:`~triton_ext._selection.Selection`
+  ``(key, hash)``. We answer from the tuple the selection (:mod:`triton_ext._selection`)
   precomputed when the enabled set changed; it covers each enabled pass, its options and
   position, and the sha256 of each library (hashed once, at load). Nothing enabled gives
   ``("", "")``, so Triton's cache keys are those of a stock install.
 * ``hook(backend, stages, options, language, capability)`` at the end of
   ``backend.add_stages``: we wrap ``stages["ttir" | "ttgir" | "llir"]`` with the stage runner
-  (:mod:`triton_ext._runner`) for the enabled set as it was when the key was computed.
+  for the enabled set as it was when the key was computed.
 
-A hook installed before ours is chained (called first, its key joined to ours) and put back by
-:func:`uninstall`. :func:`install` recognises our own hook wherever it sits (in the slot, or
-inside a hook that chained it) and never chains it to itself; a hook that calls back into ours
-while we call it gets an empty answer, so no chain can recurse.
+The hook receives the enabled set's state at :func:`install` (this module imports nothing of the
+selection). A hook installed before ours is chained (called first, its key joined to ours) and
+put back by :func:`uninstall`. :func:`install` recognises our own hook wherever it sits (in the
+slot, or inside a hook that chained it) and never chains it to itself; a hook that calls back
+into ours while we call it gets an empty answer, so no chain can recurse.
+
+Triton itself is imported on first use (:func:`install`, a stage run), never at import: importing
+``triton_ext`` must stay cheap and must not import Triton.
 """
 
 from __future__ import annotations
@@ -24,15 +28,73 @@ import hashlib
 import threading
 import warnings
 from dataclasses import dataclass
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, Protocol, Sequence
 
-from . import _selection
-from ._errors import TritonExtWarning
-from ._pipeline import install_tap, uninstall_tap
-from ._runner import records_all_stages, wrap_stage
-from ._selection import _lock, _scoped, current
+from .._errors import TritonExtWarning
+from .runner import EnabledPass, records_all_stages, wrap_stage
+from .tap import install_tap, runtime_knobs, uninstall_tap
 
-__all__ = ["StagesHook", "HookState", "install", "uninstall", "installed", "save", "restore"]
+__all__ = ["SelectionView", "SelectionState", "StagesHook", "HookState", "stage_editor", "install", "ensure_installed",
+           "uninstall", "installed", "save", "restore"]
+
+
+# --------------------------------------------------------------------------- #
+# What the hook needs of the enabled set (triton_ext._selection provides it)
+# --------------------------------------------------------------------------- #
+
+
+class SelectionView(Protocol):
+    """An immutable enabled set with its precomputed cache key (:class:`triton_ext._selection.Selection`)."""
+
+    @property
+    def entries(self) -> Sequence[EnabledPass]: ...
+
+    @property
+    def key(self) -> str: ...
+
+    @property
+    def hash(self) -> str: ...
+
+    @property
+    def key_and_hash(self) -> tuple[str, str]: ...
+
+
+class SelectionState(Protocol):
+    """The enabled set's state, owned by :mod:`triton_ext._selection` and handed to :func:`install`:
+    the process-wide set and the context-scoped one (``triton_ext.enabled`` blocks)."""
+
+    scoped: contextvars.ContextVar[Any]
+
+    @property
+    def process(self) -> SelectionView: ...
+
+    def current(self) -> SelectionView: ...
+
+
+class _NothingEnabled:
+    """The state before :func:`install` receives the real one: nothing enabled anywhere."""
+
+    @dataclass(frozen=True)
+    class _Empty:
+        entries: tuple[EnabledPass, ...] = ()
+        key: str = ""
+        hash: str = ""
+        key_and_hash: tuple[str, str] = ("", "")
+
+    def __init__(self) -> None:
+        self.scoped: contextvars.ContextVar[Any] = contextvars.ContextVar("triton_ext_no_selection", default=None)
+        self.process = self._Empty()
+
+    def current(self) -> SelectionView:
+        return self.process
+
+
+_NOTHING_ENABLED = _NothingEnabled()
+
+
+# --------------------------------------------------------------------------- #
+# The stages hook
+# --------------------------------------------------------------------------- #
 
 
 class StagesHook(Protocol):
@@ -48,6 +110,9 @@ _installed: StagesHook | None = None
 _async_mode: contextvars.ContextVar[Any] | None = None
 _combined: dict[tuple[str, str, str], tuple[str, str]] = {}
 _keyed = threading.local()
+_lock = threading.RLock()
+#: The enabled set the hook answers from, received at :func:`install`.
+_state: SelectionState = _NOTHING_ENABLED
 #: Called with the stages dict after the enabled passes are placed, in the compiling context
 #: (the transparent mode stops a variant's compile before ptxas when its IR is the stock one).
 stage_editor: contextvars.ContextVar[Callable[[dict[str, Any]], None] | None] = contextvars.ContextVar(
@@ -55,7 +120,7 @@ stage_editor: contextvars.ContextVar[Callable[[dict[str, Any]], None] | None] = 
 
 
 def _key_and_hash() -> tuple[str, str]:
-    ours = current()
+    ours = _state.current()
     previous = _previous
     if previous is None:
         return (ours.key, ours.hash)
@@ -88,7 +153,7 @@ def _hook(*args: Any, **kwargs: Any) -> Any:
         # Remember the set the key was computed for: triton.compile asks for the key before
         # add_stages runs, and a concurrent enable() in between must not put a kernel compiled
         # with other passes under this key.
-        selection = _scoped.get() or _selection._global
+        selection = _state.scoped.get() or _state.process
         _keyed.selection = selection
         if _async_mode is not None and (mode := _async_mode.get()) is not None:
             _carry_selection_into(mode)
@@ -106,7 +171,7 @@ def _hook(*args: Any, **kwargs: Any) -> Any:
     backend, stages, _options, _language, _capability = args
     # The set this compile's cache key was computed for (see above); later enable/disable calls
     # do not affect this compile.
-    selection = getattr(_keyed, "selection", None) or current()
+    selection = getattr(_keyed, "selection", None) or _state.current()
     _keyed.selection = None
     record_all = records_all_stages()  # triton-ext pipeline (issue 19): the stock stages too
     if not selection.entries and not record_all:
@@ -132,7 +197,7 @@ def _hook(*args: Any, **kwargs: Any) -> Any:
     return None
 
 
-def _warn_unplaced_checks(selection: Any, stages: dict[str, Any], target: Any, gluon: bool) -> None:
+def _warn_unplaced_checks(selection: SelectionView, stages: dict[str, Any], target: Any, gluon: bool) -> None:
     """A check (``role: check``) never leaves a kernel unchecked silently: say when one cannot run
     on this compile at all (its stage or anchor absent, as for a Gluon kernel, or a target outside
     its extension's). Other passes are simply not applicable there."""
@@ -167,15 +232,17 @@ def _carry_selection_into(mode: Any) -> None:
         return
     submit = mode.submit
 
+    state = _state
+
     def submit_under_selection(key: Any, compile_fn: Callable[[], Any], *rest: Any) -> Any:
-        selection = current()
+        selection = state.current()
 
         def compile_with_selection() -> Any:
-            token = _scoped.set(selection)
+            token = state.scoped.set(selection)
             try:
                 return compile_fn()
             finally:
-                _scoped.reset(token)
+                state.scoped.reset(token)
 
         keyed = (key, selection.hash) if selection.entries else key
         return submit(keyed, compile_with_selection, *rest)
@@ -184,21 +251,22 @@ def _carry_selection_into(mode: Any) -> None:
     mode._triton_ext_carries_selection = True
 
 
-def install() -> None:
-    """Install the hook (and the pipeline tap), chaining any hook already there."""
-    global _previous, _installed, _async_mode
-    from triton import knobs
-
+def install(state: SelectionState) -> None:
+    """Install the hook (and the pipeline tap), chaining any hook already there; the hook answers
+    from ``state``, the enabled set that :mod:`triton_ext._selection` owns."""
+    global _previous, _installed, _async_mode, _state
     with _lock:
+        _state = state
         if _async_mode is None:
             try:
-                from triton.runtime import _async_compile
+                from triton.runtime import _async_compile  # a Triton module: imported at install only
 
                 _async_mode = _async_compile.active_mode
             except (ImportError, AttributeError):  # a Triton without async compiles
                 _async_mode = None
         install_tap()
-        current_hook = knobs.runtime.add_stages_inspection_hook
+        runtime = runtime_knobs()
+        current_hook = runtime.add_stages_inspection_hook
         if current_hook is not None and _reaches_ours(current_hook):
             # Ours is in the slot already, or inside the hook there (one that chained ours, or
             # ours put back by code that saved it while we were uninstalled): adopt it as it is.
@@ -209,7 +277,14 @@ def install() -> None:
             return
         _previous = current_hook
         _installed = _hook
-        knobs.runtime.add_stages_inspection_hook = _hook
+        runtime.add_stages_inspection_hook = _hook
+
+
+def ensure_installed(state: SelectionState) -> None:
+    """:func:`install` unless the hook is installed with ``state`` already: no lock, since the
+    autotune and auto modes call this on every launch (``triton_ext._selection.using``)."""
+    if _installed is None or _state is not state:
+        install(state)
 
 
 def _reaches_ours(hook: Any, limit: int = 64) -> bool:
@@ -253,17 +328,13 @@ class HookState:
 
 def save() -> HookState:
     """The hook slot and our installation, for :func:`restore` (the test fixtures use it)."""
-    from triton import knobs
-
     with _lock:
-        return HookState(knobs.runtime.add_stages_inspection_hook, _installed is not None, _previous)
+        return HookState(runtime_knobs().add_stages_inspection_hook, _installed is not None, _previous)
 
 
 def restore(state: HookState) -> None:
     """Put the slot and our installation back exactly as :func:`save` found them."""
     global _previous, _installed
-    from triton import knobs
-
     with _lock:
         if state.installed:
             install_tap()
@@ -272,19 +343,17 @@ def restore(state: HookState) -> None:
             _combined.clear()
         _previous = state.previous if state.installed else None
         _installed = _hook if state.installed else None
-        knobs.runtime.add_stages_inspection_hook = state.slot
+        runtime_knobs().add_stages_inspection_hook = state.slot
 
 
 def uninstall() -> None:
     """Put back the hook that was there before :func:`install`; remove the tap."""
     global _previous, _installed
-    from triton import knobs
-
     with _lock:
         if _installed is None:
             return
-        if knobs.runtime.add_stages_inspection_hook is _installed:
-            knobs.runtime.add_stages_inspection_hook = _previous
+        if runtime_knobs().add_stages_inspection_hook is _installed:
+            runtime_knobs().add_stages_inspection_hook = _previous
         _previous = None
         _installed = None
         _combined.clear()
@@ -292,6 +361,5 @@ def uninstall() -> None:
 
 
 def installed() -> bool:
-    from triton import knobs
-
-    return _installed is not None and knobs.runtime.add_stages_inspection_hook is _installed
+    """Whether our hook is installed and in Triton's slot."""
+    return _installed is not None and runtime_knobs().add_stages_inspection_hook is _installed
