@@ -5,7 +5,7 @@ Run from the repository root on the GPU host (triton 3.9.0 and torch on PYTHONPA
 in build/plugins, vLLM 0.33.0's kernel files in build/vllm-0.33.0: made here by
 ``python -m tests.realworld.vllm_modules fetch build/vllm-0.33.0``):
 
-    python passes/LoopSplit/bench_vllm.py            # writes $OUT/bench-vllm.json if OUT is set
+    python -m passes.LoopSplit.bench_vllm            # writes $OUT/bench-vllm.json if OUT is set
 
 Variants of the pass (``options`` of triton_ext.enabled):
 - ``off``: no pass; ``on``: loop_split with its defaults (profitability model, single drain);
@@ -40,11 +40,10 @@ import torch
 import triton
 from triton.testing import do_bench
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
+import triton_ext
+from triton_ext.testing import import_file
 
-import triton_ext  # noqa: E402
-from triton_ext.testing import import_file  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
 
 HERE = Path(__file__).resolve().parent
 attn = import_file(__file__, "kernels.py")

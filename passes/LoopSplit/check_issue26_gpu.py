@@ -1,6 +1,6 @@
 """Issue 26 on a GPU: the LoopSplit reproducer through the ordinary JIT, with and without the pass.
 
-    python passes/LoopSplit/check_issue26_gpu.py [--out FILE]
+    python -m passes.LoopSplit.check_issue26_gpu [--out FILE]   # from the repository root
 
 Launches ``kern[(1,)](out, v)`` for the issue's ten divisors (unsigned d = 1, 7, 2^31 - 1,
 2^31, 3e9, 2^32 - 1; signed nq = -1, -2, -7, 3), each without and with
@@ -20,14 +20,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO))
+import torch
+import triton
 
-import torch  # noqa: E402
-import triton  # noqa: E402
-
-import triton_ext  # noqa: E402
-from tests.differential import gpu_kernels as gk  # noqa: E402
+import triton_ext
+from tests.differential import gpu_kernels as gk
 
 
 def _launch(name: str, divisor: int, split: bool) -> list[int]:
