@@ -6,7 +6,7 @@ Launches ``kern[(1,)](out, v)`` for the issue's ten divisors (unsigned d = 1, 7,
 2^31, 3e9, 2^32 - 1; signed nq = -1, -2, -7, 3), each without and with
 ``triton_ext.enabled("loop_split")``, and compares the stored 16x16 tile with the exact host
 value (acc[0, 0] = 44 for every divisor). Before the fix 6 of the 10 launches with the pass
-stored 0. Prints the results as JSON, writes them to --out (default $OUT/check_issue26_gpu.json
+stored 0. Prints the results as JSON, writes them to --out (default $OUT/check-issue26-h200.json
 when $OUT is set) and exits 1 on any mismatch.
 """
 
@@ -59,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args(argv)
     if args.out is None and os.environ.get("OUT"):
-        args.out = Path(os.environ["OUT"]) / "check_issue26_gpu.json"
+        args.out = Path(os.environ["OUT"]) / "check-issue26-h200.json"
     rows: list[dict[str, Any]] = []
     for name, divisor in gk.ISSUE26_LAUNCHES:
         signed = name == "issue26_signed"
