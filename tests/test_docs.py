@@ -70,6 +70,7 @@ NOT_REPO_FILES: dict[str, str] = {
     "entry_points.txt": "a wheel's metadata file",
     "site.py": "CPython's standard library",
     "test_pipeliner.py": "Triton's own test file (python/test/unit/language in Triton's repository)",
+    "test_core.py": "Triton's own test file (python/test/unit/language in Triton's repository)",
     "A.json": "placeholder file names in a command line (benchmarks/pass_selection_gpu.py --merge)",
     "B.json": "placeholder file names in a command line (benchmarks/pass_selection_gpu.py --merge)",
     "X.json": "placeholder file names in a command line (benchmarks/pass_selection_gpu.py --merge)",

@@ -19,15 +19,23 @@ FOLDERS = sorted({entry["directory"] for entry in REGISTRY.values()})
 #: Files an extension folder may hold at its root, by kind of file.
 ROOT_FILES = re.compile(r"^(README\.md|CMakeLists\.txt|Passes\.td|[A-Z]\w*\.(td|cpp|h)|kernels\.py|bench\.py)$")
 #: What results/ may hold: BENCHMARK.md, bench-<gpu>.json/png/svg, check-<gpu>.json/log, explore-<gpu>.json,
-#: real-<gpu>.json (the pass on third-party kernels).
+#: real-<gpu>.json (the pass on third-party kernels), vendor-<gpu>.json (bench.py --vendor: against
+#: the vendor libraries), and check-<name>-<gpu>.json / real-<name>-<gpu>.json for a named GPU script
+#: of the folder (check_issue26_gpu.py, bench_vllm.py, gpu_last_mile.py). Only bench-<gpu>.json is a
+#: ``triton-ext bench`` report (the summary table and --compare read bench-*.json).
 RESULT_FILES = re.compile(r"^(BENCHMARK\.md|bench-[a-z0-9]+\.(json|png|svg)|check-[a-z0-9]+\.(json|log)"
-                          r"|explore-[a-z0-9]+\.json|real-[a-z0-9]+\.json)$")
+                          r"|explore-[a-z0-9]+\.json|real-[a-z0-9]+\.json|vendor-[a-z0-9]+\.json"
+                          r"|(check|real)-[a-z0-9]+-[a-z0-9]+\.json)$")
 #: GPU harnesses not yet folded into their bench.py's check mode (``triton-ext bench --check``):
 #: they need a GPU to port and verify. The list may only shrink.
 LEGACY_GPU_SCRIPTS = {"passes/Sanitizers/check_gpu.py", "language/RangeFacts/check_gpu.py",
                       # issue 17's H200 script (third-party kernels with vs without the pass);
                       # it came in on main after this list was written
-                      "passes/LoopSplit/bench_real.py"}
+                      "passes/LoopSplit/bench_real.py",
+                      # H200 scripts of issues 26, 28 and 32 (python -m passes.<Folder>.<script>),
+                      # merged on main after this list was written
+                      "passes/LoopSplit/bench_vllm.py", "passes/LoopSplit/check_issue26_gpu.py",
+                      "passes/Sanitizers/gpu_last_mile.py"}
 #: Extra Python a folder may keep for exploration (not run by tests or CI).
 EXPLORATION = {"backends/nvidia/StreamEviction/explore.py"}
 

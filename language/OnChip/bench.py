@@ -32,7 +32,7 @@ first; about 4-5 minutes on the H200 (each OnChip candidate first runs once in i
 process, in parallel, so that a hanging kernel is left out instead of stopping the run):
 
     TRITON_EXT_BUILD_DIR=$PWD/build python language/OnChip/bench.py --vendor --reps 5 \
-        --out $OUT/onchip-vendor-h200.json
+        --out $OUT/vendor-h200.json
 """
 
 from __future__ import annotations
@@ -973,7 +973,7 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"--only must list gemm and/or attention, got {args.only!r}")
         out = args.out
         if out is None and os.environ.get("OUT"):
-            out = Path(os.environ["OUT"]) / "onchip-vendor-h200.json"
+            out = Path(os.environ["OUT"]) / "vendor-h200.json"
         env = environment()
 
         def write(vrows: list[VendorRow], smoked: dict[str, str], complete: bool = False) -> None:

@@ -5,7 +5,7 @@ Run from the repository root on the GPU host (triton 3.9.0 and torch on PYTHONPA
 in build/plugins, vLLM 0.33.0's kernel files in build/vllm-0.33.0: made here by
 ``python -m tests.realworld.vllm_modules fetch build/vllm-0.33.0``):
 
-    python passes/LoopSplit/bench_vllm.py            # writes $OUT/bench-vllm.json if OUT is set
+    python -m passes.LoopSplit.bench_vllm            # writes $OUT/real-vllm-h200.json if OUT is set
 
 Variants of the pass (``options`` of triton_ext.enabled):
 - ``off``: no pass; ``on``: loop_split with its defaults (profitability model, single drain);
@@ -40,11 +40,10 @@ import torch
 import triton
 from triton.testing import do_bench
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
+import triton_ext
+from triton_ext.testing import import_file
 
-import triton_ext  # noqa: E402
-from triton_ext.testing import import_file  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
 
 HERE = Path(__file__).resolve().parent
 attn = import_file(__file__, "kernels.py")
@@ -211,7 +210,7 @@ def main() -> int:
     out_dir = os.environ.get("OUT")
     if out_dir:
         Path(out_dir).mkdir(parents=True, exist_ok=True)
-        (Path(out_dir) / "bench-vllm.json").write_text(text)
+        (Path(out_dir) / "real-vllm-h200.json").write_text(text)
     bad = [r for r in vllm if not r["ok"] and "error" not in r] + [c for c in attention if not c["ok"]]
     return 1 if bad else 0
 

@@ -1,12 +1,12 @@
 """Issue 26 on a GPU: the LoopSplit reproducer through the ordinary JIT, with and without the pass.
 
-    python passes/LoopSplit/check_issue26_gpu.py [--out FILE]
+    python -m passes.LoopSplit.check_issue26_gpu [--out FILE]   # from the repository root
 
 Launches ``kern[(1,)](out, v)`` for the issue's ten divisors (unsigned d = 1, 7, 2^31 - 1,
 2^31, 3e9, 2^32 - 1; signed nq = -1, -2, -7, 3), each without and with
 ``triton_ext.enabled("loop_split")``, and compares the stored 16x16 tile with the exact host
 value (acc[0, 0] = 44 for every divisor). Before the fix 6 of the 10 launches with the pass
-stored 0. Prints the results as JSON, writes them to --out (default $OUT/check_issue26_gpu.json
+stored 0. Prints the results as JSON, writes them to --out (default $OUT/check-issue26-h200.json
 when $OUT is set) and exits 1 on any mismatch.
 """
 
@@ -20,14 +20,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO))
+import torch
+import triton
 
-import torch  # noqa: E402
-import triton  # noqa: E402
-
-import triton_ext  # noqa: E402
-from tests.differential import gpu_kernels as gk  # noqa: E402
+import triton_ext
+from tests.differential import gpu_kernels as gk
 
 
 def _launch(name: str, divisor: int, split: bool) -> list[int]:
@@ -62,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args(argv)
     if args.out is None and os.environ.get("OUT"):
-        args.out = Path(os.environ["OUT"]) / "check_issue26_gpu.json"
+        args.out = Path(os.environ["OUT"]) / "check-issue26-h200.json"
     rows: list[dict[str, Any]] = []
     for name, divisor in gk.ISSUE26_LAUNCHES:
         signed = name == "issue26_signed"

@@ -20,7 +20,7 @@ timing parts run alone on the GPU):
    exact lanes and first index, clean kernels silent; among them the masked gather with
    masked_load_poison + offset_overflow_check and the store-in-a-loop kernels), 6 at a time.
 
-Prints a JSON summary on stdout and writes everything to DIR/sanitizers-last-mile.json (DIR:
+Prints a JSON summary on stdout and writes everything to DIR/check-lastmile-h200.json (DIR:
 ``--out``, else ``$OUT``, else passes/Sanitizers/results). Exits 1 if a scenario fails, an
 output changed, or a clean corpus kernel reported something.
 """
@@ -49,7 +49,7 @@ ALL_TOGETHER = "+".join(SANITIZERS)
 
 def _corpus(out_dir: Path, rounds: int, jobs: int, timeout_s: int) -> dict[str, Any]:
     """tests.realworld.check_gpu with each sanitizer alone and all three; its JSON, summarized."""
-    out = out_dir / "realworld-san-last-mile.json"
+    out = out_dir / "real-lastmile-h200.json"
     cmd = [sys.executable, "-m", "tests.realworld.check_gpu", "--out", str(out), "--rounds",
            str(rounds), "--jobs", str(jobs), "--passes", *SANITIZERS, ALL_TOGETHER]
     t0 = time.time()
@@ -253,7 +253,7 @@ def main() -> int:
         print(f"scenarios done at {time.time() - started:.0f}s", file=sys.stderr, flush=True)
     result["wall_s"] = round(time.time() - started, 1)
     result["ok"] = ok
-    path = args.out / "sanitizers-last-mile.json"
+    path = args.out / "check-lastmile-h200.json"
     path.write_text(json.dumps(result, indent=1, default=str) + "\n", encoding="utf-8")
     summary = {k: v for k, v in result.items() if k != "scenarios"}
     if "scenarios" in result:

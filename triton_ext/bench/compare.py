@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -90,7 +91,8 @@ def find_reports(root: Path) -> dict[tuple[str, str], tuple[Path, dict[str, Any]
     if root.is_file():
         paths = [root]
     else:
-        paths = sorted(p for p in root.rglob("bench-*.json") if not (_SKIP_DIRS & set(p.relative_to(root).parts)))
+        paths = sorted(p for p in root.rglob("bench-*.json") if not (_SKIP_DIRS & set(p.relative_to(root).parts))
+                       and re.fullmatch(r"bench-[a-z0-9]+\.json", p.name))  # bench-<gpu>.json reports only
     out: dict[tuple[str, str], tuple[Path, dict[str, Any]]] = {}
     for path in paths:
         report = _load(path)

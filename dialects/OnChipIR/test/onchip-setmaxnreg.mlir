@@ -5,6 +5,7 @@
 // default partition get 240 instead of the 168 that 12 warps would have.
 // RUN: %opt %s --pass onchip_lower,onchip_prune,allocate_warp_groups --no-debug-info | FileCheck %s
 // CHECK: module attributes {ttg.maxnreg = 168 : i32, {{.*}}"ttg.total-num-warps" = 12 : i32}
+// CHECK-LABEL: tt.func @producer_with_24_registers
 // CHECK: ttg.warp_specialize(%{{.*}}) attributes {actualRegisters = array<i32: 240, 24, 24, 24>, requestedRegisters = array<i32: 24, 16, 16>
 // CHECK: partition0(%{{.*}}) num_warps(1)
 

@@ -1,8 +1,8 @@
-// RUN: %opt %s --pass loop_split,canonicalize,cse --no-debug-info | FileCheck %s
-// RUN: env MLIR_ENABLE_DIAGNOSTICS=remarks %opt %s --pass 'loop_split{remarks=true}' --no-debug-info 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
-// RUN: %opt %s --pass 'loop_split{profitability=false},canonicalize,cse' --no-debug-info | FileCheck %s --check-prefix=ALWAYS
-// RUN: %opt %s --pass 'loop_split{single-drain=true},canonicalize,cse' --no-debug-info | FileCheck %s --check-prefix=SINGLE
-// RUN: %opt %s --pass 'loop_split{min-unmasked-trips=0},canonicalize,cse' --no-debug-info | FileCheck %s --check-prefix=SHORT
+// RUN: %opt %s -split-input-file --pass loop_split,canonicalize,cse --no-debug-info | FileCheck %s
+// RUN: env MLIR_ENABLE_DIAGNOSTICS=remarks %opt %s -split-input-file --pass 'loop_split{remarks=true}' --no-debug-info 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
+// RUN: %opt %s -split-input-file --pass 'loop_split{profitability=false},canonicalize,cse' --no-debug-info | FileCheck %s --check-prefix=ALWAYS
+// RUN: %opt %s -split-input-file --pass 'loop_split{single-drain=true},canonicalize,cse' --no-debug-info | FileCheck %s --check-prefix=SINGLE
+// RUN: %opt %s -split-input-file --pass 'loop_split{min-unmasked-trips=0},canonicalize,cse' --no-debug-info | FileCheck %s --check-prefix=SHORT
 
 // Profitability (issue 28, LoopSplitProfitability.cpp): a split must save more
 // than its copies of the body and, in a loop Triton software-pipelines, its
@@ -42,6 +42,8 @@ tt.func @dot_load_mask_only(%a: !tt.ptr<f16>, %b: !tt.ptr<f16>, %k: i32) -> tens
   }
   tt.return %res : tensor<16x16xf32>
 }
+
+// -----
 
 // 2. A dot loop whose comparison feeds computation (the causal `tl.where` on
 // the scores): split, both parts keeping the loop's stages (as a hand-split
@@ -90,6 +92,8 @@ tt.func @dot_causal_select(%a: !tt.ptr<f16>, %start_m: i32) -> tensor<16x16xf32>
   tt.return %res : tensor<16x16xf32>
 }
 
+// -----
+
 // 3. The remainder loop of Triton's loop_unroll (factor 4: lb = (n - n % 4) *
 // step, at most 3 iterations) with a tail mask: at most 2 unmasked iterations,
 // fewer than min-unmasked-trips (3): left alone (vLLM's prefix-prefill context
@@ -127,6 +131,8 @@ tt.func @unroll_remainder_tail(%p: !tt.ptr<f32>, %len: i32) -> tensor<32xf32> {
   tt.return %res : tensor<32xf32>
 }
 
+// -----
+
 // 4. Constant bounds: 2 iterations, the comparison `iv < d` known in both at
 // best; fewer than 3 unmasked iterations: left alone. 8 iterations: split.
 // CHECK-LABEL: tt.func @constant_two_trips
@@ -148,6 +154,8 @@ tt.func @constant_two_trips(%d: i32, %x: f32, %y: f32) -> f32 {
   }
   tt.return %r : f32
 }
+
+// -----
 
 // CHECK-LABEL: tt.func @constant_eight_trips
 // CHECK-COUNT-2: scf.for

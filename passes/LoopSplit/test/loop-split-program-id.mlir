@@ -1,4 +1,4 @@
-// RUN: %opt %s --pass loop_split,canonicalize,cse --no-debug-info | FileCheck %s
+// RUN: %opt %s -split-input-file --pass loop_split,canonicalize,cse --no-debug-info | FileCheck %s
 
 // Issue 26 (item 8): the guard's checks on a program id are decided from the
 // range Triton guarantees, tt.get_program_id in [0, 2^31 - 1), and nothing
