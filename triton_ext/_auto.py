@@ -166,6 +166,10 @@ class _Auto:
         JIT's own cache under the JIT's key, so every later launch is Triton's own fast path."""
         if getattr(self.tls, "busy", False) or _selection.current().entries:
             return compile_stock()  # an explicit set, or a variant being compiled for a decision
+        if self.marker.hash in key and not _hook.permanent():
+            # Keyed by the hook another thread's decision lent for a moment (:func:`_hook.lend`):
+            # the stock kernel for this launch, under a key later launches (no hook) never compute.
+            return compile_stock()
         launch = caller.f_locals if _is_launch(caller) else None
         if warmup or launch is None:
             kernel = compile_stock()
@@ -185,7 +189,8 @@ class _Auto:
                 return placed
             args, kwargs, grid = launch["args"], dict(launch["kwargs"]), launch["grid"]
             try:
-                choice, kernel = self._decide(fn, key, device, args, kwargs, grid)
+                with _hook.lend():  # the slot stays empty between decisions (no call per launch)
+                    choice, kernel = self._decide(fn, key, device, args, kwargs, grid)
             except BackupRefused as exc:
                 return self._place(fn, device, key, compile_stock(), refused=str(exc))
             except Exception as exc:  # nothing inside the mode may fail a launch (issue 26.3)
@@ -349,7 +354,14 @@ def activate(candidates: Sequence[str] = ()) -> _Auto:
     from triton.runtime.jit import JITFunction
 
     auto = _Auto(candidates)
-    _hook.install()
+    if not _hook.permanent():
+        # Nothing enabled explicitly: Triton's hook slot stays empty (Triton calls a hook there on
+        # every launch), lent only around each decision; launches key as stock ones do, so kernels
+        # the JITs compiled before the mode are forgotten (their next launch is a miss, decided).
+        from ._pipeline import install_tap
+
+        install_tap()
+        _forget_compiled()
     from . import _inductor  # torch.compile's kernels: the pass set in Inductor's autotuning (issue 27.5)
 
     _inductor.install()
@@ -373,16 +385,27 @@ def activate(candidates: Sequence[str] = ()) -> _Auto:
                     return original(self, key, signature, device, constexprs, options, attrs, warmup)
 
                 def compile_stock() -> Any:
-                    if _selection.current().entries:  # an explicit set: compiled as without the mode
-                        return original(self, key, signature, device, constexprs, options, attrs, warmup)
-                    with _selection.using(Selection()):  # no pass, under the stock on-disk key
-                        return original(self, key, signature, device, constexprs, options, attrs, warmup)
+                    # An explicit set compiles as without the mode; else no pass, under the stock
+                    # on-disk key (the hook, if in the slot, answers the marker's empty key).
+                    return original(self, key, signature, device, constexprs, options, attrs, warmup)
 
                 return current.on_miss(self, compile_stock, sys._getframe(1), key, device, warmup)
 
             _do_compile.__wrapped__ = original  # type: ignore[attr-defined]
             JITFunction._do_compile = _do_compile
     return auto
+
+
+def _forget_compiled() -> None:
+    """Empty every JIT function's in-memory kernel cache (they recompile from Triton's disk cache)."""
+    import gc
+
+    from triton.runtime.jit import JITFunction
+
+    for obj in gc.get_objects():
+        if issubclass(type(obj), JITFunction):  # type(): no __class__ lookup (lazy modules warn)
+            for caches in list(obj.device_caches.values()):
+                caches[0].clear()
 
 
 def _evict(auto: _Auto) -> None:

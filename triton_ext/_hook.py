@@ -19,12 +19,13 @@ while we call it gets an empty answer, so no chain can recurse.
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import hashlib
 import threading
 import warnings
 from dataclasses import dataclass
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, Iterator, Protocol
 
 from . import _selection
 from ._errors import TritonExtWarning
@@ -32,7 +33,7 @@ from ._pipeline import install_tap, uninstall_tap
 from ._runner import records_all_stages, wrap_stage
 from ._selection import _lock, _scoped, current
 
-__all__ = ["StagesHook", "HookState", "install", "uninstall", "installed", "save", "restore"]
+__all__ = ["StagesHook", "HookState", "install", "uninstall", "installed", "save", "restore", "lend", "permanent"]
 
 
 class StagesHook(Protocol):
@@ -48,6 +49,10 @@ _installed: StagesHook | None = None
 _async_mode: contextvars.ContextVar[Any] | None = None
 _combined: dict[tuple[str, str, str], tuple[str, str]] = {}
 _keyed = threading.local()
+#: Lent installs (:func:`lend`): how many blocks hold the hook in the slot, and whether it was put
+#: there by a lend (then the last lend out takes it away again; :func:`install` makes it permanent).
+_lent = 0
+_lent_installed = False
 #: Called with the stages dict after the enabled passes are placed, in the compiling context
 #: (the transparent mode stops a variant's compile before ptxas when its IR is the stock one).
 stage_editor: contextvars.ContextVar[Callable[[dict[str, Any]], None] | None] = contextvars.ContextVar(
@@ -186,30 +191,75 @@ def _carry_selection_into(mode: Any) -> None:
 
 def install() -> None:
     """Install the hook (and the pipeline tap), chaining any hook already there."""
-    global _previous, _installed, _async_mode
+    global _previous, _installed, _async_mode, _lent_installed
     from triton import knobs
 
     with _lock:
-        if _async_mode is None:
-            try:
-                from triton.runtime import _async_compile
+        _lent_installed = False  # installed for good: no lend takes it away
+        _put(knobs)
 
-                _async_mode = _async_compile.active_mode
-            except (ImportError, AttributeError):  # a Triton without async compiles
-                _async_mode = None
-        install_tap()
-        current_hook = knobs.runtime.add_stages_inspection_hook
-        if current_hook is not None and _reaches_ours(current_hook):
-            # Ours is in the slot already, or inside the hook there (one that chained ours, or
-            # ours put back by code that saved it while we were uninstalled): adopt it as it is.
-            # Chaining it again would make the hook call itself.
-            if _installed is None:
-                _previous = None if current_hook is _hook else _previous
-                _installed = _hook
-            return
-        _previous = current_hook
-        _installed = _hook
-        knobs.runtime.add_stages_inspection_hook = _hook
+
+def _put(knobs: Any) -> None:
+    """Put our hook in the slot (chaining the hook there); under ``_lock``."""
+    global _previous, _installed, _async_mode
+    if _async_mode is None:
+        try:
+            from triton.runtime import _async_compile
+
+            _async_mode = _async_compile.active_mode
+        except (ImportError, AttributeError):  # a Triton without async compiles
+            _async_mode = None
+    install_tap()
+    current_hook = knobs.runtime.add_stages_inspection_hook
+    if current_hook is not None and _reaches_ours(current_hook):
+        # Ours is in the slot already, or inside the hook there (one that chained ours, or
+        # ours put back by code that saved it while we were uninstalled): adopt it as it is.
+        # Chaining it again would make the hook call itself.
+        if _installed is None:
+            _previous = None if current_hook is _hook else _previous
+            _installed = _hook
+        return
+    _previous = current_hook
+    _installed = _hook
+    knobs.runtime.add_stages_inspection_hook = _hook
+
+
+def permanent() -> bool:
+    """Whether the hook is installed for good (by :func:`install`: ``enable``, ``enabled``, ...),
+    not only lent by the transparent mode for a decision."""
+    return _installed is not None and not _lent_installed
+
+
+@contextlib.contextmanager
+def lend() -> Iterator[None]:
+    """Our hook in Triton's slot for the block only, unless it is installed for good already.
+
+    The transparent mode (:mod:`triton_ext._auto`) keeps the slot empty between its decisions, so
+    that a launch calls no code of triton-ext (Triton calls the hook on every launch while one is
+    installed); it lends the hook around the compiles and timings of a decision. Blocks nest and
+    overlap across threads (counted); when the last one ends the slot is put back exactly as it was
+    (another tool's hook included), unless something else took the slot meanwhile or
+    :func:`install` made ours permanent."""
+    global _lent, _lent_installed, _previous, _installed
+    from triton import knobs
+
+    with _lock:
+        if _installed is None:
+            _put(knobs)
+            _lent_installed = True
+        _lent += 1
+    try:
+        yield
+    finally:
+        with _lock:
+            _lent -= 1
+            if _lent == 0 and _lent_installed:
+                if knobs.runtime.add_stages_inspection_hook is _installed:
+                    knobs.runtime.add_stages_inspection_hook = _previous
+                _previous = None
+                _installed = None
+                _lent_installed = False
+                _combined.clear()
 
 
 def _reaches_ours(hook: Any, limit: int = 64) -> bool:
@@ -261,10 +311,11 @@ def save() -> HookState:
 
 def restore(state: HookState) -> None:
     """Put the slot and our installation back exactly as :func:`save` found them."""
-    global _previous, _installed
+    global _previous, _installed, _lent, _lent_installed
     from triton import knobs
 
     with _lock:
+        _lent, _lent_installed = 0, False
         if state.installed:
             install_tap()
         else:
@@ -277,10 +328,11 @@ def restore(state: HookState) -> None:
 
 def uninstall() -> None:
     """Put back the hook that was there before :func:`install`; remove the tap."""
-    global _previous, _installed
+    global _previous, _installed, _lent_installed
     from triton import knobs
 
     with _lock:
+        _lent_installed = False
         if _installed is None:
             return
         if knobs.runtime.add_stages_inspection_hook is _installed:

@@ -200,9 +200,9 @@ def _patch(module: types.ModuleType) -> None:
             auto = _auto()
             if auto is None or tag is None or not tag[1]:
                 return original_config(self, cfg)
-            from . import _selection
+            from . import _hook, _selection
 
-            with _selection.using(auto.selection(tag[1])):
+            with _hook.lend(), _selection.using(auto.selection(tag[1])):
                 return original_config(self, cfg)
 
         def benchmark_all_configs(self: Any, *args: Any, **kwargs: Any) -> Any:

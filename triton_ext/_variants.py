@@ -105,7 +105,8 @@ def compile_variants(auto: _Auto, fn: Any, device: int, args: tuple[Any, ...], k
             torch.cuda.set_device(device)  # the JIT of this thread looks up the launch's device
         token = _hook.stage_editor.set(skip_if_stock)
         try:
-            return auto.variant_kernel(fn, variant, args, kwargs, grid)
+            with _hook.lend():  # held until this compile ends, past the budget too
+                return auto.variant_kernel(fn, variant, args, kwargs, grid)
         finally:
             _hook.stage_editor.reset(token)
 
