@@ -3,9 +3,14 @@
 With ``TRITON_EXT_ENABLE=auto`` (the registry's passes marked ``auto: true`` whose plugins are
 built) or ``auto:grid_swizzle,loop_split`` (those passes), importing ``triton_ext`` wraps
 ``JITFunction._do_compile``, which Triton's JIT calls only on a cache miss (put back by
-:func:`deactivate`), and makes the enabled set a *marker*: no pass and the stock on-disk key, but
-its own hash in the JIT's in-memory cache key, so launches under the mode miss kernels compiled
-before it. At a kernel's first launch for a
+:func:`deactivate`). With nothing enabled explicitly, Triton's stages-hook slot stays empty (Triton
+calls a hook there on every launch): launches key as stock ones, the JITs' in-memory caches are
+emptied at activation (kernels compiled before are decided at their next launch), and the hook
+is lent (:func:`triton_ext._hook.lend`) only around each decision's compiles and timings. The
+enabled set is a *marker* (no pass, the stock on-disk key, its own hash): while the hook is lent,
+another thread's launch keys with that hash and gets the stock kernel under a key no later launch
+computes; once ``enable``/``enabled`` install the hook for good, the mode's specializations key
+with the marker as before. At a kernel's first launch for a
 specialization (the JIT's own key: specialization, options, marker; on this device), inside
 that cache miss:
 
@@ -168,8 +173,9 @@ class _Auto:
             return compile_stock()  # an explicit set, or a variant being compiled for a decision
         if self.marker.hash in key and not _hook.permanent():
             # Keyed by the hook another thread's decision lent for a moment (:func:`_hook.lend`):
-            # the stock kernel for this launch, under a key later launches (no hook) never compute.
-            return compile_stock()
+            # the stock kernel for this launch, under a key later launches (no hook) never compute
+            # (listed with the mode's kernels, so that :func:`deactivate` takes it out too).
+            return self._place(fn, device, key, compile_stock())
         launch = caller.f_locals if _is_launch(caller) else None
         if warmup or launch is None:
             kernel = compile_stock()
