@@ -7,13 +7,16 @@ Cached kernels launched back to back (``kernel[grid](...)``, one block: the CPU'
 the whole cost), per launch, in interleaved rounds, under:
 
 * ``stock``: no stages hook installed (Triton as shipped);
-* ``hook``: triton_ext's stages hook installed, nothing enabled (what importing an extension does);
+* ``hook``: triton_ext's stages hook installed, nothing enabled (``triton_ext.enable()``);
 * ``auto, no pass``: ``triton_ext.auto_mode("grid_swizzle")`` with the specialization decided
   as no pass (a decision on disk, so the first launch only compiles);
 * ``auto, grid_swizzle``: the same with the decision ``grid_swizzle`` (the chosen kernel runs).
 
 Since issue 27.1 the mode decides inside the JIT's cache miss and puts the chosen kernel in the
-JIT's own cache, so ``auto, *`` should cost what ``hook`` costs. Kernels: a one-block
+JIT's own cache, and (nothing enabled explicitly) keeps Triton's stages-hook slot empty between
+decisions, so ``auto, *`` should cost what ``stock`` costs (``hook_slot_while_timed`` shows the
+slot during each configuration's launches: ``None`` for stock and the mode). Rounds are
+interleaved, every configuration once per round, in reverse order every other round. Kernels: a one-block
 elementwise kernel with 3 arguments and grid_swizzle's naive GEMM (9 arguments, 1x1 grid).
 With ``--corpus``, also every corpus kernel (issue 27's criterion is the median over the corpus):
 the CPU cost per launch (``triton_ext._timing.launch_cost_us``, the GPU kept busy so the
@@ -110,9 +113,10 @@ def configure(config: str, cases: dict[str, tuple[Any, Callable[[], Any]]]) -> A
     triton.knobs.runtime.add_stages_inspection_hook = None
     if config == "stock":
         return None
-    triton_ext.enable()  # the hook, nothing enabled
     if config == "hook":
+        triton_ext.enable()  # the hook, nothing enabled
         return None
+    # The mode alone (nothing enabled explicitly): Triton's hook slot stays empty after decisions.
     return decide_as("" if config == "auto, no pass" else "grid_swizzle", cases)
 
 
@@ -134,7 +138,7 @@ def corpus(candidates: list[str], rounds: int, calls: int) -> dict[str, Any]:
     errors: dict[str, str] = {}
     for _ in range(rounds):
         for config in ("stock", "hook", "auto"):
-            configure("hook" if config == "auto" else config, {})
+            configure("stock" if config == "auto" else config, {})
             auto = start_mode(candidates) if config == "auto" else None
             for name, go in cases.items():
                 if name in errors:
@@ -175,9 +179,13 @@ def main() -> int:
     configs = ["stock", "hook", "auto, no pass", "auto, grid_swizzle"]
     samples: dict[str, dict[str, list[float]]] = {c: {k: [] for k in cases} for c in configs}
     chosen: dict[str, list[str]] = {}
-    for _ in range(args.rounds):
-        for config in configs:
+    slot: dict[str, str] = {}
+    for r in range(args.rounds):
+        # Interleaved: every configuration once per round, the order reversed every other round,
+        # so that drift (clocks, other load) falls on stock and the mode alike.
+        for config in configs if r % 2 == 0 else configs[::-1]:
             auto = configure(config, cases)
+            slot[config] = repr(triton.knobs.runtime.add_stages_inspection_hook)
             if auto is not None:
                 chosen[config] = [f"{d.kernel}: {d.choice or 'no pass'} (from disk {d.from_disk})" for d in auto.decisions]
             for name, (_, go) in cases.items():
@@ -187,7 +195,7 @@ def main() -> int:
     report = {
         "gpu": torch.cuda.get_device_name(), "triton": triton.__version__, "torch": torch.__version__,
         "python": sys.version.split()[0], "launches": args.launches, "rounds": args.rounds,
-        "us_per_launch": medians, "rounds_us": samples, "decisions": chosen,
+        "us_per_launch": medians, "rounds_us": samples, "decisions": chosen, "hook_slot_while_timed": slot,
         "overhead_over_stock_us": {c: {k: medians[c][k] - medians["stock"][k] for k in cases} for c in configs[1:]},
         "overhead_over_hook_us": {c: {k: medians[c][k] - medians["hook"][k] for k in cases} for c in configs[2:]},
     }

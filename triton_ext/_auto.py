@@ -3,9 +3,14 @@
 With ``TRITON_EXT_ENABLE=auto`` (the registry's passes marked ``auto: true`` whose plugins are
 built) or ``auto:a,b`` (the passes a and b), importing ``triton_ext`` wraps
 ``JITFunction._do_compile``, which Triton's JIT calls only on a cache miss (put back by
-:func:`deactivate`), and makes the enabled set a *marker*: no pass and the stock on-disk key, but
-its own hash in the JIT's in-memory cache key, so launches under the mode miss kernels compiled
-before it. At a kernel's first launch for a
+:func:`deactivate`). With nothing enabled explicitly, Triton's stages-hook slot stays empty (Triton
+calls a hook there on every launch): launches key as stock ones, the JITs' in-memory caches are
+emptied at activation (kernels compiled before are decided at their next launch), and the hook
+is lent (:func:`triton_ext._triton.lend`) only around each decision's compiles and timings. The
+enabled set is a *marker* (no pass, the stock on-disk key, its own hash): while the hook is lent,
+another thread's launch keys with that hash and gets the stock kernel under a key no later launch
+computes; once ``enable``/``enabled`` install the hook for good, the mode's specializations key
+with the marker as before. At a kernel's first launch for a
 specialization (the JIT's own key: specialization, options, marker; on this device), inside
 that cache miss:
 
@@ -78,7 +83,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
-from . import _inductor, _selection
+from . import _inductor, _selection, _triton
 from ._backup import ArgumentBackup, BackupRefused, tensors_of
 from ._manifest import load_manifest
 from ._choice import MARGIN, choose, choose_in_both, paired_ratios, spread, winners
@@ -147,6 +152,12 @@ class _Auto:
         JIT's own cache under the JIT's key, so every later launch is Triton's own fast path."""
         if getattr(self.tls, "busy", False) or _selection.current().entries:
             return compile_stock()  # an explicit set, or a variant being compiled for a decision
+        if self.marker.hash in key and not _triton.permanent():
+            # Keyed by the hook another thread's decision lent for a moment
+            # (:func:`triton_ext._triton.lend`): the stock kernel for this launch, under a key later
+            # launches (no hook) never compute (listed with the mode's kernels, so that
+            # :func:`deactivate` takes it out too).
+            return self._place(fn, device, key, compile_stock())
         launch = caller.f_locals if _is_launch(caller) else None
         if warmup or launch is None:
             kernel = compile_stock()
@@ -166,7 +177,8 @@ class _Auto:
                 return placed
             args, kwargs, grid = launch["args"], dict(launch["kwargs"]), launch["grid"]
             try:
-                choice, kernel = self._decide(fn, key, device, args, kwargs, grid)
+                with _selection.lend_hook():  # the slot stays empty between decisions (no call per launch)
+                    choice, kernel = self._decide(fn, key, device, args, kwargs, grid)
             except BackupRefused as exc:
                 return self._place(fn, device, key, compile_stock(), refused=str(exc))
             except Exception as exc:  # nothing inside the mode may fail a launch (issue 26.3)
@@ -325,7 +337,12 @@ def activate(candidates: Sequence[str] = ()) -> _Auto:
     from triton.runtime.jit import JITFunction  # on first use: importing triton_ext must not import Triton
 
     auto = _Auto(candidates)
-    _selection.install_hook()
+    if not _triton.permanent():
+        # Nothing enabled explicitly: Triton's hook slot stays empty (Triton calls a hook there on
+        # every launch), lent only around each decision; launches key as stock ones do, so kernels
+        # the JITs compiled before the mode are forgotten (their next launch is a miss, decided).
+        _triton.install_tap()
+        _forget_compiled()
     _inductor.install(active)  # torch.compile's kernels: the pass set in Inductor's autotuning (issue 27.5)
     with _lock:
         previous = _active
@@ -347,16 +364,27 @@ def activate(candidates: Sequence[str] = ()) -> _Auto:
                     return original(self, key, signature, device, constexprs, options, attrs, warmup)
 
                 def compile_stock() -> Any:
-                    if _selection.current().entries:  # an explicit set: compiled as without the mode
-                        return original(self, key, signature, device, constexprs, options, attrs, warmup)
-                    with _selection.using(Selection()):  # no pass, under the stock on-disk key
-                        return original(self, key, signature, device, constexprs, options, attrs, warmup)
+                    # An explicit set compiles as without the mode; else no pass, under the stock
+                    # on-disk key (the hook, if in the slot, answers the marker's empty key).
+                    return original(self, key, signature, device, constexprs, options, attrs, warmup)
 
                 return current.on_miss(self, compile_stock, sys._getframe(1), key, device, warmup)
 
             _do_compile.__wrapped__ = original  # type: ignore[attr-defined]
             JITFunction._do_compile = _do_compile
     return auto
+
+
+def _forget_compiled() -> None:
+    """Empty every JIT function's in-memory kernel cache (they recompile from Triton's disk cache)."""
+    import gc
+
+    from triton.runtime.jit import JITFunction  # on first use: importing triton_ext must not import Triton
+
+    for obj in gc.get_objects():
+        if issubclass(type(obj), JITFunction):  # type(): no __class__ lookup (lazy modules warn)
+            for caches in list(obj.device_caches.values()):
+                caches[0].clear()
 
 
 def _evict(auto: _Auto) -> None:

@@ -207,7 +207,7 @@ def _patch(module: types.ModuleType) -> None:
             auto = _auto()
             if auto is None or tag is None or not tag[1]:
                 return original_config(self, cfg)
-            with _selection.using(auto.selection(tag[1])):
+            with _selection.lend_hook(), _selection.using(auto.selection(tag[1])):
                 return original_config(self, cfg)
 
         def benchmark_all_configs(self: Any, *args: Any, **kwargs: Any) -> Any:

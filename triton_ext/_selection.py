@@ -24,9 +24,9 @@ from ._loader import load_extension, loaded_library
 from ._log import get as get_logger
 from ._manifest import Extension, Manifest, PassSpec, load_manifest
 from ._passlist import parse_pass_list
-from ._triton import canonical_builtin, check_overrides, ensure_installed, install
+from ._triton import canonical_builtin, check_overrides, ensure_installed, install, lend
 
-__all__ = ["Enabled", "Selection", "SelectionState", "state", "KEY_VERSION", "current", "install_hook", "build", "enable", "enable_text",
+__all__ = ["Enabled", "Selection", "SelectionState", "state", "KEY_VERSION", "current", "install_hook", "lend_hook", "build", "enable", "enable_text",
            "disable", "enabled", "using", "spell_options", "check_options"]
 
 KEY_VERSION = "triton_ext-2"
@@ -134,6 +134,12 @@ def current() -> Selection:
 def install_hook() -> None:
     """Install the stages hook over this module's :data:`state` (nothing enabled changes)."""
     install(state)
+
+
+def lend_hook() -> contextlib.AbstractContextManager[None]:
+    """The stages hook over :data:`state` in Triton's slot for a block only, unless installed for
+    good already (:func:`triton_ext._triton.lend`: the transparent mode's decisions)."""
+    return lend(state)
 
 
 def check_options(names: Sequence[str], options: Mapping[str, Any] | None, manifest: Manifest | None = None,

@@ -139,7 +139,8 @@ def compile_variants(auto: Tuner, fn: Any, device: int, args: tuple[Any, ...], k
             torch.cuda.set_device(device)  # the JIT of this thread looks up the launch's device
         token = _triton.stage_editor.set(skip_if_stock)
         try:
-            return auto.variant_kernel(fn, variant, args, kwargs, grid)
+            with _selection.lend_hook():  # held until this compile ends, past the budget too
+                return auto.variant_kernel(fn, variant, args, kwargs, grid)
         finally:
             _triton.stage_editor.reset(token)
 

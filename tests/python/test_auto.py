@@ -104,7 +104,7 @@ def test_warmup_compiles_stock_and_leaves_the_decision_to_the_first_launch(host_
     # first real launch decides.
     kernel = scale.warmup(MockTensor(tl.float32), MockTensor(tl.float32), 1024, BLOCK=128, grid=(1,))
     assert "tt.func public @scale" in kernel.asm["ttir"] and host_mode.decisions == []
-    assert not any(host_mode.marker.hash in k for k in scale.device_caches[0][0])
+    assert dict(scale.device_caches[0][0]) == {}
 
 
 # -- the decision rule (pure functions over per-round timings, ms) ---------------------------------
@@ -195,12 +195,14 @@ def test_a_decided_launch_runs_no_code_of_the_mode_whatever_was_chosen(host_mode
     inputs = _inputs()
     first = _mode_calls(lambda: _addmm(*inputs))  # the cache miss: the mode decides (no GPU: no pass)
     assert "_auto.on_miss" in first and [d.choice for d in host_mode.decisions] == [""]
-    # Later launches are Triton's own path: the stages hook answers the key, nothing else of ours.
-    assert _mode_calls(lambda: _addmm(*inputs)) == {"hook._hook"}
+    # Later launches are Triton's own path: no code of ours at all, not even the stages hook,
+    # whose slot stays empty (it was lent for the decision only), so the key is the stock one.
+    assert triton.knobs.runtime.add_stages_inspection_hook is None
+    assert _mode_calls(lambda: _addmm(*inputs)) == set()
     ref, device, key = host_mode.placed[-1]
     fn = ref()
     stock = fn.device_caches[device][0][key]
-    assert host_mode.marker.hash in key and "tt.func public @addmm" in stock.asm["ttir"]
+    assert "custom_pipeline" not in key and "tt.func public @addmm" in stock.asm["ttir"]
     # A decision on disk that chose grid_swizzle: the next activation puts that kernel under the
     # same key, and its launches too run no code of the mode.
     path = host_mode.decision_path(fn, key, device)
@@ -213,8 +215,8 @@ def test_a_decided_launch_runs_no_code_of_the_mode_whatever_was_chosen(host_mode
     assert [(d.choice, d.from_disk) for d in auto.decisions] == [("grid_swizzle", True)]
     chosen = fn.device_caches[device][0][key]
     assert chosen.asm["ttir"] != stock.asm["ttir"] and chosen is not stock
-    assert _mode_calls(lambda: _addmm(*inputs)) == {"hook._hook"}
-    assert fn.device_caches[device][0][key] is chosen
+    assert _mode_calls(lambda: _addmm(*inputs)) == set()
+    assert fn.device_caches[device][0][key] is chosen and triton.knobs.runtime.add_stages_inspection_hook is None
 
 
 @pytest.fixture
@@ -316,3 +318,96 @@ def test_explicit_sets_are_left_alone_and_kernels_compiled_before_the_mode_are_d
     auto = _auto.activate(["grid_swizzle"])
     assert "_auto._decide" in _mode_calls(lambda: _addmm(*inputs, block=32))
     assert [d.kernel for d in auto.decisions] == ["addmm"]
+
+
+def test_launches_on_other_threads_during_a_decision_never_get_a_variant_under_a_stock_key(host_mode: Any) -> None:
+    # The decision lends the stages hook (Triton's slot is otherwise empty): another thread
+    # launching meanwhile may key its launch through it, but only variant compiles run passes,
+    # and those are keyed by their own set, never by the stock key later launches compute.
+    import threading
+    import time
+
+    from tests.python.test_auto_backup import _addmm, _inputs, addmm
+
+    import torch
+
+    inputs, other = _inputs(), _inputs()
+    x, y = torch.zeros(1024), torch.zeros(1024)
+    stop = threading.Event()
+    errors: list[BaseException] = []
+    launches = [0]
+
+    def launch_other() -> None:
+        while not stop.is_set():
+            try:
+                _addmm(*other, block=32) if launches[0] % 2 else scale[(8,)](x, y, 1024, BLOCK=128)
+            except AttributeError:  # the host-only driver: everything before kernel.run ran
+                pass
+            except BaseException as exc:  # noqa: BLE001 - reported below
+                errors.append(exc)
+                return
+            launches[0] += 1
+
+    thread = threading.Thread(target=launch_other)
+    thread.start()
+    try:
+        while launches[0] < 4 and thread.is_alive():  # both decided: the thread's launches are hits
+            time.sleep(0.01)
+        before = launches[0]
+        _mode_calls(lambda: _addmm(*inputs))  # decided while the other thread launches
+        during = launches[0] - before
+    finally:
+        stop.set()
+        thread.join()
+    assert errors == [] and during > 2
+    lent_keys = [k for fn in (scale, addmm) for k in fn.device_caches[0][0] if host_mode.marker.hash in k]
+    assert lent_keys  # launches keyed through the lent hook happened (the case under test)
+    assert triton.knobs.runtime.add_stages_inspection_hook is None
+    assert {d.choice for d in host_mode.decisions} == {""}  # no GPU: no pass timed
+    swizzle = host_mode.selection("grid_swizzle").hash
+    cache = addmm.device_caches[0][0]
+    variants = [k for k in cache if swizzle in k]
+    others = [k for k in cache if swizzle not in k]
+    assert len(variants) == 2 and any("custom_pipeline" not in k for k in others)
+    variant_ttir = {cache[k].asm["ttir"] for k in variants}
+    variant_hash = {cache[k].hash for k in variants}
+    for key in others:  # the stock kernel (stock on-disk key and IR) wherever no variant is named
+        assert cache[key].asm["ttir"] not in variant_ttir and cache[key].hash not in variant_hash, key
+
+
+def test_a_foreign_hook_is_kept_and_an_explicit_set_installs_ours(host_mode: Any) -> None:
+    import triton_ext
+    from tests.python.test_auto_backup import _addmm, _inputs
+    from triton_ext import _auto, _triton
+
+    calls: list[int] = []
+
+    def foreign(*args: Any) -> Any:
+        calls.append(len(args))
+        return ("", "") if not args else None
+
+    _auto.deactivate()
+    triton.knobs.runtime.add_stages_inspection_hook = foreign
+    try:
+        auto = _auto.activate(["grid_swizzle"])
+        inputs = _inputs()
+        _mode_calls(lambda: _addmm(*inputs))
+        assert [d.choice for d in auto.decisions] == [""] and 5 in calls  # chained for the variants
+        # After the decision the slot holds the other tool's hook exactly, and a launch calls it
+        # and nothing of ours.
+        assert triton.knobs.runtime.add_stages_inspection_hook is foreign
+        calls.clear()
+        assert _mode_calls(lambda: _addmm(*inputs)) == set() and calls == [0]
+        # enable() while the mode is on: our hook is installed for good (chaining the other),
+        # and stays after the mode's next decision.
+        triton_ext.enable("grid_swizzle")
+        assert _triton.permanent() and _triton.installed()
+        _mode_calls(lambda: _addmm(*inputs, block=32))
+        assert _triton.installed()
+    finally:
+        from triton_ext import _selection
+
+        _selection.disable()
+        _triton.uninstall()
+        assert triton.knobs.runtime.add_stages_inspection_hook is foreign
+        triton.knobs.runtime.add_stages_inspection_hook = None

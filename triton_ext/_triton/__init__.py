@@ -16,8 +16,8 @@ importing ``triton_ext`` must stay cheap and must not import Triton.
 from __future__ import annotations
 
 from .hook import (
-    HookState, SelectionState, SelectionView, StagesHook, ensure_installed, install, installed, restore, save, stage_editor,
-    uninstall,
+    HookState, SelectionState, SelectionView, StagesHook, ensure_installed, install, installed, lend, permanent, restore,
+    save, stage_editor, uninstall,
 )
 from .runner import EnabledPass, StageFn, record, records_all_stages, wrap_stage
 from .tap import (
@@ -31,4 +31,5 @@ __all__ = [
     "Builtin", "Insertion", "Plan", "install_tap", "uninstall_tap", "activate", "current_plan",
     "StageFn", "wrap_stage", "record", "records_all_stages",
     "StagesHook", "HookState", "stage_editor", "install", "ensure_installed", "uninstall", "installed", "save", "restore",
+    "lend", "permanent",
 ]

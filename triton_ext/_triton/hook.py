@@ -13,7 +13,8 @@ Triton calls it two ways:
 
 The hook receives the enabled set's state at :func:`install` (this module imports nothing of the
 selection). A hook installed before ours is chained (called first, its key joined to ours) and
-put back by :func:`uninstall`. :func:`install` recognises our own hook wherever it sits (in the
+put back by :func:`uninstall`. :func:`lend` puts the hook in the slot for a block only (the
+transparent mode, between whose decisions the slot stays empty). :func:`install` recognises our own hook wherever it sits (in the
 slot, or inside a hook that chained it) and never chains it to itself; a hook that calls back
 into ours while we call it gets an empty answer, so no chain can recurse.
 
@@ -23,19 +24,20 @@ Triton itself is imported on first use (:func:`install`, a stage run), never at 
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import hashlib
 import threading
 import warnings
 from dataclasses import dataclass
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Callable, Iterator, Protocol, Sequence
 
 from .._errors import TritonExtWarning
 from .runner import EnabledPass, records_all_stages, wrap_stage
 from .tap import install_tap, runtime_knobs, uninstall_tap
 
 __all__ = ["SelectionView", "SelectionState", "StagesHook", "HookState", "stage_editor", "install", "ensure_installed",
-           "uninstall", "installed", "save", "restore"]
+           "uninstall", "installed", "save", "restore", "lend", "permanent"]
 
 
 # --------------------------------------------------------------------------- #
@@ -113,6 +115,10 @@ _keyed = threading.local()
 _lock = threading.RLock()
 #: The enabled set the hook answers from, received at :func:`install`.
 _state: SelectionState = _NOTHING_ENABLED
+#: Lent installs (:func:`lend`): how many blocks hold the hook in the slot, and whether it was put
+#: there by a lend (then the last lend out takes it away again; :func:`install` makes it permanent).
+_lent = 0
+_lent_installed = False
 #: Called with the stages dict after the enabled passes are placed, in the compiling context
 #: (the transparent mode stops a variant's compile before ptxas when its IR is the stock one).
 stage_editor: contextvars.ContextVar[Callable[[dict[str, Any]], None] | None] = contextvars.ContextVar(
@@ -252,37 +258,83 @@ def _carry_selection_into(mode: Any) -> None:
 
 
 def install(state: SelectionState) -> None:
-    """Install the hook (and the pipeline tap), chaining any hook already there; the hook answers
-    from ``state``, the enabled set that :mod:`triton_ext._selection` owns."""
-    global _previous, _installed, _async_mode, _state
+    """Install the hook (and the pipeline tap) for good, chaining any hook already there; the hook
+    answers from ``state``, the enabled set that :mod:`triton_ext._selection` owns."""
+    global _lent_installed
     with _lock:
-        _state = state
-        if _async_mode is None:
-            try:
-                from triton.runtime import _async_compile  # a Triton module: imported at install only
+        _lent_installed = False  # installed for good: no lend takes it away
+        _put(state)
 
-                _async_mode = _async_compile.active_mode
-            except (ImportError, AttributeError):  # a Triton without async compiles
-                _async_mode = None
-        install_tap()
-        runtime = runtime_knobs()
-        current_hook = runtime.add_stages_inspection_hook
-        if current_hook is not None and _reaches_ours(current_hook):
-            # Ours is in the slot already, or inside the hook there (one that chained ours, or
-            # ours put back by code that saved it while we were uninstalled): adopt it as it is.
-            # Chaining it again would make the hook call itself.
-            if _installed is None:
-                _previous = None if current_hook is _hook else _previous
-                _installed = _hook
-            return
-        _previous = current_hook
-        _installed = _hook
-        runtime.add_stages_inspection_hook = _hook
+
+def _put(state: SelectionState) -> None:
+    """Put our hook in the slot (chaining the hook there), answering from ``state``; under ``_lock``."""
+    global _previous, _installed, _async_mode, _state
+    _state = state
+    if _async_mode is None:
+        try:
+            from triton.runtime import _async_compile  # a Triton module: imported at install only
+
+            _async_mode = _async_compile.active_mode
+        except (ImportError, AttributeError):  # a Triton without async compiles
+            _async_mode = None
+    install_tap()
+    runtime = runtime_knobs()
+    current_hook = runtime.add_stages_inspection_hook
+    if current_hook is not None and _reaches_ours(current_hook):
+        # Ours is in the slot already, or inside the hook there (one that chained ours, or
+        # ours put back by code that saved it while we were uninstalled): adopt it as it is.
+        # Chaining it again would make the hook call itself.
+        if _installed is None:
+            _previous = None if current_hook is _hook else _previous
+            _installed = _hook
+        return
+    _previous = current_hook
+    _installed = _hook
+    runtime.add_stages_inspection_hook = _hook
+
+
+def permanent() -> bool:
+    """Whether the hook is installed for good (by :func:`install`: ``enable``, ``enabled``, ...),
+    not only lent by the transparent mode for a decision."""
+    return _installed is not None and not _lent_installed
+
+
+@contextlib.contextmanager
+def lend(state: SelectionState) -> Iterator[None]:
+    """Our hook in Triton's slot, answering from ``state``, for the block only, unless it is
+    installed for good already.
+
+    The transparent mode (:mod:`triton_ext._auto`) keeps the slot empty between its decisions, so
+    that a launch calls no code of triton-ext (Triton calls the hook on every launch while one is
+    installed); it lends the hook around the compiles and timings of a decision. Blocks nest and
+    overlap across threads (counted); when the last one ends the slot is put back exactly as it was
+    (another tool's hook included), unless something else took the slot meanwhile or
+    :func:`install` made ours permanent."""
+    global _lent, _lent_installed, _previous, _installed
+    with _lock:
+        if _installed is None:
+            _put(state)
+            _lent_installed = True
+        _lent += 1
+    try:
+        yield
+    finally:
+        with _lock:
+            _lent -= 1
+            if _lent == 0 and _lent_installed:
+                runtime = runtime_knobs()
+                if runtime.add_stages_inspection_hook is _installed:
+                    runtime.add_stages_inspection_hook = _previous
+                _previous = None
+                _installed = None
+                _lent_installed = False
+                _combined.clear()
 
 
 def ensure_installed(state: SelectionState) -> None:
-    """:func:`install` unless the hook is installed with ``state`` already: no lock, since the
-    autotune and auto modes call this on every launch (``triton_ext._selection.using``)."""
+    """:func:`install` unless the hook is installed with ``state`` already (for good, or lent by
+    :func:`lend`, which stays a lend): no lock, since the autotune and auto modes call this on
+    every launch (``triton_ext._selection.using``)."""
     if _installed is None or _state is not state:
         install(state)
 
@@ -334,8 +386,9 @@ def save() -> HookState:
 
 def restore(state: HookState) -> None:
     """Put the slot and our installation back exactly as :func:`save` found them."""
-    global _previous, _installed
+    global _previous, _installed, _lent, _lent_installed
     with _lock:
+        _lent, _lent_installed = 0, False
         if state.installed:
             install_tap()
         else:
@@ -348,8 +401,9 @@ def restore(state: HookState) -> None:
 
 def uninstall() -> None:
     """Put back the hook that was there before :func:`install`; remove the tap."""
-    global _previous, _installed
+    global _previous, _installed, _lent_installed
     with _lock:
+        _lent_installed = False
         if _installed is None:
             return
         if runtime_knobs().add_stages_inspection_hook is _installed:
