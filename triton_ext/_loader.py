@@ -113,15 +113,19 @@ def load(path: str | Path, extension: str | None = None) -> LibraryReport:
     with _lock:
         if key in _loaded:
             return _loaded[key].report
-        report = preflight(key, extension)
+        # A second copy of loaded bytes is refused before preflight: its verdict is keyed by what
+        # lies beside the copy, which a stray copy may lack (its child would fail for that instead).
+        digest = sha256_file(key) if key.is_file() else None
         for other in _loaded.values():
-            if other.report.sha256 == report.sha256:
+            if other.report.sha256 == digest:
                 raise LoadError(
                     f"{key}: the same library is already loaded from {other.path}; expected each library "
                     f"loaded once, found a second copy: load only one of them",
                     extension=extension,
                     path=key,
                 )
+        report = preflight(key, extension)
+        for other in _loaded.values():
             clash = sorted(set(other.report.passes) & set(report.passes))
             if clash:
                 raise LoadError(
