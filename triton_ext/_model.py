@@ -153,6 +153,13 @@ class PassSpec:
     #: The build's pass records the options were read from ("" when the registry declares them);
     #: when the file is missing the options are not known until the extension is built.
     options_source: str = ""
+    #: Option values this pass takes on one backend unless the user sets them (registry
+    #: ``target_options``, e.g. a value that only one backend can compile).
+    target_options: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...] = ()
+
+    def options_for(self, backend: str) -> dict[str, Any]:
+        """The registry's option values for ``backend`` (empty when it names none)."""
+        return dict(next((values for name, values in self.target_options if name == backend), ()))
 
     @property
     def anchor(self) -> str | None:

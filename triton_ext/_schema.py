@@ -24,10 +24,6 @@ from ._pass_records import DeclaredOption, flag_of, read_pass_records, records_p
 
 __all__ = ["parse_registry", "merge"]
 
-# --------------------------------------------------------------------------- #
-# Validation over YAML nodes
-# --------------------------------------------------------------------------- #
-
 
 
 def _describe(node: yaml.Node) -> str:
@@ -168,12 +164,19 @@ def _parse_option(c: _Checker, name: str, key: yaml.Node, node: yaml.Node, where
     return option
 
 
+def _parse_target_options(c: _Checker, node: yaml.Node, where: str) -> tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]:
+    """``{backend: {option: value}}``; a value for an option the pass lacks is ignored when it runs."""
+    return tuple((b, tuple((k, c.scalar(v, f"{where}.{b}.{k}", (str, int, bool), "a string, integer or boolean"))
+                           for k, (_, v) in (c.mapping(n, f"{where}.{b}") or {}).items()))
+                 for b, (_, n) in (c.mapping(node, where, BACKENDS) or {}).items())
+
+
 def _parse_pass(c: _Checker, ext: str, name: str, key: yaml.Node, node: yaml.Node, where: str,
                 role: str = "optimization") -> PassSpec | None:
     if not SNAKE.match(name):
         c.error(key, where, f"expected a snake_case pass name, found {name!r}")
     allowed = ("stage", "after", "before", "replaces", "skips", "occurrence", "then", "enabled_by_default", "options",
-               "on_failure", "auto", "role")
+               "on_failure", "auto", "role", "target_options")
     fields = c.mapping(node, where, allowed, ("stage",), owner=key)
     if fields is None:
         return None
@@ -224,6 +227,8 @@ def _parse_pass(c: _Checker, ext: str, name: str, key: yaml.Node, node: yaml.Nod
             option = _parse_option(c, option_name, option_key, option_node, f"{where}.options.{option_name}")
             if option is not None:
                 options.append(option)
+    target_options = _parse_target_options(c, fields["target_options"][1], f"{where}.target_options") \
+        if "target_options" in fields else ()
     if len(c.errors) != ok or stage is None:
         return None
     return PassSpec(
@@ -242,6 +247,7 @@ def _parse_pass(c: _Checker, ext: str, name: str, key: yaml.Node, node: yaml.Nod
         on_failure=on_failure,
         auto=auto,
         role=role,
+        target_options=target_options,
     )
 
 

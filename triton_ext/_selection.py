@@ -15,7 +15,7 @@ import difflib
 import hashlib
 import json
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Iterator, Mapping, Sequence
 
 from ._errors import OptionError, TritonExtError, UnknownPassError
@@ -50,6 +50,17 @@ class Enabled:
         values = dict(self.options)
         return tuple(o.render(values.get(o.name, o.default)) for o in self.spec.options)
 
+    def for_target(self, backend: str) -> "Enabled":
+        """This pass as it runs on ``backend``: the registry's ``target_options`` for it, under the
+        options the user set."""
+        defaults = self.spec.options_for(backend)
+        if not defaults:
+            return self
+        declared = {o.name for o in self.spec.options}
+        merged = {k: v for k, v in defaults.items() if k in declared}
+        merged.update(self.options)
+        return replace(self, options=tuple(sorted(merged.items())))
+
     def describe(self) -> dict[str, Any]:
         s = self.spec
         return {
@@ -65,6 +76,7 @@ class Enabled:
             "adds_pass": s.adds_pass,
             "args": list(self.args),
             "targets": [[t.backend, t.min_arch, t.max_arch, list(t.archs)] for t in self.extension.targets],
+            "target_options": [[b, [list(kv) for kv in values]] for b, values in s.target_options],
             "library_sha256": self.library_sha256,
             "infra_sha256": self.infra_sha256,
         }

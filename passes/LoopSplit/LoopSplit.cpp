@@ -29,6 +29,7 @@
 
 #include "LoopSplitAnalysis.h"
 #include "LoopSplitProfitability.h"
+#include "LoopSplitRounding.h"
 #include "triton-ext/PassInfra.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -305,9 +306,10 @@ private:
 /// Splits scf.for loops on the first suitable iv comparison in their body.
 struct SplitLoopOnComparison : OpRewritePattern<scf::ForOp> {
   SplitLoopOnComparison(MLIRContext *ctx, const SplitLimits &limits,
-                        const ProfitOptions &profitOptions, bool remarks)
+                        const ProfitOptions &profitOptions,
+                        Rounding rounding, bool remarks)
       : OpRewritePattern(ctx), limits(limits), profitOptions(profitOptions),
-        remarks(remarks) {}
+        rounding(rounding), remarks(remarks) {}
 
   LogicalResult matchAndRewrite(scf::ForOp loop,
                                 PatternRewriter &rewriter) const override {
@@ -320,6 +322,24 @@ struct SplitLoopOnComparison : OpRewritePattern<scf::ForOp> {
     ProfitDecision profit = decideProfit(loop, *plan, profitOptions);
     if (profit.declineReason)
       return decline(loop, rewriter, profit.declineReason, /*legal=*/true);
+    // Not a cost but a result: checked with or without the model
+    // (LoopSplitRounding.cpp).
+    bool roundParts = false;
+    if (rounding != Rounding::Contract && findContractionHazard(loop, *plan)) {
+      if (rounding == Rounding::Decline)
+        return decline(loop, rewriter,
+                       "a folded mask separates a multiply from an add, which "
+                       "would then contract into an FMA and change results "
+                       "(rounding=mul-rn on CUDA, or rounding=contract)",
+                       /*legal=*/true);
+      if (!canKeepRounding(loop, *plan))
+        return decline(loop, rewriter,
+                       "a folded mask separates a multiply from an add and "
+                       "the multiply is not an f32/f64 tensor one of the loop body "
+                       "(rounding=contract splits anyway)",
+                       /*legal=*/true);
+      roundParts = true;
+    }
 
     struct Part {
       Value lb, ub;
@@ -347,6 +367,10 @@ struct SplitLoopOnComparison : OpRewritePattern<scf::ForOp> {
       clone.setLowerBound(part.lb);
       clone.setUpperBound(part.ub);
       clone.getInitArgsMutable().assign(carried);
+      if (part.low && roundParts)
+        keepRounding(
+            loop, *plan,
+            [&](Operation *op) { return mapping.lookup(op); }, rewriter);
       if (part.low)
         for (Comparison c : plan->comparisons)
           replaceByConstant(rewriter, mapping.lookup(c.cmp.getResult()),
@@ -395,6 +419,7 @@ private:
 
   SplitLimits limits;
   ProfitOptions profitOptions;
+  Rounding rounding;
   bool remarks;
 };
 
@@ -416,7 +441,8 @@ public:
     RewritePatternSet patterns(&getContext());
     patterns.add<SplitLoopOnComparison>(
         &getContext(), SplitLimits{maxParts, maxTileElements, maxTailStep},
-        ProfitOptions{profitability, minUnmaskedTrips, singleDrain}, remarks);
+        ProfitOptions{profitability, minUnmaskedTrips, singleDrain},
+        rounding, remarks);
     walkAndApplyPatterns(getOperation(), std::move(patterns));
   }
 };

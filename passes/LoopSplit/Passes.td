@@ -97,6 +97,23 @@ def TritonExtLoopSplit : Pass<"triton-ext-loop-split", "mlir::ModuleOp"> {
            "default: the causal split then pipelines both parts as the "
            "hand-split kernel does; unpipelined, its diagonal part loads "
            "through registers (+5 / +13 registers at head_dim 128 / 64).">,
+    EnumOption<"rounding", "rounding",
+               "::mlir::triton_ext::loop_split::Rounding", /*default=*/"decline",
+               "Where folding a mask removes a select between a multiply and "
+               "an add (`tl.where(mask, x * s, -inf) - m`), the backends "
+               "would contract them into one FMA, which rounds once where the "
+               "masked loop rounded twice: outputs would move by an ulp "
+               "(vLLM's prefix-prefill on the H200). The registry sets "
+               "mul-rn for CUDA.",
+               [EnumValue<"Decline", "decline",
+                          "leave such loops alone">,
+                EnumValue<"MulRn", "mul-rn",
+                          "split; the multiply reaches the add through an "
+                          "inline PTX mul.rn (never fused, no flush to zero): "
+                          "results bit for bit as unsplit. CUDA only">,
+                EnumValue<"Contract", "contract",
+                          "split and let the backends contract, as in a "
+                          "hand-split kernel (the last bit may differ)">]>,
     Option<"remarks", "remarks", "bool", /*default=*/"false",
            "Emit a remark for each loop the pass could split but leaves "
            "alone, with the reason (profitability and limits).">,

@@ -87,6 +87,10 @@ def test_valid_registry_parses_into_frozen_dataclasses() -> None:
         ("after: loop_unroll", "occurrence: last", 16, "occurrence", "expected only with after, before or replaces"),
         ("after: loop_unroll", "after: loop_unroll\n        on_failure: abort", 17, "on_failure",
          "expected one of skip, error"),
+        ("after: loop_unroll", "after: loop_unroll\n        target_options: {xpu: {max-splits: 2}}", 17,
+         "target_options.xpu", "unknown field; expected one of cuda, hip"),
+        ("after: loop_unroll", "after: loop_unroll\n        target_options: {cuda: {max-splits: [2]}}", 17,
+         "target_options.cuda.max-splits", "expected a string, integer or boolean"),
     ],
 )
 def test_malformed_field_names_file_line_field(old: str, new: str, line: int, field: str, message: str) -> None:
@@ -165,3 +169,18 @@ def test_load_manifest_reads_env_path(tmp_path: Path, monkeypatch: pytest.Monkey
     path.write_text(VALID.replace("stage: ttir", "stage: nope"))
     with pytest.raises(ManifestError, match=rf"{path}:15: .*stage"):
         load_manifest()
+
+
+def test_target_options_apply_on_their_backend_under_the_users_options() -> None:
+    from triton_ext._selection import Enabled
+
+    text = VALID.replace("after: loop_unroll", "after: loop_unroll\n        target_options: {cuda: {max-splits: 2}}")
+    ext = parse(text).extension("loop_split")
+    spec = ext.passes[0]
+    assert spec.options_for("cuda") == {"max-splits": 2} and spec.options_for("hip") == {}
+    plain = Enabled(spec, ext, (), "sha")
+    assert plain.for_target("hip").args == ("max-splits=3",)
+    assert plain.for_target("cuda").args == ("max-splits=2",)
+    assert Enabled(spec, ext, (("max-splits", 1),), "sha").for_target("cuda").args == ("max-splits=1",)
+    # The registry's values are part of what the compile-cache key describes.
+    assert plain.describe()["target_options"] == [["cuda", [["max-splits", 2]]]]

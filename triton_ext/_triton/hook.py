@@ -190,7 +190,7 @@ def _hook(*args: Any, **kwargs: Any) -> Any:
         if stage not in stages:
             continue
         entries = [
-            e for e in selection.entries
+            e.for_target(target.backend) for e in selection.entries
             if e.spec.stage == stage and e.extension.applies_to(target.backend, target.arch)
             and not (gluon and stage == "ttgir" and e.spec.anchor)
         ]

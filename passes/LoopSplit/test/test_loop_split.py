@@ -184,3 +184,20 @@ def test_flatten_nest_is_left_alone():
     assert plain.asm["ttgir"].count("scf.for") == 1, plain.asm["ttgir"]
     assert split.asm["ttir"].count("scf.for") == plain.asm["ttir"].count("scf.for") == 2
     assert split.asm["ttgir"].count("scf.for") == 1, split.asm["ttgir"]
+
+
+def test_split_keeps_fp_roundings_on_cuda():
+    # `tl.where(mask, qk * scale, -inf) - m`: without the select the multiply would fuse into the
+    # subtraction (Triton's default fp fusion) and round once instead of twice. On CUDA the
+    # registry's target_options give loop_split rounding=mul-rn: the unmasked part multiplies
+    # with an inline PTX mul.rn, which neither LLVM nor ptxas fuses (and which keeps subnormals); rounding=contract does not.
+    kept = _compile("tensor", enabled=True)
+    loops = causal_attention.top_level_loop_bodies(kept.asm["ttir"])
+    assert "mul.rn.f32" in loops[0] and "mul.rn.f32" not in loops[1], loops
+    assert "mul.rn.f32" in kept.asm["ptx"] and "mul.rn.ftz" not in kept.asm["ptx"]
+    src = ASTSource(causal_attention.KERNELS["tensor"], signature=causal_attention.signature("fp16"),
+                    constexprs={"HEAD_DIM": 64, "BLOCK_M": 128, "BLOCK_N": 64})
+    with triton_ext.enabled("loop_split", options={"rounding": "contract"}):
+        contracted = triton.compile(src, target=TARGET)
+    assert len(causal_attention.top_level_loop_bodies(contracted.asm["ttir"])) >= 2
+    assert "mul.rn.f32" not in contracted.asm["ptx"]

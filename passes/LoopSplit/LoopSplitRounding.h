@@ -1,0 +1,54 @@
+//===- LoopSplitRounding.h - Splits that would change floating results -*- C++ -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+// A split must not change a result, bit for bit. Folding a mask removes the
+// `arith.select` it fed; when that select stood between a multiply and an
+// add, the backends may now contract the two into one fused multiply-add
+// (Triton compiles with fp fusion on by default: LLVM's fp-contract=fast and
+// ptxas's fmad), which rounds once where the masked loop rounded twice.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TRITON_EXT_LOOPSPLIT_ROUNDING_H
+#define TRITON_EXT_LOOPSPLIT_ROUNDING_H
+
+#include "LoopSplitAnalysis.h"
+
+namespace mlir::triton_ext::loop_split {
+
+/// What the pass does where a split would let a multiply contract into an add
+/// (the `rounding` option).
+enum class Rounding {
+  /// Leave the loop alone.
+  Decline,
+  /// Split; in the parts where the mask folds, the multiply's value reaches
+  /// the add through an inline PTX `mul.rn` (which neither LLVM nor ptxas
+  /// fuses, and which does not flush subnormals): the same roundings as the
+  /// masked loop. CUDA only.
+  MulRn,
+  /// Split and let the backends contract (what a hand-split kernel gets).
+  Contract,
+};
+
+/// The first select of `loop`'s body that a folded comparison of `plan`
+/// controls and that separates an `arith.mulf` from an `arith.addf` /
+/// `arith.subf` (or a reduction or scan that adds), looking through ops that
+/// only move values between registers and shapes; null when there is none.
+Operation *findContractionHazard(scf::ForOp loop, const SplitPlan &plan);
+
+/// Whether keepRounding can apply to every hazardous select of `loop`: its
+/// multiplies are f32 or f64 tensors inside the loop.
+bool canKeepRounding(scf::ForOp loop, const SplitPlan &plan);
+
+/// For `Rounding::MulRn`, in a part (`body`, a clone of the loop) where
+/// the comparisons fold: routes the multiply operands of every hazardous
+/// select (the clone's op for `hazards`) through a PTX `mul.rn`, so folding the select leaves the roundings as they were. Call only
+/// where canKeepRounding holds.
+void keepRounding(scf::ForOp loop, const SplitPlan &plan,
+                           function_ref<Operation *(Operation *)> inPart,
+                           RewriterBase &rewriter);
+
+} // namespace mlir::triton_ext::loop_split
+
+#endif // TRITON_EXT_LOOPSPLIT_ROUNDING_H
