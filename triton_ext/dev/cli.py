@@ -293,6 +293,8 @@ _DELEGATED = {
     "pipeline": ("triton_ext.dev.pipeline", "show the pass pipeline a compile runs, plugin passes in place"),
     "tune": ("triton_ext.dev.tune", "find the best pass set for a benchmark's kernels"),
     "auto": ("triton_ext.dev.auto_report", "show the transparent mode's decisions on disk (triton-ext auto report)"),
+    "docs": ("triton_ext.dev.extension_docs",
+             "regenerate the options and results tables of the extension READMEs (--check: only compare)"),
 }
 
 
