@@ -52,7 +52,12 @@ real = import_file(__file__, "bench_real.py")  # _res_usage, _compiled_variants
 ROUNDS = 5
 VARIANTS: dict[str, dict[str, Any] | None] = {
     "off": None, "on": {}, "always": {"profitability": False}, "single": {"single-drain": True},
+    # rounding=contract: the folded parts' multiply may fuse into the add (not bitwise as unsplit)
+    "contract": {"rounding": "contract"},
 }
+#: Triton's fp fusion (TRITON_DEFAULT_FP_FUSION): with it off, rounding=contract must be bitwise
+#: equal to the unsplit kernel too, which shows contraction is the only source of difference.
+FP_FUSION = os.environ.get("TRITON_DEFAULT_FP_FUSION", "1") != "0"
 
 
 def _ctx(options: dict[str, Any] | None) -> contextlib.AbstractContextManager:
@@ -124,6 +129,8 @@ def _vllm_case(name: str, make: Callable[[], Any]) -> dict[str, Any]:
             outs[variant] = out.clone()
         r["compare"] = _compare(outs)
         r["ok"] = all(c["max_abs_diff"] <= 2e-2 for c in r["compare"].values()) and bool(torch.isfinite(outs["off"]).all())
+        # Outputs unchanged: the pass's defaults give the unsplit kernel's bits.
+        r["unchanged"] = r["compare"]["on"]["bitwise"]
         r["kernels"] = _variant_kernels(jit)
         fn = lambda: vc.call(module)  # noqa: E731
         ms = _interleaved({v: fn for v in VARIANTS}, VARIANTS)
@@ -139,6 +146,7 @@ def _vllm_case(name: str, make: Callable[[], Any]) -> dict[str, Any]:
 ATTN = {  # name -> (form, options)
     "tensor": ("tensor", None), "tensor+on": ("tensor", {}), "tensor+single": ("tensor", {"single-drain": True}),
     "scalar": ("scalar", None), "scalar+on": ("scalar", {}), "scalar+single": ("scalar", {"single-drain": True}),
+    "tensor+contract": ("tensor", {"rounding": "contract"}),
     "hand_split": ("hand_split", None),
 }
 
@@ -174,6 +182,9 @@ def _attn_case(seq: int, head_dim: int) -> dict[str, Any]:
         "seq": seq, "head_dim": head_dim, "heads": heads, "num_warps": warps, "kernels": regs, "ms": ms,
         "hand_split_over": {n: ms["hand_split"] / ms[n] for n in ATTN if n != "hand_split"},
         "compare_vs_hand_split": _compare(outs, "hand_split"),
+        "compare_vs_unsplit": {n: {"bitwise": torch.equal(outs[n], outs[n.split("+")[0]]),
+                                   "max_abs_diff": (outs[n].float() - outs[n.split("+")[0]].float()).abs().max().item()}
+                               for n in ATTN if "+" in n},
         "ok": all((o.float() - outs["hand_split"].float()).abs().max().item() <= 2e-2 for o in outs.values()),
     }
 
@@ -202,7 +213,7 @@ def main() -> int:
                 "attention kernels and one-loop causal attention vs hand-split (issue 28)",
         "commit": _commit(), "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "device": torch.cuda.get_device_name(), "torch": torch.__version__, "triton": triton.__version__,
-        "python": platform.python_version(), "rounds": ROUNDS, "seconds": round(time.time() - t0, 1),
+        "python": platform.python_version(), "rounds": ROUNDS, "fp_fusion": FP_FUSION, "seconds": round(time.time() - t0, 1),
         "vllm": vllm, "attention": attention,
     }
     text = json.dumps(result, indent=1)
@@ -210,8 +221,10 @@ def main() -> int:
     out_dir = os.environ.get("OUT")
     if out_dir:
         Path(out_dir).mkdir(parents=True, exist_ok=True)
-        (Path(out_dir) / "real-vllm-h200.json").write_text(text)
-    bad = [r for r in vllm if not r["ok"] and "error" not in r] + [c for c in attention if not c["ok"]]
+        (Path(out_dir) / ("real-vllm-h200.json" if FP_FUSION else "real-vllmnofusion-h200.json")).write_text(text)
+    bad = [r for r in vllm if not (r["ok"] and r["unchanged"]) and "error" not in r] \
+        + [c for c in attention if not (c["ok"] and c["compare_vs_unsplit"]["tensor+on"]["bitwise"]
+                                        and c["compare_vs_unsplit"]["scalar+on"]["bitwise"])]
     return 1 if bad else 0
 
 
