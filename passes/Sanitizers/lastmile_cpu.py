@@ -50,6 +50,9 @@ def sass_facts(cubin: bytes) -> tuple[dict[str, int], str]:
     ops = [op for op in ops if op != "NOP"]
     facts = {"regs": int(m.group(1)), "stack": int(m.group(2)), "sass": len(ops)}
     facts.update({name: ops.count(name) for name in _COUNTED})
+    # sm_90 spells the global atomics REDG / ATOMG.
+    facts["RED"] += ops.count("REDG")
+    facts["ATOM"] += ops.count("ATOMG")
     return facts, sass
 
 
