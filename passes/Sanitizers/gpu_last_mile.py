@@ -22,7 +22,7 @@ timing parts run alone on the GPU):
    masked_load_poison + offset_overflow_check and the store-in-a-loop kernels), 6 at a time.
 
 ``--kernels NAME ...`` (or ``--worst``: the kernels below 0.90 in the last full run, WORST) times
-only those corpus kernels, with more rounds if asked, and writes ``*-lastmile-worst-h200.json``
+only those corpus kernels, with more rounds if asked, and writes ``*-lastmileworst-h200.json``
 instead, so that the full-corpus files stay as they are.
 
 Prints a JSON summary on stdout and writes everything to DIR/check-lastmile-h200.json (DIR:
@@ -62,7 +62,7 @@ WORST = ("fg_rotary_prefill", "liger_cross_entropy", "fg_repetition_penalty_deco
 def _corpus(out_dir: Path, rounds: int, jobs: int, timeout_s: int,
             kernels: list[str] | None = None) -> dict[str, Any]:
     """tests.realworld.check_gpu with each sanitizer alone and all three; its JSON, summarized."""
-    out = out_dir / ("real-lastmile-worst-h200.json" if kernels else "real-lastmile-h200.json")
+    out = out_dir / ("real-lastmileworst-h200.json" if kernels else "real-lastmile-h200.json")
     cmd = [sys.executable, "-m", "tests.realworld.check_gpu", "--out", str(out), "--rounds",
            str(rounds), "--jobs", str(jobs), "--passes", *SANITIZERS, ALL_TOGETHER]
     if kernels:
@@ -271,7 +271,7 @@ def main() -> int:
         print(f"scenarios done at {time.time() - started:.0f}s", file=sys.stderr, flush=True)
     result["wall_s"] = round(time.time() - started, 1)
     result["ok"] = ok
-    path = args.out / ("check-lastmile-worst-h200.json" if kernels else "check-lastmile-h200.json")
+    path = args.out / ("check-lastmileworst-h200.json" if kernels else "check-lastmile-h200.json")
     path.write_text(json.dumps(result, indent=1, default=str) + "\n", encoding="utf-8")
     summary = {k: v for k, v in result.items() if k != "scenarios"}
     if "scenarios" in result:

@@ -1,6 +1,6 @@
 """What each sanitizer adds to named corpus kernels, compiled for sm_90 on a CPU (issue 32).
 
-    python -m passes.Sanitizers.lastmile_cpu --kernels fg_rotary_prefill liger_cross_entropy \
+    python -m tests.realworld.lastmile_cpu --kernels fg_rotary_prefill liger_cross_entropy \
         [--checks nan_inf_check offset_overflow_check all] [--dump DIR] [--json FILE]
 
 For each kernel of the real-world corpus (``tests/realworld``, launched as its package's launcher
