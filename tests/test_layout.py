@@ -22,8 +22,9 @@ ROOT_FILES = re.compile(r"^(README\.md|CMakeLists\.txt|Passes\.td|[A-Z]\w*\.(td|
 #: real-<gpu>.json (the pass on third-party kernels), vendor-<gpu>.json (bench.py --vendor: against
 #: the vendor libraries), and check-<name>-<gpu>.json / real-<name>-<gpu>.json for a named GPU script
 #: of the folder (check_issue26_gpu.py, bench_vllm.py, gpu_last_mile.py). Only bench-<gpu>.json is a
-#: ``triton-ext bench`` report (the summary table and --compare read bench-*.json).
-RESULT_FILES = re.compile(r"^(BENCHMARK\.md|bench-[a-z0-9]+\.(json|png|svg)|check-[a-z0-9]+\.(json|log)"
+#: ``triton-ext bench`` report (the summary table and --compare read bench-*.json). <name>-analysis.md:
+#: a written analysis of those results (Sanitizers' lastmile-analysis.md, issue 32).
+RESULT_FILES = re.compile(r"^(BENCHMARK\.md|[a-z0-9]+-analysis\.md|bench-[a-z0-9]+\.(json|png|svg)|check-[a-z0-9]+\.(json|log)"
                           r"|explore-[a-z0-9]+\.json|real-[a-z0-9]+\.json|vendor-[a-z0-9]+\.json"
                           r"|(check|real)-[a-z0-9]+-[a-z0-9]+\.json)$")
 #: GPU harnesses not yet folded into their bench.py's check mode (``triton-ext bench --check``):

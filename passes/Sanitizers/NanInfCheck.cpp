@@ -69,6 +69,7 @@
 #include "llvm/Support/Debug.h"
 
 #include <cmath>
+#include <functional>
 
 #define DEBUG_TYPE "triton-ext-nan-inf-check"
 
@@ -597,7 +598,9 @@ private:
     if (mask)
       bad = arith::AndIOp::create(builder, loc, bad, mask);
     // Per run of lanes a thread holds: (count, smallest lane), or none.
-    SmallVector<Value> perRun = runCountsAndFirsts(builder, loc, loop, bad);
+    std::function<Value(OpBuilder &, Location, Value)> toLanes;
+    SmallVector<Value> perRun =
+        runCountsAndFirsts(builder, loc, loop, bad, &toLanes);
     bool perLane = perRun.empty();
     if (perLane && elemsPerThread(type) > kLoopCarriedMaxPerThread) {
       Operation *last = bad.getDefiningOp();
@@ -640,7 +643,10 @@ private:
     if (!perLane && report.records) {
       // One two-operand reduction after the loop; the records before the
       // kernel's return (in place when the loop is nested).
-      auto [count, first] = sumAndMin(builder, loc, carried[0], carried[1]);
+      Value firsts = carried[1];
+      if (toLanes)
+        firsts = toLanes(builder, loc, firsts);
+      auto [count, first] = sumAndMin(builder, loc, carried[0], firsts);
       Operation *ret = entryReturnAt(builder);
       emitRecordsAtEnd(builder, loc, ret ? ret : &*builder.getInsertionPoint(),
                        count, first, numel, reportSite, report);
@@ -673,9 +679,18 @@ private:
   /// (`tt.make_range`) are built in front of `loop`. Empty (nothing built)
   /// for other tiles, one element per thread, or a view whose layout does
   /// not keep those axes inside a thread.
-  static SmallVector<Value> runCountsAndFirsts(OpBuilder &builder,
-                                               Location loc, scf::ForOp loop,
-                                               Value bad) {
+  ///
+  /// With `toLanes` (and S and S * T powers of two) the smallest lane is
+  /// carried as an index among the thread's own elements, r * S + k, which
+  /// the lowering folds to one constant per register (no register), and
+  /// `*toLanes` is set to turn it into the tile's lane after the loop
+  /// (r * S * T + t * S + k). The lane numbers themselves, hoisted out of
+  /// the loop by LLVM, kept one register per element alive across it (Liger
+  /// cross entropy, 32 bf16 per thread under its 64-register cap at 32
+  /// warps: a 48-byte stack frame against none without the check).
+  static SmallVector<Value> runCountsAndFirsts(
+      OpBuilder &builder, Location loc, scf::ForOp loop, Value bad,
+      std::function<Value(OpBuilder &, Location, Value)> *toLanes = nullptr) {
     auto type = cast<RankedTensorType>(bad.getType());
     auto blocked =
         dyn_cast_or_null<triton::gpu::BlockedEncodingAttr>(type.getEncoding());
@@ -717,6 +732,72 @@ private:
       Value range = triton::MakeRangeOp::create(builder, loc, type.clone(i32),
                                                 0, n);
       lanes = triton::ReshapeOp::create(builder, loc, shape, range, false);
+      if (toLanes && llvm::isPowerOf2_64(run) &&
+          llvm::isPowerOf2_64(run * threads)) {
+        // r * S + k = ((lane >> log2(S T)) << log2(S)) | (lane & (S - 1)):
+        // the thread's part t * S of the lane drops out by known bits.
+        auto lanesTy = cast<RankedTensorType>(lanes.getType());
+        auto cst = [&](int64_t v) -> Value {
+          return arith::ConstantOp::create(
+              builder, loc,
+              DenseElementsAttr::get(cast<ShapedType>(lanesTy),
+                                     builder.getI32IntegerAttr(v)));
+        };
+        int64_t logRun = llvm::Log2_64(run);
+        int64_t logRow = llvm::Log2_64(run * threads);
+        Value rep = arith::ShLIOp::create(
+            builder, loc,
+            arith::ShRUIOp::create(builder, loc, lanes, cst(logRow)),
+            cst(logRun));
+        Value k = arith::AndIOp::create(builder, loc, lanes, cst(run - 1));
+        lanes = arith::OrIOp::create(builder, loc, rep, k);
+        *toLanes = [shape, type, run, threads, reps,
+                    threadAxis](OpBuilder &b, Location l,
+                                Value local) mutable -> Value {
+          // The thread's first lane t * S: the minimum of the lanes it
+          // holds, reduced inside the thread as the pair was.
+          Type i32 = b.getI32Type();
+          Value all = triton::MakeRangeOp::create(
+              b, l, type.clone(i32), 0, type.getNumElements());
+          Value base = triton::ReshapeOp::create(b, l, shape, all, false);
+          for (int axis = int(shape.size()) - 1; axis >= 0; --axis) {
+            if (unsigned(axis) == threadAxis)
+              continue;
+            auto reduce =
+                triton::ReduceOp::create(b, l, ValueRange{base}, axis);
+            OpBuilder::InsertionGuard guard(b);
+            Block *body = b.createBlock(&reduce.getCombineOp(), {}, {i32, i32},
+                                        {l, l});
+            Value min = arith::MinSIOp::create(b, l, body->getArgument(0),
+                                               body->getArgument(1));
+            triton::ReduceReturnOp::create(b, l, ValueRange{min});
+            b.setInsertionPointAfter(reduce);
+            base = reduce.getResult()[0];
+          }
+          auto localTy = cast<RankedTensorType>(local.getType());
+          auto cst = [&](int64_t v) -> Value {
+            return arith::ConstantOp::create(
+                b, l,
+                DenseElementsAttr::get(cast<ShapedType>(localTy),
+                                       b.getI32IntegerAttr(v)));
+          };
+          if (base.getType() != localTy)
+            base = triton::gpu::ConvertLayoutOp::create(b, l, localTy, base);
+          Value r = arith::DivSIOp::create(b, l, local, cst(run));
+          Value k = arith::RemSIOp::create(b, l, local, cst(run));
+          Value lane = arith::AddIOp::create(
+              b, l,
+              arith::AddIOp::create(
+                  b, l, arith::MulIOp::create(b, l, r, cst(run * threads)),
+                  base),
+              k);
+          Value none = cst(INT32_MAX);
+          Value isNone =
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, local, none);
+          (void)reps;
+          return arith::SelectOp::create(b, l, isNone, none, lane).getResult();
+        };
+      }
     }
     auto viewI32 = cast<RankedTensorType>(lanes.getType());
     Value none = arith::ConstantOp::create(

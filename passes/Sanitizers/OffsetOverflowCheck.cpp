@@ -1660,6 +1660,7 @@ private:
                 ValueRange{arith::AddIOp::create(b, l, acc[0], count),
                            arith::MinSIOp::create(b, l, acc[1], shifted)});
           });
+      keepRolled(blocks);
       scf::YieldOp::create(builder, loc, blocks.getResults());
       builder.setInsertionPointToStart(found.elseBlock());
       scf::YieldOp::create(builder, loc,
@@ -1837,6 +1838,7 @@ private:
             scf::YieldOp::create(
                 r, rl, ValueRange{arith::OrIOp::create(r, rl, seen[0], bad)});
           });
+      keepRolled(again);
       return again.getResult(0);
     };
     std::string kernel = kernelNameOf(newLoop);
@@ -1870,6 +1872,7 @@ private:
               scf::YieldOp::create(
                   r, rl, ValueRange{arith::OrIOp::create(r, rl, seen[0], bad)});
             });
+        keepRolled(again);
         return again.getResult(0);
       };
       if (reportByBlocks(builder, loc, root, any, ret, site, report,

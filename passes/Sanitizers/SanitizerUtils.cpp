@@ -51,6 +51,7 @@
 #include "SanitizerUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMAttrs.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -853,6 +854,21 @@ bool emitWarpRecords(OpBuilder &builder, Location loc, Value bad,
       firstIndex);
   update(triton::RMWOp::MAX, 3 * siteIndex + 2, encoded);
   return true;
+}
+
+void keepRolled(Operation *loop) {
+  MLIRContext *ctx = loop->getContext();
+  auto unroll = LLVM::LoopUnrollAttr::get(
+      ctx, /*disable=*/BoolAttr::get(ctx, true), /*count=*/{},
+      /*runtimeDisable=*/{}, /*full=*/{}, /*followupUnrolled=*/{},
+      /*followupRemainder=*/{}, /*followupAll=*/{});
+  auto annotation = LLVM::LoopAnnotationAttr::get(
+      ctx, /*disableNonforced=*/{}, /*vectorize=*/{}, /*interleave=*/{}, unroll,
+      /*unrollAndJam=*/{}, /*licm=*/{}, /*distribute=*/{}, /*pipeline=*/{},
+      /*peeled=*/{}, /*unswitch=*/{}, /*mustProgress=*/{}, /*isVectorized=*/{},
+      /*startLoc=*/{}, /*endLoc=*/{}, /*parallelAccesses=*/{});
+  loop->setDiscardableAttr("llvm.loop_annotation",
+                           annotation);
 }
 
 } // namespace mlir::triton_ext::sanitizers

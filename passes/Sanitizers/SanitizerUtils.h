@@ -220,6 +220,17 @@ void emitRecordsAtEnd(OpBuilder &builder, Location loc, Operation *ret,
 bool emitWarpRecords(OpBuilder &builder, Location loc, Value bad,
                      const ReportSite &site, const ReportOptions &options);
 
+/// Marks `loop`, a loop the sanitizer built on a reporting path (a replay
+/// of a checked loop's iterations, a walk over the blocks of a tile), as not
+/// to be unrolled (`llvm.loop_annotation` with `unroll.disable`, which
+/// Triton's lowering carries to the LLVM loop). A constant trip count would
+/// otherwise be unrolled in full by LLVM, and ptxas sizes the kernel's
+/// registers for its worst point, the never-taken reporting branch included
+/// (FlagGems rotary embedding, two head loops of 32 and 8 iterations, six
+/// replays: 22 -> 48 registers and an 8-byte stack frame, occupancy 16 -> 10
+/// programs of 128 threads per SM).
+void keepRolled(Operation *loop);
+
 } // namespace mlir::triton_ext::sanitizers
 
 #endif // TRITON_EXT_SANITIZERS_UTILS_H

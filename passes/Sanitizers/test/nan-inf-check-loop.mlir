@@ -10,9 +10,17 @@
 // no shuffle, shared memory or barrier), and the loop carries one (count,
 // first lane) per thread, added and min-ed; no branch in the body. After the
 // loop one two-operand reduction, and a program with findings updates its
-// record once.
+// record once. The first lane is carried as the index among the thread's own
+// lanes, r * 8 + k ((lane >> 10) << 3 | lane & 7: one constant per register
+// once lowered, where the lane numbers themselves stayed live across the loop,
+// a register each: Liger cross entropy's 48-byte spill), and turned into the
+// tile's lane after the loop (r * 1024 + the thread's first lane + k).
 // CHECK-LABEL: tt.func @row_loop
-// CHECK:         %[[LANES:.*]] = tt.reshape %{{.*}} : tensor<1024xi32, #blocked> -> tensor<128x8xi32, #[[VIEW:[a-z0-9]+]]>
+// CHECK:         %[[VLANES:.*]] = tt.reshape %{{.*}} : tensor<1024xi32, #blocked> -> tensor<128x8xi32, #[[VIEW:[a-z0-9]+]]>
+// CHECK:         %[[REP:.*]] = arith.shrui %[[VLANES]], %{{.*}} : tensor<128x8xi32, #[[VIEW]]>
+// CHECK:         %[[REPS:.*]] = arith.shli %[[REP]], %{{.*}} : tensor<128x8xi32, #[[VIEW]]>
+// CHECK:         %[[KPART:.*]] = arith.andi %[[VLANES]], %{{.*}} : tensor<128x8xi32, #[[VIEW]]>
+// CHECK:         %[[LANES:.*]] = arith.ori %[[REPS]], %[[KPART]] : tensor<128x8xi32, #[[VIEW]]>
 // CHECK:         %[[COUNTS:.*]]:2 = scf.for %{{.*}} iter_args(%[[N:.*]] = %{{.*}}, %[[F:.*]] = %{{.*}}) -> (tensor<128xi32, #ttg.slice<{dim = 1, parent = #[[VIEW]]}>>, tensor<128xi32, #ttg.slice<{dim = 1, parent = #[[VIEW]]}>>)
 // CHECK:           tt.store %{{.*}}, %[[X:[^,]*]], %[[M:[^ ]*]] :
 // CHECK:           %[[ABS:.*]] = math.absf %[[X]]
@@ -27,7 +35,16 @@
 // CHECK:           %[[MIN:.*]] = arith.minsi %[[F]], %[[PART]]#1
 // CHECK:           scf.yield %[[SUM]], %[[MIN]]
 // CHECK:         }
-// CHECK:         %[[TOTAL:.*]]:2 = "tt.reduce"(%[[COUNTS]]#0, %[[COUNTS]]#1) <{axis = 0 : i32}>
+// CHECK:         %[[BASE:.*]] = "tt.reduce"(%{{.*}}) <{axis = 1 : i32}>
+// CHECK:           arith.minsi
+// CHECK:         %[[R:.*]] = arith.divsi %[[COUNTS]]#1, %{{.*}}
+// CHECK:         %[[K:.*]] = arith.remsi %[[COUNTS]]#1, %{{.*}}
+// CHECK:         %[[ROW:.*]] = arith.muli %[[R]], %{{.*}}
+// CHECK:         %[[AT:.*]] = arith.addi %[[ROW]], %[[BASE]]
+// CHECK:         %[[LANE:.*]] = arith.addi %[[AT]], %[[K]]
+// CHECK:         %[[NONE:.*]] = arith.cmpi eq, %[[COUNTS]]#1, %{{.*}}
+// CHECK:         %[[FIRST:.*]] = arith.select %[[NONE]], %{{.*}}, %[[LANE]]
+// CHECK:         %[[TOTAL:.*]]:2 = "tt.reduce"(%[[COUNTS]]#0, %[[FIRST]]) <{axis = 0 : i32}>
 // CHECK:         %[[FOUND:.*]] = arith.cmpi sgt, %[[TOTAL]]#0, %{{.*}} : i32
 // CHECK:         scf.if %[[FOUND]] {
 // CHECK:           tt.atomic_rmw add

@@ -1,0 +1,133 @@
+"""What each sanitizer adds to named corpus kernels, compiled for sm_90 on a CPU (issue 32).
+
+    python -m tests.realworld.lastmile_cpu --kernels fg_rotary_prefill liger_cross_entropy \
+        [--checks nan_inf_check offset_overflow_check all] [--dump DIR] [--json FILE]
+
+For each kernel of the real-world corpus (``tests/realworld``, launched as its package's launcher
+launches it, on ``meta`` tensors) and each variant (no pass, each check alone, ``all``: the three
+together) it compiles through the stock pipeline to a cubin and prints one row: registers and
+stack bytes per thread (``cuobjdump -res-usage``), shared memory of the launch (Triton's
+metadata), and static counts of the SASS: instructions (NOPs left out), barriers (``BAR``),
+shared-memory accesses (``STS``/``LDS``), shuffles (``SHFL``), global atomics (``RED``/``ATOM``),
+global stores (``STG``) and loads (``LDG``), and the TTGIR's ``tt.reduce`` count. ``--dump``
+writes each variant's TTGIR, PTX and SASS under ``DIR/<kernel>/`` to compare by hand.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+CHECKS = ("nan_inf_check", "offset_overflow_check", "masked_load_poison")
+_COUNTED = ("BAR", "STS", "LDS", "SHFL", "RED", "ATOM", "STG", "LDG")
+
+
+def _tool(name: str) -> str:
+    import triton
+
+    return str(Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / name)
+
+
+def sass_facts(cubin: bytes) -> tuple[dict[str, int], str]:
+    """Registers, stack and SASS opcode counts of a cubin, and its SASS text."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "kernel.cubin"
+        path.write_bytes(cubin)
+        usage = subprocess.run([_tool("cuobjdump"), "-res-usage", str(path)], capture_output=True,
+                               text=True, check=True).stdout
+        sass = subprocess.run([_tool("cuobjdump"), "-sass", str(path)], capture_output=True,
+                              text=True, check=True).stdout
+    m = re.search(r"REG:(\d+) STACK:(\d+)", usage)
+    if not m:
+        raise RuntimeError(f"cuobjdump -res-usage printed no REG/STACK: {usage[:200]!r}")
+    ops = re.findall(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9]*)", sass)
+    ops = [op for op in ops if op != "NOP"]
+    facts = {"regs": int(m.group(1)), "stack": int(m.group(2)), "sass": len(ops)}
+    facts.update({name: ops.count(name) for name in _COUNTED})
+    # sm_90 spells the global atomics REDG / ATOMG.
+    facts["RED"] += ops.count("REDG")
+    facts["ATOM"] += ops.count("ATOMG")
+    return facts, sass
+
+
+def compile_variants(name: str, variants: list[str], dump: Path | None) -> dict[str, Any]:
+    """variant -> facts for one corpus kernel (an error string where the compile failed)."""
+    import triton
+    from triton.compiler import ASTSource
+
+    import triton_ext
+    from tests.realworld.realworld_kernels import BY_NAME, Tensors, compile_args
+    from triton_ext.testing import CUDA90
+
+    kernel = BY_NAME[name]
+    fn = kernel.fn()
+    launch = kernel.build(Tensors("meta"))
+    signature, constexprs, attrs = compile_args(fn, launch)
+    options = {"num_warps": launch.num_warps, "num_stages": launch.num_stages}
+    row: dict[str, Any] = {"num_warps": launch.num_warps, "grid": list(launch.grid)}
+    for variant in variants:
+        src = ASTSource(fn, signature=signature, constexprs=constexprs, attrs=attrs)
+        try:
+            if variant == "off":
+                compiled = triton.compile(src, target=CUDA90, options=options)
+            else:
+                passes = CHECKS if variant == "all" else (variant,)
+                with triton_ext.enabled(*passes):
+                    compiled = triton.compile(src, target=CUDA90, options=options)
+        except Exception as exc:  # noqa: BLE001  (recorded; the other variants still run)
+            row[variant] = {"error": f"{type(exc).__name__}: {exc}"[:300]}
+            continue
+        facts, sass = sass_facts(compiled.asm["cubin"])
+        facts["shared"] = int(compiled.metadata.shared)
+        ttgir = compiled.asm["ttgir"]
+        facts["reduce"] = ttgir.count('"tt.reduce"')
+        facts["ptx_lines"] = compiled.asm["ptx"].count("\n")
+        row[variant] = facts
+        if dump:
+            out = dump / name
+            out.mkdir(parents=True, exist_ok=True)
+            (out / f"{variant}.ttgir").write_text(ttgir)
+            (out / f"{variant}.ptx").write_text(compiled.asm["ptx"])
+            (out / f"{variant}.sass").write_text(sass)
+    return row
+
+
+def fmt(facts: dict[str, Any]) -> str:
+    if "error" in facts:
+        return facts["error"]
+    return ("regs {regs:3d} stack {stack:3d} smem {shared:6d} sass {sass:5d} BAR {BAR:2d} STS+LDS {sl:2d} "
+            "SHFL {SHFL:3d} RED+ATOM {ra:2d} STG {STG:3d} LDG {LDG:3d} reduce {reduce:2d}").format(
+                sl=facts["STS"] + facts["LDS"], ra=facts["RED"] + facts["ATOM"], **facts)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--kernels", nargs="+", required=True, help="corpus kernel names")
+    parser.add_argument("--checks", nargs="*", default=["nan_inf_check", "offset_overflow_check", "all"],
+                        help="variants besides 'off' (a check name or 'all')")
+    parser.add_argument("--dump", type=Path, help="write TTGIR/PTX/SASS per variant under DIR/<kernel>/")
+    parser.add_argument("--json", type=Path, help="write the facts as JSON")
+    args = parser.parse_args(argv)
+    import triton
+
+    triton.knobs.cache.dir = tempfile.mkdtemp(prefix="lastmile-cpu-")
+    result = {}
+    for name in args.kernels:
+        row = compile_variants(name, ["off", *args.checks], args.dump)
+        result[name] = row
+        print(f"{name} (warps {row['num_warps']}, grid {row['grid']})")
+        for variant in ["off", *args.checks]:
+            print(f"  {variant:22s} {fmt(row[variant])}")
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
