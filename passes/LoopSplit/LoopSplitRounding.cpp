@@ -8,8 +8,9 @@
 // the mask is known true the select folds away, `qk * sm_scale - m_ij` becomes
 // one FMA, and the H200 showed 1262 fp16 outputs 1 ulp away from the unsplit
 // kernel's (issue 28). With Triton's enable_fp_fusion=False both kernels agree
-// bit for bit, so the split is declined where this can happen (unless the
-// pass's `allow-contraction` option says a contracted result is acceptable).
+// bit for bit. So where this can happen the `rounding` option decides:
+// `decline` leaves the loop alone, `mul-rn` (CUDA) keeps the roundings with a
+// multiply no backend fuses, `contract` accepts the FMA.
 //
 // Conservative by construction: any select a folded comparison controls (its
 // condition derived from the comparison through i1 ops) is assumed to fold,
