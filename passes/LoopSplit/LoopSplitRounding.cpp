@@ -81,9 +81,18 @@ bool reachesAdd(Value value) {
   return false;
 }
 
-/// Every select of `loop` whose condition a folded comparison of `plan`
-/// controls and that separates a multiply from an add.
-SmallVector<arith::SelectOp> hazards(scf::ForOp loop, const SplitPlan &plan) {
+/// An operand that carries a multiply's value across a boundary the split
+/// may fold away: a select's true/false value, or what a region of an
+/// `scf.if` yields.
+struct Hazard {
+  Operation *user;
+  unsigned operand;
+};
+
+/// Every hazard of `loop`: a select or `scf.if` whose condition a folded
+/// comparison of `plan` controls, whose result reaches an add, and whose
+/// operand (or yielded value) comes from a multiply.
+SmallVector<Hazard> hazards(scf::ForOp loop, const SplitPlan &plan) {
   // Every i1 value derived from a folded comparison (and/or/xor, shape ops,
   // layout conversions): the values canonicalize may fold in a known part.
   llvm::SetVector<Value> folded;
@@ -95,17 +104,34 @@ SmallVector<arith::SelectOp> hazards(scf::ForOp loop, const SplitPlan &plan) {
         for (Value result : user->getResults())
           if (isI1Like(result.getType()) && !isa<arith::SelectOp>(user))
             folded.insert(result);
-  SmallVector<arith::SelectOp> found;
+  SmallVector<Hazard> found;
+  auto note = [&](Operation *user, unsigned operand) {
+    if (multiplyOf(user->getOperand(operand)))
+      found.push_back({user, operand});
+  };
   for (Value condition : folded)
     for (Operation *user : condition.getUsers()) {
-      auto select = dyn_cast<arith::SelectOp>(user);
-      if (!select || select.getCondition() != condition ||
-          !isa<FloatType>(getElementTypeOrSelf(select.getType())))
+      if (auto select = dyn_cast<arith::SelectOp>(user)) {
+        if (select.getCondition() == condition &&
+            isa<FloatType>(getElementTypeOrSelf(select.getType())) &&
+            reachesAdd(select.getResult())) {
+          note(select, 1);
+          note(select, 2);
+        }
         continue;
-      if ((multiplyOf(select.getTrueValue()) ||
-           multiplyOf(select.getFalseValue())) &&
-          reachesAdd(select.getResult()))
-        found.push_back(select);
+      }
+      // The scalar form (`if start_n >= diag: qk = tl.where(...)`): folding
+      // the condition inlines one region, and the yielded multiply meets the
+      // add that the branch kept apart.
+      auto branch = dyn_cast<scf::IfOp>(user);
+      if (!branch || branch.getCondition() != condition)
+        continue;
+      for (auto [index, result] : llvm::enumerate(branch.getResults()))
+        if (isa<FloatType>(getElementTypeOrSelf(result.getType())) &&
+            reachesAdd(result))
+          for (Region &region : branch->getRegions())
+            if (!region.empty())
+              note(region.front().getTerminator(), index);
     }
   return found;
 }
@@ -113,38 +139,32 @@ SmallVector<arith::SelectOp> hazards(scf::ForOp loop, const SplitPlan &plan) {
 } // namespace
 
 Operation *findContractionHazard(scf::ForOp loop, const SplitPlan &plan) {
-  SmallVector<arith::SelectOp> found = hazards(loop, plan);
-  return found.empty() ? nullptr : found.front().getOperation();
+  SmallVector<Hazard> found = hazards(loop, plan);
+  return found.empty() ? nullptr : found.front().user;
 }
 
 bool canKeepRounding(scf::ForOp loop, const SplitPlan &plan) {
-  for (arith::SelectOp select : hazards(loop, plan))
-    for (unsigned operand : {1u, 2u})
-      if (arith::MulFOp mul = multiplyOf(select->getOperand(operand))) {
-        Type element = getElementTypeOrSelf(mul.getType());
-        if (!(element.isF32() || element.isF64()) ||
-            !isa<RankedTensorType>(mul.getType()) ||
-            !loop->isProperAncestor(mul))
-          return false;
-      }
+  for (Hazard hazard : hazards(loop, plan)) {
+    arith::MulFOp mul = multiplyOf(hazard.user->getOperand(hazard.operand));
+    Type element = getElementTypeOrSelf(mul.getType());
+    if (!(element.isF32() || element.isF64()) ||
+        !isa<RankedTensorType>(mul.getType()) || !loop->isProperAncestor(mul))
+      return false;
+  }
   return true;
 }
 
 void keepRounding(scf::ForOp loop, const SplitPlan &plan,
                   function_ref<Operation *(Operation *)> inPart,
                   RewriterBase &rewriter) {
-  SmallVector<std::pair<arith::SelectOp, unsigned>> uses;
-  for (arith::SelectOp select : hazards(loop, plan))
-    for (unsigned operand : {1u, 2u})
-      if (multiplyOf(select->getOperand(operand)))
-        uses.push_back({select, operand});
-  for (auto [select, operand] : uses) {
+  for (Hazard hazard : hazards(loop, plan)) {
     // The multiply as the part has it; a correctly rounded copy of it feeds
-    // the select's shape chain in place of the fusible one. Other users of
-    // the multiply keep it: they met no select, so their roundings (fused or
-    // not) are the masked loop's already.
-    auto partSelect = cast<arith::SelectOp>(inPart(select));
-    Value chain = partSelect->getOperand(operand);
+    // the boundary in place of the fusible one. Other users of the multiply
+    // keep it: they met no boundary, so their roundings (fused or not) are
+    // the masked loop's already.
+    Operation *partUser = inPart(hazard.user);
+    unsigned operand = hazard.operand;
+    Value chain = partUser->getOperand(operand);
     SmallVector<Operation *> path; // Transparent ops, select side first.
     Operation *op = chain.getDefiningOp();
     while (!isa<arith::MulFOp>(op)) {
@@ -152,7 +172,8 @@ void keepRounding(scf::ForOp loop, const SplitPlan &plan,
       op = op->getOperand(0).getDefiningOp();
     }
     auto mul = cast<arith::MulFOp>(op);
-    rewriter.setInsertionPointAfter(mul);
+    // Right before the boundary: the multiply's operands dominate it.
+    rewriter.setInsertionPoint(partUser);
     // Inline PTX, not libdevice's __nv_fmul_rn: Triton links libdevice with
     // __CUDA_FTZ set, which makes that mul.rn.ftz, flushing the subnormal
     // products the plain multiply keeps.
@@ -166,13 +187,12 @@ void keepRounding(scf::ForOp loop, const SplitPlan &plan,
             ->getResult(0);
     // Rebuild the shape chain on the rounded value.
     for (Operation *step : llvm::reverse(path)) {
-      rewriter.setInsertionPointAfter(step);
       Operation *copy = rewriter.clone(*step);
       copy->setOperand(0, rounded);
       rounded = copy->getResult(0);
     }
-    rewriter.modifyOpInPlace(partSelect,
-                             [&] { partSelect->setOperand(operand, rounded); });
+    rewriter.modifyOpInPlace(partUser,
+                             [&] { partUser->setOperand(operand, rounded); });
   }
 }
 

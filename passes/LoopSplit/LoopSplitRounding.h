@@ -31,19 +31,21 @@ enum class Rounding {
   Contract,
 };
 
-/// The first select of `loop`'s body that a folded comparison of `plan`
-/// controls and that separates an `arith.mulf` from an `arith.addf` /
-/// `arith.subf` (or a reduction or scan that adds), looking through ops that
-/// only move values between registers and shapes; null when there is none.
+/// The first op of `loop`'s body that a folded comparison of `plan` controls
+/// (an `arith.select`, or the terminator of an `scf.if` region) and that
+/// separates an `arith.mulf` from an `arith.addf` / `arith.subf` (or a
+/// reduction or scan that adds), looking through ops that only move values
+/// between registers and shapes; null when there is none.
 Operation *findContractionHazard(scf::ForOp loop, const SplitPlan &plan);
 
-/// Whether keepRounding can apply to every hazardous select of `loop`: its
+/// Whether keepRounding can apply to every hazard of `loop`: its
 /// multiplies are f32 or f64 tensors inside the loop.
 bool canKeepRounding(scf::ForOp loop, const SplitPlan &plan);
 
 /// For `Rounding::MulRn`, in a part (`body`, a clone of the loop) where
-/// the comparisons fold: routes the multiply operands of every hazardous
-/// select (the clone's op for `hazards`) through a PTX `mul.rn`, so folding the select leaves the roundings as they were. Call only
+/// the comparisons fold: routes the multiply of every hazard (found on
+/// `loop`, mapped into the part by `inPart`) through a PTX `mul.rn`, so
+/// folding the boundary leaves the roundings as they were. Call only
 /// where canKeepRounding holds.
 void keepRounding(scf::ForOp loop, const SplitPlan &plan,
                            function_ref<Operation *(Operation *)> inPart,

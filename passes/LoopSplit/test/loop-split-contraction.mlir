@@ -135,3 +135,55 @@ tt.func @masked_product_sum(%diag: i32, %n: i32, %s: f32) -> f32 {
   }
   tt.return %res : f32
 }
+
+// -----
+
+// The scalar form (`if start_n >= diag: qk = tl.where(...)`): where the
+// scalar condition folds, canonicalize inlines the else region and the scaled
+// scores it yields meet the subtraction the branch kept apart (the H200 showed
+// outputs 1 ulp off for the one-loop causal attention's scalar form). Declined
+// by default; with mul-rn the yielded value is the rounded product.
+// CHECK-LABEL: tt.func @scalar_branch_mask
+// CHECK-COUNT-1: scf.for
+// CHECK-NOT:     scf.for
+// ALLOW-LABEL: tt.func @scalar_branch_mask
+// ALLOW-COUNT-2: scf.for
+// RN-LABEL: tt.func @scalar_branch_mask
+// RN:         scf.for
+// RN-NOT:       scf.if
+// RN:           %[[R:.*]] = tt.elementwise_inline_asm "mul.rn.f32
+// RN:           arith.subf %[[R]]
+// RN:         scf.for
+// RN-NOT:       tt.elementwise_inline_asm
+// RN:           arith.select
+// RN:         tt.return
+// REMARK: remark: loop_split: not split: a folded mask separates a multiply from an add
+tt.func @scalar_branch_mask(%diag: i32, %n: i32, %s: f32, %m: f32) -> tensor<64xf32> {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %ninf = arith.constant dense<0xFF800000> : tensor<64xf32>
+  %zero = arith.constant dense<0.000000e+00> : tensor<64xf32>
+  %r = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+  %ds = tt.splat %diag : i32 -> tensor<64xi32>
+  %ss = tt.splat %s : f32 -> tensor<64xf32>
+  %ms = tt.splat %m : f32 -> tensor<64xf32>
+  %res = scf.for %i = %c0 to %n step %c64 iter_args(%acc = %zero) -> (tensor<64xf32>) : i32 {
+    %is = tt.splat %i : i32 -> tensor<64xi32>
+    %offs = arith.addi %is, %r : tensor<64xi32>
+    %x = arith.sitofp %offs : tensor<64xi32> to tensor<64xf32>
+    %scaled = arith.mulf %x, %ss : tensor<64xf32>
+    %near = arith.cmpi sge, %i, %diag : i32
+    %masked = scf.if %near -> (tensor<64xf32>) {
+      %mask = arith.cmpi slt, %offs, %ds : tensor<64xi32>
+      %sel = arith.select %mask, %scaled, %ninf : tensor<64xi1>, tensor<64xf32>
+      scf.yield %sel : tensor<64xf32>
+    } else {
+      scf.yield %scaled : tensor<64xf32>
+    }
+    %shifted = arith.subf %masked, %ms : tensor<64xf32>
+    %e = math.exp %shifted : tensor<64xf32>
+    %acc2 = arith.addf %acc, %e : tensor<64xf32>
+    scf.yield %acc2 : tensor<64xf32>
+  }
+  tt.return %res : tensor<64xf32>
+}
