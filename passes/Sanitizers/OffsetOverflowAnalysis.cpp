@@ -13,6 +13,8 @@
 
 #include "SanitizerUtils.h"
 
+#include "triton-ext/RangeAnalysis.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -25,19 +27,7 @@
 namespace mlir::triton_ext::sanitizers::offset_overflow {
 namespace {
 
-/// A closed interval of integers (int64 bounds; i32 trees stay far inside).
-struct Interval {
-  int64_t lo, hi;
-  static Interval full(unsigned bits) {
-    if (bits >= 64)
-      return {INT64_MIN, INT64_MAX};
-    return {-(int64_t(1) << (bits - 1)), (int64_t(1) << (bits - 1)) - 1};
-  }
-  bool within(Interval o) const { return lo >= o.lo && hi <= o.hi; }
-  Interval meet(Interval o) const {
-    return {std::max(lo, o.lo), std::min(hi, o.hi)};
-  }
-};
+using range::Interval;
 
 /// Compile-time bounds of what wrappedLanes compares: the exact (unbounded)
 /// value of an i32 add/sub/mul tree, cut like WideRecompute (depth, product of
@@ -48,10 +38,13 @@ struct Interval {
 /// Leaves: constants; `tt.make_range` [start, end - 1]; program ids and
 /// counts within the CUDA grid limits (x < 2^31 - 1, y and z < 65535);
 /// `scf.for` induction variables within their bounds; `remsi`, `remui`,
-/// `divsi` and `andi` by constants; min/max; sign/zero extension; values stated by
-/// `llvm.intr.assume` (`tl.assume(x < c)` and friends) or
+/// `divsi` and `andi` by constants; min/max; sign/zero extension; values
+/// stated by `llvm.intr.assume` (`tl.assume(x < c)` and friends) or
 /// `triton_ext_range.assume_range`; anything else gets its type's full range.
-/// Every rule over-approximates, so "fits" is a proof.
+/// Every rule over-approximates, so "fits" is a proof. The facts and the
+/// grid limits are the shared ones (triton-ext/RangeAnalysis.h); the exact
+/// sums and products over the tree are this class's own: MLIR's integer range
+/// analysis bounds wrapped values, so it cannot tell whether a sum wrapped.
 class StaticRange {
 public:
   Interval of(Value value, unsigned depth = 0, unsigned products = 0) {
@@ -61,13 +54,12 @@ public:
       unsigned inner = products + (isMul ? 1 : 0);
       Interval a = of(def->getOperand(0), depth + 1, inner);
       Interval b = of(def->getOperand(1), depth + 1, inner);
+      // Saturated bounds leave i32 as the exact ones do (Interval).
       if (isa<arith::AddIOp>(def))
-        return clamp128(__int128(a.lo) + b.lo, __int128(a.hi) + b.hi);
+        return Interval::addSat(a, b);
       if (isa<arith::SubIOp>(def))
-        return clamp128(__int128(a.lo) - b.hi, __int128(a.hi) - b.lo);
-      __int128 c[4] = {__int128(a.lo) * b.lo, __int128(a.lo) * b.hi,
-                       __int128(a.hi) * b.lo, __int128(a.hi) * b.hi};
-      return clamp128(*std::min_element(c, c + 4), *std::max_element(c, c + 4));
+        return Interval::subSat(a, b);
+      return Interval::mulSat(a, b);
     }
     if (def && isa<triton::SplatOp, triton::BroadcastOp, triton::ExpandDimsOp>(
                    def) &&
@@ -80,13 +72,6 @@ public:
   bool fitsI32(Value root) { return of(root).within(Interval::full(32)); }
 
 private:
-  static Interval clamp128(__int128 lo, __int128 hi) {
-    auto sat = [](__int128 v) -> int64_t {
-      return v > INT64_MAX ? INT64_MAX : v < INT64_MIN ? INT64_MIN : int64_t(v);
-    };
-    return {sat(lo), sat(hi)};
-  }
-
   static std::optional<int64_t> constantOf(Value value) {
     APInt bits;
     if (auto cst = value.getDefiningOp<arith::ConstantOp>()) {
@@ -104,69 +89,15 @@ private:
     return elt.isInteger() ? elt.getIntOrFloatBitWidth() : 64;
   }
 
-  /// Bounds stated about `value` itself (assumes on it).
+  /// Bounds stated about `value` itself: an `assume_range` defining it,
+  /// and `llvm.intr.assume`s on it in the kernel's entry block (the shared
+  /// readers of RangeAnalysis.h).
   Interval facts(Value value) {
     Interval out = Interval::full(bitsOf(value));
-    if (Operation *def = value.getDefiningOp())
-      if (def->getName().getStringRef() == "triton_ext_range.assume_range")
-        if (auto lo = def->getAttrOfType<IntegerAttr>("lo"))
-          if (auto hi = def->getAttrOfType<IntegerAttr>("hi"))
-            out = out.meet({lo.getValue().getSExtValue(),
-                            hi.getValue().getSExtValue()});
-    // `llvm.intr.assume(cmpi pred, value, c)` anywhere in the function: the
-    // kernel promises it (a false assume is undefined behaviour).
-    // Only assumes in the entry block of the function count: they run on
-    // every execution, so their promise holds everywhere.
-    for (Operation *user : value.getUsers()) {
-      auto cmp = dyn_cast<arith::CmpIOp>(user);
-      if (!cmp || !llvm::any_of(cmp->getUsers(), [](Operation *u) {
-            return u->getName().getStringRef() == "llvm.intr.assume" &&
-                   isa_and_nonnull<triton::FuncOp>(u->getParentOp());
-          }))
-        continue;
-      bool lhs = cmp.getLhs() == value;
-      std::optional<int64_t> c = constantOf(lhs ? cmp.getRhs() : cmp.getLhs());
-      if (!c)
-        continue;
-      // `c < value` is `value > c`.
-      arith::CmpIPredicate pred =
-          lhs ? cmp.getPredicate() : mirror(cmp.getPredicate());
-      switch (pred) {
-      case arith::CmpIPredicate::slt:
-        out = out.meet({INT64_MIN, *c - 1});
-        break;
-      case arith::CmpIPredicate::sle:
-        out = out.meet({INT64_MIN, *c});
-        break;
-      case arith::CmpIPredicate::sgt:
-        out = out.meet({*c + 1, INT64_MAX});
-        break;
-      case arith::CmpIPredicate::sge:
-        out = out.meet({*c, INT64_MAX});
-        break;
-      case arith::CmpIPredicate::eq:
-        out = out.meet({*c, *c});
-        break;
-      default:
-        break;
-      }
-    }
-    return out;
-  }
-
-  static arith::CmpIPredicate mirror(arith::CmpIPredicate pred) {
-    switch (pred) {
-    case arith::CmpIPredicate::slt:
-      return arith::CmpIPredicate::sgt;
-    case arith::CmpIPredicate::sle:
-      return arith::CmpIPredicate::sge;
-    case arith::CmpIPredicate::sgt:
-      return arith::CmpIPredicate::slt;
-    case arith::CmpIPredicate::sge:
-      return arith::CmpIPredicate::sle;
-    default:
-      return pred;
-    }
+    if (std::optional<Interval> stated =
+            range::assumedRange(value.getDefiningOp()))
+      out = out.meet(*stated);
+    return range::entryAssumedRange(value, out);
   }
 
   Interval leaf(Value value, unsigned depth) {
@@ -195,10 +126,9 @@ private:
       return out;
     if (auto range = dyn_cast<triton::MakeRangeOp>(def))
       return out.meet({range.getStart(), int64_t(range.getEnd()) - 1});
-    if (auto pid = dyn_cast<triton::GetProgramIdOp>(def))
-      return out.meet({0, pid.getAxisAsInt() == 0 ? INT32_MAX - 1 : 65534});
-    if (auto num = dyn_cast<triton::GetNumProgramsOp>(def))
-      return out.meet({1, num.getAxisAsInt() == 0 ? INT32_MAX : 65535});
+    if (std::optional<Interval> grid =
+            range::gridRange(def, range::GridLimits::Cuda))
+      return out.meet(*grid);
     if (isI32Arith(value)) // a cut leaf: the wrapped value, exact if it fits
       return of(value, depth).within(Interval::full(32)) ? of(value, depth)
                                                          : out;

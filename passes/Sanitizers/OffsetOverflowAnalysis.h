@@ -1,4 +1,4 @@
-//===- OffsetOverflowAnalysis.h - Which offsets may wrap, and why -*- C++ -*-===//
+//===- OffsetOverflowAnalysis.h - Which offsets may wrap -------*- C++ -*-===//
 //
 // SPDX-License-Identifier: Apache-2.0
 //
@@ -49,7 +49,7 @@ loopInvariantSlice(Value root, scf::ForOp loop, bool allowIV = false);
 
 /// True if `root`'s exact (unwrapped) value provably fits in i32 on every
 /// lane, program and launch: its i32 result then never wraps and its check
-/// is left out. Bounds come from the shared range facts (RangeFacts.h) and
+/// is left out. Bounds come from the shared range facts (RangeAnalysis.h) and
 /// interval arithmetic over the tree, cut as the i64 recompute cuts it.
 bool fitsI32(Value root);
 
