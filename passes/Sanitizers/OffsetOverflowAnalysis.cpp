@@ -47,6 +47,11 @@ using range::Interval;
 /// analysis bounds wrapped values, so it cannot tell whether a sum wrapped.
 class StaticRange {
 public:
+  /// `ranges`, if given, narrows every leaf by MLIR's integer range analysis
+  /// (the values a leaf holds at run time: what the i64 recompute reads).
+  explicit StaticRange(const range::IntegerRanges *ranges = nullptr)
+      : ranges(ranges) {}
+
   Interval of(Value value, unsigned depth = 0, unsigned products = 0) {
     Operation *def = value.getDefiningOp();
     bool isMul = def && isa<arith::MulIOp>(def);
@@ -72,6 +77,8 @@ public:
   bool fitsI32(Value root) { return of(root).within(Interval::full(32)); }
 
 private:
+  const range::IntegerRanges *ranges;
+
   static std::optional<int64_t> constantOf(Value value) {
     APInt bits;
     if (auto cst = value.getDefiningOp<arith::ConstantOp>()) {
@@ -102,6 +109,9 @@ private:
 
   Interval leaf(Value value, unsigned depth) {
     Interval out = facts(value);
+    if (ranges)
+      if (std::optional<Interval> held = ranges->signedRange(value))
+        out = out.meet(*held);
     if (std::optional<int64_t> c = constantOf(value))
       return {*c, *c};
     if (depth >= kMaxDepth)
@@ -451,6 +461,8 @@ std::string offsetReason(Value root, StringRef how) {
   return why + how.str();
 }
 
-bool fitsI32(Value root) { return StaticRange().fitsI32(root); }
+bool fitsI32(Value root, const range::IntegerRanges *ranges) {
+  return StaticRange(ranges).fitsI32(root);
+}
 
 } // namespace mlir::triton_ext::sanitizers::offset_overflow

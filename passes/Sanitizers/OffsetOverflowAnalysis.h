@@ -21,6 +21,10 @@
 #include <optional>
 #include <string>
 
+namespace mlir::triton_ext::range {
+class IntegerRanges;
+} // namespace mlir::triton_ext::range
+
 namespace mlir::triton_ext::sanitizers::offset_overflow {
 
 /// Levels of add/sub/mul recomputed in i64; deeper operands become leaves.
@@ -49,9 +53,11 @@ loopInvariantSlice(Value root, scf::ForOp loop, bool allowIV = false);
 
 /// True if `root`'s exact (unwrapped) value provably fits in i32 on every
 /// lane, program and launch: its i32 result then never wraps and its check
-/// is left out. Bounds come from the shared range facts (RangeAnalysis.h) and
-/// interval arithmetic over the tree, cut as the i64 recompute cuts it.
-bool fitsI32(Value root);
+/// is left out. Bounds come from the shared range facts (RangeAnalysis.h),
+/// narrowed at the leaves by `ranges` (MLIR's integer range analysis, if
+/// given), and interval arithmetic over the tree, cut as the i64 recompute
+/// cuts it.
+bool fitsI32(Value root, const range::IntegerRanges *ranges = nullptr);
 
 /// Collects, for every access (`tt.load`, `tt.store` address) that `value`
 /// reaches as an offset (`offset`) or a pointer, the conjuncts of its mask

@@ -47,6 +47,8 @@
 #include "OffsetOverflowAnalysis.h"
 #include "SanitizerUtils.h"
 
+#include "triton-ext/RangeAnalysis.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -787,13 +789,23 @@ public:
       }
     });
 
-    OpBuilder builder(&getContext());
-    for (Value root : roots) {
-      if (fitsI32(root)) {
-        LLVM_DEBUG(llvm::dbgs()
-                   << "offset proven not to wrap: " << root << "\n");
-        continue;
+    // Which roots provably never wrap, decided before any check changes the
+    // IR: the range analysis describes the IR it ran on.
+    SmallVector<Value> unproven;
+    {
+      triton_ext::range::IntegerRanges ranges(getOperation());
+      for (Value root : roots) {
+        if (fitsI32(root, &ranges)) {
+          LLVM_DEBUG(llvm::dbgs()
+                     << "offset proven not to wrap: " << root << "\n");
+          continue;
+        }
+        unproven.push_back(root);
       }
+    }
+
+    OpBuilder builder(&getContext());
+    for (Value root : unproven) {
       Operation *def = root.getDefiningOp();
       Location loc = def->getLoc();
       builder.setInsertionPointAfter(def);
