@@ -11,7 +11,8 @@
 # -gen-dialect-decls/-defs, -gen-op-decls/-defs (see the function below).
 #
 # Every plugin links TritonExt::Flags (compiler flags, include path, libtriton.so, --no-undefined
-# so a missing symbol fails the build, not the load) and libTritonExtPassInfra, and gets the entry
+# so a missing symbol fails the build, not the load), libTritonExtPassInfra and the static
+# libTritonExtRangeAnalysis (infra/include/triton-ext/RangeAnalysis.h), and gets the entry
 # point `tritonGetPluginInfo` compiled in from infra/lib/PluginEntry.cpp.
 #
 # Results: target TritonExt<Name>; property TRITON_EXT_DIR on it (the extension's folder).
@@ -122,7 +123,7 @@ const char mlir::triton_ext::pluginVersion[] = \"${ARG_VERSION}\";\n")
     TRITON_EXT_KIND "${kind}")
   target_include_directories(${target} PRIVATE "${TRITON_EXT_GENERATED_DIR}/${target}"
                              "${CMAKE_CURRENT_SOURCE_DIR}")
-  target_link_libraries(${target} PRIVATE TritonExt::Flags TritonExtPassInfra)
+  target_link_libraries(${target} PRIVATE TritonExt::Flags TritonExtPassInfra TritonExtRangeAnalysis)
   if(ARG_DEPENDS)
     add_dependencies(${target} ${ARG_DEPENDS})
   endif()

@@ -56,6 +56,8 @@
 
 #include "LoopSplitAnalysis.h"
 
+#include "triton-ext/RangeAnalysis.h"
+
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
 #include "triton/Dialect/Triton/IR/Dialect.h"
@@ -490,54 +492,34 @@ bool fitsI64(Wide v) {
 }
 
 /// Signed bounds of the scalar `value` that the kernel states or Triton
-/// guarantees (issue 17.3): a `triton_ext_range.assume_range` fact (the
-/// program is undefined outside it, as with llvm.intr.assume, so a guard
-/// check it proves may be dropped), `tt.get_program_id` (in [0, 2^31 - 1)),
-/// constants, and addi/subi/muli of such values. A result interval is used
-/// only if it fits the type: then no execution within the operands' bounds
-/// wraps, so every value equals its mathematical one and lies in the
-/// interval.
-std::optional<std::pair<Wide, Wide>> factRange(Value value,
-                                               unsigned depth = 0) {
-  if (!value.getType().isSignlessInteger() || depth > kMaxDepth)
+/// guarantees (issue 17.3), from the shared range analysis (RangeAnalysis.h:
+/// MLIR's IntegerRangeAnalysis over the loop's function): a
+/// `triton_ext_range.assume_range` fact (the program is undefined outside it,
+/// as with llvm.intr.assume, so a guard check it proves may be dropped),
+/// `tt.get_program_id` (in [0, 2^31 - 1) on every backend), constants, and
+/// the arith ops of such values. The analysis bounds the values the kernel
+/// holds (wrapping iN arithmetic: a sum that may wrap has its type's full
+/// range), which is what the guard's checks are about.
+std::optional<std::pair<Wide, Wide>>
+factRange(Value value, const range::IntegerRanges &ranges) {
+  if (!value.getType().isSignlessInteger())
     return std::nullopt;
-  if (std::optional<int64_t> c = getConstantIntValue(value))
-    return std::pair(Wide(*c), Wide(*c));
-  Operation *def = value.getDefiningOp();
-  if (!def)
+  std::optional<range::Interval> r = ranges.signedRange(value);
+  if (!r)
     return std::nullopt;
-  unsigned width = value.getType().getIntOrFloatBitWidth();
-  Wide typeMin = -(Wide(1) << (width - 1));
-  Wide typeMax = (Wide(1) << (width - 1)) - 1;
-  auto fits = [&](Wide lo, Wide hi) -> std::optional<std::pair<Wide, Wide>> {
-    if (lo < typeMin || hi > typeMax)
-      return std::nullopt;
-    return std::pair(lo, hi);
-  };
-  if (def->getName().getStringRef() == "triton_ext_range.assume_range") {
-    auto lo = def->getAttrOfType<IntegerAttr>("lo");
-    auto hi = def->getAttrOfType<IntegerAttr>("hi");
-    if (!lo || !hi)
-      return std::nullopt;
-    return fits(Wide(lo.getValue().getSExtValue()),
-                Wide(hi.getValue().getSExtValue()));
-  }
-  if (isa<triton::GetProgramIdOp>(def))
-    return fits(0, (Wide(1) << 31) - 2);
-  if (!isa<arith::AddIOp, arith::SubIOp, arith::MulIOp>(def))
-    return std::nullopt;
-  auto a = factRange(def->getOperand(0), depth + 1);
-  auto b = factRange(def->getOperand(1), depth + 1);
-  if (!a || !b)
-    return std::nullopt;
-  if (isa<arith::AddIOp>(def))
-    return fits(a->first + b->first, a->second + b->second);
-  if (isa<arith::SubIOp>(def))
-    return fits(a->first - b->second, a->second - b->first);
-  Wide p[] = {a->first * b->first, a->first * b->second,
-              a->second * b->first, a->second * b->second};
-  return fits(*std::min_element(std::begin(p), std::end(p)),
-              *std::max_element(std::begin(p), std::end(p)));
+  return std::pair(Wide(r->lo), Wide(r->hi));
+}
+
+/// What the range analysis of `loop` runs over: its function (a `tt.func`
+/// analyzed alone treats its arguments as unknown), or its outermost
+/// ancestor.
+Operation *rangeRoot(scf::ForOp loop) {
+  if (auto func = loop->getParentOfType<triton::FuncOp>())
+    return func;
+  Operation *root = loop;
+  while (Operation *parent = root->getParentOp())
+    root = parent;
+  return root;
 }
 
 /// Collects the guard's conjuncts, deciding at compile time those it can.
@@ -547,9 +529,12 @@ struct GuardCollector {
   bool knownFalse = false;
   bool unrepresentable = false;
 
-  explicit GuardCollector(unsigned width)
+  /// Bounds of the scalars the checks compare (factRange).
+  const range::IntegerRanges &ranges;
+
+  GuardCollector(unsigned width, const range::IntegerRanges &ranges)
       : typeMin(-(Wide(1) << (width - 1))),
-        typeMax((Wide(1) << (width - 1)) - 1) {}
+        typeMax((Wide(1) << (width - 1)) - 1), ranges(ranges) {}
 
   /// sum(terms) + offset <= bound (atMost) or >= bound. Null terms are zero.
   void add(ArrayRef<Value> terms, Wide offset, bool atMost, Wide bound) {
@@ -572,7 +557,7 @@ struct GuardCollector {
     Wide sumLo = offset, sumHi = offset;
     bool allKnown = true;
     for (Value term : unknown) {
-      std::optional<std::pair<Wide, Wide>> r = factRange(term);
+      std::optional<std::pair<Wide, Wide>> r = factRange(term, ranges);
       if (!r) {
         allKnown = false;
         break;
@@ -605,8 +590,9 @@ struct GuardCollector {
 
 /// The guard of the file header for `cmp` in `loop`.
 GuardCollector collectGuard(const Comparison &cmp, scf::ForOp loop,
-                            unsigned width) {
-  GuardCollector guard(width);
+                            unsigned width,
+                            const range::IntegerRanges &ranges) {
+  GuardCollector guard(width, ranges);
   Value lb = loop.getLowerBound(), ub = loop.getUpperBound();
   const AffineRange &iv = cmp.ivSide, &other = cmp.otherSide;
   // The conditions the sides' intervals rely on (run-time divisors).
@@ -890,11 +876,16 @@ FailureOr<SplitPlan> analyzeLoop(scf::ForOp loop, const SplitLimits &limits,
     SmallVector<GuardCheck, 4> guard;
   };
   SmallVector<Candidate, 4> candidates;
+  // The range analysis runs over the loop's function, once, when a guard
+  // first needs it; nothing changes the IR while this plan is made.
+  std::optional<range::IntegerRanges> ranges;
   loop.getBody()->walk<WalkOrder::PreOrder>([&](arith::CmpIOp op) {
     FailureOr<Comparison> cmp = planComparison(op, loop);
     if (failed(cmp))
       return;
-    GuardCollector guard = collectGuard(*cmp, loop, width);
+    if (!ranges)
+      ranges.emplace(rangeRoot(loop));
+    GuardCollector guard = collectGuard(*cmp, loop, width, *ranges);
     if (guard.knownFalse || guard.unrepresentable) {
       if (candidates.empty())
         candidateReason =

@@ -32,6 +32,10 @@
 //
 // Declines: offsets not produced by i32 add/sub/mul, i64 arithmetic.
 //
+// This file is the emission half: the IR the checks insert. What is an
+// offset, which offsets provably never wrap, which masks narrow the counted
+// lanes and the reason text are the analysis half (OffsetOverflowAnalysis.*).
+//
 // Each site says why its check stays (`triton_ext.sanitizer_sites_reason`,
 // issue 18): the leaves of the tree StaticRange cannot bound, and the test
 // the check costs (offsetReason). Only read from the IR; nothing is emitted.
@@ -40,7 +44,10 @@
 
 #include "triton-ext/PassInfra.h"
 
+#include "OffsetOverflowAnalysis.h"
 #include "SanitizerUtils.h"
+
+#include "triton-ext/RangeAnalysis.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -72,66 +79,9 @@ namespace mlir::triton_ext {
 
 using namespace mlir;
 using namespace mlir::triton_ext::sanitizers;
+using namespace mlir::triton_ext::sanitizers::offset_overflow;
 
 namespace {
-
-/// Levels of add/sub/mul recomputed in i64; deeper operands become leaves.
-constexpr unsigned kMaxDepth = 8;
-
-/// Ops cloned in front of a loop to check a loop-invariant offset there.
-constexpr size_t kMaxHoisted = 32;
-
-/// True for i32 add/sub/mul (scalar or tensor).
-static bool isI32Arith(Value value) {
-  Operation *def = value.getDefiningOp();
-  return def && isa<arith::AddIOp, arith::SubIOp, arith::MulIOp>(def) &&
-         getElementTypeOrSelf(value.getType()).isInteger(32);
-}
-
-/// The i32 arithmetic root behind an offset or coordinate, if any. Shape ops
-/// (`tt.splat`, `tt.broadcast`, `tt.expand_dims`) are seen through: they copy
-/// values, so `ptrs += splat(BLOCK_K * stride)` checks the scalar product.
-static Value arithRoot(Value offset) {
-  for (unsigned depth = 0; depth < kMaxDepth; ++depth) {
-    if (auto ext = offset.getDefiningOp<arith::ExtSIOp>())
-      offset = ext.getIn();
-    Operation *def = offset.getDefiningOp();
-    if (!def || !isa<triton::SplatOp, triton::BroadcastOp,
-                     triton::ExpandDimsOp>(def))
-      break;
-    offset = def->getOperand(0);
-  }
-  return isI32Arith(offset) ? offset : Value();
-}
-
-/// Ops that compute `root` inside the body of `loop` from values defined
-/// outside it, in block order; none if `root` depends on the loop (induction
-/// variable, iter_args), on ops with memory effects or regions, or on ops in
-/// nested blocks.
-static std::optional<SmallVector<Operation *>>
-loopInvariantSlice(Value root, scf::ForOp loop, bool allowIV = false) {
-  llvm::SetVector<Operation *> ops;
-  SmallVector<Value> work{root};
-  while (!work.empty()) {
-    Value value = work.pop_back_val();
-    if (loop.isDefinedOutsideOfLoop(value) ||
-        (allowIV && value == loop.getInductionVar()))
-      continue;
-    Operation *def = value.getDefiningOp();
-    if (!def || def->getBlock() != loop.getBody() || def->getNumRegions() ||
-        !isMemoryEffectFree(def))
-      return std::nullopt;
-    if (!ops.insert(def))
-      continue;
-    if (ops.size() > kMaxHoisted)
-      return std::nullopt;
-    llvm::append_range(work, def->getOperands());
-  }
-  SmallVector<Operation *> sorted(ops.begin(), ops.end());
-  llvm::sort(sorted,
-             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
-  return sorted;
-}
 
 /// Rebuilds the i32 tree of `value` in i64.
 class WideRecompute {
@@ -522,219 +472,6 @@ private:
   Value ivLo, ivHi; // its induction variable's bounds (i64)
 };
 
-/// A closed interval of integers (int64 bounds; i32 trees stay far inside).
-struct Interval {
-  int64_t lo, hi;
-  static Interval full(unsigned bits) {
-    if (bits >= 64)
-      return {INT64_MIN, INT64_MAX};
-    return {-(int64_t(1) << (bits - 1)), (int64_t(1) << (bits - 1)) - 1};
-  }
-  bool within(Interval o) const { return lo >= o.lo && hi <= o.hi; }
-  Interval meet(Interval o) const {
-    return {std::max(lo, o.lo), std::min(hi, o.hi)};
-  }
-};
-
-/// Compile-time bounds of what wrappedLanes compares: the exact (unbounded)
-/// value of an i32 add/sub/mul tree, cut like WideRecompute (depth, product of
-/// products), over all lanes, programs and launches. A root whose interval
-/// fits in i32 never wraps (its i32 result is the exact value mod 2^32 and the
-/// exact value is representable), so its check is left out: no IR at all.
-///
-/// Leaves: constants; `tt.make_range` [start, end - 1]; program ids and
-/// counts within the CUDA grid limits (x < 2^31 - 1, y and z < 65535);
-/// `scf.for` induction variables within their bounds; `remsi`, `remui`,
-/// `divsi` and `andi` by constants; min/max; sign/zero extension; values stated by
-/// `llvm.intr.assume` (`tl.assume(x < c)` and friends) or
-/// `triton_ext_range.assume_range`; anything else gets its type's full range.
-/// Every rule over-approximates, so "fits" is a proof.
-class StaticRange {
-public:
-  Interval of(Value value, unsigned depth = 0, unsigned products = 0) {
-    Operation *def = value.getDefiningOp();
-    bool isMul = def && isa<arith::MulIOp>(def);
-    if (isI32Arith(value) && depth < kMaxDepth && !(isMul && products > 0)) {
-      unsigned inner = products + (isMul ? 1 : 0);
-      Interval a = of(def->getOperand(0), depth + 1, inner);
-      Interval b = of(def->getOperand(1), depth + 1, inner);
-      if (isa<arith::AddIOp>(def))
-        return clamp128(__int128(a.lo) + b.lo, __int128(a.hi) + b.hi);
-      if (isa<arith::SubIOp>(def))
-        return clamp128(__int128(a.lo) - b.hi, __int128(a.hi) - b.lo);
-      __int128 c[4] = {__int128(a.lo) * b.lo, __int128(a.lo) * b.hi,
-                       __int128(a.hi) * b.lo, __int128(a.hi) * b.hi};
-      return clamp128(*std::min_element(c, c + 4), *std::max_element(c, c + 4));
-    }
-    if (def && isa<triton::SplatOp, triton::BroadcastOp, triton::ExpandDimsOp>(
-                   def) &&
-        depth < kMaxDepth)
-      return of(def->getOperand(0), depth + 1, products).meet(facts(value));
-    return leaf(value, depth);
-  }
-
-  /// True if `root`'s exact value provably fits in i32 on every lane.
-  bool fitsI32(Value root) { return of(root).within(Interval::full(32)); }
-
-private:
-  static Interval clamp128(__int128 lo, __int128 hi) {
-    auto sat = [](__int128 v) -> int64_t {
-      return v > INT64_MAX ? INT64_MAX : v < INT64_MIN ? INT64_MIN : int64_t(v);
-    };
-    return {sat(lo), sat(hi)};
-  }
-
-  static std::optional<int64_t> constantOf(Value value) {
-    APInt bits;
-    if (auto cst = value.getDefiningOp<arith::ConstantOp>()) {
-      if (auto i = dyn_cast<IntegerAttr>(cst.getValue()))
-        return i.getValue().getSExtValue();
-      if (auto dense = dyn_cast<SplatElementsAttr>(cst.getValue()))
-        if (dense.getElementType().isInteger())
-          return dense.getSplatValue<APInt>().getSExtValue();
-    }
-    return std::nullopt;
-  }
-
-  static unsigned bitsOf(Value value) {
-    Type elt = getElementTypeOrSelf(value.getType());
-    return elt.isInteger() ? elt.getIntOrFloatBitWidth() : 64;
-  }
-
-  /// Bounds stated about `value` itself (assumes on it).
-  Interval facts(Value value) {
-    Interval out = Interval::full(bitsOf(value));
-    if (Operation *def = value.getDefiningOp())
-      if (def->getName().getStringRef() == "triton_ext_range.assume_range")
-        if (auto lo = def->getAttrOfType<IntegerAttr>("lo"))
-          if (auto hi = def->getAttrOfType<IntegerAttr>("hi"))
-            out = out.meet({lo.getValue().getSExtValue(),
-                            hi.getValue().getSExtValue()});
-    // `llvm.intr.assume(cmpi pred, value, c)` anywhere in the function: the
-    // kernel promises it (a false assume is undefined behaviour).
-    // Only assumes in the entry block of the function count: they run on
-    // every execution, so their promise holds everywhere.
-    for (Operation *user : value.getUsers()) {
-      auto cmp = dyn_cast<arith::CmpIOp>(user);
-      if (!cmp || !llvm::any_of(cmp->getUsers(), [](Operation *u) {
-            return u->getName().getStringRef() == "llvm.intr.assume" &&
-                   isa_and_nonnull<triton::FuncOp>(u->getParentOp());
-          }))
-        continue;
-      bool lhs = cmp.getLhs() == value;
-      std::optional<int64_t> c = constantOf(lhs ? cmp.getRhs() : cmp.getLhs());
-      if (!c)
-        continue;
-      // `c < value` is `value > c`.
-      arith::CmpIPredicate pred =
-          lhs ? cmp.getPredicate() : mirror(cmp.getPredicate());
-      switch (pred) {
-      case arith::CmpIPredicate::slt:
-        out = out.meet({INT64_MIN, *c - 1});
-        break;
-      case arith::CmpIPredicate::sle:
-        out = out.meet({INT64_MIN, *c});
-        break;
-      case arith::CmpIPredicate::sgt:
-        out = out.meet({*c + 1, INT64_MAX});
-        break;
-      case arith::CmpIPredicate::sge:
-        out = out.meet({*c, INT64_MAX});
-        break;
-      case arith::CmpIPredicate::eq:
-        out = out.meet({*c, *c});
-        break;
-      default:
-        break;
-      }
-    }
-    return out;
-  }
-
-  static arith::CmpIPredicate mirror(arith::CmpIPredicate pred) {
-    switch (pred) {
-    case arith::CmpIPredicate::slt:
-      return arith::CmpIPredicate::sgt;
-    case arith::CmpIPredicate::sle:
-      return arith::CmpIPredicate::sge;
-    case arith::CmpIPredicate::sgt:
-      return arith::CmpIPredicate::slt;
-    case arith::CmpIPredicate::sge:
-      return arith::CmpIPredicate::sle;
-    default:
-      return pred;
-    }
-  }
-
-  Interval leaf(Value value, unsigned depth) {
-    Interval out = facts(value);
-    if (std::optional<int64_t> c = constantOf(value))
-      return {*c, *c};
-    if (depth >= kMaxDepth)
-      return out;
-    if (auto arg = dyn_cast<BlockArgument>(value)) {
-      // An scf.for induction variable with a positive step lies in
-      // [lb, ub - 1] whenever the body runs.
-      if (auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp()))
-        if (arg == loop.getInductionVar() && !loop.getUnsignedCmp()) {
-          std::optional<int64_t> step = constantOf(loop.getStep());
-          if (step && *step > 0) {
-            Interval lb = leaf(loop.getLowerBound(), depth + 1);
-            Interval ub = leaf(loop.getUpperBound(), depth + 1);
-            if (ub.hi > INT64_MIN)
-              return out.meet({lb.lo, ub.hi - 1});
-          }
-        }
-      return out;
-    }
-    Operation *def = value.getDefiningOp();
-    if (!def)
-      return out;
-    if (auto range = dyn_cast<triton::MakeRangeOp>(def))
-      return out.meet({range.getStart(), int64_t(range.getEnd()) - 1});
-    if (auto pid = dyn_cast<triton::GetProgramIdOp>(def))
-      return out.meet({0, pid.getAxisAsInt() == 0 ? INT32_MAX - 1 : 65534});
-    if (auto num = dyn_cast<triton::GetNumProgramsOp>(def))
-      return out.meet({1, num.getAxisAsInt() == 0 ? INT32_MAX : 65535});
-    if (isI32Arith(value)) // a cut leaf: the wrapped value, exact if it fits
-      return of(value, depth).within(Interval::full(32)) ? of(value, depth)
-                                                         : out;
-    if (isa<triton::SplatOp, triton::BroadcastOp, triton::ExpandDimsOp,
-            arith::ExtSIOp>(def))
-      return out.meet(leaf(def->getOperand(0), depth + 1));
-    if (isa<arith::ExtUIOp>(def)) {
-      Interval src = leaf(def->getOperand(0), depth + 1);
-      unsigned bits = bitsOf(def->getOperand(0));
-      return src.lo >= 0 ? out.meet(src)
-                         : out.meet({0, (int64_t(1) << bits) - 1});
-    }
-    std::optional<int64_t> rhs =
-        def->getNumOperands() == 2 ? constantOf(def->getOperand(1))
-                                   : std::nullopt;
-    if (isa<arith::RemSIOp>(def) && rhs && *rhs != 0 && *rhs != INT64_MIN) {
-      int64_t m = std::abs(*rhs) - 1;
-      Interval src = leaf(def->getOperand(0), depth + 1);
-      return out.meet({src.lo >= 0 ? 0 : -m, src.hi <= 0 ? 0 : m});
-    }
-    if (isa<arith::RemUIOp>(def) && rhs && *rhs > 0)
-      return out.meet({0, *rhs - 1});
-    if (isa<arith::DivSIOp>(def) && rhs && *rhs > 0) {
-      Interval src = leaf(def->getOperand(0), depth + 1);
-      return out.meet({src.lo / *rhs, src.hi / *rhs});
-    }
-    if (isa<arith::AndIOp>(def) && rhs && *rhs >= 0)
-      return out.meet({0, *rhs});
-    if (isa<arith::MinSIOp, arith::MaxSIOp>(def)) {
-      Interval a = leaf(def->getOperand(0), depth + 1);
-      Interval b = leaf(def->getOperand(1), depth + 1);
-      if (isa<arith::MinSIOp>(def))
-        return out.meet({std::min(a.lo, b.lo), std::min(a.hi, b.hi)});
-      return out.meet({std::max(a.lo, b.lo), std::max(a.hi, b.hi)});
-    }
-    return out;
-  }
-};
-
 /// An offset's tensor tree restricted to one block of its tile: the lanes
 /// [first_d, first_d + size_d) along each dimension d of the tile (rank 1 or
 /// 2), as the same ops on smaller tensors (reportByBlocks). Each value keeps
@@ -941,92 +678,6 @@ static Value definedLanes(OpBuilder &builder, Location loc, Value value,
   return all;
 }
 
-/// The conjuncts of `mask` (an access's mask, of the shape the pointer has
-/// after the shape ops `path` applied to an offset) that map back to the
-/// offset's lanes, appended to `out`: `arith.andi` is split, and each step
-/// of `path`, taken back from the last, must be matched by the same shape op
-/// on the mask (`tt.broadcast` from the same shape, `tt.expand_dims` on the
-/// same axis), whose source then holds the mask of the offset's lanes.
-/// Conjuncts that do not map are left out: the lanes they would turn off are
-/// then counted (a superset of the accessed lanes).
-static void maskConjuncts(Value mask, ArrayRef<Operation *> path,
-                          SmallVectorImpl<Value> &out, unsigned depth = 0) {
-  if (depth > kMaxDepth)
-    return;
-  Operation *def = mask.getDefiningOp();
-  if (auto both = dyn_cast_or_null<arith::AndIOp>(def)) {
-    maskConjuncts(both.getLhs(), path, out, depth + 1);
-    maskConjuncts(both.getRhs(), path, out, depth + 1);
-    return;
-  }
-  if (path.empty()) {
-    out.push_back(mask);
-    return;
-  }
-  Operation *step = path.back();
-  if (!def || def->getName() != step->getName() ||
-      cast<ShapedType>(def->getOperand(0).getType()).getShape() !=
-          cast<ShapedType>(step->getOperand(0).getType()).getShape())
-    return;
-  if (auto expand = dyn_cast<triton::ExpandDimsOp>(def))
-    if (expand.getAxis() != cast<triton::ExpandDimsOp>(step).getAxis())
-      return;
-  maskConjuncts(def->getOperand(0), path.drop_back(), out, depth + 1);
-}
-
-/// Collects, for every access (`tt.load`, `tt.store` address) that `value`
-/// reaches as an offset (`offset`) or a pointer, the conjuncts of its mask
-/// on `value`'s lanes (maskConjuncts); an empty list for an access whose
-/// lanes cannot be narrowed. Followed through `arith.extsi`, `tt.addptr`,
-/// `tt.broadcast`, `tt.expand_dims` (the `path`) and integer add/sub/mul of
-/// the same shape (`idx[:, None] * D` inside `idx[:, None] * D + cols`);
-/// false if `value` has another use (a loop-carried pointer, an atomic, a
-/// compare): its lanes may then be used in ways the masks do not describe.
-static bool accessMasks(Value value, bool offset,
-                        SmallVectorImpl<Operation *> &path,
-                        SmallVectorImpl<SmallVector<Value>> &accesses,
-                        unsigned depth = 0) {
-  if (depth > kMaxDepth || accesses.size() > 16)
-    return false;
-  for (OpOperand &use : value.getUses()) {
-    Operation *user = use.getOwner();
-    unsigned index = use.getOperandNumber();
-    bool ok = false;
-    auto userTy = dyn_cast_or_null<RankedTensorType>(
-        user->getNumResults() == 1 ? user->getResult(0).getType() : Type());
-    if (offset && userTy && userTy.getShape() == cast<RankedTensorType>(
-                                                     value.getType())
-                                                     .getShape() &&
-        isa<arith::ExtSIOp, arith::AddIOp, arith::SubIOp, arith::MulIOp>(
-            user)) {
-      // Lane i of the result is computed from lane i of `value` (a larger
-      // offset tree, whose own check recomputes this one): its accesses
-      // touch the lanes of `value` they touch of the result.
-      ok = accessMasks(user->getResult(0), offset, path, accesses, depth + 1);
-    } else if (isa<triton::BroadcastOp, triton::ExpandDimsOp>(user)) {
-      path.push_back(user);
-      ok = accessMasks(user->getResult(0), offset, path, accesses, depth + 1);
-      path.pop_back();
-    } else if (isa<triton::AddPtrOp>(user) && index == (offset ? 1 : 0)) {
-      ok = accessMasks(user->getResult(0), /*offset=*/false, path, accesses,
-                       depth + 1);
-    } else if (!offset && index == 0 &&
-               isa<triton::LoadOp, triton::StoreOp>(user)) {
-      Value mask = isa<triton::LoadOp>(user)
-                       ? cast<triton::LoadOp>(user).getMask()
-                       : cast<triton::StoreOp>(user).getMask();
-      SmallVector<Value> conjuncts;
-      if (mask)
-        maskConjuncts(mask, path, conjuncts);
-      accesses.push_back(conjuncts);
-      ok = true;
-    }
-    if (!ok)
-      return false;
-  }
-  return true;
-}
-
 /// The lanes of `root` whose wrap the check counts (i1, root's shape), built
 /// at the builder's insertion point, or null for every lane (issue 26). A
 /// lane is left out only if it reads a masked-off lane of a masked load
@@ -1095,173 +746,6 @@ static Value countedLanes(OpBuilder &builder, Location loc, Value root,
   return arith::OrIOp::create(builder, loc, defined, touched);
 }
 
-/// The outermost `scf.for` marked `tt.flatten` (`tl.range(..., flatten=True)`)
-/// whose body holds `op` through `scf.for`s only, if any (issue 32): a check
-/// in such a nest is carried out of it (checkAcrossIterations).
-static scf::ForOp flattenedNest(Operation *op) {
-  scf::ForOp outermost;
-  for (Operation *parent = op->getParentOp(); auto loop =
-           dyn_cast_or_null<scf::ForOp>(parent);
-       parent = parent->getParentOp())
-    if (loop->hasAttr("tt.flatten"))
-      outermost = loop;
-  return outermost;
-}
-
-/// What an offset site reports.
-constexpr StringLiteral kWhat = "i32 offset overflow lanes";
-
-/// A value a leaf is computed from, in a few words: a kernel argument or a
-/// named value by its name, a constant by its value, else its op.
-static std::string operandText(Value value) {
-  // Shape ops and extensions copy the value they are given.
-  for (unsigned depth = 0; depth < 4; ++depth) {
-    Operation *def = value.getDefiningOp();
-    if (!def || !isa<triton::SplatOp, triton::BroadcastOp, triton::ExpandDimsOp,
-                     arith::ExtSIOp, arith::ExtUIOp>(def))
-      break;
-    value = def->getOperand(0);
-  }
-  if (auto cst = value.getDefiningOp<arith::ConstantOp>())
-    if (auto i = dyn_cast<IntegerAttr>(cst.getValue()))
-      return std::to_string(i.getValue().getSExtValue());
-  std::string name = nameOf(value);
-  if (auto arg = dyn_cast<BlockArgument>(value))
-    if (isa_and_nonnull<triton::FuncOp>(arg.getOwner()->getParentOp()))
-      return name.empty() ? "arg #" + std::to_string(arg.getArgNumber())
-                          : "arg `" + name + "`";
-  if (!name.empty())
-    return "`" + name + "`";
-  if (Operation *def = value.getDefiningOp())
-    return def->getName().getStringRef().str();
-  return "a block argument";
-}
-
-/// What a leaf of an offset tree is, for a site's reason (issue 18: say per
-/// kernel what is unproven): a kernel argument by name, a loaded value with
-/// its line, a loop index or loop-carried value, `x % M` with a run-time M,
-/// a cut product of products, a program id.
-static std::string describeLeaf(Value value, unsigned depth = 0) {
-  std::string name = nameOf(value);
-  auto named = [&](StringRef what) {
-    return name.empty() ? what.str() : (what + " `" + name + "`").str();
-  };
-  if (auto arg = dyn_cast<BlockArgument>(value)) {
-    Operation *owner = arg.getOwner()->getParentOp();
-    if (isa_and_nonnull<triton::FuncOp>(owner))
-      return operandText(value);
-    if (auto loop = dyn_cast_or_null<scf::ForOp>(owner)) {
-      // Triton names a loop's block arguments after its iter_args, so the
-      // induction variable is named by its loop.
-      std::string at = shortSiteOf(loop.getLoc());
-      if (arg == loop.getInductionVar())
-        return "loop index up to " + operandText(loop.getUpperBound()) + " (" +
-               at + ")";
-      return named("loop-carried value") + " (" + at + ")";
-    }
-    return named("block argument");
-  }
-  Operation *def = value.getDefiningOp();
-  std::string at = " (" + shortSiteOf(def->getLoc()) + ")";
-  if (isa<triton::LoadOp>(def))
-    return named("loaded") + at;
-  if (isa<arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp, triton::SplatOp,
-          triton::BroadcastOp, triton::ExpandDimsOp>(def) &&
-      depth < 4)
-    return describeLeaf(def->getOperand(0), depth + 1);
-  if (isa<arith::RemSIOp, arith::RemUIOp, arith::DivSIOp, arith::DivUIOp>(
-          def)) {
-    StringRef op = isa<arith::RemSIOp, arith::RemUIOp>(def) ? "%" : "/";
-    return ("x " + op + " " + operandText(def->getOperand(1)) + at).str();
-  }
-  if (isI32Arith(value))
-    return named(isa<arith::MulIOp>(def) ? "product of products"
-                                         : "deep sum (tree cut)") +
-           at;
-  if (auto pid = dyn_cast<triton::GetProgramIdOp>(def))
-    return "program_id(" + std::to_string(pid.getAxisAsInt()) + ")";
-  if (auto num = dyn_cast<triton::GetNumProgramsOp>(def))
-    return "num_programs(" + std::to_string(num.getAxisAsInt()) + ")";
-  return named(def->getName().getStringRef()) + at;
-}
-
-/// `v` for a reason: small values as they are, large ones next to a power
-/// of two as 2^k-c (c <= 2), others as ~2^k.
-static std::string boundText(int64_t v) {
-  if (v < 0)
-    return "-" + boundText(v == INT64_MIN ? INT64_MAX : -v);
-  if (v < (int64_t(1) << 20))
-    return std::to_string(v);
-  for (int64_t c = -2; c <= 2; ++c) {
-    uint64_t p = uint64_t(v) + c;
-    if (llvm::isPowerOf2_64(p)) {
-      std::string k = "2^" + std::to_string(llvm::Log2_64(p));
-      return c == 0  ? k
-             : c > 0 ? k + "-" + std::to_string(c)
-                     : k + "+" + std::to_string(-c);
-    }
-  }
-  return "~2^" + std::to_string(llvm::Log2_64(uint64_t(v)));
-}
-
-/// The leaves of `value`'s tree (cut as StaticRange cuts it) that keep it
-/// from fitting i32: those with no bound at all (`unbounded`), and those
-/// bounded only loosely, beyond +-2^16 (`loose`, with their bound: a program
-/// id along x, up to 2^31-2); ranges, constants and small values are left
-/// out.
-static void collectUnprovenLeaves(Value value, StaticRange &ranges,
-                                  SmallVectorImpl<std::string> &unbounded,
-                                  SmallVectorImpl<std::string> &loose,
-                                  unsigned depth = 0, unsigned products = 0) {
-  Operation *def = value.getDefiningOp();
-  bool isMul = def && isa<arith::MulIOp>(def);
-  if (isI32Arith(value) && depth < kMaxDepth && !(isMul && products > 0)) {
-    unsigned inner = products + (isMul ? 1 : 0);
-    for (Value operand : def->getOperands())
-      collectUnprovenLeaves(operand, ranges, unbounded, loose, depth + 1,
-                            inner);
-    return;
-  }
-  if (def &&
-      isa<triton::SplatOp, triton::BroadcastOp, triton::ExpandDimsOp>(def) &&
-      depth < kMaxDepth) {
-    collectUnprovenLeaves(def->getOperand(0), ranges, unbounded, loose,
-                          depth + 1, products);
-    return;
-  }
-  Interval range = ranges.of(value, depth, products);
-  constexpr int64_t kSmall = int64_t(1) << 16;
-  if (range.within({-kSmall, kSmall}))
-    return;
-  std::string text = describeLeaf(value);
-  unsigned bits = getElementTypeOrSelf(value.getType()).getIntOrFloatBitWidth();
-  Interval full = Interval::full(bits);
-  bool bounded = range.lo != full.lo || range.hi != full.hi;
-  if (bounded)
-    text += range.lo >= 0 ? " <= " + boundText(range.hi)
-                          : " in [" + boundText(range.lo) + ", " +
-                                boundText(range.hi) + "]";
-  SmallVectorImpl<std::string> &out = bounded ? loose : unbounded;
-  if (!llvm::is_contained(out, text))
-    out.push_back(text);
-}
-
-/// Why the offset check of `root` stays (the leaves it cannot bound) and
-/// what it costs (`how`), as the site's reason.
-static std::string offsetReason(Value root, StringRef how) {
-  StaticRange ranges;
-  SmallVector<std::string> unbounded, loose;
-  collectUnprovenLeaves(root, ranges, unbounded, loose);
-  std::string why;
-  if (!unbounded.empty())
-    why = "unbounded: " + joinShort(unbounded, 3) + "; ";
-  if (!loose.empty())
-    why += "loose: " + joinShort(loose, 2) + "; ";
-  if (why.empty())
-    why = "small leaves, but their combination can pass 2^31; ";
-  return why + how.str();
-}
-
 /// True if LaneBounds knows `root`'s bounds, i.e. wrapCount tests them
 /// with a few scalar ops rather than recomputing every lane in i64.
 /// LaneBounds builds the bounds as IR: here in a detached block, dropped
@@ -1305,14 +789,23 @@ public:
       }
     });
 
-    OpBuilder builder(&getContext());
-    StaticRange ranges;
-    for (Value root : roots) {
-      if (ranges.fitsI32(root)) {
-        LLVM_DEBUG(llvm::dbgs()
-                   << "offset proven not to wrap: " << root << "\n");
-        continue;
+    // Which roots provably never wrap, decided before any check changes the
+    // IR: the range analysis describes the IR it ran on.
+    SmallVector<Value> unproven;
+    {
+      triton_ext::range::IntegerRanges ranges(getOperation());
+      for (Value root : roots) {
+        if (fitsI32(root, &ranges)) {
+          LLVM_DEBUG(llvm::dbgs()
+                     << "offset proven not to wrap: " << root << "\n");
+          continue;
+        }
+        unproven.push_back(root);
       }
+    }
+
+    OpBuilder builder(&getContext());
+    for (Value root : unproven) {
       Operation *def = root.getDefiningOp();
       Location loc = def->getLoc();
       builder.setInsertionPointAfter(def);
