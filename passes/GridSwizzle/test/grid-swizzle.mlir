@@ -9,7 +9,7 @@
 // use of the program ids is replaced by the grouped coordinates, computed
 // once at the top of the entry block, in i64 (a grid of 2^31 or more programs
 // would wrap the i32 launch index) and truncated back to the kernel's i32.
-// REMARK-NOT: remark
+// REMARK-NOT: remark:
 // CHECK-LABEL: tt.func public @gemm
 // CHECK-SAME:    attributes {triton_ext.grid_swizzled}
 // CHECK-DAG:     %[[PX32:.*]] = tt.get_program_id x : i32

@@ -8,8 +8,7 @@
 // CHECK-NOT: triton_ext.launch_pdl
 // CHECK-LABEL: tt.func public @hand_managed
 // CHECK:         tt.load
-// CHECK-NEXT:    // REMARK: auto-pdl-managed.mlir:[[@LINE+1]]:3: remark: nvidia_auto_pdl: not applied: the module already manages grid dependencies (this tt.grid_dependency_wait; every kernel of it is left alone)
-  tt.grid_dependency_wait
+// CHECK-NEXT:    tt.grid_dependency_wait
 // CHECK-NOT:     tt.grid_dependency_launch_dependents
 // CHECK:         tt.return
 tt.func public @hand_managed(%x: !tt.ptr<f32>, %y: !tt.ptr<f32>) {

@@ -4,7 +4,7 @@
 // Where the pass runs: only on Hopper (cuda >= 90) modules, TTIR or TritonGPU.
 // A Hopper TritonGPU module is handled (the pass also works after ttgir
 // conversion), with no remark.
-// REMARK-NOT: remark
+// REMARK-NOT: remark:
 // CHECK: module attributes {triton_ext.launch_pdl = 1 : i32, ttg.target = "cuda:90"}
 // CHECK-LABEL: tt.func public @hopper_kernel
 // CHECK:         tt.grid_dependency_wait

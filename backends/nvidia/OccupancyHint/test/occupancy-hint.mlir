@@ -12,7 +12,7 @@
 // CHECK-SAME:    nvvm.minctasm = 2 : i32
 // FOUR-LABEL:  llvm.func @small_kernel
 // FOUR-SAME:     nvvm.minctasm = 4 : i32
-// REMARK-NOT: remark
+// REMARK-NOT: remark:
 
 module attributes {ttg.shared = 16384 : i32} {
   llvm.func @small_kernel() attributes {nvvm.kernel = 1 : ui1, nvvm.reqntid = array<i32: 128>} {
@@ -31,7 +31,7 @@ module attributes {ttg.shared = 16384 : i32} {
 // FOUR-NOT:      nvvm.minctasm
 
 module attributes {ttg.shared = 16384 : i32} {
-  // REMARK4: occupancy-hint.mlir:[[@LINE+1]]:3: remark: nvidia_occupancy_hint: not applied: register budget below min-registers
+  // REMARK4: occupancy-hint.mlir:[[@LINE+2]]:3: remark: nvidia_occupancy_hint: not applied: register budget below min-registers
   // REMARK5: occupancy-hint.mlir:[[@LINE+1]]:3: remark: nvidia_occupancy_hint: not applied: threads per SM would exceed 2048
   llvm.func @wide_kernel() attributes {nvvm.kernel = 1 : ui1, nvvm.reqntid = array<i32: 512>} {
     llvm.return
@@ -56,7 +56,7 @@ module attributes {ttg.shared = 16384 : i32} {
 // -----
 
 // Not a kernel (no nvvm.reqntid): untouched, without a remark.
-// REMARK-NOT: remark
+// REMARK-NOT: remark:
 // CHECK-LABEL: llvm.func @device_helper
 // CHECK-NOT:     nvvm.minctasm
 

@@ -32,7 +32,7 @@ tt.func public @gather(%x: !tt.ptr<f32>, %idx: !tt.ptr<i32>, %table: !tt.ptr<f32
   %iv = tt.load %ip, %m : tensor<1024x!tt.ptr<i32>>
   %ts = tt.splat %table : !tt.ptr<f32> -> tensor<1024x!tt.ptr<f32>>
   %tp = tt.addptr %ts, %iv : tensor<1024x!tt.ptr<f32>>, tensor<1024xi32>
-  // REMARK: stream-eviction.mlir:[[@LINE+1]]:3: remark: nvidia_stream_eviction: not applied: its address depends on a loaded value (a gather: its targets may repeat)
+  // REMARK: stream-eviction.mlir:[[@LINE+1]]:{{[0-9]+}}: remark: nvidia_stream_eviction: not applied: its address depends on a loaded value (a gather: its targets may repeat)
   %tv = tt.load %tp, %m : tensor<1024x!tt.ptr<f32>>
   %r = arith.mulf %xv, %tv : tensor<1024xf32>
   %os = tt.splat %out : !tt.ptr<f32> -> tensor<1024x!tt.ptr<f32>>
@@ -72,10 +72,10 @@ tt.func public @two_axes(%a: !tt.ptr<f32>, %c: !tt.ptr<f32>, %bias: !tt.ptr<f32>
   %cp = tt.addptr %cs, %coffs : tensor<64x!tt.ptr<f32>>, tensor<64xi32>
   %bsp = tt.splat %bias : !tt.ptr<f32> -> tensor<64x!tt.ptr<f32>>
   %bp = tt.addptr %bsp, %range : tensor<64x!tt.ptr<f32>>, tensor<64xi32>
-  // REMARK-ALL: stream-eviction.mlir:[[@LINE+1]]:3: remark: nvidia_stream_eviction: not applied: its offset does not depend on every program id the kernel reads (several programs read the same data)
+  // REMARK-ALL: stream-eviction.mlir:[[@LINE+1]]:{{[0-9]+}}: remark: nvidia_stream_eviction: not applied: its offset does not depend on every program id the kernel reads (several programs read the same data)
   %av = tt.load %ap : tensor<64x!tt.ptr<f32>>
   %cv = tt.load %cp : tensor<64x!tt.ptr<f32>>
-  // REMARK-ALL: stream-eviction.mlir:[[@LINE+1]]:3: remark: nvidia_stream_eviction: not applied: its offset does not depend on every program id the kernel reads (several programs read the same data)
+  // REMARK-ALL: stream-eviction.mlir:[[@LINE+1]]:{{[0-9]+}}: remark: nvidia_stream_eviction: not applied: its offset does not depend on every program id the kernel reads (several programs read the same data)
   %bv = tt.load %bp : tensor<64x!tt.ptr<f32>>
   %s1 = arith.addf %av, %cv : tensor<64xf32>
   %s2 = arith.addf %s1, %bv : tensor<64xf32>
@@ -127,9 +127,9 @@ tt.func public @loops(%y: !tt.ptr<f32>, %x: !tt.ptr<f32>, %z: !tt.ptr<f32>, %w: 
     %bs = tt.splat %base : i32 -> tensor<128xi32>
     %offs = arith.addi %bs, %range : tensor<128xi32>
     %p = tt.addptr %xs, %offs : tensor<128x!tt.ptr<f32>>, tensor<128xi32>
-    // REMARK-ALL: stream-eviction.mlir:[[@LINE+1]]:5: remark: nvidia_stream_eviction: not applied: another load reads the same pointer argument (the data is read again)
+    // REMARK-ALL: stream-eviction.mlir:[[@LINE+1]]:{{[0-9]+}}: remark: nvidia_stream_eviction: not applied: another load reads the same pointer argument (the data is read again)
     %v = tt.load %p : tensor<128x!tt.ptr<f32>>
-    // REMARK-ALL: stream-eviction.mlir:[[@LINE+1]]:5: remark: nvidia_stream_eviction: not applied: another load reads the same pointer argument (the data is read again)
+    // REMARK-ALL: stream-eviction.mlir:[[@LINE+1]]:{{[0-9]+}}: remark: nvidia_stream_eviction: not applied: another load reads the same pointer argument (the data is read again)
     %v2 = tt.load %p : tensor<128x!tt.ptr<f32>>
     %m = arith.mulf %v, %v2 : tensor<128xf32>
     %a = arith.addf %acc, %m : tensor<128xf32>
@@ -139,7 +139,7 @@ tt.func public @loops(%y: !tt.ptr<f32>, %x: !tt.ptr<f32>, %z: !tt.ptr<f32>, %w: 
   %zs = tt.splat %z : !tt.ptr<f32> -> tensor<128x!tt.ptr<f32>>
   %z0 = tt.addptr %zs, %rs : tensor<128x!tt.ptr<f32>>, tensor<128xi32>
   %s2:2 = scf.for %k = %c0 to %ncols step %c128 iter_args(%acc = %s1, %p = %z0) -> (tensor<128xf32>, tensor<128x!tt.ptr<f32>>) : i32 {
-    // REMARK-ALL: stream-eviction.mlir:[[@LINE+1]]:5: remark: nvidia_stream_eviction: not applied: its address goes through a loop-carried value, a branch or loop result, an op with memory effects, or two pointer arguments
+    // REMARK-ALL: stream-eviction.mlir:[[@LINE+1]]:{{[0-9]+}}: remark: nvidia_stream_eviction: not applied: its address goes through a loop-carried value, a branch or loop result, an op with memory effects, or two pointer arguments
     %v = tt.load %p : tensor<128x!tt.ptr<f32>>
     %a = arith.addf %acc, %v : tensor<128xf32>
     %step = tt.splat %c128 : i32 -> tensor<128xi32>
@@ -149,7 +149,7 @@ tt.func public @loops(%y: !tt.ptr<f32>, %x: !tt.ptr<f32>, %z: !tt.ptr<f32>, %w: 
   %ws = tt.splat %w : !tt.ptr<f32> -> tensor<128x!tt.ptr<f32>>
   %wp = tt.addptr %ws, %rs : tensor<128x!tt.ptr<f32>>, tensor<128xi32>
   %s3 = scf.for %k = %c0 to %ncols step %c128 iter_args(%acc = %s2#0) -> (tensor<128xf32>) : i32 {
-    // REMARK-ALL: stream-eviction.mlir:[[@LINE+1]]:5: remark: nvidia_stream_eviction: not applied: its offset does not advance with every loop around it (the data is read again)
+    // REMARK-ALL: stream-eviction.mlir:[[@LINE+1]]:{{[0-9]+}}: remark: nvidia_stream_eviction: not applied: its offset does not advance with every loop around it (the data is read again)
     %v = tt.load %wp : tensor<128x!tt.ptr<f32>>
     %a = arith.addf %acc, %v : tensor<128xf32>
     scf.yield %a : tensor<128xf32>
@@ -173,18 +173,18 @@ tt.func public @author_policy(%x: !tt.ptr<f32>, %v: !tt.ptr<f32>, %idx: !tt.ptr<
   %offs = arith.addi %ps, %range : tensor<64xi32>
   %xs = tt.splat %x : !tt.ptr<f32> -> tensor<64x!tt.ptr<f32>>
   %xp = tt.addptr %xs, %offs : tensor<64x!tt.ptr<f32>>, tensor<64xi32>
-  // REMARK: stream-eviction.mlir:[[@LINE+1]]:3: remark: nvidia_stream_eviction: not applied: the load has a cache policy already (the author's choice wins)
+  // REMARK: stream-eviction.mlir:[[@LINE+1]]:{{[0-9]+}}: remark: nvidia_stream_eviction: not applied: the load has a cache policy already (the author's choice wins)
   %a = tt.load %xp {cachePolicy = #tt.cache_policy<cache_modifier = none, eviction_policy = evict_last>} : tensor<64x!tt.ptr<f32>>
   %vs = tt.splat %v : !tt.ptr<f32> -> tensor<64x!tt.ptr<f32>>
   %vp = tt.addptr %vs, %offs : tensor<64x!tt.ptr<f32>>, tensor<64xi32>
-  // REMARK: stream-eviction.mlir:[[@LINE+1]]:3: remark: nvidia_stream_eviction: not applied: the load is volatile
+  // REMARK: stream-eviction.mlir:[[@LINE+1]]:{{[0-9]+}}: remark: nvidia_stream_eviction: not applied: the load is volatile
   %b = tt.load %vp {isVolatile = true} : tensor<64x!tt.ptr<f32>>
   %is = tt.splat %idx : !tt.ptr<i32> -> tensor<64x!tt.ptr<i32>>
   %ip = tt.addptr %is, %offs : tensor<64x!tt.ptr<i32>>, tensor<64xi32>
   %i = tt.load %ip : tensor<64x!tt.ptr<i32>>
   %ts = tt.splat %table : !tt.ptr<f32> -> tensor<64x!tt.ptr<f32>>
   %tp = tt.addptr %ts, %i : tensor<64x!tt.ptr<f32>>, tensor<64xi32>
-  // REMARK: stream-eviction.mlir:[[@LINE+1]]:3: remark: nvidia_stream_eviction: not applied: its address depends on a loaded value (a gather: its targets may repeat)
+  // REMARK: stream-eviction.mlir:[[@LINE+1]]:{{[0-9]+}}: remark: nvidia_stream_eviction: not applied: its address depends on a loaded value (a gather: its targets may repeat)
   %t = tt.load %tp : tensor<64x!tt.ptr<f32>>
   %r = arith.addf %a, %b : tensor<64xf32>
   %r2 = arith.addf %r, %t : tensor<64xf32>
