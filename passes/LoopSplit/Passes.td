@@ -115,7 +115,7 @@ def TritonExtLoopSplit : Pass<"triton-ext-loop-split", "mlir::ModuleOp"> {
                           "split and let the backends contract, as in a "
                           "hand-split kernel (the last bit may differ)">]>,
     RemarksOption<"loop the pass could split but leaves alone "
-                  "(profitability and limits)">,
+                  "(profitability and limits), on the loop">,
   ];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::scf::SCFDialect",

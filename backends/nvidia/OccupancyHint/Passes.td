@@ -31,8 +31,8 @@ def TritonExtOccupancyHint : Pass<"triton-ext-nvidia-occupancy-hint", "mlir::Mod
            "Leave the kernel alone when the hint would allow fewer 32-bit "
            "registers per thread than this (spilling costs more than occupancy "
            "gains).">,
-    RemarksOption<"kernel the pass leaves without the hint (on its "
-                  "llvm.func)">,
+    RemarksOption<"kernel the pass leaves without the hint, on its "
+                  "llvm.func">,
   ];
 }
 

@@ -55,8 +55,8 @@ def TritonExtStreamEviction
            "Mark the streams of a kernel only if it also gathers (a load "
            "whose address depends on a loaded value); false marks every "
            "stream (measured 6% slower on a pure stream).">,
-    RemarksOption<"load the pass does not mark (on the load), or kernel or "
-                  "module it leaves alone">,
+    RemarksOption<"load the pass does not mark, on the load (or on the "
+                  "kernel or module it leaves alone)">,
   ];
   let dependentDialects = ["mlir::triton::TritonDialect"];
 }

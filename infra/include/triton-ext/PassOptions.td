@@ -91,8 +91,9 @@ class RangeOption<string varName, string arg, string valueType, string default,
 /// `remarks`.
 class RemarksOption<string what>
     : Option<"remarks", "remarks", "bool", /*default=*/"false",
-             "Emit a remark, with the reason, for each " # what #
-                 " (TRITON_EXT_REMARKS=1 turns it on; Triton prints remarks "
-                 "with MLIR_ENABLE_DIAGNOSTICS=remarks).">;
+             "Emit a remark `<pass>: not applied: <reason>` for each " # what #
+                 ". TRITON_EXT_REMARKS=1 sets it on every enabled pass; Triton "
+                 "prints remarks on stderr with MLIR_ENABLE_DIAGNOSTICS=remarks, "
+                 "which the loader then sets.">;
 
 #endif // TRITON_EXT_PASS_OPTIONS
