@@ -14,6 +14,7 @@ import contextvars
 import difflib
 import hashlib
 import json
+import os
 import threading
 from dataclasses import dataclass, replace
 from typing import Any, Iterator, Mapping, Sequence
@@ -24,6 +25,7 @@ from ._loader import load_extension, loaded_library
 from ._log import get as get_logger
 from ._manifest import Extension, Manifest, PassSpec, load_manifest
 from ._passlist import parse_pass_list
+from ._settings import settings
 from ._triton import canonical_builtin, check_overrides, ensure_installed, install, lend
 
 __all__ = ["Enabled", "Selection", "SelectionState", "state", "KEY_VERSION", "current", "install_hook", "lend_hook", "build", "enable", "enable_text",
@@ -31,6 +33,13 @@ __all__ = ["Enabled", "Selection", "SelectionState", "state", "KEY_VERSION", "cu
 
 KEY_VERSION = "triton_ext-2"
 _logger = get_logger("selection")
+
+#: The option of every optimization pass that declines (``RemarksOption`` in
+#: infra/include/triton-ext/PassOptions.td): a remark ``<pass>: not applied: <reason>`` per decline.
+REMARKS_OPTION = "remarks"
+#: Triton's switch for MLIR diagnostics below errors (read by libtriton each time it runs a pass
+#: manager; one of its cache-invalidating variables).
+MLIR_DIAGNOSTICS_VAR = "MLIR_ENABLE_DIAGNOSTICS"
 
 
 @dataclass(frozen=True)
@@ -213,6 +222,10 @@ def build(names: Sequence[str], options: Mapping[str, Any] | None, manifest: Man
             # dialects and builder ops stay registered; Triton cannot unload a library).
             load_extension(ext)
             activate_packages([ext])
+    if settings.remarks:
+        checked = [(spec, _with_remarks(spec, values)) for spec, values in checked]
+    if any(dict(values).get(REMARKS_OPTION) for _spec, values in checked):
+        show_remarks()
     out: list[Enabled] = []
     for spec, values in checked:
         ext = manifest.extension_of(spec)
@@ -242,6 +255,30 @@ def build(names: Sequence[str], options: Mapping[str, Any] | None, manifest: Man
         out.append(Enabled(spec, ext, values, report.sha256, infra))
     activate_packages([e.extension for e in out])
     return out
+
+
+def _with_remarks(spec: PassSpec, values: tuple[tuple[str, Any], ...]) -> tuple[tuple[str, Any], ...]:
+    """``TRITON_EXT_REMARKS=1``: ``remarks=true`` for a pass that declares the option, unless the
+    user's options set it (either way). Like any option, it is part of the compile-cache key."""
+    if not any(o.name == REMARKS_OPTION for o in spec.options) or any(k == REMARKS_OPTION for k, _ in values):
+        return values
+    return tuple(sorted(values + ((REMARKS_OPTION, True),)))
+
+
+def show_remarks() -> None:
+    """Make Triton print MLIR remarks (``MLIR_ENABLE_DIAGNOSTICS`` gets ``remarks``, other values
+    kept): Triton drops diagnostics below errors otherwise. It prints them on stderr, as
+    ``<file>:<line>:<col>: remark: <pass>: not applied: <reason>`` with the op's source line, when a
+    kernel compiles (not on a cache hit). The variable is read whenever Triton runs a pass manager,
+    so setting it after ``import triton`` works; it is one of Triton's cache-invalidating
+    variables, so every kernel compiled afterwards gets a new cache key."""
+    current = os.environ.get(MLIR_DIAGNOSTICS_VAR, "")
+    values = [v.strip() for v in current.split(",") if v.strip()]
+    if "remarks" in values:
+        return
+    os.environ[MLIR_DIAGNOSTICS_VAR] = ",".join(values + ["remarks"])
+    _logger.info("%s=%s: Triton prints the passes' remarks (why they left something alone) on stderr",
+                 MLIR_DIAGNOSTICS_VAR, os.environ[MLIR_DIAGNOSTICS_VAR])
 
 
 def _passless(manifest: Manifest, name: str) -> Extension | None:

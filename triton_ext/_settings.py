@@ -140,6 +140,12 @@ _FIELDS: dict[str, _Field[Any]] = {
         "Log level of triton_ext's decisions (debug, info, warning, error): enabled passes, preflight, loads, "
         "the passes placed in each stage, passes dropped; printed to stderr.",
     ),
+    "remarks": _Field(
+        "TRITON_EXT_REMARKS", _parse_bool, lambda: False,
+        "Every pass enabled from now on that declares a 'remarks' option gets remarks=true (unless its options "
+        "set it), so it says why it leaves a kernel, loop or load alone; MLIR_ENABLE_DIAGNOSTICS gets 'remarks' "
+        "so Triton prints them on stderr when the kernel compiles.",
+    ),
     "entry_points": _Field(
         "TRITON_EXT_ENTRY_POINTS", _parse_bool, lambda: True,
         "Merge registry fragments from the 'triton_ext.extensions' entry point group.",
@@ -157,6 +163,7 @@ class Settings:
     cache_dir: Path
     probe_timeout: float
     log: int | None
+    remarks: bool
     entry_points: bool
     auto_backup_mb: float
     auto_budget_s: float

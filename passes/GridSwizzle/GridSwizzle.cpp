@@ -51,6 +51,8 @@
 //    original ones);
 //  * it is not public (not a kernel), a declaration, or already carries
 //    `triton_ext.grid_swizzled` (so the pass is idempotent).
+// With the `remarks` option each decline but a declaration's is a remark on
+// the function, `grid_swizzle: not applied: <reason>`.
 // A group size below 2 is an error.
 //
 //===----------------------------------------------------------------------===//
@@ -152,6 +154,9 @@ public:
       if (!reason.empty()) {
         LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE ": " << func.getSymName() << ": "
                                 << reason << "\n");
+        // A declaration has nothing to swizzle and nowhere to point at.
+        if (remarks && !func.isDeclaration())
+          func.emitRemark() << "grid_swizzle: not applied: " << reason;
         continue;
       }
       swizzle(func, facts);

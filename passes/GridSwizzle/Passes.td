@@ -62,6 +62,7 @@ def TritonExtGridSwizzle : Pass<"triton-ext-grid-swizzle", "mlir::ModuleOp"> {
     MinOption<"groupSize", "group-size", "int", /*default=*/"8",
            "Program-id x rows walked per group (at least 2). Larger groups "
            "share more of B and less of A per wave.", /*min=*/2>,
+    RemarksOption<"kernel the pass leaves alone, on the function">,
   ];
   let dependentDialects = ["mlir::triton::TritonDialect",
                            "mlir::arith::ArithDialect"];

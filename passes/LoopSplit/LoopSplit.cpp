@@ -400,7 +400,7 @@ private:
                             << reason << "\n");
     // The analysis's own profitability limits name their option.
     if (remarks && (legal || StringRef(reason).contains("max-")))
-      loop.emitRemark() << "loop_split: not split: " << reason;
+      loop.emitRemark() << "loop_split: not applied: " << reason;
     return rewriter.notifyMatchFailure(loop, reason);
   }
 

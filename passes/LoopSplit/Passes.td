@@ -114,9 +114,8 @@ def TritonExtLoopSplit : Pass<"triton-ext-loop-split", "mlir::ModuleOp"> {
                 EnumValue<"Contract", "contract",
                           "split and let the backends contract, as in a "
                           "hand-split kernel (the last bit may differ)">]>,
-    Option<"remarks", "remarks", "bool", /*default=*/"false",
-           "Emit a remark for each loop the pass could split but leaves "
-           "alone, with the reason (profitability and limits).">,
+    RemarksOption<"loop the pass could split but leaves alone "
+                  "(profitability and limits), on the loop">,
   ];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::scf::SCFDialect",

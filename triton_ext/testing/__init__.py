@@ -54,7 +54,7 @@ __all__ = [
 CUDA90_TUPLE = ("cuda", 90, 32)
 
 #: Variables a test session must not inherit: they enable passes or change failures into errors.
-_INHERITED = ("TRITON_EXT_ENABLE", "TRITON_EXT_STRICT")
+_INHERITED = ("TRITON_EXT_ENABLE", "TRITON_EXT_STRICT", "TRITON_EXT_REMARKS")
 
 
 def isolate_environment(tmp: Path | None = None) -> Path:

@@ -45,6 +45,9 @@
 // either op anywhere (the author manages PDL; this also makes the pass
 // idempotent), a `ttg.target` that is not `cuda:N` with N >= 90, and
 // declarations. Gluon kernels have no ttir stage, so they are never seen.
+// With the `remarks` option both declines are remarks,
+// `nvidia_auto_pdl: not applied: <reason>`: on the module (target) or on the
+// first grid-dependency op found (managed).
 //
 //===----------------------------------------------------------------------===//
 
@@ -75,7 +78,8 @@ using mlir::triton_ext::TriggerPlacement;
 
 namespace {
 
-/// Module attribute that asks for a PDL launch (the loader copies it into the launch metadata).
+/// Module attribute that asks for a PDL launch (the loader copies it into the
+/// launch metadata).
 constexpr llvm::StringLiteral kLaunchPdlAttr = "triton_ext.launch_pdl";
 /// Oldest CUDA compute capability with griddepcontrol.
 constexpr unsigned kMinArch = 90;
@@ -115,15 +119,18 @@ public:
     TriggerPlacement placement = launchDependents;
     if (!mlir::triton_ext::mayTargetCudaAtLeast(module, kMinArch)) {
       LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE ": target is not cuda >= 90\n");
+      if (remarks)
+        module.emitRemark()
+            << "nvidia_auto_pdl: not applied: the target is not cuda >= 90";
       return;
     }
     // A kernel written with gdc_wait / gdc_launch_dependents (or a module
     // this pass already rewrote) manages PDL itself: leave all of it alone.
-    bool managed = false;
+    Operation *managed = nullptr;
     module.walk([&](Operation *op) {
       if (isa<triton::GridDependencyWaitOp,
               triton::GridDependencyLaunchDependentsOp>(op)) {
-        managed = true;
+        managed = op;
         return WalkResult::interrupt();
       }
       return WalkResult::advance();
@@ -131,6 +138,11 @@ public:
     if (managed) {
       LLVM_DEBUG(llvm::dbgs()
                  << DEBUG_TYPE ": module already manages grid dependencies\n");
+      if (remarks)
+        managed->emitRemark()
+            << "nvidia_auto_pdl: not applied: the module already manages "
+               "grid dependencies (this "
+            << managed->getName() << "; every kernel of it is left alone)";
       return;
     }
 

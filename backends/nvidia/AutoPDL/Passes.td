@@ -61,6 +61,8 @@ def TritonExtAutoPDL : Pass<"triton-ext-nvidia-auto-pdl", "mlir::ModuleOp"> {
                 EnumValue<"AfterWait", "after-wait",
                           "right after the wait: the most overlap">,
                 EnumValue<"None", "none", "no trigger">]>,
+    RemarksOption<"module the pass leaves alone, on the module or on the "
+                  "author's grid-dependency op">,
   ];
   let dependentDialects = ["mlir::triton::TritonDialect"];
 }

@@ -1,4 +1,4 @@
-//===- OccupancyHint.cpp - Minimum CTAs-per-SM hint for ptxas --------------===//
+//===- OccupancyHint.cpp - Minimum CTAs-per-SM hint for ptxas -------------===//
 //
 // SPDX-License-Identifier: Apache-2.0
 //
@@ -23,7 +23,8 @@
 // `ttg.shared`); 65536 / (N * threads) < min-registers; 65536 / (N * threads)
 // below the kernel's wgmma register floor (see wgmmaFloor). Ops are matched by
 // name ("llvm.func", "llvm.inline_asm") so the plugin does not depend on
-// LLVM-dialect TypeIDs.
+// LLVM-dialect TypeIDs. With the `remarks` option each decline of a kernel is
+// a remark on its llvm.func, `nvidia_occupancy_hint: not applied: <reason>`.
 //
 // Why the wgmma floor: ptxas may spill ordinary values to meet the cap, but a
 // wgmma accumulator must stay in registers for the whole asynchronous group,
@@ -80,7 +81,8 @@ int64_t wgmmaAccumulatorRegisters(StringRef text, std::string &shape) {
     return 0;
   rest = rest.drop_front(m + 5);
   int64_t n = 0;
-  StringRef digits = rest.take_while([](char c) { return c >= '0' && c <= '9'; });
+  StringRef digits =
+      rest.take_while([](char c) { return c >= '0' && c <= '9'; });
   if (digits.empty() || digits.getAsInteger(10, n) || n <= 0)
     return 0;
   rest = rest.drop_front(digits.size());
@@ -130,24 +132,26 @@ private:
     StringRef name = SymbolTable::getSymbolName(&func).getValue();
     auto reqntid = func.getAttrOfType<DenseI32ArrayAttr>("nvvm.reqntid");
     if (!reqntid || reqntid.empty())
-      return decline(name, "no nvvm.reqntid (not a kernel, or ptxas would "
-                           "ignore .minnctapersm)");
+      return decline(func, name,
+                     "no nvvm.reqntid (not a kernel, or ptxas would "
+                     "ignore .minnctapersm)");
     if (func.hasAttr("nvvm.minctasm"))
-      return decline(name, "nvvm.minctasm already set");
+      return decline(func, name, "nvvm.minctasm already set");
     int64_t threads = 1;
     for (int32_t dim : reqntid.asArrayRef())
       threads *= dim;
     int64_t ctas = minCtasPerSm;
     if (ctas * threads > kMaxThreadsPerSm)
-      return decline(name, "threads per SM would exceed 2048");
+      return decline(func, name, "threads per SM would exceed 2048");
     if (ctas * (shared + kSharedReservedPerCta) > kSharedPerSm)
-      return decline(name, "shared memory does not allow that many CTAs");
+      return decline(func, name, "shared memory does not allow that many CTAs");
     int64_t budget = kRegistersPerSm / (ctas * threads);
     if (budget < int64_t(minRegisters))
-      return decline(name, "register budget below min-registers");
+      return decline(func, name, "register budget below min-registers");
     if (int64_t floor = wgmmaFloor(func); floor > 0 && budget < floor)
-      return decline(name, "register budget below the wgmma accumulators' "
-                           "floor (ptxas would fail, not spill)");
+      return decline(func, name,
+                     "register budget below the wgmma accumulators' "
+                     "floor (ptxas would fail, not spill)");
     return success();
   }
 
@@ -178,9 +182,16 @@ private:
     return total;
   }
 
-  LogicalResult decline(StringRef kernel, StringRef why) {
-    LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE ": " << kernel << ": " << why
-                            << "\n");
+  /// Leaves `func` without the hint, saying why: LLVM_DEBUG, and a remark on
+  /// the function with the `remarks` option, for kernels only (`nvvm.kernel`
+  /// or `nvvm.reqntid`): helpers and libdevice declarations are not
+  /// candidates.
+  LogicalResult decline(Operation &func, StringRef kernel, StringRef why) {
+    LLVM_DEBUG(llvm::dbgs()
+               << DEBUG_TYPE ": " << kernel << ": " << why << "\n");
+    if (remarks &&
+        (func.hasAttr("nvvm.kernel") || func.hasAttr("nvvm.reqntid")))
+      func.emitRemark() << "nvidia_occupancy_hint: not applied: " << why;
     return failure();
   }
 };

@@ -7,7 +7,7 @@
 #ifndef TRITON_EXT_NVIDIA_OCCUPANCY_HINT_PASSES
 #define TRITON_EXT_NVIDIA_OCCUPANCY_HINT_PASSES
 
-include "mlir/Pass/PassBase.td"
+include "triton-ext/PassOptions.td"
 
 def TritonExtOccupancyHint : Pass<"triton-ext-nvidia-occupancy-hint", "mlir::ModuleOp"> {
   let summary = "Set nvvm.minctasm (PTX .minnctapersm) on kernels at the LLVM stage";
@@ -31,6 +31,8 @@ def TritonExtOccupancyHint : Pass<"triton-ext-nvidia-occupancy-hint", "mlir::Mod
            "Leave the kernel alone when the hint would allow fewer 32-bit "
            "registers per thread than this (spilling costs more than occupancy "
            "gains).">,
+    RemarksOption<"kernel the pass leaves without the hint, on its "
+                  "llvm.func">,
   ];
 }
 

@@ -7,7 +7,7 @@
 #ifndef TRITON_EXT_NVIDIA_STREAM_EVICTION_PASSES
 #define TRITON_EXT_NVIDIA_STREAM_EVICTION_PASSES
 
-include "mlir/Pass/PassBase.td"
+include "triton-ext/PassOptions.td"
 
 def TritonExtStreamEviction
     : Pass<"triton-ext-nvidia-stream-eviction", "mlir::ModuleOp"> {
@@ -55,6 +55,8 @@ def TritonExtStreamEviction
            "Mark the streams of a kernel only if it also gathers (a load "
            "whose address depends on a loaded value); false marks every "
            "stream (measured 6% slower on a pure stream).">,
+    RemarksOption<"load the pass does not mark, on the load (or on the "
+                  "kernel or module it leaves alone)">,
   ];
   let dependentDialects = ["mlir::triton::TritonDialect"];
 }

@@ -44,6 +44,9 @@
 // 90), declarations, kernels without a gather (unless only-with-gathers is
 // off), loads with a cache policy. Running the pass twice changes nothing
 // the second time: every load it marked now has a policy.
+// With the `remarks` option each decline is a remark,
+// `nvidia_stream_eviction: not applied: <reason>`: on the module (target), on
+// the kernel (no gather) or on the load (why it is not a stream).
 //
 //===----------------------------------------------------------------------===//
 
@@ -157,6 +160,9 @@ public:
     ModuleOp module = getOperation();
     if (!mlir::triton_ext::mayTargetCudaAtLeast(module, kMinArch)) {
       LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE ": target is not cuda >= 90\n");
+      if (remarks)
+        module.emitRemark() << "nvidia_stream_eviction: not applied: the "
+                               "target is not cuda >= 90";
       return;
     }
     for (auto func : module.getOps<tt::FuncOp>())
@@ -168,9 +174,8 @@ private:
   void markKernel(tt::FuncOp func) {
     Block &entry = func.getBody().front();
     unsigned usedAxes = 0;
-    func.walk([&](tt::GetProgramIdOp pid) {
-      usedAxes |= 1u << pid.getAxisAsInt();
-    });
+    func.walk(
+        [&](tt::GetProgramIdOp pid) { usedAxes |= 1u << pid.getAxisAsInt(); });
 
     SmallVector<std::pair<tt::LoadOp, AddressFacts>> loads;
     llvm::DenseMap<Value, unsigned> loadsPerBase;
@@ -184,27 +189,63 @@ private:
     bool gathers = llvm::any_of(
         loads, [](const auto &entry) { return entry.second.gathered; });
     if (onlyWithGathers && !gathers) {
-      LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE ": no gather in "
-                              << func.getSymName() << "\n");
+      LLVM_DEBUG(llvm::dbgs()
+                 << DEBUG_TYPE ": no gather in " << func.getSymName() << "\n");
+      if (remarks && !loads.empty())
+        func.emitRemark() << "nvidia_stream_eviction: not applied: the kernel "
+                             "does not gather (no load's address depends on a "
+                             "loaded value), so its streams are not marked "
+                             "(only-with-gathers)";
       return;
     }
 
-    auto evictFirst = tt::CachePolicyAttr::get(
-        &getContext(), tt::CacheModifier::NONE, tt::EvictionPolicy::EVICT_FIRST);
+    auto evictFirst =
+        tt::CachePolicyAttr::get(&getContext(), tt::CacheModifier::NONE,
+                                 tt::EvictionPolicy::EVICT_FIRST);
     for (auto &[load, facts] : loads) {
-      bool streamed = !load.getIsVolatile() && !hasCachePolicy(load) &&
-                      !facts.opaque && !facts.gathered && facts.base &&
-                      usedAxes != 0 &&
-                      (facts.programIdAxes & usedAxes) == usedAxes &&
-                      loadsPerBase.lookup(facts.base) == 1 &&
-                      advancesWithEveryLoop(load, facts);
-      if (!streamed) {
-        LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE ": not streamed: " << load
-                                << "\n");
+      StringRef reason = notStreamedReason(load, facts, usedAxes, loadsPerBase);
+      if (!reason.empty()) {
+        LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE ": not streamed (" << reason
+                                << "): " << load << "\n");
+        if (remarks)
+          load.emitRemark()
+              << "nvidia_stream_eviction: not applied: " << reason;
         continue;
       }
       load.setCachePolicyAttr(evictFirst);
     }
+  }
+
+  /// Why `load` is not a stream, or an empty string when it is one.
+  static StringRef
+  notStreamedReason(tt::LoadOp load, const AddressFacts &facts,
+                    unsigned usedAxes,
+                    const llvm::DenseMap<Value, unsigned> &loadsPerBase) {
+    if (load.getIsVolatile())
+      return "the load is volatile";
+    if (hasCachePolicy(load))
+      return "the load has a cache policy already (the author's choice wins)";
+    if (facts.opaque)
+      return "its address goes through a loop-carried value, a branch or "
+             "loop result, an op with memory effects, or two pointer "
+             "arguments";
+    if (facts.gathered)
+      return "its address depends on a loaded value (a gather: its targets "
+             "may repeat)";
+    if (!facts.base)
+      return "its address does not start from a kernel pointer argument";
+    if (usedAxes == 0)
+      return "the kernel reads no program id";
+    if ((facts.programIdAxes & usedAxes) != usedAxes)
+      return "its offset does not depend on every program id the kernel "
+             "reads (several programs read the same data)";
+    if (loadsPerBase.lookup(facts.base) != 1)
+      return "another load reads the same pointer argument (the data is "
+             "read again)";
+    if (!advancesWithEveryLoop(load, facts))
+      return "its offset does not advance with every loop around it (the "
+             "data is read again)";
+    return "";
   }
 
   /// True when the address depends on the induction variable of every

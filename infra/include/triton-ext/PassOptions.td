@@ -19,6 +19,7 @@
 //               /*min=*/2, /*max=*/3>
 //   MinOption<"groupSize", "group-size", "int", /*default=*/"8", "help",
 //             /*min=*/2>
+//   RemarksOption<"kernel the pass leaves alone">
 //
 //===----------------------------------------------------------------------===//
 
@@ -80,5 +81,19 @@ class RangeOption<string varName, string arg, string valueType, string default,
   int maxValue = max;
   assert !le(min, max), "RangeOption " # arg # ": min is greater than max";
 }
+
+/// The `remarks` option every optimization pass that declines declares: when
+/// true, the pass emits a remark `<pass>: not applied: <reason>` on the op it
+/// leaves alone. `what` completes "for each ..." in the help ("kernel the pass
+/// leaves alone"). The loader sets it on every enabled pass that declares it
+/// when TRITON_EXT_REMARKS=1 (unless the user set it) and turns on Triton's
+/// printing of remarks (MLIR_ENABLE_DIAGNOSTICS=remarks). The C++ member is
+/// `remarks`.
+class RemarksOption<string what>
+    : Option<"remarks", "remarks", "bool", /*default=*/"false",
+             "Emit a remark `<pass>: not applied: <reason>` for each " # what #
+                 ". TRITON_EXT_REMARKS=1 sets it on every enabled pass; Triton "
+                 "prints remarks on stderr with MLIR_ENABLE_DIAGNOSTICS=remarks, "
+                 "which the loader then sets.">;
 
 #endif // TRITON_EXT_PASS_OPTIONS

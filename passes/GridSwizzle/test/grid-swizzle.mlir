@@ -2,11 +2,14 @@
 // Idempotence: a second run changes nothing.
 // RUN: %opt %s -split-input-file --pass grid_swizzle,grid_swizzle --no-debug-info | FileCheck %s --check-prefixes=CHECK,G8
 // RUN: %opt %s -split-input-file --pass 'grid_swizzle{group-size=4}' --no-debug-info | FileCheck %s --check-prefixes=CHECK,G4
+// Why a kernel is left alone: with remarks=true, one remark per decline on the function.
+// RUN: env MLIR_ENABLE_DIAGNOSTICS=remarks %opt %s -split-input-file --pass 'grid_swizzle{remarks=true}' --no-debug-info 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
 
 // A naive 2-D GEMM tile: pid x picks the A rows, pid y the B columns. Every
 // use of the program ids is replaced by the grouped coordinates, computed
 // once at the top of the entry block, in i64 (a grid of 2^31 or more programs
 // would wrap the i32 launch index) and truncated back to the kernel's i32.
+// REMARK-NOT: remark:
 // CHECK-LABEL: tt.func public @gemm
 // CHECK-SAME:    attributes {triton_ext.grid_swizzled}
 // CHECK-DAG:     %[[PX32:.*]] = tt.get_program_id x : i32
@@ -117,6 +120,7 @@ tt.func public @repeated_reads(%a: !tt.ptr<f16>, %c: !tt.ptr<f32>, %n: i32) {
 // CHECK-NOT:     tt.get_num_programs
 // CHECK:         %[[P:.*]] = tt.get_program_id x : i32
 // CHECK-NEXT:    tt.addptr %{{.*}}, %[[P]]
+// REMARK: grid-swizzle.mlir:[[@LINE+1]]:1: remark: grid_swizzle: not applied: does not read both program ids x and y
 tt.func public @one_d(%a: !tt.ptr<f16>, %c: !tt.ptr<f32>) {
   %zero = arith.constant dense<0.000000e+00> : tensor<32x32xf32>
   %px = tt.get_program_id x : i32
@@ -138,6 +142,7 @@ tt.func public @one_d(%a: !tt.ptr<f16>, %c: !tt.ptr<f32>) {
 // CHECK:         %[[PX:.*]] = tt.get_program_id x : i32
 // CHECK-NEXT:    %[[PY:.*]] = tt.get_program_id y : i32
 // CHECK-NEXT:    arith.addi %[[PX]], %[[PY]]
+// REMARK: grid-swizzle.mlir:[[@LINE+1]]:1: remark: grid_swizzle: not applied: no dot
 tt.func public @no_dot(%a: !tt.ptr<f32>) {
   %px = tt.get_program_id x : i32
   %py = tt.get_program_id y : i32
@@ -159,6 +164,7 @@ tt.func public @no_dot(%a: !tt.ptr<f32>) {
 // CHECK-NEXT:    %[[PY:.*]] = tt.get_program_id y : i32
 // CHECK-NEXT:    arith.addi %[[PX]], %[[PY]]
 // CHECK:         tt.atomic_cas
+// REMARK: grid-swizzle.mlir:[[@LINE+1]]:1: remark: grid_swizzle: not applied: atomics (a cross-program protocol may rely on launch order)
 tt.func public @atomic(%a: !tt.ptr<f16>, %c: !tt.ptr<f32>, %lock: !tt.ptr<i32>) {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
@@ -183,6 +189,7 @@ tt.func public @atomic(%a: !tt.ptr<f16>, %c: !tt.ptr<f32>, %lock: !tt.ptr<i32>) 
 // CHECK-NOT:     grid_swizzled
 // CHECK-NOT:     tt.get_num_programs
 // CHECK:         tt.atomic_rmw fadd
+// REMARK: grid-swizzle.mlir:[[@LINE+1]]:1: remark: grid_swizzle: not applied: atomics (a cross-program protocol may rely on launch order)
 tt.func public @atomic_add(%a: !tt.ptr<f16>, %c: !tt.ptr<f32>) {
   %zero = arith.constant dense<0.000000e+00> : tensor<32x32xf32>
   %px = tt.get_program_id x : i32
@@ -208,6 +215,7 @@ tt.func public @atomic_add(%a: !tt.ptr<f16>, %c: !tt.ptr<f32>) {
 // CHECK-NEXT:    %[[NX:.*]] = tt.get_num_programs x : i32
 // CHECK-NEXT:    arith.muli %[[PY]], %[[NX]]
 // CHECK-NOT:     tt.get_num_programs
+// REMARK: grid-swizzle.mlir:[[@LINE+1]]:1: remark: grid_swizzle: not applied: reads tt.get_num_programs (may map its programs itself)
 tt.func public @reads_num_programs(%a: !tt.ptr<f16>, %c: !tt.ptr<f32>) {
   %zero = arith.constant dense<0.000000e+00> : tensor<32x32xf32>
   %px = tt.get_program_id x : i32
@@ -233,6 +241,7 @@ tt.func public @reads_num_programs(%a: !tt.ptr<f16>, %c: !tt.ptr<f32>) {
 // CHECK:         %[[PX:.*]] = tt.get_program_id x : i32
 // CHECK-NEXT:    %[[PY:.*]] = tt.get_program_id y : i32
 // CHECK-NEXT:    arith.addi %[[PX]], %[[PY]]
+// REMARK: grid-swizzle.mlir:[[@LINE+1]]:1: remark: grid_swizzle: not applied: already swizzled
 tt.func public @marked(%a: !tt.ptr<f16>, %c: !tt.ptr<f32>) attributes {triton_ext.grid_swizzled} {
   %zero = arith.constant dense<0.000000e+00> : tensor<32x32xf32>
   %px = tt.get_program_id x : i32
@@ -260,6 +269,7 @@ tt.func public @marked(%a: !tt.ptr<f16>, %c: !tt.ptr<f32>) attributes {triton_ex
 // CHECK-NOT:     grid_swizzled
 // CHECK-NOT:     tt.get_num_programs
 // CHECK:         tt.call @helper
+// REMARK: grid-swizzle.mlir:[[@LINE+1]]:1: remark: grid_swizzle: not applied: not a kernel
 tt.func private @helper(%a: !tt.ptr<f16>) -> tensor<32x32xf32> attributes {noinline = true} {
   %zero = arith.constant dense<0.000000e+00> : tensor<32x32xf32>
   %px = tt.get_program_id x : i32
@@ -271,6 +281,7 @@ tt.func private @helper(%a: !tt.ptr<f16>) -> tensor<32x32xf32> attributes {noinl
   %d = tt.dot %v, %v, %zero : tensor<32x32xf16> * tensor<32x32xf16> -> tensor<32x32xf32>
   tt.return %d : tensor<32x32xf32>
 }
+// REMARK: grid-swizzle.mlir:[[@LINE+1]]:1: remark: grid_swizzle: not applied: calls a function (which may read the original program ids)
 tt.func public @calls(%a: !tt.ptr<f16>, %c: !tt.ptr<f32>) {
   %zero = arith.constant dense<0.000000e+00> : tensor<32x32xf32>
   %px = tt.get_program_id x : i32

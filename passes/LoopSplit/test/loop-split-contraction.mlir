@@ -33,7 +33,7 @@
 // RN-NOT:       tt.elementwise_inline_asm
 // RN:           arith.select
 // RN:         tt.return
-// REMARK: remark: loop_split: not split: a folded mask separates a multiply from an add
+// REMARK: remark: loop_split: not applied: a folded mask separates a multiply from an add
 tt.func @scale_mask_subtract(%diag: i32, %n: i32, %s: f32, %m: f32) -> tensor<64xf32> {
   %c0 = arith.constant 0 : i32
   %c64 = arith.constant 64 : i32
@@ -70,7 +70,7 @@ tt.func @scale_mask_subtract(%diag: i32, %n: i32, %s: f32, %m: f32) -> tensor<64
 // RN-NOT: tt.elementwise_inline_asm
 // RN: tt.return
 // NOMODEL-LABEL: tt.func @scale_add_mask
-// REMARK-NOT: remark: loop_split: not split: a folded mask separates
+// REMARK-NOT: remark: loop_split: not applied: a folded mask separates
 tt.func @scale_add_mask(%diag: i32, %n: i32, %s: f32, %m: f32) -> tensor<64xf32> {
   %c0 = arith.constant 0 : i32
   %c64 = arith.constant 64 : i32
@@ -109,7 +109,7 @@ tt.func @scale_add_mask(%diag: i32, %n: i32, %s: f32, %m: f32) -> tensor<64xf32>
 // RN:           %[[R:.*]] = tt.elementwise_inline_asm "mul.rn.f32
 // RN:           "tt.reduce"(%[[R]])
 // RN:         scf.for
-// REMARK: remark: loop_split: not split: a folded mask separates a multiply from an add
+// REMARK: remark: loop_split: not applied: a folded mask separates a multiply from an add
 tt.func @masked_product_sum(%diag: i32, %n: i32, %s: f32) -> f32 {
   %c0 = arith.constant 0 : i32
   %c64 = arith.constant 64 : i32
@@ -157,7 +157,7 @@ tt.func @masked_product_sum(%diag: i32, %n: i32, %s: f32) -> f32 {
 // RN-NOT:       tt.elementwise_inline_asm
 // RN:           arith.select
 // RN:         tt.return
-// REMARK: remark: loop_split: not split: a folded mask separates a multiply from an add
+// REMARK: remark: loop_split: not applied: a folded mask separates a multiply from an add
 tt.func @scalar_branch_mask(%diag: i32, %n: i32, %s: f32, %m: f32) -> tensor<64xf32> {
   %c0 = arith.constant 0 : i32
   %c64 = arith.constant 64 : i32

@@ -14,7 +14,7 @@
 // CHECK-LABEL: tt.func @dot_load_mask_only
 // CHECK-COUNT-1: scf.for
 // CHECK-NOT:     scf.for
-// REMARK: remark: loop_split: not split: the folded comparisons only mask loads and stores of a loop with tt.dot
+// REMARK: remark: loop_split: not applied: the folded comparisons only mask loads and stores of a loop with tt.dot
 // ALWAYS-LABEL: tt.func @dot_load_mask_only
 // ALWAYS-COUNT-2: scf.for
 tt.func @dot_load_mask_only(%a: !tt.ptr<f16>, %b: !tt.ptr<f16>, %k: i32) -> tensor<16x16xf32> {
@@ -101,7 +101,7 @@ tt.func @dot_causal_select(%a: !tt.ptr<f16>, %start_m: i32) -> tensor<16x16xf32>
 // CHECK-LABEL: tt.func @unroll_remainder_tail
 // CHECK-COUNT-1: scf.for
 // CHECK-NOT:     scf.for
-// REMARK: remark: loop_split: not split: the unmasked parts run fewer than min-unmasked-trips iterations
+// REMARK: remark: loop_split: not applied: the unmasked parts run fewer than min-unmasked-trips iterations
 // SHORT-LABEL: tt.func @unroll_remainder_tail
 // SHORT-COUNT-2: scf.for
 tt.func @unroll_remainder_tail(%p: !tt.ptr<f32>, %len: i32) -> tensor<32xf32> {
@@ -138,7 +138,7 @@ tt.func @unroll_remainder_tail(%p: !tt.ptr<f32>, %len: i32) -> tensor<32xf32> {
 // CHECK-LABEL: tt.func @constant_two_trips
 // CHECK-COUNT-1: scf.for
 // CHECK-NOT:     scf.for
-// REMARK: remark: loop_split: not split: the unmasked parts run fewer than min-unmasked-trips iterations
+// REMARK: remark: loop_split: not applied: the unmasked parts run fewer than min-unmasked-trips iterations
 // SHORT-LABEL: tt.func @constant_two_trips
 // SHORT-COUNT-2: scf.for
 tt.func @constant_two_trips(%d: i32, %x: f32, %y: f32) -> f32 {

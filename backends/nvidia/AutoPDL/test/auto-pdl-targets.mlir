@@ -1,8 +1,10 @@
 // RUN: %opt %s -split-input-file --pass nvidia_auto_pdl --no-debug-info | FileCheck %s
+// RUN: env MLIR_ENABLE_DIAGNOSTICS=remarks %opt %s -split-input-file --pass 'nvidia_auto_pdl{remarks=true}' --no-debug-info 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
 
 // Where the pass runs: only on Hopper (cuda >= 90) modules, TTIR or TritonGPU.
 // A Hopper TritonGPU module is handled (the pass also works after ttgir
-// conversion).
+// conversion), with no remark.
+// REMARK-NOT: remark:
 // CHECK: module attributes {triton_ext.launch_pdl = 1 : i32, ttg.target = "cuda:90"}
 // CHECK-LABEL: tt.func public @hopper_kernel
 // CHECK:         tt.grid_dependency_wait
@@ -22,6 +24,7 @@ module attributes {ttg.target = "cuda:90"} {
 // CHECK-LABEL: tt.func public @ampere_kernel
 // CHECK-NOT:     tt.grid_dependency
 // CHECK:         tt.return
+// REMARK: auto-pdl-targets.mlir:[[@LINE+1]]:1: remark: nvidia_auto_pdl: not applied: the target is not cuda >= 90
 module attributes {ttg.target = "cuda:80"} {
   tt.func public @ampere_kernel(%x: !tt.ptr<f32>, %y: !tt.ptr<f32>) {
     %v = tt.load %x : !tt.ptr<f32>
@@ -38,6 +41,7 @@ module attributes {ttg.target = "cuda:80"} {
 // CHECK-LABEL: tt.func public @hip_kernel
 // CHECK-NOT:     tt.grid_dependency
 // CHECK:         tt.return
+// REMARK: auto-pdl-targets.mlir:[[@LINE+1]]:1: remark: nvidia_auto_pdl: not applied: the target is not cuda >= 90
 module attributes {ttg.target = "hip:gfx942"} {
   tt.func public @hip_kernel(%x: !tt.ptr<f32>, %y: !tt.ptr<f32>) {
     %v = tt.load %x : !tt.ptr<f32>

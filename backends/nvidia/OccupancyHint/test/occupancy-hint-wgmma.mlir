@@ -1,4 +1,5 @@
 // RUN: %opt %s -split-input-file --pass nvidia_occupancy_hint --no-debug-info | FileCheck %s
+// RUN: env MLIR_ENABLE_DIAGNOSTICS=remarks %opt %s -split-input-file --pass 'nvidia_occupancy_hint{remarks=true}' --no-debug-info 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
 
 // Issue 16: a 128x256x64 fp16 GEMM tile at 8 warps (256 threads). Its wgmma
 // m64n256 f32 accumulator takes 128 registers per thread and ptxas needs 154;
@@ -9,6 +10,7 @@
 // CHECK:         llvm.return
 
 module attributes {ttg.shared = 98304 : i32} {
+  // REMARK: occupancy-hint-wgmma.mlir:[[@LINE+1]]:3: remark: nvidia_occupancy_hint: not applied: register budget below the wgmma accumulators' floor (ptxas would fail, not spill)
   llvm.func @gemm_128x256_8warps(%a: i64, %b: i64) attributes {nvvm.kernel = 1 : ui1, nvvm.reqntid = array<i32: 256>} {
     %0 = llvm.inline_asm has_side_effects asm_dialect = att "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {$0}, $1, $2;", "=f,l,l" %a, %b : (i64, i64) -> f32
     %1 = llvm.inline_asm has_side_effects asm_dialect = att "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {$0}, $1, $2;", "=f,l,l" %a, %b : (i64, i64) -> f32
@@ -59,6 +61,7 @@ module attributes {ttg.shared = 98304 : i32} {
     %1 = llvm.inline_asm has_side_effects asm_dialect = att "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {$0}, $1, $2;", "=f,l,l" %a, %b : (i64, i64) -> f32
     llvm.return
   }
+  // REMARK: occupancy-hint-wgmma.mlir:[[@LINE+1]]:3: remark: nvidia_occupancy_hint: not applied: register budget below the wgmma accumulators' floor (ptxas would fail, not spill)
   llvm.func @three_shapes_8warps(%a: i64, %b: i64) attributes {nvvm.kernel = 1 : ui1, nvvm.reqntid = array<i32: 256>} {
     %0 = llvm.inline_asm has_side_effects asm_dialect = att "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {$0}, $1, $2;", "=f,l,l" %a, %b : (i64, i64) -> f32
     %1 = llvm.inline_asm has_side_effects asm_dialect = att "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {$0}, $1, $2;", "=f,l,l" %a, %b : (i64, i64) -> f32

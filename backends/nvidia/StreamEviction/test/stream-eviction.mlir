@@ -3,6 +3,10 @@
 // Idempotence: a second run changes nothing.
 // RUN: %opt %s -split-input-file --pass nvidia_stream_eviction,nvidia_stream_eviction --no-debug-info | FileCheck %s --check-prefixes=CHECK,DEFAULT
 // RUN: %opt %s -split-input-file --pass nvidia_stream_eviction --no-debug-info | FileCheck %s --check-prefixes=CHECK,DEFAULT
+// Why a load is not marked: with remarks=true, a remark on each such load (and,
+// by default, on a kernel that does not gather).
+// RUN: env MLIR_ENABLE_DIAGNOSTICS=remarks %opt %s -split-input-file --pass 'nvidia_stream_eviction{remarks=true}' --no-debug-info 2>&1 >/dev/null | FileCheck %s --check-prefixes=REMARK,REMARK-DEFAULT
+// RUN: env MLIR_ENABLE_DIAGNOSTICS=remarks %opt %s -split-input-file --pass 'nvidia_stream_eviction{only-with-gathers=false remarks=true}' --no-debug-info 2>&1 >/dev/null | FileCheck %s --check-prefixes=REMARK,REMARK-ALL
 
 // Elementwise gather: x and idx are streamed (pid * 1024 + arange, one load
 // each); the table load's address depends on a loaded value and is untouched.
@@ -28,6 +32,7 @@ tt.func public @gather(%x: !tt.ptr<f32>, %idx: !tt.ptr<i32>, %table: !tt.ptr<f32
   %iv = tt.load %ip, %m : tensor<1024x!tt.ptr<i32>>
   %ts = tt.splat %table : !tt.ptr<f32> -> tensor<1024x!tt.ptr<f32>>
   %tp = tt.addptr %ts, %iv : tensor<1024x!tt.ptr<f32>>, tensor<1024xi32>
+  // REMARK: stream-eviction.mlir:[[@LINE+1]]:{{[0-9]+}}: remark: nvidia_stream_eviction: not applied: its address depends on a loaded value (a gather: its targets may repeat)
   %tv = tt.load %tp, %m : tensor<1024x!tt.ptr<f32>>
   %r = arith.mulf %xv, %tv : tensor<1024xf32>
   %os = tt.splat %out : !tt.ptr<f32> -> tensor<1024x!tt.ptr<f32>>
@@ -49,6 +54,7 @@ tt.func public @gather(%x: !tt.ptr<f32>, %idx: !tt.ptr<i32>, %table: !tt.ptr<f32
 // ALL-NEXT:      tt.load %{{.*}} {cachePolicy = #tt.cache_policy<cache_modifier = none, eviction_policy = evict_first>}
 // DEFAULT-NEXT:  tt.load %{{[^ ]*}} : tensor<64x!tt.ptr<f32>>
 // CHECK-NEXT:    tt.load %{{[^ ]*}} : tensor<64x!tt.ptr<f32>>
+// REMARK-DEFAULT: stream-eviction.mlir:[[@LINE+1]]:1: remark: nvidia_stream_eviction: not applied: the kernel does not gather (no load's address depends on a loaded value), so its streams are not marked (only-with-gathers)
 tt.func public @two_axes(%a: !tt.ptr<f32>, %c: !tt.ptr<f32>, %bias: !tt.ptr<f32>, %ld: i32) {
   %px = tt.get_program_id x : i32
   %py = tt.get_program_id y : i32
@@ -66,8 +72,10 @@ tt.func public @two_axes(%a: !tt.ptr<f32>, %c: !tt.ptr<f32>, %bias: !tt.ptr<f32>
   %cp = tt.addptr %cs, %coffs : tensor<64x!tt.ptr<f32>>, tensor<64xi32>
   %bsp = tt.splat %bias : !tt.ptr<f32> -> tensor<64x!tt.ptr<f32>>
   %bp = tt.addptr %bsp, %range : tensor<64x!tt.ptr<f32>>, tensor<64xi32>
+  // REMARK-ALL: stream-eviction.mlir:[[@LINE+1]]:{{[0-9]+}}: remark: nvidia_stream_eviction: not applied: its offset does not depend on every program id the kernel reads (several programs read the same data)
   %av = tt.load %ap : tensor<64x!tt.ptr<f32>>
   %cv = tt.load %cp : tensor<64x!tt.ptr<f32>>
+  // REMARK-ALL: stream-eviction.mlir:[[@LINE+1]]:{{[0-9]+}}: remark: nvidia_stream_eviction: not applied: its offset does not depend on every program id the kernel reads (several programs read the same data)
   %bv = tt.load %bp : tensor<64x!tt.ptr<f32>>
   %s1 = arith.addf %av, %cv : tensor<64xf32>
   %s2 = arith.addf %s1, %bv : tensor<64xf32>
@@ -94,6 +102,7 @@ tt.func public @two_axes(%a: !tt.ptr<f32>, %c: !tt.ptr<f32>, %bias: !tt.ptr<f32>
 // CHECK:         scf.for
 // CHECK:           tt.load %{{[^ ]*}} : tensor<128x!tt.ptr<f32>>
 // CHECK:         tt.return
+// REMARK-DEFAULT: stream-eviction.mlir:[[@LINE+1]]:1: remark: nvidia_stream_eviction: not applied: the kernel does not gather (no load's address depends on a loaded value), so its streams are not marked (only-with-gathers)
 tt.func public @loops(%y: !tt.ptr<f32>, %x: !tt.ptr<f32>, %z: !tt.ptr<f32>, %w: !tt.ptr<f32>, %stride: i32, %ncols: i32) -> tensor<128xf32> {
   %c0 = arith.constant 0 : i32
   %c128 = arith.constant 128 : i32
@@ -118,7 +127,9 @@ tt.func public @loops(%y: !tt.ptr<f32>, %x: !tt.ptr<f32>, %z: !tt.ptr<f32>, %w: 
     %bs = tt.splat %base : i32 -> tensor<128xi32>
     %offs = arith.addi %bs, %range : tensor<128xi32>
     %p = tt.addptr %xs, %offs : tensor<128x!tt.ptr<f32>>, tensor<128xi32>
+    // REMARK-ALL: stream-eviction.mlir:[[@LINE+1]]:{{[0-9]+}}: remark: nvidia_stream_eviction: not applied: another load reads the same pointer argument (the data is read again)
     %v = tt.load %p : tensor<128x!tt.ptr<f32>>
+    // REMARK-ALL: stream-eviction.mlir:[[@LINE+1]]:{{[0-9]+}}: remark: nvidia_stream_eviction: not applied: another load reads the same pointer argument (the data is read again)
     %v2 = tt.load %p : tensor<128x!tt.ptr<f32>>
     %m = arith.mulf %v, %v2 : tensor<128xf32>
     %a = arith.addf %acc, %m : tensor<128xf32>
@@ -128,6 +139,7 @@ tt.func public @loops(%y: !tt.ptr<f32>, %x: !tt.ptr<f32>, %z: !tt.ptr<f32>, %w: 
   %zs = tt.splat %z : !tt.ptr<f32> -> tensor<128x!tt.ptr<f32>>
   %z0 = tt.addptr %zs, %rs : tensor<128x!tt.ptr<f32>>, tensor<128xi32>
   %s2:2 = scf.for %k = %c0 to %ncols step %c128 iter_args(%acc = %s1, %p = %z0) -> (tensor<128xf32>, tensor<128x!tt.ptr<f32>>) : i32 {
+    // REMARK-ALL: stream-eviction.mlir:[[@LINE+1]]:{{[0-9]+}}: remark: nvidia_stream_eviction: not applied: its address goes through a loop-carried value, a branch or loop result, an op with memory effects, or two pointer arguments
     %v = tt.load %p : tensor<128x!tt.ptr<f32>>
     %a = arith.addf %acc, %v : tensor<128xf32>
     %step = tt.splat %c128 : i32 -> tensor<128xi32>
@@ -137,6 +149,7 @@ tt.func public @loops(%y: !tt.ptr<f32>, %x: !tt.ptr<f32>, %z: !tt.ptr<f32>, %w: 
   %ws = tt.splat %w : !tt.ptr<f32> -> tensor<128x!tt.ptr<f32>>
   %wp = tt.addptr %ws, %rs : tensor<128x!tt.ptr<f32>>, tensor<128xi32>
   %s3 = scf.for %k = %c0 to %ncols step %c128 iter_args(%acc = %s2#0) -> (tensor<128xf32>) : i32 {
+    // REMARK-ALL: stream-eviction.mlir:[[@LINE+1]]:{{[0-9]+}}: remark: nvidia_stream_eviction: not applied: its offset does not advance with every loop around it (the data is read again)
     %v = tt.load %wp : tensor<128x!tt.ptr<f32>>
     %a = arith.addf %acc, %v : tensor<128xf32>
     scf.yield %a : tensor<128xf32>
@@ -160,15 +173,18 @@ tt.func public @author_policy(%x: !tt.ptr<f32>, %v: !tt.ptr<f32>, %idx: !tt.ptr<
   %offs = arith.addi %ps, %range : tensor<64xi32>
   %xs = tt.splat %x : !tt.ptr<f32> -> tensor<64x!tt.ptr<f32>>
   %xp = tt.addptr %xs, %offs : tensor<64x!tt.ptr<f32>>, tensor<64xi32>
+  // REMARK: stream-eviction.mlir:[[@LINE+1]]:{{[0-9]+}}: remark: nvidia_stream_eviction: not applied: the load has a cache policy already (the author's choice wins)
   %a = tt.load %xp {cachePolicy = #tt.cache_policy<cache_modifier = none, eviction_policy = evict_last>} : tensor<64x!tt.ptr<f32>>
   %vs = tt.splat %v : !tt.ptr<f32> -> tensor<64x!tt.ptr<f32>>
   %vp = tt.addptr %vs, %offs : tensor<64x!tt.ptr<f32>>, tensor<64xi32>
+  // REMARK: stream-eviction.mlir:[[@LINE+1]]:{{[0-9]+}}: remark: nvidia_stream_eviction: not applied: the load is volatile
   %b = tt.load %vp {isVolatile = true} : tensor<64x!tt.ptr<f32>>
   %is = tt.splat %idx : !tt.ptr<i32> -> tensor<64x!tt.ptr<i32>>
   %ip = tt.addptr %is, %offs : tensor<64x!tt.ptr<i32>>, tensor<64xi32>
   %i = tt.load %ip : tensor<64x!tt.ptr<i32>>
   %ts = tt.splat %table : !tt.ptr<f32> -> tensor<64x!tt.ptr<f32>>
   %tp = tt.addptr %ts, %i : tensor<64x!tt.ptr<f32>>, tensor<64xi32>
+  // REMARK: stream-eviction.mlir:[[@LINE+1]]:{{[0-9]+}}: remark: nvidia_stream_eviction: not applied: its address depends on a loaded value (a gather: its targets may repeat)
   %t = tt.load %tp : tensor<64x!tt.ptr<f32>>
   %r = arith.addf %a, %b : tensor<64xf32>
   %r2 = arith.addf %r, %t : tensor<64xf32>
