@@ -576,21 +576,55 @@ Operation *entryReturnAt(OpBuilder &builder) {
   return last && isa<triton::ReturnOp>(last) ? last : nullptr;
 }
 
+/// Marks the `scf.if` that only updates a site's records (emitRecordsAtEnd):
+/// recordsInPlace passes over it.
+static constexpr llvm::StringLiteral kRecordsAttr =
+    "triton_ext.sanitizer_records";
+
+/// True if the records of a check whose scalars are ready at the builder's
+/// insertion point should be updated right there instead of before `ret`
+/// (the kernel's `tt.return`, in the same block): print=none, and a branch
+/// or loop lies between the two (the kernel's own, or another check's
+/// reporting branch) that is not itself a records-only `scf.if`. Deferred,
+/// the site's (count, first lane) stay live across that code, and ptxas
+/// sizes the kernel for the worst point of it, never-taken branches
+/// included: FlagGems' rotary prefill with all three checks kept
+/// nan_inf_check's two loop pairs live across offset_overflow_check's six
+/// replay branches, 40 registers (12 programs of 128 threads per SM)
+/// against 30 in place (16, as without the checks). With print on, the
+/// call's cost in place is what the deferral avoids (emitReportImpl).
+static bool recordsInPlace(OpBuilder &builder, Operation *ret,
+                           const ReportOptions &options) {
+  if (options.print != PrintMode::None || !isa<triton::ReturnOp>(ret) ||
+      builder.getInsertionBlock() != ret->getBlock())
+    return false;
+  for (auto it = builder.getInsertionPoint(); &*it != ret; ++it) {
+    if (it->hasAttr(kRecordsAttr))
+      continue;
+    if (isa<RegionBranchOpInterface, LoopLikeOpInterface>(&*it))
+      return true;
+  }
+  return false;
+}
+
 void emitRecordsAtEnd(OpBuilder &builder, Location loc, Operation *ret,
                       Value count, Value firstLane, int64_t numel,
-                      const ReportSite &site, const ReportOptions &options) {
+                      const ReportSite &site, const ReportOptions &options,
+                      bool inPlaceBeforeBranches) {
   ModuleOp module = ret->getParentOfType<ModuleOp>();
   std::string prefix = ("[triton-ext " + site.pass + "] kernel=" + site.kernel +
                         " site=" + site.site + " " + site.what)
                            .str();
   OpBuilder::InsertionGuard guard(builder);
+  if (inPlaceBeforeBranches && recordsInPlace(builder, ret, options))
+    ret = &*builder.getInsertionPoint();
   builder.setInsertionPoint(ret);
   Value any = arith::CmpIOp::create(
       builder, loc, arith::CmpIPredicate::sgt, count,
       arith::ConstantIntOp::create(builder, loc, count.getType(), 0));
   // Whether a loop with a dot runs before the kernel's return (a GEMM's or
   // attention's main loop, the check in its epilogue).
-  bool afterLoop = isa<triton::ReturnOp>(ret) && followsDotLoop(ret);
+  bool afterLoop = isa<triton::FuncOp>(ret->getParentOp()) && followsDotLoop(ret);
   if (options.maskedRecords && options.print == PrintMode::None && afterLoop) {
     // No branch: the three atomics are masked with `count > 0` (uniform), so
     // a clean program executes them predicated off, as the branch skipped
@@ -612,6 +646,7 @@ void emitRecordsAtEnd(OpBuilder &builder, Location loc, Operation *ret,
     return;
   }
   auto atEnd = scf::IfOp::create(builder, loc, any, /*withElseRegion=*/false);
+  atEnd->setAttr(kRecordsAttr, builder.getUnitAttr());
   builder.setInsertionPoint(atEnd.thenBlock()->getTerminator());
   if (options.print == PrintMode::Every)
     triton::PrintOp::create(builder, loc, prefix + "=", /*hex=*/false,
@@ -669,7 +704,11 @@ static void emitReportImpl(OpBuilder &builder, Location loc, Value found,
       scf::YieldOp::create(builder, loc, ValueRange{zero, zero});
     }
     emitRecordsAtEnd(builder, loc, ret, ifOp.getResult(0), ifOp.getResult(1),
-                     numel, site, options);
+                     numel, site, options,
+                     // offset_overflow_check's records in place cost
+                     // torchao's int8 GEMM registers (122 -> 127 alone,
+                     // 133 -> 141 with all three): deferred as before.
+                     /*inPlaceBeforeBranches=*/site.pass == "nan_inf_check");
     return;
   }
 

@@ -202,10 +202,14 @@ Operation *entryReturnAt(OpBuilder &builder);
 /// of a tile of `numel`) and prints per `options` (record mode, records on).
 /// Under `scf.if count > 0`, or, with `options.maskedRecords`, print=none
 /// and a loop with a dot before `ret` (a `tt.return`), by atomics masked
-/// with `count > 0` (no branch).
+/// with `count > 0` (no branch). With `inPlaceBeforeBranches` (print=none),
+/// right at the builder's insertion point instead when a loop or branch
+/// other than another site's records lies between it and `ret`: deferred,
+/// (count, first) would stay live across that code (recordsInPlace).
 void emitRecordsAtEnd(OpBuilder &builder, Location loc, Operation *ret,
                       Value count, Value firstLane, int64_t numel,
-                      const ReportSite &site, const ReportOptions &options);
+                      const ReportSite &site, const ReportOptions &options,
+                      bool inPlaceBeforeBranches = false);
 
 /// Warp fast path: reduces `bad` (an i1 tensor with a distributed layout)
 /// to one (count, first lane) pair per warp (per group of lanes held inside

@@ -126,3 +126,52 @@ module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.targ
     tt.return
   }
 }
+
+// -----
+
+// A loop store's records when a loop follows (FlagGems' rotary prefill: its
+// q-head loop, then its k-head loop, with offset_overflow_check's replay
+// branches in between): updated right after the first loop's reduction,
+// before the next loop, not before the `tt.return` (deferred, its (count,
+// first lane) stayed live across all that follows: 40 registers against 30
+// for the rotary kernel with all three checks). The second loop's records,
+// with nothing but records after them, stay before the return.
+// CHECK-LABEL: tt.func @loop_then_loop
+// CHECK:         scf.for
+// CHECK:           tt.store
+// CHECK:         "tt.reduce"(%{{.*}}) <{axis = 1 : i32}>
+// CHECK:         %[[R1:.*]]:2 = scf.if %{{.*}} -> (i32, i32)
+// CHECK:         %[[ANY1:.*]] = arith.cmpi sgt, %[[R1]]#0, %{{.*}} : i32
+// CHECK-NEXT:    scf.if %[[ANY1]] {
+// CHECK:           tt.atomic_rmw max
+// CHECK:         } {triton_ext.sanitizer_records}
+// CHECK-NOT:     tt.store
+// CHECK:         scf.for
+// CHECK:           tt.store
+// CHECK:         %[[R2:.*]]:2 = scf.if %{{.*}} -> (i32, i32)
+// CHECK:         %[[ANY2:.*]] = arith.cmpi sgt, %[[R2]]#0, %{{.*}} : i32
+// CHECK-NEXT:    scf.if %[[ANY2]] {
+// CHECK:         } {triton_ext.sanitizer_records}
+// CHECK-NEXT:    tt.return
+
+#blocked1 = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32} {
+  tt.func @loop_then_loop(%out: !tt.ptr<f32>, %x: tensor<32x16xf32, #blocked1>, %offs: tensor<32x16xi32, #blocked1>, %n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    scf.for %i = %c0 to %n step %c1 : i32 {
+      %base = tt.addptr %out, %i : !tt.ptr<f32>, i32
+      %bs = tt.splat %base : !tt.ptr<f32> -> tensor<32x16x!tt.ptr<f32>, #blocked1>
+      %p = tt.addptr %bs, %offs : tensor<32x16x!tt.ptr<f32>, #blocked1>, tensor<32x16xi32, #blocked1>
+      tt.store %p, %x : tensor<32x16x!tt.ptr<f32>, #blocked1>
+    }
+    scf.for %i = %c0 to %n step %c1 : i32 {
+      %j = arith.addi %i, %n : i32
+      %base = tt.addptr %out, %j : !tt.ptr<f32>, i32
+      %bs = tt.splat %base : !tt.ptr<f32> -> tensor<32x16x!tt.ptr<f32>, #blocked1>
+      %p = tt.addptr %bs, %offs : tensor<32x16x!tt.ptr<f32>, #blocked1>, tensor<32x16xi32, #blocked1>
+      tt.store %p, %x : tensor<32x16x!tt.ptr<f32>, #blocked1>
+    }
+    tt.return
+  }
+}

@@ -430,7 +430,7 @@ tt.func @two_types(%p: tensor<128x!tt.ptr<f32>>, %q: tensor<128x!tt.ptr<f16>>, %
 // COUNT-NEXT:      scf.if %[[ANY]] {
 // COUNT-NOT:         "tt.reduce"
 // COUNT:             tt.atomic_rmw max
-// COUNT:           }
+// COUNT:           } {triton_ext.sanitizer_records}
 // COUNT-NEXT:    }
 // COUNT-NEXT:    tt.return
 tt.func @store_in_loop(%p: tensor<128x!tt.ptr<f32>>, %x: tensor<128xf32>, %n: i32) {
