@@ -192,8 +192,10 @@ def main() -> int:
                 samples[config][name].append(per_launch_us(go, args.launches))
     configure("stock", cases)
     medians = {c: {k: statistics.median(v) for k, v in per.items()} for c, per in samples.items()}
+    from triton_ext.bench.gpu import checkout_commit
+
     report = {
-        "gpu": torch.cuda.get_device_name(), "triton": triton.__version__, "torch": torch.__version__,
+        "commit": checkout_commit(), "gpu": torch.cuda.get_device_name(), "triton": triton.__version__, "torch": torch.__version__,
         "python": sys.version.split()[0], "launches": args.launches, "rounds": args.rounds,
         "us_per_launch": medians, "rounds_us": samples, "decisions": chosen, "hook_slot_while_timed": slot,
         "overhead_over_stock_us": {c: {k: medians[c][k] - medians["stock"][k] for k in cases} for c in configs[1:]},

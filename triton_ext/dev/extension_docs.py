@@ -14,7 +14,7 @@ Every extension README (the ``directory`` of its registry entry) is a reference 
   its ``-<gpu>.json``), from the newest H200 file of that kind; the caption names the file, the
   commit and date it records and whether the tree was dirty. How a file becomes a table: a
   ``triton-ext bench`` report shows its targets, a bench check run its cases, a real-kernel sweep
-  (``tests/realworld/check_gpu.py``) one row per pass, a file listed in :data:`VIEWS` the columns
+  (``tests/realworld/check_gpu.py``) one row per pass, a file listed in ``docs/result-views.yaml`` the columns
   chosen there, and any other file the lists of records at its top level.
 
 Without ``--check`` the blocks are rewritten in place; with it nothing is written and the exit
@@ -33,6 +33,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
+
+import yaml
 
 from .._errors import TritonExtError
 from .._manifest import Extension, load_manifest
@@ -168,57 +170,14 @@ def _table(rows: Any, columns: Sequence[tuple[str, str]], key: str = "") -> list
     return lines
 
 
-#: Files whose records are too nested for the automatic table: the columns to show.
-VIEWS: dict[str, View] = {
-    "passes/LoopSplit/results/real-h200.json": View((
-        Table("attention", (("seq", "seq"), ("head_dim", "head_dim"), ("heads", "heads"),
-                            ("unsplit / split, tensor mask", "unsplit_over_split.tensor"),
-                            ("unsplit / split, scalar", "unsplit_over_split.scalar"),
-                            ("hand-split / split, tensor", "hand_split_over_split.tensor"),
-                            ("bitwise = hand-split", "bitwise.tensor+split==hand_split"), ("ok", "ok")),
-              "One-loop causal attention (time ratios, > 1: the split kernel is faster)"),
-        Table("real", (("kernel", "name"), ("shape", "shape"), ("fires", "fires"), ("bitwise", "bitwise"),
-                       ("speedup", "speedup")), "Third-party kernels"),
-        Table("prefill", (("kernel", "name"), ("shape", "shape"), ("fires", "fires"), ("bitwise", "bitwise"),
-                          ("speedup", "speedup")), "Prefill attention kernels"),
-    )),
-    "passes/LoopSplit/results/real-vllm-h200.json": View((
-        Table("vllm", (("kernel", "name"), ("ok", "ok"), ("on", "off_over.on"),
-                       ("profitability=false", "off_over.always"), ("single-drain", "off_over.single"),
-                       ("bitwise (on)", "compare.on.bitwise")),
-              "vLLM attention kernels (time without the pass / with it)"),
-        Table("attention", (("seq", "seq"), ("head_dim", "head_dim"), ("heads", "heads"),
-                            ("tensor", "hand_split_over.tensor"), ("tensor+on", "hand_split_over.tensor+on"),
-                            ("tensor+single", "hand_split_over.tensor+single"), ("ok", "ok")),
-              "Causal attention (hand-split time / variant time)"),
-    )),
-    "passes/Sanitizers/results/check-h200.json": View((
-        Table("scenarios", (("scenario", "name"), ("passes", "passes"), ("aborted", "aborted"),
-                            ("expected abort", "expect_abort"), ("correct", "correct"), ("ok", "ok"))),)),
-    "passes/Sanitizers/results/check-lastmile-h200.json": View((
-        Table("corpus.per_check", (("kernels", "kernels"), ("median speed", "median"), ("worst", "worst")),
-              "Real-kernel corpus: speed with the check / without", key="checks"),)),
-    "passes/Sanitizers/results/explore-h200.json": View((
-        Table("probe_print.cases", (("off", "off.speed"), ("nan_inf_check", "nan_inf_check.speed"),
-                                    ("print=first", "nan_inf_check print=first.speed")),
-              "Cost of a device printf (speed vs off)", key="case"),
-        Table("probe_fast_path.kernels", (("count", "count.speed"), ("peak", "peak.speed"), ("warp", "warp.speed"),
-                                          ("reload (default)", "reload (default).speed")),
-              "fast-path choices (speed vs off)", key="kernel"),
-    ), {"commit": "probe_fast_path.commit"}),
-    "language/OnChip/results/check-h200.json": View((
-        Table("runs.0.attention", (("seq", "seq"), ("head_dim", "head_dim"), ("heads", "heads"),
-                                   ("dtype", "dtype"), ("ok", "ok"), ("onchip / fastest baseline", "ratio"),
-                                   ("fastest onchip", "fastest.onchip"), ("fastest baseline", "fastest.baseline")),
-              "Attention, newest run (speed of the fastest onchip configuration / fastest baseline)"),
-    ), {"commit": "runs.0.code", "what": "runs.0.what"}),
-    "language/OnChip/results/vendor-h200.json": View((
-        Table("rows", (("op", "op"), ("dtype", "dtype"), ("shape", "shape"), ("ok", "ok"),
-                       ("fastest onchip", "fastest.onchip"), ("vs vendor", "ratio_vs_vendor"),
-                       ("vs Triton", "ratio_vs_triton"), ("target", "target"), ("met", "meets_target")),
-              "Speed of the fastest onchip kernel / the vendor library's and Triton's fastest"),
-    )),
-}
+def views(root: Path | None = None) -> dict[str, View]:
+    """Files whose records are too nested for the automatic table, and the columns to show: data in
+    ``docs/result-views.yaml`` (they name the keys the extensions' scripts write)."""
+    path = (root or repo_root()) / "docs" / "result-views.yaml"
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {} if path.is_file() else {}
+    return {name: View(tuple(Table(t["rows"], tuple((h, c) for h, c in t["columns"]), t.get("title", ""),
+                                   t.get("key", "")) for t in spec["tables"]), dict(spec.get("meta", {})))
+            for name, spec in data.items()}
 
 
 def _meta(doc: dict[str, Any], view: View | None) -> tuple[str, str, str, Any]:
@@ -326,7 +285,7 @@ def _automatic(doc: Any) -> list[str]:
     if groups:  # a mapping of groups of scalars (an exploration)
         return ["| group | case | value |", "|---|---|---:|"] + [
             f"| {_cell(g)} | {_cell(k)} | {_num(v)} |" for g, values in groups for k, v in values.items()]
-    raise TritonExtError("no records to tabulate; add a View for this file to VIEWS in triton_ext/dev/extension_docs.py")
+    raise TritonExtError("no records to tabulate; add a view for this file to docs/result-views.yaml")
 
 
 def result_files(ext: Extension, root: Path | None = None) -> list[Path]:
@@ -338,7 +297,7 @@ def result_files(ext: Extension, root: Path | None = None) -> list[Path]:
         if m is None or m.group("gpu") != GPU:
             continue
         doc = json.loads(path.read_text(encoding="utf-8"))
-        date = _meta(doc, VIEWS.get(_rel_repo(path, root))) [1] if isinstance(doc, dict) else ""
+        date = _meta(doc, views(root).get(_rel_repo(path, root)))[1] if isinstance(doc, dict) else ""
         kind = m.group("kind")
         if kind not in newest or date > newest[kind][0]:
             newest[kind] = (date, path)
@@ -366,14 +325,14 @@ def results_markdown(ext: Extension, root: Path | None = None) -> str:
         rel_repo = _rel_repo(path, root)
         rel = path.relative_to(path.parent.parent).as_posix()
         doc = json.loads(path.read_text(encoding="utf-8"))
-        view = VIEWS.get(rel_repo)
+        view = views(root).get(rel_repo)
         try:
             if view is not None:
                 body: list[str] = []
                 for t in view.tables:
                     rows = _get(doc, t.rows)
                     if rows is None:
-                        raise TritonExtError(f"{rel_repo}: no records at {t.rows!r} (VIEWS)")
+                        raise TritonExtError(f"{rel_repo}: no records at {t.rows!r} (docs/result-views.yaml)")
                     body += ([""] if body else []) + ([t.title + ":", ""] if t.title else []) + _table(rows, t.columns, t.key)
             elif _is_bench(doc):
                 body = _bench(doc)
