@@ -11,12 +11,18 @@ import hashlib
 import importlib.util
 import re
 import sys
+import threading
 from pathlib import Path
 from types import ModuleType
 
 from ._errors import TritonExtError
 
 __all__ = ["import_file", "module_name_for"]
+
+#: One import at a time: a module is in sys.modules while it executes, and another thread must not
+#: take it half-initialised (seen: the sanitizers' GPU scenarios, run on a thread pool, read
+#: kernels.SOURCE before kernels.py had defined it).
+_import_lock = threading.RLock()
 
 
 def module_name_for(path: Path) -> str:
@@ -43,16 +49,17 @@ def import_file(anchor: str | Path, relative: str | Path = "", name: str | None 
         raise TritonExtError(f"{path}: no such module; expected a .py file or a folder with __init__.py",
                              path=path)
     module_name = name or module_name_for(path)
-    module = sys.modules.get(module_name)
-    if module is not None:
+    with _import_lock:
+        module = sys.modules.get(module_name)
+        if module is not None:
+            return module
+        spec = importlib.util.spec_from_file_location(module_name, init, submodule_search_locations=search)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[module_name] = module
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            del sys.modules[module_name]
+            raise
         return module
-    spec = importlib.util.spec_from_file_location(module_name, init, submodule_search_locations=search)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[module_name] = module
-    try:
-        spec.loader.exec_module(module)
-    except BaseException:
-        del sys.modules[module_name]
-        raise
-    return module
