@@ -63,19 +63,6 @@ Interval saturated(char op, Interval a, Interval b) {
   return {saturate(lo), saturate(hi)};
 }
 
-/// An integer constant or integer splat constant, sign-extended.
-std::optional<int64_t> constantOf(Value value) {
-  auto cst = value.getDefiningOp<arith::ConstantOp>();
-  if (!cst)
-    return std::nullopt;
-  if (auto i = dyn_cast<IntegerAttr>(cst.getValue()))
-    return i.getValue().getSExtValue();
-  if (auto dense = dyn_cast<SplatElementsAttr>(cst.getValue()))
-    if (dense.getElementType().isInteger())
-      return dense.getSplatValue<APInt>().getSExtValue();
-  return std::nullopt;
-}
-
 arith::CmpIPredicate mirror(arith::CmpIPredicate pred) {
   switch (pred) {
   case arith::CmpIPredicate::slt:
@@ -92,6 +79,18 @@ arith::CmpIPredicate mirror(arith::CmpIPredicate pred) {
 }
 
 } // namespace
+
+std::optional<int64_t> constantOf(Value value) {
+  auto cst = value.getDefiningOp<arith::ConstantOp>();
+  if (!cst)
+    return std::nullopt;
+  if (auto i = dyn_cast<IntegerAttr>(cst.getValue()))
+    return i.getValue().getSExtValue();
+  if (auto dense = dyn_cast<SplatElementsAttr>(cst.getValue()))
+    if (dense.getElementType().isInteger())
+      return dense.getSplatValue<APInt>().getSExtValue();
+  return std::nullopt;
+}
 
 Interval Interval::full(unsigned bits) {
   if (bits >= 64)

@@ -80,15 +80,7 @@ private:
   const range::IntegerRanges *ranges;
 
   static std::optional<int64_t> constantOf(Value value) {
-    APInt bits;
-    if (auto cst = value.getDefiningOp<arith::ConstantOp>()) {
-      if (auto i = dyn_cast<IntegerAttr>(cst.getValue()))
-        return i.getValue().getSExtValue();
-      if (auto dense = dyn_cast<SplatElementsAttr>(cst.getValue()))
-        if (dense.getElementType().isInteger())
-          return dense.getSplatValue<APInt>().getSExtValue();
-    }
-    return std::nullopt;
+    return range::constantOf(value);
   }
 
   static unsigned bitsOf(Value value) {

@@ -94,6 +94,10 @@ Value assumedValue(Operation *op);
 /// wherever `value` is used (`tl.assume(x < c)` and friends).
 Interval entryAssumedRange(Value value, Interval full);
 
+/// An integer constant or integer splat constant, sign-extended; nullopt for
+/// anything else.
+std::optional<int64_t> constantOf(Value value);
+
 /// Which grid limits bound program ids and counts.
 enum class GridLimits {
   /// CUDA's: x < 2^31 - 1, y and z < 65535.
