@@ -20,7 +20,7 @@ from ._errors import TritonExtError
 __all__ = ["import_file", "module_name_for"]
 
 #: One import at a time: a module is in sys.modules while it executes, and another thread must not
-#: take it half-initialised (seen: the sanitizers' GPU scenarios, run on a thread pool, read
+#: take it half-initialised (seen: an extension's GPU scenarios, run on a thread pool, read
 #: kernels.SOURCE before kernels.py had defined it).
 _import_lock = threading.RLock()
 
