@@ -819,18 +819,7 @@ private:
   static SmallVector<Value> sumAndMinAlong(OpBuilder &builder, Location loc,
                                            ArrayRef<Value> pair,
                                            unsigned axis) {
-    Type i32 = builder.getI32Type();
-    auto reduce = triton::ReduceOp::create(builder, loc, ValueRange(pair), axis);
-    OpBuilder::InsertionGuard guard(builder);
-    Block *body = builder.createBlock(&reduce.getCombineOp(), {},
-                                      {i32, i32, i32, i32},
-                                      {loc, loc, loc, loc});
-    Value sum = arith::AddIOp::create(builder, loc, body->getArgument(0),
-                                      body->getArgument(2));
-    Value min = arith::MinSIOp::create(builder, loc, body->getArgument(1),
-                                       body->getArgument(3));
-    triton::ReduceReturnOp::create(builder, loc, ValueRange{sum, min});
-    return {reduce.getResult()[0], reduce.getResult()[1]};
+    return reducePair(builder, loc, pair, axis);
   }
 
   /// (sum of `counts`, min of `firsts`) over every lane (i32 1-D tensors of

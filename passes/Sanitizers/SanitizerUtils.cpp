@@ -737,10 +737,8 @@ static void emitReportImpl(OpBuilder &builder, Location loc, Value found,
   }
 }
 
-/// One (add, minsi) reduction of the pair `values` (i32 tensors of one type)
-/// along `axis`, as in countAndFirstLane.
-static SmallVector<Value> reducePair(OpBuilder &builder, Location loc,
-                                     ArrayRef<Value> values, unsigned axis) {
+SmallVector<Value> reducePair(OpBuilder &builder, Location loc,
+                              ArrayRef<Value> values, unsigned axis) {
   Type i32 = builder.getI32Type();
   auto reduce =
       triton::ReduceOp::create(builder, loc, ValueRange(values), axis);

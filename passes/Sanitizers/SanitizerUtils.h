@@ -178,6 +178,11 @@ Value firstTrueLane(OpBuilder &builder, Location loc, Value bad);
 std::pair<Value, Value> countAndFirstLane(OpBuilder &builder, Location loc,
                                           Value bad);
 
+/// One (add, minsi) reduction of the pair `values` (counts, firsts: i32
+/// tensors of one type) along `axis`: (sum, min).
+SmallVector<Value> reducePair(OpBuilder &builder, Location loc,
+                              ArrayRef<Value> values, unsigned axis);
+
 /// As emitReport, for a check whose fast path only decides whether anything
 /// was found (`found`, i1, the same in every thread of the program): the
 /// count is built by `counter` on the reporting path.
