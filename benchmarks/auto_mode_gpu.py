@@ -31,6 +31,7 @@ Default candidates are grid_swizzle and loop_split, so it stays under 4 minutes 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import os
@@ -47,12 +48,18 @@ import triton
 
 import triton_ext
 from tests.corpus import check_gpu  # the corpus and its input builders (run from the checkout)
+from triton_ext.bench.gpu import checkout_commit
 from triton_ext.testing import back_to_back_ms
 from triton_ext.testing import import_file, repo_root
 
 REPO = repo_root()
 #: Launches per back-to-back reading.
 B2B_CALLS = 200
+#: ABBA rounds of do_bench (GPU time) and of back-to-back readings per kernel.
+GPU_ROUNDS = 3
+B2B_ROUNDS = 15
+#: Wall milliseconds one back-to-back reading aims at (launches: 5 to B2B_CALLS).
+B2B_READING_MS = 5.0
 matmul_naive_kernel = import_file(REPO / "passes" / "GridSwizzle" / "kernels.py").matmul_naive_kernel
 
 
@@ -63,8 +70,8 @@ def gemm_case(n: int) -> Callable[[], tuple[Callable[[], Any], dict[str, torch.T
         c = torch.empty(n, n, device="cuda", dtype=torch.float16)
         grid = (triton.cdiv(n, 128), triton.cdiv(n, 128))
 
-        def go() -> None:
-            matmul_naive_kernel[grid](a, b, c, n, n, n, a.stride(0), b.stride(0), c.stride(0), BLOCK_M=128,
+        def go() -> Any:
+            return matmul_naive_kernel[grid](a, b, c, n, n, n, a.stride(0), b.stride(0), c.stride(0), BLOCK_M=128,
                                       BLOCK_N=128, BLOCK_K=64, num_warps=8, num_stages=3)
         return go, {"c": c}, 1e-2, 1e-2
     return build
@@ -77,30 +84,54 @@ def corpus_case(name: str) -> Callable[[], tuple[Callable[[], Any], dict[str, to
         run = check_gpu.BUILDERS[name]()
         options = {"num_warps": kernel.num_warps} if kernel.gluon else kernel.options()
 
-        def go() -> None:
-            kernel.fn[run.grid](*run.args, **kernel.constexprs, **options)
+        def go() -> Any:
+            return kernel.fn[run.grid](*run.args, **kernel.constexprs, **options)
         return go, run.outputs, run.atol, run.rtol
     return build
 
 
-def realworld_case(name: str) -> Callable[[], tuple[Callable[[], Any], dict[str, torch.Tensor], float, float]]:
+def realworld_case(kernel: Any) -> Callable[[], tuple[Callable[[], Any], dict[str, torch.Tensor], float, float]]:
     """A kernel of tests/realworld: every tensor argument is compared (in-place kernels included)."""
-    from tests.realworld.realworld_kernels import BY_NAME, Tensors
-
-    kernel = BY_NAME[name]
+    from tests.realworld.realworld_kernels import Tensors
 
     def build() -> tuple[Callable[[], Any], dict[str, torch.Tensor], float, float]:
         fn = kernel.fn()
         launch = kernel.build(Tensors("cuda", seed=0))
         args = launch.args
 
-        def go() -> None:
-            fn[launch.grid](**args, num_warps=launch.num_warps, num_stages=launch.num_stages)
+        def go() -> Any:
+            return fn[launch.grid](**args, num_warps=launch.num_warps, num_stages=launch.num_stages)
         # fp8 tensors compared by their bytes (views: they see the kernel's writes).
         outputs = {k: v.view(torch.uint8) if v.dtype in (torch.float8_e4m3fn, torch.float8_e5m2) else v
                    for k, v in args.items() if isinstance(v, torch.Tensor)}
         return go, outputs, launch.atol, launch.rtol
     return build
+
+
+def _launched(go: Callable[[], Any]) -> str | None:
+    """Hash of the binary a launch ran (None where the launcher does not return Triton's kernel)."""
+    kernel = go()
+    asm = getattr(kernel, "asm", None)
+    return hashlib.sha256(asm["cubin"]).hexdigest()[:16] if asm and "cubin" in asm else None
+
+
+def _paired(go: Callable[[], Any], candidates: list[str], read: Callable[[], float], rounds: int) -> dict[str, Any]:
+    """``rounds`` readings of stock and of the mode in ABBA order; ratio = stock / mode per round."""
+    stock: list[float] = []
+    auto: list[float] = []
+    ratios: list[float] = []
+    for r in range(rounds):
+        pair: dict[str, list[float]] = {"stock": [], "auto": []}
+        for which in (("stock", "auto", "auto", "stock") if r % 2 == 0 else ("auto", "stock", "stock", "auto")):
+            if which == "auto":
+                with triton_ext.auto_mode(*candidates):
+                    pair["auto"].append(read())
+            else:
+                pair["stock"].append(read())
+        stock.extend(pair["stock"])
+        auto.extend(pair["auto"])
+        ratios.append(sum(pair["stock"]) / sum(pair["auto"]))
+    return {"stock": stock, "auto": auto, "ratios": ratios, "ratio": statistics.median(ratios)}
 
 
 def measure(name: str, build: Callable[[], Any], candidates: list[str], seed: int) -> dict[str, Any]:
@@ -124,20 +155,22 @@ def measure(name: str, build: Callable[[], Any], candidates: list[str], seed: in
         worst = max(check_gpu.max_violation(outputs[k], stock_out[k].double(), atol, rtol) for k in outputs)
         auto_ms = [triton.testing.do_bench(go)]
         decision = auto.decisions[-1] if auto.decisions else None
-    for _ in range(2):  # more interleaved rounds
-        stock_ms.append(triton.testing.do_bench(go))
-        with triton_ext.auto_mode(*candidates):
-            auto_ms.append(triton.testing.do_bench(go))
+    stock_kernel = _launched(go)
+    with triton_ext.auto_mode(*candidates):
+        auto_kernel = _launched(go)
+    # Paired rounds in ABBA order (stock, mode, mode, stock, ...): a drift of the host's clock or of
+    # the GPU's between readings cancels in each round's ratio; the speedup is the median ratio.
+    gpu = _paired(go, candidates, lambda: triton.testing.do_bench(go), GPU_ROUNDS)
     # Back to back, as applications launch (CPU launch path included, no flush; issue 27.3).
-    b2b_stock, b2b_auto = [], []
-    for _ in range(5):
-        b2b_stock.append(back_to_back_ms(go, B2B_CALLS) * 1e3)
-        with triton_ext.auto_mode(*candidates):
-            b2b_auto.append(back_to_back_ms(go, B2B_CALLS) * 1e3)
-    bs, ba = statistics.median(b2b_stock), statistics.median(b2b_auto)
+    calls = max(5, min(B2B_CALLS, int(B2B_READING_MS / max(statistics.median(gpu["stock"]), 1e-3))))
+    b2b = _paired(go, candidates, lambda: back_to_back_ms(go, calls) * 1e3, B2B_ROUNDS)
+    stock_ms.extend(gpu["stock"])
+    auto_ms.extend(gpu["auto"])
     s, a = statistics.median(stock_ms), statistics.median(auto_ms)
-    return {"kernel": name, "stock_ms": s, "auto_ms": a, "speedup": s / a,
-            "b2b_stock_us": bs, "b2b_auto_us": ba, "b2b_speedup": bs / ba, "stock_first_s": stock_first_s,
+    bs, ba = statistics.median(b2b["stock"]), statistics.median(b2b["auto"])
+    return {"kernel": name, "stock_ms": s, "auto_ms": a, "speedup": gpu["ratio"], "speedup_rounds": gpu["ratios"],
+            "b2b_stock_us": bs, "b2b_auto_us": ba, "b2b_speedup": b2b["ratio"], "b2b_rounds": b2b["ratios"],
+            "same_binary": stock_kernel is not None and stock_kernel == auto_kernel, "stock_first_s": stock_first_s,
             "decision_error": decision.error if decision else None,
             "same_as_stock": decision.same_as_stock if decision else [],
             "back_to_back_ms": decision.back_to_back_ms if decision else {},
@@ -158,8 +191,9 @@ def cases(only: list[str] | None, which: str = "corpus") -> dict[str, Callable[[
         from tests.realworld.more_kernels import MORE
         from tests.realworld.realworld_kernels import REALWORLD
 
-        for kernel in MORE if which == "more" else REALWORLD:
-            out.setdefault(kernel.name, realworld_case(kernel.name))
+        # MORE holds the launcher-only kernels that REALWORLD (the CPU corpus) leaves out.
+        for kernel in MORE if which == "more" else REALWORLD + MORE:
+            out.setdefault(kernel.name, realworld_case(kernel))
     return {k: v for k, v in out.items() if not only or k in only}
 
 
@@ -169,6 +203,7 @@ def main() -> int:
     parser.add_argument("--candidates", default="grid_swizzle,loop_split")
     parser.add_argument("--kernels", nargs="*")
     parser.add_argument("--half", type=int, choices=(0, 1), help="every other kernel, from the first (0) or second (1)")
+    parser.add_argument("--shard", help="K/N: every N-th kernel from the K-th (0-based), to split a run")
     parser.add_argument("--seed", type=int, default=1234)
     parser.add_argument("--set", dest="which", choices=("corpus", "realworld", "more", "all"), default="corpus",
                         help="which kernels: tests/corpus (default), tests/realworld, its more_kernels.py, or all")
@@ -176,6 +211,9 @@ def main() -> int:
     args = parser.parse_args()
     if args.half is not None and not args.kernels:
         args.kernels = list(cases(None, args.which))[args.half::2]
+    if args.shard and not args.kernels:
+        k, n = (int(x) for x in args.shard.split("/"))
+        args.kernels = list(cases(None, args.which))[k::n]
     candidates = [c for c in args.candidates.split(",") if c]
     triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device="cuda"))
     if args.child:
@@ -209,7 +247,16 @@ def main() -> int:
     b2b = [r["b2b_speedup"] for r in good]
     b2b_geomean = math.exp(sum(math.log(x) for x in b2b) / len(b2b)) if b2b else None
     tuned = [d for d in second if not d["refused"]]
+    same = [r for r in good if r.get("same_binary")]
+    changed = [r for r in good if not r.get("same_binary")]
     report = {
+        "commit": checkout_commit(), "date": time.strftime("%Y-%m-%d"), "rounds": {"gpu": GPU_ROUNDS, "b2b": B2B_ROUNDS},
+        # Where the mode runs the stock binary its launches are Triton's own: the spread of those
+        # ratios is the harness's noise floor, not a cost of the mode.
+        "noise_floor": {"kernels": len(same), **{key: [min((r[key] for r in same), default=None),
+                                                      max((r[key] for r in same), default=None)]
+                                                for key in ("speedup", "b2b_speedup")}},
+        "changed_binary": [{k: r[k] for k in ("kernel", "choice", "speedup", "b2b_speedup")} for r in changed],
         "gpu": torch.cuda.get_device_name(), "triton": triton.__version__, "candidates": candidates, "rows": rows,
         "geomean_speedup": geomean, "worst": min(good, key=lambda r: r["speedup"]) if good else None,
         "b2b_geomean_speedup": b2b_geomean,
@@ -228,6 +275,7 @@ def main() -> int:
     Path(args.out).write_text(json.dumps(report, indent=2, default=str))
     if os.environ.get("OUT"):
         Path(os.environ["OUT"], Path(args.out).name).write_text(json.dumps(report, indent=2, default=str))
+    print(f"noise floor (stock binary kept): {report['noise_floor']}; changed binary: {report['changed_binary']}")
     print(f"back to back: geomean {b2b_geomean}, worst {report['b2b_worst'] and report['b2b_worst']['kernel']} "
           f"{report['b2b_worst'] and report['b2b_worst']['b2b_speedup']:.3f}x")
     print(f"geomean {geomean}, worst {report['worst'] and report['worst']['kernel']} "
