@@ -244,14 +244,16 @@ RATIO_ROWS = (1000, 500, 8, 512)  # rows, cols, ROWS_PER_PROG, BLOCK: 4 lanes pe
 RATIO_ROWS_WIDE = (300, 2048, 8, 2048)
 
 
-def _run_ratio_rows(torch, triton, kernels, dev, state, api, shape=RATIO_ROWS) -> bool:
+def _run_ratio_rows(torch, triton, kernels, dev, state, api, shape=RATIO_ROWS,
+                    kernel: str = "ratio_rows_kernel") -> bool:
     rows, cols, per_prog, block = shape
     x, y, bad = _ratio_inputs(torch, dev, rows * cols)
     out = torch.empty_like(x)
 
     def launch() -> None:
-        kernels.ratio_rows_kernel[(triton.cdiv(rows, per_prog),)](x, y, out, rows, cols,
-                                                                 ROWS_PER_PROG=per_prog, BLOCK=block)
+        getattr(kernels, kernel)[(triton.cdiv(rows, per_prog),)](x, y, out, rows, cols,
+                                                                ROWS_PER_PROG=per_prog,
+                                                                BLOCK=block)
 
     launch()
     torch.cuda.synchronize()
@@ -511,6 +513,16 @@ SCENARIOS: dict[str, dict[str, Any]] = {
         "lines": _one("ratio_rows_kernel", "ratio_rows_store", NAN),
         "records": lambda extra: {_key("ratio_rows_kernel", _site("ratio_rows_store"), NAN):
                                   {"lanes": 37, "first_index": extra["first_bad"]}}},
+    # The loop path's per-thread peak ignores the mask: the 12 masked-off columns of every row
+    # hold 0/0 = NaN (never stored), so their threads take the branch in every iteration and
+    # must count only the 37 planted lanes.
+    "nan_loop_masked_nan": {
+        "passes": ["nan_inf_check"],
+        "run": lambda *a: _run_ratio_rows(*a, kernel="ratio_rows_nan_tail_kernel"),
+        "lines": _one("ratio_rows_nan_tail_kernel", "ratio_rows_nan_tail_store", NAN),
+        "records": lambda extra: {
+            _key("ratio_rows_nan_tail_kernel", _site("ratio_rows_nan_tail_store"), NAN):
+            {"lanes": 37, "first_index": extra["first_bad"]}}},
     "nan_loop_reload": {
         "passes": ["nan_inf_check"], "options": {"fast-path": "reload"}, "run": _run_ratio_rows,
         "lines": _one("ratio_rows_kernel", "ratio_rows_store", NAN),
