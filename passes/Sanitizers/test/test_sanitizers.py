@@ -978,6 +978,24 @@ def test_masked_gather_offset_check_counts_touched_rows_only():
     assert re.search(rf"arith\.andi {re.escape(wrapped.group(1))}, %\S+ : tensor<64x1xi1>", ttir), ttir
 
 
+def test_unrolled_stores_of_one_line_reduce_once():
+    # check_gpu's nan_unrolled_site_run scenario (issue 32): tl.static_range unrolls 8 stores of
+    # one line (one element per thread, as Liger's MoE gather). Each store on its own paid a
+    # two-operand reduction with a cross-warp step; as one site run they add their lanes up and
+    # reduce once, into one record.
+    compiled = _compile(kernels.ratio_unrolled_kernel, kernels.RATIO_UNROLLED_SIG,
+                        {"BLOCK": 128, "UNROLL": 8}, ("nan_inf_check",), {"num_warps": 4})
+    ttgir = compiled.asm["ttgir"]
+    assert ttgir.count("tt.store") == 8, ttgir
+    two_operand = re.findall(r'"tt\.reduce"\(%\S+, %\S+\)', ttgir)
+    assert len(two_operand) == 1, two_operand
+    assert [(s.numel, s.location) for s in sanitizers.sites_of(compiled)] == [
+        (128, _site("ratio_unrolled_store"))]
+    assert _record_atomics(compiled) == 3
+    reasons = re.search(r"triton_ext\.sanitizer_sites_reason = \[(.*?)\]", ttgir, re.S).group(1)
+    assert "one reduction for 8 stores of this line" in reasons, reasons
+
+
 def test_store_in_loop_carries_one_value_per_thread():
     # A row of 2048 floats in runs of 4 per thread, 4 repetitions of the 4-warp layout: the
     # per-thread map's pack is all 16 elements of a thread, its (count, first) results are
