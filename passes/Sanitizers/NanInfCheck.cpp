@@ -602,8 +602,8 @@ private:
       Value inf = arith::ConstantOp::create(builder, loc, type,
                                             splatOrScalar(type, infAttr));
       Value absolute = math::AbsFOp::create(builder, loc, c.value);
-      Value bad = arith::CmpFOp::create(builder, loc,
-                                        arith::CmpFPredicate::UEQ, absolute, inf);
+      Value bad = arith::CmpFOp::create(builder, loc, arith::CmpFPredicate::UEQ,
+                                        absolute, inf);
       if (c.mask)
         bad = arith::AndIOp::create(builder, loc, bad, c.mask);
       SmallVector<Value> lanes = countAndIndexLanes(builder, loc, bad);
@@ -618,10 +618,10 @@ private:
     const StoreCheck &last = run.back();
     Location loc = last.op->getLoc();
     auto [count, first] = sumAndMinLanes(builder, loc, counts, firsts);
-    std::string reason =
-        nonFiniteOrigin(run.front().value) + "; count path, one reduction for " +
-        std::to_string(run.size()) + " stores of this line, " +
-        std::to_string(elemsPerThread(type)) + "/thread";
+    std::string reason = nonFiniteOrigin(run.front().value) +
+                         "; count path, one reduction for " +
+                         std::to_string(run.size()) + " stores of this line, " +
+                         std::to_string(elemsPerThread(type)) + "/thread";
     ReportSite site{"nan_inf_check", kernelNameOf(last.op), siteOf(loc),
                     "store non-finite", reason};
     emitRecordsAtEnd(builder, loc, entryReturnAt(builder), count, first,
@@ -702,8 +702,8 @@ private:
     // Per thread: (count, smallest own lane) from a branch each thread takes
     // only when its peak is non-finite (threadBranchCountsAndFirsts).
     std::function<Value(OpBuilder &, Location, Value)> toLanes;
-    SmallVector<Value> perRun = threadBranchCountsAndFirsts(
-        builder, loc, loop, value, mask, &toLanes);
+    SmallVector<Value> perRun =
+        threadBranchCountsAndFirsts(builder, loc, loop, value, mask, &toLanes);
     Value bad;
     if (perRun.empty()) {
       bad = arith::CmpFOp::create(builder, loc, arith::CmpFPredicate::UEQ,
@@ -791,8 +791,8 @@ private:
   /// thread over all of them (issue 32):
   ///
   ///   peak = NaN-propagating max over k of |x_k|
-  ///   scf.if peak ueq +Inf {   // per thread, divergent: no shuffle, no barrier
-  ///     count, first = over k with mask_k and isnan(x_k * 0): number, min r*S+k
+  ///   scf.if peak ueq +Inf {  // per thread (divergent): no shuffle, barrier
+  ///     over k with mask_k and isnan(x_k * 0): count, min of r * S + k
   ///   }
   ///
   /// A clean thread pays an abs and a max per element (packed: one of each
@@ -826,8 +826,8 @@ private:
                      type.getEncoding()))
       return {};
     int64_t run = blocked.getSizePerThread()[0];
-    int64_t threads = int64_t(blocked.getThreadsPerWarp()[0]) *
-                      blocked.getWarpsPerCTA()[0];
+    int64_t threads =
+        int64_t(blocked.getThreadsPerWarp()[0]) * blocked.getWarpsPerCTA()[0];
     int64_t n = type.getNumElements();
     if (n % (run * threads) != 0)
       return {};
@@ -912,8 +912,8 @@ private:
                           .getResult()
                     : absolute;
       }
-      Value found = arith::CmpFOp::create(
-          builder, loc, arith::CmpFPredicate::UEQ, peak, inf);
+      Value found = arith::CmpFOp::create(builder, loc,
+                                          arith::CmpFPredicate::UEQ, peak, inf);
       Value c0 = arith::ConstantIntOp::create(builder, loc, i32, 0);
       Value none = arith::ConstantIntOp::create(builder, loc, i32, INT32_MAX);
       auto ifOp = scf::IfOp::create(builder, loc, TypeRange{i32, i32}, found,
@@ -934,12 +934,13 @@ private:
         Value one = arith::ExtUIOp::create(builder, loc, i32, bad);
         Value index =
             arith::SelectOp::create(builder, loc, bad, arg(localArg, k), none);
-        count = count ? arith::AddIOp::create(builder, loc, count, one)
-                            .getResult()
-                      : one;
-        first = first ? arith::MinSIOp::create(builder, loc, first, index)
-                            .getResult()
-                      : index;
+        count =
+            count ? arith::AddIOp::create(builder, loc, count, one).getResult()
+                  : one;
+        first =
+            first
+                ? arith::MinSIOp::create(builder, loc, first, index).getResult()
+                : index;
       }
       scf::YieldOp::create(builder, loc, ValueRange{count, first});
       builder.setInsertionPointToStart(ifOp.elseBlock());
@@ -972,25 +973,23 @@ private:
   static std::function<Value(OpBuilder &, Location, Value)>
   ownIndexToLanes(SmallVector<int64_t> shape, RankedTensorType type,
                   int64_t run, int64_t threads, unsigned threadAxis) {
-    return [shape, type, run, threads,
-            threadAxis](OpBuilder &b, Location l,
-                        Value local) mutable -> Value {
-          // The thread's first lane t * S: the minimum of the lanes it
+    return [shape, type, run, threads, threadAxis](
+               OpBuilder &b, Location l, Value local) mutable -> Value {
+      // The thread's first lane t * S: the minimum of the lanes it
       // holds, reduced inside the thread as the pair was.
       Type i32 = b.getI32Type();
-      Value all = triton::MakeRangeOp::create(
-          b, l, type.clone(i32), 0, type.getNumElements());
+      Value all = triton::MakeRangeOp::create(b, l, type.clone(i32), 0,
+                                              type.getNumElements());
       Value base = triton::ReshapeOp::create(b, l, shape, all, false);
       for (int axis = int(shape.size()) - 1; axis >= 0; --axis) {
         if (unsigned(axis) == threadAxis)
           continue;
-        auto reduce =
-        triton::ReduceOp::create(b, l, ValueRange{base}, axis);
+        auto reduce = triton::ReduceOp::create(b, l, ValueRange{base}, axis);
         OpBuilder::InsertionGuard guard(b);
-        Block *body = b.createBlock(&reduce.getCombineOp(), {}, {i32, i32},
-                                {l, l});
+        Block *body =
+            b.createBlock(&reduce.getCombineOp(), {}, {i32, i32}, {l, l});
         Value min = arith::MinSIOp::create(b, l, body->getArgument(0),
-                                       body->getArgument(1));
+                                           body->getArgument(1));
         triton::ReduceReturnOp::create(b, l, ValueRange{min});
         b.setInsertionPointAfter(reduce);
         base = reduce.getResult()[0];
@@ -998,9 +997,9 @@ private:
       auto localTy = cast<RankedTensorType>(local.getType());
       auto cst = [&](int64_t v) -> Value {
         return arith::ConstantOp::create(
-        b, l,
-        DenseElementsAttr::get(cast<ShapedType>(localTy),
-                               b.getI32IntegerAttr(v)));
+            b, l,
+            DenseElementsAttr::get(cast<ShapedType>(localTy),
+                                   b.getI32IntegerAttr(v)));
       };
       if (base.getType() != localTy)
         base = triton::gpu::ConvertLayoutOp::create(b, l, localTy, base);
@@ -1009,14 +1008,13 @@ private:
       Value lane = arith::AddIOp::create(
           b, l,
           arith::AddIOp::create(
-          b, l, arith::MulIOp::create(b, l, r, cst(run * threads)),
-          base),
+              b, l, arith::MulIOp::create(b, l, r, cst(run * threads)), base),
           k);
       Value none = cst(INT32_MAX);
       Value isNone =
           arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, local, none);
       return arith::SelectOp::create(b, l, isNone, none, lane).getResult();
-            };
+    };
   }
 
   /// For a 1-D tile `bad` (i1) with a blocked layout: {count, smallest bad
