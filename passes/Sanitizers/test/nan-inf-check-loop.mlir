@@ -100,6 +100,43 @@ module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.targ
 
 // -----
 
+// Without a mask (f16, 2 lanes per thread): the map takes the values and the
+// own indices only, and the branch counts every non-finite element.
+// CHECK-LABEL: tt.func @row_loop_no_mask
+// CHECK:         scf.for
+// CHECK:           tt.store
+// CHECK:           "tt.map_elementwise"(%{{[^,]*}}, %{{[^,]*}}) <{pack = 2 : i32}> ({
+// CHECK-NEXT:      ^bb0(%[[X0:[^:]*]]: f16, %[[X1:[^:]*]]: f16, %[[I0:[^:]*]]: i32, %[[I1:[^:]*]]: i32):
+// CHECK:             arith.maximumf
+// CHECK:             scf.if
+// CHECK-NEXT:          %[[P0:.*]] = arith.mulf %[[X0]], %{{.*}} : f16
+// CHECK-NEXT:          %[[NAN0:.*]] = arith.cmpf uno, %[[P0]], %[[P0]] : f16
+// CHECK-NEXT:          arith.extui %[[NAN0]] : i1 to i32
+// CHECK-NEXT:          arith.select %[[NAN0]], %[[I0]], %{{.*}} : i32
+// CHECK-NOT:           arith.andi
+// CHECK:               scf.yield
+// ABORT-LABEL: tt.func @row_loop_no_mask
+
+#blocked = #ttg.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32} {
+  tt.func @row_loop_no_mask(%out: !tt.ptr<f16>, %x: tensor<256xf16, #blocked>, %n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c256 = arith.constant 256 : i32
+    %r = tt.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32, #blocked>
+    scf.for %i = %c0 to %n step %c1 : i32 {
+      %row = arith.muli %i, %c256 : i32
+      %base = tt.addptr %out, %row : !tt.ptr<f16>, i32
+      %bs = tt.splat %base : !tt.ptr<f16> -> tensor<256x!tt.ptr<f16>, #blocked>
+      %p = tt.addptr %bs, %r : tensor<256x!tt.ptr<f16>, #blocked>, tensor<256xi32, #blocked>
+      tt.store %p, %x : tensor<256x!tt.ptr<f16>, #blocked>
+    }
+    tt.return
+  }
+}
+
+// -----
+
 // A 2-D tile (4 lanes per thread): a per-lane i32 count is carried instead.
 // CHECK-LABEL: tt.func @tile_loop
 // CHECK:         %[[ZERO:.*]] = arith.constant dense<0> : tensor<32x16xi32, #[[TILE:[a-z0-9]+]]>
