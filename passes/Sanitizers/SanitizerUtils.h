@@ -178,6 +178,19 @@ Value firstTrueLane(OpBuilder &builder, Location loc, Value bad);
 std::pair<Value, Value> countAndFirstLane(OpBuilder &builder, Location loc,
                                           Value bad);
 
+/// The per-lane operands of a (count, first lane) reduction over `bad` (an
+/// i1 tensor of rank 1 or 2): {bad as 0/1, the lane's row-major index where
+/// bad else INT32_MAX}, two i32 tensors of `bad`'s shape; {} for other ranks.
+/// Added and min-ed lane by lane, they accumulate several tiles of one type.
+SmallVector<Value> countAndIndexLanes(OpBuilder &builder, Location loc,
+                                      Value bad);
+
+/// (sum of `counts`, min of `firsts`) over every lane (i32 tensors of one
+/// type, as countAndIndexLanes gives) as two i32 scalars, from one
+/// two-operand reduction per dimension.
+std::pair<Value, Value> sumAndMinLanes(OpBuilder &builder, Location loc,
+                                       Value counts, Value firsts);
+
 /// One (add, minsi) reduction of the pair `values` (counts, firsts: i32
 /// tensors of one type) along `axis`: (sum, min).
 SmallVector<Value> reducePair(OpBuilder &builder, Location loc,

@@ -215,6 +215,24 @@ def _run_ratio(torch, triton, kernels, dev, state, api) -> bool:
     return _ratio_output_ok(torch, x, y, out, bad)
 
 
+def _run_ratio_unrolled(torch, triton, kernels, dev, state, api) -> bool:
+    n, block, unroll = (1 << 20) - 1000, 128, 8  # a partial last program
+    x, y, bad = _ratio_inputs(torch, dev, n)
+    out = torch.empty_like(x)
+
+    def launch() -> None:
+        kernels.ratio_unrolled_kernel[(triton.cdiv(n, block * unroll),)](x, y, out, n,
+                                                                       BLOCK=block, UNROLL=unroll)
+
+    launch()
+    torch.cuda.synchronize()
+    # The site's tile is one block of 128 lanes; the 8 stores of a program number their lanes
+    # from pid * 128 alike, so the first index is the smallest pid * 128 + lane.
+    state["extra"] = {"first_bad": int(((bad // (block * unroll)) * block + bad % block).min())}
+    state["launch"] = launch
+    return _ratio_output_ok(torch, x, y, out, bad)
+
+
 RATIO_2D = (1000, 100, 16, 128)  # rows, cols, BLOCK_R, BLOCK_C: 16 lanes per thread (4 warps)
 
 
@@ -244,14 +262,16 @@ RATIO_ROWS = (1000, 500, 8, 512)  # rows, cols, ROWS_PER_PROG, BLOCK: 4 lanes pe
 RATIO_ROWS_WIDE = (300, 2048, 8, 2048)
 
 
-def _run_ratio_rows(torch, triton, kernels, dev, state, api, shape=RATIO_ROWS) -> bool:
+def _run_ratio_rows(torch, triton, kernels, dev, state, api, shape=RATIO_ROWS,
+                    kernel: str = "ratio_rows_kernel") -> bool:
     rows, cols, per_prog, block = shape
     x, y, bad = _ratio_inputs(torch, dev, rows * cols)
     out = torch.empty_like(x)
 
     def launch() -> None:
-        kernels.ratio_rows_kernel[(triton.cdiv(rows, per_prog),)](x, y, out, rows, cols,
-                                                                 ROWS_PER_PROG=per_prog, BLOCK=block)
+        getattr(kernels, kernel)[(triton.cdiv(rows, per_prog),)](x, y, out, rows, cols,
+                                                                ROWS_PER_PROG=per_prog,
+                                                                BLOCK=block)
 
     launch()
     torch.cuda.synchronize()
@@ -511,6 +531,24 @@ SCENARIOS: dict[str, dict[str, Any]] = {
         "lines": _one("ratio_rows_kernel", "ratio_rows_store", NAN),
         "records": lambda extra: {_key("ratio_rows_kernel", _site("ratio_rows_store"), NAN):
                                   {"lanes": 37, "first_index": extra["first_bad"]}}},
+    # The loop path's per-thread peak ignores the mask: the 12 masked-off columns of every row
+    # hold 0/0 = NaN (never stored), so their threads take the branch in every iteration and
+    # must count only the 37 planted lanes.
+    "nan_loop_masked_nan": {
+        "passes": ["nan_inf_check"],
+        "run": lambda *a: _run_ratio_rows(*a, kernel="ratio_rows_nan_tail_kernel"),
+        "lines": _one("ratio_rows_nan_tail_kernel", "ratio_rows_nan_tail_store", NAN),
+        "records": lambda extra: {
+            _key("ratio_rows_nan_tail_kernel", _site("ratio_rows_nan_tail_store"), NAN):
+            {"lanes": 37, "first_index": extra["first_bad"]}}},
+    # An unrolled loop (tl.static_range): 8 stores of one line, one reduction and one record
+    # update for all of them (site run; Liger's MoE gather).
+    "nan_unrolled_site_run": {
+        "passes": ["nan_inf_check"], "run": _run_ratio_unrolled,
+        "lines": _one("ratio_unrolled_kernel", "ratio_unrolled_store", NAN),
+        "records": lambda extra: {
+            _key("ratio_unrolled_kernel", _site("ratio_unrolled_store"), NAN):
+            {"lanes": 37, "first_index": extra["first_bad"]}}},
     "nan_loop_reload": {
         "passes": ["nan_inf_check"], "options": {"fast-path": "reload"}, "run": _run_ratio_rows,
         "lines": _one("ratio_rows_kernel", "ratio_rows_store", NAN),

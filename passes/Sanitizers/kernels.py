@@ -242,6 +242,39 @@ def ratio_rows_kernel(x_ptr, y_ptr, out_ptr, rows, cols, ROWS_PER_PROG: tl.const
 
 
 @triton.jit
+def ratio_unrolled_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr, UNROLL: tl.constexpr):
+    """ratio_kernel over UNROLL blocks per program in a `tl.static_range` loop: UNROLL stores of
+    one source line in the entry block (one element per thread with BLOCK = 128 and 4 warps, as
+    Liger's MoE gather), which nan_inf_check reduces once, as one site run (issue 32)."""
+    for i in tl.static_range(UNROLL):
+        offs = (tl.program_id(0) * UNROLL + i) * BLOCK + tl.arange(0, BLOCK)
+        mask = offs < n
+        x = tl.load(x_ptr + offs, mask=mask, other=1.0)
+        y = tl.load(y_ptr + offs, mask=mask, other=1.0)
+        tl.store(out_ptr + offs, x / y, mask=mask)  # SITE: ratio_unrolled_store
+
+
+RATIO_UNROLLED_SIG = {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32",
+                      "BLOCK": "constexpr", "UNROLL": "constexpr"}
+
+
+@triton.jit
+def ratio_rows_nan_tail_kernel(x_ptr, y_ptr, out_ptr, rows, cols, ROWS_PER_PROG: tl.constexpr,
+                               BLOCK: tl.constexpr):
+    """ratio_rows_kernel with masked loads that read 0: the masked-off lanes of every row hold
+    0/0 = NaN and are never stored. nan_inf_check's loop path tests a thread's peak without the
+    mask, so the threads holding them take the per-thread branch in every iteration and must
+    count nothing there (issue 32)."""
+    c = tl.arange(0, BLOCK)
+    for i in range(ROWS_PER_PROG):
+        r = tl.program_id(0) * ROWS_PER_PROG + i
+        mask = (c < cols) & (r < rows)
+        x = tl.load(x_ptr + r * cols + c, mask=mask, other=0.0)
+        y = tl.load(y_ptr + r * cols + c, mask=mask, other=0.0)
+        tl.store(out_ptr + r * cols + c, x / y, mask=mask)  # SITE: ratio_rows_nan_tail_store
+
+
+@triton.jit
 def rms_norm_kernel(x_ptr, w_ptr, y_ptr, rstd_ptr, stride, n_cols, eps, BLOCK: tl.constexpr):
     """Correct row kernel shaped like Liger's RMS-norm forward (one bf16 row per program): the
     register cost of nan_inf_check's fast path on a memory-bound row kernel (issue 18)."""
