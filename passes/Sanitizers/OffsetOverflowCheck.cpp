@@ -772,6 +772,9 @@ public:
         getOperation(), "offset_overflow_check", mode, print, records);
     if (!report)
       return signalPassFailure();
+    // Scalar checks in place report in front of the next loop, like the
+    // deferred paths (reportPoint).
+    report->recordsBeforeNextLoop = true;
     // Each root is checked once, however many pointers it feeds.
     llvm::SetVector<Value> roots;
     getOperation().walk([&](Operation *op) {
@@ -924,14 +927,64 @@ private:
                               bounds.lo, min));
   }
 
-  /// The `tt.return` ending the kernel's entry block if `op` sits in that
-  /// block, else null.
-  static Operation *entryReturn(Operation *op) {
-    Block *block = op->getBlock();
+  /// Where a deferred reporting path goes whose scalars are all ready after
+  /// `after` (an op of the kernel's entry block; null: at the block's start),
+  /// if `block` is the kernel's entry block (else null): right before the
+  /// first loop that follows `after` in that block, or before the
+  /// `tt.return` ending it when no loop follows. The reporting path only
+  /// reads scalars (the offset's leaves, its bounds test, a checked loop's
+  /// bounds) and rebuilds its tensors from them. Anchored at the return,
+  /// those scalars stayed live across every loop in between, where the
+  /// kernel's own registers peak, and the reporting branches after a GEMM's
+  /// epilogue kept LLVM from sinking the epilogue's index arithmetic below
+  /// the main loop (InstCombine sinks into a successor with other
+  /// predecessors only when it ends the kernel): torchao's int8 GEMM with
+  /// all three checks held its row and column offsets across the K loop,
+  /// 133 registers, one 256-thread program per SM.
+  static Operation *reportPoint(Block *block, Operation *after) {
     if (!block || !isa<triton::FuncOp>(block->getParentOp()))
       return nullptr;
     Operation *last = block->getTerminator();
-    return last && isa<triton::ReturnOp>(last) ? last : nullptr;
+    if (!last || !isa<triton::ReturnOp>(last))
+      return nullptr;
+    for (Operation *next = after ? after->getNextNode() : &block->front();
+         next && next != last; next = next->getNextNode())
+      if (isa<LoopLikeOpInterface>(next))
+        return next;
+    return last;
+  }
+
+  /// The last op of `block` that defines a scalar the reporting path of
+  /// `root` reads (the scalar operands of its tensor tree, which
+  /// cloneTree/TileBlock/LaneBounds use as they are or recompute from their
+  /// own operands, and `extra`), or null when there is none (kernel
+  /// arguments only). Tensor ops of the tree are rebuilt, so they need not
+  /// be ready.
+  static Operation *lastScalarDef(Block *block, Value root, Value extra) {
+    Operation *latest = nullptr;
+    auto note = [&](Value scalar) {
+      Operation *def = scalar ? scalar.getDefiningOp() : nullptr;
+      if (!def)
+        return;
+      Operation *inBlock = block->findAncestorOpInBlock(*def);
+      if (inBlock && (!latest || latest->isBeforeInBlock(inBlock)))
+        latest = inBlock;
+    };
+    note(extra);
+    SmallVector<Value> work{root};
+    DenseSet<Value> seen;
+    while (!work.empty()) {
+      Value value = work.pop_back_val();
+      if (!seen.insert(value).second)
+        continue;
+      if (!isa<RankedTensorType>(value.getType())) {
+        note(value);
+        continue;
+      }
+      if (Operation *def = value.getDefiningOp())
+        llvm::append_range(work, def->getOperands());
+    }
+    return latest;
   }
 
   /// True if every tensor value `value` is computed from is defined by a
@@ -975,26 +1028,43 @@ private:
   /// exact bounds (LaneBounds) are known: only the bounds test (a few
   /// scalar ops) stays where the offset is; the reporting path -- the i64
   /// recompute of every lane, the count, the first lane, the record updates
-  /// -- goes right before the kernel's `tt.return`, on a copy of the
-  /// offset's tree computed again from its scalar leaves. In place, that
+  /// -- goes in front of the first loop after the scalars it reads, or
+  /// right before the kernel's `tt.return` (reportPoint), on a copy of the
+  /// offset's tree computed again from its scalar leaves. When that loop
+  /// comes before the offset (an epilogue's offset from scalars computed
+  /// before the main loop), the bounds test goes there too: both only read
+  /// scalars, and every program that reaches the loop computes the offset
+  /// after it (straight-line code of the entry block). In place, that
   /// path kept its tensors' registers allocated next to the kernel's own:
   /// the torchao int8 GEMM's epilogue (`xindex = idx_n + N * idx_m`, 128x128
   /// lanes of i64 next to the 128x128 accumulator) went from 122 registers
   /// to 255 and a 744-byte spill stack (H200 0.77x). Legal: the tree is pure
   /// (clonableTree), so the copy computes the same lanes; the report only
   /// reads values and writes the records. What changes: the record is
-  /// updated when the program ends, so a wrap that makes the kernel fault
-  /// (an address outside every allocation) is not recorded -- abort mode
-  /// (checks in place) or compute-sanitizer catch that one. Returns false
-  /// (nothing built) when it does not apply.
+  /// updated later (or earlier) than the offset is computed, so a wrap that
+  /// makes the kernel fault (an address outside every allocation) before the
+  /// report runs is not recorded -- abort mode (checks in place) or
+  /// compute-sanitizer catch that one. Returns false (nothing built) when it
+  /// does not apply.
   static bool deferColdPath(OpBuilder &builder, Location loc, Value root,
                             Value tripGuard, const ReportOptions &report) {
     if (report.mode != ReportMode::Record ||
         !isa<RankedTensorType>(root.getType()))
       return false;
-    Operation *ret = entryReturn(root.getDefiningOp());
-    if (!ret || !clonableTree(root))
+    Operation *def = root.getDefiningOp();
+    if (!clonableTree(root))
       return false;
+    // The whole path, bounds test included, goes in front of the first loop
+    // after the scalars it reads (reportPoint), which for an offset computed
+    // after a loop from scalars computed before it (a GEMM's epilogue
+    // `idx_m * stride_cm + idx_n`) is in front of that loop.
+    Operation *ret = reportPoint(
+        def->getBlock(), lastScalarDef(def->getBlock(), root, tripGuard));
+    if (!ret)
+      return false;
+    OpBuilder::InsertionGuard atTest(builder);
+    if (ret->isBeforeInBlock(def))
+      builder.setInsertionPoint(ret);
     LaneBounds bounds(builder, loc);
     auto b = bounds.get(root);
     // Without records and blocks the report is built in place under `wraps`
@@ -1009,7 +1079,7 @@ private:
       wraps = arith::AndIOp::create(builder, loc, wraps, tripGuard);
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPoint(ret);
-    std::string kernel = kernelNameOf(root.getDefiningOp());
+    std::string kernel = kernelNameOf(def);
     ReportSite site{"offset_overflow_check", kernel, siteOf(loc), kWhat,
                     offsetReason(root, tripGuard
                                            ? "before its loop: scalar bounds test"
@@ -1337,11 +1407,12 @@ private:
     std::string kernel = kernelNameOf(newLoop);
     ReportSite site{"offset_overflow_check", kernel, siteOf(loc), kWhat, why};
     // A loop at the top level of the kernel (record mode): the replay runs
-    // right before the `tt.return`, where the loop's tiles (attention's
-    // accumulator) are dead, one block of the tile at a time (blocks outer,
+    // after it, in front of the next loop or right before the `tt.return`
+    // (reportPoint), where the loop's tiles (attention's accumulator) are
+    // dead, one block of the tile at a time (blocks outer,
     // iterations inner: the lanes of a block that wrapped in some
     // iteration), so its registers stay below the kernel's.
-    Operation *ret = entryReturn(newLoop);
+    Operation *ret = reportPoint(newLoop->getBlock(), newLoop);
     if (ret && report.mode == ReportMode::Record) {
       OpBuilder::InsertionGuard guard(builder);
       builder.setInsertionPoint(ret);

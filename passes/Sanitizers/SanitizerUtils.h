@@ -58,6 +58,11 @@ struct ReportOptions {
   /// that follows a loop by atomics masked with `count > 0` instead of under
   /// an `scf.if` (nan_inf_check).
   bool maskedRecords = false;
+  /// With print=none, emitReport's deferred records (a check in the
+  /// kernel's entry block) are updated in front of the first loop that
+  /// follows the check instead of before the `tt.return`, so that the count
+  /// is not carried across that loop (offset_overflow_check).
+  bool recordsBeforeNextLoop = false;
 };
 
 /// The reporting options from the pass's `mode`, `print` and `records` (MLIR

@@ -1,0 +1,147 @@
+// RUN: %opt %s -split-input-file --pass offset_overflow_check --no-debug-info | FileCheck %s
+// Where the reporting paths go (record mode, print=none): in front of the
+// first loop after the scalars they read, or before the `tt.return` when no
+// loop follows (issue 32: torchao's int8 GEMM with all three checks kept the
+// A/B pointer offsets' bounds and its epilogue's row and column offsets live
+// across the K loop, 133 registers; in front of the loop, 128).
+
+// A GEMM's shape: the A pointer offset before the K loop, the output offset
+// in the epilogue, computed after the loop from scalars of before it
+// (`pid * 64`, the stride). Both reporting paths -- the bounds test of the
+// epilogue's offset included -- and both sites' records sit in front of the
+// loop; after it, only the kernel's own code.
+// CHECK-LABEL: tt.func @gemm_epilogue
+// CHECK:         %[[ROW:.*]] = arith.muli %{{.*}}, %c64_i32 : i32
+// CHECK:         %[[AWRAPS:.*]] = arith.ori
+// CHECK:         %[[AREP:.*]]:2 = scf.if %[[AWRAPS]] -> (i32, i32) {
+// CHECK:           scf.for
+// CHECK:         } {llvm.loop_annotation
+// CHECK:         arith.cmpi sgt, %[[AREP]]#0
+// CHECK:         tt.atomic_rmw add
+// CHECK:         %[[CWRAPS:.*]] = arith.ori
+// CHECK:         %[[CREP:.*]]:2 = scf.if %[[CWRAPS]] -> (i32, i32) {
+// CHECK:           scf.for
+// CHECK:         } {llvm.loop_annotation
+// CHECK:         arith.cmpi sgt, %[[CREP]]#0
+// CHECK:         tt.atomic_rmw add
+// CHECK:         scf.for {{.*}} -> (tensor<64x64xf32>)
+// CHECK-NOT:     scf.if
+// CHECK-NOT:     arith.extsi
+// CHECK-NOT:     tt.atomic_rmw
+// CHECK:         tt.store
+// CHECK-NEXT:    tt.return
+tt.func @gemm_epilogue(%a: !tt.ptr<f32>, %c: !tt.ptr<f32>, %sa: i32, %sc: i32, %k: i32) {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %pid = tt.get_program_id x : i32
+  %row = arith.muli %pid, %c64 : i32
+  %rows = tt.splat %row : i32 -> tensor<64xi32>
+  %ar = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+  %rm = arith.addi %rows, %ar : tensor<64xi32>
+  %rm2 = tt.expand_dims %rm {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+  %sas = tt.splat %sa : i32 -> tensor<64x1xi32>
+  %am = arith.muli %rm2, %sas : tensor<64x1xi32>
+  %ac = tt.expand_dims %ar {axis = 0 : i32} : tensor<64xi32> -> tensor<1x64xi32>
+  %amb = tt.broadcast %am : tensor<64x1xi32> -> tensor<64x64xi32>
+  %acb = tt.broadcast %ac : tensor<1x64xi32> -> tensor<64x64xi32>
+  %aoff = arith.addi %amb, %acb : tensor<64x64xi32>
+  %as = tt.splat %a : !tt.ptr<f32> -> tensor<64x64x!tt.ptr<f32>>
+  %ap = tt.addptr %as, %aoff : tensor<64x64x!tt.ptr<f32>>, tensor<64x64xi32>
+  %acc = scf.for %i = %c0 to %k step %c64 iter_args(%s = %zero) -> (tensor<64x64xf32>) : i32 {
+    %x = tt.load %ap : tensor<64x64x!tt.ptr<f32>>
+    %t = arith.addf %s, %x : tensor<64x64xf32>
+    scf.yield %t : tensor<64x64xf32>
+  }
+  // The epilogue recomputes the rows (CSE would merge them at TTGIR).
+  %rows2 = tt.splat %row : i32 -> tensor<64xi32>
+  %ar2 = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+  %cm = arith.addi %rows2, %ar2 : tensor<64xi32>
+  %cm2 = tt.expand_dims %cm {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+  %scs = tt.splat %sc : i32 -> tensor<64x1xi32>
+  %cmm = arith.muli %cm2, %scs : tensor<64x1xi32>
+  %cn = tt.expand_dims %ar2 {axis = 0 : i32} : tensor<64xi32> -> tensor<1x64xi32>
+  %cmb = tt.broadcast %cmm : tensor<64x1xi32> -> tensor<64x64xi32>
+  %cnb = tt.broadcast %cn : tensor<1x64xi32> -> tensor<64x64xi32>
+  %coff = arith.addi %cmb, %cnb : tensor<64x64xi32>
+  %cs = tt.splat %c : !tt.ptr<f32> -> tensor<64x64x!tt.ptr<f32>>
+  %cp = tt.addptr %cs, %coff : tensor<64x64x!tt.ptr<f32>>, tensor<64x64xi32>
+  tt.store %cp, %acc : tensor<64x64x!tt.ptr<f32>>
+  tt.return
+}
+
+// -----
+
+// Two loops: the first loop's offset (`i + arange`) is replayed between the
+// loops (its bounds and trip count are not carried across the second), the
+// second loop's at the end.
+// CHECK-LABEL: tt.func @two_loops
+// CHECK:         %[[ANY1:.*]] = arith.andi
+// CHECK:         %[[R1:.*]] = scf.for
+// CHECK-NOT:       scf.if
+// CHECK:         }
+// CHECK:         %[[REP1:.*]]:2 = scf.if %[[ANY1]] -> (i32, i32) {
+// CHECK:         arith.cmpi sgt, %[[REP1]]#0
+// CHECK:         tt.atomic_rmw add
+// CHECK:         %[[ANY2:.*]] = arith.andi
+// CHECK:         scf.for
+// CHECK-NOT:       scf.if
+// CHECK:         }
+// CHECK:         %[[REP2:.*]]:2 = scf.if %[[ANY2]] -> (i32, i32) {
+// CHECK:         arith.cmpi sgt, %[[REP2]]#0
+// CHECK:         tt.atomic_rmw add
+// CHECK:         tt.return
+tt.func @two_loops(%p: !tt.ptr<f32>, %q: !tt.ptr<f32>, %n: i32, %m: i32) -> tensor<128xf32> {
+  %c0 = arith.constant 0 : i32
+  %c128 = arith.constant 128 : i32
+  %zero = arith.constant dense<0.0> : tensor<128xf32>
+  %ps = tt.splat %p : !tt.ptr<f32> -> tensor<128x!tt.ptr<f32>>
+  %qs = tt.splat %q : !tt.ptr<f32> -> tensor<128x!tt.ptr<f32>>
+  %r = scf.for %i = %c0 to %n step %c128 iter_args(%acc = %zero) -> (tensor<128xf32>) : i32 {
+    %is = tt.splat %i : i32 -> tensor<128xi32>
+    %ar = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
+    %off = arith.addi %is, %ar : tensor<128xi32>
+    %pp = tt.addptr %ps, %off : tensor<128x!tt.ptr<f32>>, tensor<128xi32>
+    %x = tt.load %pp : tensor<128x!tt.ptr<f32>>
+    %s = arith.addf %acc, %x : tensor<128xf32>
+    scf.yield %s : tensor<128xf32>
+  }
+  %r2 = scf.for %j = %c0 to %m step %c128 iter_args(%acc = %r) -> (tensor<128xf32>) : i32 {
+    %js = tt.splat %j : i32 -> tensor<128xi32>
+    %ar = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
+    %off = arith.addi %js, %ar : tensor<128xi32>
+    %qq = tt.addptr %qs, %off : tensor<128x!tt.ptr<f32>>, tensor<128xi32>
+    %x = tt.load %qq : tensor<128x!tt.ptr<f32>>
+    %s = arith.addf %acc, %x : tensor<128xf32>
+    scf.yield %s : tensor<128xf32>
+  }
+  tt.return %r2 : tensor<128xf32>
+}
+
+// -----
+
+// An offset after the loop that reads a scalar the loop computes: its
+// reporting path cannot go in front of the loop and stays at the end.
+// CHECK-LABEL: tt.func @after_loop_scalar
+// CHECK:         %[[N:.*]] = scf.for {{.*}} -> (i32)
+// CHECK:         %[[ROW:.*]] = arith.muli %[[N]], %arg1 : i32
+// CHECK:         tt.load
+// CHECK:         scf.if %{{.*}} -> (i32, i32) {
+// CHECK:         tt.atomic_rmw add
+// CHECK:         tt.return
+tt.func @after_loop_scalar(%p: !tt.ptr<f32>, %s: i32, %k: i32) -> tensor<128xf32> {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %n = scf.for %i = %c0 to %k step %c1 iter_args(%t = %c0) -> (i32) : i32 {
+    %u = arith.addi %t, %i : i32
+    scf.yield %u : i32
+  }
+  %row = arith.muli %n, %s : i32
+  %rows = tt.splat %row : i32 -> tensor<128xi32>
+  %ar = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
+  %off = arith.addi %rows, %ar : tensor<128xi32>
+  %ps = tt.splat %p : !tt.ptr<f32> -> tensor<128x!tt.ptr<f32>>
+  %pp = tt.addptr %ps, %off : tensor<128x!tt.ptr<f32>>, tensor<128xi32>
+  %x = tt.load %pp : tensor<128x!tt.ptr<f32>>
+  tt.return %x : tensor<128xf32>
+}
