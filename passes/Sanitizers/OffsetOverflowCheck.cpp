@@ -60,6 +60,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Pass/Pass.h"
 #include "triton/Dialect/Triton/IR/Dialect.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/bit.h"
 #include "llvm/Support/Debug.h"
@@ -954,37 +955,62 @@ private:
     return last;
   }
 
-  /// The last op of `block` that defines a scalar the reporting path of
-  /// `root` reads (the scalar operands of its tensor tree, which
-  /// cloneTree/TileBlock/LaneBounds use as they are or recompute from their
-  /// own operands, and `extra`), or null when there is none (kernel
-  /// arguments only). Tensor ops of the tree are rebuilt, so they need not
-  /// be ready.
-  static Operation *lastScalarDef(Block *block, Value root, Value extra) {
+  /// True if `op` can be computed again anywhere its operands are ready,
+  /// with the same result: no memory effects, no regions (integer
+  /// arithmetic, shape ops, ranges, constants, program ids).
+  static bool recomputable(Operation *op) {
+    return op->getNumRegions() == 0 && isMemoryEffectFree(op);
+  }
+
+  /// The last op of `block` whose result the reporting path of `root` needs
+  /// as it is: walking back from `root` (and `extra`) through recomputable
+  /// ops of `block`, the last op that is not one (a load, a loop, a
+  /// reduction), or null when there is none (kernel arguments and
+  /// recomputable values only). What comes after it can be computed again
+  /// in front of the first loop that follows it (cloneLate).
+  static Operation *lastSourceDef(Block *block, Value root, Value extra) {
     Operation *latest = nullptr;
-    auto note = [&](Value scalar) {
-      Operation *def = scalar ? scalar.getDefiningOp() : nullptr;
-      if (!def)
-        return;
-      Operation *inBlock = block->findAncestorOpInBlock(*def);
-      if (inBlock && (!latest || latest->isBeforeInBlock(inBlock)))
-        latest = inBlock;
-    };
-    note(extra);
     SmallVector<Value> work{root};
+    if (extra)
+      work.push_back(extra);
     DenseSet<Value> seen;
     while (!work.empty()) {
       Value value = work.pop_back_val();
       if (!seen.insert(value).second)
         continue;
-      if (!isa<RankedTensorType>(value.getType())) {
-        note(value);
+      Operation *def = value.getDefiningOp();
+      if (!def)
+        continue; // a kernel argument
+      Operation *inBlock = block->findAncestorOpInBlock(*def);
+      if (!inBlock)
+        continue;
+      if (inBlock == def && recomputable(def)) {
+        llvm::append_range(work, def->getOperands());
         continue;
       }
-      if (Operation *def = value.getDefiningOp())
-        llvm::append_range(work, def->getOperands());
+      if (!latest || latest->isBeforeInBlock(inBlock))
+        latest = inBlock;
     }
     return latest;
+  }
+
+  /// `value` at the builder's insertion point, right before `at` (an op of
+  /// its block): itself if it is ready there, else a copy of the
+  /// recomputable ops that compute it from values that are (lastSourceDef
+  /// says there are such), appended to `copies`.
+  static Value cloneLate(OpBuilder &builder, Value value, Operation *at,
+                         IRMapping &mapping,
+                         SmallVectorImpl<Operation *> &copies) {
+    if (Value known = mapping.lookupOrNull(value))
+      return known;
+    Operation *def = value.getDefiningOp();
+    if (!def || def->getBlock() != at->getBlock() || def->isBeforeInBlock(at))
+      return value;
+    for (Value operand : def->getOperands())
+      cloneLate(builder, operand, at, mapping, copies);
+    Operation *copy = builder.clone(*def, mapping);
+    copies.push_back(copy);
+    return copy->getResult(cast<OpResult>(value).getResultNumber());
   }
 
   /// True if every tensor value `value` is computed from is defined by a
@@ -1054,24 +1080,36 @@ private:
     Operation *def = root.getDefiningOp();
     if (!clonableTree(root))
       return false;
-    // The whole path, bounds test included, goes in front of the first loop
-    // after the scalars it reads (reportPoint), which for an offset computed
-    // after a loop from scalars computed before it (a GEMM's epilogue
-    // `idx_m * stride_cm + idx_n`) is in front of that loop.
-    Operation *ret = reportPoint(
-        def->getBlock(), lastScalarDef(def->getBlock(), root, tripGuard));
+    // The whole path goes in front of the first loop after the last value
+    // it needs that cannot be computed again (reportPoint, lastSourceDef).
+    // For an offset computed after that loop (a GEMM's epilogue `idx_m *
+    // stride_cm + idx_n`, from the program id and arguments), the bounds
+    // test goes there too, on a copy of the offset's arithmetic (cloneLate;
+    // its unused ops are erased when done).
+    Block *block = def->getBlock();
+    Operation *ret = reportPoint(block, lastSourceDef(block, root, tripGuard));
     if (!ret)
       return false;
     OpBuilder::InsertionGuard atTest(builder);
-    if (ret->isBeforeInBlock(def))
+    Value offset = root;
+    SmallVector<Operation *> copies;
+    auto eraseUnused = llvm::make_scope_exit([&] {
+      for (Operation *copy : llvm::reverse(copies))
+        if (copy->use_empty())
+          copy->erase();
+    });
+    if (ret->isBeforeInBlock(def)) {
       builder.setInsertionPoint(ret);
+      IRMapping late;
+      offset = cloneLate(builder, root, ret, late, copies);
+    }
     LaneBounds bounds(builder, loc);
-    auto b = bounds.get(root);
+    auto b = bounds.get(offset);
     // Without records and blocks the report is built in place under `wraps`
     // (a device line with the count): with bounds that are only sound, that
     // count can be 0. wrapCount and reportByBlocks report only a positive
     // count.
-    bool blocks = byBlocks(root);
+    bool blocks = byBlocks(offset);
     if (!b || (!b->exact && !report.records && !blocks))
       return false;
     Value wraps = boundsLeaveI32(builder, loc, *b);
@@ -1084,13 +1122,14 @@ private:
                     offsetReason(root, tripGuard
                                            ? "before its loop: scalar bounds test"
                                            : "scalar bounds test")};
-    if (blocks && reportByBlocks(builder, loc, root, wraps, ret, site, report))
+    if (blocks &&
+        reportByBlocks(builder, loc, offset, wraps, ret, site, report))
       return true;
     Value lanes;
     auto lanesAtEnd = [&](OpBuilder &b, Location l) -> Value {
       if (!lanes) {
         IRMapping mapping;
-        lanes = wrappedLanes(b, l, cloneTree(b, root, mapping));
+        lanes = wrappedLanes(b, l, cloneTree(b, offset, mapping));
       }
       return lanes;
     };

@@ -6,10 +6,11 @@
 // across the K loop, 133 registers; in front of the loop, 128).
 
 // A GEMM's shape: the A pointer offset before the K loop, the output offset
-// in the epilogue, computed after the loop from scalars of before it
-// (`pid * 64`, the stride). Both reporting paths -- the bounds test of the
-// epilogue's offset included -- and both sites' records sit in front of the
-// loop; after it, only the kernel's own code.
+// in the epilogue, computed after the loop from the program id and the
+// arguments (`pid * 64`, the stride). Both reporting paths -- the bounds test
+// of the epilogue's offset included, on a copy of its arithmetic -- and both
+// sites' records sit in front of the loop; after it, only the kernel's own
+// code.
 // CHECK-LABEL: tt.func @gemm_epilogue
 // CHECK:         %[[ROW:.*]] = arith.muli %{{.*}}, %c64_i32 : i32
 // CHECK:         %[[AWRAPS:.*]] = arith.ori
@@ -25,6 +26,10 @@
 // CHECK:         arith.cmpi sgt, %[[CREP]]#0
 // CHECK:         tt.atomic_rmw add
 // CHECK:         scf.for {{.*}} -> (tensor<64x64xf32>)
+// CHECK-NOT:     scf.if
+// CHECK-NOT:     arith.extsi
+// CHECK-NOT:     tt.atomic_rmw
+// CHECK:         arith.muli %{{.*}}, %c64_i32 : i32
 // CHECK-NOT:     scf.if
 // CHECK-NOT:     arith.extsi
 // CHECK-NOT:     tt.atomic_rmw
@@ -53,8 +58,10 @@ tt.func @gemm_epilogue(%a: !tt.ptr<f32>, %c: !tt.ptr<f32>, %sa: i32, %sc: i32, %
     %t = arith.addf %s, %x : tensor<64x64xf32>
     scf.yield %t : tensor<64x64xf32>
   }
-  // The epilogue recomputes the rows (CSE would merge them at TTGIR).
-  %rows2 = tt.splat %row : i32 -> tensor<64xi32>
+  // The epilogue recomputes the rows, scalar included: the reporting path
+  // computes them again in front of the loop.
+  %row2 = arith.muli %pid, %c64 : i32
+  %rows2 = tt.splat %row2 : i32 -> tensor<64xi32>
   %ar2 = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
   %cm = arith.addi %rows2, %ar2 : tensor<64xi32>
   %cm2 = tt.expand_dims %cm {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
