@@ -773,9 +773,12 @@ public:
         getOperation(), "offset_overflow_check", mode, print, records);
     if (!report)
       return signalPassFailure();
-    // Scalar checks in place report in front of the next loop, like the
-    // deferred paths (reportPoint).
-    report->recordsBeforeNextLoop = true;
+    // Scalar checks in place update their records where the deferred
+    // reporting paths go (reportPoint).
+    report->recordsAt = [](Operation *at, Operation *ret) -> Operation * {
+      Operation *point = reportPoint(at->getBlock(), at->getPrevNode());
+      return point ? point : ret;
+    };
     // Each root is checked once, however many pointers it feeds.
     llvm::SetVector<Value> roots;
     getOperation().walk([&](Operation *op) {
@@ -928,20 +931,25 @@ private:
                               bounds.lo, min));
   }
 
-  /// Where a deferred reporting path goes whose scalars are all ready after
+  /// Where a deferred reporting path goes whose inputs are all ready after
   /// `after` (an op of the kernel's entry block; null: at the block's start),
   /// if `block` is the kernel's entry block (else null): right before the
-  /// first loop that follows `after` in that block, or before the
-  /// `tt.return` ending it when no loop follows. The reporting path only
-  /// reads scalars (the offset's leaves, its bounds test, a checked loop's
-  /// bounds) and rebuilds its tensors from them. Anchored at the return,
-  /// those scalars stayed live across every loop in between, where the
-  /// kernel's own registers peak, and the reporting branches after a GEMM's
-  /// epilogue kept LLVM from sinking the epilogue's index arithmetic below
-  /// the main loop (InstCombine sinks into a successor with other
-  /// predecessors only when it ends the kernel): torchao's int8 GEMM with
-  /// all three checks held its row and column offsets across the K loop,
-  /// 133 registers, one 256-thread program per SM.
+  /// first loop that follows `after` in that block and across which the
+  /// kernel holds no tile of data (holdsDataAcross), or before the
+  /// `tt.return` ending the block when there is no such loop. The reporting
+  /// path only reads scalars (the offset's leaves, its bounds test, a checked
+  /// loop's bounds) and rebuilds its tensors from them. Anchored at the
+  /// return, those scalars stayed live across every loop in between, where
+  /// the kernel's own registers peak, and the reporting branches after a
+  /// GEMM's epilogue kept LLVM from sinking the epilogue's index arithmetic
+  /// below the main loop (InstCombine sinks into a successor with other
+  /// predecessors only when it ends the kernel): torchao's int8 GEMM with all
+  /// three checks held its row and column offsets across the K loop, 133
+  /// registers, one 256-thread program per SM; in front of the K loop, 128.
+  /// In front of a loop across which a loaded tile stays live (attention's Q,
+  /// a softmax's probabilities), the reporting path's registers add to that
+  /// tile's: the end is better there (sglang's prefill attention spilled 16
+  /// bytes, FlagGems' top-k softmax 40 -> 44 registers).
   static Operation *reportPoint(Block *block, Operation *after) {
     if (!block || !isa<triton::FuncOp>(block->getParentOp()))
       return nullptr;
@@ -950,9 +958,39 @@ private:
       return nullptr;
     for (Operation *next = after ? after->getNextNode() : &block->front();
          next && next != last; next = next->getNextNode())
-      if (isa<LoopLikeOpInterface>(next))
+      if (isa<LoopLikeOpInterface>(next) && !holdsDataAcross(next))
         return next;
     return last;
+  }
+
+  /// True if a tensor computed before `loop` (in its block) from data -- an
+  /// op that cannot be computed again (a load, a loop, a reduction), or
+  /// values computed from one -- is used by `loop` or after it: a tile the
+  /// kernel keeps in registers across the loop.
+  static bool holdsDataAcross(Operation *loop) {
+    Block *block = loop->getBlock();
+    DenseSet<Value> data;
+    for (Operation &op : *block) {
+      if (&op == loop)
+        return false;
+      bool fromData = !recomputable(&op) ||
+                      llvm::any_of(op.getOperands(), [&](Value operand) {
+                        return data.contains(operand);
+                      });
+      if (!fromData)
+        continue;
+      for (Value result : op.getResults()) {
+        if (!isa<RankedTensorType>(result.getType()))
+          continue;
+        data.insert(result);
+        for (Operation *user : result.getUsers()) {
+          Operation *at = block->findAncestorOpInBlock(*user);
+          if (at && (at == loop || loop->isBeforeInBlock(at)))
+            return true;
+        }
+      }
+    }
+    return false;
   }
 
   /// True if `op` can be computed again anywhere its operands are ready,

@@ -87,6 +87,7 @@ tt.func @gemm_epilogue(%a: !tt.ptr<f32>, %c: !tt.ptr<f32>, %sa: i32, %sc: i32, %
 // CHECK:         %[[R1:.*]] = scf.for
 // CHECK-NOT:       scf.if
 // CHECK:         }
+// CHECK:         tt.store
 // CHECK:         %[[REP1:.*]]:2 = scf.if %[[ANY1]] -> (i32, i32) {
 // CHECK:         arith.cmpi sgt, %[[REP1]]#0
 // CHECK:         tt.atomic_rmw add
@@ -99,6 +100,50 @@ tt.func @gemm_epilogue(%a: !tt.ptr<f32>, %c: !tt.ptr<f32>, %sa: i32, %sc: i32, %
 // CHECK:         tt.atomic_rmw add
 // CHECK:         tt.return
 tt.func @two_loops(%p: !tt.ptr<f32>, %q: !tt.ptr<f32>, %n: i32, %m: i32) -> tensor<128xf32> {
+  %c0 = arith.constant 0 : i32
+  %c128 = arith.constant 128 : i32
+  %zero = arith.constant dense<0.0> : tensor<128xf32>
+  %ps = tt.splat %p : !tt.ptr<f32> -> tensor<128x!tt.ptr<f32>>
+  %qs = tt.splat %q : !tt.ptr<f32> -> tensor<128x!tt.ptr<f32>>
+  %r = scf.for %i = %c0 to %n step %c128 iter_args(%acc = %zero) -> (tensor<128xf32>) : i32 {
+    %is = tt.splat %i : i32 -> tensor<128xi32>
+    %ar = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
+    %off = arith.addi %is, %ar : tensor<128xi32>
+    %pp = tt.addptr %ps, %off : tensor<128x!tt.ptr<f32>>, tensor<128xi32>
+    %x = tt.load %pp : tensor<128x!tt.ptr<f32>>
+    %s = arith.addf %acc, %x : tensor<128xf32>
+    scf.yield %s : tensor<128xf32>
+  }
+  tt.store %ps, %r : tensor<128x!tt.ptr<f32>>
+  %r2 = scf.for %j = %c0 to %m step %c128 iter_args(%acc = %zero) -> (tensor<128xf32>) : i32 {
+    %js = tt.splat %j : i32 -> tensor<128xi32>
+    %ar = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
+    %off = arith.addi %js, %ar : tensor<128xi32>
+    %qq = tt.addptr %qs, %off : tensor<128x!tt.ptr<f32>>, tensor<128xi32>
+    %x = tt.load %qq : tensor<128x!tt.ptr<f32>>
+    %s = arith.addf %acc, %x : tensor<128xf32>
+    scf.yield %s : tensor<128xf32>
+  }
+  tt.return %r2 : tensor<128xf32>
+}
+
+// -----
+
+// The same, but the second loop carries the first one's sums (a tile of
+// loaded data live across it, like attention's Q): in front of it, the
+// replay's registers would add to that tile's, so both replays go to the end.
+// CHECK-LABEL: tt.func @two_loops_carried
+// CHECK:         %[[ANY1:.*]] = arith.andi
+// CHECK:         %[[R1:.*]] = scf.for
+// CHECK-NOT:     scf.if
+// CHECK:         %[[ANY2:.*]] = arith.andi
+// CHECK:         scf.for {{.*}} iter_args(%{{.*}} = %[[R1]])
+// CHECK-NOT:       scf.if
+// CHECK:         }
+// CHECK:         scf.if %[[ANY1]] -> (i32, i32) {
+// CHECK:         scf.if %[[ANY2]] -> (i32, i32) {
+// CHECK:         tt.return
+tt.func @two_loops_carried(%p: !tt.ptr<f32>, %q: !tt.ptr<f32>, %n: i32, %m: i32) -> tensor<128xf32> {
   %c0 = arith.constant 0 : i32
   %c128 = arith.constant 128 : i32
   %zero = arith.constant dense<0.0> : tensor<128xf32>
