@@ -197,3 +197,33 @@ tt.func @after_loop_scalar(%p: !tt.ptr<f32>, %s: i32, %k: i32) -> tensor<128xf32
   %x = tt.load %pp : tensor<128x!tt.ptr<f32>>
   tt.return %x : tensor<128xf32>
 }
+
+// -----
+
+// A scalar offset that depends on the loop (a per-iteration scale pointer,
+// torchao's fp8 block-scaled GEMM): its wrap is carried through the loop and
+// counted after it; after the kernel's last loop its records are updated
+// right there, before the epilogue, not after the epilogue's store (where the
+// branch kept LLVM from sinking the epilogue's index arithmetic).
+// CHECK-LABEL: tt.func @scalar_after_last_loop
+// CHECK:         %[[R:.*]]:2 = scf.for {{.*}} -> (f32, i1)
+// CHECK:         arith.extui %[[R]]#1 : i1 to i32
+// CHECK:         scf.if
+// CHECK:           tt.atomic_rmw add
+// CHECK:         } {triton_ext.sanitizer_records}
+// CHECK:         tt.store
+// CHECK-NEXT:    tt.return
+tt.func @scalar_after_last_loop(%p: !tt.ptr<f32>, %o: !tt.ptr<f32>, %s: i32, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant 0.0 : f32
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (f32) : i32 {
+    %off = arith.muli %i, %s : i32
+    %q = tt.addptr %p, %off : !tt.ptr<f32>, i32
+    %x = tt.load %q : !tt.ptr<f32>
+    %t = arith.addf %acc, %x : f32
+    scf.yield %t : f32
+  }
+  tt.store %o, %r : !tt.ptr<f32>
+  tt.return
+}
