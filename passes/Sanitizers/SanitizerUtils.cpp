@@ -697,6 +697,8 @@ static void emitReportImpl(OpBuilder &builder, Location loc, Value found,
   // kernel.
   Operation *ret = entryReturnAt(builder);
   bool defer = ret && options.records && options.mode == ReportMode::Record;
+  if (defer && options.recordsAt && options.print == PrintMode::None)
+    ret = options.recordsAt(&*builder.getInsertionPoint(), ret);
 
   if (defer) {
     int64_t numel = 1;

@@ -58,6 +58,14 @@ struct ReportOptions {
   /// that follows a loop by atomics masked with `count > 0` instead of under
   /// an `scf.if` (nan_inf_check).
   bool maskedRecords = false;
+  /// With print=none, where emitReport's deferred records (a check in the
+  /// kernel's entry block) go, if set: given the op at the builder's
+  /// insertion point and the block's `tt.return`, the op of that block (at
+  /// or before the return) in front of which they are updated, so that the
+  /// count need not be carried across the loops up to the return
+  /// (offset_overflow_check: in front of the next loop that holds no loaded
+  /// tile). Unset: before the return.
+  Operation *(*recordsAt)(Operation *at, Operation *ret) = nullptr;
 };
 
 /// The reporting options from the pass's `mode`, `print` and `records` (MLIR

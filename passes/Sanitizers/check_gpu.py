@@ -385,6 +385,30 @@ def _run_rows(rows: int) -> Callable[..., bool]:
     return run
 
 
+def _run_row_sums(rows: int) -> Callable[..., bool]:
+    """row_sum_kernel (issue 32): _run_rows' layout, both buffers 4 GiB with the pointer in the
+    middle (the wrapped load and the wrapped store stay inside them), three loop trips."""
+    def run(torch, triton, kernels, dev, state, api) -> bool:
+        base = torch.randint(-128, 127, (1 << 32,), dtype=torch.int8, device=dev)
+        x = base[1 << 31:]
+        sink = torch.zeros(1 << 32, dtype=torch.int8, device=dev)
+        out = sink[1 << 31:]
+
+        def launch() -> None:
+            kernels.row_sum_kernel[(rows,)](x, out, ROW_STRIDE, ROW_STRIDE, ROW_COLS, 3,
+                                            BLOCK=ROW_BLOCK)
+
+        launch()
+        torch.cuda.synchronize()
+        state["launch"] = launch
+        safe = min(rows, (1 << 31) // ROW_STRIDE)
+        idx = (torch.arange(safe, device=dev)[:, None] * ROW_STRIDE
+               + torch.arange(ROW_COLS, device=dev)[None, :])
+        want = (x[idx].to(torch.int32) * 3).to(torch.int8)  # int8 sums wrap as the kernel's
+        return bool(torch.equal(out[idx], want))
+    return run
+
+
 def _run_scale(torch, triton, kernels, dev, state, api) -> bool:
     n, block = (1 << 24) + 17, 1024
     x = torch.randn(n, device=dev)
@@ -592,6 +616,17 @@ SCENARIOS: dict[str, dict[str, Any]] = {
     "offset_abort": {"passes": ["offset_overflow_check"], "options": {"mode": "abort"},
                      "run": _run_rows(OVERFLOW_ROWS), "abort": "row_offset"},
     "offset_clean": {"passes": ["offset_overflow_check"], "run": _run_rows(127)},
+    # The same wrap around a loop (issue 32): the load's offset (before the loop) and the
+    # store's (after it) both report in front of the loop, with the same records as in place.
+    "offset_loop_record": {
+        "passes": ["offset_overflow_check"], "run": _run_row_sums(OVERFLOW_ROWS), "bug": True,
+        "lines": lambda: {_key("row_sum_kernel", _site(site), WRAP): 1
+                          for site in ("loop_load_offset", "loop_store_offset")},
+        "records": lambda extra: {_key("row_sum_kernel", _site(site), WRAP):
+                                  {"lanes": (OVERFLOW_ROWS - 128) * ROW_BLOCK,
+                                   "first_index": 128 * ROW_BLOCK}
+                                  for site in ("loop_load_offset", "loop_store_offset")}},
+    "offset_loop_clean": {"passes": ["offset_overflow_check"], "run": _run_row_sums(127)},
     # A masked gather with the poison and the offset check together: silent (issue 26 item 2).
     "poison_gather_clean": {"passes": ["masked_load_poison", "offset_overflow_check"],
                             "run": _run_gather},

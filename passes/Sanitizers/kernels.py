@@ -87,6 +87,22 @@ def row_copy_kernel(x_ptr, out_ptr, stride, ncols, BLOCK: tl.constexpr):
 
 
 @triton.jit
+def row_sum_kernel(x_ptr, out_ptr, stride, out_stride, ncols, K, BLOCK: tl.constexpr):
+    """row_copy_kernel around a loop (issue 32): the loaded row's offset, computed before the
+    loop, and the stored row's, computed after it, wrap when rows * stride passes 2**31.
+    offset_overflow_check reports both in front of the loop."""
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < ncols
+    offs = row * stride + cols  # SITE: loop_load_offset
+    acc = tl.zeros([BLOCK], dtype=tl.int8)
+    for _ in range(K):
+        acc += tl.load(x_ptr + offs, mask=mask)
+    out_offs = row * out_stride + cols  # SITE: loop_store_offset
+    tl.store(out_ptr + out_offs, acc, mask=mask)
+
+
+@triton.jit
 def log_affine_kernel(in_ptr0, out_ptr0, xnumel, XBLOCK: tl.constexpr):
     """What torch.compile (Inductor) generates for ``torch.log(x) * 2 + 1`` (issue 18): NaN
     where x < 0. One 4096-element run under nan_inf_check printed 61-69k lines before."""
