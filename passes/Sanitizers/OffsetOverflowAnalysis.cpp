@@ -54,11 +54,10 @@ public:
 
   Interval of(Value value, unsigned depth = 0, unsigned products = 0) {
     Operation *def = value.getDefiningOp();
-    bool isMul = def && isa<arith::MulIOp>(def);
-    if (isI32Arith(value) && depth < kMaxDepth && !(isMul && products > 0)) {
-      unsigned inner = products + (isMul ? 1 : 0);
-      Interval a = of(def->getOperand(0), depth + 1, inner);
-      Interval b = of(def->getOperand(1), depth + 1, inner);
+    if (std::optional<unsigned> inner =
+            expandedProducts(value, depth, products)) {
+      Interval a = of(def->getOperand(0), depth + 1, *inner);
+      Interval b = of(def->getOperand(1), depth + 1, *inner);
       // Saturated bounds leave i32 as the exact ones do (Interval).
       if (isa<arith::AddIOp>(def))
         return Interval::addSat(a, b);
@@ -306,12 +305,11 @@ void collectUnprovenLeaves(Value value, StaticRange &ranges,
                                   SmallVectorImpl<std::string> &loose,
                                   unsigned depth = 0, unsigned products = 0) {
   Operation *def = value.getDefiningOp();
-  bool isMul = def && isa<arith::MulIOp>(def);
-  if (isI32Arith(value) && depth < kMaxDepth && !(isMul && products > 0)) {
-    unsigned inner = products + (isMul ? 1 : 0);
+  if (std::optional<unsigned> inner =
+          expandedProducts(value, depth, products)) {
     for (Value operand : def->getOperands())
       collectUnprovenLeaves(operand, ranges, unbounded, loose, depth + 1,
-                            inner);
+                            *inner);
     return;
   }
   if (def &&
@@ -344,6 +342,17 @@ bool isI32Arith(Value value) {
   Operation *def = value.getDefiningOp();
   return def && isa<arith::AddIOp, arith::SubIOp, arith::MulIOp>(def) &&
          getElementTypeOrSelf(value.getType()).isInteger(32);
+}
+
+std::optional<unsigned> expandedProducts(Value value, unsigned depth,
+                                         unsigned products) {
+  if (!isI32Arith(value) || depth >= kMaxDepth)
+    return std::nullopt;
+  if (!isa<arith::MulIOp>(value.getDefiningOp()))
+    return products;
+  if (products > 0)
+    return std::nullopt;
+  return products + 1;
 }
 
 Value arithRoot(Value offset) {

@@ -39,6 +39,15 @@ constexpr StringLiteral kWhat = "i32 offset overflow lanes";
 /// True for i32 add/sub/mul (scalar or tensor).
 bool isI32Arith(Value value);
 
+/// Whether the offset tree expands `value`, `depth` levels below its root and
+/// under `products` multiplications, and if so the product count its operands
+/// get (one more below a multiply). A leaf otherwise: not i32 add/sub/mul,
+/// too deep, or a product of products (which could overflow i64). Every walk
+/// of the tree (static bounds, reasons, the i64 recompute, the bounds test)
+/// uses this one rule, so they agree on where the leaves are.
+std::optional<unsigned> expandedProducts(Value value, unsigned depth,
+                                         unsigned products);
+
 /// The i32 arithmetic root behind an offset or coordinate, if any. Shape ops
 /// (`tt.splat`, `tt.broadcast`, `tt.expand_dims`) are seen through: they copy
 /// values, so `ptrs += splat(BLOCK_K * stride)` checks the scalar product.

@@ -95,12 +95,10 @@ public:
       return known;
     Value wide;
     Operation *def = value.getDefiningOp();
-    bool isMul = def && isa<arith::MulIOp>(def);
-    // A product of products could overflow i64; treat it as a leaf.
-    if (isI32Arith(value) && depth < kMaxDepth && !(isMul && products > 0)) {
-      unsigned inner = products + (isMul ? 1 : 0);
-      Value lhs = get(def->getOperand(0), depth + 1, inner);
-      Value rhs = get(def->getOperand(1), depth + 1, inner);
+    if (std::optional<unsigned> inner =
+            expandedProducts(value, depth, products)) {
+      Value lhs = get(def->getOperand(0), depth + 1, *inner);
+      Value rhs = get(def->getOperand(1), depth + 1, *inner);
       if (isa<arith::AddIOp>(def))
         wide = arith::AddIOp::create(builder, loc, lhs, rhs);
       else if (isa<arith::SubIOp>(def))
@@ -216,15 +214,14 @@ public:
     Operation *def = value.getDefiningOp();
     if (!def || depth >= kMaxDepth)
       return std::nullopt;
-    bool isMul = isa<arith::MulIOp>(def);
     if (isI32Arith(value)) {
-      if (isMul && products > 0)
+      std::optional<unsigned> inner = expandedProducts(value, depth, products);
+      if (!inner)
         return std::nullopt; // a tensor leaf (the inner product)
-      unsigned inner = products + (isMul ? 1 : 0);
-      auto lhs = get(def->getOperand(0), depth + 1, inner);
+      auto lhs = get(def->getOperand(0), depth + 1, *inner);
       if (!lhs)
         return std::nullopt;
-      auto rhs = get(def->getOperand(1), depth + 1, inner);
+      auto rhs = get(def->getOperand(1), depth + 1, *inner);
       if (!rhs)
         return std::nullopt;
       uint64_t dims = lhs->dims | rhs->dims;
@@ -381,12 +378,11 @@ private:
         Value v = constant(attr.getValue().getSExtValue());
         return Bounds{v, v, 0};
       }
-    bool isMul = def && isa<arith::MulIOp>(def);
-    if (!isI32Arith(value) || depth >= kMaxDepth || (isMul && products > 0))
+    std::optional<unsigned> inner = expandedProducts(value, depth, products);
+    if (!inner)
       return std::nullopt;
-    unsigned inner = products + (isMul ? 1 : 0);
-    auto lhs = get(def->getOperand(0), depth + 1, inner);
-    auto rhs = lhs ? get(def->getOperand(1), depth + 1, inner) : std::nullopt;
+    auto lhs = get(def->getOperand(0), depth + 1, *inner);
+    auto rhs = lhs ? get(def->getOperand(1), depth + 1, *inner) : std::nullopt;
     if (!rhs)
       return std::nullopt;
     if (isa<arith::AddIOp>(def))
