@@ -21,9 +21,12 @@ module is imported, so importing triton_ext does not import torch):
   reading each: interleaved rounds of GPU time (:func:`triton_ext._timing.gpu_time_ms`), then the
   variants that beat their config's no-pass kernel (:func:`triton_ext._choice.winners`) again on
   fresh rounds and launched back to back, where they must win too
-  (:func:`triton_ext._choice.choose_in_both`). A variant that does not win gets an infinite time;
-  Inductor's own ``min`` then picks among the configs by its own reading of each (``bench``), so
-  with no pass kept it picks a config as it does without the mode. Each kernel's
+  (:func:`triton_ext._choice.choose_in_both`). A variant that does not win gets an infinite time.
+  The configs are then read by Inductor's own ``benchmark_all_configs`` over the no-pass
+  launchers, in Inductor's order (a kept pass scales its config's reading by its measured gain),
+  and Inductor's ``min`` picks: with no pass kept it picks a config as it does without the mode
+  (an H200 run that read each config with ``bench`` after the variants' timings picked
+  differently from run to run: outputs 1 bf16 ulp apart with no pass kept). Each kernel's
   outcome is a :class:`triton_ext._variants.Decision` (``auto.decisions``, the ``triton_ext.auto``
   logger); the decision is not written to disk.
 
@@ -216,7 +219,7 @@ def _patch(module: types.ModuleType) -> None:
             tags = [getattr(getattr(launcher, "config", None), TAG, None) for launcher in launchers]
             if auto is None or not any(t is not None and t[1] for t in tags):
                 return original_benchmark(self, *args, **kwargs)
-            return _benchmark(self, auto, launchers, tags, args, kwargs)
+            return _benchmark(self, auto, launchers, tags, args, kwargs, original_benchmark)
 
         autotuner._precompile_worker = _precompile_worker
         autotuner._precompile_config = _precompile_config
@@ -226,7 +229,7 @@ def _patch(module: types.ModuleType) -> None:
 
 
 def _benchmark(self: Any, auto: Any, launchers: list[Any], tags: list[Any], args: tuple[Any, ...],
-               kwargs: dict[str, Any]) -> dict[Any, float]:
+               kwargs: dict[str, Any], original_benchmark: Callable[..., dict[Any, float]]) -> dict[Any, float]:
     """Inductor's ``benchmark_all_configs`` with the mode's rule for the pass variants."""
     name = str(getattr(self, "inductor_meta", {}).get("kernel_name") or getattr(self.fn, "__name__", "inductor"))
     start = time.perf_counter()
@@ -244,6 +247,7 @@ def _benchmark(self: Any, auto: Any, launchers: list[Any], tags: list[Any], args
         _flush = flush_buffer()
     flush = _flush
     decisions = []
+    chosen: dict[Any, Decision] = {}
     for index, variants in groups.items():
         decision = Decision(kernel=name, choice="", applicable=[v for v in variants if v],
                             compile_s=round(compile_s, 3), same_as_stock=sorted(set(dropped)),
@@ -276,23 +280,31 @@ def _benchmark(self: Any, auto: Any, launchers: list[Any], tags: list[Any], args
         except Exception as exc:  # the config keeps its no-pass kernel
             decision.error = f"timing failed, no pass kept: {describe_error(exc)}"
             decision.choice = ""
-        # Across configs Inductor keeps choosing by its own reading (self.bench), so with no pass
-        # kept it picks a config as it does without the mode; a kept pass scales its config's
-        # reading by the variant's measured gain.
-        for variant, launcher in variants.items():
+        for launcher in variants.values():
             timings[launcher] = float("inf")
-        if "" not in variants:
-            for launcher in variants.values():
-                timings[launcher] = self.bench(launcher, *args, **kwargs)
-        else:
-            base_ms = decision.timings_ms.get("")
-            reading = base_ms if len(groups) == 1 and base_ms else self.bench(variants[""], *args, **kwargs)
-            gain = 1.0
-            if decision.choice and base_ms and decision.timings_ms.get(decision.choice):
-                gain = decision.timings_ms[decision.choice] / base_ms
-            timings[variants[decision.choice]] = reading * gain
+        if decision.choice:
+            chosen[index] = decision
         if decision.applicable:
             decisions.append(decision)
+    # Across configs Inductor chooses with its own benchmark_all_configs over the no-pass
+    # launchers, in its order and after the variants' timings (its eager closing of losing
+    # launchers cannot reach a variant still being timed), so with no pass kept it picks a config
+    # as it does without the mode; a kept pass scales its config's reading by the measured gain.
+    saved = self.launchers
+    self.launchers = [launcher for launcher, tag in zip(launchers, tags)
+                      if tag is None or not tag[1] or "" not in groups[tag[0]]]
+    try:
+        readings = original_benchmark(self, *args, **kwargs)
+    finally:
+        self.launchers = saved
+    for index, variants in groups.items():
+        for variant, launcher in variants.items():
+            if launcher in readings and not (variant == "" and index in chosen):
+                timings[launcher] = readings[launcher]
+        decision = chosen.get(index)
+        if decision is not None and variants[""] in readings:
+            gain = decision.timings_ms[decision.choice] / decision.timings_ms[""]
+            timings[variants[decision.choice]] = readings[variants[""]] * gain
     elapsed = time.perf_counter() - start
     for decision in decisions:
         decision.first_launch_s = round(elapsed + compile_s, 3)

@@ -498,17 +498,31 @@ public:
       }
       todo.push_back({op, value, mask});
     }
+    // Stores already checked as part of a later store's site run.
+    DenseSet<Operation *> done;
     for (size_t i = 0; i < todo.size();) {
+      if (done.contains(todo[i].op)) {
+        ++i;
+        continue;
+      }
       // A loop widened by an earlier check (checkAcrossLoop) replaced its
       // results: read the stored values and masks from the stores again.
       for (StoreCheck &pending : llvm::drop_begin(todo, i))
         refresh(pending);
       size_t j = i + 1;
-      while (j < todo.size() && groupable(todo[j - 1], todo[j], *report))
+      while (j < todo.size() && !done.contains(todo[j].op) &&
+             groupable(todo[j - 1], todo[j], *report))
         ++j;
+      SmallVector<StoreCheck> run;
+      if (j - i < 2)
+        run = siteRun(ArrayRef<StoreCheck>(todo).drop_front(i), done, *report);
       if (j - i >= 2) {
         checkGroup(builder, ArrayRef<StoreCheck>(todo).slice(i, j - i),
                    *report);
+      } else if (run.size() >= 2) {
+        checkSiteRun(builder, run, *report);
+        for (const StoreCheck &c : run)
+          done.insert(c.op);
       } else {
         auto [op, value, mask] = todo[i];
         placeAt(builder, op, *report);
@@ -523,6 +537,96 @@ private:
     Operation *op;
     Value value, mask;
   };
+
+  /// True if `c` would take the count path on its own (check): record mode
+  /// with records, the count or reload fast path, a `tt.store` of a tile of
+  /// rank 1 or 2 with fewer than kReloadMinElemsPerThread elements per thread
+  /// (the reload path's threshold) that dies at the store, in the kernel's
+  /// entry block.
+  static bool countPathStore(const StoreCheck &c, const ReportOptions &report) {
+    auto type = dyn_cast<RankedTensorType>(c.value.getType());
+    return report.mode == ReportMode::Record && report.records &&
+           (report.fastPath == FastPath::Count ||
+            report.fastPath == FastPath::Reload) &&
+           isa<triton::StoreOp>(c.op) && type && type.getRank() <= 2 &&
+           elemsPerThread(type) < kReloadMinElemsPerThread &&
+           isa<triton::FuncOp>(c.op->getParentOp()) &&
+           isa<triton::ReturnOp>(c.op->getBlock()->getTerminator()) &&
+           !usedAfter(c.value, c.op);
+  }
+
+  /// The stores of `todo` (from its first, not in `done`) that write the
+  /// first one's source line in its kernel, with its tile type, each on the
+  /// count path (countPathStore); the first one alone, or nothing, when there
+  /// is no second. An unrolled loop (Liger's MoE gather: `tl.static_range`,
+  /// 8 stores of line 596) repeats one site.
+  static SmallVector<StoreCheck> siteRun(ArrayRef<StoreCheck> todo,
+                                         const DenseSet<Operation *> &done,
+                                         const ReportOptions &report) {
+    const StoreCheck &head = todo.front();
+    if (!countPathStore(head, report))
+      return {};
+    std::string site = siteOf(head.op->getLoc());
+    std::string kernel = kernelNameOf(head.op);
+    SmallVector<StoreCheck> run{head};
+    for (const StoreCheck &c : todo.drop_front())
+      if (!done.contains(c.op) && c.op->getBlock() == head.op->getBlock() &&
+          c.value.getType() == head.value.getType() &&
+          siteOf(c.op->getLoc()) == site && kernelNameOf(c.op) == kernel &&
+          countPathStore(c, report))
+        run.push_back(c);
+    return run;
+  }
+
+  /// One count path for several stores of one source line in the kernel's
+  /// entry block (siteRun), which share one record: each store adds its
+  /// (bad as 0/1, lane where bad else INT32_MAX) to two tensors of its tile
+  /// type, lane by lane (no cross-thread step; two registers per element
+  /// live from the first store on), and after the last one a single
+  /// two-operand reduction gives the count and the first lane. Each store on
+  /// its own paid that reduction with its cross-warp step (Liger's MoE
+  /// gather: 8 stores of 128 lanes, one per thread: 8 reductions, 24 more
+  /// barriers, 26 -> 40 registers; H200 0.876x). The same lanes and first
+  /// index as the stores' separate records (the same program, the same lane
+  /// numbering); a program with findings in several of them is counted once.
+  static void checkSiteRun(OpBuilder &builder, ArrayRef<StoreCheck> run,
+                           const ReportOptions &report) {
+    auto type = cast<RankedTensorType>(run.front().value.getType());
+    auto floatTy = cast<FloatType>(type.getElementType());
+    TypedAttr infAttr = builder.getFloatAttr(
+        floatTy, APFloat::getInf(floatTy.getFloatSemantics()));
+    Value counts, firsts;
+    for (const StoreCheck &c : run) {
+      builder.setInsertionPointAfter(c.op);
+      Location loc = c.op->getLoc();
+      Value inf = arith::ConstantOp::create(builder, loc, type,
+                                            splatOrScalar(type, infAttr));
+      Value absolute = math::AbsFOp::create(builder, loc, c.value);
+      Value bad = arith::CmpFOp::create(builder, loc, arith::CmpFPredicate::UEQ,
+                                        absolute, inf);
+      if (c.mask)
+        bad = arith::AndIOp::create(builder, loc, bad, c.mask);
+      SmallVector<Value> lanes = countAndIndexLanes(builder, loc, bad);
+      assert(lanes.size() == 2 && "siteRun takes tiles of rank 1 or 2");
+      counts = counts ? arith::AddIOp::create(builder, loc, counts, lanes[0])
+                            .getResult()
+                      : lanes[0];
+      firsts = firsts ? arith::MinSIOp::create(builder, loc, firsts, lanes[1])
+                            .getResult()
+                      : lanes[1];
+    }
+    const StoreCheck &last = run.back();
+    Location loc = last.op->getLoc();
+    auto [count, first] = sumAndMinLanes(builder, loc, counts, firsts);
+    std::string reason = nonFiniteOrigin(run.front().value) +
+                         "; count path, one reduction for " +
+                         std::to_string(run.size()) + " stores of this line, " +
+                         std::to_string(elemsPerThread(type)) + "/thread";
+    ReportSite site{"nan_inf_check", kernelNameOf(last.op), siteOf(loc),
+                    "store non-finite", reason};
+    emitRecordsAtEnd(builder, loc, entryReturnAt(builder), count, first,
+                     type.getNumElements(), site, report);
+  }
 
   /// `check`'s value and mask, read from its store again.
   static void refresh(StoreCheck &check) {
@@ -564,11 +668,13 @@ private:
   /// What is carried:
   ///   - a 1-D blocked tile (more than one element per thread): per
   ///     thread, (count, smallest lane) of the lanes it holds, reduced
-  ///     inside the thread (runCountsAndFirsts: a `tt.reshape` view, the
-  ///     same registers), added and min-ed into two carried tensors of one
+  ///     inside the thread, added and min-ed into two carried tensors of one
   ///     value per thread; no shuffle, shared memory or barrier in the loop
   ///     (Liger's RMS-norm backward: 115 registers, as without the check,
-  ///     against 128 with a check per iteration; 12 barriers against 15);
+  ///     against 128 with a check per iteration; 12 barriers against 15).
+  ///     The pair is counted only by a thread whose peak of |value| is
+  ///     non-finite, on a per-thread branch (threadBranchCountsAndFirsts);
+  ///     sizes it declines count every element (runCountsAndFirsts);
   ///   - otherwise (other layouts, rank 2, TTIR) a per-lane i32 count (one
   ///     register per element: only up to kLoopCarriedMaxPerThread), the
   ///     first lane found after the loop from the lanes with a count.
@@ -593,14 +699,20 @@ private:
         !changesPerIteration(store.getPtr(), loop))
       return false;
     Type i32 = builder.getI32Type();
-    Value bad = arith::CmpFOp::create(builder, loc, arith::CmpFPredicate::UEQ,
-                                      absolute, inf);
-    if (mask)
-      bad = arith::AndIOp::create(builder, loc, bad, mask);
-    // Per run of lanes a thread holds: (count, smallest lane), or none.
+    // Per thread: (count, smallest own lane) from a branch each thread takes
+    // only when its peak is non-finite (threadBranchCountsAndFirsts).
     std::function<Value(OpBuilder &, Location, Value)> toLanes;
     SmallVector<Value> perRun =
-        runCountsAndFirsts(builder, loc, loop, bad, &toLanes);
+        threadBranchCountsAndFirsts(builder, loc, loop, value, mask, &toLanes);
+    Value bad;
+    if (perRun.empty()) {
+      bad = arith::CmpFOp::create(builder, loc, arith::CmpFPredicate::UEQ,
+                                  absolute, inf);
+      if (mask)
+        bad = arith::AndIOp::create(builder, loc, bad, mask);
+      // Per run of lanes a thread holds: (count, smallest lane), or none.
+      perRun = runCountsAndFirsts(builder, loc, loop, bad, &toLanes);
+    }
     bool perLane = perRun.empty();
     if (perLane && elemsPerThread(type) > kLoopCarriedMaxPerThread) {
       Operation *last = bad.getDefiningOp();
@@ -667,6 +779,242 @@ private:
         },
         reportSite, report);
     return true;
+  }
+
+  /// For the 1-D blocked tile `value` stored (under `mask`) in the body of
+  /// `loop`: {count, smallest own index (INT32_MAX if none)} per thread, as
+  /// two i32 tensors of one value per thread, the own index of lane
+  /// r * S * T + t * S + k (S = sizePerThread, T threads, R repetitions)
+  /// being r * S + k; `*toLanes` turns it into the tile's lane after the
+  /// loop (ownIndexToLanes). Built with one `tt.map_elementwise` whose pack
+  /// is the thread's R * S elements, so its scalar region runs once per
+  /// thread over all of them (issue 32):
+  ///
+  ///   peak = NaN-propagating max over k of |x_k|
+  ///   scf.if peak ueq +Inf {  // per thread (divergent): no shuffle, barrier
+  ///     over k with mask_k and isnan(x_k * 0): count, min of r * S + k
+  ///   }
+  ///
+  /// A clean thread pays an abs and a max per element (packed: one of each
+  /// per bf16 pair), against a compare, an and, a count add, a select and a
+  /// min before (Liger's cross entropy, 32 bf16 per thread in its vocabulary
+  /// loop: 0.79x on the H200; 271 more SASS instructions per iteration than
+  /// without the check, 40 now). Exact: the peak is non-finite iff some
+  /// element is, so every thread with a non-finite lane under the mask takes
+  /// the branch, and the branch counts and indexes exactly those lanes. The
+  /// peak ignores the mask: a thread whose masked-off elements are non-finite
+  /// takes the branch and finds nothing there (the mask's select on each
+  /// element cost more than the max: bf16 halves taken apart and re-packed).
+  /// The region puts the pair in the pack's first result element and 0 /
+  /// INT32_MAX in the others, so the in-thread reduction that follows (the
+  /// tile viewed as [R, T, S], as runCountsAndFirsts) gives the same pair
+  /// whatever order the pack holds the elements in; once lowered it folds
+  /// to the pair. The own indices, one constant per register, are an operand
+  /// built in front of the loop. Empty (nothing built) for other tiles, one
+  /// element per thread, sizes that are not powers of two, or a view whose
+  /// layout does not keep R and S inside a thread.
+  static SmallVector<Value> threadBranchCountsAndFirsts(
+      OpBuilder &builder, Location loc, scf::ForOp loop, Value value,
+      Value mask, std::function<Value(OpBuilder &, Location, Value)> *toLanes) {
+    auto type = cast<RankedTensorType>(value.getType());
+    auto blocked =
+        dyn_cast_or_null<triton::gpu::BlockedEncodingAttr>(type.getEncoding());
+    // The map's operands share the value's layout (the pack is a thread's
+    // elements of each).
+    if (type.getRank() != 1 || !blocked ||
+        (mask && cast<RankedTensorType>(mask.getType()).getEncoding() !=
+                     type.getEncoding()))
+      return {};
+    int64_t run = blocked.getSizePerThread()[0];
+    int64_t threads =
+        int64_t(blocked.getThreadsPerWarp()[0]) * blocked.getWarpsPerCTA()[0];
+    int64_t n = type.getNumElements();
+    if (n % (run * threads) != 0)
+      return {};
+    int64_t reps = n / (run * threads);
+    int64_t perThread = reps * run;
+    if (perThread < 2 || elemsPerThread(type) != perThread ||
+        !llvm::isPowerOf2_64(run) || !llvm::isPowerOf2_64(run * threads) ||
+        !llvm::isPowerOf2_64(perThread))
+      return {};
+    SmallVector<int64_t> shape;
+    if (reps > 1)
+      shape.push_back(reps);
+    shape.push_back(threads);
+    if (run > 1)
+      shape.push_back(run);
+    unsigned threadAxis = reps > 1 ? 1 : 0;
+    Type i32 = builder.getI32Type();
+    auto i32Ty = type.clone(i32);
+    auto cst = [&](RankedTensorType like, int64_t v) -> Value {
+      return arith::ConstantOp::create(
+          builder, loc,
+          DenseElementsAttr::get(cast<ShapedType>(like),
+                                 builder.getI32IntegerAttr(v)));
+    };
+    Value local;
+    {
+      OpBuilder::InsertionGuard guard(builder);
+      builder.setInsertionPoint(loop);
+      Value range = triton::MakeRangeOp::create(builder, loc, i32Ty, 0, n);
+      // The view must keep the repetitions and the run inside a thread.
+      auto probe = triton::ReshapeOp::create(builder, loc, shape, range, false);
+      auto viewLayout = dyn_cast_or_null<triton::gpu::BlockedEncodingAttr>(
+          probe.getType().getEncoding());
+      bool inThread = viewLayout != nullptr;
+      for (unsigned axis = 0; inThread && axis < shape.size(); ++axis)
+        if (axis != threadAxis)
+          inThread = viewLayout.getThreadsPerWarp()[axis] == 1 &&
+                     viewLayout.getWarpsPerCTA()[axis] == 1;
+      probe->erase();
+      if (!inThread) {
+        range.getDefiningOp()->erase();
+        return {};
+      }
+      // r * S + k = ((lane >> log2(S T)) << log2(S)) | (lane & (S - 1)).
+      Value rep = arith::ShLIOp::create(
+          builder, loc,
+          arith::ShRUIOp::create(builder, loc, range,
+                                 cst(i32Ty, llvm::Log2_64(run * threads))),
+          cst(i32Ty, llvm::Log2_64(run)));
+      Value k = arith::AndIOp::create(builder, loc, range, cst(i32Ty, run - 1));
+      local = arith::OrIOp::create(builder, loc, rep, k);
+    }
+    auto floatTy = cast<FloatType>(type.getElementType());
+    SmallVector<Value> srcs{value};
+    if (mask)
+      srcs.push_back(mask);
+    srcs.push_back(local);
+    SmallVector<Type> argTypes;
+    for (Value src : srcs)
+      argTypes.append(perThread, getElementTypeOrSelf(src.getType()));
+    auto map = triton::MapElementwiseOp::create(
+        builder, loc, TypeRange{i32Ty, i32Ty}, srcs, uint32_t(perThread));
+    {
+      OpBuilder::InsertionGuard guard(builder);
+      Block *body =
+          builder.createBlock(&map.getScalarOp(), {}, argTypes,
+                              SmallVector<Location>(argTypes.size(), loc));
+      auto arg = [&](unsigned operand, int64_t k) -> Value {
+        return body->getArgument(operand * perThread + k);
+      };
+      Value zero = arith::ConstantOp::create(builder, loc, floatTy,
+                                             builder.getFloatAttr(floatTy, 0));
+      Value inf = arith::ConstantOp::create(
+          builder, loc, floatTy,
+          builder.getFloatAttr(floatTy,
+                               APFloat::getInf(floatTy.getFloatSemantics())));
+      unsigned localArg = mask ? 2 : 1;
+      Value peak;
+      for (int64_t k = 0; k < perThread; ++k) {
+        Value absolute = math::AbsFOp::create(builder, loc, arg(0, k));
+        peak = peak ? arith::MaximumFOp::create(builder, loc, peak, absolute)
+                          .getResult()
+                    : absolute;
+      }
+      Value found = arith::CmpFOp::create(builder, loc,
+                                          arith::CmpFPredicate::UEQ, peak, inf);
+      Value c0 = arith::ConstantIntOp::create(builder, loc, i32, 0);
+      Value none = arith::ConstantIntOp::create(builder, loc, i32, INT32_MAX);
+      auto ifOp = scf::IfOp::create(builder, loc, TypeRange{i32, i32}, found,
+                                    /*withElseRegion=*/true);
+      builder.setInsertionPointToStart(ifOp.thenBlock());
+      Value count, first;
+      for (int64_t k = 0; k < perThread; ++k) {
+        // x * 0 is NaN exactly for a non-finite x. A test on |x| (as the
+        // peak) became integer compares on each 16-bit half, and ptxas then
+        // kept the halves of the stored bf16 pairs apart on the clean path
+        // too, re-pairing them for the packed max (Liger's cross entropy:
+        // 33 more PRMT per iteration than this).
+        Value product = arith::MulFOp::create(builder, loc, arg(0, k), zero);
+        Value bad = arith::CmpFOp::create(
+            builder, loc, arith::CmpFPredicate::UNO, product, product);
+        if (mask)
+          bad = arith::AndIOp::create(builder, loc, bad, arg(1, k));
+        Value one = arith::ExtUIOp::create(builder, loc, i32, bad);
+        Value index =
+            arith::SelectOp::create(builder, loc, bad, arg(localArg, k), none);
+        count =
+            count ? arith::AddIOp::create(builder, loc, count, one).getResult()
+                  : one;
+        first =
+            first
+                ? arith::MinSIOp::create(builder, loc, first, index).getResult()
+                : index;
+      }
+      scf::YieldOp::create(builder, loc, ValueRange{count, first});
+      builder.setInsertionPointToStart(ifOp.elseBlock());
+      scf::YieldOp::create(builder, loc, ValueRange{c0, none});
+      builder.setInsertionPointAfter(ifOp);
+      SmallVector<Value> results{ifOp.getResult(0)};
+      results.append(perThread - 1, c0);
+      results.push_back(ifOp.getResult(1));
+      results.append(perThread - 1, none);
+      triton::MapElementwiseReturnOp::create(builder, loc, results);
+    }
+    *toLanes = ownIndexToLanes(shape, type, run, threads, threadAxis);
+    SmallVector<Value> pair;
+    for (Value result : map.getResults())
+      pair.push_back(
+          triton::ReshapeOp::create(builder, loc, shape, result, false));
+    // The run axis (last) first, then the repetitions (axis 0).
+    if (run > 1)
+      pair = sumAndMinAlong(builder, loc, pair, shape.size() - 1);
+    if (reps > 1)
+      pair = sumAndMinAlong(builder, loc, pair, 0);
+    return pair;
+  }
+
+  /// Turns a thread's carried own index r * S + k (INT32_MAX: none; a
+  /// tensor of one value per thread, the 1-D blocked tile `type` viewed as
+  /// `shape` and reduced along every axis but `threadAxis`) into the tile's
+  /// lane r * S * T + t * S + k, t * S being the smallest lane the thread
+  /// holds (an in-thread min reduction of the lane numbers).
+  static std::function<Value(OpBuilder &, Location, Value)>
+  ownIndexToLanes(SmallVector<int64_t> shape, RankedTensorType type,
+                  int64_t run, int64_t threads, unsigned threadAxis) {
+    return [shape, type, run, threads, threadAxis](
+               OpBuilder &b, Location l, Value local) mutable -> Value {
+      // The thread's first lane t * S: the minimum of the lanes it
+      // holds, reduced inside the thread as the pair was.
+      Type i32 = b.getI32Type();
+      Value all = triton::MakeRangeOp::create(b, l, type.clone(i32), 0,
+                                              type.getNumElements());
+      Value base = triton::ReshapeOp::create(b, l, shape, all, false);
+      for (int axis = int(shape.size()) - 1; axis >= 0; --axis) {
+        if (unsigned(axis) == threadAxis)
+          continue;
+        auto reduce = triton::ReduceOp::create(b, l, ValueRange{base}, axis);
+        OpBuilder::InsertionGuard guard(b);
+        Block *body =
+            b.createBlock(&reduce.getCombineOp(), {}, {i32, i32}, {l, l});
+        Value min = arith::MinSIOp::create(b, l, body->getArgument(0),
+                                           body->getArgument(1));
+        triton::ReduceReturnOp::create(b, l, ValueRange{min});
+        b.setInsertionPointAfter(reduce);
+        base = reduce.getResult()[0];
+      }
+      auto localTy = cast<RankedTensorType>(local.getType());
+      auto cst = [&](int64_t v) -> Value {
+        return arith::ConstantOp::create(
+            b, l,
+            DenseElementsAttr::get(cast<ShapedType>(localTy),
+                                   b.getI32IntegerAttr(v)));
+      };
+      if (base.getType() != localTy)
+        base = triton::gpu::ConvertLayoutOp::create(b, l, localTy, base);
+      Value r = arith::DivSIOp::create(b, l, local, cst(run));
+      Value k = arith::RemSIOp::create(b, l, local, cst(run));
+      Value lane = arith::AddIOp::create(
+          b, l,
+          arith::AddIOp::create(
+              b, l, arith::MulIOp::create(b, l, r, cst(run * threads)), base),
+          k);
+      Value none = cst(INT32_MAX);
+      Value isNone =
+          arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, local, none);
+      return arith::SelectOp::create(b, l, isNone, none, lane).getResult();
+    };
   }
 
   /// For a 1-D tile `bad` (i1) with a blocked layout: {count, smallest bad
@@ -751,52 +1099,7 @@ private:
             cst(logRun));
         Value k = arith::AndIOp::create(builder, loc, lanes, cst(run - 1));
         lanes = arith::OrIOp::create(builder, loc, rep, k);
-        *toLanes = [shape, type, run, threads, reps,
-                    threadAxis](OpBuilder &b, Location l,
-                                Value local) mutable -> Value {
-          // The thread's first lane t * S: the minimum of the lanes it
-          // holds, reduced inside the thread as the pair was.
-          Type i32 = b.getI32Type();
-          Value all = triton::MakeRangeOp::create(
-              b, l, type.clone(i32), 0, type.getNumElements());
-          Value base = triton::ReshapeOp::create(b, l, shape, all, false);
-          for (int axis = int(shape.size()) - 1; axis >= 0; --axis) {
-            if (unsigned(axis) == threadAxis)
-              continue;
-            auto reduce =
-                triton::ReduceOp::create(b, l, ValueRange{base}, axis);
-            OpBuilder::InsertionGuard guard(b);
-            Block *body = b.createBlock(&reduce.getCombineOp(), {}, {i32, i32},
-                                        {l, l});
-            Value min = arith::MinSIOp::create(b, l, body->getArgument(0),
-                                               body->getArgument(1));
-            triton::ReduceReturnOp::create(b, l, ValueRange{min});
-            b.setInsertionPointAfter(reduce);
-            base = reduce.getResult()[0];
-          }
-          auto localTy = cast<RankedTensorType>(local.getType());
-          auto cst = [&](int64_t v) -> Value {
-            return arith::ConstantOp::create(
-                b, l,
-                DenseElementsAttr::get(cast<ShapedType>(localTy),
-                                       b.getI32IntegerAttr(v)));
-          };
-          if (base.getType() != localTy)
-            base = triton::gpu::ConvertLayoutOp::create(b, l, localTy, base);
-          Value r = arith::DivSIOp::create(b, l, local, cst(run));
-          Value k = arith::RemSIOp::create(b, l, local, cst(run));
-          Value lane = arith::AddIOp::create(
-              b, l,
-              arith::AddIOp::create(
-                  b, l, arith::MulIOp::create(b, l, r, cst(run * threads)),
-                  base),
-              k);
-          Value none = cst(INT32_MAX);
-          Value isNone =
-              arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, local, none);
-          (void)reps;
-          return arith::SelectOp::create(b, l, isNone, none, lane).getResult();
-        };
+        *toLanes = ownIndexToLanes(shape, type, run, threads, threadAxis);
       }
     }
     auto viewI32 = cast<RankedTensorType>(lanes.getType());
@@ -1245,8 +1548,14 @@ private:
       acrossLoop.reason =
           reasonFor("loop path: counts carried, reported after it");
       if (checkAcrossLoop(builder, loc, value, mask, absolute, inf, site,
-                          acrossLoop, report))
+                          acrossLoop, report)) {
+        // The per-thread branch form takes |value| inside its own region.
+        if (absolute.use_empty())
+          absolute.getDefiningOp()->erase();
+        if (inf.use_empty())
+          inf.getDefiningOp()->erase();
         return;
+      }
     }
     if (report.fastPath == FastPath::Warp && report.records &&
         report.mode == ReportMode::Record && report.print == PrintMode::None &&

@@ -60,6 +60,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Pass/Pass.h"
 #include "triton/Dialect/Triton/IR/Dialect.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/bit.h"
 #include "llvm/Support/Debug.h"
@@ -768,6 +769,29 @@ public:
         getOperation(), "offset_overflow_check", mode, print, records);
     if (!report)
       return signalPassFailure();
+    // Scalar checks in place update their records where the deferred
+    // reporting paths go (reportPoint), and right where they are between the
+    // kernel's last loop and its return: there a records branch after the
+    // epilogue keeps LLVM from sinking the epilogue's index arithmetic below
+    // the loop (torchao's fp8 block-scaled GEMM, its scale pointer's count
+    // carried through the K loop: 186 registers at the end, 178 in place).
+    // Kernels without a loop keep them at the end (in place: FlagGems'
+    // RMS norm 48 -> 52, SageAttention's K quantization 80 -> 94).
+    report->recordsAt = [](Operation *at, Operation *ret) -> Operation * {
+      Operation *point = reportPoint(at->getBlock(), at->getPrevNode());
+      if (!point)
+        return ret;
+      if (point != ret)
+        return point;
+      for (Operation *next = at; next != ret; next = next->getNextNode())
+        if (isa<LoopLikeOpInterface>(next))
+          return ret;
+      for (Operation *prev = at->getPrevNode(); prev;
+           prev = prev->getPrevNode())
+        if (isa<LoopLikeOpInterface>(prev))
+          return at;
+      return ret;
+    };
     // Each root is checked once, however many pointers it feeds.
     llvm::SetVector<Value> roots;
     getOperation().walk([&](Operation *op) {
@@ -920,14 +944,124 @@ private:
                               bounds.lo, min));
   }
 
-  /// The `tt.return` ending the kernel's entry block if `op` sits in that
-  /// block, else null.
-  static Operation *entryReturn(Operation *op) {
-    Block *block = op->getBlock();
+  /// Where a deferred reporting path goes whose inputs are all ready after
+  /// `after` (an op of the kernel's entry block; null: at the block's start),
+  /// if `block` is the kernel's entry block (else null): right before the
+  /// first loop that follows `after` in that block and across which the
+  /// kernel holds no tile of data (holdsDataAcross), or before the
+  /// `tt.return` ending the block when there is no such loop. The reporting
+  /// path only reads scalars (the offset's leaves, its bounds test, a checked
+  /// loop's bounds) and rebuilds its tensors from them. Anchored at the
+  /// return, those scalars stayed live across every loop in between, where
+  /// the kernel's own registers peak, and the reporting branches after a
+  /// GEMM's epilogue kept LLVM from sinking the epilogue's index arithmetic
+  /// below the main loop (InstCombine sinks into a successor with other
+  /// predecessors only when it ends the kernel): torchao's int8 GEMM with all
+  /// three checks held its row and column offsets across the K loop, 133
+  /// registers, one 256-thread program per SM; in front of the K loop, 128.
+  /// In front of a loop across which a loaded tile stays live (attention's Q,
+  /// a softmax's probabilities), the reporting path's registers add to that
+  /// tile's: the end is better there (sglang's prefill attention spilled 16
+  /// bytes, FlagGems' top-k softmax 40 -> 44 registers).
+  static Operation *reportPoint(Block *block, Operation *after) {
     if (!block || !isa<triton::FuncOp>(block->getParentOp()))
       return nullptr;
     Operation *last = block->getTerminator();
-    return last && isa<triton::ReturnOp>(last) ? last : nullptr;
+    if (!last || !isa<triton::ReturnOp>(last))
+      return nullptr;
+    for (Operation *next = after ? after->getNextNode() : &block->front();
+         next && next != last; next = next->getNextNode())
+      if (isa<LoopLikeOpInterface>(next) && !holdsDataAcross(next))
+        return next;
+    return last;
+  }
+
+  /// True if a tensor computed before `loop` (in its block) from data -- an
+  /// op that cannot be computed again (a load, a loop, a reduction), or
+  /// values computed from one -- is used by `loop` or after it: a tile the
+  /// kernel keeps in registers across the loop.
+  static bool holdsDataAcross(Operation *loop) {
+    Block *block = loop->getBlock();
+    DenseSet<Value> data;
+    for (Operation &op : *block) {
+      if (&op == loop)
+        return false;
+      bool fromData = !recomputable(&op) ||
+                      llvm::any_of(op.getOperands(), [&](Value operand) {
+                        return data.contains(operand);
+                      });
+      if (!fromData)
+        continue;
+      for (Value result : op.getResults()) {
+        if (!isa<RankedTensorType>(result.getType()))
+          continue;
+        data.insert(result);
+        for (Operation *user : result.getUsers()) {
+          Operation *at = block->findAncestorOpInBlock(*user);
+          if (at && (at == loop || loop->isBeforeInBlock(at)))
+            return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /// True if `op` can be computed again anywhere its operands are ready,
+  /// with the same result: no memory effects, no regions (integer
+  /// arithmetic, shape ops, ranges, constants, program ids).
+  static bool recomputable(Operation *op) {
+    return op->getNumRegions() == 0 && isMemoryEffectFree(op);
+  }
+
+  /// The last op of `block` whose result the reporting path of `root` needs
+  /// as it is: walking back from `root` (and `extra`) through recomputable
+  /// ops of `block`, the last op that is not one (a load, a loop, a
+  /// reduction), or null when there is none (kernel arguments and
+  /// recomputable values only). What comes after it can be computed again
+  /// in front of the first loop that follows it (cloneLate).
+  static Operation *lastSourceDef(Block *block, Value root, Value extra) {
+    Operation *latest = nullptr;
+    SmallVector<Value> work{root};
+    if (extra)
+      work.push_back(extra);
+    DenseSet<Value> seen;
+    while (!work.empty()) {
+      Value value = work.pop_back_val();
+      if (!seen.insert(value).second)
+        continue;
+      Operation *def = value.getDefiningOp();
+      if (!def)
+        continue; // a kernel argument
+      Operation *inBlock = block->findAncestorOpInBlock(*def);
+      if (!inBlock)
+        continue;
+      if (inBlock == def && recomputable(def)) {
+        llvm::append_range(work, def->getOperands());
+        continue;
+      }
+      if (!latest || latest->isBeforeInBlock(inBlock))
+        latest = inBlock;
+    }
+    return latest;
+  }
+
+  /// `value` at the builder's insertion point, right before `at` (an op of
+  /// its block): itself if it is ready there, else a copy of the
+  /// recomputable ops that compute it from values that are (lastSourceDef
+  /// says there are such), appended to `copies`.
+  static Value cloneLate(OpBuilder &builder, Value value, Operation *at,
+                         IRMapping &mapping,
+                         SmallVectorImpl<Operation *> &copies) {
+    if (Value known = mapping.lookupOrNull(value))
+      return known;
+    Operation *def = value.getDefiningOp();
+    if (!def || def->getBlock() != at->getBlock() || def->isBeforeInBlock(at))
+      return value;
+    for (Value operand : def->getOperands())
+      cloneLate(builder, operand, at, mapping, copies);
+    Operation *copy = builder.clone(*def, mapping);
+    copies.push_back(copy);
+    return copy->getResult(cast<OpResult>(value).getResultNumber());
   }
 
   /// True if every tensor value `value` is computed from is defined by a
@@ -971,33 +1105,62 @@ private:
   /// exact bounds (LaneBounds) are known: only the bounds test (a few
   /// scalar ops) stays where the offset is; the reporting path -- the i64
   /// recompute of every lane, the count, the first lane, the record updates
-  /// -- goes right before the kernel's `tt.return`, on a copy of the
-  /// offset's tree computed again from its scalar leaves. In place, that
+  /// -- goes in front of the first loop after the scalars it reads, or
+  /// right before the kernel's `tt.return` (reportPoint), on a copy of the
+  /// offset's tree computed again from its scalar leaves. When that loop
+  /// comes before the offset (an epilogue's offset from scalars computed
+  /// before the main loop), the bounds test goes there too: both only read
+  /// scalars, and every program that reaches the loop computes the offset
+  /// after it (straight-line code of the entry block). In place, that
   /// path kept its tensors' registers allocated next to the kernel's own:
   /// the torchao int8 GEMM's epilogue (`xindex = idx_n + N * idx_m`, 128x128
   /// lanes of i64 next to the 128x128 accumulator) went from 122 registers
   /// to 255 and a 744-byte spill stack (H200 0.77x). Legal: the tree is pure
   /// (clonableTree), so the copy computes the same lanes; the report only
   /// reads values and writes the records. What changes: the record is
-  /// updated when the program ends, so a wrap that makes the kernel fault
-  /// (an address outside every allocation) is not recorded -- abort mode
-  /// (checks in place) or compute-sanitizer catch that one. Returns false
-  /// (nothing built) when it does not apply.
+  /// updated later (or earlier) than the offset is computed, so a wrap that
+  /// makes the kernel fault (an address outside every allocation) before the
+  /// report runs is not recorded -- abort mode (checks in place) or
+  /// compute-sanitizer catch that one. Returns false (nothing built) when it
+  /// does not apply.
   static bool deferColdPath(OpBuilder &builder, Location loc, Value root,
                             Value tripGuard, const ReportOptions &report) {
     if (report.mode != ReportMode::Record ||
         !isa<RankedTensorType>(root.getType()))
       return false;
-    Operation *ret = entryReturn(root.getDefiningOp());
-    if (!ret || !clonableTree(root))
+    Operation *def = root.getDefiningOp();
+    if (!clonableTree(root))
       return false;
+    // The whole path goes in front of the first loop after the last value
+    // it needs that cannot be computed again (reportPoint, lastSourceDef).
+    // For an offset computed after that loop (a GEMM's epilogue `idx_m *
+    // stride_cm + idx_n`, from the program id and arguments), the bounds
+    // test goes there too, on a copy of the offset's arithmetic (cloneLate;
+    // its unused ops are erased when done).
+    Block *block = def->getBlock();
+    Operation *ret = reportPoint(block, lastSourceDef(block, root, tripGuard));
+    if (!ret)
+      return false;
+    OpBuilder::InsertionGuard atTest(builder);
+    Value offset = root;
+    SmallVector<Operation *> copies;
+    auto eraseUnused = llvm::make_scope_exit([&] {
+      for (Operation *copy : llvm::reverse(copies))
+        if (copy->use_empty())
+          copy->erase();
+    });
+    if (ret->isBeforeInBlock(def)) {
+      builder.setInsertionPoint(ret);
+      IRMapping late;
+      offset = cloneLate(builder, root, ret, late, copies);
+    }
     LaneBounds bounds(builder, loc);
-    auto b = bounds.get(root);
+    auto b = bounds.get(offset);
     // Without records and blocks the report is built in place under `wraps`
     // (a device line with the count): with bounds that are only sound, that
     // count can be 0. wrapCount and reportByBlocks report only a positive
     // count.
-    bool blocks = byBlocks(root);
+    bool blocks = byBlocks(offset);
     if (!b || (!b->exact && !report.records && !blocks))
       return false;
     Value wraps = boundsLeaveI32(builder, loc, *b);
@@ -1005,18 +1168,19 @@ private:
       wraps = arith::AndIOp::create(builder, loc, wraps, tripGuard);
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPoint(ret);
-    std::string kernel = kernelNameOf(root.getDefiningOp());
+    std::string kernel = kernelNameOf(def);
     ReportSite site{"offset_overflow_check", kernel, siteOf(loc), kWhat,
                     offsetReason(root, tripGuard
                                            ? "before its loop: scalar bounds test"
                                            : "scalar bounds test")};
-    if (blocks && reportByBlocks(builder, loc, root, wraps, ret, site, report))
+    if (blocks &&
+        reportByBlocks(builder, loc, offset, wraps, ret, site, report))
       return true;
     Value lanes;
     auto lanesAtEnd = [&](OpBuilder &b, Location l) -> Value {
       if (!lanes) {
         IRMapping mapping;
-        lanes = wrappedLanes(b, l, cloneTree(b, root, mapping));
+        lanes = wrappedLanes(b, l, cloneTree(b, offset, mapping));
       }
       return lanes;
     };
@@ -1333,11 +1497,12 @@ private:
     std::string kernel = kernelNameOf(newLoop);
     ReportSite site{"offset_overflow_check", kernel, siteOf(loc), kWhat, why};
     // A loop at the top level of the kernel (record mode): the replay runs
-    // right before the `tt.return`, where the loop's tiles (attention's
-    // accumulator) are dead, one block of the tile at a time (blocks outer,
+    // after it, in front of the next loop or right before the `tt.return`
+    // (reportPoint), where the loop's tiles (attention's accumulator) are
+    // dead, one block of the tile at a time (blocks outer,
     // iterations inner: the lanes of a block that wrapped in some
     // iteration), so its registers stay below the kernel's.
-    Operation *ret = entryReturn(newLoop);
+    Operation *ret = reportPoint(newLoop->getBlock(), newLoop);
     if (ret && report.mode == ReportMode::Record) {
       OpBuilder::InsertionGuard guard(builder);
       builder.setInsertionPoint(ret);

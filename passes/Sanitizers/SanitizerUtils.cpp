@@ -266,19 +266,31 @@ Value firstTrueLane(OpBuilder &builder, Location loc, Value bad) {
   return reduceAll(builder, loc, picked, /*min=*/true);
 }
 
-std::pair<Value, Value> countAndFirstLane(OpBuilder &builder, Location loc,
-                                          Value bad) {
+SmallVector<Value> countAndIndexLanes(OpBuilder &builder, Location loc,
+                                      Value bad) {
   auto badTy = dyn_cast<RankedTensorType>(bad.getType());
   if (!badTy)
     return {};
-  Type i32 = builder.getI32Type();
-  SmallVector<Value> values = countAndIndexOperands(builder, loc, bad, badTy);
+  return countAndIndexOperands(builder, loc, bad, badTy);
+}
+
+std::pair<Value, Value> countAndFirstLane(OpBuilder &builder, Location loc,
+                                          Value bad) {
+  SmallVector<Value> values = countAndIndexLanes(builder, loc, bad);
   if (values.empty())
     return {};
+  return sumAndMinLanes(builder, loc, values[0], values[1]);
+}
+
+std::pair<Value, Value> sumAndMinLanes(OpBuilder &builder, Location loc,
+                                       Value counts, Value firsts) {
+  Type i32 = builder.getI32Type();
+  auto tensorTy = cast<RankedTensorType>(counts.getType());
+  SmallVector<Value> values{counts, firsts};
   // One multi-operand reduction per dimension: (sum of the bad lanes,
   // smallest index of a bad lane), so the cross-warp step exchanges both in
   // one round (one barrier).
-  for (int64_t rank = badTy.getRank(); rank > 0; --rank) {
+  for (int64_t rank = tensorTy.getRank(); rank > 0; --rank) {
     auto reduce = triton::ReduceOp::create(
         builder, loc, ValueRange(values),
         nextReduceAxis(cast<RankedTensorType>(values[0].getType())));
@@ -685,6 +697,8 @@ static void emitReportImpl(OpBuilder &builder, Location loc, Value found,
   // kernel.
   Operation *ret = entryReturnAt(builder);
   bool defer = ret && options.records && options.mode == ReportMode::Record;
+  if (defer && options.recordsAt && options.print == PrintMode::None)
+    ret = options.recordsAt(&*builder.getInsertionPoint(), ret);
 
   if (defer) {
     int64_t numel = 1;

@@ -58,6 +58,14 @@ struct ReportOptions {
   /// that follows a loop by atomics masked with `count > 0` instead of under
   /// an `scf.if` (nan_inf_check).
   bool maskedRecords = false;
+  /// With print=none, where emitReport's deferred records (a check in the
+  /// kernel's entry block) go, if set: given the op at the builder's
+  /// insertion point and the block's `tt.return`, the op of that block (at
+  /// or before the return) in front of which they are updated, so that the
+  /// count need not be carried across the loops up to the return
+  /// (offset_overflow_check: in front of the next loop that holds no loaded
+  /// tile). Unset: before the return.
+  Operation *(*recordsAt)(Operation *at, Operation *ret) = nullptr;
 };
 
 /// The reporting options from the pass's `mode`, `print` and `records` (MLIR
@@ -135,7 +143,9 @@ using LanesBuilder = function_ref<Value(OpBuilder &, Location)>;
 /// Where and how a site reports.
 struct ReportSite {
   StringRef pass;   ///< e.g. `nan_inf_check`
-  StringRef kernel; ///< enclosing tt.func
+  /// Enclosing tt.func; owned, since kernelNameOf returns a temporary that a
+  /// StringRef would outlive (it did: a record naming garbage).
+  std::string kernel;
   std::string site; ///< file:line
   StringRef what;   ///< e.g. `store non-finite`
   /// Why the check stays and what it costs (kSiteReasonsAttrName); "" when
@@ -177,6 +187,19 @@ Value firstTrueLane(OpBuilder &builder, Location loc, Value bad);
 /// that reports from these two scalars keeps no tile live past them.
 std::pair<Value, Value> countAndFirstLane(OpBuilder &builder, Location loc,
                                           Value bad);
+
+/// The per-lane operands of a (count, first lane) reduction over `bad` (an
+/// i1 tensor of rank 1 or 2): {bad as 0/1, the lane's row-major index where
+/// bad else INT32_MAX}, two i32 tensors of `bad`'s shape; {} for other ranks.
+/// Added and min-ed lane by lane, they accumulate several tiles of one type.
+SmallVector<Value> countAndIndexLanes(OpBuilder &builder, Location loc,
+                                      Value bad);
+
+/// (sum of `counts`, min of `firsts`) over every lane (i32 tensors of one
+/// type, as countAndIndexLanes gives) as two i32 scalars, from one
+/// two-operand reduction per dimension.
+std::pair<Value, Value> sumAndMinLanes(OpBuilder &builder, Location loc,
+                                       Value counts, Value firsts);
 
 /// One (add, minsi) reduction of the pair `values` (counts, firsts: i32
 /// tensors of one type) along `axis`: (sum, min).

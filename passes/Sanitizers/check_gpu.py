@@ -215,6 +215,24 @@ def _run_ratio(torch, triton, kernels, dev, state, api) -> bool:
     return _ratio_output_ok(torch, x, y, out, bad)
 
 
+def _run_ratio_unrolled(torch, triton, kernels, dev, state, api) -> bool:
+    n, block, unroll = (1 << 20) - 1000, 128, 8  # a partial last program
+    x, y, bad = _ratio_inputs(torch, dev, n)
+    out = torch.empty_like(x)
+
+    def launch() -> None:
+        kernels.ratio_unrolled_kernel[(triton.cdiv(n, block * unroll),)](x, y, out, n,
+                                                                       BLOCK=block, UNROLL=unroll)
+
+    launch()
+    torch.cuda.synchronize()
+    # The site's tile is one block of 128 lanes; the 8 stores of a program number their lanes
+    # from pid * 128 alike, so the first index is the smallest pid * 128 + lane.
+    state["extra"] = {"first_bad": int(((bad // (block * unroll)) * block + bad % block).min())}
+    state["launch"] = launch
+    return _ratio_output_ok(torch, x, y, out, bad)
+
+
 RATIO_2D = (1000, 100, 16, 128)  # rows, cols, BLOCK_R, BLOCK_C: 16 lanes per thread (4 warps)
 
 
@@ -244,14 +262,16 @@ RATIO_ROWS = (1000, 500, 8, 512)  # rows, cols, ROWS_PER_PROG, BLOCK: 4 lanes pe
 RATIO_ROWS_WIDE = (300, 2048, 8, 2048)
 
 
-def _run_ratio_rows(torch, triton, kernels, dev, state, api, shape=RATIO_ROWS) -> bool:
+def _run_ratio_rows(torch, triton, kernels, dev, state, api, shape=RATIO_ROWS,
+                    kernel: str = "ratio_rows_kernel") -> bool:
     rows, cols, per_prog, block = shape
     x, y, bad = _ratio_inputs(torch, dev, rows * cols)
     out = torch.empty_like(x)
 
     def launch() -> None:
-        kernels.ratio_rows_kernel[(triton.cdiv(rows, per_prog),)](x, y, out, rows, cols,
-                                                                 ROWS_PER_PROG=per_prog, BLOCK=block)
+        getattr(kernels, kernel)[(triton.cdiv(rows, per_prog),)](x, y, out, rows, cols,
+                                                                ROWS_PER_PROG=per_prog,
+                                                                BLOCK=block)
 
     launch()
     torch.cuda.synchronize()
@@ -362,6 +382,30 @@ def _run_rows(rows: int) -> Callable[..., bool]:
         idx = (torch.arange(safe, device=dev)[:, None] * ROW_STRIDE
                + torch.arange(ROW_COLS, device=dev)[None, :])
         return bool(torch.equal(out.view(rows, ROW_COLS)[:safe], x[idx]))
+    return run
+
+
+def _run_row_sums(rows: int) -> Callable[..., bool]:
+    """row_sum_kernel (issue 32): _run_rows' layout, both buffers 4 GiB with the pointer in the
+    middle (the wrapped load and the wrapped store stay inside them), three loop trips."""
+    def run(torch, triton, kernels, dev, state, api) -> bool:
+        base = torch.randint(-128, 127, (1 << 32,), dtype=torch.int8, device=dev)
+        x = base[1 << 31:]
+        sink = torch.zeros(1 << 32, dtype=torch.int8, device=dev)
+        out = sink[1 << 31:]
+
+        def launch() -> None:
+            kernels.row_sum_kernel[(rows,)](x, out, ROW_STRIDE, ROW_STRIDE, ROW_COLS, 3,
+                                            BLOCK=ROW_BLOCK)
+
+        launch()
+        torch.cuda.synchronize()
+        state["launch"] = launch
+        safe = min(rows, (1 << 31) // ROW_STRIDE)
+        idx = (torch.arange(safe, device=dev)[:, None] * ROW_STRIDE
+               + torch.arange(ROW_COLS, device=dev)[None, :])
+        want = (x[idx].to(torch.int32) * 3).to(torch.int8)  # int8 sums wrap as the kernel's
+        return bool(torch.equal(out[idx], want))
     return run
 
 
@@ -511,6 +555,24 @@ SCENARIOS: dict[str, dict[str, Any]] = {
         "lines": _one("ratio_rows_kernel", "ratio_rows_store", NAN),
         "records": lambda extra: {_key("ratio_rows_kernel", _site("ratio_rows_store"), NAN):
                                   {"lanes": 37, "first_index": extra["first_bad"]}}},
+    # The loop path's per-thread peak ignores the mask: the 12 masked-off columns of every row
+    # hold 0/0 = NaN (never stored), so their threads take the branch in every iteration and
+    # must count only the 37 planted lanes.
+    "nan_loop_masked_nan": {
+        "passes": ["nan_inf_check"],
+        "run": lambda *a: _run_ratio_rows(*a, kernel="ratio_rows_nan_tail_kernel"),
+        "lines": _one("ratio_rows_nan_tail_kernel", "ratio_rows_nan_tail_store", NAN),
+        "records": lambda extra: {
+            _key("ratio_rows_nan_tail_kernel", _site("ratio_rows_nan_tail_store"), NAN):
+            {"lanes": 37, "first_index": extra["first_bad"]}}},
+    # An unrolled loop (tl.static_range): 8 stores of one line, one reduction and one record
+    # update for all of them (site run; Liger's MoE gather).
+    "nan_unrolled_site_run": {
+        "passes": ["nan_inf_check"], "run": _run_ratio_unrolled,
+        "lines": _one("ratio_unrolled_kernel", "ratio_unrolled_store", NAN),
+        "records": lambda extra: {
+            _key("ratio_unrolled_kernel", _site("ratio_unrolled_store"), NAN):
+            {"lanes": 37, "first_index": extra["first_bad"]}}},
     "nan_loop_reload": {
         "passes": ["nan_inf_check"], "options": {"fast-path": "reload"}, "run": _run_ratio_rows,
         "lines": _one("ratio_rows_kernel", "ratio_rows_store", NAN),
@@ -554,6 +616,17 @@ SCENARIOS: dict[str, dict[str, Any]] = {
     "offset_abort": {"passes": ["offset_overflow_check"], "options": {"mode": "abort"},
                      "run": _run_rows(OVERFLOW_ROWS), "abort": "row_offset"},
     "offset_clean": {"passes": ["offset_overflow_check"], "run": _run_rows(127)},
+    # The same wrap around a loop (issue 32): the load's offset (before the loop) and the
+    # store's (after it) both report in front of the loop, with the same records as in place.
+    "offset_loop_record": {
+        "passes": ["offset_overflow_check"], "run": _run_row_sums(OVERFLOW_ROWS), "bug": True,
+        "lines": lambda: {_key("row_sum_kernel", _site(site), WRAP): 1
+                          for site in ("loop_load_offset", "loop_store_offset")},
+        "records": lambda extra: {_key("row_sum_kernel", _site(site), WRAP):
+                                  {"lanes": (OVERFLOW_ROWS - 128) * ROW_BLOCK,
+                                   "first_index": 128 * ROW_BLOCK}
+                                  for site in ("loop_load_offset", "loop_store_offset")}},
+    "offset_loop_clean": {"passes": ["offset_overflow_check"], "run": _run_row_sums(127)},
     # A masked gather with the poison and the offset check together: silent (issue 26 item 2).
     "poison_gather_clean": {"passes": ["masked_load_poison", "offset_overflow_check"],
                             "run": _run_gather},

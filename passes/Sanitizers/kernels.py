@@ -87,6 +87,22 @@ def row_copy_kernel(x_ptr, out_ptr, stride, ncols, BLOCK: tl.constexpr):
 
 
 @triton.jit
+def row_sum_kernel(x_ptr, out_ptr, stride, out_stride, ncols, K, BLOCK: tl.constexpr):
+    """row_copy_kernel around a loop (issue 32): the loaded row's offset, computed before the
+    loop, and the stored row's, computed after it, wrap when rows * stride passes 2**31.
+    offset_overflow_check reports both in front of the loop."""
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < ncols
+    offs = row * stride + cols  # SITE: loop_load_offset
+    acc = tl.zeros([BLOCK], dtype=tl.int8)
+    for _ in range(K):
+        acc += tl.load(x_ptr + offs, mask=mask)
+    out_offs = row * out_stride + cols  # SITE: loop_store_offset
+    tl.store(out_ptr + out_offs, acc, mask=mask)
+
+
+@triton.jit
 def log_affine_kernel(in_ptr0, out_ptr0, xnumel, XBLOCK: tl.constexpr):
     """What torch.compile (Inductor) generates for ``torch.log(x) * 2 + 1`` (issue 18): NaN
     where x < 0. One 4096-element run under nan_inf_check printed 61-69k lines before."""
@@ -239,6 +255,39 @@ def ratio_rows_kernel(x_ptr, y_ptr, out_ptr, rows, cols, ROWS_PER_PROG: tl.const
         x = tl.load(x_ptr + r * cols + c, mask=mask, other=1.0)
         y = tl.load(y_ptr + r * cols + c, mask=mask, other=1.0)
         tl.store(out_ptr + r * cols + c, x / y, mask=mask)  # SITE: ratio_rows_store
+
+
+@triton.jit
+def ratio_unrolled_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr, UNROLL: tl.constexpr):
+    """ratio_kernel over UNROLL blocks per program in a `tl.static_range` loop: UNROLL stores of
+    one source line in the entry block (one element per thread with BLOCK = 128 and 4 warps, as
+    Liger's MoE gather), which nan_inf_check reduces once, as one site run (issue 32)."""
+    for i in tl.static_range(UNROLL):
+        offs = (tl.program_id(0) * UNROLL + i) * BLOCK + tl.arange(0, BLOCK)
+        mask = offs < n
+        x = tl.load(x_ptr + offs, mask=mask, other=1.0)
+        y = tl.load(y_ptr + offs, mask=mask, other=1.0)
+        tl.store(out_ptr + offs, x / y, mask=mask)  # SITE: ratio_unrolled_store
+
+
+RATIO_UNROLLED_SIG = {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32",
+                      "BLOCK": "constexpr", "UNROLL": "constexpr"}
+
+
+@triton.jit
+def ratio_rows_nan_tail_kernel(x_ptr, y_ptr, out_ptr, rows, cols, ROWS_PER_PROG: tl.constexpr,
+                               BLOCK: tl.constexpr):
+    """ratio_rows_kernel with masked loads that read 0: the masked-off lanes of every row hold
+    0/0 = NaN and are never stored. nan_inf_check's loop path tests a thread's peak without the
+    mask, so the threads holding them take the per-thread branch in every iteration and must
+    count nothing there (issue 32)."""
+    c = tl.arange(0, BLOCK)
+    for i in range(ROWS_PER_PROG):
+        r = tl.program_id(0) * ROWS_PER_PROG + i
+        mask = (c < cols) & (r < rows)
+        x = tl.load(x_ptr + r * cols + c, mask=mask, other=0.0)
+        y = tl.load(y_ptr + r * cols + c, mask=mask, other=0.0)
+        tl.store(out_ptr + r * cols + c, x / y, mask=mask)  # SITE: ratio_rows_nan_tail_store
 
 
 @triton.jit

@@ -114,6 +114,7 @@ class RunResult:
     prints: list[PrintEvent]
     trips: Array  # (N,) uint64: iterations executed over all loops
     loop_trips: list[Array]  # per scf.for op, in program order of first execution
+    loop_annotated: list[bool]  # per entry of loop_trips: the op has an llvm.loop_annotation
     runaway: Array  # (N,) bool
     iv_wrap: Array  # (N,) bool
     undefined: Array  # (N,) bool: division by zero, INT_MIN / -1, shift >= width, step <= 0
@@ -141,7 +142,7 @@ class Machine:
         n = self.lanes
         if len(args) != len(func.args):
             raise ValueError(f"@{func.name} takes {len(func.args)} arguments, got {len(args)}")
-        self._stores, self._prints, self._loops = [], [], {}
+        self._stores, self._prints, self._loops, self._annotated = [], [], {}, {}
         self.trips = np.zeros(n, np.uint64)
         self.runaway = np.zeros(n, bool)
         self.iv_wrap = np.zeros(n, bool)
@@ -153,7 +154,8 @@ class Machine:
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             rets = self._block(func.body, env, np.ones(n, bool))
         return RunResult(rets, self._stores, self._prints, self.trips,
-                         list(self._loops.values()), self.runaway, self.iv_wrap,
+                         list(self._loops.values()),
+                         [self._annotated[key] for key in self._loops], self.runaway, self.iv_wrap,
                          self.undefined, self.assert_failed)
 
     # -- helpers ---------------------------------------------------------------------------
@@ -436,6 +438,7 @@ class Machine:
         trips_run = np.where(run_away, 0, trips).astype(np.uint64)
         key = id(op)
         self._loops[key] = self._loops.get(key, np.zeros(self.lanes, np.uint64)) + trips
+        self._annotated[key] = bool(op.attrs.get("annotated"))
         self.trips += trips
         stop = int(trips_run.max()) if trips_run.size else 0
         for k in range(stop):

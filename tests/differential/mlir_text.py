@@ -231,9 +231,12 @@ def _parse_op(ln: str, lines: _Lines) -> Op:
         ivty = parse_type(fm.group(8) or "index")
         rtypes = [parse_type(t) for t in _split_top(fm.group(7), ",")] if fm.group(7) else []
         blk = Block([fm.group(2)] + iter_names, [ivty] + rtypes)
-        _parse_block_body(lines, blk)
+        closing = _parse_block_body(lines, blk)
+        # `} {llvm.loop_annotation = ...}`: a loop the sanitizers built (their replays are
+        # kept rolled) or one the kernel annotated.
         return Op(name, results, [fm.group(3), fm.group(4), fm.group(5)] + inits, rtypes,
-                  {"unsigned": bool(fm.group(1))}, [blk], ln)
+                  {"unsigned": bool(fm.group(1)), "annotated": "llvm.loop_annotation" in closing},
+                  [blk], ln)
     if name == "scf.if":
         im = re.match(rf"^scf\.if\s+({_NAME})(?:\s*->\s*\((.*?)\))?\s*\{{$", body)
         if not im:

@@ -9,7 +9,9 @@ together) it compiles through the stock pipeline to a cubin and prints one row: 
 stack bytes per thread (``cuobjdump -res-usage``), shared memory of the launch (Triton's
 metadata), and static counts of the SASS: instructions (NOPs left out), barriers (``BAR``),
 shared-memory accesses (``STS``/``LDS``), shuffles (``SHFL``), global atomics (``RED``/``ATOM``),
-global stores (``STG``) and loads (``LDG``), and the TTGIR's ``tt.reduce`` count. ``--dump``
+global stores (``STG``) and loads (``LDG``), the TTGIR's ``tt.reduce`` count, and ``loop A/B``:
+the static instructions of the largest SASS loop, and of its path that takes every conditional
+forward branch (the reporting branches a clean program jumps over; :func:`loop_facts`). ``--dump``
 writes each variant's TTGIR, PTX and SASS under ``DIR/<kernel>/`` to compare by hand.
 """
 
@@ -56,6 +58,34 @@ def sass_facts(cubin: bytes) -> tuple[dict[str, int], str]:
     return facts, sass
 
 
+def loop_facts(sass: str) -> dict[str, int]:
+    """Static instructions of the SASS's largest loop (a backward branch and its target, NOPs
+    left out), and of the path through it that takes every conditional forward branch inside it
+    (``loop_jump``): with the sanitizers' reporting branches, which a clean program jumps over,
+    an estimate of what one clean iteration issues. Zero without a loop."""
+    ins = [(int(a, 16), text.strip()) for a, text in
+           re.findall(r"/\*([0-9a-f]{4,})\*/\s+([^;]*);", sass)]
+    at = {addr: i for i, (addr, _) in enumerate(ins)}
+    best = (0, -1)
+    for i, (addr, text) in enumerate(ins):
+        m = re.search(r"\bBRA\b.*?(0x[0-9a-f]+)", text)
+        target = int(m.group(1), 16) if m else None
+        if target is not None and target <= addr and target in at and i - at[target] > best[1] - best[0]:
+            best = (at[target], i)
+    body = ins[best[0]:best[1] + 1]
+    jump, i = 0, 0
+    while i < len(body):
+        addr, text = body[i]
+        jump += not text.startswith("NOP")
+        m = re.match(r"@!?P\d\s+BRA\s+(?:\S+\s+)?(0x[0-9a-f]+)", text)
+        target = int(m.group(1), 16) if m else None
+        if target is not None and target > addr and target in at and at[target] <= best[1]:
+            i = at[target] - best[0]
+            continue
+        i += 1
+    return {"loop": sum(not t.startswith("NOP") for _, t in body), "loop_jump": jump}
+
+
 def compile_variants(name: str, variants: list[str], dump: Path | None) -> dict[str, Any]:
     """variant -> facts for one corpus kernel (an error string where the compile failed)."""
     import triton
@@ -84,6 +114,7 @@ def compile_variants(name: str, variants: list[str], dump: Path | None) -> dict[
             row[variant] = {"error": f"{type(exc).__name__}: {exc}"[:300]}
             continue
         facts, sass = sass_facts(compiled.asm["cubin"])
+        facts.update(loop_facts(sass))
         facts["shared"] = int(compiled.metadata.shared)
         ttgir = compiled.asm["ttgir"]
         facts["reduce"] = ttgir.count('"tt.reduce"')
@@ -102,7 +133,8 @@ def fmt(facts: dict[str, Any]) -> str:
     if "error" in facts:
         return facts["error"]
     return ("regs {regs:3d} stack {stack:3d} smem {shared:6d} sass {sass:5d} BAR {BAR:2d} STS+LDS {sl:2d} "
-            "SHFL {SHFL:3d} RED+ATOM {ra:2d} STG {STG:3d} LDG {LDG:3d} reduce {reduce:2d}").format(
+            "SHFL {SHFL:3d} RED+ATOM {ra:2d} STG {STG:3d} LDG {LDG:3d} reduce {reduce:2d} "
+            "loop {loop:4d}/{loop_jump:4d}").format(
                 sl=facts["STS"] + facts["LDS"], ra=facts["RED"] + facts["ATOM"], **facts)
 
 

@@ -5,32 +5,58 @@
 
 // A store in a loop to addresses that change with the iteration (issue 32, a
 // row loop as Liger's RMS-norm backward). A 1-D blocked tile (8 lanes per
-// thread here): each thread reduces the lanes it holds to (count, smallest
-// lane) inside the thread (the tile viewed as [128, 8], axis 1 in the thread:
-// no shuffle, shared memory or barrier), and the loop carries one (count,
-// first lane) per thread, added and min-ed; no branch in the body. After the
-// loop one two-operand reduction, and a program with findings updates its
-// record once. The first lane is carried as the index among the thread's own
-// lanes, r * 8 + k ((lane >> 10) << 3 | lane & 7: one constant per register
-// once lowered, where the lane numbers themselves stayed live across the loop,
-// a register each: Liger cross entropy's 48-byte spill), and turned into the
-// tile's lane after the loop (r * 1024 + the thread's first lane + k).
+// thread here): one tt.map_elementwise whose pack is the thread's 8 elements,
+// so its scalar region runs once per thread. There, a NaN-propagating max of
+// |x| over the thread's elements, and an scf.if on it that is per thread
+// (divergent: no shuffle, shared memory or barrier in it or around it): only
+// a thread with a non-finite element counts its elements under the mask
+// (x * 0 is NaN) and finds the smallest own index. The pair lands in the
+// pack's first element (0 / INT32_MAX in the others), the in-thread
+// reduction of the [128, 8] view leaves one (count, first) per thread, and
+// the loop carries it, added and min-ed. After the loop one two-operand
+// reduction, and a program with findings updates its record once. The first
+// lane is carried as the index among the thread's own lanes, r * 8 + k
+// ((lane >> 10) << 3 | lane & 7: one constant per register once lowered,
+// where the lane numbers themselves stayed live across the loop, a register
+// each: Liger cross entropy's 48-byte spill), and turned into the tile's lane
+// after the loop (r * 1024 + the thread's first lane + k).
 // CHECK-LABEL: tt.func @row_loop
-// CHECK:         %[[VLANES:.*]] = tt.reshape %{{.*}} : tensor<1024xi32, #blocked> -> tensor<128x8xi32, #[[VIEW:[a-z0-9]+]]>
-// CHECK:         %[[REP:.*]] = arith.shrui %[[VLANES]], %{{.*}} : tensor<128x8xi32, #[[VIEW]]>
-// CHECK:         %[[REPS:.*]] = arith.shli %[[REP]], %{{.*}} : tensor<128x8xi32, #[[VIEW]]>
-// CHECK:         %[[KPART:.*]] = arith.andi %[[VLANES]], %{{.*}} : tensor<128x8xi32, #[[VIEW]]>
-// CHECK:         %[[LANES:.*]] = arith.ori %[[REPS]], %[[KPART]] : tensor<128x8xi32, #[[VIEW]]>
-// CHECK:         %[[COUNTS:.*]]:2 = scf.for %{{.*}} iter_args(%[[N:.*]] = %{{.*}}, %[[F:.*]] = %{{.*}}) -> (tensor<128xi32, #ttg.slice<{dim = 1, parent = #[[VIEW]]}>>, tensor<128xi32, #ttg.slice<{dim = 1, parent = #[[VIEW]]}>>)
+// CHECK:         tt.make_range
+// CHECK:         %[[RANGE:.*]] = tt.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32, #blocked>
+// CHECK-NEXT:    arith.constant
+// CHECK-NEXT:    %[[REP:.*]] = arith.shrui %[[RANGE]], %{{.*}} : tensor<1024xi32, #blocked>
+// CHECK:         %[[REPS:.*]] = arith.shli %[[REP]], %{{.*}} : tensor<1024xi32, #blocked>
+// CHECK:         %[[KPART:.*]] = arith.andi %[[RANGE]], %{{.*}} : tensor<1024xi32, #blocked>
+// CHECK:         %[[OWN:.*]] = arith.ori %[[REPS]], %[[KPART]] : tensor<1024xi32, #blocked>
+// CHECK:         %[[COUNTS:.*]]:2 = scf.for %{{.*}} iter_args(%[[N:.*]] = %{{.*}}, %[[F:.*]] = %{{.*}}) -> (tensor<128xi32, #ttg.slice<{dim = 1, parent = #[[VIEW:[a-z0-9]+]]}>>, tensor<128xi32, #ttg.slice<{dim = 1, parent = #[[VIEW]]}>>)
 // CHECK:           tt.store %{{.*}}, %[[X:[^,]*]], %[[M:[^ ]*]] :
-// CHECK:           %[[ABS:.*]] = math.absf %[[X]]
-// CHECK:           %[[NF:.*]] = arith.cmpf ueq, %[[ABS]], %{{.*}}
-// CHECK:           %[[BAD:.*]] = arith.andi %[[NF]], %[[M]]
-// CHECK:           %[[VBAD:.*]] = tt.reshape %[[BAD]] : tensor<1024xi1, #blocked> -> tensor<128x8xi1, #[[VIEW]]>
-// CHECK:           %[[ONE:.*]] = arith.extui %[[VBAD]]
-// CHECK:           %[[IDX:.*]] = arith.select %[[VBAD]], %[[LANES]], %{{.*}}
-// CHECK:           %[[PART:.*]]:2 = "tt.reduce"(%[[ONE]], %[[IDX]]) <{axis = 1 : i32}>
-// CHECK-NOT:       scf.if
+// CHECK:           %[[MAP:.*]]:2 = "tt.map_elementwise"(%[[X]], %[[M]], %[[OWN]]) <{pack = 8 : i32}> ({
+// CHECK-NEXT:      ^bb0(%[[X0:[^:]*]]: f32, %[[X1:[^:]*]]: f32, {{.*}}: f32, %[[M0:[^:]*]]: i1, {{.*}}: i1, %[[I0:[^:]*]]: i32, {{.*}}: i32):
+// CHECK-DAG:         %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-DAG:         %[[INF:.*]] = arith.constant 0x7F800000 : f32
+// CHECK:             %[[A0:.*]] = math.absf %[[X0]] : f32
+// CHECK:             %[[A1:.*]] = math.absf %[[X1]] : f32
+// CHECK:             arith.maximumf %[[A0]], %[[A1]] : f32
+// CHECK-COUNT-6:     arith.maximumf
+// CHECK:             %[[FOUND:.*]] = arith.cmpf ueq, %{{.*}}, %[[INF]] : f32
+// CHECK:             %[[PAIR:.*]]:2 = scf.if %[[FOUND]] -> (i32, i32) {
+// CHECK-NEXT:          %[[P0:.*]] = arith.mulf %[[X0]], %[[ZERO]] : f32
+// CHECK-NEXT:          %[[NAN0:.*]] = arith.cmpf uno, %[[P0]], %[[P0]] : f32
+// CHECK-NEXT:          %[[BAD0:.*]] = arith.andi %[[NAN0]], %[[M0]] : i1
+// CHECK-NEXT:          arith.extui %[[BAD0]] : i1 to i32
+// CHECK-NEXT:          arith.select %[[BAD0]], %[[I0]], %{{.*}} : i32
+// CHECK-COUNT-7:       arith.minsi
+// CHECK-NOT:           tt.reduce
+// CHECK:               scf.yield
+// CHECK-NEXT:        } else {
+// CHECK-NEXT:          scf.yield %{{.*}}, %{{.*}} : i32, i32
+// CHECK-NEXT:        }
+// CHECK-NEXT:        tt.map_elementwise.return %[[PAIR]]#0, {{.*}}, %[[PAIR]]#1,
+// CHECK:           }) : (tensor<1024xf32, #blocked>, tensor<1024xi1, #blocked>, tensor<1024xi32, #blocked>) -> (tensor<1024xi32, #blocked>, tensor<1024xi32, #blocked>)
+// CHECK-NEXT:      %[[VN:.*]] = tt.reshape %[[MAP]]#0 : tensor<1024xi32, #blocked> -> tensor<128x8xi32, #[[VIEW]]>
+// CHECK-NEXT:      %[[VF:.*]] = tt.reshape %[[MAP]]#1 : tensor<1024xi32, #blocked> -> tensor<128x8xi32, #[[VIEW]]>
+// CHECK-NEXT:      %[[PART:.*]]:2 = "tt.reduce"(%[[VN]], %[[VF]]) <{axis = 1 : i32}>
+// CHECK-NOT:       tt.atomic_rmw
 // CHECK:           %[[SUM:.*]] = arith.addi %[[N]], %[[PART]]#0
 // CHECK:           %[[MIN:.*]] = arith.minsi %[[F]], %[[PART]]#1
 // CHECK:           scf.yield %[[SUM]], %[[MIN]]
@@ -67,6 +93,43 @@ module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.targ
       %bs = tt.splat %base : !tt.ptr<f32> -> tensor<1024x!tt.ptr<f32>, #blocked>
       %p = tt.addptr %bs, %r : tensor<1024x!tt.ptr<f32>, #blocked>, tensor<1024xi32, #blocked>
       tt.store %p, %x, %m : tensor<1024x!tt.ptr<f32>, #blocked>
+    }
+    tt.return
+  }
+}
+
+// -----
+
+// Without a mask (f16, 2 lanes per thread): the map takes the values and the
+// own indices only, and the branch counts every non-finite element.
+// CHECK-LABEL: tt.func @row_loop_no_mask
+// CHECK:         scf.for
+// CHECK:           tt.store
+// CHECK:           "tt.map_elementwise"(%{{[^,]*}}, %{{[^,]*}}) <{pack = 2 : i32}> ({
+// CHECK-NEXT:      ^bb0(%[[X0:[^:]*]]: f16, %[[X1:[^:]*]]: f16, %[[I0:[^:]*]]: i32, %[[I1:[^:]*]]: i32):
+// CHECK:             arith.maximumf
+// CHECK:             scf.if
+// CHECK-NEXT:          %[[P0:.*]] = arith.mulf %[[X0]], %{{.*}} : f16
+// CHECK-NEXT:          %[[NAN0:.*]] = arith.cmpf uno, %[[P0]], %[[P0]] : f16
+// CHECK-NEXT:          arith.extui %[[NAN0]] : i1 to i32
+// CHECK-NEXT:          arith.select %[[NAN0]], %[[I0]], %{{.*}} : i32
+// CHECK-NOT:           arith.andi
+// CHECK:               scf.yield
+// ABORT-LABEL: tt.func @row_loop_no_mask
+
+#blocked = #ttg.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32} {
+  tt.func @row_loop_no_mask(%out: !tt.ptr<f16>, %x: tensor<256xf16, #blocked>, %n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c256 = arith.constant 256 : i32
+    %r = tt.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32, #blocked>
+    scf.for %i = %c0 to %n step %c1 : i32 {
+      %row = arith.muli %i, %c256 : i32
+      %base = tt.addptr %out, %row : !tt.ptr<f16>, i32
+      %bs = tt.splat %base : !tt.ptr<f16> -> tensor<256x!tt.ptr<f16>, #blocked>
+      %p = tt.addptr %bs, %r : tensor<256x!tt.ptr<f16>, #blocked>, tensor<256xi32, #blocked>
+      tt.store %p, %x : tensor<256x!tt.ptr<f16>, #blocked>
     }
     tt.return
   }

@@ -767,14 +767,19 @@ def test_2d_masked_store_fast_paths(fast_path):
 def test_store_in_loop_reports_after_the_loop(fast_path):
     # check_gpu's nan_loop_count / nan_loop_reload scenarios (issue 32): the row loop stores to
     # other addresses each iteration, so the check carries (count, first lane) per thread
-    # through the loop (no reduction across threads, no branch, no atomic in the body) and
-    # reduces and updates the record once after it. Before, every iteration paid a cross-warp
-    # reduction and a branch (Liger's RMS-norm backward 0.88x on the H200).
+    # through the loop (no reduction across threads, no uniform branch, no atomic in the body)
+    # and reduces and updates the record once after it. Before, every iteration paid a
+    # cross-warp reduction and a branch (Liger's RMS-norm backward 0.88x on the H200). In the
+    # body, one tt.map_elementwise whose pack is the thread's 4 elements: a per-thread peak of
+    # |x| and the only scf.if, per thread, that counts only in a thread with a non-finite one.
     ttgir = _compile(kernels.ratio_rows_kernel, kernels.RATIO_ROWS_SIG,
                      {"ROWS_PER_PROG": 8, "BLOCK": 512}, ("nan_inf_check",),
                      fast_path=fast_path).asm["ttgir"]
     body, after = _loop_body_and_after(ttgir)
-    assert "tt.atomic_rmw" not in body and "scf.if" not in body and "arith.maximumf" not in body
+    assert "tt.atomic_rmw" not in body and "ttg.barrier" not in body
+    region = body[body.index('"tt.map_elementwise"'):body.index("tt.map_elementwise.return")]
+    assert "<{pack = 4 : i32}>" in region and "arith.maximumf" in region
+    assert body.count("scf.if") == 1 and "scf.if" in region
     assert "tt.atomic_rmw max" in after and '"tt.reduce"' in after
     reasons = re.search(r"triton_ext\.sanitizer_sites_reason = \[(.*?)\]", ttgir, re.S).group(1)
     assert "loop path: counts carried" in reasons, reasons
@@ -973,12 +978,33 @@ def test_masked_gather_offset_check_counts_touched_rows_only():
     assert re.search(rf"arith\.andi {re.escape(wrapped.group(1))}, %\S+ : tensor<64x1xi1>", ttir), ttir
 
 
+def test_unrolled_stores_of_one_line_reduce_once():
+    # check_gpu's nan_unrolled_site_run scenario (issue 32): tl.static_range unrolls 8 stores of
+    # one line (one element per thread, as Liger's MoE gather). Each store on its own paid a
+    # two-operand reduction with a cross-warp step; as one site run they add their lanes up and
+    # reduce once, into one record.
+    compiled = _compile(kernels.ratio_unrolled_kernel, kernels.RATIO_UNROLLED_SIG,
+                        {"BLOCK": 128, "UNROLL": 8}, ("nan_inf_check",), {"num_warps": 4})
+    ttgir = compiled.asm["ttgir"]
+    assert ttgir.count("tt.store") == 8, ttgir
+    two_operand = re.findall(r'"tt\.reduce"\(%\S+, %\S+\)', ttgir)
+    assert len(two_operand) == 1, two_operand
+    assert [(s.numel, s.location) for s in sanitizers.sites_of(compiled)] == [
+        (128, _site("ratio_unrolled_store"))]
+    assert _record_atomics(compiled) == 3
+    reasons = re.search(r"triton_ext\.sanitizer_sites_reason = \[(.*?)\]", ttgir, re.S).group(1)
+    assert "one reduction for 8 stores of this line" in reasons, reasons
+
+
 def test_store_in_loop_carries_one_value_per_thread():
-    # A row of 2048 floats in runs of 4 per thread, 4 repetitions of the 4-warp layout: viewed
-    # as [4, 128, 4], both in-thread axes reduced in the loop, so the loop carries (count, first
-    # lane) as two tensors of 128 values, one per thread (check_gpu's nan_loop_wide scenario).
+    # A row of 2048 floats in runs of 4 per thread, 4 repetitions of the 4-warp layout: the
+    # per-thread map's pack is all 16 elements of a thread, its (count, first) results are
+    # viewed as [4, 128, 4], both in-thread axes reduced in the loop, so the loop carries (count,
+    # first lane) as two tensors of 128 values, one per thread (check_gpu's nan_loop_wide
+    # scenario).
     ttgir = _compile(kernels.ratio_rows_kernel, kernels.RATIO_ROWS_SIG,
                      {"ROWS_PER_PROG": 8, "BLOCK": 2048}, ("nan_inf_check",)).asm["ttgir"]
-    assert "tt.reshape %" in ttgir and "-> tensor<4x128x4xi1" in ttgir, ttgir
+    assert '"tt.map_elementwise"' in ttgir and "<{pack = 16 : i32}>" in ttgir, ttgir
+    assert "tt.reshape %" in ttgir and "-> tensor<4x128x4xi32" in ttgir, ttgir
     carried = re.findall(r"scf\.for .*-> \(([^)]*)\)", ttgir)
     assert len(carried) == 1 and carried[0].count("tensor<128xi32") == 2, carried
