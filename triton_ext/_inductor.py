@@ -15,20 +15,18 @@ module is imported, so importing triton_ext does not import torch):
   through the start-up ``.pth``), so the variants compile concurrently there.
 * ``_precompile_config``: a tagged config compiles under its pass (the mode's own selection of
   that variant: Triton's on-disk key holds it); an untagged one as Inductor compiles it.
-* ``benchmark_all_configs``: when some launcher is a pass variant, Inductor's autotuning (which
-  runs at the kernel's first launch whenever it has more than one launcher, so a kernel with a
-  single config is now tuned too) times every launcher with the mode's rule instead of one
-  reading each: interleaved rounds of GPU time (:func:`triton_ext._timing.gpu_time_ms`), then the
-  variants that beat their config's no-pass kernel (:func:`triton_ext._choice.winners`) again on
-  fresh rounds and launched back to back, where they must win too
-  (:func:`triton_ext._choice.choose_in_both`). A variant that does not win gets an infinite time.
-  The configs are then read by Inductor's own ``benchmark_all_configs`` over the no-pass
-  launchers, in Inductor's order (a kept pass scales its config's reading by its measured gain),
-  and Inductor's ``min`` picks: with no pass kept it picks a config as it does without the mode
-  (an H200 run that read each config with ``bench`` after the variants' timings picked
-  differently from run to run: outputs 1 bf16 ulp apart with no pass kept). Each kernel's
-  outcome is a :class:`triton_ext._variants.Decision` (``auto.decisions``, the ``triton_ext.auto``
-  logger); the decision is not written to disk.
+* ``benchmark_all_configs``: when some launcher is a pass variant (Inductor's autotuning runs at
+  the kernel's first launch whenever it has more than one launcher, so a kernel with a single
+  config is now tuned too), Inductor first reads its configs with its own
+  ``benchmark_all_configs`` over the no-pass launchers, before the mode runs anything on the GPU,
+  so it picks the config it picks without the mode. Only that config's variants are then timed
+  with the mode's rule: interleaved rounds of GPU time (:func:`triton_ext._timing.gpu_time_ms`),
+  the variants that beat the no-pass kernel (:func:`triton_ext._choice.winners`) again on fresh
+  rounds and launched back to back, where they must win too
+  (:func:`triton_ext._choice.choose_in_both`). A kept pass replaces that config's launcher (it
+  reads the config's reading times its measured gain); every other variant reads an infinite
+  time. Each kernel's outcome is a :class:`triton_ext._variants.Decision` (``auto.decisions``,
+  the ``triton_ext.auto`` logger); the decision is not written to disk.
 
 Limits: the kernel's first launch pays the variants' compiles and timings (no budget, unlike the
 JIT path); Inductor's autotune cache and FX graph cache keep a winning config's parameters but not
@@ -228,86 +226,68 @@ def _patch(module: types.ModuleType) -> None:
                         cls=autotuner)
 
 
+def _best_config(groups: dict[Any, dict[str, Any]], readings: dict[Any, float]) -> Any:
+    """The config whose no-pass launcher Inductor's reading puts first (the one it would pick
+    without the mode; the first in its order on a tie, as ``min`` does), or None."""
+    read = [(readings[variants[""]], order) for order, (index, variants) in enumerate(groups.items())
+            if "" in variants and variants[""] in readings]
+    if not read:
+        return None
+    order = min(read)[1]
+    return list(groups)[order]
+
+
+def _final_timings(groups: dict[Any, dict[str, Any]], readings: dict[Any, float], best: Any,
+                   chosen: Decision | None) -> dict[Any, float]:
+    """What ``benchmark_all_configs`` returns: Inductor's own readings for the no-pass launchers,
+    an infinite time for every pass variant except the one kept on ``best`` (``chosen``), which
+    reads its config's reading scaled by its measured gain (< 1: Inductor's ``min`` takes it)."""
+    timings: dict[Any, float] = {}
+    for variants in groups.values():
+        for variant, launcher in variants.items():
+            timings[launcher] = readings.get(launcher, float("inf")) if variant == "" else float("inf")
+    if chosen is not None and chosen.choice and best in groups:
+        base = groups[best][""]
+        gain = chosen.timings_ms[chosen.choice] / chosen.timings_ms[""]
+        timings[groups[best][chosen.choice]] = readings[base] * min(gain, 1.0 - 1e-9)
+    return timings
+
+
 def _benchmark(self: Any, auto: Any, launchers: list[Any], tags: list[Any], args: tuple[Any, ...],
                kwargs: dict[str, Any], original_benchmark: Callable[..., dict[Any, float]]) -> dict[Any, float]:
-    """Inductor's ``benchmark_all_configs`` with the mode's rule for the pass variants."""
+    """Inductor's ``benchmark_all_configs`` with the pass set as one more dimension.
+
+    Inductor first reads its configs with its own ``benchmark_all_configs`` over the no-pass
+    launchers, before the mode runs anything on the GPU, so it picks the config it picks without
+    the mode (an H200 run that read the configs after the variants' timings picked differently
+    from the stock processes: outputs 1 bf16 ulp apart with no pass kept). Only that config's
+    pass variants are then timed with the mode's rule; a kept pass replaces its config's
+    launcher, never changes which config runs."""
     name = str(getattr(self, "inductor_meta", {}).get("kernel_name") or getattr(self.fn, "__name__", "inductor"))
     start = time.perf_counter()
-    device = self.get_device_interface()
-    stream = device.get_raw_stream(device.current_device())
-    cloned_args, cloned_kwargs = self.clone_args(*args, **kwargs)
     groups: dict[Any, dict[str, Any]] = {}
     for launcher, tag in zip(launchers, tags):
         index, variant = tag if tag is not None else (("untagged", id(launcher)), "")
         groups.setdefault(index, {})[variant] = launcher
-    compile_s, dropped = getattr(self, "_triton_ext_compile", (0.0, []))
-    timings: dict[Any, float] = {}
-    global _flush
-    if _flush is None:
-        _flush = flush_buffer()
-    flush = _flush
-    decisions = []
-    chosen: dict[Any, Decision] = {}
-    for index, variants in groups.items():
-        decision = Decision(kernel=name, choice="", applicable=[v for v in variants if v],
-                            compile_s=round(compile_s, 3), same_as_stock=sorted(set(dropped)),
-                            specialization=f"inductor config {index}")
-
-        def go(variant: str, variants: dict[str, Any] = variants) -> Any:
-            return variants[variant](*cloned_args, **cloned_kwargs, stream=stream)
-
-        def gpu_one(variant: str) -> float:
-            self.reset_to_zero_args(*cloned_args, **cloned_kwargs)
-            return gpu_time_ms(lambda: go(variant), rep_ms=REP_MS, flush=flush)
-
-        try:
-            if "" not in variants:
-                raise RuntimeError("no launcher without a pass for this config")
-            rounds = interleaved_rounds(list(variants), gpu_one, ROUNDS)
-            decision.timings_ms = {v: statistics.median(t) for v, t in rounds.items()}
-            decision.spreads = {v: spread(t) for v, t in rounds.items()}
-            found = winners(rounds)
-            if found:
-                confirm = interleaved_rounds(["", *found], gpu_one, CONFIRM_ROUNDS)
-                decision.confirm_ms = {v: statistics.median(t) for v, t in confirm.items()}
-                kept = winners(confirm)
-                if kept:
-                    calls = max(5, min(500, int(REP_MS / max(decision.timings_ms[""], 1e-3))))
-                    b2b = interleaved_rounds(["", *kept], lambda v: back_to_back_ms(lambda: go(v), calls),
-                                             CONFIRM_ROUNDS)
-                    decision.back_to_back_ms = {v: statistics.median(t) for v, t in b2b.items()}
-                    decision.choice = choose_in_both(confirm, b2b)
-        except Exception as exc:  # the config keeps its no-pass kernel
-            decision.error = f"timing failed, no pass kept: {describe_error(exc)}"
-            decision.choice = ""
-        for launcher in variants.values():
-            timings[launcher] = float("inf")
-        if decision.choice:
-            chosen[index] = decision
-        if decision.applicable:
-            decisions.append(decision)
-    # Across configs Inductor chooses with its own benchmark_all_configs over the no-pass
-    # launchers, in its order and after the variants' timings (its eager closing of losing
-    # launchers cannot reach a variant still being timed), so with no pass kept it picks a config
-    # as it does without the mode; a kept pass scales its config's reading by the measured gain.
     saved = self.launchers
+    # A variant whose config has no no-pass launcher stands for that config in the reading.
     self.launchers = [launcher for launcher, tag in zip(launchers, tags)
                       if tag is None or not tag[1] or "" not in groups[tag[0]]]
     try:
         readings = original_benchmark(self, *args, **kwargs)
     finally:
         self.launchers = saved
-    for index, variants in groups.items():
-        for variant, launcher in variants.items():
-            if launcher in readings and not (variant == "" and index in chosen):
-                timings[launcher] = readings[launcher]
-        decision = chosen.get(index)
-        if decision is not None and variants[""] in readings:
-            gain = decision.timings_ms[decision.choice] / decision.timings_ms[""]
-            timings[variants[decision.choice]] = readings[variants[""]] * gain
-    elapsed = time.perf_counter() - start
-    for decision in decisions:
-        decision.first_launch_s = round(elapsed + compile_s, 3)
+    best = _best_config(groups, readings)
+    compile_s, dropped = getattr(self, "_triton_ext_compile", (0.0, []))
+    variants = groups.get(best, {}) if best is not None else {}
+    decision = Decision(kernel=name, choice="", applicable=[v for v in variants if v],
+                        compile_s=round(compile_s, 3), same_as_stock=sorted(set(dropped)),
+                        specialization=f"inductor config {best}")
+    if decision.applicable:
+        _time_variants(self, decision, variants, args, kwargs)
+    timings = _final_timings(groups, readings, best, decision)
+    decision.first_launch_s = round(time.perf_counter() - start + compile_s, 3)
+    if decision.applicable:
         auto._record(decision)
     tuner = getattr(self, "coordesc_tuner", None)
     if tuner is not None and hasattr(tuner, "cache_benchmark_result"):
@@ -315,6 +295,48 @@ def _benchmark(self: Any, auto: Any, launchers: list[Any], tags: list[Any], args
             tuner.cache_benchmark_result(launcher.config, timing)
     self.reset_to_zero_args(*args, **kwargs)
     return timings
+
+
+def _time_variants(self: Any, decision: Decision, variants: dict[str, Any], args: tuple[Any, ...],
+                   kwargs: dict[str, Any]) -> None:
+    """The mode's rule on one config's launchers: interleaved GPU-time rounds, the winners again
+    on fresh rounds, then back to back, where they must win too; sets ``decision``'s timings and
+    choice (none on any error: the config keeps its no-pass kernel)."""
+    global _flush
+    if _flush is None:
+        _flush = flush_buffer()
+    flush = _flush
+    device = self.get_device_interface()
+    stream = device.get_raw_stream(device.current_device())
+    cloned_args, cloned_kwargs = self.clone_args(*args, **kwargs)
+
+    def go(variant: str) -> Any:
+        return variants[variant](*cloned_args, **cloned_kwargs, stream=stream)
+
+    def gpu_one(variant: str) -> float:
+        self.reset_to_zero_args(*cloned_args, **cloned_kwargs)
+        return gpu_time_ms(lambda: go(variant), rep_ms=REP_MS, flush=flush)
+
+    try:
+        if "" not in variants:
+            raise RuntimeError("no launcher without a pass for this config")
+        rounds = interleaved_rounds(list(variants), gpu_one, ROUNDS)
+        decision.timings_ms = {v: statistics.median(t) for v, t in rounds.items()}
+        decision.spreads = {v: spread(t) for v, t in rounds.items()}
+        found = winners(rounds)
+        if found:
+            confirm = interleaved_rounds(["", *found], gpu_one, CONFIRM_ROUNDS)
+            decision.confirm_ms = {v: statistics.median(t) for v, t in confirm.items()}
+            kept = winners(confirm)
+            if kept:
+                calls = max(5, min(500, int(REP_MS / max(decision.timings_ms[""], 1e-3))))
+                b2b = interleaved_rounds(["", *kept], lambda v: back_to_back_ms(lambda: go(v), calls),
+                                         CONFIRM_ROUNDS)
+                decision.back_to_back_ms = {v: statistics.median(t) for v, t in b2b.items()}
+                decision.choice = choose_in_both(confirm, b2b)
+    except Exception as exc:  # the config keeps its no-pass kernel
+        decision.error = f"timing failed, no pass kept: {describe_error(exc)}"
+        decision.choice = ""
 
 
 class _Loader(importlib.abc.Loader):

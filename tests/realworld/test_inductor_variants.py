@@ -105,3 +105,40 @@ def test_inductor_imported_after_the_mode_is_wrapped_too() -> None:
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.split() == ["triton_ext._inductor", "triton_ext._inductor"], proc.stdout
+
+
+def _groups() -> dict[Any, dict[str, str]]:
+    # Three configs, each with its no-pass launcher and one variant (launchers stand as names).
+    return {i: {"": f"c{i}", "grid_swizzle": f"c{i}+gs"} for i in range(3)}
+
+
+def test_the_config_is_the_one_inductor_reads_first_without_the_passes() -> None:
+    groups = _groups()
+    readings = {"c0": 0.030, "c1": 0.020, "c2": 0.020}
+    # Inductor's min over its readings: the first of equal readings in its order; variants unread.
+    assert _inductor._best_config(groups, readings) == 1
+    assert _inductor._best_config(groups, {}) is None
+
+
+def test_no_pass_kept_returns_inductors_own_readings() -> None:
+    groups = _groups()
+    readings = {"c0": 0.030, "c1": 0.020, "c2": 0.025}
+    decision = _inductor.Decision(kernel="k", choice="", timings_ms={"": 0.02, "grid_swizzle": 0.021})
+    timings = _inductor._final_timings(groups, readings, 1, decision)
+    assert {k: v for k, v in timings.items() if "+" not in k} == readings
+    assert all(v == float("inf") for k, v in timings.items() if "+" in k)
+    assert min(timings, key=timings.get) == "c1"  # the launcher Inductor picks without the mode
+
+
+def test_a_kept_pass_replaces_its_configs_launcher_and_no_other() -> None:
+    groups = _groups()
+    readings = {"c0": 0.030, "c1": 0.020, "c2": 0.025}
+    # Even a measured gain of exactly 1 (a tie that choose_in_both would not keep) must not make
+    # the variant lose the min to its own base launcher if it was chosen.
+    for gain_ms in (0.018, 0.020):
+        decision = _inductor.Decision(kernel="k", choice="grid_swizzle",
+                                      timings_ms={"": 0.020, "grid_swizzle": gain_ms})
+        timings = _inductor._final_timings(groups, readings, 1, decision)
+        assert min(timings, key=timings.get) == "c1+gs"
+        assert timings["c0"] == 0.030 and timings["c2"] == 0.025
+        assert timings["c0+gs"] == timings["c2+gs"] == float("inf")
