@@ -517,8 +517,8 @@ public:
       if (j - i < 2)
         run = siteRun(ArrayRef<StoreCheck>(todo).drop_front(i), done, *report);
       if (j - i < 2 && run.size() < 2)
-        flagged = flagGroup(ArrayRef<StoreCheck>(todo).drop_front(i), done,
-                            *report);
+        flagged =
+            flagGroup(ArrayRef<StoreCheck>(todo).drop_front(i), done, *report);
       if (j - i >= 2) {
         checkGroup(builder, ArrayRef<StoreCheck>(todo).slice(i, j - i),
                    *report);
@@ -658,13 +658,13 @@ private:
            elemsPerThread(type) <= kCountMaxElemsPerThread;
   }
 
-  /// The stores of `todo` (from its first) that share one flag (checkFlagGroup):
-  /// consecutive checked `tt.store`s of the kernel's entry block, with no
-  /// loop in front of the first (a GEMM epilogue keeps its masked records)
-  /// and no loop or branch between two of them (what the group keeps live
-  /// must not cross one), each small (smallStore) except the last, which may
-  /// be a reload store; record mode with records, or print=every, and the
-  /// reload fast path (the default). Stops at a store that a peak group
+  /// The stores of `todo` (from its first) that share one flag
+  /// (checkFlagGroup): consecutive checked `tt.store`s of the kernel's entry
+  /// block, with no loop in front of the first (a GEMM epilogue keeps its
+  /// masked records) and no loop or branch between two of them (what the group
+  /// keeps live must not cross one), each small (smallStore) except the last,
+  /// which may be a reload store; record mode with records, or print=every, and
+  /// the reload fast path (the default). Stops at a store that a peak group
   /// (groupable) or a site run (siteRun) takes. Fewer than two: empty.
   /// Liger's and fla's layer norms store the row's mean and rstd (scalars,
   /// or 16 lanes) before the normalized row (4096 or 8192 lanes).
@@ -769,10 +769,9 @@ private:
       auto floatTy = cast<FloatType>(getElementTypeOrSelf(type));
       Value inf = arith::ConstantOp::create(
           builder, loc, type,
-          splatOrScalar(type,
-                        builder.getFloatAttr(
-                            floatTy,
-                            APFloat::getInf(floatTy.getFloatSemantics()))));
+          splatOrScalar(type, builder.getFloatAttr(
+                                  floatTy, APFloat::getInf(
+                                               floatTy.getFloatSemantics()))));
       Value absolute = math::AbsFOp::create(builder, loc, c.value);
       absolutes.push_back(absolute);
       infs.push_back(inf);
@@ -876,9 +875,8 @@ private:
                                      /*withElseRegion=*/false);
     markRecordsOnly(records);
     Operation *inner = records.thenBlock()->getTerminator();
-    std::string path =
-        "; flag path: one branch for " + std::to_string(group.size()) +
-        " stores of this block";
+    std::string path = "; flag path: one branch for " +
+                       std::to_string(group.size()) + " stores of this block";
     for (auto [k, c] : llvm::enumerate(group)) {
       Type type = c.value.getType();
       int64_t numel = 1, perThread = 1;
