@@ -21,7 +21,8 @@
 // CHECK-NOT:     scf.if
 // CHECK:         tt.store %[[PY:[^,]*]], %[[Y:[^,]*]], %[[M:[^ ]*]] : tensor<2048x
 // CHECK:         %[[AY:.*]] = math.absf %[[Y]]
-// CHECK:         %[[SEL:.*]] = arith.select %[[M]], %[[AY]]
+// CHECK:         %[[CAP:.*]] = arith.select %[[M]]
+// CHECK:         %[[SEL:.*]] = arith.minnumf %[[AY]], %[[CAP]]
 // CHECK:         %[[PEAK:.*]] = "tt.reduce"(%[[SEL]])
 // CHECK:           arith.maximumf
 // CHECK:         %[[FY:.*]] = arith.cmpf ueq, %[[PEAK]]
@@ -84,9 +85,11 @@ module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 8 : i32, ttg.targ
 // CHECK:         tt.store %{{.*}}, %[[RSTD:[^,]*]], %[[MM]] : tensor<16x
 // CHECK:         tt.store %{{.*}}, %[[Y:[^,]*]], %{{[^ ]*}} : tensor<16x512x
 // CHECK:         %[[A0:.*]] = math.absf %[[MEAN]]
-// CHECK:         %[[S0:.*]] = arith.select %[[MM]], %[[A0]]
+// CHECK:         %[[C0:.*]] = arith.select %[[MM]]
+// CHECK:         %[[S0:.*]] = arith.minnumf %[[A0]], %[[C0]]
 // CHECK:         %[[A1:.*]] = math.absf %[[RSTD]]
-// CHECK:         %[[S1:.*]] = arith.select %[[MM]], %[[A1]]
+// CHECK:         %[[C1:.*]] = arith.select %[[MM]]
+// CHECK:         %[[S1:.*]] = arith.minnumf %[[A1]], %[[C1]]
 // CHECK:         %[[BOTH:.*]] = arith.maximumf %[[S0]], %[[S1]] : tensor<16xf32
 // CHECK:         math.absf %[[Y]]
 // CHECK:         "tt.reduce"(%[[BOTH]])

@@ -10,7 +10,8 @@
 // CHECK-LABEL: tt.func @row_store
 // CHECK:         tt.store %[[P:.*]], %[[X:[^,]*]], %[[M:[^ ]*]] :
 // CHECK:         %[[ABS:.*]] = math.absf %[[X]]
-// CHECK:         %[[SEL:.*]] = arith.select %[[M]], %[[ABS]], %{{.*}}
+// CHECK:         %[[CAP:.*]] = arith.select %[[M]], %{{.*}}, %{{.*}}
+// CHECK:         %[[SEL:.*]] = arith.minnumf %[[ABS]], %[[CAP]]
 // CHECK:         %[[PEAK:.*]] = "tt.reduce"(%[[SEL]]) <{axis = 0 : i32}>
 // CHECK:           arith.maximumf
 // CHECK:         %[[FOUND:.*]] = arith.cmpf ueq, %[[PEAK]], %{{.*}} : bf16
