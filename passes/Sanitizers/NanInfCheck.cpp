@@ -1789,9 +1789,9 @@ private:
   /// one NaN-propagating max reduction of |value| (masked-off lanes read
   /// 0): the maximum is NaN if any lane is NaN and +Inf if any lane is
   /// +-Inf, so `peak ueq +Inf` says whether anything is non-finite. That is
-  /// three ops per lane (abs, select, max; two without a mask) against five
-  /// for a count (abs, compare, and, extend, add); the count and first lane
-  /// are computed only when it fires.
+  /// three ops per lane (abs, min with the mask's cap, max; two without a
+  /// mask; maskedMagnitude) against five for a count (abs, compare, and,
+  /// extend, add); the count and first lane are computed only when it fires.
   static void check(OpBuilder &builder, Location loc, Value value, Value mask,
                     Operation *site, StringRef what,
                     const ReportOptions &report) {
@@ -1998,7 +1998,8 @@ private:
   /// select of |value| itself took the pairs of 16-bit floats apart (one
   /// predicate per element) before the packed maximum (Liger's softmax:
   /// 18 more instructions on the clean path); the cap depends on the mask
-  /// only, and the minimum takes a pair per instruction.
+  /// only, and the minimum takes a pair per instruction. For 16-bit floats;
+  /// wider ones keep the select of |value| (no pairs to keep).
   static Value maskedMagnitude(OpBuilder &builder, Location loc, Value absolute,
                                Value mask) {
     if (!mask)
@@ -2008,6 +2009,10 @@ private:
     Value zero = arith::ConstantOp::create(
         builder, loc, type,
         splatOrScalar(type, builder.getFloatAttr(floatTy, 0.0)));
+    // 32- and 64-bit floats: one select per element (the minimum and its cap
+    // would be two; Liger's GeGLU forward, f32: 44 more on the clean path).
+    if (floatTy.getWidth() > 16)
+      return arith::SelectOp::create(builder, loc, mask, absolute, zero);
     Value inf = arith::ConstantOp::create(
         builder, loc, type,
         splatOrScalar(type,

@@ -85,11 +85,9 @@ module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 8 : i32, ttg.targ
 // CHECK:         tt.store %{{.*}}, %[[RSTD:[^,]*]], %[[MM]] : tensor<16x
 // CHECK:         tt.store %{{.*}}, %[[Y:[^,]*]], %{{[^ ]*}} : tensor<16x512x
 // CHECK:         %[[A0:.*]] = math.absf %[[MEAN]]
-// CHECK:         %[[C0:.*]] = arith.select %[[MM]]
-// CHECK:         %[[S0:.*]] = arith.minnumf %[[A0]], %[[C0]]
+// CHECK:         %[[S0:.*]] = arith.select %[[MM]], %[[A0]]
 // CHECK:         %[[A1:.*]] = math.absf %[[RSTD]]
-// CHECK:         %[[C1:.*]] = arith.select %[[MM]]
-// CHECK:         %[[S1:.*]] = arith.minnumf %[[A1]], %[[C1]]
+// CHECK:         %[[S1:.*]] = arith.select %[[MM]], %[[A1]]
 // CHECK:         %[[BOTH:.*]] = arith.maximumf %[[S0]], %[[S1]] : tensor<16xf32
 // CHECK:         math.absf %[[Y]]
 // CHECK:         "tt.reduce"(%[[BOTH]])

@@ -50,8 +50,7 @@
 // CHECK:         %[[INF:.*]] = arith.constant dense<0x7F800000> : tensor<128xf32>
 // CHECK:         %[[ABS:.*]] = math.absf %[[X]] : tensor<128xf32>
 // CHECK:         %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<128xf32>
-// CHECK:         %[[CAP:.*]] = arith.select %[[M]], %{{.*}}, %[[ZERO]] : tensor<128xi1>, tensor<128xf32>
-// CHECK:         %[[MASKED:.*]] = arith.minnumf %[[ABS]], %[[CAP]] : tensor<128xf32>
+// CHECK:         %[[MASKED:.*]] = arith.select %[[M]], %[[ABS]], %[[ZERO]] : tensor<128xi1>, tensor<128xf32>
 // CHECK:         %[[PEAK:.*]] = "tt.reduce"(%[[MASKED]]) <{axis = 0 : i32}>
 // CHECK:           arith.maximumf
 // CHECK:         }) : (tensor<128xf32>) -> f32
@@ -374,8 +373,7 @@ tt.func @bad_mode() {
 // CHECK:         arith.mulf
 // CHECK:         tt.store %arg1
 // CHECK:         %[[A:.*]] = math.absf %arg2
-// CHECK:         %[[CAP:.*]] = arith.select %arg3, %{{.*}}, %{{.*}}
-// CHECK:         %[[AM:.*]] = arith.minnumf %[[A]], %[[CAP]]
+// CHECK:         %[[AM:.*]] = arith.select %arg3, %[[A]], %{{.*}}
 // CHECK:         %[[B:.*]] = math.absf
 // CHECK:         %[[BOTH:.*]] = arith.maximumf %[[AM]], %[[B]] : tensor<128xf32>
 // CHECK:         "tt.reduce"(%[[BOTH]])
