@@ -743,7 +743,10 @@ def test_reload_fast_path_keeps_no_tile_live(block, warps):
     assert ttgir.count("isVolatile = true") == 1
     regs, stack = _registers(reload)
     assert stack == 0 and regs <= off[0] + 2, (regs, stack, off)
-    assert regs < _registers(compiled("nan_inf_check", fast_path="peak"))[0]
+    # Not above the peak path's (8192/8 warps: 64 against 68; 4096/4: 64 and 64, where the row's
+    # store shares its branch with the rstd store, a flag group, and the peak path's masked
+    # maximum no longer takes the bf16 pairs apart).
+    assert regs <= _registers(compiled("nan_inf_check", fast_path="peak"))[0]
     assert _site("rms_y_store") in [s.location for s in sanitizers.sites_of(reload)]
 
 
