@@ -2023,9 +2023,9 @@ private:
       return arith::SelectOp::create(builder, loc, mask, absolute, zero);
     Value inf = arith::ConstantOp::create(
         builder, loc, type,
-        splatOrScalar(type,
-                      builder.getFloatAttr(
-                          floatTy, APFloat::getInf(floatTy.getFloatSemantics()))));
+        splatOrScalar(
+            type, builder.getFloatAttr(
+                      floatTy, APFloat::getInf(floatTy.getFloatSemantics()))));
     Value cap = arith::SelectOp::create(builder, loc, mask, inf, zero);
     return arith::MinNumFOp::create(builder, loc, absolute, cap);
   }
@@ -2036,8 +2036,8 @@ private:
   static Value peakIsNonFinite(OpBuilder &builder, Location loc, Value absolute,
                                Value mask) {
     auto floatTy = cast<FloatType>(getElementTypeOrSelf(absolute.getType()));
-    Value peak = maxAll(builder, loc,
-                        maskedMagnitude(builder, loc, absolute, mask));
+    Value peak =
+        maxAll(builder, loc, maskedMagnitude(builder, loc, absolute, mask));
     Value inf = arith::ConstantOp::create(
         builder, loc, floatTy,
         builder.getFloatAttr(floatTy,
