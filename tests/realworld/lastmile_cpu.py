@@ -11,7 +11,9 @@ metadata), and static counts of the SASS: instructions (NOPs left out), barriers
 shared-memory accesses (``STS``/``LDS``), shuffles (``SHFL``), global atomics (``RED``/``ATOM``),
 global stores (``STG``) and loads (``LDG``), the TTGIR's ``tt.reduce`` count, and ``loop A/B``:
 the static instructions of the largest SASS loop, and of its path that takes every conditional
-forward branch (the reporting branches a clean program jumps over; :func:`loop_facts`). ``--dump``
+forward branch (the reporting branches a clean program jumps over; :func:`loop_facts`), and
+``clean``: instructions / ``BAR`` / ``SHFL`` on the whole kernel's path that takes every
+conditional forward branch and conditional ``EXIT`` (:func:`clean_path_facts`). ``--dump``
 writes each variant's TTGIR, PTX and SASS under ``DIR/<kernel>/`` to compare by hand.
 """
 
