@@ -513,15 +513,23 @@ public:
       while (j < todo.size() && !done.contains(todo[j].op) &&
              groupable(todo[j - 1], todo[j], *report))
         ++j;
-      SmallVector<StoreCheck> run;
+      SmallVector<StoreCheck> run, flagged;
       if (j - i < 2)
         run = siteRun(ArrayRef<StoreCheck>(todo).drop_front(i), done, *report);
+      if (j - i < 2 && run.size() < 2)
+        flagged =
+            flagGroup(ArrayRef<StoreCheck>(todo).drop_front(i), done, *report);
       if (j - i >= 2) {
         checkGroup(builder, ArrayRef<StoreCheck>(todo).slice(i, j - i),
                    *report);
       } else if (run.size() >= 2) {
         checkSiteRun(builder, run, *report);
         for (const StoreCheck &c : run)
+          done.insert(c.op);
+      } else if (flagged.size() >= 2) {
+        if (failed(checkFlagGroup(builder, flagged, *report)))
+          return signalPassFailure();
+        for (const StoreCheck &c : flagged)
           done.insert(c.op);
       } else {
         auto [op, value, mask] = todo[i];
@@ -626,6 +634,276 @@ private:
                     "store non-finite", reason};
     emitRecordsAtEnd(builder, loc, entryReturnAt(builder), count, first,
                      type.getNumElements(), site, report);
+  }
+
+  /// True if `c`'s stored value is a scalar, or a tile of rank 1 or 2 with
+  /// fewer than kReloadMinElemsPerThread elements per thread: what a flag
+  /// group (flagGroup) keeps live from its store to the group's branch.
+  static bool smallStore(const StoreCheck &c) {
+    auto type = dyn_cast<RankedTensorType>(c.value.getType());
+    return !type || (type.getRank() <= 2 &&
+                     elemsPerThread(type) < kReloadMinElemsPerThread);
+  }
+
+  /// True if `c` would take the reload path on its own (checkByReload) and
+  /// its tile has rank 1 or 2: a flag group's last store, reloaded on the
+  /// group's branch right after it.
+  static bool reloadStore(const StoreCheck &c) {
+    auto store = dyn_cast<triton::StoreOp>(c.op);
+    auto type = dyn_cast<RankedTensorType>(c.value.getType());
+    return store && type && type.getRank() <= 2 &&
+           store.getValue() == c.value &&
+           isa<RankedTensorType>(store.getPtr().getType()) &&
+           elemsPerThread(type) >= kReloadMinElemsPerThread &&
+           elemsPerThread(type) <= kCountMaxElemsPerThread;
+  }
+
+  /// The stores of `todo` (from its first) that share one flag
+  /// (checkFlagGroup): consecutive checked `tt.store`s of the kernel's entry
+  /// block, with no loop in front of the first (a GEMM epilogue keeps its
+  /// masked records) and no loop or branch between two of them (what the group
+  /// keeps live must not cross one), each small (smallStore) except the last,
+  /// which may be a reload store; record mode with records, or print=every, and
+  /// the reload fast path (the default). Stops at a store that a peak group
+  /// (groupable) or a site run (siteRun) takes. Fewer than two: empty.
+  /// Liger's and fla's layer norms store the row's mean and rstd (scalars,
+  /// or 16 lanes) before the normalized row (4096 or 8192 lanes).
+  static SmallVector<StoreCheck> flagGroup(ArrayRef<StoreCheck> todo,
+                                           const DenseSet<Operation *> &done,
+                                           const ReportOptions &report) {
+    if (report.mode != ReportMode::Record ||
+        report.fastPath != FastPath::Reload ||
+        !(report.records || report.print == PrintMode::Every))
+      return {};
+    const StoreCheck &head = todo.front();
+    Block *block = head.op->getBlock();
+    if (!isa<triton::FuncOp>(head.op->getParentOp()) ||
+        !isa<triton::ReturnOp>(block->getTerminator()) ||
+        followsLoopInBlock(head.op))
+      return {};
+    // Between two members: no loop or branch (kept-live values would cross
+    // it), and nothing that is not an op of the kernel's own straight-line
+    // code.
+    auto straightLine = [](Operation *from, Operation *to) {
+      for (Operation *op = from->getNextNode(); op && op != to;
+           op = op->getNextNode())
+        if (isa<LoopLikeOpInterface, RegionBranchOpInterface>(op))
+          return false;
+      return true;
+    };
+    auto takenElsewhere = [&](size_t k) {
+      if (k + 1 < todo.size() && groupable(todo[k], todo[k + 1], report))
+        return true;
+      if (k > 0 && groupable(todo[k - 1], todo[k], report))
+        return true;
+      return siteRun(todo.drop_front(k), done, report).size() >= 2;
+    };
+    SmallVector<StoreCheck> group;
+    for (size_t k = 0; k < todo.size(); ++k) {
+      const StoreCheck &c = todo[k];
+      if (done.contains(c.op) || !isa<triton::StoreOp>(c.op) ||
+          c.op->getBlock() != block || takenElsewhere(k) ||
+          (!group.empty() && (!group.back().op->isBeforeInBlock(c.op) ||
+                              !straightLine(group.back().op, c.op))))
+        break;
+      if (smallStore(c)) {
+        group.push_back(c);
+        continue;
+      }
+      if (reloadStore(c))
+        group.push_back(c);
+      break;
+    }
+    if (group.size() < 2)
+      return {};
+    return group;
+  }
+
+  /// One flag for a group of stores (flagGroup), so that a clean program
+  /// takes one branch for all of them instead of one count path or reload
+  /// branch per store, and updates no record: after the last store, per
+  /// store a test whether it wrote a non-finite lane (a scalar compare; for
+  /// tiles, the NaN-propagating maximum of |value| under the mask, one
+  /// single-operand reduction per tile type, shared by the stores of that
+  /// type, instead of a two-operand count reduction per store), the or of
+  /// these tests, and under it each store's
+  /// exact (count, first lane): from its value, kept live (the small stores:
+  /// scalars or tiles of a few elements per thread), or, for a last store on
+  /// the reload path, from the lanes it has just written, reloaded right
+  /// after it (no store in between, as checkByReload). The records of the
+  /// group's sites are updated under one `scf.if` before the kernel's return
+  /// (each under its own count > 0, so a site without findings keeps its
+  /// record as it was). Exact: the or is true iff some store wrote a
+  /// non-finite lane under its mask, and then each store's count and first
+  /// lane are those of its own check; a store without findings counts zero.
+  /// Liger's layer-norm forward paid two scalar branches and their record
+  /// branches besides the row's reload branch; fla's, two (count, first)
+  /// shuffle reductions of 16 lanes besides the row's maximum.
+  static LogicalResult checkFlagGroup(OpBuilder &builder,
+                                      ArrayRef<StoreCheck> group,
+                                      const ReportOptions &report) {
+    Type i32 = builder.getI32Type();
+    SmallVector<Value> absolutes, infs;
+    SmallVector<std::string> origins;
+    for (const StoreCheck &c : group)
+      origins.push_back(nonFiniteOrigin(c.value));
+    // All tests after the last store: the small stores' values are live
+    // until the group's branch anyway, and stores of one tile type then share
+    // one maximum (one reduction) as in checkGroup.
+    builder.setInsertionPointAfter(group.back().op);
+    Value any;
+    auto addFound = [&](Value found) {
+      any = any ? arith::OrIOp::create(builder, found.getLoc(), any, found)
+                      .getResult()
+                : found;
+    };
+    SmallVector<Type> tileTypes;
+    SmallVector<Value> peaks;
+    for (const StoreCheck &c : group) {
+      Location loc = c.op->getLoc();
+      Type type = c.value.getType();
+      // A scalar's test right after its store; tiles after the last store.
+      OpBuilder::InsertionGuard guard(builder);
+      if (!isa<RankedTensorType>(type))
+        builder.setInsertionPointAfter(c.op);
+      auto floatTy = cast<FloatType>(getElementTypeOrSelf(type));
+      Value inf = arith::ConstantOp::create(
+          builder, loc, type,
+          splatOrScalar(type, builder.getFloatAttr(
+                                  floatTy, APFloat::getInf(
+                                               floatTy.getFloatSemantics()))));
+      Value absolute = math::AbsFOp::create(builder, loc, c.value);
+      absolutes.push_back(absolute);
+      infs.push_back(inf);
+      if (!isa<RankedTensorType>(type)) {
+        Value found = arith::CmpFOp::create(
+            builder, loc, arith::CmpFPredicate::UEQ, absolute, inf);
+        if (c.mask)
+          found = arith::AndIOp::create(builder, loc, found, c.mask);
+        addFound(found);
+        continue;
+      }
+      // Masked-off lanes read 0; a NaN-propagating maximum of the rest.
+      Value peak = maskedMagnitude(builder, loc, absolute, c.mask);
+      auto *slot = llvm::find(tileTypes, type);
+      if (slot == tileTypes.end()) {
+        tileTypes.push_back(type);
+        peaks.push_back(peak);
+      } else {
+        Value &acc = peaks[slot - tileTypes.begin()];
+        acc = arith::MaximumFOp::create(builder, loc, acc, peak);
+      }
+    }
+    for (Value peak : peaks) {
+      Location loc = peak.getLoc();
+      auto floatTy = cast<FloatType>(getElementTypeOrSelf(peak.getType()));
+      Value top = maxAll(builder, loc, peak);
+      addFound(arith::CmpFOp::create(
+          builder, loc, arith::CmpFPredicate::UEQ, top,
+          arith::ConstantOp::create(
+              builder, loc, floatTy,
+              builder.getFloatAttr(
+                  floatTy, APFloat::getInf(floatTy.getFloatSemantics())))));
+    }
+    Location loc = group.back().op->getLoc();
+    SmallVector<Type> resultTypes(2 * group.size(), i32);
+    auto ifOp = scf::IfOp::create(builder, loc, resultTypes, any,
+                                  /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard guard(builder);
+      builder.setInsertionPointToStart(ifOp.thenBlock());
+      SmallVector<Value> results;
+      for (auto [k, c] : llvm::enumerate(group)) {
+        Location at = c.op->getLoc();
+        Value magnitude = absolutes[k];
+        if (!smallStore(c)) {
+          // The last store, on the reload path: the lanes it has just
+          // written (nothing was stored since).
+          auto store = cast<triton::StoreOp>(c.op);
+          Value stored =
+              c.mask ? triton::LoadOp::create(builder, at, store.getPtr(),
+                                              c.mask, /*isVolatile=*/true)
+                           .getResult()
+                     : triton::LoadOp::create(builder, at, store.getPtr(),
+                                              /*isVolatile=*/true)
+                           .getResult();
+          magnitude = math::AbsFOp::create(builder, at, stored);
+        }
+        Value bad = arith::CmpFOp::create(
+            builder, at, arith::CmpFPredicate::UEQ, magnitude, infs[k]);
+        if (c.mask)
+          bad = arith::AndIOp::create(builder, at, bad, c.mask);
+        if (!isa<RankedTensorType>(bad.getType())) {
+          results.push_back(arith::ExtUIOp::create(builder, at, i32, bad));
+          results.push_back(arith::ConstantIntOp::create(builder, at, i32, 0));
+          continue;
+        }
+        Value count, first;
+        if (smallStore(c)) {
+          std::tie(count, first) = countAndFirstLane(builder, at, bad);
+        } else {
+          // As the reload path's branch: two one-operand reductions (a
+          // two-operand one over the large tile doubles its scratch memory).
+          count = countTrue(builder, at, bad);
+          first = firstTrueLane(builder, at, bad);
+        }
+        if (!count)
+          return c.op->emitOpError(
+              "nan_inf_check: no (count, first lane) reduction for this tile");
+        results.push_back(count);
+        results.push_back(first);
+      }
+      scf::YieldOp::create(builder, loc, results);
+      builder.setInsertionPointToStart(ifOp.elseBlock());
+      Value zero = arith::ConstantIntOp::create(builder, loc, i32, 0);
+      scf::YieldOp::create(builder, loc,
+                           SmallVector<Value>(resultTypes.size(), zero));
+    }
+    builder.setInsertionPointAfter(ifOp);
+    Operation *ret = entryReturnAt(builder);
+    if (!ret)
+      return group.back().op->emitOpError(
+          "nan_inf_check: a flag group outside the kernel's entry block");
+    builder.setInsertionPoint(deferredRecordsPoint(builder, ret, report));
+    auto records = scf::IfOp::create(builder, loc, any,
+                                     /*withElseRegion=*/false);
+    markRecordsOnly(records);
+    Operation *inner = records.thenBlock()->getTerminator();
+    std::string path = "; flag path: one branch for " +
+                       std::to_string(group.size()) + " stores of this block";
+    for (auto [k, c] : llvm::enumerate(group)) {
+      Type type = c.value.getType();
+      int64_t numel = 1, perThread = 1;
+      if (auto tensorTy = dyn_cast<RankedTensorType>(type)) {
+        numel = tensorTy.getNumElements();
+        perThread = elemsPerThread(tensorTy);
+      }
+      ReportSite site{"nan_inf_check", kernelNameOf(c.op),
+                      siteOf(c.op->getLoc()), "store non-finite",
+                      origins[k] + path + (smallStore(c) ? "" : ", reload") +
+                          ", " + std::to_string(perThread) + "/thread"};
+      Value count = ifOp.getResult(2 * k), first = ifOp.getResult(2 * k + 1);
+      if (report.records) {
+        emitRecordsAtEnd(builder, c.op->getLoc(), inner, count, first, numel,
+                         site, report);
+        continue;
+      }
+      // print=every without records: one line per program with findings.
+      OpBuilder::InsertionGuard guard(builder);
+      builder.setInsertionPoint(inner);
+      Location at = c.op->getLoc();
+      Value positive = arith::CmpIOp::create(
+          builder, at, arith::CmpIPredicate::sgt, count,
+          arith::ConstantIntOp::create(builder, at, i32, 0));
+      auto printIf =
+          scf::IfOp::create(builder, at, positive, /*withElseRegion=*/false);
+      builder.setInsertionPoint(printIf.thenBlock()->getTerminator());
+      std::string prefix = "[triton-ext nan_inf_check] kernel=" + site.kernel +
+                           " site=" + site.site + " " + site.what.str();
+      triton::PrintOp::create(builder, at, prefix + "=", /*hex=*/false,
+                              ValueRange{count}, ArrayRef<int32_t>{1});
+    }
+    return success();
   }
 
   /// `check`'s value and mask, read from its store again.
@@ -1192,6 +1470,8 @@ private:
     for (const StoreCheck &c : group) {
       Value absolute = math::AbsFOp::create(builder, loc, c.value);
       absolutes.push_back(absolute);
+      // The select of |value|, not maskedMagnitude's cap: Liger's RoPE (four
+      // f16 tiles, 16 per thread) took 23 more instructions with the cap.
       Value peak =
           c.mask ? arith::SelectOp::create(builder, loc, c.mask, absolute, zero)
                        .getResult()
@@ -1517,9 +1797,9 @@ private:
   /// one NaN-propagating max reduction of |value| (masked-off lanes read
   /// 0): the maximum is NaN if any lane is NaN and +Inf if any lane is
   /// +-Inf, so `peak ueq +Inf` says whether anything is non-finite. That is
-  /// three ops per lane (abs, select, max; two without a mask) against five
-  /// for a count (abs, compare, and, extend, add); the count and first lane
-  /// are computed only when it fires.
+  /// three ops per lane (abs, min with the mask's cap, max; two without a
+  /// mask; maskedMagnitude) against five for a count (abs, compare, and,
+  /// extend, add); the count and first lane are computed only when it fires.
   static void check(OpBuilder &builder, Location loc, Value value, Value mask,
                     Operation *site, StringRef what,
                     const ReportOptions &report) {
@@ -1718,21 +1998,46 @@ private:
     return true;
   }
 
-  /// The peak fast path's test (i1 scalar): the NaN-propagating maximum of
-  /// `absolute` (|value|; masked-off lanes read 0) is unordered (a NaN lane)
-  /// or +Inf (a +-Inf lane).
-  static Value peakIsNonFinite(OpBuilder &builder, Location loc, Value absolute,
+  /// `absolute` (|value|) with the masked-off lanes 0, for a NaN-propagating
+  /// maximum that is non-finite iff a masked-in lane is: minnum(|value|,
+  /// mask ? +Inf : 0). minnum returns its other operand for a NaN one, so a
+  /// masked-off lane gives 0 whatever it holds and a masked-in NaN gives
+  /// +Inf (still non-finite); finite and infinite |value| pass unchanged. A
+  /// select of |value| itself took the pairs of 16-bit floats apart (one
+  /// predicate per element) before the packed maximum (Liger's softmax:
+  /// 18 more instructions on the clean path); the cap depends on the mask
+  /// only, and the minimum takes a pair per instruction. For 16-bit floats;
+  /// wider ones keep the select of |value| (no pairs to keep).
+  static Value maskedMagnitude(OpBuilder &builder, Location loc, Value absolute,
                                Value mask) {
+    if (!mask)
+      return absolute;
     Type type = absolute.getType();
     auto floatTy = cast<FloatType>(getElementTypeOrSelf(type));
-    Value peak = absolute;
-    if (mask) {
-      Value zero = arith::ConstantOp::create(
-          builder, loc, type,
-          splatOrScalar(type, builder.getFloatAttr(floatTy, 0.0)));
-      peak = arith::SelectOp::create(builder, loc, mask, absolute, zero);
-    }
-    peak = maxAll(builder, loc, peak);
+    Value zero = arith::ConstantOp::create(
+        builder, loc, type,
+        splatOrScalar(type, builder.getFloatAttr(floatTy, 0.0)));
+    // 32- and 64-bit floats: one select per element (the minimum and its cap
+    // would be two; Liger's GeGLU forward, f32: 44 more on the clean path).
+    if (floatTy.getWidth() > 16)
+      return arith::SelectOp::create(builder, loc, mask, absolute, zero);
+    Value inf = arith::ConstantOp::create(
+        builder, loc, type,
+        splatOrScalar(
+            type, builder.getFloatAttr(
+                      floatTy, APFloat::getInf(floatTy.getFloatSemantics()))));
+    Value cap = arith::SelectOp::create(builder, loc, mask, inf, zero);
+    return arith::MinNumFOp::create(builder, loc, absolute, cap);
+  }
+
+  /// The peak fast path's test (i1 scalar): the NaN-propagating maximum of
+  /// `absolute` (|value|; masked-off lanes read 0, maskedMagnitude) is
+  /// unordered (a NaN lane) or +Inf (a +-Inf lane).
+  static Value peakIsNonFinite(OpBuilder &builder, Location loc, Value absolute,
+                               Value mask) {
+    auto floatTy = cast<FloatType>(getElementTypeOrSelf(absolute.getType()));
+    Value peak =
+        maxAll(builder, loc, maskedMagnitude(builder, loc, absolute, mask));
     Value inf = arith::ConstantOp::create(
         builder, loc, floatTy,
         builder.getFloatAttr(floatTy,

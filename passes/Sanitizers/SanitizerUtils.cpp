@@ -619,6 +619,16 @@ static bool recordsInPlace(OpBuilder &builder, Operation *ret,
   return false;
 }
 
+Operation *deferredRecordsPoint(OpBuilder &builder, Operation *ret,
+                                const ReportOptions &options) {
+  return recordsInPlace(builder, ret, options) ? &*builder.getInsertionPoint()
+                                               : ret;
+}
+
+void markRecordsOnly(Operation *op) {
+  op->setAttr(kRecordsAttr, UnitAttr::get(op->getContext()));
+}
+
 void emitRecordsAtEnd(OpBuilder &builder, Location loc, Operation *ret,
                       Value count, Value firstLane, int64_t numel,
                       const ReportSite &site, const ReportOptions &options,

@@ -239,6 +239,18 @@ void emitRecordsAtEnd(OpBuilder &builder, Location loc, Operation *ret,
                       const ReportSite &site, const ReportOptions &options,
                       bool inPlaceBeforeBranches = false);
 
+/// Where records deferred from the builder's insertion point to `ret` (the
+/// kernel's `tt.return`, same block) go: `ret`, or the insertion point itself
+/// when print=none and a loop or branch other than another site's records-only
+/// `scf.if` lies in between (the rule emitRecordsAtEnd follows with
+/// `inPlaceBeforeBranches`: deferred, the scalars would stay live across it).
+Operation *deferredRecordsPoint(OpBuilder &builder, Operation *ret,
+                                const ReportOptions &options);
+
+/// Marks `op`, an `scf.if` that only updates records, so that the records of
+/// later checks are still deferred past it (deferredRecordsPoint).
+void markRecordsOnly(Operation *op);
+
 /// Warp fast path: reduces `bad` (an i1 tensor with a distributed layout)
 /// to one (count, first lane) pair per warp (per group of lanes held inside
 /// one warp) without crossing warps, and updates the site's record with

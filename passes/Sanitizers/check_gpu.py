@@ -233,6 +233,57 @@ def _run_ratio_unrolled(torch, triton, kernels, dev, state, api) -> bool:
     return _ratio_output_ok(torch, x, y, out, bad)
 
 
+LN_ROWS = (4096, 1000, 1024)  # rows, cols, BLOCK: a partial row block, 8 warps
+
+
+def _run_layer_norm_rows(clean: bool) -> Callable[..., bool]:
+    """layer_norm_rows_kernel with eps = 0: 37 rows with one NaN (mean, rstd and every stored lane
+    of the row NaN) and 23 constant rows (variance 0: rstd Inf, the row's stored lanes 0 * Inf =
+    NaN, and its 24 masked-off lanes too, which are never stored and must not count); none of
+    either when `clean`. The flag group's records: mean 37 lanes, rstd 60, the row 60 * cols."""
+
+    def run(torch, triton, kernels, dev, state, api) -> bool:
+        rows, cols, block = LN_ROWS
+        x = torch.randn(rows, cols, device=dev)
+        perm = torch.randperm(rows, device=dev)
+        nan_rows, const_rows = perm[:37], perm[37:60]
+        if not clean:
+            x[nan_rows, 5] = float("nan")
+            x[const_rows] = 2.0
+        y = torch.empty(rows, cols, device=dev, dtype=torch.float16)
+        mean = torch.empty(rows, device=dev)
+        rstd = torch.empty(rows, device=dev)
+
+        def launch() -> None:
+            kernels.layer_norm_rows_kernel[(rows,)](x, y, mean, rstd, cols, 0.0, BLOCK=block,
+                                                    num_warps=8)
+
+        launch()
+        torch.cuda.synchronize()
+        bad = torch.zeros(rows, dtype=torch.bool, device=dev)
+        if not clean:
+            bad[nan_rows] = True
+            bad[const_rows] = True
+        ref_mean = x.double().mean(dim=1)
+        ref_rstd = 1.0 / (x.double() - ref_mean[:, None]).pow(2).mean(dim=1).sqrt()
+        ref_y = (x.double() - ref_mean[:, None]) * ref_rstd[:, None]
+        good = ~bad
+        ok = bool(torch.allclose(mean[good].double(), ref_mean[good], rtol=1e-4, atol=1e-5)
+                  and torch.allclose(rstd[good].double(), ref_rstd[good], rtol=1e-3)
+                  and torch.allclose(y[good].double(), ref_y[good], rtol=1e-2, atol=1e-2)
+                  and torch.isnan(y[bad]).all())
+        if not clean:
+            ok = ok and bool(torch.isnan(mean[nan_rows]).all() and torch.isnan(rstd[nan_rows]).all()
+                             and torch.isinf(rstd[const_rows]).all())
+            first = int(bad.nonzero().min())
+            state["extra"] = {"first_nan_row": int(nan_rows.min()), "first_bad_row": first,
+                              "first_bad_lane": first * block}
+        state["launch"] = launch
+        return ok
+
+    return run
+
+
 RATIO_2D = (1000, 100, 16, 128)  # rows, cols, BLOCK_R, BLOCK_C: 16 lanes per thread (4 warps)
 
 
@@ -573,6 +624,20 @@ SCENARIOS: dict[str, dict[str, Any]] = {
         "records": lambda extra: {
             _key("ratio_unrolled_kernel", _site("ratio_unrolled_store"), NAN):
             {"lanes": 37, "first_index": extra["first_bad"]}}},
+    # A row kernel's mean, rstd and row stores share one flag and one branch (flag group, issue
+    # 32, the layer norms): each site keeps its own exact record.
+    "nan_flag_group": {
+        "passes": ["nan_inf_check"], "run": _run_layer_norm_rows(clean=False),
+        "lines": lambda: {_key("layer_norm_rows_kernel", _site(site), NAN): 1
+                          for site in ("ln_mean_store", "ln_rstd_store", "ln_y_store")},
+        "records": lambda extra: {
+            _key("layer_norm_rows_kernel", _site("ln_mean_store"), NAN):
+                {"lanes": 37, "first_index": extra["first_nan_row"]},
+            _key("layer_norm_rows_kernel", _site("ln_rstd_store"), NAN):
+                {"lanes": 60, "first_index": extra["first_bad_row"]},
+            _key("layer_norm_rows_kernel", _site("ln_y_store"), NAN):
+                {"lanes": 60 * LN_ROWS[1], "first_index": extra["first_bad_lane"]}}},
+    "nan_flag_group_clean": {"passes": ["nan_inf_check"], "run": _run_layer_norm_rows(clean=True)},
     "nan_loop_reload": {
         "passes": ["nan_inf_check"], "options": {"fast-path": "reload"}, "run": _run_ratio_rows,
         "lines": _one("ratio_rows_kernel", "ratio_rows_store", NAN),

@@ -304,6 +304,28 @@ def rms_norm_kernel(x_ptr, w_ptr, y_ptr, rstd_ptr, stride, n_cols, eps, BLOCK: t
     tl.store(y_ptr + row * stride + cols, (x * rstd * w).to(tl.bfloat16), mask=mask)  # SITE: rms_y_store
 
 
+@triton.jit
+def layer_norm_rows_kernel(x_ptr, y_ptr, mean_ptr, rstd_ptr, n_cols, eps, BLOCK: tl.constexpr):
+    """Row kernel shaped like Liger's layer-norm forward: the row's mean and rstd (scalar stores)
+    and then the normalized row. nan_inf_check checks the three stores with one flag and one
+    branch (flag group, issue 32). With eps = 0 a constant row has rstd = 1/0 = Inf and its
+    normalized lanes 0 * Inf = NaN (the masked-off ones too, which are never stored)."""
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    x = tl.load(x_ptr + row * n_cols + cols, mask=mask, other=0.0)
+    mean = tl.sum(x, axis=0) / n_cols
+    xc = tl.where(mask, x - mean, 0.0)
+    rstd = 1.0 / tl.sqrt(tl.sum(xc * xc, axis=0) / n_cols + eps)
+    tl.store(mean_ptr + row, mean)  # SITE: ln_mean_store
+    tl.store(rstd_ptr + row, rstd)  # SITE: ln_rstd_store
+    tl.store(y_ptr + row * n_cols + cols, (xc * rstd).to(tl.float16), mask=mask)  # SITE: ln_y_store
+
+
+LN_ROWS_SIG = {"x_ptr": "*fp32", "y_ptr": "*fp16", "mean_ptr": "*fp32", "rstd_ptr": "*fp32",
+               "n_cols": "i32", "eps": "fp32", "BLOCK": "constexpr"}
+
+
 RATIO_2D_SIG = {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "rows": "i32", "cols": "i32",
                 "BLOCK_R": "constexpr", "BLOCK_C": "constexpr"}
 RATIO_ROWS_SIG = {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "rows": "i32",

@@ -696,3 +696,69 @@ def test_nan_inf_check_loop_stores_count_exactly(mode, fast_path):
     assert bad.size == 0, [(cases[i], "exact", exact[i].tolist(), "reported", got[i].tolist())
                            for i in bad[:5]]
     _unchanged(result, "memory", "trips", "runaway", "undefined")
+
+
+# A row kernel's shape (issue 32, the layer norms' flag group): two scalar stores (a loaded
+# value, then its reciprocal: 1/0 = Inf, 1/denormal = Inf, 1/Inf = 0) and a masked tile store of
+# the loaded row times the reciprocal. With the reload fast path (the default) the three stores
+# share one flag and one branch (in TTIR every tile counts as small); each site's count must
+# still be its own.
+KERNEL_FLAG = """
+tt.func public @k(%out: !tt.ptr<f32>, %x: !tt.ptr<f32>, %s: i32, %n: i32, %out2: !tt.ptr<f32>) {
+  %r = tt.make_range {end = 8 : i32, start = 0 : i32} : tensor<8xi32>
+  %ns = tt.splat %n : i32 -> tensor<8xi32>
+  %m = arith.cmpi slt, %r, %ns : tensor<8xi32>
+  %st = tt.splat %s : i32 -> tensor<8xi32>
+  %o = arith.addi %st, %r : tensor<8xi32>
+  %xp = tt.splat %x : !tt.ptr<f32> -> tensor<8x!tt.ptr<f32>>
+  %xq = tt.addptr %xp, %o : tensor<8x!tt.ptr<f32>>, tensor<8xi32>
+  %v = tt.load %xq : tensor<8x!tt.ptr<f32>>
+  %x0 = tt.addptr %x, %s : !tt.ptr<f32>, i32
+  %sc = tt.load %x0 : !tt.ptr<f32>
+  tt.store %out2, %sc : !tt.ptr<f32>
+  %one = arith.constant 1.000000e+00 : f32
+  %inv = arith.divf %one, %sc : f32
+  %c1 = arith.constant 1 : i32
+  %out3 = tt.addptr %out2, %c1 : !tt.ptr<f32>, i32
+  tt.store %out3, %inv : !tt.ptr<f32>
+  %invs = tt.splat %inv : f32 -> tensor<8xf32>
+  %w = arith.mulf %v, %invs : tensor<8xf32>
+  %op = tt.splat %out : !tt.ptr<f32> -> tensor<8x!tt.ptr<f32>>
+  %oq = tt.addptr %op, %r : tensor<8x!tt.ptr<f32>>, tensor<8xi32>
+  tt.store %oq, %w, %m : tensor<8x!tt.ptr<f32>>
+  tt.return
+}
+"""
+
+
+@pytest.mark.parametrize("fast_path", ["reload", "count"])
+def test_nan_inf_check_flag_group_counts_each_site_exactly(fast_path):
+    from tests.differential.mlir_text import Type
+
+    rng = random.Random("naninf-flag")
+    cases = [(rng.randint(0, 4000), rng.choice([0, 1, 5, 8, 100])) for _ in range(4000)]
+    result = compare(KERNEL_FLAG, "nan_inf_check", [(OUT, X) + c + (OUT2,) for c in cases],
+                     memory=memory, forward_stores=True,
+                     options=(("fast-path", fast_path), ("print", "every"), ("records", "false")))
+    exact = np.zeros((len(cases), 3), np.int64)
+    for k, (s, n) in enumerate(cases):
+        v = memory(np.array([X + s + r for r in range(R)], np.int64),
+                   Type("float", 32)).astype(np.float32)
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            inv = np.float32(1.0) / v[0]
+            w = v * inv
+        exact[k] = (not np.isfinite(v[0]), not np.isfinite(inv),
+                    int((~np.isfinite(w) & (np.arange(R) < n)).sum()))
+    assert (exact > 0).any(axis=0).all() and (exact.sum(axis=1) == 0).any()
+    grouped = "-> (i32, i32, i32, i32, i32, i32)" in result.programs.after_text
+    assert grouped == (fast_path == "reload"), result.programs.after_text
+    reports = _reports(result.after, len(cases), "nan_inf_check")
+    sites = tuple(_line(KERNEL_FLAG, p) for p in ("tt.store %out2", "tt.store %out3",
+                                                   "tt.store %oq"))
+    assert set(reports) <= set(sites), sorted(reports)
+    zero = np.zeros(len(cases), np.int64)
+    got = np.stack([reports.get(site, zero) for site in sites], axis=1)
+    bad = np.nonzero((got != exact).any(axis=1))[0]
+    assert bad.size == 0, [(cases[i], "exact", exact[i].tolist(), "reported", got[i].tolist())
+                           for i in bad[:5]]
+    _unchanged(result, "memory", "trips", "runaway", "undefined")

@@ -11,7 +11,9 @@ metadata), and static counts of the SASS: instructions (NOPs left out), barriers
 shared-memory accesses (``STS``/``LDS``), shuffles (``SHFL``), global atomics (``RED``/``ATOM``),
 global stores (``STG``) and loads (``LDG``), the TTGIR's ``tt.reduce`` count, and ``loop A/B``:
 the static instructions of the largest SASS loop, and of its path that takes every conditional
-forward branch (the reporting branches a clean program jumps over; :func:`loop_facts`). ``--dump``
+forward branch (the reporting branches a clean program jumps over; :func:`loop_facts`), and
+``clean``: instructions / ``BAR`` / ``SHFL`` on the whole kernel's path that takes every
+conditional forward branch and conditional ``EXIT`` (:func:`clean_path_facts`). ``--dump``
 writes each variant's TTGIR, PTX and SASS under ``DIR/<kernel>/`` to compare by hand.
 """
 
@@ -86,6 +88,36 @@ def loop_facts(sass: str) -> dict[str, int]:
     return {"loop": sum(not t.startswith("NOP") for _, t in body), "loop_jump": jump}
 
 
+def clean_path_facts(sass: str) -> dict[str, int]:
+    """Static instructions, barriers and shuffles on the kernel's path that takes every
+    conditional forward branch and conditional ``EXIT`` (NOPs left out), from its first
+    instruction to the first ``EXIT`` it reaches; a loop's body is counted once. The sanitizers'
+    reporting branches and record updates are jumped over this way, so for a loopless kernel it
+    estimates what a clean program issues (some of the kernel's own code that only some threads
+    run, such as a scalar store, is jumped over too, in every variant alike)."""
+    ins = [(int(a, 16), text.strip()) for a, text in
+           re.findall(r"/\*([0-9a-f]{4,})\*/\s+([^;]*);", sass)]
+    at = {addr: i for i, (addr, _) in enumerate(ins)}
+    facts = {"path": 0, "path_BAR": 0, "path_SHFL": 0}
+    i = 0
+    while i < len(ins):
+        addr, text = ins[i]
+        op = re.sub(r"^@!?U?P\w+\s+", "", text).split(" ")[0]
+        if not text.startswith("NOP"):
+            facts["path"] += 1
+            facts["path_BAR"] += op.startswith("BAR")
+            facts["path_SHFL"] += op.startswith("SHFL")
+        if op == "EXIT":
+            break
+        m = re.match(r"(@!?U?P\w+\s+)?BRA\s+(?:\S+\s+)?(0x[0-9a-f]+)", text)
+        target = int(m.group(2), 16) if m else None
+        if target is not None and target > addr and target in at:
+            i = at[target]
+            continue
+        i += 1
+    return facts
+
+
 def compile_variants(name: str, variants: list[str], dump: Path | None) -> dict[str, Any]:
     """variant -> facts for one corpus kernel (an error string where the compile failed)."""
     import triton
@@ -115,6 +147,7 @@ def compile_variants(name: str, variants: list[str], dump: Path | None) -> dict[
             continue
         facts, sass = sass_facts(compiled.asm["cubin"])
         facts.update(loop_facts(sass))
+        facts.update(clean_path_facts(sass))
         facts["shared"] = int(compiled.metadata.shared)
         ttgir = compiled.asm["ttgir"]
         facts["reduce"] = ttgir.count('"tt.reduce"')
@@ -134,7 +167,7 @@ def fmt(facts: dict[str, Any]) -> str:
         return facts["error"]
     return ("regs {regs:3d} stack {stack:3d} smem {shared:6d} sass {sass:5d} BAR {BAR:2d} STS+LDS {sl:2d} "
             "SHFL {SHFL:3d} RED+ATOM {ra:2d} STG {STG:3d} LDG {LDG:3d} reduce {reduce:2d} "
-            "loop {loop:4d}/{loop_jump:4d}").format(
+            "loop {loop:4d}/{loop_jump:4d} clean {path:4d}/{path_BAR:2d}/{path_SHFL:3d}").format(
                 sl=facts["STS"] + facts["LDS"], ra=facts["RED"] + facts["ATOM"], **facts)
 
 

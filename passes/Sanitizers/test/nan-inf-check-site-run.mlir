@@ -1,5 +1,5 @@
-// RUN: %opt %s -split-input-file --pass nan_inf_check --no-debug-info | FileCheck %s
-// RUN: %opt %s -split-input-file --pass 'nan_inf_check{fast-path=count}' --no-debug-info | FileCheck %s
+// RUN: %opt %s -split-input-file --pass nan_inf_check --no-debug-info | FileCheck %s --check-prefixes=CHECK,RELOAD
+// RUN: %opt %s -split-input-file --pass 'nan_inf_check{fast-path=count}' --no-debug-info | FileCheck %s --check-prefixes=CHECK,COUNT
 // RUN: %opt %s -split-input-file --pass 'nan_inf_check{fast-path=peak}' --no-debug-info | FileCheck %s --check-prefix=PEAK
 
 // Two stores of one source line (an unrolled loop, as Liger's MoE gather:
@@ -48,12 +48,20 @@ module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.targ
 
 // -----
 
-// Stores of two lines keep a reduction each.
+// Stores of two lines keep a reduction each on the count path. With the
+// reload fast path (the default) they form a flag group
+// (nan-inf-check-flag.mlir): one maximum of both tiles, one reduction.
 // CHECK-LABEL: tt.func @two_lines
-// CHECK:         tt.store
-// CHECK:         "tt.reduce"
-// CHECK:         tt.store
-// CHECK:         "tt.reduce"
+// COUNT:         tt.store
+// COUNT:         "tt.reduce"
+// COUNT:         tt.store
+// COUNT:         "tt.reduce"
+// RELOAD:        tt.store
+// RELOAD-NOT:    "tt.reduce"
+// RELOAD:        tt.store
+// RELOAD:        arith.maximumf
+// RELOAD:        "tt.reduce"
+// RELOAD:        scf.if
 // PEAK-LABEL: tt.func @two_lines
 
 #blocked = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
