@@ -8,8 +8,8 @@ again (the MLIR verifier), as tests/corpus does.
 
 A pass whose own stage ends with the baseline's module text, exactly, stops there: the stages
 after it are the same functions of the same module as the baseline's, which compiled through
-cubin, so they would repeat it stage for stage (the pass does not fire). This leaves out about
-two thirds of the sweep's compiles (most passes fire on few of these kernels) and none of its
+cubin, so they would repeat it stage for stage (the pass does not fire). About two thirds of the
+sweep's pass compiles stop so (most passes fire on few of these kernels), with the same
 findings: a pass that fails or cannot be placed still raises in its stage, and one that changes
 its stage's output is compiled on through cubin and verified as before.
 """
