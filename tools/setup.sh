@@ -101,4 +101,14 @@ fi
 say "toolchain"
 .venv/bin/triton-ext toolchain
 say "building plugins"
+# With ccache installed, a build of sources it has compiled before (a re-run after `rm -rf build`,
+# another clone of the same commit) takes seconds instead of minutes; paths below the checkout
+# are hashed relative to it, so clones in other folders share the cache. A launcher set by the
+# caller wins; without ccache nothing changes.
+# (Only a ccache that can write its cache: one that cannot fails every compile.)
+if [ -z "${CMAKE_CXX_COMPILER_LAUNCHER:-}" ] && command -v ccache >/dev/null \
+   && ccache_dir=$(ccache -k cache_dir 2>/dev/null) && [ -n "$ccache_dir" ] \
+   && mkdir -p "$ccache_dir" 2>/dev/null && [ -w "$ccache_dir" ]; then
+  export CMAKE_CXX_COMPILER_LAUNCHER=ccache CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD}
+fi
 .venv/bin/triton-ext build

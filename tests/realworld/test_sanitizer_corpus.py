@@ -9,10 +9,19 @@ masked-off row of a masked gather). The offset check reads only integers, so flo
 ops outside the interpreter's subset (exp, sqrt, libdevice) are modelled as NaN; kernels with
 integer ops or types outside it (atomics, fp8, unstructured control flow) are listed as not
 checked, and the test requires at least MIN_CHECKED kernels with offset sites to be checked.
+
+The kernels this session selects are compiled and interpreted in two worker processes (as
+test_realworld_passes.py's sweep does), each with a fresh Triton cache per kernel; each test
+then asserts its own kernel's outcome.
 """
 
 from __future__ import annotations
 
+import concurrent.futures
+import multiprocessing
+import os
+import tempfile
+import traceback
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,7 +46,6 @@ from tests.differential.jit_interp import kernel_func
 from tests.differential.mlir_text import Type, UnsupportedIR
 
 require_built("sanitizers")
-pytestmark = pytest.mark.usefixtures("fresh_cache")
 
 SPAN = 1 << 40
 TAG = "[triton-ext offset_overflow_check]"
@@ -120,38 +128,62 @@ def _interpret(ttir: str, fn: Any, launch: Any, signature: dict[str, str]) -> Ru
     return machine.run(func, [np.full(len(pids), a, dtype=object) for a in args])
 
 
-@pytest.fixture(scope="module")
-def outcomes() -> dict[str, str]:
-    """Kernel -> "checked", "no offset site", or why the interpreter could not run it."""
-    return {}
-
-
-@pytest.mark.parametrize("kernel", REALWORLD, ids=lambda k: k.name)
-def test_poison_and_offset_check_report_nothing_on_clean_corpus_kernels(outcomes, kernel):
+def check_kernel(name: str) -> tuple[str, list[str]]:
+    """Compile one corpus kernel with both passes into a fresh cache and interpret its TTIR:
+    (outcome, false reports). Runs in the worker processes of the ``outcomes`` fixture."""
+    kernel = next(k for k in REALWORLD if k.name == name)
+    triton.knobs.cache.dir = tempfile.mkdtemp(prefix=f"sanitizer-corpus-{name}-")
     try:
         ttir, fn, launch, signature = _compile_both(kernel)
     except CompilationError as exc:
         # flag-gems' reshape_and_cache references triton.next_power_of_2 from its module, which
         # this direct compile cannot resolve; recorded, and counted against MIN_CHECKED.
-        outcomes[kernel.name] = f"not compiled here: {str(exc).splitlines()[-1][:120]}"
-        return
+        return f"not compiled here: {str(exc).splitlines()[-1][:120]}", []
     if TAG not in ttir:
-        outcomes[kernel.name] = "no offset site"
-        return
+        return "no offset site", []
     try:
         result = _interpret(ttir, fn, launch, signature)
     except UnsupportedIR as exc:
-        outcomes[kernel.name] = f"not interpretable: {str(exc)[:120]}"
-        return
+        return f"not interpretable: {str(exc)[:120]}", []
     reports = [f"{ev.message} (programs {np.nonzero(ev.mask)[0].tolist()}, lanes "
                f"{ev.values[0][ev.mask].tolist() if ev.values else '?'})"
                for ev in result.prints if TAG in ev.message and ev.mask.any()]
+    return "checked", reports
+
+
+def _check_or_error(name: str) -> tuple[str, list[str]]:
+    try:
+        return check_kernel(name)
+    except Exception:  # noqa: BLE001  (reported by the kernel's test)
+        return "error", [traceback.format_exc()[-4000:]]
+
+
+@pytest.fixture(scope="module")
+def outcomes(request: pytest.FixtureRequest) -> dict[str, tuple[str, list[str]]]:
+    """Kernel -> ("checked" | "no offset site" | why the interpreter could not run it | "error",
+    false reports or the error), for the kernels whose tests this session runs."""
+    names = {getattr(item.callspec.params["kernel"], "name", None) for item in request.session.items
+             if item.module is request.module and hasattr(item, "callspec")
+             and "kernel" in item.callspec.params}
+    selected = [k.name for k in REALWORLD if k.name in names]
+    if not selected:
+        return {}
+    workers = max(1, min(2, os.cpu_count() or 1))
+    ctx = multiprocessing.get_context("spawn")
+    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=ctx) as pool:
+        return dict(zip(selected, pool.map(_check_or_error, selected)))
+
+
+@pytest.mark.parametrize("kernel", REALWORLD, ids=lambda k: k.name)
+def test_poison_and_offset_check_report_nothing_on_clean_corpus_kernels(outcomes, kernel):
+    outcome, reports = outcomes[kernel.name]
+    if outcome == "error":
+        pytest.fail(f"{kernel.name}: {reports[0]}", pytrace=False)
     assert not reports, f"{kernel.name}: false reports on clean inputs: {reports}"
-    outcomes[kernel.name] = "checked"
 
 
 def test_enough_corpus_kernels_were_checked(outcomes):
-    checked = sorted(k for k, v in outcomes.items() if v == "checked")
+    checked = sorted(k for k, (v, _) in outcomes.items() if v == "checked")
     if len(outcomes) < len(REALWORLD):
         pytest.skip("run with the per-kernel tests above (it reads their outcomes)")
-    assert len(checked) >= MIN_CHECKED, {k: v for k, v in outcomes.items() if v != "no offset site"}
+    assert len(checked) >= MIN_CHECKED, {k: v for k, (v, _) in outcomes.items() if v != "no offset site"}
