@@ -1462,20 +1462,12 @@ private:
         floatTy, APFloat::getInf(floatTy.getFloatSemantics()));
     Value inf = arith::ConstantOp::create(builder, loc, type,
                                           splatOrScalar(type, infAttr));
-    Value zero = arith::ConstantOp::create(
-        builder, loc, type,
-        splatOrScalar(type, builder.getFloatAttr(floatTy, 0.0)));
     SmallVector<Value> absolutes;
     Value combined;
     for (const StoreCheck &c : group) {
       Value absolute = math::AbsFOp::create(builder, loc, c.value);
       absolutes.push_back(absolute);
-      // The select of |value|, not maskedMagnitude's cap: Liger's RoPE (four
-      // f16 tiles, 16 per thread) took 23 more instructions with the cap.
-      Value peak =
-          c.mask ? arith::SelectOp::create(builder, loc, c.mask, absolute, zero)
-                       .getResult()
-                 : absolute;
+      Value peak = maskedMagnitude(builder, loc, absolute, c.mask);
       combined = combined
                      ? arith::MaximumFOp::create(builder, loc, combined, peak)
                            .getResult()
@@ -1797,8 +1789,8 @@ private:
   /// one NaN-propagating max reduction of |value| (masked-off lanes read
   /// 0): the maximum is NaN if any lane is NaN and +Inf if any lane is
   /// +-Inf, so `peak ueq +Inf` says whether anything is non-finite. That is
-  /// three ops per lane (abs, min with the mask's cap, max; two without a
-  /// mask; maskedMagnitude) against five for a count (abs, compare, and,
+  /// three ops per lane (abs, select, max; two without a mask;
+  /// maskedMagnitude) against five for a count (abs, compare, and,
   /// extend, add); the count and first lane are computed only when it fires.
   static void check(OpBuilder &builder, Location loc, Value value, Value mask,
                     Operation *site, StringRef what,
@@ -1999,15 +1991,13 @@ private:
   }
 
   /// `absolute` (|value|) with the masked-off lanes 0, for a NaN-propagating
-  /// maximum that is non-finite iff a masked-in lane is: minnum(|value|,
-  /// mask ? +Inf : 0). minnum returns its other operand for a NaN one, so a
-  /// masked-off lane gives 0 whatever it holds and a masked-in NaN gives
-  /// +Inf (still non-finite); finite and infinite |value| pass unchanged. A
-  /// select of |value| itself took the pairs of 16-bit floats apart (one
-  /// predicate per element) before the packed maximum (Liger's softmax:
-  /// 18 more instructions on the clean path); the cap depends on the mask
-  /// only, and the minimum takes a pair per instruction. For 16-bit floats;
-  /// wider ones keep the select of |value| (no pairs to keep).
+  /// maximum that is non-finite iff a masked-in lane is: a select of |value|.
+  /// Tried and not kept: minnum(|value|, mask ? +Inf : 0) for 16-bit floats,
+  /// which keeps packed pairs together on the clean path (Liger's softmax
+  /// 0.887 -> 0.912x, Liger's layer norm 0.906 -> 0.936x on the H200) but
+  /// made kernels it was not shaped on slower (fla's l2norm forward 0.946 ->
+  /// 0.874x, FlagGems' decode RMS norm with all three checks 0.965 -> 0.893x;
+  /// results/lastmile-analysis.md, Round 4 on the H200).
   static Value maskedMagnitude(OpBuilder &builder, Location loc, Value absolute,
                                Value mask) {
     if (!mask)
@@ -2017,17 +2007,7 @@ private:
     Value zero = arith::ConstantOp::create(
         builder, loc, type,
         splatOrScalar(type, builder.getFloatAttr(floatTy, 0.0)));
-    // 32- and 64-bit floats: one select per element (the minimum and its cap
-    // would be two; Liger's GeGLU forward, f32: 44 more on the clean path).
-    if (floatTy.getWidth() > 16)
-      return arith::SelectOp::create(builder, loc, mask, absolute, zero);
-    Value inf = arith::ConstantOp::create(
-        builder, loc, type,
-        splatOrScalar(
-            type, builder.getFloatAttr(
-                      floatTy, APFloat::getInf(floatTy.getFloatSemantics()))));
-    Value cap = arith::SelectOp::create(builder, loc, mask, inf, zero);
-    return arith::MinNumFOp::create(builder, loc, absolute, cap);
+    return arith::SelectOp::create(builder, loc, mask, absolute, zero);
   }
 
   /// The peak fast path's test (i1 scalar): the NaN-propagating maximum of
