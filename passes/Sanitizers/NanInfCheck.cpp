@@ -70,6 +70,7 @@
 
 #include <cmath>
 #include <functional>
+#include <optional>
 
 #define DEBUG_TYPE "triton-ext-nan-inf-check"
 
@@ -1059,6 +1060,36 @@ private:
     return true;
   }
 
+  /// How a thread of a 1-D blocked layout holds an `n`-element tile: lane
+  /// r * S * T + t * S + k for each repetition r < R and k < S (S =
+  /// sizePerThread, T threads), viewed as [R, T, S] with unit dimensions
+  /// dropped (`shape`, the thread axis at `threadAxis`).
+  struct ThreadView {
+    int64_t run, threads, reps;
+    SmallVector<int64_t> shape;
+    unsigned threadAxis;
+  };
+
+  /// `blocked`'s thread view of an `n`-element tile, or nullopt when the
+  /// layout does not tile `n` exactly.
+  static std::optional<ThreadView>
+  threadViewOf(triton::gpu::BlockedEncodingAttr blocked, int64_t n) {
+    ThreadView view;
+    view.run = blocked.getSizePerThread()[0];
+    view.threads =
+        int64_t(blocked.getThreadsPerWarp()[0]) * blocked.getWarpsPerCTA()[0];
+    if (n % (view.run * view.threads) != 0)
+      return std::nullopt;
+    view.reps = n / (view.run * view.threads);
+    if (view.reps > 1)
+      view.shape.push_back(view.reps);
+    view.shape.push_back(view.threads);
+    if (view.run > 1)
+      view.shape.push_back(view.run);
+    view.threadAxis = view.reps > 1 ? 1 : 0;
+    return view;
+  }
+
   /// For the 1-D blocked tile `value` stored (under `mask`) in the body of
   /// `loop`: {count, smallest own index (INT32_MAX if none)} per thread, as
   /// two i32 tensors of one value per thread, the own index of lane
@@ -1103,25 +1134,18 @@ private:
         (mask && cast<RankedTensorType>(mask.getType()).getEncoding() !=
                      type.getEncoding()))
       return {};
-    int64_t run = blocked.getSizePerThread()[0];
-    int64_t threads =
-        int64_t(blocked.getThreadsPerWarp()[0]) * blocked.getWarpsPerCTA()[0];
-    int64_t n = type.getNumElements();
-    if (n % (run * threads) != 0)
+    std::optional<ThreadView> tv = threadViewOf(blocked, type.getNumElements());
+    if (!tv)
       return {};
-    int64_t reps = n / (run * threads);
+    int64_t n = type.getNumElements();
+    int64_t run = tv->run, threads = tv->threads, reps = tv->reps;
+    SmallVector<int64_t> shape = tv->shape;
+    unsigned threadAxis = tv->threadAxis;
     int64_t perThread = reps * run;
     if (perThread < 2 || elemsPerThread(type) != perThread ||
         !llvm::isPowerOf2_64(run) || !llvm::isPowerOf2_64(run * threads) ||
         !llvm::isPowerOf2_64(perThread))
       return {};
-    SmallVector<int64_t> shape;
-    if (reps > 1)
-      shape.push_back(reps);
-    shape.push_back(threads);
-    if (run > 1)
-      shape.push_back(run);
-    unsigned threadAxis = reps > 1 ? 1 : 0;
     Type i32 = builder.getI32Type();
     auto i32Ty = type.clone(i32);
     auto cst = [&](RankedTensorType like, int64_t v) -> Value {
@@ -1322,22 +1346,13 @@ private:
         dyn_cast_or_null<triton::gpu::BlockedEncodingAttr>(type.getEncoding());
     if (type.getRank() != 1 || !blocked)
       return {};
-    int64_t run = blocked.getSizePerThread()[0];
-    int64_t threads = int64_t(blocked.getThreadsPerWarp()[0]) *
-                      blocked.getWarpsPerCTA()[0];
+    std::optional<ThreadView> tv = threadViewOf(blocked, type.getNumElements());
+    if (!tv || tv->shape.size() == 1)
+      return {};
     int64_t n = type.getNumElements();
-    if (n % (run * threads) != 0)
-      return {};
-    int64_t reps = n / (run * threads);
-    SmallVector<int64_t> shape;
-    if (reps > 1)
-      shape.push_back(reps);
-    shape.push_back(threads);
-    if (run > 1)
-      shape.push_back(run);
-    if (shape.size() == 1)
-      return {};
-    unsigned threadAxis = reps > 1 ? 1 : 0;
+    int64_t run = tv->run, threads = tv->threads, reps = tv->reps;
+    SmallVector<int64_t> shape = tv->shape;
+    unsigned threadAxis = tv->threadAxis;
     Value view = triton::ReshapeOp::create(builder, loc, shape, bad, false);
     auto viewLayout = dyn_cast_or_null<triton::gpu::BlockedEncodingAttr>(
         cast<RankedTensorType>(view.getType()).getEncoding());
@@ -1355,8 +1370,8 @@ private:
     {
       OpBuilder::InsertionGuard guard(builder);
       builder.setInsertionPoint(loop);
-      Value range = triton::MakeRangeOp::create(builder, loc, type.clone(i32),
-                                                0, n);
+      Value range =
+          triton::MakeRangeOp::create(builder, loc, type.clone(i32), 0, n);
       lanes = triton::ReshapeOp::create(builder, loc, shape, range, false);
       if (toLanes && llvm::isPowerOf2_64(run) &&
           llvm::isPowerOf2_64(run * threads)) {
