@@ -310,15 +310,18 @@ def enable(*names: str, options: Mapping[str, Any] | None = None, **keywords: An
         return state.process
 
 
+def _text_entries(text: str, origin: str) -> list[Enabled]:
+    """The entries of a pass list in MLIR's syntax (``a,b{flag=value},c``), options as text."""
+    manifest = load_manifest()
+    return [entry for name, options in parse_pass_list(text, origin)
+            for entry in build([name], options, manifest, origin=origin, text=True)]
+
+
 def enable_text(text: str, *, origin: str) -> Selection:
     """Enable the passes of a pass list in MLIR's syntax (``a,b{flag=value},c``) for all threads,
     each with its own options, written as text (``TRITON_EXT_ENABLE``); checked like
     :func:`enable`, with ``origin`` naming the source in errors."""
-    items = parse_pass_list(text, origin)
-    entries: list[Enabled] = []
-    manifest = load_manifest()
-    for name, options in items:
-        entries.extend(build([name], options, manifest, origin=origin, text=True))
+    entries = _text_entries(text, origin)
     _log_enabled(entries, origin)
     install(state)
     with state.lock:
@@ -367,6 +370,18 @@ def enabled(*names: str, options: Mapping[str, Any] | None = None, **keywords: A
     token = state.scoped.set(selection)
     try:
         yield selection
+    finally:
+        state.scoped.reset(token)
+
+
+@contextlib.contextmanager
+def enabled_text(text: str, *, origin: str) -> Iterator[Selection]:
+    """:func:`enabled` for a pass list in MLIR's syntax (``a,b{flag=value}``), as
+    :func:`enable_text` reads it."""
+    install(state)
+    token = state.scoped.set(current().with_(_text_entries(text, origin)))
+    try:
+        yield current()
     finally:
         state.scoped.reset(token)
 

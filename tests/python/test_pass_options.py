@@ -21,7 +21,7 @@ from triton_ext._manifest import load_manifest
 from triton_ext._pass_records import flag_of, read_pass_records, records_path
 from triton_ext._passlist import parse_pass_list
 from triton_ext._schema import parse_registry
-from triton_ext.testing import repo_root, require_built
+from triton_ext.testing import enabled_label, repo_root, require_built
 
 REPO = repo_root()
 
@@ -213,6 +213,22 @@ def test_config_refuses_a_bad_value_when_made(real_registry: Path) -> None:
                                      "count, peak, warp, reload, found 'fast' (declared in Sanitizers/Passes.td)")
     ok = triton_ext.Config({"BLOCK": 64}, passes={"nan_inf_check": {"fast-path": "warp"}})
     assert ok.passes == {"nan_inf_check": {"fast-path": "warp"}}
+
+
+def test_enabled_label_takes_options_per_pass_for_one_block(real_registry: Path) -> None:
+    # Benchmark rows (tests/realworld/check_gpu.py --passes): option variants beside the defaults.
+    require_built("sanitizers")
+    label = "nan_inf_check{fast-path=count print=none}+offset_overflow_check"
+    with enabled_label(label):
+        passes = triton_ext.enabled_passes()
+        assert passes["nan_inf_check"]["options"]["fast-path"] == "count"
+        assert passes["offset_overflow_check"]["options"] == {
+            o.name: o.default for o in triton_ext.manifest().find_pass("offset_overflow_check").options}
+    assert triton_ext.enabled_passes() == {}
+    with pytest.raises(triton_ext.OptionError, match=r"row 'nan_inf_check\{fast-path=fast\}'.*expected one of count"):
+        with enabled_label("nan_inf_check{fast-path=fast}"):
+            pass
+    assert triton_ext.enabled_passes() == {}
 
 
 def _python(code: str, **env: str) -> subprocess.CompletedProcess[str]:

@@ -32,6 +32,7 @@ import contextlib
 import datetime
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -85,6 +86,7 @@ def run_kernel(name: str, passes: list[str], seed: int) -> dict[str, Any]:
 
     import triton_ext
     from tests.realworld.realworld_kernels import BY_NAME, Tensors
+    from triton_ext.testing import enabled_label
 
     kernel = BY_NAME[name]
     fn = kernel.fn()
@@ -96,7 +98,7 @@ def run_kernel(name: str, passes: list[str], seed: int) -> dict[str, Any]:
 
     def launch_with(args: dict[str, Any], pass_name: str | None) -> Any:
         # "a+b": several passes together (the sanitizers' "all three" row).
-        ctx = triton_ext.enabled(*pass_name.split("+")) if pass_name else contextlib.nullcontext()
+        ctx = enabled_label(pass_name) if pass_name else contextlib.nullcontext()
         with ctx:
             compiled = fn[launch.grid](**args, num_warps=launch.num_warps, num_stages=launch.num_stages)
         return compiled
@@ -190,7 +192,7 @@ def time_kernels(plan: dict[str, list[str]], rounds: int, seed: int, out: Path) 
 
     import triton_ext
     from tests.realworld.realworld_kernels import BY_NAME, Tensors
-    from triton_ext.testing import flush_buffer, gpu_time_ms, interleaved_rounds
+    from triton_ext.testing import enabled_label, flush_buffer, gpu_time_ms, interleaved_rounds
 
     results: dict[str, Any] = {}
     flush = flush_buffer()
@@ -201,7 +203,7 @@ def time_kernels(plan: dict[str, list[str]], rounds: int, seed: int, out: Path) 
         args = launch.args
 
         def reading(label: str) -> float:
-            ctx = triton_ext.enabled(*label.split("+")) if label != BASE else contextlib.nullcontext()
+            ctx = enabled_label(label) if label != BASE else contextlib.nullcontext()
             with ctx:
                 return gpu_time_ms(lambda: fn[launch.grid](**args, num_warps=launch.num_warps,
                                                            num_stages=launch.num_stages), flush=flush)
@@ -309,8 +311,10 @@ def main() -> int:
         else:
             target_ok.append(spec.name)
     passes = [p for p in target_ok if args.passes is None or p in args.passes]
-    # Combinations ("nan_inf_check+offset_overflow_check"): enabled together, timed as one row.
-    passes += [p for p in args.passes or [] if "+" in p and all(q in target_ok for q in p.split("+"))]
+    # Combinations ("nan_inf_check+offset_overflow_check") and option variants
+    # ("nan_inf_check{fast-path=count}"): each one row, enabled together.
+    passes += [p for p in args.passes or [] if ("+" in p or "{" in p)
+               and all(re.sub(r"\{.*\}$", "", q) in target_ok for q in p.split("+"))]
     kernels = [k for k in REALWORLD if args.kernels is None or k.name in args.kernels]
     started = time.time()
     results: list[dict[str, Any]] = []

@@ -123,9 +123,8 @@ def compile_variants(name: str, variants: list[str], dump: Path | None) -> dict[
     import triton
     from triton.compiler import ASTSource
 
-    import triton_ext
     from tests.realworld.realworld_kernels import BY_NAME, Tensors, compile_args
-    from triton_ext.testing import CUDA90
+    from triton_ext.testing import CUDA90, enabled_label
 
     kernel = BY_NAME[name]
     fn = kernel.fn()
@@ -139,8 +138,7 @@ def compile_variants(name: str, variants: list[str], dump: Path | None) -> dict[
             if variant == "off":
                 compiled = triton.compile(src, target=CUDA90, options=options)
             else:
-                passes = CHECKS if variant == "all" else (variant,)
-                with triton_ext.enabled(*passes):
+                with enabled_label("+".join(CHECKS) if variant == "all" else variant):
                     compiled = triton.compile(src, target=CUDA90, options=options)
         except Exception as exc:  # noqa: BLE001  (recorded; the other variants still run)
             row[variant] = {"error": f"{type(exc).__name__}: {exc}"[:300]}

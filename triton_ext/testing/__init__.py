@@ -38,6 +38,7 @@ __all__ = [
     "spread",
     "beats",
     "isolate_environment",
+    "enabled_label",
     "use_fresh_cache",
     "compile_through_cubin",
     "reset",
@@ -55,6 +56,15 @@ CUDA90_TUPLE = ("cuda", 90, 32)
 
 #: Variables a test session must not inherit: they enable passes or change failures into errors.
 _INHERITED = ("TRITON_EXT_ENABLE", "TRITON_EXT_STRICT", "TRITON_EXT_REMARKS")
+
+
+def enabled_label(label: str) -> Any:
+    """Context manager enabling a benchmark row's passes for this thread: ``a+b`` enables a and
+    b together, each optionally with options in MLIR's syntax (``nan_inf_check{fast-path=count}``),
+    so that option variants are rows of the same run as the defaults."""
+    from .._selection import enabled_text
+
+    return enabled_text(label.replace("+", ","), origin=f"row {label!r}")
 
 
 def isolate_environment(tmp: Path | None = None) -> Path:
