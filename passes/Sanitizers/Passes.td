@@ -154,4 +154,20 @@ def TritonExtOffsetOverflowCheck : Pass<"triton-ext-offset-overflow-check", "mli
                            "mlir::triton::TritonDialect"];
 }
 
+def TritonExtThreadIdsAfterLoops
+    : Pass<"triton-ext-thread-ids-after-loops", "mlir::ModuleOp"> {
+  let summary = "Recompute thread-id expressions used after a loop instead of "
+                "keeping them live across it";
+  let description = [{
+    At the end of make_llir (LLVM dialect): every use, after a loop, of an
+    integer expression of the thread id that was computed in front of the
+    loop is recomputed at the use from a thread-id read LLVM cannot merge
+    with the first (inline `mov.u32 %tid.x`, with side effects). A check
+    after a kernel's main loop indexes its lanes from the thread id; without
+    this pass LLVM reuses the loop's prologue values, and ptxas keeps them
+    (and compares of them) in registers across the whole loop.
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
 #endif // TRITON_EXT_SANITIZERS_PASSES
