@@ -156,6 +156,9 @@ class PassSpec:
     #: Option values this pass takes on one backend unless the user sets them (registry
     #: ``target_options``, e.g. a value that only one backend can compile).
     target_options: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...] = ()
+    #: Passes of the same extension enabled along with this one, with their defaults (registry
+    #: ``with:``): a helper at another stage that this pass's output needs to run well.
+    companions: tuple[str, ...] = ()
 
     def options_for(self, backend: str) -> dict[str, Any]:
         """The registry's option values for ``backend`` (empty when it names none)."""

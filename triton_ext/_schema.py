@@ -176,7 +176,7 @@ def _parse_pass(c: _Checker, ext: str, name: str, key: yaml.Node, node: yaml.Nod
     if not SNAKE.match(name):
         c.error(key, where, f"expected a snake_case pass name, found {name!r}")
     allowed = ("stage", "after", "before", "replaces", "skips", "occurrence", "then", "enabled_by_default", "options",
-               "on_failure", "auto", "role", "target_options")
+               "on_failure", "auto", "role", "target_options", "with")
     fields = c.mapping(node, where, allowed, ("stage",), owner=key)
     if fields is None:
         return None
@@ -205,6 +205,7 @@ def _parse_pass(c: _Checker, ext: str, name: str, key: yaml.Node, node: yaml.Nod
         if "after" not in fields and "before" not in fields and "replaces" not in fields:
             c.error(fields["occurrence"][0], f"{where}.occurrence", "expected only with after, before or replaces, found none")
     then = c.strings(fields["then"][1], f"{where}.then", ANCHOR) if "then" in fields else ()
+    companions = c.strings(fields["with"][1], f"{where}.with", SNAKE) if "with" in fields else ()
     enabled_by_default = False
     if "enabled_by_default" in fields:
         enabled_by_default = bool(
@@ -248,6 +249,7 @@ def _parse_pass(c: _Checker, ext: str, name: str, key: yaml.Node, node: yaml.Nod
         auto=auto,
         role=role,
         target_options=target_options,
+        companions=companions,
     )
 
 
@@ -384,6 +386,15 @@ def _parse_extension(
                 spec = _check_pipeline_pass(c, spec, pass_key, pass_node, f"{where}.passes.{pass_name}")
             if spec is not None:
                 passes.append(spec)
+        declared = {spec.name for spec in passes}
+        for spec in passes:
+            for companion in spec.companions:
+                if companion == spec.name or companion not in declared:
+                    node = next((v for k, v in pass_nodes[spec.name][1].value if k.value == "with"),
+                                pass_nodes[spec.name][1])
+                    c.error(node, f"{where}.passes.{spec.name}.with",
+                            f"expected other passes of extension {name} ({', '.join(sorted(declared - {spec.name})) or 'none'}), "
+                            f"found {companion!r}")
     elif kind in ("pass", "pipeline"):
         c.error(key, f"{where}.passes", f"required field is missing (kind: {kind} declares at least one pass)")
     if len(c.errors) != ok:

@@ -216,6 +216,13 @@ def build(names: Sequence[str], options: Mapping[str, Any] | None, manifest: Man
     extensions' own Python packages (registry ``on_enable``); the new entries."""
     manifest = manifest or load_manifest()
     checked = check_options(names, options, manifest, origin=origin, text=text)
+    # Registry `with:`: the helpers a pass's output needs, with their defaults, unless named.
+    named = {spec.name for spec, _ in checked}
+    for spec, _ in list(checked):
+        for companion in spec.companions:
+            if companion not in named:
+                named.add(companion)
+                checked += check_options([companion], None, manifest, origin=f"{origin} (with {spec.name})")
     for name in names:
         if name != "default" and (ext := _passless(manifest, name)) is not None:
             # A dialect or language extension without passes: enabling it is loading it (its

@@ -167,6 +167,17 @@ def TritonExtThreadIdsAfterLoops
     this pass LLVM reuses the loop's prologue values, and ptxas keeps them
     (and compares of them) in registers across the whole loop.
   }];
+  let options = [
+    Option<"maxLoopState", "max-loop-state", "int", /*default=*/"192",
+           "Functions whose largest loop state (the values a loop carries, "
+           "in 32-bit registers per thread) is above this are left alone: "
+           "ptxas spills or sits at its 255-register cap there, and moving "
+           "work after the loop only moves its spill choices.">,
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "A remark per function: registers of the loops' state, of the "
+           "values live across a loop, of those derived from the thread id, "
+           "and the uses recomputed.">,
+  ];
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
 

@@ -91,6 +91,12 @@ def test_valid_registry_parses_into_frozen_dataclasses() -> None:
          "target_options.xpu", "unknown field; expected one of cuda, hip"),
         ("after: loop_unroll", "after: loop_unroll\n        target_options: {cuda: {max-splits: [2]}}", 17,
          "target_options.cuda.max-splits", "expected a string, integer or boolean"),
+        ("after: loop_unroll", "after: loop_unroll\n        with: [loop_fuse]", 17, "passes.loop_split.with",
+         "expected other passes of extension loop_split (none), found 'loop_fuse'"),
+        ("after: loop_unroll", "after: loop_unroll\n        with: [loop_split]", 17, "passes.loop_split.with",
+         "found 'loop_split'"),
+        ("after: loop_unroll", "after: loop_unroll\n        with: LoopFuse", 17, "passes.loop_split.with",
+         "expected a list of strings"),
     ],
 )
 def test_malformed_field_names_file_line_field(old: str, new: str, line: int, field: str, message: str) -> None:
@@ -99,6 +105,14 @@ def test_malformed_field_names_file_line_field(old: str, new: str, line: int, fi
     hits = [e for e in errors if field in e and message in e]
     assert hits, errors
     assert hits[0].startswith(f"registry.yaml:{line}: "), hits
+
+
+def test_with_names_companions_of_the_same_extension() -> None:
+    text = VALID.replace("    passes:\n", "    passes:\n      loop_fuse_helper:\n        stage: llir\n", 1)
+    text = text.replace("after: loop_unroll", "after: loop_unroll\n        with: [loop_fuse_helper]", 1)
+    manifest = parse(text)
+    assert manifest.find_pass("loop_split").companions == ("loop_fuse_helper",)
+    assert manifest.find_pass("loop_fuse_helper").companions == ()
 
 
 def test_duplicate_key_names_both_lines() -> None:

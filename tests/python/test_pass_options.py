@@ -231,6 +231,20 @@ def test_enabled_label_takes_options_per_pass_for_one_block(real_registry: Path)
     assert triton_ext.enabled_passes() == {}
 
 
+def test_a_pass_brings_its_registry_companions(real_registry: Path) -> None:
+    # registry.yaml: nan_inf_check `with: [thread_ids_after_loops]` (the llir helper its checks after
+    # loops need); named with options, the user's options win; masked_load_poison has none.
+    require_built("sanitizers")
+    with triton_ext.enabled("nan_inf_check"):
+        passes = triton_ext.enabled_passes()
+        assert set(passes) == {"nan_inf_check", "thread_ids_after_loops"}
+        assert passes["thread_ids_after_loops"]["stage"] == "llir"
+    with enabled_label("nan_inf_check+thread_ids_after_loops{max-loop-state=64}"):
+        assert triton_ext.enabled_passes()["thread_ids_after_loops"]["options"]["max-loop-state"] == 64
+    with triton_ext.enabled("masked_load_poison"):
+        assert set(triton_ext.enabled_passes()) == {"masked_load_poison"}
+
+
 def _python(code: str, **env: str) -> subprocess.CompletedProcess[str]:
     full = {k: v for k, v in os.environ.items() if not k.startswith("TRITON_EXT_")}
     full.update(PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
@@ -250,7 +264,8 @@ def test_triton_ext_enable_takes_options_in_mlir_syntax(tmp_path: Path) -> None:
                   TRITON_EXT_CACHE_DIR=str(tmp_path))
     assert res.returncode == 0, res.stderr
     assert res.stdout.strip().splitlines()[-1] == (
-        "[('loop_split', (('max-parts', 2),)), ('nan_inf_check', (('mode', 'abort'), ('print', 'first')))]")
+        "[('loop_split', (('max-parts', 2),)), ('nan_inf_check', (('mode', 'abort'), ('print', 'first'))), "
+        "('thread_ids_after_loops', ())]")  # registry `with:` of nan_inf_check
 
 
 def test_triton_ext_enable_refuses_a_bad_value_in_one_line(tmp_path: Path) -> None:
