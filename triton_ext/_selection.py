@@ -320,8 +320,12 @@ def enable(*names: str, options: Mapping[str, Any] | None = None, **keywords: An
 def _text_entries(text: str, origin: str) -> list[Enabled]:
     """The entries of a pass list in MLIR's syntax (``a,b{flag=value},c``), options as text."""
     manifest = load_manifest()
-    return [entry for name, options in parse_pass_list(text, origin)
-            for entry in build([name], options, manifest, origin=origin, text=True)]
+    items = parse_pass_list(text, origin)
+    named = {name for name, _ in items}
+    # A companion another item brings (registry `with:`) gives way to the same pass named here.
+    return [entry for name, options in items
+            for entry in build([name], options, manifest, origin=origin, text=True)
+            if entry.spec.name == name or entry.spec.name not in named]
 
 
 def enable_text(text: str, *, origin: str) -> Selection:

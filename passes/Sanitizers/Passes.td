@@ -173,6 +173,11 @@ def TritonExtThreadIdsAfterLoops
            "in 32-bit registers per thread) is above this are left alone: "
            "ptxas spills or sits at its 255-register cap there, and moving "
            "work after the loop only moves its spill choices.">,
+    Option<"minFreed", "min-freed", "int", /*default=*/"16",
+           "Functions where fewer than this many 32-bit registers of thread-id "
+           "expressions live across the loop are left alone: too few to "
+           "change ptxas's allocation, while the recomputed code still moves "
+           "its schedule.">,
     Option<"remarks", "remarks", "bool", /*default=*/"false",
            "A remark per function: registers of the loops' state, of the "
            "values live across a loop, of those derived from the thread id, "

@@ -239,8 +239,11 @@ def test_a_pass_brings_its_registry_companions(real_registry: Path) -> None:
         passes = triton_ext.enabled_passes()
         assert set(passes) == {"nan_inf_check", "thread_ids_after_loops"}
         assert passes["thread_ids_after_loops"]["stage"] == "llir"
-    with enabled_label("nan_inf_check+thread_ids_after_loops{max-loop-state=64}"):
-        assert triton_ext.enabled_passes()["thread_ids_after_loops"]["options"]["max-loop-state"] == 64
+    for label in ("nan_inf_check+thread_ids_after_loops{max-loop-state=64}",
+                  "thread_ids_after_loops{max-loop-state=64}+nan_inf_check"):
+        with enabled_label(label):
+            entries = [e for e in triton_ext._selection.current().entries if e.spec.name == "thread_ids_after_loops"]
+            assert [dict(e.options)["max-loop-state"] for e in entries] == [64], label
     with triton_ext.enabled("masked_load_poison"):
         assert set(triton_ext.enabled_passes()) == {"masked_load_poison"}
 

@@ -1042,3 +1042,39 @@ def test_store_in_loop_carries_one_value_per_thread():
     assert "tt.reshape %" in ttgir and "-> tensor<4x128x4xi32" in ttgir, ttgir
     carried = re.findall(r"scf\.for .*-> \(([^)]*)\)", ttgir)
     assert len(carried) == 1 and carried[0].count("tensor<128xi32") == 2, carried
+
+
+TID_READ_ASM = 'asm sideeffect "mov.u32 $0, %tid.x;"'
+
+
+def _small_matmul(passes: tuple[str, ...] = (), **pass_options: Any) -> Any:
+    return _compile(kernels.matmul_kernel, kernels.matmul_signature("fp16"),
+                    {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32, "RELU": False}, passes,
+                    {"num_stages": 3, "num_warps": 4}, **pass_options)
+
+
+def test_thread_ids_after_loops_recomputes_the_gemm_epilogues_indices():
+    # The GEMM's store offsets and mask (after the K loop) come from the thread id; with the
+    # pass they are recomputed after the loop from one unmergeable read instead of being kept
+    # live across it (lit: thread-ids-after-loops.mlir). Alone and under nan_inf_check, whose
+    # epilogue check indexes lanes the same way; both reach cubin.
+    stock = _small_matmul()
+    assert TID_READ_ASM not in stock.asm["llir"]
+    # min-freed=0: this tile frees only 10 registers (below the default 16, see the next asserts).
+    for passes in (("thread_ids_after_loops",), ("nan_inf_check", "thread_ids_after_loops")):
+        compiled = _small_matmul(passes, min_freed=0)
+        assert compiled.asm["llir"].count(TID_READ_ASM) == 1, passes
+        assert compiled.asm["llir"].count("@llvm.nvvm.read.ptx.sreg.tid.x()") >= 1
+    # Declined, and the module is the stock one: too few registers freed (the default min-freed),
+    # a loop state above max-loop-state (by option; by default for the 128x128 tile, whose
+    # accumulators are 259 registers of loop state).
+    assert _small_matmul(("thread_ids_after_loops",)).asm["ptx"] == stock.asm["ptx"]
+    assert _small_matmul(("thread_ids_after_loops",), max_loop_state=0, min_freed=0).asm["ptx"] == stock.asm["ptx"]
+    assert _matmul(("thread_ids_after_loops",), min_freed=0).asm["ptx"] == _matmul().asm["ptx"]
+
+
+def test_thread_ids_after_loops_leaves_loop_free_kernels_alone():
+    signature = {"x_ptr": "*fp32", "y_ptr": "*fp32", "n": "i32", "alpha": "fp32"}
+    stock = _compile(kernels.scale_kernel, signature, {"BLOCK": 1024})
+    with_pass = _compile(kernels.scale_kernel, signature, {"BLOCK": 1024}, ("thread_ids_after_loops",))
+    assert with_pass.asm["ptx"] == stock.asm["ptx"]

@@ -1,6 +1,7 @@
-// RUN: %opt %s -split-input-file --pass thread_ids_after_loops --no-debug-info | FileCheck %s
-// RUN: env MLIR_ENABLE_DIAGNOSTICS=remarks %opt %s -split-input-file --pass 'thread_ids_after_loops{max-loop-state=0 remarks=true}' --no-debug-info 2>&1 | FileCheck %s --check-prefix=CAP
-// RUN: env MLIR_ENABLE_DIAGNOSTICS=remarks %opt %s -split-input-file --pass 'thread_ids_after_loops{remarks=true}' --no-debug-info 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
+// RUN: %opt %s -split-input-file --pass 'thread_ids_after_loops{min-freed=0}' --no-debug-info | FileCheck %s
+// RUN: env MLIR_ENABLE_DIAGNOSTICS=remarks %opt %s -split-input-file --pass 'thread_ids_after_loops{max-loop-state=0 min-freed=0 remarks=true}' --no-debug-info 2>&1 | FileCheck %s --check-prefix=CAP
+// RUN: env MLIR_ENABLE_DIAGNOSTICS=remarks %opt %s -split-input-file --pass 'thread_ids_after_loops{min-freed=0 remarks=true}' --no-debug-info 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
+// RUN: env MLIR_ENABLE_DIAGNOSTICS=remarks %opt %s -split-input-file --pass 'thread_ids_after_loops{remarks=true}' --no-debug-info 2>&1 | FileCheck %s --check-prefix=FREED
 
 // A kernel's epilogue indexes its lanes from the thread id, as its prologue
 // did: the lane (tid & 31), a row (lane * 16 + 4) and a row mask (row < n).
@@ -20,6 +21,11 @@
 // CHECK-NEXT:      llvm.return
 // A loop state above max-loop-state (here 0 registers) is declined.
 // CAP: remark: thread_ids_after_loops: declined (loop state above max-loop-state): loop state=1 live across=3 from thread id=2 uses recomputed=0
+// With the default min-freed (16 registers), 2 registers of thread-id
+// expressions live across the loop are too few: declined.
+// FREED: remark: thread_ids_after_loops: declined (fewer registers freed than min-freed): loop state=1 live across=3 from thread id=2 uses recomputed=0
+// FREED-LABEL: llvm.func @epilogue
+// FREED-NOT:     llvm.inline_asm
 // CAP-LABEL: llvm.func @epilogue
 // CAP-NOT:     llvm.inline_asm
 // REMARK: remark: thread_ids_after_loops: loop state=1 live across=3 from thread id=2 uses recomputed=2
