@@ -21,7 +21,8 @@ from ._model import (
     BACKENDS, ENTRY_POINT_GROUP, KINDS, OCCURRENCES, ON_FAILURE, OPTION_TYPES, ROLES, SCHEMA_VERSION, STAGES, STATUSES,
     Extension, Manifest, OptionSpec, PassSpec, Target,
 )
-from ._schema import merge, parse_registry
+from ._merge import merge
+from ._schema import parse_registry
 from ._settings import settings
 
 __all__ = [

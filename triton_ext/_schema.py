@@ -15,6 +15,7 @@ from typing import Any, Iterable
 import yaml
 
 from ._errors import ManifestError
+from ._merge import check_unique_passes
 from ._yaml import compose_registry
 from ._model import (
     BACKENDS, KINDS, OCCURRENCES, ON_FAILURE, OPTION_TYPES, ROLES, SCHEMA_VERSION, STAGES, STATUSES, Extension,
@@ -454,57 +455,8 @@ def parse_registry(text: str, path: Path | str = "registry.yaml", library_dir: P
                 if ext is not None:
                     extensions.append(ext)
     manifest = Manifest(tuple(extensions), (path,))
-    _check_unique_passes(c, manifest)
+    check_unique_passes(c.errors, manifest)
     if c.errors:
         summary = c.errors[0] if len(c.errors) == 1 else f"{len(c.errors)} problems in {path}:\n  " + "\n  ".join(c.errors)
         raise ManifestError(summary, path=path, errors=tuple(c.errors))
     return manifest
-
-
-def _check_unique_passes(c: _Checker, manifest: Manifest) -> None:
-    seen: dict[str, PassSpec] = {}
-    for ext in manifest.extensions:
-        for spec in ext.passes:
-            first = seen.get(spec.name)
-            if first is not None:
-                first_ext = manifest.extension(first.extension)
-                c.errors.append(
-                    f"{ext.source}:{spec.line}: extensions.{ext.name}.passes.{spec.name}: "
-                    f"expected a pass name unique across extensions, found it also in "
-                    f"extension {first.extension} ({first_ext.source}:{first.line}); rename one of them"
-                )
-            else:
-                seen[spec.name] = spec
-
-
-def merge(manifests: Iterable[Manifest]) -> Manifest:
-    """Join manifests; the same extension or pass name from two sources is an error."""
-    extensions: list[Extension] = []
-    sources: list[Path] = []
-    by_name: dict[str, Extension] = {}
-    problems: list[str] = []
-    for manifest in manifests:
-        sources.extend(manifest.sources)
-        for ext in manifest.extensions:
-            other = by_name.get(ext.name)
-            if other is not None:
-                problems.append(
-                    f"{ext.source}:{ext.line}: extensions.{ext.name}: expected a unique extension name, "
-                    f"found it already declared at {other.source}:{other.line}; "
-                    f"uninstall one package or rename the extension"
-                )
-                continue
-            by_name[ext.name] = ext
-            extensions.append(ext)
-    merged = Manifest(tuple(extensions), tuple(sources))
-    c = _Checker(Path("registry"))
-    _check_unique_passes(c, merged)
-    problems.extend(c.errors)
-    if problems:
-        raise ManifestError(
-            problems[0] if len(problems) == 1 else "conflicting registries:\n  " + "\n  ".join(problems),
-            errors=tuple(problems),
-        )
-    return merged
-
-
