@@ -1,4 +1,5 @@
-//===- ThreadIdsAfterLoops.cpp - Recompute thread ids after a kernel's loops ===//
+//===- ThreadIdsAfterLoops.cpp - Recompute thread ids after a kernel's loops
+//===//
 //
 // SPDX-License-Identifier: Apache-2.0
 //
@@ -14,12 +15,15 @@
 // 187 -> 201 registers, the predicates packed into general registers (`P2R`)
 // and the loop 812 -> 919 instructions per iteration (0.89x on the H200).
 //
-// What: at the end of make_llir (LLVM dialect), every use after a loop of an
-// integer expression of the thread id computed in front of that loop is
-// recomputed where it is used, from a thread-id read that LLVM cannot merge
-// (an inline `mov.u32 %tid.x` with side effects, one per block). The
-// expression's other operands (constants, kernel arguments, uniform scalars)
-// are reused as they are.
+// What: at the end of make_llir (LLVM dialect), every use after the kernel's
+// last loop of an integer expression of the thread id computed in front of
+// that loop is recomputed where it is used, from a thread-id read that LLVM
+// cannot merge (an inline `mov.u32 %tid.x` with side effects, one per block).
+// The expression's other operands (constants, kernel arguments, uniform
+// scalars) are reused as they are. Blocks between two loops are left alone
+// (what they recomputed would be live across the next loop instead), and so
+// are functions whose loop state is near ptxas's register cap
+// (`max-loop-state`) or where few registers would be freed (`min-freed`).
 //
 // The checks bring it (registry `with:`). H200,
 // whole real-kernel corpus, outputs unchanged everywhere
@@ -47,9 +51,6 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringSet.h"
-#include "llvm/Support/Debug.h"
-
-#define DEBUG_TYPE "triton-ext-thread-ids-after-loops"
 
 namespace mlir::triton_ext {
 #define GEN_PASS_DECL_TRITONEXTTHREADIDSAFTERLOOPS
@@ -64,11 +65,12 @@ namespace {
 /// Integer ops recomputed after a loop: pure, cheap, one result.
 bool isRecomputable(Operation *op) {
   static const llvm::StringSet<> names = {
-      "llvm.and",  "llvm.or",   "llvm.xor",  "llvm.shl",  "llvm.lshr",
-      "llvm.ashr", "llvm.add",  "llvm.sub",  "llvm.mul",  "llvm.udiv",
-      "llvm.urem", "llvm.sdiv", "llvm.srem", "llvm.zext", "llvm.sext",
-      "llvm.trunc", "llvm.icmp", "llvm.select", "llvm.intr.umin",
-      "llvm.intr.umax", "llvm.intr.smin", "llvm.intr.smax"};
+      "llvm.and",       "llvm.or",       "llvm.xor",       "llvm.shl",
+      "llvm.lshr",      "llvm.ashr",     "llvm.add",       "llvm.sub",
+      "llvm.mul",       "llvm.udiv",     "llvm.urem",      "llvm.sdiv",
+      "llvm.srem",      "llvm.zext",     "llvm.sext",      "llvm.trunc",
+      "llvm.icmp",      "llvm.select",   "llvm.intr.umin", "llvm.intr.umax",
+      "llvm.intr.smin", "llvm.intr.smax"};
   return op->getNumResults() == 1 && op->getNumRegions() == 0 &&
          names.contains(op->getName().getStringRef());
 }
@@ -86,8 +88,12 @@ int64_t registerSlots(Type type) {
       sum += registerSlots(member);
     return sum;
   }
-  if (auto vec = dyn_cast<VectorType>(type))
-    return std::max<int64_t>(1, vec.getNumElements() * vec.getElementTypeBitWidth() / 32);
+  if (auto vec = dyn_cast<VectorType>(type)) {
+    // Packed: <2 x f16> is one register. Pointers count 64 bits.
+    Type elt = vec.getElementType();
+    int64_t bits = elt.isIntOrFloat() ? elt.getIntOrFloatBitWidth() : 64;
+    return std::max<int64_t>(1, vec.getNumElements() * bits / 32);
+  }
   if (type.isIntOrFloat())
     return std::max<int64_t>(1, type.getIntOrFloatBitWidth() / 32);
   return 1;
@@ -101,8 +107,8 @@ class FunctionRemat {
 public:
   FunctionRemat(Region &body, DominanceInfo &dom) : body(body), dom(dom) {}
 
-  /// Registers of the largest loop state (a header's block arguments) and of the
-  /// values computed in front of a loop and used after it, and how many of
+  /// Registers of the largest loop state (a header's block arguments) and of
+  /// the values computed in front of a loop and used after it, and how many of
   /// the latter derive from the thread id.
   struct Pressure {
     int64_t carried = 0, across = 0, fromThreadId = 0;
@@ -184,9 +190,8 @@ private:
   /// between two loops is left alone: what it recomputes would be live
   /// across the next loop instead).
   bool afterALoop(Block *block) const {
-    if (!llvm::any_of(headers, [&](Block *h) {
-          return dom.properlyDominates(h, block);
-        }))
+    if (!llvm::any_of(
+            headers, [&](Block *h) { return dom.properlyDominates(h, block); }))
       return false;
     llvm::SmallPtrSet<Block *, 16> seen;
     SmallVector<Block *> work{block};
@@ -242,12 +247,13 @@ private:
       if (!tid) {
         // Side effects: LLVM neither merges it with the read in front of
         // the loop nor hoists it there.
-        tid = LLVM::InlineAsmOp::create(
-                  builder, op->getLoc(), value.getType(), ValueRange{},
-                  "mov.u32 $0, %tid.x;", "=r", /*has_side_effects=*/true,
-                  /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
-                  /*asm_dialect=*/LLVM::AsmDialectAttr(),
-                  /*operand_attrs=*/ArrayAttr())
+        tid = LLVM::InlineAsmOp::create(builder, op->getLoc(), value.getType(),
+                                        ValueRange{}, "mov.u32 $0, %tid.x;",
+                                        "=r", /*has_side_effects=*/true,
+                                        /*is_align_stack=*/false,
+                                        LLVM::tailcallkind::TailCallKind::None,
+                                        /*asm_dialect=*/LLVM::AsmDialectAttr(),
+                                        /*operand_attrs=*/ArrayAttr())
                   .getResult(0);
       }
       result = tid;
@@ -291,11 +297,10 @@ public:
       // loop, while the recomputed code still moves its schedule (FLA's
       // decoding attention under nan_inf_check: 7 registers, the same
       // instructions, a different load order, 0.88x).
-      StringRef declined = p.carried > maxLoopState
-                               ? "loop state above max-loop-state"
-                           : p.fromThreadId < minFreed
-                               ? "fewer registers freed than min-freed"
-                               : "";
+      StringRef declined =
+          p.carried > maxLoopState    ? "loop state above max-loop-state"
+          : p.fromThreadId < minFreed ? "fewer registers freed than min-freed"
+                                      : "";
       unsigned n = declined.empty() ? remat.run() : 0;
       if (remarks)
         func.emitRemark() << "thread_ids_after_loops: "
@@ -312,5 +317,4 @@ public:
 
 } // namespace
 
-TRITON_EXT_REGISTER_PASS(thread_ids_after_loops,
-                         ThreadIdsAfterLoopsPass);
+TRITON_EXT_REGISTER_PASS(thread_ids_after_loops, ThreadIdsAfterLoopsPass);
