@@ -53,7 +53,7 @@ from triton.runtime.jit import JITFunction, KernelInterface
 
 from ._choice import confirm, pick
 from ._errors import UnknownPassError
-from ._selection import Enabled, Selection, build, check_options, using
+from ._selection import Selection, build_each, check_options, using
 from ._timing import flush_buffer, gpu_time_ms, interleaved_rounds
 
 __all__ = ["PASSES_KWARG", "Config", "Tunable", "tunable", "autotune", "passes_of", "selection_for", "canonical_passes",
@@ -102,10 +102,7 @@ def selection_for(text: str) -> Selection:
         passes = json.loads(text)
     except json.JSONDecodeError as exc:
         raise UnknownPassError(f"{PASSES_KWARG}: expected the JSON written by triton_ext.Config, found {text!r} ({exc})") from None
-    entries: list[Enabled] = []
-    for name, options in passes.items():
-        entries.extend(build([name], options, origin=CONFIG_ORIGIN))
-    selection = Selection.of(entries)
+    selection = Selection.of(build_each(list(passes.items()), origin=CONFIG_ORIGIN))
     with _memo_lock:
         _memo.setdefault(text, selection)
     return selection

@@ -319,12 +319,17 @@ def enable(*names: str, options: Mapping[str, Any] | None = None, **keywords: An
 
 def _text_entries(text: str, origin: str) -> list[Enabled]:
     """The entries of a pass list in MLIR's syntax (``a,b{flag=value},c``), options as text."""
+    return build_each(parse_pass_list(text, origin), origin=origin, text=True)
+
+
+def build_each(items: Sequence[tuple[str, Mapping[str, Any] | None]], *, origin: str,
+               text: bool = False) -> list[Enabled]:
+    """:func:`build` for each (name, options) in turn; a companion one item brings (registry
+    ``with:``) gives way to the same pass named by another item, with that item's options."""
     manifest = load_manifest()
-    items = parse_pass_list(text, origin)
     named = {name for name, _ in items}
-    # A companion another item brings (registry `with:`) gives way to the same pass named here.
     return [entry for name, options in items
-            for entry in build([name], options, manifest, origin=origin, text=True)
+            for entry in build([name], options, manifest, origin=origin, text=text)
             if entry.spec.name == name or entry.spec.name not in named]
 
 

@@ -19,6 +19,7 @@ import pytest
 import triton_ext
 from triton_ext._manifest import load_manifest
 from triton_ext._pass_records import flag_of, read_pass_records, records_path
+from triton_ext._autotune import PASSES_KWARG, selection_for
 from triton_ext._passlist import parse_pass_list
 from triton_ext._schema import parse_registry
 from triton_ext.testing import enabled_label, repo_root, require_built
@@ -244,6 +245,11 @@ def test_a_pass_brings_its_registry_companions(real_registry: Path) -> None:
         with enabled_label(label):
             entries = [e for e in triton_ext._selection.current().entries if e.spec.name == "thread_ids_after_loops"]
             assert [dict(e.options)["max-loop-state"] for e in entries] == [64], label
+    # triton_ext.Config's passes (read back at launch by selection_for): the same rule.
+    config = triton_ext.Config({"BLOCK": 64}, passes={"nan_inf_check": {}, "thread_ids_after_loops": {"min-freed": 0}})
+    entries = [e for e in selection_for(config.kwargs[PASSES_KWARG]).entries
+               if e.spec.name == "thread_ids_after_loops"]
+    assert [dict(e.options)["min-freed"] for e in entries] == [0]
     with triton_ext.enabled("masked_load_poison"):
         assert set(triton_ext.enabled_passes()) == {"masked_load_poison"}
 
