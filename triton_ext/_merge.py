@@ -53,5 +53,3 @@ def merge(manifests: Iterable[Manifest]) -> Manifest:
             errors=tuple(problems),
         )
     return merged
-
-
