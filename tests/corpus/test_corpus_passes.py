@@ -25,7 +25,7 @@ import contextlib
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import pytest
 
@@ -117,10 +117,19 @@ def _verify_text(text: str, target: GPUTarget) -> None:
         Path(f.name).unlink()
 
 
+def _with_companions(passes: Sequence[Any]) -> list[Any]:
+    """The passes and those they bring (registry ``with:``)."""
+    out = list(passes)
+    for spec in passes:
+        out += [triton_ext.manifest().find_pass(name) for name in spec.companions
+                if all(other.name != name for other in out)]
+    return out
+
+
 def _expected_placed(kernel: CorpusKernel, config: Configuration) -> list[str]:
     # Gluon kernels start at ttgir: ttir passes do not run on them, nor do ttgir passes anchored
     # next to a make_ttgir built-in (documented behaviour, docs/registry-schema.md).
-    return sorted(p.name for p in config.passes
+    return sorted(p.name for p in _with_companions(config.passes)
                   if not (kernel.gluon and (p.stage == "ttir" or (p.stage == "ttgir" and p.anchor))))
 
 
@@ -155,8 +164,10 @@ def _fresh_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def test_kernel_compiles_and_verifies(kernel: CorpusKernel, config: Configuration) -> None:
     check = f"compiled + verified, {'no pass' if not config.passes else ('all passes' if config.name == 'all' else 'pass ' + config.name)}"
     names = [p.name for p in config.passes]
-    # One pass: stop after its stage when that stage's output is the baseline's (docstring).
-    baseline = _baseline(kernel) if len(config.passes) == 1 else None
+    # One pass: stop after its stage when that stage's output is the baseline's (docstring);
+    # not with a companion at a later stage, which must still be placed.
+    alone = len(config.passes) == 1 and not config.passes[0].companions
+    baseline = _baseline(kernel) if alone else None
     stop_at = config.passes[0].stage if baseline else None
     try:
         with triton_ext.settings.scope(strict=True), triton_ext.record_pipelines() as plans, \

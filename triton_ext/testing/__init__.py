@@ -60,8 +60,8 @@ _INHERITED = ("TRITON_EXT_ENABLE", "TRITON_EXT_STRICT", "TRITON_EXT_REMARKS")
 
 def enabled_label(label: str) -> Any:
     """Context manager enabling a benchmark row's passes for this thread: ``a+b`` enables a and
-    b together, each optionally with options in MLIR's syntax (``nan_inf_check{fast-path=count}``),
-    so that option variants are rows of the same run as the defaults."""
+    b together, each optionally with options in MLIR's syntax (``a{flag=value}+b``), so that
+    option variants are rows of the same run as the defaults."""
     from .._selection import enabled_text
 
     return enabled_text(label.replace("+", ","), origin=f"row {label!r}")
