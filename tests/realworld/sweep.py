@@ -121,7 +121,9 @@ def sweep_kernel(kernel_name: str, pass_names: list[str]) -> list[dict[str, Any]
     import triton_ext
 
     kernel = BY_NAME[kernel_name]
-    stage_of = {spec.name: spec.stage for spec in triton_ext.manifest().passes}
+    # A pass that brings a later-stage companion (registry `with:`) compiles through: the
+    # companion may change what the pass's own stage left as the baseline's.
+    stage_of = {spec.name: spec.stage for spec in triton_ext.manifest().passes if not spec.companions}
     triton.knobs.cache.dir = tempfile.mkdtemp(prefix=f"realworld-{kernel_name}-")
     outcomes: list[Outcome] = []
     baseline: dict[str, str] = {}
