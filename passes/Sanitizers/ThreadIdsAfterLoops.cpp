@@ -105,7 +105,9 @@ constexpr int kMaxDepth = 16;
 
 class FunctionRemat {
 public:
-  FunctionRemat(Region &body, DominanceInfo &dom) : body(body), dom(dom) {}
+  FunctionRemat(Region &body, DominanceInfo &dom) : body(body), dom(dom) {
+    findLoops();
+  }
 
   /// Registers of the largest loop state (a header's block arguments) and of
   /// the values computed in front of a loop and used after it, and how many of
@@ -115,7 +117,7 @@ public:
   };
 
   Pressure measure() {
-    findLoops();
+
     Pressure p;
     for (Block *h : headers) {
       int64_t state = 0;
