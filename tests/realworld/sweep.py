@@ -38,6 +38,9 @@ class Outcome:
     placed: list[str] = field(default_factory=list)
     fires: bool = False
     first_changed_stage: str | None = None
+    #: Stopped after the pass's own stage (its output was the baseline's): later stages, and so
+    #: any companion placed there (registry `with:`), did not run.
+    stopped: bool = False
 
 
 class SameAsBaseline(Exception):
@@ -121,9 +124,9 @@ def sweep_kernel(kernel_name: str, pass_names: list[str]) -> list[dict[str, Any]
     import triton_ext
 
     kernel = BY_NAME[kernel_name]
-    # A pass that brings a later-stage companion (registry `with:`) compiles through: the
-    # companion may change what the pass's own stage left as the baseline's.
-    stage_of = {spec.name: spec.stage for spec in triton_ext.manifest().passes if not spec.companions}
+    # A pass that brings a later-stage companion (registry `with:`) stops early too: the
+    # companion's own column shows what it does to the baseline.
+    stage_of = {spec.name: spec.stage for spec in triton_ext.manifest().passes}
     triton.knobs.cache.dir = tempfile.mkdtemp(prefix=f"realworld-{kernel_name}-")
     outcomes: list[Outcome] = []
     baseline: dict[str, str] = {}
@@ -139,7 +142,7 @@ def sweep_kernel(kernel_name: str, pass_names: list[str]) -> list[dict[str, Any]
             with _stage_texts(seen, stop_at, baseline_stages):
                 compiled, out.placed = _compile(kernel, [name] if name else [])
             if compiled is None:  # stopped after its stage: the baseline's module, unchanged
-                out.ok = True
+                out.ok = out.stopped = True
                 out.seconds = round(time.perf_counter() - start, 3)
                 outcomes.append(out)
                 continue
