@@ -457,6 +457,18 @@ public:
     // emitRecordsAtEnd.
     report->maskedRecords = true;
     ModuleOp module = getOperation();
+    // A vote is a barrier of every thread of the program: not in kernels
+    // whose warps are split into partitions.
+    unsigned votes = 0;
+    if (ctaVote && !module
+                        .walk([](Operation *op) {
+                          return op->getName().getStringRef() ==
+                                         "ttg.warp_specialize"
+                                     ? WalkResult::interrupt()
+                                     : WalkResult::advance();
+                        })
+                        .wasInterrupted())
+      report->votes = &votes;
 
     // Collect first: checking inserts ops that the walk must not visit.
     SmallVector<std::tuple<Operation *, Value, Value>> stores;
@@ -754,7 +766,8 @@ private:
     builder.setInsertionPointAfter(group.back().op);
     Value any;
     auto addFound = [&](Value found) {
-      any = any ? arith::OrIOp::create(builder, found.getLoc(), any, found)
+      any = any ? arith::OrIOp::create(builder, group.back().op->getLoc(), any,
+                                       found)
                       .getResult()
                 : found;
     };
@@ -795,17 +808,8 @@ private:
         acc = arith::MaximumFOp::create(builder, loc, acc, peak);
       }
     }
-    for (Value peak : peaks) {
-      Location loc = peak.getLoc();
-      auto floatTy = cast<FloatType>(getElementTypeOrSelf(peak.getType()));
-      Value top = maxAll(builder, loc, peak);
-      addFound(arith::CmpFOp::create(
-          builder, loc, arith::CmpFPredicate::UEQ, top,
-          arith::ConstantOp::create(
-              builder, loc, floatTy,
-              builder.getFloatAttr(
-                  floatTy, APFloat::getInf(floatTy.getFloatSemantics())))));
-    }
+    for (Value peak : peaks)
+      addFound(anyNonFinite(builder, peak.getLoc(), peak, report));
     Location loc = group.back().op->getLoc();
     SmallVector<Type> resultTypes(2 * group.size(), i32);
     auto ifOp = scf::IfOp::create(builder, loc, resultTypes, any,
@@ -1488,10 +1492,7 @@ private:
                            .getResult()
                      : peak;
     }
-    Value peak = maxAll(builder, loc, combined);
-    Value found = arith::CmpFOp::create(
-        builder, loc, arith::CmpFPredicate::UEQ, peak,
-        arith::ConstantOp::create(builder, loc, floatTy, infAttr));
+    Value found = anyNonFinite(builder, loc, combined, report);
     Type i32 = builder.getI32Type();
     SmallVector<Type> resultTypes(2 * group.size(), i32);
     auto ifOp = scf::IfOp::create(builder, loc, resultTypes, found,
@@ -1899,7 +1900,7 @@ private:
         return;
       }
     }
-    Value found = peakIsNonFinite(builder, loc, absolute, mask);
+    Value found = peakIsNonFinite(builder, loc, absolute, mask, report);
     // Why the count and warp paths were not taken, when asked for.
     StringRef because = "";
     if (report.fastPath != FastPath::Peak && isa<RankedTensorType>(type)) {
@@ -1988,7 +1989,7 @@ private:
         builder.getInsertionPoint() == builder.getInsertionBlock()->end() ||
         !store->isBeforeInBlock(&*builder.getInsertionPoint()))
       return false;
-    Value found = peakIsNonFinite(builder, loc, absolute, mask);
+    Value found = peakIsNonFinite(builder, loc, absolute, mask, report);
     Value storeMask = store.getMask();
     Value ptr = store.getPtr();
     auto reloaded = [&](OpBuilder &b, Location l) -> Value {
@@ -2029,26 +2030,95 @@ private:
   /// `absolute` (|value|; masked-off lanes read 0, maskedMagnitude) is
   /// unordered (a NaN lane) or +Inf (a +-Inf lane).
   static Value peakIsNonFinite(OpBuilder &builder, Location loc, Value absolute,
-                               Value mask) {
-    auto floatTy = cast<FloatType>(getElementTypeOrSelf(absolute.getType()));
-    Value peak =
-        maxAll(builder, loc, maskedMagnitude(builder, loc, absolute, mask));
-    Value inf = arith::ConstantOp::create(
-        builder, loc, floatTy,
-        builder.getFloatAttr(floatTy,
-                             APFloat::getInf(floatTy.getFloatSemantics())));
-    return arith::CmpFOp::create(builder, loc, arith::CmpFPredicate::UEQ, peak,
-                                 inf);
+                               Value mask, const ReportOptions &report) {
+    return anyNonFinite(builder, loc,
+                        maskedMagnitude(builder, loc, absolute, mask), report);
+  }
+
+  /// True (i1 scalar) iff some lane of `peak` (|value|, masked-off lanes 0)
+  /// is NaN or +Inf: its NaN-propagating maximum is unordered or +Inf.
+  ///
+  /// With `report.votes`, a tile's test is built so that barrier_vote (llir
+  /// stage) can make it one barrier vote (`barrier.red.or.pred`) instead of a
+  /// reduction with shuffles, a shared-memory round trip and two barriers
+  /// (the whole clean-path cost of a row kernel's check: Liger's softmax
+  /// 0.888x on the H200). Each thread's flag (its elements' maximum tested,
+  /// in a `tt.map_elementwise` whose pack is all of the thread's elements, so
+  /// it runs once per thread) fills its elements; their maximum over the
+  /// tile, a reduction whose ops carry the tag kBarrierVoteTag + number, is
+  /// the same test as before. Without barrier_vote the tagged reduction runs
+  /// as it is and gives the same answer.
+  static Value anyNonFinite(OpBuilder &builder, Location loc, Value peak,
+                            const ReportOptions &report) {
+    auto floatTy = cast<FloatType>(getElementTypeOrSelf(peak.getType()));
+    auto infOf = [&](Location at) -> Value {
+      return arith::ConstantOp::create(
+          builder, at, floatTy,
+          builder.getFloatAttr(floatTy,
+                               APFloat::getInf(floatTy.getFloatSemantics())));
+    };
+    auto type = dyn_cast<RankedTensorType>(peak.getType());
+    // Not for tiles of more than 64 elements per thread (GEMM epilogues,
+    // whose own work dwarfs one reduction): the flag's map made ptxas hold
+    // more of the tile (in-house fp16 GEMM, 128 per thread: 198 -> 214
+    // registers).
+    if (!report.votes || !type || !type.getEncoding() ||
+        elemsPerThread(type) > kCountMaxElemsPerThread) {
+      Value top = maxAll(builder, loc, peak);
+      return arith::CmpFOp::create(builder, loc, arith::CmpFPredicate::UEQ, top,
+                                   infOf(loc));
+    }
+    int64_t perThread = elemsPerThread(type);
+    Type i32 = builder.getI32Type();
+    auto flags = triton::MapElementwiseOp::create(
+        builder, loc, TypeRange{type.clone(i32)}, ValueRange{peak},
+        uint32_t(perThread));
+    {
+      OpBuilder::InsertionGuard guard(builder);
+      SmallVector<Type> argTypes(perThread, floatTy);
+      Block *body =
+          builder.createBlock(&flags.getScalarOp(), {}, argTypes,
+                              SmallVector<Location>(argTypes.size(), loc));
+      Value top = body->getArgument(0);
+      for (Value arg : llvm::drop_begin(body->getArguments()))
+        top = arith::MaximumFOp::create(builder, loc, top, arg);
+      Value found = arith::CmpFOp::create(
+          builder, loc, arith::CmpFPredicate::UEQ, top, infOf(loc));
+      Value flag = arith::ExtUIOp::create(builder, loc, i32, found);
+      triton::MapElementwiseReturnOp::create(
+          builder, loc, SmallVector<Value>(perThread, flag));
+    }
+    Location tagged =
+        NameLoc::get(builder.getStringAttr(Twine(kBarrierVoteTag) +
+                                           Twine((*report.votes)++)),
+                     loc);
+    Value any = reduceAll(builder, tagged, flags.getResults()[0],
+                          [](OpBuilder &b, Location l, Value x, Value y) {
+                            return arith::MaxUIOp::create(b, l, x, y);
+                          });
+    Value zero = arith::ConstantIntOp::create(builder, loc, i32, 0);
+    return arith::CmpIOp::create(builder, tagged, arith::CmpIPredicate::ne, any,
+                                 zero);
   }
 
   /// NaN-propagating maximum over every lane of `value` (a float scalar).
   static Value maxAll(OpBuilder &builder, Location loc, Value value) {
+    return reduceAll(builder, loc, value,
+                     [](OpBuilder &b, Location l, Value x, Value y) {
+                       return arith::MaximumFOp::create(b, l, x, y);
+                     });
+  }
+
+  /// `combine` (commutative and associative) over every lane of `value`.
+  static Value
+  reduceAll(OpBuilder &builder, Location loc, Value value,
+            function_ref<Value(OpBuilder &, Location, Value, Value)> combine) {
     auto tensorTy = dyn_cast<RankedTensorType>(value.getType());
     if (!tensorTy)
       return value;
     Type elt = tensorTy.getElementType();
     if (tensorTy.getRank() > 1 && tensorTy.getEncoding()) {
-      // A maximum does not depend on the order of its operands: view the
+      // The result does not depend on the order of the operands: view the
       // tile as 1-D with reordering allowed (a register reinterpretation, no
       // data movement), so that one reduction, with one cross-warp step,
       // covers it instead of one per dimension.
@@ -2064,8 +2134,8 @@ private:
       OpBuilder::InsertionGuard guard(builder);
       Block *body = builder.createBlock(&reduce.getCombineOp(), {}, {elt, elt},
                                         {loc, loc});
-      Value combined = arith::MaximumFOp::create(
-          builder, loc, body->getArgument(0), body->getArgument(1));
+      Value combined =
+          combine(builder, loc, body->getArgument(0), body->getArgument(1));
       triton::ReduceReturnOp::create(builder, loc, ValueRange{combined});
       value = reduce.getResult()[0];
     }

@@ -95,6 +95,11 @@ def TritonExtNanInfCheck : Pass<"triton-ext-nan-inf-check", "mlir::ModuleOp"> {
     Option<"checkDots", "check-dots", "bool", /*default=*/"true",
            "Also check the results of dots outside loops and the final "
            "accumulator of dot loops.">,
+    Option<"ctaVote", "cta-vote", "bool", /*default=*/"true",
+           "Build each tile's any-lane test (peak, reload and group paths; "
+           "tiles of at most 64 elements per thread) as a per-thread flag and a tagged reduction that barrier_vote (llir "
+           "stage) turns into one barrier vote. Off: a maximum of |value| "
+           "reduced over the program.">,
   ];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::LLVM::LLVMDialect",
@@ -182,6 +187,24 @@ def TritonExtThreadIdsAfterLoops
            "A remark per function: registers of the loops' state, of the "
            "values live across a loop, of those derived from the thread id, "
            "and the uses recomputed.">,
+  ];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
+def TritonExtBarrierVote : Pass<"triton-ext-barrier-vote", "mlir::ModuleOp"> {
+  let summary = "Turn nan_inf_check's tagged any-lane reductions into one "
+                "barrier vote";
+  let description = [{
+    At the end of make_llir (LLVM dialect): each reduction nan_inf_check
+    tagged as an any-lane test (a maximum of one 0/1 flag per thread, then
+    `!= 0`) loses its cross-thread part (warp reductions, the shared-memory
+    round trip between warps and its barriers) to one
+    `barrier.red.or.pred` on the thread's flag, which gives every thread of
+    the program the OR of all flags.
+  }];
+  let options = [
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "A remark per tagged test: replaced, or why it was left as is.">,
   ];
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }

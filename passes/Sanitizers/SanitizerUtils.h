@@ -58,6 +58,11 @@ struct ReportOptions {
   /// that follows a loop by atomics masked with `count > 0` instead of under
   /// an `scf.if` (nan_inf_check).
   bool maskedRecords = false;
+  /// nan_inf_check: if set, each any-lane test of a tile (the peak, reload
+  /// and group paths' maximum) is a per-thread flag and a reduction of it
+  /// tagged for barrier_vote (kBarrierVoteTag), which numbers them from this
+  /// counter.
+  unsigned *votes = nullptr;
   /// With print=none, where emitReport's deferred records (a check in the
   /// kernel's entry block) go, if set: given the op at the builder's
   /// insertion point and the block's `tt.return`, the op of that block (at
@@ -76,6 +81,12 @@ std::optional<ReportOptions> makeReportOptions(Operation *op,
                                                StringRef passName,
                                                ReportMode mode, PrintMode print,
                                                bool records);
+
+/// Prefix of the location name (`NameLoc`) nan_inf_check puts on the
+/// reduction and the compare of an any-lane test, followed by the test's
+/// number in the module. barrier_vote (llir stage) finds the lowered
+/// reduction by it and replaces its cross-thread part with one barrier vote.
+inline constexpr StringLiteral kBarrierVoteTag = "triton_ext.barrier_vote.";
 
 /// Name of the module-level device global that holds the per-site records
 /// (three i64 per site: lanes, programs, INT64_MAX - first index).
@@ -142,7 +153,7 @@ using LanesBuilder = function_ref<Value(OpBuilder &, Location)>;
 
 /// Where and how a site reports.
 struct ReportSite {
-  StringRef pass;   ///< e.g. `nan_inf_check`
+  StringRef pass; ///< e.g. `nan_inf_check`
   /// Enclosing tt.func; owned, since kernelNameOf returns a temporary that a
   /// StringRef would outlive (it did: a record naming garbage).
   std::string kernel;

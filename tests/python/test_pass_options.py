@@ -233,13 +233,13 @@ def test_enabled_label_takes_options_per_pass_for_one_block(real_registry: Path)
 
 
 def test_a_pass_brings_its_registry_companions(real_registry: Path) -> None:
-    # registry.yaml: nan_inf_check `with: [thread_ids_after_loops]` (the llir helper its checks after
-    # loops need); named with options, the user's options win; masked_load_poison has none.
+    # registry.yaml: nan_inf_check `with: [thread_ids_after_loops, barrier_vote]` (the llir helpers
+    # its checks need); named with options, the user's options win; masked_load_poison has none.
     require_built("sanitizers")
     with triton_ext.enabled("nan_inf_check"):
         passes = triton_ext.enabled_passes()
-        assert set(passes) == {"nan_inf_check", "thread_ids_after_loops"}
-        assert passes["thread_ids_after_loops"]["stage"] == "llir"
+        assert set(passes) == {"nan_inf_check", "thread_ids_after_loops", "barrier_vote"}
+        assert passes["thread_ids_after_loops"]["stage"] == passes["barrier_vote"]["stage"] == "llir"
     for label in ("nan_inf_check+thread_ids_after_loops{max-loop-state=64}",
                   "thread_ids_after_loops{max-loop-state=64}+nan_inf_check"):
         with enabled_label(label):
@@ -273,7 +273,8 @@ def test_triton_ext_enable_takes_options_in_mlir_syntax(tmp_path: Path) -> None:
                   TRITON_EXT_CACHE_DIR=str(tmp_path))
     assert res.returncode == 0, res.stderr
     assert res.stdout.strip().splitlines()[-1] == (
-        "[('loop_split', (('max-parts', 2),)), ('nan_inf_check', (('mode', 'abort'), ('print', 'first'))), "
+        "[('barrier_vote', ()), ('loop_split', (('max-parts', 2),)), "
+        "('nan_inf_check', (('mode', 'abort'), ('print', 'first'))), "
         "('thread_ids_after_loops', ())]")  # registry `with:` of nan_inf_check
 
 

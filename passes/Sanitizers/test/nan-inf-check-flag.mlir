@@ -1,5 +1,5 @@
-// RUN: %opt %s -split-input-file --pass nan_inf_check --no-debug-info | FileCheck %s
-// RUN: %opt %s -split-input-file --pass 'nan_inf_check{fast-path=count}' --no-debug-info | FileCheck %s --check-prefix=COUNT
+// RUN: %opt %s -split-input-file --pass 'nan_inf_check{cta-vote=false}' --no-debug-info | FileCheck %s
+// RUN: %opt %s -split-input-file --pass 'nan_inf_check{cta-vote=false fast-path=count}' --no-debug-info | FileCheck %s --check-prefix=COUNT
 
 // A flag group (issue 32, the layer norms): a row kernel stores the row's mean
 // and rstd (scalars) and then the normalized row (8 elements per thread, the

@@ -1,4 +1,4 @@
-// RUN: %opt %s -split-input-file --pass 'nan_inf_check{fast-path=reload}' --no-debug-info | FileCheck %s
+// RUN: %opt %s -split-input-file --pass 'nan_inf_check{cta-vote=false fast-path=reload}' --no-debug-info | FileCheck %s
 
 // fast-path=reload (issue 18, row kernels): the clean path is one
 // NaN-propagating max of the masked |value| (as fast-path=peak), and only a

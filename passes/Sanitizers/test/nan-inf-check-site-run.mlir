@@ -1,6 +1,6 @@
-// RUN: %opt %s -split-input-file --pass nan_inf_check --no-debug-info | FileCheck %s --check-prefixes=CHECK,RELOAD
-// RUN: %opt %s -split-input-file --pass 'nan_inf_check{fast-path=count}' --no-debug-info | FileCheck %s --check-prefixes=CHECK,COUNT
-// RUN: %opt %s -split-input-file --pass 'nan_inf_check{fast-path=peak}' --no-debug-info | FileCheck %s --check-prefix=PEAK
+// RUN: %opt %s -split-input-file --pass 'nan_inf_check{cta-vote=false}' --no-debug-info | FileCheck %s --check-prefixes=CHECK,RELOAD
+// RUN: %opt %s -split-input-file --pass 'nan_inf_check{cta-vote=false fast-path=count}' --no-debug-info | FileCheck %s --check-prefixes=CHECK,COUNT
+// RUN: %opt %s -split-input-file --pass 'nan_inf_check{cta-vote=false fast-path=peak}' --no-debug-info | FileCheck %s --check-prefix=PEAK
 
 // Two stores of one source line (an unrolled loop, as Liger's MoE gather:
 // `tl.static_range` gives 8 stores of line 596, one element per thread) with

@@ -1,4 +1,4 @@
-// RUN: %opt %s -split-input-file --pass 'nan_inf_check{print=first fast-path=peak}' --no-debug-info | FileCheck %s
+// RUN: %opt %s -split-input-file --pass 'nan_inf_check{cta-vote=false print=first fast-path=peak}' --no-debug-info | FileCheck %s
 
 // The H200 false positive (issue 7): a clean GEMM reported "dot non-finite"
 // for every accumulator lane outside the M x N bounds, which hold undefined

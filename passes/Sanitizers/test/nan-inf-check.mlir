@@ -1,24 +1,24 @@
-// RUN: %opt %s --pass 'nan_inf_check{print=first fast-path=peak}' --no-debug-info | FileCheck %s
+// RUN: %opt %s --pass 'nan_inf_check{cta-vote=false print=first fast-path=peak}' --no-debug-info | FileCheck %s
 // The count fast path of a single store in the entry block (fast-path=count; the default is reload): one
 // two-operand reduction (count, first lane) right after the store, no branch there, the
 // records before the return under count > 0.
-// RUN: %opt %s --pass 'nan_inf_check{fast-path=count}' --no-debug-info | FileCheck %s --check-prefix=COUNT
-// RUN: %opt %s --pass 'nan_inf_check{fast-path=count print=first}' --no-debug-info | FileCheck %s --check-prefix=FIRSTC
+// RUN: %opt %s --pass 'nan_inf_check{cta-vote=false fast-path=count}' --no-debug-info | FileCheck %s --check-prefix=COUNT
+// RUN: %opt %s --pass 'nan_inf_check{cta-vote=false fast-path=count print=first}' --no-debug-info | FileCheck %s --check-prefix=FIRSTC
 // RUN: not %opt %s --pass 'nan_inf_check{fast-path=max}' --no-debug-info 2>&1 | FileCheck %s --check-prefix=BADFAST
 // BADFAST: --pass: pass nan_inf_check: option fast-path: expected one of count, peak, warp, reload, found 'max'
-// RUN: %opt %s --pass 'nan_inf_check{mode=abort}' --no-debug-info | FileCheck %s --check-prefix=ABORT
-// RUN: %opt %s --pass 'nan_inf_check{check-dots=false print=first fast-path=peak}' --no-debug-info | FileCheck %s --check-prefix=NODOTS
-// RUN: %opt %s --pass 'nan_inf_check{print=every fast-path=peak}' --no-debug-info | FileCheck %s --check-prefix=EVERY
-// RUN: %opt %s --pass 'nan_inf_check{print=none}' --no-debug-info | FileCheck %s --check-prefix=NONE
+// RUN: %opt %s --pass 'nan_inf_check{cta-vote=false mode=abort}' --no-debug-info | FileCheck %s --check-prefix=ABORT
+// RUN: %opt %s --pass 'nan_inf_check{cta-vote=false check-dots=false print=first fast-path=peak}' --no-debug-info | FileCheck %s --check-prefix=NODOTS
+// RUN: %opt %s --pass 'nan_inf_check{cta-vote=false print=every fast-path=peak}' --no-debug-info | FileCheck %s --check-prefix=EVERY
+// RUN: %opt %s --pass 'nan_inf_check{cta-vote=false print=none}' --no-debug-info | FileCheck %s --check-prefix=NONE
 // The default is print=none (issue 18: a device printf call costs GEMM registers even never
 // executed; the host prints from the records): no tt.print and no thread-id asm anywhere.
-// RUN: %opt %s --pass nan_inf_check --no-debug-info | FileCheck %s --check-prefix=NONE
-// RUN: %opt %s --pass nan_inf_check --no-debug-info | FileCheck %s --check-prefix=DEFAULT
+// RUN: %opt %s --pass 'nan_inf_check{cta-vote=false}' --no-debug-info | FileCheck %s --check-prefix=NONE
+// RUN: %opt %s --pass 'nan_inf_check{cta-vote=false}' --no-debug-info | FileCheck %s --check-prefix=DEFAULT
 // DEFAULT-NOT: tt.print
 // DEFAULT-NOT: tt.elementwise_inline_asm
 // RUN: not %opt %s --pass 'nan_inf_check{print=all}' --no-debug-info 2>&1 | FileCheck %s --check-prefix=BADPRINT
 // BADPRINT: --pass: pass nan_inf_check: option print: expected one of none, first, every, found 'all'
-// RUN: %opt %s --pass 'nan_inf_check{print=every records=false}' --no-debug-info | FileCheck %s --check-prefix=NORECORDS
+// RUN: %opt %s --pass 'nan_inf_check{cta-vote=false print=every records=false}' --no-debug-info | FileCheck %s --check-prefix=NORECORDS
 // RUN: not %opt %s --pass 'nan_inf_check{records=false print=first}' --no-debug-info 2>&1 | FileCheck %s --check-prefix=BADRECORDS
 // BADRECORDS: print=first needs records=true (use print=every)
 // Without records: per-program prints only, no module globals, no atomics.

@@ -1013,9 +1013,11 @@ def test_row_stores_share_one_flag():
     ttgir = compiled.asm["ttgir"]
     body = ttgir[ttgir.index("tt.func"):]
     clean, branch = body.split("scf.if", 1)
-    # The kernel's two sums and the check's maximum; the count and first lane on the branch.
+    # The kernel's two sums and the check's one test: each thread's flag (the maximum of its 4
+    # elements, tested) and their maximum; the count and first lane on the branch.
     assert clean.count('"tt.reduce"') == 3, clean
-    assert clean.count("arith.maximumf") == 1, clean
+    assert clean.count('"tt.map_elementwise"') == 1 and "<{pack = 4 : i32}>" in clean, clean
+    assert clean.count("arith.maximumf") == 3 and clean.count("arith.maxui") == 1, clean
     assert re.search(r"scf\.if %\S+ -> \(i32, i32, i32, i32, i32, i32\)", body), body
     assert "isVolatile = true" in branch.split("} else {")[0], branch
     assert body.count("scf.if") == 5, body  # the branch, the records' and one per site in it
@@ -1028,6 +1030,22 @@ def test_row_stores_share_one_flag():
     count = _compile(kernels.layer_norm_rows_kernel, kernels.LN_ROWS_SIG, {"BLOCK": 1024},
                      ("nan_inf_check",), {"num_warps": 8}, fast_path="count").asm["ttgir"]
     assert "flag path" not in count and count.count("{triton_ext.sanitizer_records}") == 3
+
+
+def test_any_lane_test_is_one_barrier_vote():
+    # barrier_vote (brought by nan_inf_check): the flag group's test, a reduction across the 8
+    # warps (a barrier in front of it, a shared-memory round trip and a barrier inside), is one
+    # `barrier.red.or.pred` in the PTX; with cta-vote=false the maximum of |value| is reduced
+    # as before. The planted-bug GPU scenarios (check_gpu nan_flag_group, nan_loop_*) check that
+    # the vote's finding path reports exact lanes.
+    def ptx(**options: Any) -> str:
+        return _compile(kernels.layer_norm_rows_kernel, kernels.LN_ROWS_SIG, {"BLOCK": 1024},
+                        ("nan_inf_check",), {"num_warps": 8}, **options).asm["ptx"]
+
+    voted, reduced = ptx(), ptx(**{"cta-vote": False})
+    assert voted.count("barrier.red.or.pred") == 1 and "barrier.red" not in reduced
+    assert reduced.count("bar.sync") - voted.count("bar.sync") == 2, (
+        reduced.count("bar.sync"), voted.count("bar.sync"))
 
 
 def test_store_in_loop_carries_one_value_per_thread():
