@@ -101,7 +101,7 @@ public:
           tests[*n].ops.push_back(op);
       });
       for (auto &[number, test] : tests) {
-        StringRef outcome = rewrite(test);
+        StringRef outcome = rewrite(test, aligned);
         if (remarks)
           func.emitRemark()
               << "barrier_vote: test " << number << ": " << outcome;
@@ -111,7 +111,7 @@ public:
 
 private:
   /// Replaces the test's cross-thread part by a vote; says what it did.
-  static StringRef rewrite(Test &test) {
+  static StringRef rewrite(Test &test, bool aligned) {
     Block *block = test.ops.front()->getBlock();
     if (llvm::any_of(test.ops,
                      [&](Operation *op) { return op->getBlock() != block; }))
@@ -156,11 +156,12 @@ private:
     OpBuilder builder(at);
     Location loc = at->getLoc();
     Type i32 = builder.getI32Type();
+    std::string text =
+        std::string("{\n\t.reg .pred %vote_p;\n\tsetp.ne.u32 %vote_p, $1, 0;\n\t") +
+        (aligned ? "bar.red.or.pred" : "barrier.red.or.pred") +
+        " %vote_p, 0, %vote_p;\n\tselp.u32 $0, 1, 0, %vote_p;\n\t}";
     auto vote = LLVM::InlineAsmOp::create(
-        builder, loc, i32, ValueRange{partial},
-        "{\n\t.reg .pred %vote_p;\n\tsetp.ne.u32 %vote_p, $1, 0;\n\t"
-        "barrier.red.or.pred %vote_p, 0, %vote_p;\n\t"
-        "selp.u32 $0, 1, 0, %vote_p;\n\t}",
+        builder, loc, i32, ValueRange{partial}, text,
         "=r,r", /*has_side_effects=*/true, /*is_align_stack=*/false,
         LLVM::TailCallKind::None, /*asm_dialect=*/nullptr,
         /*operand_attrs=*/nullptr);

@@ -2062,8 +2062,13 @@ private:
     // whose own work dwarfs one reduction): the flag's map made ptxas hold
     // more of the tile (in-house fp16 GEMM, 128 per thread: 198 -> 214
     // registers).
+    // Nor for tiles one warp holds whole (a row's 16 means): their reduction
+    // never leaves the warp, so there is no cross-warp step for a vote to
+    // replace.
     if (!report.votes || !type || !type.getEncoding() ||
-        elemsPerThread(type) > kCountMaxElemsPerThread) {
+        elemsPerThread(type) > kCountMaxElemsPerThread ||
+        type.getNumElements() <=
+            elemsPerThread(type) * triton::gpu::lookupThreadsPerWarp(builder)) {
       Value top = maxAll(builder, loc, peak);
       return arith::CmpFOp::create(builder, loc, arith::CmpFPredicate::UEQ, top,
                                    infOf(loc));

@@ -203,6 +203,9 @@ def TritonExtBarrierVote : Pass<"triton-ext-barrier-vote", "mlir::ModuleOp"> {
     the program the OR of all flags.
   }];
   let options = [
+    Option<"aligned", "aligned", "bool", /*default=*/"false",
+           "Vote with `bar.red.or.pred` (every thread of a warp executes the "
+           "same instruction) instead of `barrier.red.or.pred`.">,
     Option<"remarks", "remarks", "bool", /*default=*/"false",
            "A remark per tagged test: replaced, or why it was left as is.">,
   ];
