@@ -119,29 +119,29 @@ private:
     auto firstStep = llvm::find_if(test.ops, isWarpStep);
     if (firstStep == test.ops.end())
       return "left as is (no warp-level step)";
-    // The reduction ends at its compare; tagged ops after it (an `or` with
-    // other tests) stay.
-    auto end = std::find_if(firstStep, test.ops.end(), [](Operation *op) {
-      return isa<LLVM::ICmpOp>(op);
-    });
-    if (end == test.ops.end())
+    // The reduction ends at its (last) compare; tagged ops after it (an `or`
+    // with other tests) stay.
+    auto last =
+        std::find_if(test.ops.rbegin(), test.ops.rend(),
+                     [](Operation *op) { return isa<LLVM::ICmpOp>(op); });
+    if (last == test.ops.rend() || last.base() <= firstStep)
       return "left as is (the reduction does not end in `!= 0`)";
-    ++end;
+    auto end = last.base();
     if (llvm::none_of(llvm::make_range(firstStep, end), isBarrier))
       return "left as is (no cross-warp step: nothing to save)";
     SmallPtrSet<Operation *, 16> replaced(firstStep, end);
-    // The test's answer: the one value of the replaced ops used elsewhere.
-    Value answer;
+    // The test's answer is the compare's. Other values the reduction
+    // computed may be used elsewhere only if they are plain arithmetic (CSE
+    // shares its shared-memory addresses with later reductions); those stay.
+    auto compare = cast<LLVM::ICmpOp>(*std::prev(end));
+    Value answer = compare.getResult();
     for (Operation *op : replaced)
-      for (Value result : op->getResults())
-        for (Operation *user : result.getUsers())
-          if (!replaced.contains(user)) {
-            if (answer && answer != result)
-              return "left as is (more than one value leaves the reduction)";
-            answer = result;
-          }
-    auto compare = answer ? answer.getDefiningOp<LLVM::ICmpOp>() : nullptr;
-    if (!compare || compare.getPredicate() != LLVM::ICmpPredicate::ne ||
+      if (op != compare && !isMemoryEffectFree(op) &&
+          llvm::any_of(op->getUsers(), [&](Operation *user) {
+            return !replaced.contains(user);
+          }))
+        return "left as is (a value it loads or exchanges is used elsewhere)";
+    if (compare.getPredicate() != LLVM::ICmpPredicate::ne ||
         !matchPattern(compare.getRhs(), m_Zero()))
       return "left as is (the reduction does not end in `!= 0`)";
     Value partial = (*firstStep)
@@ -157,12 +157,13 @@ private:
     Location loc = at->getLoc();
     Type i32 = builder.getI32Type();
     std::string text =
-        std::string("{\n\t.reg .pred %vote_p;\n\tsetp.ne.u32 %vote_p, $1, 0;\n\t") +
+        std::string(
+            "{\n\t.reg .pred %vote_p;\n\tsetp.ne.u32 %vote_p, $1, 0;\n\t") +
         (aligned ? "bar.red.or.pred" : "barrier.red.or.pred") +
         " %vote_p, 0, %vote_p;\n\tselp.u32 $0, 1, 0, %vote_p;\n\t}";
     auto vote = LLVM::InlineAsmOp::create(
-        builder, loc, i32, ValueRange{partial}, text,
-        "=r,r", /*has_side_effects=*/true, /*is_align_stack=*/false,
+        builder, loc, i32, ValueRange{partial}, text, "=r,r",
+        /*has_side_effects=*/true, /*is_align_stack=*/false,
         LLVM::TailCallKind::None, /*asm_dialect=*/nullptr,
         /*operand_attrs=*/nullptr);
     Value zero = LLVM::ConstantOp::create(builder, loc, i32, 0);

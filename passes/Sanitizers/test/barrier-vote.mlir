@@ -74,6 +74,39 @@ module attributes {"ttg.num-warps" = 8 : i32, ttg.target = "cuda:90"} {
 
 // -----
 
+// CSE shared the reduction's shared-memory address with a later reduction
+// (in the reporting branch): the address stays, the rest becomes the vote.
+// CHECK-LABEL: llvm.func @shared_address
+// CHECK:         barrier.red.or.pred
+// CHECK:         %[[ADDR:.*]] = llvm.getelementptr %arg2[%arg0]
+// CHECK-NOT:     nvvm.redux.sync
+// CHECK:       ^bb1:
+// CHECK-NEXT:    llvm.load %[[ADDR]]
+// REMARK: remark: barrier_vote: test 0: replaced by one barrier vote
+#vote = loc("triton_ext.barrier_vote.0"("row.py":7:4))
+module attributes {"ttg.num-warps" = 8 : i32, ttg.target = "cuda:90"} {
+  llvm.func @shared_address(%flag: i32, %out: !llvm.ptr<1>, %smem: !llvm.ptr<3>) {
+    %c0 = llvm.mlir.constant(0 : i32) : i32
+    %all = llvm.mlir.constant(-1 : i32) : i32
+    %warp = nvvm.redux.sync umax %flag, %all : i32 -> i32 loc(#vote)
+    %addr = llvm.getelementptr %smem[%flag] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i32 loc(#vote)
+    llvm.store %warp, %addr : i32, !llvm.ptr<3> loc(#vote)
+    nvvm.barrier loc(#vote)
+    %back = llvm.load %addr : !llvm.ptr<3> -> i32 loc(#vote)
+    %cta = nvvm.redux.sync umax %back, %all : i32 -> i32 loc(#vote)
+    %found = llvm.icmp "ne" %cta, %c0 : i32 loc(#vote)
+    llvm.cond_br %found, ^bb1, ^bb2
+  ^bb1:
+    %again = llvm.load %addr : !llvm.ptr<3> -> i32
+    llvm.store %again, %out : i32, !llvm.ptr<1>
+    llvm.br ^bb2
+  ^bb2:
+    llvm.return
+  }
+}
+
+// -----
+
 // Declined, the IR left as it is: a reduction within one warp (nothing
 // crosses warps: a vote would add a barrier), and one whose ops lie in two
 // blocks.
