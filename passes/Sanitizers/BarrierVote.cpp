@@ -94,6 +94,14 @@ public:
   using Base::Base;
 
   void runOnOperation() override {
+    // The vote is PTX: other targets keep their reductions.
+    auto target = getOperation()->getAttrOfType<StringAttr>("ttg.target");
+    if (!target || !target.getValue().starts_with("cuda:")) {
+      if (remarks)
+        getOperation().emitRemark()
+            << "barrier_vote: left as is (not a CUDA module)";
+      return;
+    }
     getOperation().walk([&](LLVM::LLVMFuncOp func) {
       llvm::MapVector<unsigned, Test> tests;
       func.walk([&](Operation *op) {

@@ -145,3 +145,26 @@ module attributes {"ttg.num-warps" = 1 : i32, ttg.target = "cuda:90"} {
     llvm.return
   }
 }
+
+// -----
+
+// Not a CUDA module (the vote is PTX): left as it is.
+// CHECK-LABEL: llvm.func @hip
+// CHECK-NOT:     llvm.inline_asm
+// CHECK:         llvm.icmp "ne"
+// REMARK: remark: barrier_vote: left as is (not a CUDA module)
+#vote = loc("triton_ext.barrier_vote.0"("row.py":7:4))
+module attributes {"ttg.num-warps" = 8 : i32, ttg.target = "hip:gfx942"} {
+  llvm.func @hip(%flag: i32, %out: !llvm.ptr<1>, %smem: !llvm.ptr<3>) {
+    %c0 = llvm.mlir.constant(0 : i32) : i32
+    %all = llvm.mlir.constant(-1 : i32) : i32
+    %warp = nvvm.redux.sync umax %flag, %all : i32 -> i32 loc(#vote)
+    llvm.store %warp, %smem : i32, !llvm.ptr<3> loc(#vote)
+    nvvm.barrier loc(#vote)
+    %back = llvm.load %smem : !llvm.ptr<3> -> i32 loc(#vote)
+    %found = llvm.icmp "ne" %back, %c0 : i32 loc(#vote)
+    %z = llvm.zext %found : i1 to i32
+    llvm.store %z, %out : i32, !llvm.ptr<1>
+    llvm.return
+  }
+}
