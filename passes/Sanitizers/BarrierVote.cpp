@@ -11,7 +11,10 @@
 // shared store and load and their shuffles after the row's store. The
 // hardware answers the question in one instruction: `barrier.red.or.pred`, a
 // barrier of every thread of the program that returns the OR of their
-// predicates to all of them.
+// predicates to all of them. H200, whole corpus (results/real-vote-h200.json):
+// Liger's softmax 0.885x -> 0.964x, Liger's layer norm 0.909x -> 0.978x, FLA's
+// softmax 0.916x -> 0.983x; Liger's SwiGLU, where the vote replaces one barrier
+// and saves none, 0.963x -> 0.93x.
 //
 // What: at the end of make_llir (LLVM dialect), for each reduction that
 // nan_inf_check tagged (location name kBarrierVoteTag + number: the maximum
