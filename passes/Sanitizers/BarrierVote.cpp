@@ -86,11 +86,6 @@ bool isBarrier(Operation *op) {
   return name == "nvvm.barrier" || name == "nvvm.barrier0";
 }
 
-/// The ops of one tagged test, in their block's order.
-struct Test {
-  SmallVector<Operation *> ops;
-};
-
 class BarrierVotePass
     : public mlir::triton_ext::impl::TritonExtBarrierVoteBase<BarrierVotePass> {
 public:
@@ -106,10 +101,11 @@ public:
       return;
     }
     getOperation().walk([&](LLVM::LLVMFuncOp func) {
-      llvm::MapVector<unsigned, Test> tests;
+      // Each tagged test's ops, in their block's order.
+      llvm::MapVector<unsigned, SmallVector<Operation *>> tests;
       func.walk([&](Operation *op) {
         if (std::optional<unsigned> n = voteNumber(op->getLoc()))
-          tests[*n].ops.push_back(op);
+          tests[*n].push_back(op);
       });
       for (auto &[number, test] : tests) {
         StringRef outcome = rewrite(test, aligned);
@@ -122,20 +118,20 @@ public:
 
 private:
   /// Replaces the test's cross-thread part by a vote; says what it did.
-  static StringRef rewrite(Test &test, bool aligned) {
-    Block *block = test.ops.front()->getBlock();
-    if (llvm::any_of(test.ops,
+  static StringRef rewrite(ArrayRef<Operation *> test, bool aligned) {
+    Block *block = test.front()->getBlock();
+    if (llvm::any_of(test,
                      [&](Operation *op) { return op->getBlock() != block; }))
       return "left as is (its ops are in more than one block)";
-    auto firstStep = llvm::find_if(test.ops, isWarpStep);
-    if (firstStep == test.ops.end())
+    auto firstStep = llvm::find_if(test, isWarpStep);
+    if (firstStep == test.end())
       return "left as is (no warp-level step)";
     // The reduction ends at its (last) compare; tagged ops after it (an `or`
     // with other tests) stay.
-    auto last =
-        std::find_if(test.ops.rbegin(), test.ops.rend(),
-                     [](Operation *op) { return isa<LLVM::ICmpOp>(op); });
-    if (last == test.ops.rend() || last.base() <= firstStep)
+    auto last = std::find_if(test.rbegin(), test.rend(), [](Operation *op) {
+      return isa<LLVM::ICmpOp>(op);
+    });
+    if (last == test.rend() || last.base() <= firstStep)
       return "left as is (the reduction does not end in `!= 0`)";
     auto end = last.base();
     if (llvm::none_of(llvm::make_range(firstStep, end), isBarrier))
@@ -189,7 +185,7 @@ private:
     // was used before): the vote orders the same accesses if only register
     // arithmetic lies between them.
     for (Operation *op :
-         llvm::reverse(llvm::make_range(test.ops.begin(), firstStep))) {
+         llvm::reverse(llvm::make_range(test.begin(), firstStep))) {
       if (!isBarrier(op))
         continue;
       bool onlyArithmetic = true;

@@ -117,7 +117,6 @@ public:
   };
 
   Pressure measure() {
-
     Pressure p;
     for (Block *h : headers) {
       int64_t state = 0;
