@@ -63,10 +63,17 @@ namespace {
 /// inputs are constants.
 class PartBounds {
 public:
-  PartBounds(PatternRewriter &rewriter, scf::ForOp loop, const SplitPlan &plan)
+  /// `alsoRequired`, when given, is one more i1 conjunct of the guard (the
+  /// checks the rewrites of the known parts rely on); the plan must then
+  /// have a middle part, which runs every iteration when it fails.
+  PartBounds(PatternRewriter &rewriter, scf::ForOp loop, const SplitPlan &plan,
+             Value alsoRequired = {})
       : rewriter(rewriter), loop(loop), plan(plan), loc(loop.getLoc()),
         ivType(loop.getInductionVar().getType()),
-        narrow(ivType.isSignlessInteger(32)) {}
+        narrow(ivType.isSignlessInteger(32)), alsoRequired(alsoRequired) {
+    assert((!alsoRequired || plan.midPart) &&
+           "a guard needs a middle part to fall back to");
+  }
 
   /// End of the low part: m1, or lb when the guard fails.
   Value lowEnd() {
@@ -155,8 +162,9 @@ private:
 
   /// The conjunction of the run-time checks, or null if there are none.
   Value guard() {
-    if (plan.guard.empty() || okValue)
+    if (guardBuilt)
       return okValue;
+    guardBuilt = true;
     for (const GuardCheck &check : plan.guard) {
       P pred = check.atMost ? P::sle : P::sge;
       Value holds;
@@ -173,6 +181,10 @@ private:
                                                                holds)
                         : holds;
     }
+    if (alsoRequired)
+      okValue = okValue ? rewriter.createOrFold<arith::AndIOp>(loc, okValue,
+                                                               alsoRequired)
+                        : alsoRequired;
     return okValue;
   }
 
@@ -300,6 +312,8 @@ private:
   Location loc;
   Type ivType;
   bool narrow;
+  Value alsoRequired;
+  bool guardBuilt = false;
   Value lbWide, ubEff, okValue, m1Value, m2Value, r1Value, r2Value;
 };
 
@@ -307,9 +321,10 @@ private:
 struct SplitLoopOnComparison : OpRewritePattern<scf::ForOp> {
   SplitLoopOnComparison(MLIRContext *ctx, const SplitLimits &limits,
                         const ProfitOptions &profitOptions,
-                        Rounding rounding, bool remarks)
+                        Rounding rounding, bool scaleAfterMax, bool remarks)
       : OpRewritePattern(ctx), limits(limits), profitOptions(profitOptions),
-        rounding(rounding), remarks(remarks) {}
+        rounding(rounding), scaleAfterMaxOption(scaleAfterMax),
+        remarks(remarks) {}
 
   LogicalResult matchAndRewrite(scf::ForOp loop,
                                 PatternRewriter &rewriter) const override {
@@ -347,7 +362,35 @@ struct SplitLoopOnComparison : OpRewritePattern<scf::ForOp> {
                                // (true) or its negation (false).
     };
     rewriter.setInsertionPoint(loop);
-    PartBounds bounds(rewriter, loop, *plan);
+    // Row maxima of scaled scores in the rounded parts: taken before the
+    // scale where it is positive and finite (LoopSplitRounding.h), else every
+    // iteration runs in the middle part, which keeps the loop's own code.
+    SmallVector<Value> scales;
+    Value scalesOk;
+    // Only where a middle part exists for it to fall back to: a third loop
+    // made for the guard alone (the scalar-form attention, whose parts need
+    // no guard) made that kernel spill at head dim 64, pipelined or not.
+    if (roundParts && scaleAfterMaxOption && plan->midPart)
+      scales = rowMaximumScales(loop, *plan);
+    for (Value scale : scales) {
+      auto type = cast<FloatType>(scale.getType());
+      Location loc = loop.getLoc();
+      Value zero = arith::ConstantOp::create(rewriter, loc,
+                                             rewriter.getFloatAttr(type, 0.0));
+      Value inf = arith::ConstantOp::create(
+          rewriter, loc,
+          FloatAttr::get(type, APFloat::getInf(type.getFloatSemantics())));
+      // Ordered compares: false for NaN.
+      Value ok = arith::AndIOp::create(
+          rewriter, loc,
+          arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OGT,
+                                scale, zero),
+          arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OLT,
+                                scale, inf));
+      scalesOk =
+          scalesOk ? arith::AndIOp::create(rewriter, loc, scalesOk, ok) : ok;
+    }
+    PartBounds bounds(rewriter, loop, *plan, scalesOk);
     SmallVector<Part, 3> parts;
     if (plan->lowPart)
       parts.push_back({loop.getLowerBound(), bounds.lowEnd(), true});
@@ -371,10 +414,13 @@ struct SplitLoopOnComparison : OpRewritePattern<scf::ForOp> {
         keepRounding(
             loop, *plan,
             [&](Operation *op) { return mapping.lookup(op); }, rewriter);
-      if (part.low)
+      if (part.low) {
         for (Comparison c : plan->comparisons)
           replaceByConstant(rewriter, mapping.lookup(c.cmp.getResult()),
                             *part.low == c.lowValue);
+        if (!scales.empty())
+          scaleAfterMax(clone, scales, rewriter);
+      }
       // One pipeline drain: only the main part keeps the loop's stages.
       if (singleDrain && index != profit.mainPart)
         clone->setAttr("tt.num_stages", rewriter.getI32IntegerAttr(1));
@@ -420,6 +466,7 @@ private:
   SplitLimits limits;
   ProfitOptions profitOptions;
   Rounding rounding;
+  bool scaleAfterMaxOption;
   bool remarks;
 };
 
@@ -442,7 +489,7 @@ public:
     patterns.add<SplitLoopOnComparison>(
         &getContext(), SplitLimits{maxParts, maxTileElements, maxTailStep},
         ProfitOptions{profitability, minUnmaskedTrips, singleDrain},
-        rounding, remarks);
+        rounding, scaleAfterMax, remarks);
     walkAndApplyPatterns(getOperation(), std::move(patterns));
   }
 };

@@ -21,6 +21,8 @@
 #include "LoopSplitRounding.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/IR/Matchers.h"
 #include "triton/Dialect/Triton/IR/Dialect.h"
 #include "triton/Dialect/TritonGPU/IR/Dialect.h"
 #include "llvm/ADT/SetVector.h"
@@ -154,6 +156,112 @@ bool canKeepRounding(scf::ForOp loop, const SplitPlan &plan) {
   return true;
 }
 
+namespace {
+
+constexpr StringLiteral kMulRnF32 = "mul.rn.f32 $0, $1, $2;";
+constexpr StringLiteral kMulRnF64 = "mul.rn.f64 $0, $1, $2;";
+
+/// `a * b`, correctly rounded, as an op no backend contracts into an add.
+Value roundedMultiply(RewriterBase &rewriter, Location loc, Value a, Value b) {
+  // Inline PTX, not libdevice's __nv_fmul_rn: Triton links libdevice with
+  // __CUDA_FTZ set, which makes that mul.rn.ftz, flushing the subnormal
+  // products the plain multiply keeps.
+  bool f32 = getElementTypeOrSelf(a.getType()).isF32();
+  return triton::ElementwiseInlineAsmOp::create(
+             rewriter, loc, TypeRange{a.getType()}, f32 ? kMulRnF32 : kMulRnF64,
+             f32 ? "=f,f,f" : "=d,d,d", /*pure=*/true, /*packed_element=*/1,
+             ValueRange{a, b})
+      ->getResult(0);
+}
+
+/// Whether `reduce` takes the maximum of one tensor (a combiner that is one
+/// maxnumf or maximumf of its two arguments).
+bool isMaximum(triton::ReduceOp reduce) {
+  if (reduce->getNumOperands() != 1 || reduce->getNumResults() != 1)
+    return false;
+  Block &body = reduce.getCombineOp().front();
+  if (body.getNumArguments() != 2 || !llvm::hasSingleElement(
+                                         body.without_terminator()))
+    return false;
+  Operation &op = body.front();
+  if (!isa<arith::MaxNumFOp, arith::MaximumFOp>(op) ||
+      op.getOperand(0) != body.getArgument(0) ||
+      op.getOperand(1) != body.getArgument(1))
+    return false;
+  return body.getTerminator()->getOperand(0) == op.getResult(0);
+}
+
+/// A multiply `x * splat(s)`, `s` a scalar defined outside `loop`: (x, s).
+std::pair<Value, Value> scaledBy(Operation *op, scf::ForOp loop) {
+  bool multiply = isa<arith::MulFOp>(op);
+  if (auto asmOp = dyn_cast<triton::ElementwiseInlineAsmOp>(op))
+    multiply = asmOp.getAsmString() == kMulRnF32 ||
+               asmOp.getAsmString() == kMulRnF64;
+  if (!multiply || op->getNumOperands() != 2 ||
+      !isa<RankedTensorType>(op->getResult(0).getType()))
+    return {};
+  for (unsigned i : {0u, 1u}) {
+    auto splat = op->getOperand(i).getDefiningOp<triton::SplatOp>();
+    if (splat && isa<FloatType>(splat.getSrc().getType()) &&
+        loop.isDefinedOutsideOfLoop(splat.getSrc()))
+      return {op->getOperand(1 - i), splat.getSrc()};
+  }
+  return {};
+}
+
+/// The i1 constant `condition` is, if it is one (scalar or splat).
+std::optional<bool> constantCondition(Value condition) {
+  Attribute attr;
+  if (!matchPattern(condition, m_Constant(&attr)))
+    return std::nullopt;
+  if (auto dense = dyn_cast<SplatElementsAttr>(attr))
+    return dense.getSplatValue<bool>();
+  if (auto integer = dyn_cast<IntegerAttr>(attr))
+    return integer.getValue().getBoolValue();
+  return std::nullopt;
+}
+
+/// The multiplies `value` may be, looking back through layout conversions and
+/// through selects and `scf.if` results: every side of those whose condition
+/// is in `either`, only the side taken of those whose condition is a
+/// constant, none of the others.
+void multipliesBehind(Value value, const llvm::SetVector<Value> &either,
+                      SmallVectorImpl<Operation *> &found) {
+  Operation *op = value.getDefiningOp();
+  if (!op)
+    return;
+  if (isa<triton::gpu::ConvertLayoutOp>(op))
+    return multipliesBehind(op->getOperand(0), either, found);
+  auto sides = [&](Value condition) -> SmallVector<unsigned, 2> {
+    if (either.contains(condition))
+      return {0, 1};
+    if (std::optional<bool> known = constantCondition(condition))
+      return {*known ? 0u : 1u};
+    return {};
+  };
+  if (auto select = dyn_cast<arith::SelectOp>(op)) {
+    for (unsigned side : sides(select.getCondition()))
+      multipliesBehind(side == 0 ? select.getTrueValue()
+                                 : select.getFalseValue(),
+                       either, found);
+    return;
+  }
+  if (auto branch = dyn_cast<scf::IfOp>(op)) {
+    unsigned index = cast<OpResult>(value).getResultNumber();
+    for (unsigned side : sides(branch.getCondition())) {
+      Region &region = side == 0 ? branch.getThenRegion()
+                                 : branch.getElseRegion();
+      if (!region.empty())
+        multipliesBehind(region.front().getTerminator()->getOperand(index),
+                         either, found);
+    }
+    return;
+  }
+  found.push_back(op);
+}
+
+} // namespace
+
 void keepRounding(scf::ForOp loop, const SplitPlan &plan,
                   function_ref<Operation *(Operation *)> inPart,
                   RewriterBase &rewriter) {
@@ -174,17 +282,8 @@ void keepRounding(scf::ForOp loop, const SplitPlan &plan,
     auto mul = cast<arith::MulFOp>(op);
     // Right before the boundary: the multiply's operands dominate it.
     rewriter.setInsertionPoint(partUser);
-    // Inline PTX, not libdevice's __nv_fmul_rn: Triton links libdevice with
-    // __CUDA_FTZ set, which makes that mul.rn.ftz, flushing the subnormal
-    // products the plain multiply keeps.
-    bool f32 = getElementTypeOrSelf(mul.getType()).isF32();
-    Value rounded =
-        triton::ElementwiseInlineAsmOp::create(
-            rewriter, mul.getLoc(), TypeRange{mul.getType()},
-            f32 ? "mul.rn.f32 $0, $1, $2;" : "mul.rn.f64 $0, $1, $2;",
-            f32 ? "=f,f,f" : "=d,d,d", /*pure=*/true, /*packed_element=*/1,
-            mul->getOperands())
-            ->getResult(0);
+    Value rounded = roundedMultiply(rewriter, mul.getLoc(), mul.getLhs(),
+                                    mul.getRhs());
     // Rebuild the shape chain on the rounded value.
     for (Operation *step : llvm::reverse(path)) {
       Operation *copy = rewriter.clone(*step);
@@ -193,6 +292,54 @@ void keepRounding(scf::ForOp loop, const SplitPlan &plan,
     }
     rewriter.modifyOpInPlace(partUser,
                              [&] { partUser->setOperand(operand, rounded); });
+  }
+}
+
+SmallVector<Value> rowMaximumScales(scf::ForOp loop, const SplitPlan &plan) {
+  llvm::SetVector<Value> folded;
+  for (Comparison c : plan.comparisons)
+    folded.insert(c.cmp.getResult());
+  llvm::SetVector<Value> scales;
+  loop.getBody()->walk([&](triton::ReduceOp reduce) {
+    if (!isMaximum(reduce))
+      return;
+    SmallVector<Operation *> found;
+    multipliesBehind(reduce->getOperand(0), folded, found);
+    for (Operation *op : found)
+      if (Value scale = scaledBy(op, loop).second)
+        scales.insert(scale);
+  });
+  return scales.takeVector();
+}
+
+void scaleAfterMax(scf::ForOp part, ArrayRef<Value> scales,
+                   RewriterBase &rewriter) {
+  SmallVector<triton::ReduceOp> maxima;
+  part.getBody()->walk([&](triton::ReduceOp reduce) {
+    if (isMaximum(reduce))
+      maxima.push_back(reduce);
+  });
+  DominanceInfo dominance(part);
+  for (triton::ReduceOp reduce : maxima) {
+    // With every condition a constant, one multiply or none.
+    SmallVector<Operation *> found;
+    multipliesBehind(reduce->getOperand(0), {}, found);
+    if (found.size() != 1)
+      continue;
+    auto [unscaled, scale] = scaledBy(found.front(), part);
+    auto rows = dyn_cast<RankedTensorType>(reduce->getResult(0).getType());
+    // A maximum over a whole tensor is a scalar, which elementwise asm does
+    // not take; it is not the per-row work this saves either.
+    if (!unscaled || !llvm::is_contained(scales, scale) || !rows ||
+        !dominance.properlyDominates(unscaled, reduce))
+      continue;
+    rewriter.setInsertionPoint(reduce);
+    IRMapping mapping;
+    mapping.map(reduce->getOperand(0), unscaled);
+    Operation *maximum = rewriter.clone(*reduce, mapping);
+    Value splat = triton::SplatOp::create(rewriter, reduce.getLoc(), rows, scale);
+    rewriter.replaceOp(reduce, roundedMultiply(rewriter, reduce.getLoc(),
+                                               maximum->getResult(0), splat));
   }
 }
 

@@ -51,6 +51,22 @@ void keepRounding(scf::ForOp loop, const SplitPlan &plan,
                            function_ref<Operation *(Operation *)> inPart,
                            RewriterBase &rewriter);
 
+/// The scales `s` of the row maxima scaleAfterMax may rewrite: each a
+/// `tt.reduce` whose combiner is one `maxnumf`/`maximumf`, of `x * splat(s)`
+/// (reached through layout conversions and through the selects and `scf.if`
+/// results a folded comparison of `plan` controls), `s` an f32/f64 scalar
+/// defined outside `loop`. Empty when there is none.
+SmallVector<Value> rowMaximumScales(scf::ForOp loop, const SplitPlan &plan);
+
+/// In a part (a clone of the loop) whose comparisons are constants already:
+/// each row maximum of `x * s` with `s` in `scales` becomes `mul.rn(max(x),
+/// s)`. The same bits when `s` is positive and finite: `x -> round(x * s)` is
+/// then monotone (and maps NaN to NaN only), so the maximum of the rounded
+/// products is the rounded product of the maximum. The caller's run-time
+/// guard must ensure that range.
+void scaleAfterMax(scf::ForOp part, ArrayRef<Value> scales,
+                   RewriterBase &rewriter);
+
 } // namespace mlir::triton_ext::loop_split
 
 #endif // TRITON_EXT_LOOPSPLIT_ROUNDING_H

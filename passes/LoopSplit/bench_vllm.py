@@ -147,6 +147,8 @@ ATTN = {  # name -> (form, options)
     "tensor": ("tensor", None), "tensor+on": ("tensor", {}), "tensor+single": ("tensor", {"single-drain": True}),
     "scalar": ("scalar", None), "scalar+on": ("scalar", {}), "scalar+single": ("scalar", {"single-drain": True}),
     "tensor+contract": ("tensor", {"rounding": "contract"}),
+    # The registry's mul-rn without scale-after-max: the row maximum over the rounded products.
+    "tensor+on-maxafter": ("tensor", {"scale-after-max": False}),
     "hand_split": ("hand_split", None),
 }
 
@@ -189,6 +191,32 @@ def _attn_case(seq: int, head_dim: int) -> dict[str, Any]:
     }
 
 
+def _scale_guard_case() -> dict[str, Any]:
+    """scale-after-max's guard on the GPU: with a scale that is not positive and finite every
+    iteration runs in the masked loop, and the outputs are the unsplit kernel's, bit for bit
+    (NaN outputs included: compared as bits)."""
+    seq, head_dim, heads = 1024, 64, 16
+    gen = torch.Generator(device="cuda").manual_seed(7)
+    q, k, v = (torch.randn((heads, seq, head_dim), device="cuda", dtype=torch.float16, generator=gen)
+               for _ in range(3))
+    rows = []
+    for scale in (0.125, -0.125, 0.0, -0.0, float("inf"), float("-inf"), float("nan")):
+        outs = {}
+        for name, options in (("tensor", None), ("tensor+on", {})):
+            out = torch.empty_like(q)
+            with _ctx(options):
+                attn.attn_fwd_tensor[(seq // 128, heads)](q, k, v, out, scale, q.stride(0), q.stride(1),
+                                                          HEAD_DIM=head_dim, BLOCK_M=128, BLOCK_N=64,
+                                                          num_warps=4, num_stages=3)
+            torch.cuda.synchronize()
+            outs[name] = out
+        rows.append({"sm_scale": repr(scale), "guard_holds": 0 < scale < float("inf"),
+                     "bitwise": torch.equal(outs["tensor"].view(torch.int16), outs["tensor+on"].view(torch.int16)),
+                     "nan_outputs": int(torch.isnan(outs["tensor"]).sum())})
+    return {"seq": seq, "head_dim": head_dim, "heads": heads, "rows": rows,
+            "ok": all(r["bitwise"] for r in rows)}
+
+
 def main() -> int:
     if not torch.cuda.is_available():
         raise SystemExit("bench_vllm.py needs a CUDA GPU")
@@ -208,13 +236,15 @@ def main() -> int:
             print(f"attn d={head_dim} seq={seq}: hand/variant={ {k: round(x, 3) for k, x in c['hand_split_over'].items()} } "
                   f"ok={c['ok']} regs={ {k: (x['cuobjdump'], x['async_wait_num0']) for k, x in c['kernels'].items()} }",
                   flush=True)
+    guard = _scale_guard_case()
+    print(f"scale guard: {guard}", flush=True)
     result = {
         "what": "loop_split variants (off / on / always=profitability off / single=single-drain on) on vLLM "
                 "attention kernels and one-loop causal attention vs hand-split (issue 28)",
         "commit": _commit(), "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "device": torch.cuda.get_device_name(), "torch": torch.__version__, "triton": triton.__version__,
         "python": platform.python_version(), "rounds": ROUNDS, "fp_fusion": FP_FUSION, "seconds": round(time.time() - t0, 1),
-        "vllm": vllm, "attention": attention,
+        "vllm": vllm, "attention": attention, "scale_guard": guard,
     }
     text = json.dumps(result, indent=1)
     print(text)
@@ -224,7 +254,8 @@ def main() -> int:
         (Path(out_dir) / ("real-vllm-h200.json" if FP_FUSION else "real-vllmnofusion-h200.json")).write_text(text)
     bad = [r for r in vllm if not (r["ok"] and r["unchanged"]) and "error" not in r] \
         + [c for c in attention if not (c["ok"] and c["compare_vs_unsplit"]["tensor+on"]["bitwise"]
-                                        and c["compare_vs_unsplit"]["scalar+on"]["bitwise"])]
+                                        and c["compare_vs_unsplit"]["scalar+on"]["bitwise"])] \
+        + ([guard] if not guard["ok"] else [])
     return 1 if bad else 0
 
 

@@ -80,6 +80,15 @@ def _cmpf(pred: str, a: Array, b: Array) -> Array:
     return np.where(r, -1, 0).astype(np.int64)
 
 
+def _signed_zero(r: Array, a: Array, b: Array, is_max: bool) -> Array:
+    """``r`` (a min or max of ``a`` and ``b``) with -0 ordered below +0, as IEEE 754-2019's
+    maximum/maximumNumber and LLVM's llvm.maximum order them (numpy returns either zero; LLVM's
+    maxnum may, so this is one of its allowed results, the one a sign-aware max gives)."""
+    both = (a == 0) & (b == 0)
+    negative = np.signbit(a) & np.signbit(b) if is_max else np.signbit(a) | np.signbit(b)
+    return np.where(both, np.where(negative, -0.0, 0.0).astype(r.dtype), r)
+
+
 def _floordiv(a: int, b: int) -> int:
     return a // b
 
@@ -250,8 +259,10 @@ class Machine:
             b = ins[1] if len(ins) > 1 else None
             fl = {"addf": lambda: a + b, "subf": lambda: a - b, "mulf": lambda: a * b,
                   "divf": lambda: a / b, "negf": lambda: -a, "absf": lambda: np.abs(a),
-                  "maxnumf": lambda: np.fmax(a, b), "minnumf": lambda: np.fmin(a, b),
-                  "maximumf": lambda: np.maximum(a, b), "minimumf": lambda: np.minimum(a, b)}
+                  "maxnumf": lambda: _signed_zero(np.fmax(a, b), a, b, True),
+                  "minnumf": lambda: _signed_zero(np.fmin(a, b), a, b, False),
+                  "maximumf": lambda: _signed_zero(np.maximum(a, b), a, b, True),
+                  "minimumf": lambda: _signed_zero(np.minimum(a, b), a, b, False)}
             dt = np.float64 if ty.width == 64 else np.float32
             if name in fl:
                 return fl[name]().astype(dt)
@@ -375,6 +386,12 @@ class Machine:
             return []
         if name == "reduce":
             return self._reduce(op, ins, active)
+        if name == "elementwise_inline_asm":
+            # loop_split's rounded multiply (rounding=mul-rn): PTX mul.rn is one correctly
+            # rounded product, never fused, subnormals kept, as numpy's f32/f64 multiply.
+            if op.attrs.get("asm") in ("mul.rn.f32 $0, $1, $2;", "mul.rn.f64 $0, $1, $2;"):
+                return [(ins[0] * ins[1]).astype(ins[0].dtype)]
+            raise UnsupportedIR(f"inline asm outside the interpreted subset: {op.text}")
         if name == "dot":
             a, b, c = ins
             return [(np.matmul(a.astype(np.float64), b.astype(np.float64)) + c).astype(c.dtype)]

@@ -303,6 +303,11 @@ def _parse_op(ln: str, lines: _Lines) -> Op:
         attrs["message"] = sm.group(1) if sm else ""
         operands = _NAME_RE.findall(re.sub(r'"(?:[^"\\]|\\.)*"', "", plain))
         return Op(name, results, operands, [], attrs, [], ln)
+    if name == "tt.elementwise_inline_asm":
+        # `"asm" {constraints = ...} %a, %b : A, B -> R`: the interpreter knows a few strings.
+        am = re.search(r'"((?:[^"\\]|\\.)*)"', operand_text)
+        attrs["asm"] = am.group(1) if am else ""
+        operands = _NAME_RE.findall(re.sub(r'"(?:[^"\\]|\\.)*"', "", plain))
     if results:
         if " -> " in sig:
             rtypes = [parse_type(_split_top(sig, " -> ")[-1])]
