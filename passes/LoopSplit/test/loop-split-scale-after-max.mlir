@@ -158,3 +158,71 @@ tt.func @not_a_scaled_maximum(%start_m: i32, %n_ctx: i32, %s: f32, %x: tensor<12
   }
   tt.return %r : tensor<128xf32>
 }
+
+// -----
+
+// The scalar form (`if start_n >= diag: qk = tl.where(...)`): two parts and
+// no guard, so no middle loop for a failing scale to run in. The unmasked
+// part branches on the scale instead (a uniform branch, its condition
+// computed before the loop); the other side makes its own products for the
+// maximum, and the products the subtraction uses are made after the branch.
+// CHECK-LABEL: tt.func @scalar_form
+// CHECK:         %[[POS:.*]] = arith.cmpf ogt, %arg2
+// CHECK:         %[[FIN:.*]] = arith.cmpf olt, %arg2
+// CHECK:         %[[OK:.*]] = arith.andi %[[POS]], %[[FIN]] : i1
+// CHECK:         scf.for
+// CHECK-NOT:       arith.mulf
+// CHECK:           %[[M:.*]] = scf.if %[[OK]] -> (tensor<128xf32>) {
+// CHECK:             %[[RAW:.*]] = "tt.reduce"(%[[X:[^)]*]])
+// CHECK:             tt.elementwise_inline_asm "mul.rn.f32 $0, $1, $2;" {{.*}} %[[RAW]]
+// CHECK:           } else {
+// CHECK:             %[[P:.*]] = tt.elementwise_inline_asm "mul.rn.f32 $0, $1, $2;" {{.*}} %[[X]], %{{.*}} : tensor<128x64xf32>
+// CHECK:             "tt.reduce"(%[[P]])
+// CHECK:           }
+// CHECK:           %[[Q:.*]] = tt.elementwise_inline_asm "mul.rn.f32 $0, $1, $2;" {{.*}} %[[X]], %{{.*}} : tensor<128x64xf32>
+// CHECK:           arith.subf %[[Q]]
+// CHECK:         scf.for
+// CHECK:           arith.select
+// CHECK:         tt.return
+// OFF-LABEL: tt.func @scalar_form
+// OFF-NOT:     arith.cmpf
+// OFF:         tt.return
+tt.func @scalar_form(%diag: i32, %n: i32, %s: f32, %q: tensor<128x16xf16>, %k: tensor<16x64xf16>) -> tensor<128x64xf32> {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %ninf = arith.constant dense<0xFF800000> : tensor<128x64xf32>
+  %zero = arith.constant dense<0.000000e+00> : tensor<128x64xf32>
+  %rm = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
+  %rn = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+  %em = tt.expand_dims %rm {axis = 1 : i32} : tensor<128xi32> -> tensor<128x1xi32>
+  %en = tt.expand_dims %rn {axis = 0 : i32} : tensor<64xi32> -> tensor<1x64xi32>
+  %bm = tt.broadcast %em : tensor<128x1xi32> -> tensor<128x64xi32>
+  %r = scf.for %i = %c0 to %n step %c64 iter_args(%acc = %zero) -> (tensor<128x64xf32>) : i32 {
+    %sn = tt.splat %i : i32 -> tensor<1x64xi32>
+    %cols = arith.addi %sn, %en : tensor<1x64xi32>
+    %bn = tt.broadcast %cols : tensor<1x64xi32> -> tensor<128x64xi32>
+    %x = tt.dot %q, %k, %zero : tensor<128x16xf16> * tensor<16x64xf16> -> tensor<128x64xf32>
+    %ss = tt.splat %s : f32 -> tensor<128x64xf32>
+    %qk = arith.mulf %x, %ss : tensor<128x64xf32>
+    %near = arith.cmpi sge, %i, %diag : i32
+    %masked = scf.if %near -> (tensor<128x64xf32>) {
+      %mask = arith.cmpi sge, %bm, %bn : tensor<128x64xi32>
+      %sel = arith.select %mask, %qk, %ninf : tensor<128x64xi1>, tensor<128x64xf32>
+      scf.yield %sel : tensor<128x64xf32>
+    } else {
+      scf.yield %qk : tensor<128x64xf32>
+    }
+    %m = "tt.reduce"(%masked) <{axis = 1 : i32}> ({
+    ^bb0(%a: f32, %b: f32):
+      %mx = arith.maxnumf %a, %b : f32
+      tt.reduce.return %mx : f32
+    }) : (tensor<128x64xf32>) -> tensor<128xf32>
+    %me = tt.expand_dims %m {axis = 1 : i32} : tensor<128xf32> -> tensor<128x1xf32>
+    %mb = tt.broadcast %me : tensor<128x1xf32> -> tensor<128x64xf32>
+    %sub = arith.subf %masked, %mb : tensor<128x64xf32>
+    %p = math.exp2 %sub : tensor<128x64xf32>
+    %acc2 = arith.addf %acc, %p : tensor<128x64xf32>
+    scf.yield %acc2 : tensor<128x64xf32>
+  }
+  tt.return %r : tensor<128x64xf32>
+}
