@@ -363,21 +363,32 @@ struct SplitLoopOnComparison : OpRewritePattern<scf::ForOp> {
     };
     rewriter.setInsertionPoint(loop);
     // Row maxima of scaled scores in the rounded parts: taken before the
-    // scale where it is positive and finite (LoopSplitRounding.h). Where the
-    // plan has a middle part, the check joins the guard and that part, which
-    // keeps the loop's own code, runs every iteration when it fails; a third
-    // loop made for the check alone made the scalar-form attention spill at
-    // head dim 64, so without one the known parts branch on it instead.
+    // scale where it is positive and finite (LoopSplitRounding.h), else every
+    // iteration runs in the middle part, which keeps the loop's own code.
     SmallVector<Value> scales;
-    if (roundParts && scaleAfterMaxOption)
-      scales = rowMaximumScales(loop, *plan);
-    bool guardedScales = plan->midPart;
     Value scalesOk;
-    for (Value scale : guardedScales ? ArrayRef(scales) : ArrayRef<Value>()) {
-      Value ok = positiveFinite(rewriter, loop.getLoc(), scale);
-      scalesOk = scalesOk ? arith::AndIOp::create(rewriter, loop.getLoc(),
-                                                  scalesOk, ok)
-                          : ok;
+    // Only where a middle part exists for it to fall back to: a third loop
+    // made for the guard alone (the scalar-form attention, whose parts need
+    // no guard) made that kernel spill at head dim 64, pipelined or not.
+    if (roundParts && scaleAfterMaxOption && plan->midPart)
+      scales = rowMaximumScales(loop, *plan);
+    for (Value scale : scales) {
+      auto type = cast<FloatType>(scale.getType());
+      Location loc = loop.getLoc();
+      Value zero = arith::ConstantOp::create(rewriter, loc,
+                                             rewriter.getFloatAttr(type, 0.0));
+      Value inf = arith::ConstantOp::create(
+          rewriter, loc,
+          FloatAttr::get(type, APFloat::getInf(type.getFloatSemantics())));
+      // Ordered compares: false for NaN.
+      Value ok = arith::AndIOp::create(
+          rewriter, loc,
+          arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OGT,
+                                scale, zero),
+          arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OLT,
+                                scale, inf));
+      scalesOk =
+          scalesOk ? arith::AndIOp::create(rewriter, loc, scalesOk, ok) : ok;
     }
     PartBounds bounds(rewriter, loop, *plan, scalesOk);
     SmallVector<Part, 3> parts;
@@ -407,11 +418,8 @@ struct SplitLoopOnComparison : OpRewritePattern<scf::ForOp> {
         for (Comparison c : plan->comparisons)
           replaceByConstant(rewriter, mapping.lookup(c.cmp.getResult()),
                             *part.low == c.lowValue);
-        if (!scales.empty()) {
-          if (!guardedScales)
-            foldKnownBranches(clone, rewriter);
-          scaleAfterMax(clone, scales, guardedScales, rewriter);
-        }
+        if (!scales.empty())
+          scaleAfterMax(clone, scales, rewriter);
       }
       // One pipeline drain: only the main part keeps the loop's stages.
       if (singleDrain && index != profit.mainPart)

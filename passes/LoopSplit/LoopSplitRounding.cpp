@@ -162,7 +162,7 @@ constexpr StringLiteral kMulRnF32 = "mul.rn.f32 $0, $1, $2;";
 constexpr StringLiteral kMulRnF64 = "mul.rn.f64 $0, $1, $2;";
 
 /// `a * b`, correctly rounded, as an op no backend contracts into an add.
-Value roundedMultiply(OpBuilder &rewriter, Location loc, Value a, Value b) {
+Value roundedMultiply(RewriterBase &rewriter, Location loc, Value a, Value b) {
   // Inline PTX, not libdevice's __nv_fmul_rn: Triton links libdevice with
   // __CUDA_FTZ set, which makes that mul.rn.ftz, flushing the subnormal
   // products the plain multiply keeps.
@@ -180,8 +180,8 @@ bool isMaximum(triton::ReduceOp reduce) {
   if (reduce->getNumOperands() != 1 || reduce->getNumResults() != 1)
     return false;
   Block &body = reduce.getCombineOp().front();
-  if (body.getNumArguments() != 2 ||
-      !llvm::hasSingleElement(body.without_terminator()))
+  if (body.getNumArguments() != 2 || !llvm::hasSingleElement(
+                                         body.without_terminator()))
     return false;
   Operation &op = body.front();
   if (!isa<arith::MaxNumFOp, arith::MaximumFOp>(op) ||
@@ -195,8 +195,8 @@ bool isMaximum(triton::ReduceOp reduce) {
 std::pair<Value, Value> scaledBy(Operation *op, scf::ForOp loop) {
   bool multiply = isa<arith::MulFOp>(op);
   if (auto asmOp = dyn_cast<triton::ElementwiseInlineAsmOp>(op))
-    multiply =
-        asmOp.getAsmString() == kMulRnF32 || asmOp.getAsmString() == kMulRnF64;
+    multiply = asmOp.getAsmString() == kMulRnF32 ||
+               asmOp.getAsmString() == kMulRnF64;
   if (!multiply || op->getNumOperands() != 2 ||
       !isa<RankedTensorType>(op->getResult(0).getType()))
     return {};
@@ -249,8 +249,8 @@ void multipliesBehind(Value value, const llvm::SetVector<Value> &either,
   if (auto branch = dyn_cast<scf::IfOp>(op)) {
     unsigned index = cast<OpResult>(value).getResultNumber();
     for (unsigned side : sides(branch.getCondition())) {
-      Region &region =
-          side == 0 ? branch.getThenRegion() : branch.getElseRegion();
+      Region &region = side == 0 ? branch.getThenRegion()
+                                 : branch.getElseRegion();
       if (!region.empty())
         multipliesBehind(region.front().getTerminator()->getOperand(index),
                          either, found);
@@ -282,8 +282,8 @@ void keepRounding(scf::ForOp loop, const SplitPlan &plan,
     auto mul = cast<arith::MulFOp>(op);
     // Right before the boundary: the multiply's operands dominate it.
     rewriter.setInsertionPoint(partUser);
-    Value rounded =
-        roundedMultiply(rewriter, mul.getLoc(), mul.getLhs(), mul.getRhs());
+    Value rounded = roundedMultiply(rewriter, mul.getLoc(), mul.getLhs(),
+                                    mul.getRhs());
     // Rebuild the shape chain on the rounded value.
     for (Operation *step : llvm::reverse(path)) {
       Operation *copy = rewriter.clone(*step);
@@ -312,23 +312,7 @@ SmallVector<Value> rowMaximumScales(scf::ForOp loop, const SplitPlan &plan) {
   return scales.takeVector();
 }
 
-Value positiveFinite(OpBuilder &builder, Location loc, Value scale) {
-  auto type = cast<FloatType>(scale.getType());
-  Value zero =
-      arith::ConstantOp::create(builder, loc, builder.getFloatAttr(type, 0.0));
-  Value inf = arith::ConstantOp::create(
-      builder, loc,
-      FloatAttr::get(type, APFloat::getInf(type.getFloatSemantics())));
-  // Ordered compares: false for NaN.
-  return arith::AndIOp::create(
-      builder, loc,
-      arith::CmpFOp::create(builder, loc, arith::CmpFPredicate::OGT, scale,
-                            zero),
-      arith::CmpFOp::create(builder, loc, arith::CmpFPredicate::OLT, scale,
-                            inf));
-}
-
-void scaleAfterMax(scf::ForOp part, ArrayRef<Value> scales, bool guarded,
+void scaleAfterMax(scf::ForOp part, ArrayRef<Value> scales,
                    RewriterBase &rewriter) {
   SmallVector<triton::ReduceOp> maxima;
   part.getBody()->walk([&](triton::ReduceOp reduce) {
@@ -336,7 +320,6 @@ void scaleAfterMax(scf::ForOp part, ArrayRef<Value> scales, bool guarded,
       maxima.push_back(reduce);
   });
   DominanceInfo dominance(part);
-  llvm::SmallDenseMap<Value, Value> holds; // scale -> 0 < s < inf, unguarded
   for (triton::ReduceOp reduce : maxima) {
     // With every condition a constant, one multiply or none.
     SmallVector<Operation *> found;
@@ -350,85 +333,13 @@ void scaleAfterMax(scf::ForOp part, ArrayRef<Value> scales, bool guarded,
     if (!unscaled || !llvm::is_contained(scales, scale) || !rows ||
         !dominance.properlyDominates(unscaled, reduce))
       continue;
-    Location loc = reduce.getLoc();
-    auto maxThenScale = [&, unscaled = unscaled,
-                         scale = scale](OpBuilder &builder) -> Value {
-      IRMapping mapping;
-      mapping.map(reduce->getOperand(0), unscaled);
-      Operation *maximum = builder.clone(*reduce, mapping);
-      Value splat = triton::SplatOp::create(builder, loc, rows, scale);
-      return roundedMultiply(builder, loc, maximum->getResult(0), splat);
-    };
-    if (guarded) {
-      rewriter.setInsertionPoint(reduce);
-      rewriter.replaceOp(reduce, maxThenScale(rewriter));
-      continue;
-    }
-    // No guard in front of the parts (the plan has no middle part to fall
-    // back to): a uniform branch per iteration, on a condition computed
-    // once before the part. Its other side makes its own products for the
-    // maximum as it was; the products the rest of the body uses are made
-    // after the branch, so on neither side do they stay live across it.
-    Operation *product = found.front();
-    if (reduce->getOperand(0) != product->getResult(0))
-      continue; // Looked through a select or branch not folded yet.
-    Value &ok = holds[scale];
-    if (!ok) {
-      rewriter.setInsertionPoint(part);
-      ok = positiveFinite(rewriter, part.getLoc(), scale);
-    }
     rewriter.setInsertionPoint(reduce);
-    auto branch = scf::IfOp::create(
-        rewriter, loc, ok,
-        [&](OpBuilder &builder, Location at) {
-          scf::YieldOp::create(builder, at, maxThenScale(builder));
-        },
-        [&](OpBuilder &builder, Location at) {
-          IRMapping mapping;
-          mapping.map(product->getResult(0),
-                      builder.clone(*product)->getResult(0));
-          scf::YieldOp::create(builder, at,
-                               builder.clone(*reduce, mapping)->getResult(0));
-        });
-    rewriter.replaceOp(reduce, branch.getResult(0));
-    if (llvm::all_of(product->getUsers(), [&](Operation *user) {
-          return branch->isBeforeInBlock(
-              branch->getBlock()->findAncestorOpInBlock(*user));
-        }))
-      rewriter.moveOpAfter(product, branch);
-  }
-}
-
-void foldKnownBranches(scf::ForOp part, RewriterBase &rewriter) {
-  SmallVector<Operation *> known;
-  part.getBody()->walk([&](Operation *op) {
-    if (auto select = dyn_cast<arith::SelectOp>(op)) {
-      if (constantCondition(select.getCondition()))
-        known.push_back(op);
-    } else if (auto branch = dyn_cast<scf::IfOp>(op)) {
-      if (constantCondition(branch.getCondition()) &&
-          branch.getNumResults() != 0)
-        known.push_back(op);
-    }
-  });
-  for (Operation *op : known) {
-    if (auto select = dyn_cast<arith::SelectOp>(op)) {
-      bool taken = *constantCondition(select.getCondition());
-      rewriter.replaceOp(select, taken ? select.getTrueValue()
-                                       : select.getFalseValue());
-      continue;
-    }
-    auto branch = cast<scf::IfOp>(op);
-    bool taken = *constantCondition(branch.getCondition());
-    Region &region = taken ? branch.getThenRegion() : branch.getElseRegion();
-    if (region.empty())
-      continue;
-    Block &block = region.front();
-    auto yield = cast<scf::YieldOp>(block.getTerminator());
-    SmallVector<Value> results(yield.getOperands());
-    rewriter.eraseOp(yield);
-    rewriter.inlineBlockBefore(&block, branch);
-    rewriter.replaceOp(branch, results);
+    IRMapping mapping;
+    mapping.map(reduce->getOperand(0), unscaled);
+    Operation *maximum = rewriter.clone(*reduce, mapping);
+    Value splat = triton::SplatOp::create(rewriter, reduce.getLoc(), rows, scale);
+    rewriter.replaceOp(reduce, roundedMultiply(rewriter, reduce.getLoc(),
+                                               maximum->getResult(0), splat));
   }
 }
 

@@ -48,8 +48,8 @@ bool canKeepRounding(scf::ForOp loop, const SplitPlan &plan);
 /// folding the boundary leaves the roundings as they were. Call only
 /// where canKeepRounding holds.
 void keepRounding(scf::ForOp loop, const SplitPlan &plan,
-                  function_ref<Operation *(Operation *)> inPart,
-                  RewriterBase &rewriter);
+                           function_ref<Operation *(Operation *)> inPart,
+                           RewriterBase &rewriter);
 
 /// The scales `s` of the row maxima scaleAfterMax may rewrite: each a
 /// `tt.reduce` whose combiner is one `maxnumf`/`maximumf`, of `x * splat(s)`
@@ -64,20 +64,8 @@ SmallVector<Value> rowMaximumScales(scf::ForOp loop, const SplitPlan &plan);
 /// then monotone (and maps NaN to NaN only), so the maximum of the rounded
 /// products is the rounded product of the maximum. The caller's run-time
 /// guard must ensure that range.
-/// `guarded`: the split's run-time guard holds only for positive finite
-/// scales (its middle part runs every iteration otherwise). Without it each
-/// rewritten maximum becomes a uniform branch on that check, its other side
-/// the maximum as it was.
-void scaleAfterMax(scf::ForOp part, ArrayRef<Value> scales, bool guarded,
+void scaleAfterMax(scf::ForOp part, ArrayRef<Value> scales,
                    RewriterBase &rewriter);
-
-/// In a part whose comparisons are constants: the selects and `scf.if`s they
-/// decide replaced by the side taken (what canonicalize would do after the
-/// pass), so that scaleAfterMax sees each multiply's users directly.
-void foldKnownBranches(scf::ForOp part, RewriterBase &rewriter);
-
-/// `0 < scale < inf` (false for NaN), built at the builder's insertion point.
-Value positiveFinite(OpBuilder &builder, Location loc, Value scale);
 
 } // namespace mlir::triton_ext::loop_split
 
