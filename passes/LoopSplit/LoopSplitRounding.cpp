@@ -138,26 +138,6 @@ SmallVector<Hazard> hazards(scf::ForOp loop, const SplitPlan &plan) {
   return found;
 }
 
-} // namespace
-
-Operation *findContractionHazard(scf::ForOp loop, const SplitPlan &plan) {
-  SmallVector<Hazard> found = hazards(loop, plan);
-  return found.empty() ? nullptr : found.front().user;
-}
-
-bool canKeepRounding(scf::ForOp loop, const SplitPlan &plan) {
-  for (Hazard hazard : hazards(loop, plan)) {
-    arith::MulFOp mul = multiplyOf(hazard.user->getOperand(hazard.operand));
-    Type element = getElementTypeOrSelf(mul.getType());
-    if (!(element.isF32() || element.isF64()) ||
-        !isa<RankedTensorType>(mul.getType()) || !loop->isProperAncestor(mul))
-      return false;
-  }
-  return true;
-}
-
-namespace {
-
 constexpr StringLiteral kMulRnF32 = "mul.rn.f32 $0, $1, $2;";
 constexpr StringLiteral kMulRnF64 = "mul.rn.f64 $0, $1, $2;";
 
@@ -261,6 +241,22 @@ void multipliesBehind(Value value, const llvm::SetVector<Value> &either,
 }
 
 } // namespace
+
+Operation *findContractionHazard(scf::ForOp loop, const SplitPlan &plan) {
+  SmallVector<Hazard> found = hazards(loop, plan);
+  return found.empty() ? nullptr : found.front().user;
+}
+
+bool canKeepRounding(scf::ForOp loop, const SplitPlan &plan) {
+  for (Hazard hazard : hazards(loop, plan)) {
+    arith::MulFOp mul = multiplyOf(hazard.user->getOperand(hazard.operand));
+    Type element = getElementTypeOrSelf(mul.getType());
+    if (!(element.isF32() || element.isF64()) ||
+        !isa<RankedTensorType>(mul.getType()) || !loop->isProperAncestor(mul))
+      return false;
+  }
+  return true;
+}
 
 void keepRounding(scf::ForOp loop, const SplitPlan &plan,
                   function_ref<Operation *(Operation *)> inPart,
