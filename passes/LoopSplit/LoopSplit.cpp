@@ -367,11 +367,21 @@ struct SplitLoopOnComparison : OpRewritePattern<scf::ForOp> {
     // iteration runs in the middle part, which keeps the loop's own code.
     SmallVector<Value> scales;
     Value scalesOk;
-    // Only where a middle part exists for it to fall back to: a third loop
-    // made for the guard alone (the scalar-form attention, whose parts need
-    // no guard) made that kernel spill at head dim 64, pipelined or not.
-    if (roundParts && scaleAfterMaxOption && plan->midPart)
+    // The guard needs a part that keeps the loop's own code to fall back to.
+    // A plan of two folded parts (the scalar-form attention) gets one by
+    // keeping the comparisons in its high part, which then runs every
+    // iteration where the guard fails. That part is the short one (the low
+    // part is the main one, as for singleDrain); its body, the original
+    // loop's, is what the unsplit kernel runs on every iteration. A third
+    // loop made for the guard alone made that kernel spill at head dim 64.
+    bool twoFolded = plan->lowPart && plan->highPart && !plan->midPart;
+    if (roundParts && scaleAfterMaxOption && (plan->midPart || twoFolded))
       scales = rowMaximumScales(loop, *plan);
+    if (!scales.empty() && twoFolded) {
+      plan->needMid = plan->midPart = true;
+      plan->highPart = false;
+      plan->highEmpty = true;
+    }
     for (Value scale : scales) {
       auto type = cast<FloatType>(scale.getType());
       Location loc = loop.getLoc();

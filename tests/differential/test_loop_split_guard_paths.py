@@ -13,6 +13,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -201,19 +203,74 @@ tt.func @k(%start_m: i32, %n_ctx: i32, %s: f32, %a: f32) -> tensor<16x8xf32> {
 }
 """
 
+# The scalar form: the mask applied only `if start_n >= diag`. Both parts fold the `if`, so the
+# high part keeps the loop's own code for the guard (it starts at lb when the guard fails).
+SCALED_MAX_IF_TTIR = """
+tt.func @k(%start_m: i32, %n_ctx: i32, %s: f32, %a: f32) -> tensor<16x8xf32> {
+  %c0 = arith.constant 0 : i32
+  %c7 = arith.constant 7 : i32
+  %c8 = arith.constant 8 : i32
+  %c16 = arith.constant 16 : i32
+  %ninf = arith.constant dense<0xFF800000> : tensor<16x8xf32>
+  %zero = arith.constant dense<0.000000e+00> : tensor<16x8xf32>
+  %m0 = arith.muli %start_m, %c16 : i32
+  %diag = arith.subi %m0, %c7 : i32
+  %rm = tt.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32>
+  %sm = tt.splat %m0 : i32 -> tensor<16xi32>
+  %offs_m = arith.addi %sm, %rm : tensor<16xi32>
+  %offs_n = tt.make_range {end = 8 : i32, start = 0 : i32} : tensor<8xi32>
+  %em = tt.expand_dims %offs_m {axis = 1 : i32} : tensor<16xi32> -> tensor<16x1xi32>
+  %en = tt.expand_dims %offs_n {axis = 0 : i32} : tensor<8xi32> -> tensor<1x8xi32>
+  %as = tt.splat %a : f32 -> tensor<16x8xf32>
+  %r = scf.for %start_n = %c0 to %n_ctx step %c8 iter_args(%acc = %zero) -> (tensor<16x8xf32>) : i32 {
+    %sn = tt.splat %start_n : i32 -> tensor<1x8xi32>
+    %cols = arith.addi %sn, %en : tensor<1x8xi32>
+    %bm = tt.broadcast %em : tensor<16x1xi32> -> tensor<16x8xi32>
+    %bn = tt.broadcast %cols : tensor<1x8xi32> -> tensor<16x8xi32>
+    %d = arith.subi %bn, %bm : tensor<16x8xi32>
+    %df = arith.sitofp %d : tensor<16x8xi32> to tensor<16x8xf32>
+    %x = arith.mulf %df, %as : tensor<16x8xf32>
+    %ss = tt.splat %s : f32 -> tensor<16x8xf32>
+    %qk = arith.mulf %x, %ss : tensor<16x8xf32>
+    %on_diag = arith.cmpi sge, %start_n, %diag : i32
+    %scores = scf.if %on_diag -> (tensor<16x8xf32>) {
+      %mask = arith.cmpi sge, %bm, %bn : tensor<16x8xi32>
+      %masked = arith.select %mask, %qk, %ninf : tensor<16x8xi1>, tensor<16x8xf32>
+      scf.yield %masked : tensor<16x8xf32>
+    } else {
+      scf.yield %qk : tensor<16x8xf32>
+    }
+    %m = "tt.reduce"(%scores) <{axis = 1 : i32}> ({
+    ^bb0(%p: f32, %q: f32):
+      %mx = arith.maxnumf %p, %q : f32
+      tt.reduce.return %mx : f32
+    }) : (tensor<16x8xf32>) -> tensor<16xf32>
+    %me = tt.expand_dims %m {axis = 1 : i32} : tensor<16xf32> -> tensor<16x1xf32>
+    %mb = tt.broadcast %me : tensor<16x1xf32> -> tensor<16x8xf32>
+    %sub = arith.subf %scores, %mb : tensor<16x8xf32>
+    %acc2 = arith.addf %acc, %sub : tensor<16x8xf32>
+    %acc3 = arith.addf %acc2, %mb : tensor<16x8xf32>
+    scf.yield %acc3 : tensor<16x8xf32>
+  }
+  tt.return %r : tensor<16x8xf32>
+}
+"""
+
 SCALES_HOLDING = [0.125, 1.0, 1e-30, 1e-45, 3.0e38, 1.4426950408889634]
 SCALES_FAILING = [0.0, -0.0, -0.5, -1e-45, float("inf"), float("-inf"), float("nan")]
 SCORES = [1.0, -1.0, 0.0, -0.0, 1e-38, -3e-39, 1e30, float("inf"), float("-inf"), float("nan")]
 
 
-def test_scale_after_max_guard_and_exactness():
+@pytest.mark.parametrize("ttir", [SCALED_MAX_TTIR, SCALED_MAX_IF_TTIR], ids=["tensor-mask", "if-mask"])
+def test_scale_after_max_guard_and_exactness(ttir: str):
     options = (("rounding", "mul-rn"),)
     cases = [(start_m, n_ctx, s, a) for s in SCALES_HOLDING + SCALES_FAILING for a in SCORES
              for start_m in (0, 1, 3) for n_ctx in (0, 8, 24, 64)]
-    result = compare(SCALED_MAX_TTIR, "loop_split", cases, options=options)
+    result = compare(ttir, "loop_split", cases, options=options)
     after = result.programs.after_text
     assert "arith.cmpf" in after, after  # the scale's guard
-    assert after.count('"tt.reduce"') > SCALED_MAX_TTIR.count('"tt.reduce"'), after  # rewritten
+    # Rewritten: a row maximum (tensor<16xf32>) scaled with mul.rn.
+    assert re.search(r'"mul\.rn\.f32 [^\n]*: tensor<16xf32>, tensor<16xf32> -> tensor<16xf32>', after), after
     failing = [c for c in cases if not (c[2] > 0 and c[2] < float("inf")) and c[1] > 0]
     assert failing, "no case runs the guard's failure path"
     if result.count:
