@@ -370,10 +370,11 @@ struct SplitLoopOnComparison : OpRewritePattern<scf::ForOp> {
     // The guard needs a part that keeps the loop's own code to fall back to.
     // A plan of two folded parts (the scalar-form attention) gets one by
     // keeping the comparisons in its high part, which then runs every
-    // iteration where the guard fails. That part is the short one (the low
-    // part is the main one, as for singleDrain); its body, the original
-    // loop's, is what the unsplit kernel runs on every iteration. A third
-    // loop made for the guard alone made that kernel spill at head dim 64.
+    // iteration where the guard fails. In attention that part is the short
+    // one, the diagonal (the low part is the main one, as for singleDrain);
+    // where it is not, its iterations still run the unsplit loop's code. A
+    // third loop made for the guard alone made that kernel spill at head
+    // dim 64.
     bool twoFolded = plan->lowPart && plan->highPart && !plan->midPart;
     if (roundParts && scaleAfterMaxOption && (plan->midPart || twoFolded))
       scales = rowMaximumScales(loop, *plan);

@@ -43,6 +43,15 @@ class Outcome:
     stopped: bool = False
 
 
+class StoppedAfter(Exception):
+    """Raised right after stage ``stage`` by :func:`_stage_texts` given no baseline: the caller
+    needs that stage's output (``text``) and nothing after it."""
+
+    def __init__(self, stage: str, text: str) -> None:
+        super().__init__(stage)
+        self.stage, self.text = stage, text
+
+
 class SameAsBaseline(Exception):
     """Raised after a pass's stage when the module is the baseline's, character for character."""
 
@@ -52,7 +61,7 @@ def _stage_texts(seen: dict[str, str], stop_at: str | None = None,
                  baseline: dict[str, str] | None = None) -> Iterator[None]:
     """Without ``stop_at``, record the text of each stage's output (STAGES) into ``seen``; with
     it, raise :class:`SameAsBaseline` right after that stage when its text equals
-    ``baseline[stop_at]``.
+    ``baseline[stop_at]``, or, without a baseline, :class:`StoppedAfter` with its text.
 
     Wraps the stage functions as Triton's compile loop calls them (after every stages hook,
     triton_ext's included), so the text is the stage's whole output, plugin passes and all.
@@ -70,7 +79,9 @@ def _stage_texts(seen: dict[str, str], stop_at: str | None = None,
                     seen[_name] = str(out)
                 elif _name == stop_at:
                     seen[_name] = str(out)
-                    if baseline is not None and seen[_name] == baseline.get(_name):
+                    if baseline is None:
+                        raise StoppedAfter(_name, seen[_name])
+                    if seen[_name] == baseline.get(_name):
                         raise SameAsBaseline(_name)
                 return out
             stages[name] = run
