@@ -41,3 +41,15 @@ if "CMAKE_CXX_COMPILER_LAUNCHER" not in os.environ and _ccache_usable():
     os.environ.setdefault("CCACHE_BASEDIR", os.path.realpath(tempfile.gettempdir()))
 
 pytest_plugins = ["triton_ext.testing.plugin"]
+
+#: Files whose module fixtures take minutes (the real-world sweep, the sanitizer corpus): first, so
+#: that with several pytest workers (tools/test.sh) they start at once instead of ending the run.
+LONG_FIRST = ("tests/realworld/test_realworld_passes.py", "tests/realworld/test_sanitizer_corpus.py")
+
+
+def pytest_collection_modifyitems(session, config, items):
+    def rank(item) -> int:
+        path = item.nodeid.split("::", 1)[0]
+        return LONG_FIRST.index(path) if path in LONG_FIRST else len(LONG_FIRST)
+
+    items.sort(key=rank)  # stable: the rest keeps its order
