@@ -150,7 +150,12 @@ ATTN = {  # name -> (form, options)
     # The registry's mul-rn without scale-after-max: the row maximum over the rounded products.
     "tensor+on-maxafter": ("tensor", {"scale-after-max": False}),
     "hand_split": ("hand_split", None),
+    # A diagnosis, not a configuration to use: the scalar form held to the tensor form's register
+    # count (Triton's maxnreg launch option) shows what its 224 registers cost at head dim 64.
+    "scalar+on,maxnreg=208": ("scalar", {}),
 }
+#: Launch options of the ATTN rows that have their own.
+ATTN_LAUNCH = {"scalar+on,maxnreg=208": {"maxnreg": 208}}
 
 
 def _attn_case(seq: int, head_dim: int) -> dict[str, Any]:
@@ -166,10 +171,10 @@ def _attn_case(seq: int, head_dim: int) -> dict[str, Any]:
         out = torch.empty_like(q)
         kernel = attn.KERNELS[form]
 
-        def launch(kernel=kernel, out=out):
+        def launch(kernel=kernel, out=out, extra=ATTN_LAUNCH.get(name, {})):
             return kernel[(seq // 128, heads)](q, k, v, out, 1.0 / math.sqrt(head_dim), q.stride(0), q.stride(1),
                                                HEAD_DIM=head_dim, BLOCK_M=128, BLOCK_N=64, num_warps=warps,
-                                               num_stages=3)
+                                               num_stages=3, **extra)
 
         with _ctx(options):
             compiled = launch()
