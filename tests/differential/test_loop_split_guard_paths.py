@@ -266,6 +266,9 @@ def test_scale_after_max_guard_and_exactness(ttir: str):
     options = (("rounding", "mul-rn"),)
     cases = [(start_m, n_ctx, s, a) for s in SCALES_HOLDING + SCALES_FAILING for a in SCORES
              for start_m in (0, 1, 3) for n_ctx in (0, 8, 24, 64)]
+    # start_m * 16 near and past 2^31 (the split point wraps in i32), and negative.
+    cases += [(start_m, n_ctx, s, 1.0) for s in (0.125, -0.5, float("nan"))
+              for start_m in (2**27 - 1, 2**27, 2**31 - 1, -1, -(2**31)) for n_ctx in (0, 24, 64)]
     result = compare(ttir, "loop_split", cases, options=options)
     after = result.programs.after_text
     assert "arith.cmpf" in after, after  # the scale's guard
