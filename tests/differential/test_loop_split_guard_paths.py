@@ -160,53 +160,12 @@ def test_program_id_near_2_31_keeps_the_guard():
 # iteration to the masked loop otherwise: s = 0, -0, negative, subnormal-negative, inf, -inf, NaN
 # run that failure path. Scores at the limits of f32 (signed zeros, subnormals, inf, NaN) check the
 # exactness claim itself on the lanes where the guard holds, bit for bit.
-SCALED_MAX_TTIR = """
-tt.func @k(%start_m: i32, %n_ctx: i32, %s: f32, %a: f32) -> tensor<16x8xf32> {
-  %c0 = arith.constant 0 : i32
-  %c8 = arith.constant 8 : i32
-  %c16 = arith.constant 16 : i32
-  %ninf = arith.constant dense<0xFF800000> : tensor<16x8xf32>
-  %zero = arith.constant dense<0.000000e+00> : tensor<16x8xf32>
-  %m0 = arith.muli %start_m, %c16 : i32
-  %rm = tt.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32>
-  %sm = tt.splat %m0 : i32 -> tensor<16xi32>
-  %offs_m = arith.addi %sm, %rm : tensor<16xi32>
-  %offs_n = tt.make_range {end = 8 : i32, start = 0 : i32} : tensor<8xi32>
-  %em = tt.expand_dims %offs_m {axis = 1 : i32} : tensor<16xi32> -> tensor<16x1xi32>
-  %en = tt.expand_dims %offs_n {axis = 0 : i32} : tensor<8xi32> -> tensor<1x8xi32>
-  %as = tt.splat %a : f32 -> tensor<16x8xf32>
-  %r = scf.for %start_n = %c0 to %n_ctx step %c8 iter_args(%acc = %zero) -> (tensor<16x8xf32>) : i32 {
-    %sn = tt.splat %start_n : i32 -> tensor<1x8xi32>
-    %cols = arith.addi %sn, %en : tensor<1x8xi32>
-    %bm = tt.broadcast %em : tensor<16x1xi32> -> tensor<16x8xi32>
-    %bn = tt.broadcast %cols : tensor<1x8xi32> -> tensor<16x8xi32>
-    %mask = arith.cmpi sge, %bm, %bn : tensor<16x8xi32>
-    %d = arith.subi %bn, %bm : tensor<16x8xi32>
-    %df = arith.sitofp %d : tensor<16x8xi32> to tensor<16x8xf32>
-    %x = arith.mulf %df, %as : tensor<16x8xf32>
-    %ss = tt.splat %s : f32 -> tensor<16x8xf32>
-    %qk = arith.mulf %x, %ss : tensor<16x8xf32>
-    %masked = arith.select %mask, %qk, %ninf : tensor<16x8xi1>, tensor<16x8xf32>
-    %m = "tt.reduce"(%masked) <{axis = 1 : i32}> ({
-    ^bb0(%p: f32, %q: f32):
-      %mx = arith.maxnumf %p, %q : f32
-      tt.reduce.return %mx : f32
-    }) : (tensor<16x8xf32>) -> tensor<16xf32>
-    %me = tt.expand_dims %m {axis = 1 : i32} : tensor<16xf32> -> tensor<16x1xf32>
-    %mb = tt.broadcast %me : tensor<16x1xf32> -> tensor<16x8xf32>
-    %sub = arith.subf %masked, %mb : tensor<16x8xf32>
-    %acc2 = arith.addf %acc, %sub : tensor<16x8xf32>
-    %acc3 = arith.addf %acc2, %mb : tensor<16x8xf32>
-    scf.yield %acc3 : tensor<16x8xf32>
-  }
-  tt.return %r : tensor<16x8xf32>
-}
-"""
-
-# The scalar form: the mask applied only `if start_n >= diag`. Both parts fold the `if`, so the
-# high part keeps the loop's own code for the guard (it starts at lb when the guard fails).
-SCALED_MAX_IF_TTIR = """
-tt.func @k(%start_m: i32, %n_ctx: i32, %s: f32, %a: f32) -> tensor<16x8xf32> {
+def _scaled_max_ttir(masking: str) -> str:
+    """A causal-scores loop: ``qk = x * s``, ``masking`` (TTIR that defines ``%scores`` from
+    ``%qk``, the causal mask ``%bm >= %bn`` and ``%diag``, the first column block on the
+    diagonal), the row maximum of ``%scores`` and the scores minus it."""
+    return f"""
+tt.func @k(%start_m: i32, %n_ctx: i32, %s: f32, %a: f32) -> tensor<16x8xf32> {{
   %c0 = arith.constant 0 : i32
   %c7 = arith.constant 7 : i32
   %c8 = arith.constant 8 : i32
@@ -215,14 +174,14 @@ tt.func @k(%start_m: i32, %n_ctx: i32, %s: f32, %a: f32) -> tensor<16x8xf32> {
   %zero = arith.constant dense<0.000000e+00> : tensor<16x8xf32>
   %m0 = arith.muli %start_m, %c16 : i32
   %diag = arith.subi %m0, %c7 : i32
-  %rm = tt.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32>
+  %rm = tt.make_range {{end = 16 : i32, start = 0 : i32}} : tensor<16xi32>
   %sm = tt.splat %m0 : i32 -> tensor<16xi32>
   %offs_m = arith.addi %sm, %rm : tensor<16xi32>
-  %offs_n = tt.make_range {end = 8 : i32, start = 0 : i32} : tensor<8xi32>
-  %em = tt.expand_dims %offs_m {axis = 1 : i32} : tensor<16xi32> -> tensor<16x1xi32>
-  %en = tt.expand_dims %offs_n {axis = 0 : i32} : tensor<8xi32> -> tensor<1x8xi32>
+  %offs_n = tt.make_range {{end = 8 : i32, start = 0 : i32}} : tensor<8xi32>
+  %em = tt.expand_dims %offs_m {{axis = 1 : i32}} : tensor<16xi32> -> tensor<16x1xi32>
+  %en = tt.expand_dims %offs_n {{axis = 0 : i32}} : tensor<8xi32> -> tensor<1x8xi32>
   %as = tt.splat %a : f32 -> tensor<16x8xf32>
-  %r = scf.for %start_n = %c0 to %n_ctx step %c8 iter_args(%acc = %zero) -> (tensor<16x8xf32>) : i32 {
+  %r = scf.for %start_n = %c0 to %n_ctx step %c8 iter_args(%acc = %zero) -> (tensor<16x8xf32>) : i32 {{
     %sn = tt.splat %start_n : i32 -> tensor<1x8xi32>
     %cols = arith.addi %sn, %en : tensor<1x8xi32>
     %bm = tt.broadcast %em : tensor<16x1xi32> -> tensor<16x8xi32>
@@ -232,6 +191,32 @@ tt.func @k(%start_m: i32, %n_ctx: i32, %s: f32, %a: f32) -> tensor<16x8xf32> {
     %x = arith.mulf %df, %as : tensor<16x8xf32>
     %ss = tt.splat %s : f32 -> tensor<16x8xf32>
     %qk = arith.mulf %x, %ss : tensor<16x8xf32>
+{masking}
+    %m = "tt.reduce"(%scores) <{{axis = 1 : i32}}> ({{
+    ^bb0(%p: f32, %q: f32):
+      %mx = arith.maxnumf %p, %q : f32
+      tt.reduce.return %mx : f32
+    }}) : (tensor<16x8xf32>) -> tensor<16xf32>
+    %me = tt.expand_dims %m {{axis = 1 : i32}} : tensor<16xf32> -> tensor<16x1xf32>
+    %mb = tt.broadcast %me : tensor<16x1xf32> -> tensor<16x8xf32>
+    %sub = arith.subf %scores, %mb : tensor<16x8xf32>
+    %acc2 = arith.addf %acc, %sub : tensor<16x8xf32>
+    %acc3 = arith.addf %acc2, %mb : tensor<16x8xf32>
+    scf.yield %acc3 : tensor<16x8xf32>
+  }}
+  tt.return %r : tensor<16x8xf32>
+}}
+"""
+
+
+# The tensor form: the mask on every block.
+SCALED_MAX_TTIR = _scaled_max_ttir("""\
+    %mask = arith.cmpi sge, %bm, %bn : tensor<16x8xi32>
+    %scores = arith.select %mask, %qk, %ninf : tensor<16x8xi1>, tensor<16x8xf32>""")
+
+# The scalar form: the mask applied only `if start_n >= diag`. Both parts fold the `if`, so the
+# high part keeps the loop's own code for the guard (it starts at lb when the guard fails).
+SCALED_MAX_IF_TTIR = _scaled_max_ttir("""\
     %on_diag = arith.cmpi sge, %start_n, %diag : i32
     %scores = scf.if %on_diag -> (tensor<16x8xf32>) {
       %mask = arith.cmpi sge, %bm, %bn : tensor<16x8xi32>
@@ -239,22 +224,7 @@ tt.func @k(%start_m: i32, %n_ctx: i32, %s: f32, %a: f32) -> tensor<16x8xf32> {
       scf.yield %masked : tensor<16x8xf32>
     } else {
       scf.yield %qk : tensor<16x8xf32>
-    }
-    %m = "tt.reduce"(%scores) <{axis = 1 : i32}> ({
-    ^bb0(%p: f32, %q: f32):
-      %mx = arith.maxnumf %p, %q : f32
-      tt.reduce.return %mx : f32
-    }) : (tensor<16x8xf32>) -> tensor<16xf32>
-    %me = tt.expand_dims %m {axis = 1 : i32} : tensor<16xf32> -> tensor<16x1xf32>
-    %mb = tt.broadcast %me : tensor<16x1xf32> -> tensor<16x8xf32>
-    %sub = arith.subf %scores, %mb : tensor<16x8xf32>
-    %acc2 = arith.addf %acc, %sub : tensor<16x8xf32>
-    %acc3 = arith.addf %acc2, %mb : tensor<16x8xf32>
-    scf.yield %acc3 : tensor<16x8xf32>
-  }
-  tt.return %r : tensor<16x8xf32>
-}
-"""
+    }""")
 
 SCALES_HOLDING = [0.125, 1.0, 1e-30, 1e-45, 3.0e38, 1.4426950408889634]
 SCALES_FAILING = [0.0, -0.0, -0.5, -1e-45, float("inf"), float("-inf"), float("nan")]
