@@ -120,7 +120,9 @@ def TritonExtLoopSplit : Pass<"triton-ext-loop-split", "mlir::ModuleOp"> {
            "scalar) is taken of the unscaled scores and scaled once with "
            "mul.rn: the same bits when s is positive and finite (rounding "
            "x * s is then monotone), which a run-time guard checks, sending "
-           "every iteration to the masked loop otherwise. The products are "
+           "every iteration to the masked loop otherwise (where every part "
+           "folds, as in `if start_n >= diag:` attention, the last part "
+           "keeps the mask for this). The products are "
            "then made where the subtraction uses them: on the H200 the "
            "one-loop causal attention at head dim 64 needed 224 registers "
            "and ran at 0.95x of the hand-split kernel without it.">,
