@@ -47,8 +47,9 @@ pytest_plugins = ["triton_ext.testing.plugin"]
 LONG_FIRST = ("tests/realworld/test_realworld_passes.py", "tests/realworld/test_sanitizer_corpus.py")
 
 
-def pytest_collection_modifyitems(session, config, items):
-    def rank(item) -> int:
+def pytest_collection_modifyitems(session: "pytest.Session", config: "pytest.Config",
+                                  items: "list[pytest.Item]") -> None:
+    def rank(item: "pytest.Item") -> int:
         path = item.nodeid.split("::", 1)[0]
         return LONG_FIRST.index(path) if path in LONG_FIRST else len(LONG_FIRST)
 

@@ -1,14 +1,14 @@
 """masked_load_poison + offset_overflow_check together on the real-kernel corpus, on the CPU.
 
-Each corpus kernel is compiled for sm_90 with both passes (the offset check prints its exact
-lane count per program: ``print=every``, ``records=false``), and the TTIR is interpreted on the
-host (tests/differential/interp.py) with the corpus's own inputs (``Tensors("cpu", 0)``) for
-three programs: the first, the middle and the last of its grid. Clean kernels on clean inputs
-must report nothing (issue 26 item 2: the two passes together reported an overflow on every
-masked-off row of a masked gather). The offset check reads only integers, so floating-point
-ops outside the interpreter's subset (exp, sqrt, libdevice) are modelled as NaN; kernels with
-integer ops or types outside it (atomics, fp8, unstructured control flow) are listed as not
-checked, and the test requires at least MIN_CHECKED kernels with offset sites to be checked.
+Each corpus kernel is compiled for sm_90 with both passes, to the end of make_ttir where both run
+(the offset check prints its exact lane count per program: ``print=every``, ``records=false``), and
+the TTIR is interpreted on the host (tests/differential/interp.py) with the corpus's own inputs
+(``Tensors("cpu", 0)``) for three programs: the first, the middle and the last of its grid. Clean
+kernels on clean inputs must report nothing (issue 26 item 2: the two passes together reported an
+overflow on every masked-off row of a masked gather). The offset check reads only integers, so
+floating-point ops outside the interpreter's subset (exp, sqrt, libdevice) are modelled as NaN;
+kernels with integer ops or types outside it (atomics, fp8, unstructured control flow) are listed
+as not checked, and the test requires at least MIN_CHECKED kernels with offset sites to be checked.
 
 The kernels this session selects are compiled and interpreted in two worker processes (as
 test_realworld_passes.py's sweep does), each with a fresh Triton cache per kernel; each test
