@@ -378,11 +378,8 @@ struct SplitLoopOnComparison : OpRewritePattern<scf::ForOp> {
     bool twoFolded = plan->lowPart && plan->highPart && !plan->midPart;
     if (roundParts && scaleAfterMaxOption && (plan->midPart || twoFolded))
       scales = rowMaximumScales(loop, *plan);
-    if (!scales.empty() && twoFolded) {
-      plan->needMid = plan->midPart = true;
-      plan->highPart = false;
-      plan->highEmpty = true;
-    }
+    if (!scales.empty() && twoFolded)
+      plan->keepComparisonsInHighPart();
     for (Value scale : scales) {
       auto type = cast<FloatType>(scale.getType());
       Location loc = loop.getLoc();

@@ -125,6 +125,15 @@ struct SplitPlan {
   unsigned numParts() const {
     return unsigned(lowPart) + unsigned(midPart) + unsigned(highPart);
   }
+
+  /// For a plan of a low and a high part: the high part keeps the
+  /// comparisons instead (it becomes the middle part, running to ub), so a
+  /// run-time guard has a part to send every iteration to when it fails.
+  void keepComparisonsInHighPart() {
+    needMid = midPart = true;
+    highPart = false;
+    highEmpty = true;
+  }
 };
 
 /// The pass options that bound what a split may cost.
