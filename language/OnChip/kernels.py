@@ -543,37 +543,41 @@ def _softmax_step(s, j, m_i, l_i, qk_scale, offs_m, BLOCK_N: tl.constexpr, MASKE
 
 
 @triton.jit
-def _attn_pipelined_blocks(q_buf, k_desc, v_desc, k_ring, v_ring, ready, kv_row, lo, hi, n_blocks, s, m_i, l_i,
-                           acc, qk_scale, offs_m, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+def _attn_pipelined_blocks(q_buf, k_desc, v_desc, k_ring, v_ring, ready, kv_row, lo, hi, n_blocks, p, alpha, m_i,
+                           l_i, acc, qk_scale, offs_m, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                            NBYTES: tl.constexpr, MASKED: tl.constexpr):
-    # FlashAttention-3's intra-warpgroup schedule. On entry S_lo = s is complete and the P V of
-    # the block before may still run. Per block j: issue S_{j+1} = Q K_{j+1}^T (pending=2: it and
-    # the previous P V run), the softmax of S_j meanwhile, wait for the previous P V (mma_wait 1),
-    # refill its stage with block j+2, rescale, issue P_j V_j (pending=1: S_{j+1} has finished).
-    # Block j lives in stage j % 3, its barrier's phase parity is (j // 3) & 1.
+    # FlashAttention-3's intra-warpgroup schedule. On entry P_j (block lo's probabilities, in
+    # registers), its rescale factor alpha, and acc are complete; no wgmma runs. Per block j:
+    # issue S_{j+1} = Q K_{j+1}^T, rescale acc, issue P_j V_j (its wait, pending=1, retires
+    # S_{j+1}), the softmax of S_{j+1} while P_j V_j runs, then wait for it (pending=0) and refill
+    # block j's stage with block j+3. Block j lives in stage j % 3, parity (j // 3) & 1.
+    # Why this order: the one that overlapped the softmax of S_j with the wgmma of S_{j+1} kept
+    # P_j V_j in flight across the back edge; ptxas then serialized every wgmma of the kernel
+    # ("wgmma.mma_async instructions are serialized", C7514, test_onchip.py checks its absence).
+    # Here no wgmma is in flight at the back edge.
     for j in range(lo, hi):
         nxt = j + 1
         oc.wait(oc.index(ready, nxt % 3), (nxt // 3) & 1)
-        s_next = oc.mma(q_buf, oc.trans(oc.index(k_ring, nxt % 3)), tl.zeros([BLOCK_M, BLOCK_N], tl.float32),
-                        pending=2)
-        p, alpha, m_i, l_i = _softmax_step(s, j, m_i, l_i, qk_scale, offs_m, BLOCK_N, MASKED)
-        acc = oc.mma_wait(acc, 1)  # P_{j-1} V_{j-1} finished: stage (j + 2) % 3 is free
-        pf = j + 2
+        s = oc.mma(q_buf, oc.trans(oc.index(k_ring, nxt % 3)), tl.zeros([BLOCK_M, BLOCK_N], tl.float32),
+                   pending=1)
+        acc = acc * alpha[:, None]
+        acc = oc.mma(p, oc.index(v_ring, j % 3), acc, pending=1)  # S_{j+1} finished, P_j V_j runs
+        p32, alpha, m_i, l_i = _softmax_step(s, nxt, m_i, l_i, qk_scale, offs_m, BLOCK_N, MASKED)
+        p = p32.to(k_desc.dtype)
+        acc = oc.mma_wait(acc, 0)  # P_j V_j finished: nothing reads block j's stage any more
+        pf = j + 3
         bar = oc.index(ready, pf % 3)
         oc.expect(bar, NBYTES, pred=pf < n_blocks)
         oc.copy_tma(oc.index(k_ring, pf % 3), k_desc, [kv_row + pf * BLOCK_N, 0], bar, pred=pf < n_blocks)
         oc.copy_tma(oc.index(v_ring, pf % 3), v_desc, [kv_row + pf * BLOCK_N, 0], bar, pred=pf < n_blocks)
-        acc = acc * alpha[:, None]
-        acc = oc.mma(p.to(k_desc.dtype), oc.index(v_ring, j % 3), acc, pending=1)
-        s = s_next
-    return s, m_i, l_i, acc
+    return p, alpha, m_i, l_i, acc
 
 
 @triton.jit
 def attn_fwd_pipelined_kernel(q_desc, k_desc, v_desc, Out, sm_scale, N_CTX, HEAD_DIM: tl.constexpr,
                               BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
-    """Causal attention forward with the softmax of block j overlapped with the wgmma of S_{j+1}
-    (FlashAttention-3's schedule, one program per BLOCK_M query rows of one head, three K/V
+    """Causal attention forward with the softmax of block j+1 overlapped with the wgmma P_j V_j
+    (FlashAttention-3's intra-warpgroup schedule, one program per BLOCK_M query rows of one head, three K/V
     stages). Same layout and contract as attn_fwd_kernel."""
     # Heaviest query tiles (most key blocks under the causal mask) first: the last wave of
     # programs then holds the light ones, which shortens the tail.
@@ -594,7 +598,7 @@ def attn_fwd_pipelined_kernel(q_desc, k_desc, v_desc, Out, sm_scale, N_CTX, HEAD
 
     oc.expect(q_bar, BLOCK_M * HEAD_DIM * dtype.primitive_bitwidth // 8)
     oc.copy_tma(q_buf, q_desc, [q_row, 0], q_bar)
-    for b in tl.static_range(2):  # blocks 0 and 1 (block 1 exists when BLOCK_M > BLOCK_N or start_m > 0)
+    for b in tl.static_range(3):  # blocks 0, 1 and 2, where they exist
         bar = oc.index(ready, b)
         oc.expect(bar, nbytes, pred=b < n_blocks)
         oc.copy_tma(oc.index(k_ring, b), k_desc, [kv_row + b * BLOCK_N, 0], bar, pred=b < n_blocks)
@@ -608,18 +612,20 @@ def attn_fwd_pipelined_kernel(q_desc, k_desc, v_desc, Out, sm_scale, N_CTX, HEAD
     oc.wait(q_bar, 0)
     oc.wait(oc.index(ready, 0), 0)
     s = oc.mma(q_buf, oc.trans(oc.index(k_ring, 0)), tl.zeros([BLOCK_M, BLOCK_N], tl.float32))
-    s, m_i, l_i, acc = _attn_pipelined_blocks(q_buf, k_desc, v_desc, k_ring, v_ring, ready, kv_row, 0, n_off,
-                                              n_blocks, s, m_i, l_i, acc, qk_scale, offs_m, BLOCK_M, BLOCK_N,
-                                              nbytes, False)
-    s, m_i, l_i, acc = _attn_pipelined_blocks(q_buf, k_desc, v_desc, k_ring, v_ring, ready, kv_row, n_off,
-                                              n_blocks - 1, n_blocks, s, m_i, l_i, acc, qk_scale, offs_m, BLOCK_M,
-                                              BLOCK_N, nbytes, True)
-    # The last block: its S is in s; no S to issue after it.
-    last = n_blocks - 1
-    p, alpha, m_i, l_i = _softmax_step(s, last, m_i, l_i, qk_scale, offs_m, BLOCK_N, True)
-    acc = oc.mma_wait(acc, 0)
+    # Block 0 is masked when it is on the diagonal; masking it elsewhere removes nothing.
+    p32, alpha, m_i, l_i = _softmax_step(s, 0, m_i, l_i, qk_scale, offs_m, BLOCK_N, True)
+    p = p32.to(dtype)
+    # Iteration j computes the softmax of block j+1: blocks 1 .. n_off-1 unmasked, then the diagonal.
+    mid = tl.maximum(n_off - 1, 0)
+    p, alpha, m_i, l_i, acc = _attn_pipelined_blocks(q_buf, k_desc, v_desc, k_ring, v_ring, ready, kv_row, 0, mid,
+                                                     n_blocks, p, alpha, m_i, l_i, acc, qk_scale, offs_m, BLOCK_M,
+                                                     BLOCK_N, nbytes, False)
+    p, alpha, m_i, l_i, acc = _attn_pipelined_blocks(q_buf, k_desc, v_desc, k_ring, v_ring, ready, kv_row, mid,
+                                                     n_blocks - 1, n_blocks, p, alpha, m_i, l_i, acc, qk_scale,
+                                                     offs_m, BLOCK_M, BLOCK_N, nbytes, True)
+    # The last block's P V.
     acc = acc * alpha[:, None]
-    acc = oc.mma(p.to(dtype), oc.index(v_ring, last % 3), acc)
+    acc = oc.mma(p, oc.index(v_ring, (n_blocks - 1) % 3), acc)
     acc = acc / l_i[:, None]
     offs_d = tl.arange(0, HEAD_DIM)
     out = Out + (head.to(tl.int64) * N_CTX + offs_m[:, None]) * HEAD_DIM + offs_d[None, :]
@@ -641,22 +647,22 @@ def _attn_ws_producer(q_desc, k_desc, v_desc, q_buf, k_ring, v_ring, q_bar, read
 
 
 @triton.jit
-def _attn_ws_blocks(q_buf, k_ring, v_ring, ready, empty, lo, hi, s, m_i, l_i, acc, qk_scale, offs_m,
+def _attn_ws_blocks(q_buf, k_ring, v_ring, ready, empty, lo, hi, p, alpha, m_i, l_i, acc, qk_scale, offs_m,
                     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, STAGES: tl.constexpr, MASKED: tl.constexpr):
-    # As _attn_pipelined_blocks, with the copies issued by the producer partition: the stage of
-    # block j - 1 is released (empty) once its P V finished.
+    # As _attn_pipelined_blocks, with the copies issued by the producer partition: block j's stage
+    # is released (empty) once P_j V_j finished.
     for j in range(lo, hi):
         nxt = j + 1
         oc.wait(oc.index(ready, nxt % STAGES), (nxt // STAGES) & 1)
-        s_next = oc.mma(q_buf, oc.trans(oc.index(k_ring, nxt % STAGES)),
-                        tl.zeros([BLOCK_M, BLOCK_N], tl.float32), pending=2)
-        p, alpha, m_i, l_i = _softmax_step(s, j, m_i, l_i, qk_scale, offs_m, BLOCK_N, MASKED)
-        acc = oc.mma_wait(acc, 1)
-        oc.arrive(oc.index(empty, (j + STAGES - 1) % STAGES), pred=j > 0)
+        s = oc.mma(q_buf, oc.trans(oc.index(k_ring, nxt % STAGES)), tl.zeros([BLOCK_M, BLOCK_N], tl.float32),
+                   pending=1)
         acc = acc * alpha[:, None]
-        acc = oc.mma(p.to(q_buf.dtype), oc.index(v_ring, j % STAGES), acc, pending=1)
-        s = s_next
-    return s, m_i, l_i, acc
+        acc = oc.mma(p, oc.index(v_ring, j % STAGES), acc, pending=1)
+        p32, alpha, m_i, l_i = _softmax_step(s, nxt, m_i, l_i, qk_scale, offs_m, BLOCK_N, MASKED)
+        p = p32.to(q_buf.dtype)
+        acc = oc.mma_wait(acc, 0)
+        oc.arrive(oc.index(empty, j % STAGES))
+    return p, alpha, m_i, l_i, acc
 
 
 @triton.jit
@@ -671,15 +677,15 @@ def _attn_ws_consumer(q_buf, k_ring, v_ring, q_bar, ready, empty, Out, sm_scale,
     oc.wait(q_bar, 0)
     oc.wait(oc.index(ready, 0), 0)
     s = oc.mma(q_buf, oc.trans(oc.index(k_ring, 0)), tl.zeros([BLOCK_M, BLOCK_N], tl.float32))
-    s, m_i, l_i, acc = _attn_ws_blocks(q_buf, k_ring, v_ring, ready, empty, 0, n_off, s, m_i, l_i, acc, qk_scale,
-                                       offs_m, BLOCK_M, BLOCK_N, STAGES, False)
-    s, m_i, l_i, acc = _attn_ws_blocks(q_buf, k_ring, v_ring, ready, empty, n_off, n_blocks - 1, s, m_i, l_i, acc,
-                                       qk_scale, offs_m, BLOCK_M, BLOCK_N, STAGES, True)
-    last = n_blocks - 1
-    p, alpha, m_i, l_i = _softmax_step(s, last, m_i, l_i, qk_scale, offs_m, BLOCK_N, True)
-    acc = oc.mma_wait(acc, 0)
+    p32, alpha, m_i, l_i = _softmax_step(s, 0, m_i, l_i, qk_scale, offs_m, BLOCK_N, True)
+    p = p32.to(q_buf.dtype)
+    mid = tl.maximum(n_off - 1, 0)
+    p, alpha, m_i, l_i, acc = _attn_ws_blocks(q_buf, k_ring, v_ring, ready, empty, 0, mid, p, alpha, m_i, l_i,
+                                              acc, qk_scale, offs_m, BLOCK_M, BLOCK_N, STAGES, False)
+    p, alpha, m_i, l_i, acc = _attn_ws_blocks(q_buf, k_ring, v_ring, ready, empty, mid, n_blocks - 1, p, alpha,
+                                              m_i, l_i, acc, qk_scale, offs_m, BLOCK_M, BLOCK_N, STAGES, True)
     acc = acc * alpha[:, None]
-    acc = oc.mma(p.to(q_buf.dtype), oc.index(v_ring, last % STAGES), acc)
+    acc = oc.mma(p, oc.index(v_ring, (n_blocks - 1) % STAGES), acc)
     acc = acc / l_i[:, None]
     offs_d = tl.arange(0, HEAD_DIM)
     out = Out + (head.to(tl.int64) * N_CTX + offs_m[:, None]) * HEAD_DIM + offs_d[None, :]
@@ -768,25 +774,19 @@ GEMM_VARIANTS = {
     "persistent_256x128x64_s3_r24": lambda a, b: matmul_persistent(a, b, dict(PERSISTENT_CONFIG, BM=256, BN=128)),
 }
 
-#: OnChip causal attention candidates: (q, k, v, sm_scale) -> out.
+#: OnChip causal attention candidates: (q, k, v, sm_scale) -> out. At d5b1073 (serialized FA3
+#: kernels) taller query tiles (256 rows, 128x128) were 10-25% slower than attn_n64 and are gone.
 ATTN_VARIANTS = {
     "attn_n64": lambda q, k, v, s: attn_fwd(q, k, v, s, dict(BLOCK_M=128, BLOCK_N=64, num_warps=8)),
-    # Taller query tiles: K and V are read once per 256 query rows instead of 128 (sm_90 cubins
-    # on the CPU: 176 registers at head dim 64, 255 at 128, no spill; with 16 warps 100 / 128).
-    "attn_m256_n64": lambda q, k, v, s: attn_fwd(q, k, v, s, dict(BLOCK_M=256, BLOCK_N=64, num_warps=8)),
-    "attn_m256_n64_w16": lambda q, k, v, s: attn_fwd(q, k, v, s, dict(BLOCK_M=256, BLOCK_N=64, num_warps=16)),
-    "attn_m128_n128": lambda q, k, v, s: attn_fwd(q, k, v, s, dict(BLOCK_M=128, BLOCK_N=128, num_warps=8)),
-    "fa3_pipelined_m256_n64_w16": lambda q, k, v, s: attn_fwd_pipelined(q, k, v, s, dict(BLOCK_M=256, BLOCK_N=64,
-                                                                                        num_warps=16)),
     "fa3_pipelined_n64": lambda q, k, v, s: attn_fwd_pipelined(q, k, v, s, dict(BLOCK_M=128, BLOCK_N=64,
                                                                                 num_warps=8)),
     "fa3_pipelined_n128": lambda q, k, v, s: attn_fwd_pipelined(q, k, v, s, dict(BLOCK_M=128, BLOCK_N=128,
                                                                                  num_warps=8)),
-    "fa3_pipelined_n64_w4": lambda q, k, v, s: attn_fwd_pipelined(q, k, v, s, dict(BLOCK_M=128, BLOCK_N=64,
-                                                                                   num_warps=4)),
     "fa3_ws_n64_s3": lambda q, k, v, s: attn_fwd_ws(q, k, v, s),
     "fa3_ws_n64_s4": lambda q, k, v, s: attn_fwd_ws(q, k, v, s, dict(BLOCK_M=128, BLOCK_N=64, STAGES=4,
                                                                      PRODUCER_REGS=24, num_warps=8)),
+    "fa3_ws_n128_s2": lambda q, k, v, s: attn_fwd_ws(q, k, v, s, dict(BLOCK_M=128, BLOCK_N=128, STAGES=2,
+                                                                      PRODUCER_REGS=24, num_warps=8)),
     "fa3_ws_n128_s3": lambda q, k, v, s: attn_fwd_ws(q, k, v, s, dict(BLOCK_M=128, BLOCK_N=128, STAGES=3,
                                                                       PRODUCER_REGS=24, num_warps=8)),
 }
