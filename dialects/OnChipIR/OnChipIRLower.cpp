@@ -58,16 +58,6 @@ constexpr const char *kMmaWaitMarker = "// triton_ext_onchip.mma_wait";
 /// Marks the wgmma ops and waits this pass creates (read by
 /// onchip_restore_waits).
 constexpr const char *kMmaAttr = "triton_ext_onchip.mma";
-/// OnChip's waits wait for the issuing warp group's wgmmas only (the
-/// hardware's `wgmma.wait_group`). A non-local wait would also make Triton's
-/// barrier analysis synchronize every warp group of the block at each wait,
-/// which keeps the two consumer warp groups of a kernel in lockstep. It is
-/// not needed for the buffers: the author overwrites an operand buffer only
-/// after the wait (rule 2 of the README), and the analysis still sees the
-/// wgmma's read of that buffer, so it puts a block barrier before the
-/// overwrite (a TMA copy, cp.async or `write`) or before the `arrive`/
-/// `expect` that hands the buffer to another partition.
-constexpr bool kWarpGroupLocalWaits = true;
 
 /// The value before any chain of ttg.convert_layout: layout conversions do
 /// not change which elements a tensor holds.
@@ -419,7 +409,7 @@ private:
           dot.getMaxNumImpreciseAcc(), /*isAsync=*/true);
       auto wait = ttng::WarpGroupDotWaitOp::create(
           builder, loc, TypeRange{mmaType}, ValueRange{wgmma.getResult()},
-          static_cast<uint32_t>(b.getPending()), kWarpGroupLocalWaits);
+          static_cast<uint32_t>(b.getPending()));
       wgmma->setAttr(kMmaAttr, builder.getUnitAttr());
       wait->setAttr(kMmaAttr, builder.getUnitAttr());
       Value back = ttg::ConvertLayoutOp::create(builder, loc, accType,
@@ -526,8 +516,7 @@ private:
       }
       OpBuilder builder(op);
       auto wait = ttng::WarpGroupDotWaitOp::create(
-          builder, op.getLoc(), TypeRange{accType}, ValueRange{acc}, pending,
-          kWarpGroupLocalWaits);
+          builder, op.getLoc(), TypeRange{accType}, ValueRange{acc}, pending);
       wait->setAttr(kMmaAttr, builder.getUnitAttr());
       Value back = ttg::ConvertLayoutOp::create(
           builder, op.getLoc(), op->getResult(0).getType(), wait.getResult(0));

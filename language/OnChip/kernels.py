@@ -30,6 +30,8 @@ through cubin).
 
 from __future__ import annotations
 
+import math
+
 import triton
 import triton.language as tl
 
@@ -459,7 +461,6 @@ def _attn_blocks(q_buf, k_desc, v_desc, k_ring, v_ring, ready, kv_row, lo, hi, n
                  MASKED: tl.constexpr):
     # Key blocks lo .. hi-1; block j lives in stage j % 2, whose barrier completes one phase per
     # block it holds, so block j's phase parity is (j // 2) & 1.
-    offs_n = tl.arange(0, BLOCK_N)
     for j in range(lo, hi):
         # Prefetch block j+1 into the other stage: its previous block (j-1) was read only by the
         # two mmas of iteration j-1, both waited for (pending=0), so the stage is free.
@@ -472,25 +473,19 @@ def _attn_blocks(q_buf, k_desc, v_desc, k_ring, v_ring, ready, kv_row, lo, hi, n
         slot = j % 2
         oc.wait(oc.index(ready, slot), (j // 2) & 1)  # K and V of block j have landed
         s = oc.mma(q_buf, oc.trans(oc.index(k_ring, slot)), tl.zeros([BLOCK_M, BLOCK_N], tl.float32))
-        s = s * qk_scale
-        if MASKED:
-            s = tl.where(offs_m[:, None] >= j * BLOCK_N + offs_n[None, :], s, float("-inf"))
-        m_ij = tl.maximum(m_i, tl.max(s, 1))
-        p = tl.math.exp2(s - m_ij[:, None])
-        alpha = tl.math.exp2(m_i - m_ij)
-        l_i = l_i * alpha + tl.sum(p, 1)
+        p, alpha, m_i, l_i = _softmax_step(s, j, m_i, l_i, qk_scale, offs_m, BLOCK_N, MASKED)
         acc = acc * alpha[:, None]
         acc = oc.mma(p.to(k_desc.dtype), oc.index(v_ring, slot), acc)  # P from registers
-        m_i = m_ij
     return m_i, l_i, acc
 
 
 @triton.jit
 def attn_fwd_kernel(q_desc, k_desc, v_desc, Out, sm_scale, N_CTX, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
-                    BLOCK_N: tl.constexpr):
+                    BLOCK_N: tl.constexpr, HEAVY_FIRST: tl.constexpr = True):
     """Causal attention forward, one program per BLOCK_M query rows of one head. Q, K, V, Out are
-    (heads * N_CTX, HEAD_DIM) row-major; N_CTX a multiple of BLOCK_M, BLOCK_M of BLOCK_N."""
-    start_m = tl.program_id(0)
+    (heads * N_CTX, HEAD_DIM) row-major; N_CTX a multiple of BLOCK_M, BLOCK_M of BLOCK_N.
+    HEAVY_FIRST runs the query tiles with the most key blocks first (see the pipelined kernel)."""
+    start_m = tl.num_programs(0) - 1 - tl.program_id(0) if HEAVY_FIRST else tl.program_id(0)
     head = tl.program_id(1)
     q_row = head * N_CTX + start_m * BLOCK_M
     kv_row = head * N_CTX
@@ -530,13 +525,14 @@ def attn_fwd_kernel(q_desc, k_desc, v_desc, Out, sm_scale, N_CTX, HEAD_DIM: tl.c
 
 @triton.jit
 def _softmax_step(s, j, m_i, l_i, qk_scale, offs_m, BLOCK_N: tl.constexpr, MASKED: tl.constexpr):
-    """Online softmax of one score block: P, the rescale factor of the running output, and the
-    new running max and sum (exp2 with the scale folded in)."""
-    s = s * qk_scale
+    """Online softmax of one block of unscaled scores: P, the rescale factor of the running
+    output, and the new running max and sum, in the exp2 domain (qk_scale = sm_scale * log2 e).
+    The row max is taken before scaling, which equals the max of the scaled scores because
+    qk_scale > 0 (attn_fwd checks it), so each P element costs one FFMA and one EX2."""
     if MASKED:
         s = tl.where(offs_m[:, None] >= j * BLOCK_N + tl.arange(0, BLOCK_N)[None, :], s, float("-inf"))
-    m_ij = tl.maximum(m_i, tl.max(s, 1))
-    p = tl.math.exp2(s - m_ij[:, None])
+    m_ij = tl.maximum(m_i, tl.max(s, 1) * qk_scale)
+    p = tl.math.exp2(s * qk_scale - m_ij[:, None])
     alpha = tl.math.exp2(m_i - m_ij)
     l_i = l_i * alpha + tl.sum(p, 1)
     return p, alpha, m_ij, l_i
@@ -739,6 +735,10 @@ def attn_fwd(q, k, v, sm_scale: float, config: dict | None = None, kernel=None):
     from triton.tools.tensor_descriptor import TensorDescriptor
 
     heads, n_ctx, d = q.shape
+    if not 0 < sm_scale < math.inf:
+        # The kernels take each row's max before scaling (_softmax_step), which is the max of
+        # the scaled scores only for a positive, finite scale.
+        raise ValueError(f"sm_scale must be positive and finite, got {sm_scale}")
     cfg = dict(ATTN_CONFIGS[d] if config is None else config)
     if n_ctx % cfg["BLOCK_M"] or cfg["BLOCK_M"] % cfg["BLOCK_N"]:
         raise ValueError(f"N_CTX={n_ctx} must be a multiple of BLOCK_M={cfg['BLOCK_M']}, itself of BLOCK_N")
@@ -778,6 +778,8 @@ GEMM_VARIANTS = {
 #: kernels) taller query tiles (256 rows, 128x128) were 10-25% slower than attn_n64 and are gone.
 ATTN_VARIANTS = {
     "attn_n64": lambda q, k, v, s: attn_fwd(q, k, v, s, dict(BLOCK_M=128, BLOCK_N=64, num_warps=8)),
+    "attn_n64_light_first": lambda q, k, v, s: attn_fwd(q, k, v, s, dict(BLOCK_M=128, BLOCK_N=64, num_warps=8,
+                                                                        HEAVY_FIRST=False)),
     "fa3_pipelined_n64": lambda q, k, v, s: attn_fwd_pipelined(q, k, v, s, dict(BLOCK_M=128, BLOCK_N=64,
                                                                                 num_warps=8)),
     "fa3_pipelined_n128": lambda q, k, v, s: attn_fwd_pipelined(q, k, v, s, dict(BLOCK_M=128, BLOCK_N=128,

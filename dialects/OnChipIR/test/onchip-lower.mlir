@@ -93,9 +93,9 @@ module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.targ
 // CHECK: %[[LOOP:.*]] = scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[INIT]]) -> (tensor<128x128xf32, #mma>)
 // CHECK-NEXT: ttng.fence_async_shared {bCluster = false}
 // CHECK-NEXT: %[[D:.*]] = ttng.warp_group_dot %arg0, %arg1, %[[ACC]] {isAsync = true, triton_ext_onchip.mma} : !ttg.memdesc<128x64xf16, #shared, #smem, mutable> * !ttg.memdesc<64x128xf16, #shared, #smem, mutable> -> tensor<128x128xf32, #mma>
-// CHECK-NEXT: %[[W:.*]] = ttng.warp_group_dot_wait %[[D]] {pendings = 1 : i32, triton_ext_onchip.mma, warpGroupLocal} : tensor<128x128xf32, #mma>
+// CHECK-NEXT: %[[W:.*]] = ttng.warp_group_dot_wait %[[D]] {pendings = 1 : i32, triton_ext_onchip.mma} : tensor<128x128xf32, #mma>
 // CHECK-NEXT: scf.yield %[[W]] : tensor<128x128xf32, #mma>
-// CHECK: %[[F:.*]] = ttng.warp_group_dot_wait %[[LOOP]] {pendings = 0 : i32, triton_ext_onchip.mma, warpGroupLocal} : tensor<128x128xf32, #mma>
+// CHECK: %[[F:.*]] = ttng.warp_group_dot_wait %[[LOOP]] {pendings = 0 : i32, triton_ext_onchip.mma} : tensor<128x128xf32, #mma>
 // CHECK-NEXT: %[[OUT:.*]] = ttg.convert_layout %[[F]] : tensor<128x128xf32, #mma> -> tensor<128x128xf32, #blocked{{[0-9]*}}>
 // CHECK-NEXT: tt.return %[[OUT]]
 tt.func @mma_loop(%a: !ttg.memdesc<128x64xf16, #shared, #smem, mutable>, %b: !ttg.memdesc<64x128xf16, #shared, #smem, mutable>, %init: tensor<128x128xf32, #blocked1>, %n: i32) -> tensor<128x128xf32, #blocked1> {
@@ -149,7 +149,7 @@ module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.targ
 // CHECK-LABEL: tt.func @mma_in_a_consumer_partition
 // CHECK: partition0(%{{.*}}) num_warps(4)
 // CHECK: ttng.warp_group_dot %{{.*}}, %{{.*}}, %{{.*}} {isAsync = true, triton_ext_onchip.mma} : !ttg.memdesc<128x64xf16, #shared, #smem, mutable> * !ttg.memdesc<64x128xf16, #shared, #smem, mutable> -> tensor<128x128xf32, #mma>
-// CHECK: ttng.warp_group_dot_wait %{{.*}} {pendings = 0 : i32, triton_ext_onchip.mma, warpGroupLocal}
+// CHECK: ttng.warp_group_dot_wait %{{.*}} {pendings = 0 : i32, triton_ext_onchip.mma}
 tt.func @mma_in_a_consumer_partition(%a: !ttg.memdesc<128x64xf16, #shared, #smem, mutable>, %b: !ttg.memdesc<64x128xf16, #shared, #smem, mutable>, %p: tensor<128x128x!tt.ptr<f32>, #blocked1>) {
   ttg.warp_specialize(%a, %b, %p)
   default {
@@ -174,8 +174,8 @@ tt.func @mma_in_a_consumer_partition(%a: !ttg.memdesc<128x64xf16, #shared, #smem
 // CHECK-LABEL: tt.func @persistent_tiles
 // CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}}  : i32 {
 // CHECK: scf.for {{.*}} -> (tensor<128x128xf32, #mma>)
-// CHECK: ttng.warp_group_dot_wait %{{.*}} {pendings = 1 : i32, triton_ext_onchip.mma, warpGroupLocal}
-// CHECK: ttng.warp_group_dot_wait %{{.*}} {pendings = 0 : i32, triton_ext_onchip.mma, warpGroupLocal}
+// CHECK: ttng.warp_group_dot_wait %{{.*}} {pendings = 1 : i32, triton_ext_onchip.mma}
+// CHECK: ttng.warp_group_dot_wait %{{.*}} {pendings = 0 : i32, triton_ext_onchip.mma}
 // CHECK: ttng.async_tma_store_wait {pendings = 0 : i32, read_only}
 // CHECK-NEXT: ttg.local_store
 // CHECK-NEXT: ttng.fence_async_shared {bCluster = false}
