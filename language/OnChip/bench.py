@@ -886,8 +886,8 @@ SKIP: dict[str, str] = {}
 
 def compare_vendor(reps: int = 5, what: tuple[str, ...] = ("gemm", "attention"),
                    log: Callable[[str], None] = print, smoke_first: bool = True,
-                   partial: Callable[[list[VendorRow], dict[str, str]], None] | None = None
-                   ) -> tuple[list[VendorRow], bool, dict[str, str]]:
+                   partial: Callable[[list[VendorRow], dict[str, str]], None] | None = None,
+                   smoke_timeout: float = 300.0) -> tuple[list[VendorRow], bool, dict[str, str]]:
     """The issue-31 comparison: OnChip vs cuBLAS / every SDPA backend and vs Triton, one run.
     Returns the rows, whether every output was right, and the smoke results."""
     import time
@@ -899,7 +899,7 @@ def compare_vendor(reps: int = 5, what: tuple[str, ...] = ("gemm", "attention"),
         items = [("gemm", n) for n in kernels.GEMM_VARIANTS if "gemm" in what]
         items += [("attention", n) for n in kernels.ATTN_VARIANTS if "attention" in what]
         items += [("warm", f"triton_{w}") for w in what]
-        smoked = smoke(items, log=log)
+        smoked = smoke(items, timeout=smoke_timeout, log=log)
         SKIP.update({k.split(":", 1)[1]: st for k, st in smoked.items()
                      if not k.startswith("warm:") and not st.startswith(("ok", "wrong"))})
         log(f"smoke run done in {time.monotonic() - start:.0f} s; left out: {sorted(SKIP) or 'none'}")
@@ -963,6 +963,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", default="gemm,attention", help="--vendor: comma-separated gemm, attention")
     parser.add_argument("--no-smoke", action="store_true",
                         help="--vendor: skip the child-process smoke run that leaves hanging kernels out")
+    parser.add_argument("--smoke-timeout", type=float, default=300.0,
+                        help="--vendor: seconds the smoke run waits (compiles included) before calling a kernel hung")
     args = parser.parse_args(argv)
     kernels.oc.load()  # the OnChip plugins and passes (a package import need not load them)
     if args.vendor:
@@ -985,7 +987,8 @@ def main(argv: list[str] | None = None) -> int:
 
         vrows, ok, smoked = compare_vendor(reps=max(args.reps, 1), what=what,
                                            log=lambda line: print(line, flush=True),
-                                           smoke_first=not args.no_smoke, partial=write)
+                                           smoke_first=not args.no_smoke, partial=write,
+                                           smoke_timeout=args.smoke_timeout)
         write(vrows, smoked, complete=True)
         if out:
             print(f"wrote {out}", flush=True)

@@ -723,6 +723,153 @@ def attn_fwd_ws(q, k, v, sm_scale: float, config: dict | None = None):
     return attn_fwd(q, k, v, sm_scale, cfg, kernel=attn_fwd_ws_kernel)
 
 
+@triton.jit
+def _attn_pp_producer(q_desc, k_desc, v_desc, q_ring, k_ring, v_ring, q_bar, ready, empty, q_row, kv_row, n_blocks,
+                      BLOCK_Q: tl.constexpr, BLOCK_N: tl.constexpr, STAGES: tl.constexpr, Q_BYTES: tl.constexpr,
+                      NBYTES: tl.constexpr):
+    # Both consumers' query rows on one barrier, then each key block once for both of them.
+    oc.expect(q_bar, 2 * Q_BYTES)
+    oc.copy_tma(oc.index(q_ring, 0), q_desc, [q_row, 0], q_bar)
+    oc.copy_tma(oc.index(q_ring, 1), q_desc, [q_row + BLOCK_Q, 0], q_bar)
+    for b in range(n_blocks):
+        st = b % STAGES
+        oc.wait(oc.index(empty, st), ((b // STAGES) & 1) ^ 1)  # both consumers released the stage
+        bar = oc.index(ready, st)
+        oc.expect(bar, NBYTES)
+        oc.copy_tma(oc.index(k_ring, st), k_desc, [kv_row + b * BLOCK_N, 0], bar)
+        oc.copy_tma(oc.index(v_ring, st), v_desc, [kv_row + b * BLOCK_N, 0], bar)
+
+
+@triton.jit
+def _attn_pp_blocks(q_buf, k_ring, v_ring, ready, empty, turn, lo, hi, p, alpha, m_i, l_i, acc, qk_scale, offs_m,
+                    WHICH: tl.constexpr, BLOCK_Q: tl.constexpr, BLOCK_N: tl.constexpr, STAGES: tl.constexpr,
+                    MASKED: tl.constexpr):
+    # _attn_ws_blocks for one consumer warp group, its wgmmas issued in turns: consumer WHICH
+    # issues S_{j+1} and P_j V_j when the other has issued its own for block j - 1 (WHICH 0) or
+    # j (WHICH 1), then hands the turn over, so one group's softmax runs while the other's
+    # wgmmas use the tensor cores (FlashAttention-3's ping-pong). A turn barrier completes one
+    # phase per block; the handover makes each wait at most one phase behind its barrier.
+    for j in range(lo, hi):
+        nxt = j + 1
+        oc.wait(oc.index(ready, nxt % STAGES), (nxt // STAGES) & 1)
+        oc.wait(oc.index(turn, WHICH), (j & 1) ^ (1 - WHICH))
+        s = oc.mma(q_buf, oc.trans(oc.index(k_ring, nxt % STAGES)), tl.zeros([BLOCK_Q, BLOCK_N], tl.float32),
+                   pending=1)
+        acc = acc * alpha[:, None]
+        acc = oc.mma(p, oc.index(v_ring, j % STAGES), acc, pending=1)
+        oc.arrive(oc.index(turn, 1 - WHICH))
+        p32, alpha, m_i, l_i = _softmax_step(s, nxt, m_i, l_i, qk_scale, offs_m, BLOCK_N, MASKED)
+        p = p32.to(q_buf.dtype)
+        acc = oc.mma_wait(acc, 0)
+        oc.arrive(oc.index(empty, j % STAGES))
+    return p, alpha, m_i, l_i, acc
+
+
+@triton.jit
+def _attn_pp_consumer(q_ring, k_ring, v_ring, q_bar, ready, empty, turn, Out, sm_scale, N_CTX, start_m, head,
+                      n_blocks, WHICH: tl.constexpr, HEAD_DIM: tl.constexpr, BLOCK_Q: tl.constexpr,
+                      BLOCK_N: tl.constexpr, STAGES: tl.constexpr):
+    q_buf = oc.index(q_ring, WHICH)
+    offs_m = start_m * 2 * BLOCK_Q + WHICH * BLOCK_Q + tl.arange(0, BLOCK_Q)
+    m_i = tl.zeros([BLOCK_Q], dtype=tl.float32) - float("inf")
+    l_i = tl.zeros([BLOCK_Q], dtype=tl.float32)
+    acc = tl.zeros([BLOCK_Q, HEAD_DIM], dtype=tl.float32)
+    qk_scale = sm_scale * 1.44269504
+    oc.wait(q_bar, 0)
+    oc.wait(oc.index(ready, 0), 0)
+    s = oc.mma(q_buf, oc.trans(oc.index(k_ring, 0)), tl.zeros([BLOCK_Q, BLOCK_N], tl.float32))
+    p32, alpha, m_i, l_i = _softmax_step(s, 0, m_i, l_i, qk_scale, offs_m, BLOCK_N, True)
+    p = p32.to(q_buf.dtype)
+    # Both consumers run every key block of the 2 * BLOCK_Q rows, so they take the same number of
+    # turns; a block wholly above one consumer's diagonal is masked to nothing for it.
+    n_off = (start_m * 2 * BLOCK_Q) // BLOCK_N  # key blocks below both consumers' diagonals
+    mid = tl.maximum(n_off - 1, 0)
+    p, alpha, m_i, l_i, acc = _attn_pp_blocks(q_buf, k_ring, v_ring, ready, empty, turn, 0, mid, p, alpha, m_i,
+                                              l_i, acc, qk_scale, offs_m, WHICH, BLOCK_Q, BLOCK_N, STAGES, False)
+    p, alpha, m_i, l_i, acc = _attn_pp_blocks(q_buf, k_ring, v_ring, ready, empty, turn, mid, n_blocks - 1, p,
+                                              alpha, m_i, l_i, acc, qk_scale, offs_m, WHICH, BLOCK_Q, BLOCK_N,
+                                              STAGES, True)
+    acc = acc * alpha[:, None]
+    acc = oc.mma(p, oc.index(v_ring, (n_blocks - 1) % STAGES), acc)
+    acc = acc / l_i[:, None]
+    offs_d = tl.arange(0, HEAD_DIM)
+    out = Out + (head.to(tl.int64) * N_CTX + offs_m[:, None]) * HEAD_DIM + offs_d[None, :]
+    tl.store(out, acc.to(Out.dtype.element_ty))
+
+
+@triton.jit
+def _attn_pp_first(q_ring, k_ring, v_ring, q_bar, ready, empty, turn, Out, sm_scale, N_CTX, start_m, head,
+                   n_blocks, HEAD_DIM: tl.constexpr, BLOCK_Q: tl.constexpr, BLOCK_N: tl.constexpr,
+                   STAGES: tl.constexpr):
+    _attn_pp_consumer(q_ring, k_ring, v_ring, q_bar, ready, empty, turn, Out, sm_scale, N_CTX, start_m, head,
+                      n_blocks, 0, HEAD_DIM, BLOCK_Q, BLOCK_N, STAGES)
+
+
+@triton.jit
+def _attn_pp_second(q_ring, k_ring, v_ring, q_bar, ready, empty, turn, Out, sm_scale, N_CTX, start_m, head,
+                    n_blocks, HEAD_DIM: tl.constexpr, BLOCK_Q: tl.constexpr, BLOCK_N: tl.constexpr,
+                    STAGES: tl.constexpr):
+    _attn_pp_consumer(q_ring, k_ring, v_ring, q_bar, ready, empty, turn, Out, sm_scale, N_CTX, start_m, head,
+                      n_blocks, 1, HEAD_DIM, BLOCK_Q, BLOCK_N, STAGES)
+
+
+@triton.jit
+def attn_fwd_pingpong_kernel(q_desc, k_desc, v_desc, Out, sm_scale, N_CTX, HEAD_DIM: tl.constexpr,
+                             BLOCK_Q: tl.constexpr, BLOCK_N: tl.constexpr, STAGES: tl.constexpr,
+                             CONSUMER_REGS: tl.constexpr, PRODUCER_REGS: tl.constexpr):
+    """Causal attention forward (num_warps=4), FlashAttention-3's full schedule: one program per
+    2 * BLOCK_Q query rows of one head; two consumer warp groups (the default partition and a
+    4-warp worker) take BLOCK_Q rows each and issue their wgmmas in turns, each overlapping its
+    softmax with its own P V; a one-warp producer copies every key block once for both."""
+    start_m = tl.num_programs(0) - 1 - tl.program_id(0)  # heaviest tiles first
+    head = tl.program_id(1)
+    q_row = head * N_CTX + start_m * 2 * BLOCK_Q
+    kv_row = head * N_CTX
+    dtype: tl.constexpr = q_desc.dtype
+    q_ring = oc.alloc(dtype, [BLOCK_Q, HEAD_DIM], 2)
+    k_ring = oc.alloc(dtype, [BLOCK_N, HEAD_DIM], STAGES)
+    v_ring = oc.alloc(dtype, [BLOCK_N, HEAD_DIM], STAGES)
+    q_bar = oc.index(oc.barriers(1), 0)
+    ready = oc.barriers(STAGES)
+    empty = oc.barriers(STAGES, arrivals=2)  # one arrival per consumer
+    turn = oc.barriers(2)  # turn[c]: consumer c may issue its next wgmmas
+    q_bytes: tl.constexpr = BLOCK_Q * HEAD_DIM * dtype.primitive_bitwidth // 8
+    nbytes: tl.constexpr = 2 * BLOCK_N * HEAD_DIM * dtype.primitive_bitwidth // 8
+    n_blocks = ((start_m + 1) * 2 * BLOCK_Q) // BLOCK_N
+    oc.split([(_attn_pp_first, (q_ring, k_ring, v_ring, q_bar, ready, empty, turn, Out, sm_scale, N_CTX, start_m,
+                                head, n_blocks, HEAD_DIM, BLOCK_Q, BLOCK_N, STAGES)),
+              (_attn_pp_second, (q_ring, k_ring, v_ring, q_bar, ready, empty, turn, Out, sm_scale, N_CTX, start_m,
+                                 head, n_blocks, HEAD_DIM, BLOCK_Q, BLOCK_N, STAGES)),
+              (_attn_pp_producer, (q_desc, k_desc, v_desc, q_ring, k_ring, v_ring, q_bar, ready, empty, q_row,
+                                   kv_row, n_blocks, BLOCK_Q, BLOCK_N, STAGES, q_bytes, nbytes))],
+             [4, 1], [CONSUMER_REGS, PRODUCER_REGS])
+
+
+#: Ping-pong attention: 64 query rows per consumer warp group, 128-key blocks in 2 stages.
+PINGPONG_ATTN_CONFIG = dict(BLOCK_Q=64, BLOCK_N=128, STAGES=2, CONSUMER_REGS=240, PRODUCER_REGS=24, num_warps=4)
+
+
+def attn_fwd_pingpong(q, k, v, sm_scale: float, config: dict | None = None):
+    """attn_fwd with attn_fwd_pingpong_kernel (N_CTX a multiple of 2 * BLOCK_Q, itself of BLOCK_N)."""
+    import torch
+    from triton.tools.tensor_descriptor import TensorDescriptor
+
+    heads, n_ctx, d = q.shape
+    if not 0 < sm_scale < math.inf:
+        raise ValueError(f"sm_scale must be positive and finite, got {sm_scale}")
+    cfg = dict(PINGPONG_ATTN_CONFIG if config is None else config)
+    rows = 2 * cfg["BLOCK_Q"]
+    if n_ctx % rows or rows % cfg["BLOCK_N"]:
+        raise ValueError(f"N_CTX={n_ctx} must be a multiple of 2 * BLOCK_Q={rows}, itself of BLOCK_N={cfg['BLOCK_N']}")
+    out = torch.empty_like(q)
+    q_desc = TensorDescriptor.from_tensor(q.reshape(heads * n_ctx, d), [cfg["BLOCK_Q"], d])
+    k_desc = TensorDescriptor.from_tensor(k.reshape(heads * n_ctx, d), [cfg["BLOCK_N"], d])
+    v_desc = TensorDescriptor.from_tensor(v.reshape(heads * n_ctx, d), [cfg["BLOCK_N"], d])
+    attn_fwd_pingpong_kernel[(n_ctx // rows, heads)](q_desc, k_desc, v_desc, out, sm_scale, n_ctx, HEAD_DIM=d,
+                                                     **cfg)
+    return out
+
+
 #: Attention tiles per head dim: BLOCK_M 128 over two warp groups, BLOCK_N 64 (on the H200 at
 #: cd3daa7, BLOCK_N 64 beat 128 at both head dims: results/check-h200.json).
 ATTN_CONFIGS = {64: dict(BLOCK_M=128, BLOCK_N=64, num_warps=8), 128: dict(BLOCK_M=128, BLOCK_N=64, num_warps=8)}
@@ -784,11 +931,13 @@ ATTN_VARIANTS = {
                                                                                 num_warps=8)),
     "fa3_pipelined_n128": lambda q, k, v, s: attn_fwd_pipelined(q, k, v, s, dict(BLOCK_M=128, BLOCK_N=128,
                                                                                  num_warps=8)),
-    "fa3_ws_n64_s3": lambda q, k, v, s: attn_fwd_ws(q, k, v, s),
-    "fa3_ws_n64_s4": lambda q, k, v, s: attn_fwd_ws(q, k, v, s, dict(BLOCK_M=128, BLOCK_N=64, STAGES=4,
-                                                                     PRODUCER_REGS=24, num_warps=8)),
     "fa3_ws_n128_s2": lambda q, k, v, s: attn_fwd_ws(q, k, v, s, dict(BLOCK_M=128, BLOCK_N=128, STAGES=2,
                                                                       PRODUCER_REGS=24, num_warps=8)),
-    "fa3_ws_n128_s3": lambda q, k, v, s: attn_fwd_ws(q, k, v, s, dict(BLOCK_M=128, BLOCK_N=128, STAGES=3,
-                                                                      PRODUCER_REGS=24, num_warps=8)),
+    "fa3_pingpong_q64_n128_s2": lambda q, k, v, s: attn_fwd_pingpong(q, k, v, s),
+    "fa3_pingpong_q64_n64_s3": lambda q, k, v, s: attn_fwd_pingpong(q, k, v, s, dict(PINGPONG_ATTN_CONFIG, BLOCK_N=64,
+                                                                                     STAGES=3)),
+    "fa3_pingpong_q64_n128_s3": lambda q, k, v, s: attn_fwd_pingpong(q, k, v, s, dict(PINGPONG_ATTN_CONFIG,
+                                                                                      STAGES=3)),
+    "fa3_pingpong_q64_n64_s4": lambda q, k, v, s: attn_fwd_pingpong(q, k, v, s, dict(PINGPONG_ATTN_CONFIG, BLOCK_N=64,
+                                                                                     STAGES=4)),
 }
