@@ -1089,3 +1089,53 @@ def test_attention_refuses_a_scale_its_softmax_does_not_hold_for(sm_scale: float
     q = torch.zeros((1, 128, 64), dtype=torch.float16)
     with pytest.raises(ValueError, match="sm_scale must be positive and finite"):
         kernels.attn_fwd(q, q, q, sm_scale)
+
+
+@pytest.mark.parametrize("head_dim, block_n, stages", [(64, 128, 3), (128, 64, 4)])
+def test_pingpong_attention_consumers_take_turns(head_dim: int, block_n: int, stages: int, tmp_path: Path) -> None:
+    # FlashAttention-3's full schedule: two 4-warp consumer warp groups, each with its own 64
+    # query rows, issue their wgmmas in turns (turn barriers) and overlap their softmax with
+    # their own P V; one producer warp copies Q and every K/V block once for both.
+    dtype = "fp16"
+    cfg = dict(kernels.PINGPONG_ATTN_CONFIG, BLOCK_N=block_n, STAGES=stages)
+    num_warps = cfg.pop("num_warps")
+    sig = {"q_desc": f"tensordesc<{dtype}[{cfg['BLOCK_Q']}, {head_dim}]>",
+           "k_desc": f"tensordesc<{dtype}[{block_n}, {head_dim}]>", "v_desc": f"tensordesc<{dtype}[{block_n}, {head_dim}]>",
+           "Out": f"*{dtype}", "sm_scale": "fp32", "N_CTX": "i32"}
+    k = compile_kernel(kernels.attn_fwd_pingpong_kernel, sig, dict(cfg, HEAD_DIM=head_dim), num_warps)
+    ir = body(k.asm["ttgir"])
+    ws = ir[ir.index("ttg.warp_specialize("):]
+    first, second, producer = (ws[:ws.index("partition0(")], ws[ws.index("partition0("):ws.index("partition1(")],
+                               ws[ws.index("partition1("):])
+    assert re.search(r"requestedRegisters = array<i32: 240, 24>", ir)
+    assert re.search(r"partition0\(.*\) num_warps\(4\)", second) and re.search(r"partition1\(.*\) num_warps\(1\)",
+                                                                             producer)
+    assert "warp_group_dot" not in producer and len(re.findall(r"async_tma_copy_global_to_local", producer)) == 4
+    for consumer in (first, second):
+        assert "async_tma_copy" not in consumer
+        for loop in _loops(consumer, "j"):
+            _one_warp_group_wait_order(loop)
+            # Its turn is waited for before its two wgmmas and handed over right after them.
+            waits = [m.start() for m in re.finditer(r"ttng.wait_barrier", loop)]
+            dots = [m.start() for m in re.finditer(r"ttng.warp_group_dot ", loop)]
+            arrives = [m.start() for m in re.finditer(r"ttng.arrive_barrier", loop)]
+            assert len(waits) == 2 and waits[1] < dots[0] and len(arrives) == 2
+            assert dots[1] < arrives[0] < loop.index("math.exp2") < arrives[1]
+    assert not ptxas_serializes_wgmma(k.asm["ptx"], tmp_path)
+    assert k.metadata.shared <= 227 * 1024
+
+
+@pytest.mark.parametrize("n_ctx, config, message", [
+    (192, None, "must be a multiple of 2 \\* BLOCK_Q=128"),
+    (256, dict(BLOCK_Q=64, BLOCK_N=256, STAGES=2, CONSUMER_REGS=240, PRODUCER_REGS=24, num_warps=4),
+     "itself of BLOCK_N=256"),
+])
+def test_pingpong_attention_refuses_shapes_its_tiles_do_not_cover(n_ctx: int, config: dict | None,
+                                                                  message: str) -> None:
+    import torch
+
+    q = torch.zeros((1, n_ctx, 64), dtype=torch.float16)
+    with pytest.raises(ValueError, match=message):
+        kernels.attn_fwd_pingpong(q, q, q, 0.125, config)
+    with pytest.raises(ValueError, match="sm_scale must be positive and finite"):
+        kernels.attn_fwd_pingpong(q, q, q, -1.0, config)
