@@ -517,10 +517,15 @@ def attn_fwd_kernel(q_desc, k_desc, v_desc, Out, sm_scale, N_CTX, HEAD_DIM: tl.c
                                  l_i, acc, qk_scale, offs_m, BLOCK_M, BLOCK_N, nbytes, False)
     m_i, l_i, acc = _attn_blocks(q_buf, k_desc, v_desc, k_ring, v_ring, ready, kv_row, n_off, n_blocks, n_blocks,
                                  m_i, l_i, acc, qk_scale, offs_m, BLOCK_M, BLOCK_N, nbytes, True)
-    acc = acc / l_i[:, None]
+    _store_rows(Out, acc / l_i[:, None], head, N_CTX, offs_m, HEAD_DIM)
+
+
+@triton.jit
+def _store_rows(Out, out, head, N_CTX, offs_m, HEAD_DIM: tl.constexpr):
+    """The normalized output rows offs_m of one head into Out, (heads * N_CTX, HEAD_DIM) row-major."""
     offs_d = tl.arange(0, HEAD_DIM)
-    out = Out + (head.to(tl.int64) * N_CTX + offs_m[:, None]) * HEAD_DIM + offs_d[None, :]
-    tl.store(out, acc.to(Out.dtype.element_ty))
+    ptrs = Out + (head.to(tl.int64) * N_CTX + offs_m[:, None]) * HEAD_DIM + offs_d[None, :]
+    tl.store(ptrs, out.to(Out.dtype.element_ty))
 
 
 @triton.jit
@@ -622,10 +627,21 @@ def attn_fwd_pipelined_kernel(q_desc, k_desc, v_desc, Out, sm_scale, N_CTX, HEAD
     # The last block's P V.
     acc = acc * alpha[:, None]
     acc = oc.mma(p, oc.index(v_ring, (n_blocks - 1) % 3), acc)
-    acc = acc / l_i[:, None]
-    offs_d = tl.arange(0, HEAD_DIM)
-    out = Out + (head.to(tl.int64) * N_CTX + offs_m[:, None]) * HEAD_DIM + offs_d[None, :]
-    tl.store(out, acc.to(Out.dtype.element_ty))
+    _store_rows(Out, acc / l_i[:, None], head, N_CTX, offs_m, HEAD_DIM)
+
+
+@triton.jit
+def _attn_kv_copies(k_desc, v_desc, k_ring, v_ring, ready, empty, kv_row, n_blocks, BLOCK_N: tl.constexpr,
+                    STAGES: tl.constexpr, NBYTES: tl.constexpr):
+    """A producer partition's K/V copies: block b into stage b % STAGES once every consumer has
+    released the stage's previous block (a fresh `empty` barrier's parity-1 wait returns at once)."""
+    for b in range(n_blocks):
+        st = b % STAGES
+        oc.wait(oc.index(empty, st), ((b // STAGES) & 1) ^ 1)
+        bar = oc.index(ready, st)
+        oc.expect(bar, NBYTES)
+        oc.copy_tma(oc.index(k_ring, st), k_desc, [kv_row + b * BLOCK_N, 0], bar)
+        oc.copy_tma(oc.index(v_ring, st), v_desc, [kv_row + b * BLOCK_N, 0], bar)
 
 
 @triton.jit
@@ -633,13 +649,7 @@ def _attn_ws_producer(q_desc, k_desc, v_desc, q_buf, k_ring, v_ring, q_bar, read
                       BLOCK_N: tl.constexpr, STAGES: tl.constexpr, Q_BYTES: tl.constexpr, NBYTES: tl.constexpr):
     oc.expect(q_bar, Q_BYTES)
     oc.copy_tma(q_buf, q_desc, [q_row, 0], q_bar)
-    for b in range(n_blocks):
-        st = b % STAGES
-        oc.wait(oc.index(empty, st), ((b // STAGES) & 1) ^ 1)  # the consumers released the stage
-        bar = oc.index(ready, st)
-        oc.expect(bar, NBYTES)
-        oc.copy_tma(oc.index(k_ring, st), k_desc, [kv_row + b * BLOCK_N, 0], bar)
-        oc.copy_tma(oc.index(v_ring, st), v_desc, [kv_row + b * BLOCK_N, 0], bar)
+    _attn_kv_copies(k_desc, v_desc, k_ring, v_ring, ready, empty, kv_row, n_blocks, BLOCK_N, STAGES, NBYTES)
 
 
 @triton.jit
@@ -682,10 +692,7 @@ def _attn_ws_consumer(q_buf, k_ring, v_ring, q_bar, ready, empty, Out, sm_scale,
                                               m_i, l_i, acc, qk_scale, offs_m, BLOCK_M, BLOCK_N, STAGES, True)
     acc = acc * alpha[:, None]
     acc = oc.mma(p, oc.index(v_ring, (n_blocks - 1) % STAGES), acc)
-    acc = acc / l_i[:, None]
-    offs_d = tl.arange(0, HEAD_DIM)
-    out = Out + (head.to(tl.int64) * N_CTX + offs_m[:, None]) * HEAD_DIM + offs_d[None, :]
-    tl.store(out, acc.to(Out.dtype.element_ty))
+    _store_rows(Out, acc / l_i[:, None], head, N_CTX, offs_m, HEAD_DIM)
 
 
 @triton.jit
@@ -731,13 +738,7 @@ def _attn_pp_producer(q_desc, k_desc, v_desc, q_ring, k_ring, v_ring, q_bar, rea
     oc.expect(q_bar, 2 * Q_BYTES)
     oc.copy_tma(oc.index(q_ring, 0), q_desc, [q_row, 0], q_bar)
     oc.copy_tma(oc.index(q_ring, 1), q_desc, [q_row + BLOCK_Q, 0], q_bar)
-    for b in range(n_blocks):
-        st = b % STAGES
-        oc.wait(oc.index(empty, st), ((b // STAGES) & 1) ^ 1)  # both consumers released the stage
-        bar = oc.index(ready, st)
-        oc.expect(bar, NBYTES)
-        oc.copy_tma(oc.index(k_ring, st), k_desc, [kv_row + b * BLOCK_N, 0], bar)
-        oc.copy_tma(oc.index(v_ring, st), v_desc, [kv_row + b * BLOCK_N, 0], bar)
+    _attn_kv_copies(k_desc, v_desc, k_ring, v_ring, ready, empty, kv_row, n_blocks, BLOCK_N, STAGES, NBYTES)
 
 
 @triton.jit
@@ -791,10 +792,7 @@ def _attn_pp_consumer(q_ring, k_ring, v_ring, q_bar, ready, empty, turn, Out, sm
                                               STAGES, True)
     acc = acc * alpha[:, None]
     acc = oc.mma(p, oc.index(v_ring, (n_blocks - 1) % STAGES), acc)
-    acc = acc / l_i[:, None]
-    offs_d = tl.arange(0, HEAD_DIM)
-    out = Out + (head.to(tl.int64) * N_CTX + offs_m[:, None]) * HEAD_DIM + offs_d[None, :]
-    tl.store(out, acc.to(Out.dtype.element_ty))
+    _store_rows(Out, acc / l_i[:, None], head, N_CTX, offs_m, HEAD_DIM)
 
 
 @triton.jit

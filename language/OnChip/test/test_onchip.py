@@ -1029,6 +1029,18 @@ def test_pipelined_attention_overlaps_softmax_with_the_p_v_wgmma(head_dim: int, 
     assert k.asm["cubin"]
 
 
+def _pingpong_partitions(ir: str) -> tuple[str, str, str]:
+    """The default partition, the 4-warp second consumer and the 1-warp producer of a ping-pong
+    kernel's ttgir, after checking their warp counts and registers (240 / 24 after setmaxnreg)."""
+    ws = ir[ir.index("ttg.warp_specialize("):]
+    first, second, producer = (ws[:ws.index("partition0(")], ws[ws.index("partition0("):ws.index("partition1(")],
+                               ws[ws.index("partition1("):])
+    assert re.search(r"requestedRegisters = array<i32: 240, 24>", ir)
+    assert re.search(r"partition0\(.*\) num_warps\(4\)", second)
+    assert re.search(r"partition1\(.*\) num_warps\(1\)", producer)
+    return first, second, producer
+
+
 def test_pingpong_gemm_has_two_consumer_warp_groups_taking_turns() -> None:
     # Ping-pong: a 4-warp worker holds tensors (its warp count is the kernel's) and multiplies
     # like the default partition; the two take turns through mbarriers.
@@ -1036,12 +1048,7 @@ def test_pingpong_gemm_has_two_consumer_warp_groups_taking_turns() -> None:
     num_warps = cfg.pop("num_warps")
     k = compile_kernel(kernels.matmul_pingpong_kernel, _persistent_signature("bf16", cfg), cfg, num_warps)
     ir = body(k.asm["ttgir"])
-    ws = ir[ir.index("ttg.warp_specialize("):]
-    default, second, producer = (ws[:ws.index("partition0(")], ws[ws.index("partition0("):ws.index("partition1(")],
-                                 ws[ws.index("partition1("):])
-    assert re.search(r"requestedRegisters = array<i32: 240, 24>", ir)
-    assert re.search(r"partition0\(.*\) num_warps\(4\)", second) and re.search(r"partition1\(.*\) num_warps\(1\)",
-                                                                             producer)
+    default, second, producer = _pingpong_partitions(ir)
     for consumer in (default, second):
         assert len(re.findall(r"ttng.warp_group_dot ", consumer)) == 1
         assert "ttng.async_tma_copy_local_to_global" in consumer
@@ -1104,12 +1111,7 @@ def test_pingpong_attention_consumers_take_turns(head_dim: int, block_n: int, st
            "Out": f"*{dtype}", "sm_scale": "fp32", "N_CTX": "i32"}
     k = compile_kernel(kernels.attn_fwd_pingpong_kernel, sig, dict(cfg, HEAD_DIM=head_dim), num_warps)
     ir = body(k.asm["ttgir"])
-    ws = ir[ir.index("ttg.warp_specialize("):]
-    first, second, producer = (ws[:ws.index("partition0(")], ws[ws.index("partition0("):ws.index("partition1(")],
-                               ws[ws.index("partition1("):])
-    assert re.search(r"requestedRegisters = array<i32: 240, 24>", ir)
-    assert re.search(r"partition0\(.*\) num_warps\(4\)", second) and re.search(r"partition1\(.*\) num_warps\(1\)",
-                                                                             producer)
+    first, second, producer = _pingpong_partitions(ir)
     assert "warp_group_dot" not in producer and len(re.findall(r"async_tma_copy_global_to_local", producer)) == 4
     for consumer in (first, second):
         assert "async_tma_copy" not in consumer
