@@ -653,17 +653,26 @@ def _attn_ws_producer(q_desc, k_desc, v_desc, q_buf, k_ring, v_ring, q_bar, read
 
 
 @triton.jit
-def _attn_ws_blocks(q_buf, k_ring, v_ring, ready, empty, lo, hi, p, alpha, m_i, l_i, acc, qk_scale, offs_m,
-                    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, STAGES: tl.constexpr, MASKED: tl.constexpr):
+def _attn_ws_blocks(q_buf, k_ring, v_ring, ready, empty, turn, lo, hi, p, alpha, m_i, l_i, acc, qk_scale, offs_m,
+                    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, STAGES: tl.constexpr, MASKED: tl.constexpr,
+                    WHICH: tl.constexpr, TURNS: tl.constexpr):
     # As _attn_pipelined_blocks, with the copies issued by the producer partition: block j's stage
-    # is released (empty) once P_j V_j finished.
+    # is released (empty) once P_j V_j finished. With TURNS (the ping-pong), consumer WHICH issues
+    # S_{j+1} and P_j V_j when the other has issued its own for block j - 1 (WHICH 0) or j
+    # (WHICH 1), then hands the turn over, so one group's softmax runs while the other's wgmmas
+    # use the tensor cores (FlashAttention-3's ping-pong). A turn barrier completes one phase per
+    # block; the handover keeps each wait at most one phase behind its barrier.
     for j in range(lo, hi):
         nxt = j + 1
         oc.wait(oc.index(ready, nxt % STAGES), (nxt // STAGES) & 1)
+        if TURNS:
+            oc.wait(oc.index(turn, WHICH), (j & 1) ^ (1 - WHICH))
         s = oc.mma(q_buf, oc.trans(oc.index(k_ring, nxt % STAGES)), tl.zeros([BLOCK_M, BLOCK_N], tl.float32),
                    pending=1)
         acc = acc * alpha[:, None]
         acc = oc.mma(p, oc.index(v_ring, j % STAGES), acc, pending=1)
+        if TURNS:
+            oc.arrive(oc.index(turn, 1 - WHICH))
         p32, alpha, m_i, l_i = _softmax_step(s, nxt, m_i, l_i, qk_scale, offs_m, BLOCK_N, MASKED)
         p = p32.to(q_buf.dtype)
         acc = oc.mma_wait(acc, 0)
@@ -672,10 +681,13 @@ def _attn_ws_blocks(q_buf, k_ring, v_ring, ready, empty, lo, hi, p, alpha, m_i, 
 
 
 @triton.jit
-def _attn_ws_consumer(q_buf, k_ring, v_ring, q_bar, ready, empty, Out, sm_scale, N_CTX, start_m, head, n_off,
-                      n_blocks, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-                      STAGES: tl.constexpr):
-    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+def _attn_consumer(q_buf, k_ring, v_ring, q_bar, ready, empty, turn, Out, sm_scale, N_CTX, row0, head, n_off,
+                   n_blocks, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                   STAGES: tl.constexpr, WHICH: tl.constexpr, TURNS: tl.constexpr):
+    """A consumer partition of the warp-specialized attention kernels: query rows row0 ..
+    row0 + BLOCK_M - 1 of one head against key blocks 0 .. n_blocks - 1 (those from n_off on
+    masked), fed by a producer partition; with TURNS, one of two ping-pong consumers."""
+    offs_m = row0 + tl.arange(0, BLOCK_M)
     m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
     l_i = tl.zeros([BLOCK_M], dtype=tl.float32)
     acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
@@ -686,13 +698,23 @@ def _attn_ws_consumer(q_buf, k_ring, v_ring, q_bar, ready, empty, Out, sm_scale,
     p32, alpha, m_i, l_i = _softmax_step(s, 0, m_i, l_i, qk_scale, offs_m, BLOCK_N, True)
     p = p32.to(q_buf.dtype)
     mid = tl.maximum(n_off - 1, 0)
-    p, alpha, m_i, l_i, acc = _attn_ws_blocks(q_buf, k_ring, v_ring, ready, empty, 0, mid, p, alpha, m_i, l_i,
-                                              acc, qk_scale, offs_m, BLOCK_M, BLOCK_N, STAGES, False)
-    p, alpha, m_i, l_i, acc = _attn_ws_blocks(q_buf, k_ring, v_ring, ready, empty, mid, n_blocks - 1, p, alpha,
-                                              m_i, l_i, acc, qk_scale, offs_m, BLOCK_M, BLOCK_N, STAGES, True)
+    p, alpha, m_i, l_i, acc = _attn_ws_blocks(q_buf, k_ring, v_ring, ready, empty, turn, 0, mid, p, alpha, m_i,
+                                              l_i, acc, qk_scale, offs_m, BLOCK_M, BLOCK_N, STAGES, False, WHICH,
+                                              TURNS)
+    p, alpha, m_i, l_i, acc = _attn_ws_blocks(q_buf, k_ring, v_ring, ready, empty, turn, mid, n_blocks - 1, p,
+                                              alpha, m_i, l_i, acc, qk_scale, offs_m, BLOCK_M, BLOCK_N, STAGES, True,
+                                              WHICH, TURNS)
     acc = acc * alpha[:, None]
     acc = oc.mma(p, oc.index(v_ring, (n_blocks - 1) % STAGES), acc)
     _store_rows(Out, acc / l_i[:, None], head, N_CTX, offs_m, HEAD_DIM)
+
+
+@triton.jit
+def _attn_ws_consumer(q_buf, k_ring, v_ring, q_bar, ready, empty, Out, sm_scale, N_CTX, start_m, head, n_off,
+                      n_blocks, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                      STAGES: tl.constexpr):
+    _attn_consumer(q_buf, k_ring, v_ring, q_bar, ready, empty, None, Out, sm_scale, N_CTX, start_m * BLOCK_M, head,
+                   n_off, n_blocks, HEAD_DIM, BLOCK_M, BLOCK_N, STAGES, 0, False)
 
 
 @triton.jit
@@ -742,57 +764,15 @@ def _attn_pp_producer(q_desc, k_desc, v_desc, q_ring, k_ring, v_ring, q_bar, rea
 
 
 @triton.jit
-def _attn_pp_blocks(q_buf, k_ring, v_ring, ready, empty, turn, lo, hi, p, alpha, m_i, l_i, acc, qk_scale, offs_m,
-                    WHICH: tl.constexpr, BLOCK_Q: tl.constexpr, BLOCK_N: tl.constexpr, STAGES: tl.constexpr,
-                    MASKED: tl.constexpr):
-    # _attn_ws_blocks for one consumer warp group, its wgmmas issued in turns: consumer WHICH
-    # issues S_{j+1} and P_j V_j when the other has issued its own for block j - 1 (WHICH 0) or
-    # j (WHICH 1), then hands the turn over, so one group's softmax runs while the other's
-    # wgmmas use the tensor cores (FlashAttention-3's ping-pong). A turn barrier completes one
-    # phase per block; the handover makes each wait at most one phase behind its barrier.
-    for j in range(lo, hi):
-        nxt = j + 1
-        oc.wait(oc.index(ready, nxt % STAGES), (nxt // STAGES) & 1)
-        oc.wait(oc.index(turn, WHICH), (j & 1) ^ (1 - WHICH))
-        s = oc.mma(q_buf, oc.trans(oc.index(k_ring, nxt % STAGES)), tl.zeros([BLOCK_Q, BLOCK_N], tl.float32),
-                   pending=1)
-        acc = acc * alpha[:, None]
-        acc = oc.mma(p, oc.index(v_ring, j % STAGES), acc, pending=1)
-        oc.arrive(oc.index(turn, 1 - WHICH))
-        p32, alpha, m_i, l_i = _softmax_step(s, nxt, m_i, l_i, qk_scale, offs_m, BLOCK_N, MASKED)
-        p = p32.to(q_buf.dtype)
-        acc = oc.mma_wait(acc, 0)
-        oc.arrive(oc.index(empty, j % STAGES))
-    return p, alpha, m_i, l_i, acc
-
-
-@triton.jit
 def _attn_pp_consumer(q_ring, k_ring, v_ring, q_bar, ready, empty, turn, Out, sm_scale, N_CTX, start_m, head,
                       n_blocks, WHICH: tl.constexpr, HEAD_DIM: tl.constexpr, BLOCK_Q: tl.constexpr,
                       BLOCK_N: tl.constexpr, STAGES: tl.constexpr):
-    q_buf = oc.index(q_ring, WHICH)
-    offs_m = start_m * 2 * BLOCK_Q + WHICH * BLOCK_Q + tl.arange(0, BLOCK_Q)
-    m_i = tl.zeros([BLOCK_Q], dtype=tl.float32) - float("inf")
-    l_i = tl.zeros([BLOCK_Q], dtype=tl.float32)
-    acc = tl.zeros([BLOCK_Q, HEAD_DIM], dtype=tl.float32)
-    qk_scale = sm_scale * 1.44269504
-    oc.wait(q_bar, 0)
-    oc.wait(oc.index(ready, 0), 0)
-    s = oc.mma(q_buf, oc.trans(oc.index(k_ring, 0)), tl.zeros([BLOCK_Q, BLOCK_N], tl.float32))
-    p32, alpha, m_i, l_i = _softmax_step(s, 0, m_i, l_i, qk_scale, offs_m, BLOCK_N, True)
-    p = p32.to(q_buf.dtype)
     # Both consumers run every key block of the 2 * BLOCK_Q rows, so they take the same number of
     # turns; a block wholly above one consumer's diagonal is masked to nothing for it.
     n_off = (start_m * 2 * BLOCK_Q) // BLOCK_N  # key blocks below both consumers' diagonals
-    mid = tl.maximum(n_off - 1, 0)
-    p, alpha, m_i, l_i, acc = _attn_pp_blocks(q_buf, k_ring, v_ring, ready, empty, turn, 0, mid, p, alpha, m_i,
-                                              l_i, acc, qk_scale, offs_m, WHICH, BLOCK_Q, BLOCK_N, STAGES, False)
-    p, alpha, m_i, l_i, acc = _attn_pp_blocks(q_buf, k_ring, v_ring, ready, empty, turn, mid, n_blocks - 1, p,
-                                              alpha, m_i, l_i, acc, qk_scale, offs_m, WHICH, BLOCK_Q, BLOCK_N,
-                                              STAGES, True)
-    acc = acc * alpha[:, None]
-    acc = oc.mma(p, oc.index(v_ring, (n_blocks - 1) % STAGES), acc)
-    _store_rows(Out, acc / l_i[:, None], head, N_CTX, offs_m, HEAD_DIM)
+    _attn_consumer(oc.index(q_ring, WHICH), k_ring, v_ring, q_bar, ready, empty, turn, Out, sm_scale, N_CTX,
+                   start_m * 2 * BLOCK_Q + WHICH * BLOCK_Q, head, n_off, n_blocks, HEAD_DIM, BLOCK_Q, BLOCK_N,
+                   STAGES, WHICH, True)
 
 
 @triton.jit

@@ -1107,8 +1107,9 @@ def test_pingpong_attention_consumers_take_turns(head_dim: int, block_n: int, st
     cfg = dict(kernels.PINGPONG_ATTN_CONFIG, BLOCK_N=block_n, STAGES=stages)
     num_warps = cfg.pop("num_warps")
     sig = {"q_desc": f"tensordesc<{dtype}[{cfg['BLOCK_Q']}, {head_dim}]>",
-           "k_desc": f"tensordesc<{dtype}[{block_n}, {head_dim}]>", "v_desc": f"tensordesc<{dtype}[{block_n}, {head_dim}]>",
-           "Out": f"*{dtype}", "sm_scale": "fp32", "N_CTX": "i32"}
+           "k_desc": f"tensordesc<{dtype}[{block_n}, {head_dim}]>",
+           "v_desc": f"tensordesc<{dtype}[{block_n}, {head_dim}]>", "Out": f"*{dtype}", "sm_scale": "fp32",
+           "N_CTX": "i32"}
     k = compile_kernel(kernels.attn_fwd_pingpong_kernel, sig, dict(cfg, HEAD_DIM=head_dim), num_warps)
     ir = body(k.asm["ttgir"])
     first, second, producer = _pingpong_partitions(ir)
