@@ -776,22 +776,6 @@ def _attn_pp_consumer(q_ring, k_ring, v_ring, q_bar, ready, empty, turn, Out, sm
 
 
 @triton.jit
-def _attn_pp_first(q_ring, k_ring, v_ring, q_bar, ready, empty, turn, Out, sm_scale, N_CTX, start_m, head,
-                   n_blocks, HEAD_DIM: tl.constexpr, BLOCK_Q: tl.constexpr, BLOCK_N: tl.constexpr,
-                   STAGES: tl.constexpr):
-    _attn_pp_consumer(q_ring, k_ring, v_ring, q_bar, ready, empty, turn, Out, sm_scale, N_CTX, start_m, head,
-                      n_blocks, 0, HEAD_DIM, BLOCK_Q, BLOCK_N, STAGES)
-
-
-@triton.jit
-def _attn_pp_second(q_ring, k_ring, v_ring, q_bar, ready, empty, turn, Out, sm_scale, N_CTX, start_m, head,
-                    n_blocks, HEAD_DIM: tl.constexpr, BLOCK_Q: tl.constexpr, BLOCK_N: tl.constexpr,
-                    STAGES: tl.constexpr):
-    _attn_pp_consumer(q_ring, k_ring, v_ring, q_bar, ready, empty, turn, Out, sm_scale, N_CTX, start_m, head,
-                      n_blocks, 1, HEAD_DIM, BLOCK_Q, BLOCK_N, STAGES)
-
-
-@triton.jit
 def attn_fwd_pingpong_kernel(q_desc, k_desc, v_desc, Out, sm_scale, N_CTX, HEAD_DIM: tl.constexpr,
                              BLOCK_Q: tl.constexpr, BLOCK_N: tl.constexpr, STAGES: tl.constexpr,
                              CONSUMER_REGS: tl.constexpr, PRODUCER_REGS: tl.constexpr):
@@ -814,10 +798,10 @@ def attn_fwd_pingpong_kernel(q_desc, k_desc, v_desc, Out, sm_scale, N_CTX, HEAD_
     q_bytes: tl.constexpr = BLOCK_Q * HEAD_DIM * dtype.primitive_bitwidth // 8
     nbytes: tl.constexpr = 2 * BLOCK_N * HEAD_DIM * dtype.primitive_bitwidth // 8
     n_blocks = ((start_m + 1) * 2 * BLOCK_Q) // BLOCK_N
-    oc.split([(_attn_pp_first, (q_ring, k_ring, v_ring, q_bar, ready, empty, turn, Out, sm_scale, N_CTX, start_m,
-                                head, n_blocks, HEAD_DIM, BLOCK_Q, BLOCK_N, STAGES)),
-              (_attn_pp_second, (q_ring, k_ring, v_ring, q_bar, ready, empty, turn, Out, sm_scale, N_CTX, start_m,
-                                 head, n_blocks, HEAD_DIM, BLOCK_Q, BLOCK_N, STAGES)),
+    oc.split([(_attn_pp_consumer, (q_ring, k_ring, v_ring, q_bar, ready, empty, turn, Out, sm_scale, N_CTX, start_m,
+                                   head, n_blocks, 0, HEAD_DIM, BLOCK_Q, BLOCK_N, STAGES)),
+              (_attn_pp_consumer, (q_ring, k_ring, v_ring, q_bar, ready, empty, turn, Out, sm_scale, N_CTX, start_m,
+                                   head, n_blocks, 1, HEAD_DIM, BLOCK_Q, BLOCK_N, STAGES)),
               (_attn_pp_producer, (q_desc, k_desc, v_desc, q_ring, k_ring, v_ring, q_bar, ready, empty, q_row,
                                    kv_row, n_blocks, BLOCK_Q, BLOCK_N, STAGES, q_bytes, nbytes))],
              [4, 1], [CONSUMER_REGS, PRODUCER_REGS])
