@@ -481,11 +481,10 @@ def _attn_blocks(q_buf, k_desc, v_desc, k_ring, v_ring, ready, kv_row, lo, hi, n
 
 @triton.jit
 def attn_fwd_kernel(q_desc, k_desc, v_desc, Out, sm_scale, N_CTX, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
-                    BLOCK_N: tl.constexpr, HEAVY_FIRST: tl.constexpr = True):
+                    BLOCK_N: tl.constexpr):
     """Causal attention forward, one program per BLOCK_M query rows of one head. Q, K, V, Out are
-    (heads * N_CTX, HEAD_DIM) row-major; N_CTX a multiple of BLOCK_M, BLOCK_M of BLOCK_N.
-    HEAVY_FIRST runs the query tiles with the most key blocks first (see the pipelined kernel)."""
-    start_m = tl.num_programs(0) - 1 - tl.program_id(0) if HEAVY_FIRST else tl.program_id(0)
+    (heads * N_CTX, HEAD_DIM) row-major; N_CTX a multiple of BLOCK_M, BLOCK_M of BLOCK_N."""
+    start_m = tl.num_programs(0) - 1 - tl.program_id(0)  # heaviest causal tiles first
     head = tl.program_id(1)
     q_row = head * N_CTX + start_m * BLOCK_M
     kv_row = head * N_CTX
@@ -813,23 +812,9 @@ PINGPONG_ATTN_CONFIG = dict(BLOCK_Q=64, BLOCK_N=128, STAGES=2, CONSUMER_REGS=240
 
 def attn_fwd_pingpong(q, k, v, sm_scale: float, config: dict | None = None):
     """attn_fwd with attn_fwd_pingpong_kernel (N_CTX a multiple of 2 * BLOCK_Q, itself of BLOCK_N)."""
-    import torch
-    from triton.tools.tensor_descriptor import TensorDescriptor
-
-    heads, n_ctx, d = q.shape
-    if not 0 < sm_scale < math.inf:
-        raise ValueError(f"sm_scale must be positive and finite, got {sm_scale}")
     cfg = dict(PINGPONG_ATTN_CONFIG if config is None else config)
-    rows = 2 * cfg["BLOCK_Q"]
-    if n_ctx % rows or rows % cfg["BLOCK_N"]:
-        raise ValueError(f"N_CTX={n_ctx} must be a multiple of 2 * BLOCK_Q={rows}, itself of BLOCK_N={cfg['BLOCK_N']}")
-    out = torch.empty_like(q)
-    q_desc = TensorDescriptor.from_tensor(q.reshape(heads * n_ctx, d), [cfg["BLOCK_Q"], d])
-    k_desc = TensorDescriptor.from_tensor(k.reshape(heads * n_ctx, d), [cfg["BLOCK_N"], d])
-    v_desc = TensorDescriptor.from_tensor(v.reshape(heads * n_ctx, d), [cfg["BLOCK_N"], d])
-    attn_fwd_pingpong_kernel[(n_ctx // rows, heads)](q_desc, k_desc, v_desc, out, sm_scale, n_ctx, HEAD_DIM=d,
-                                                     **cfg)
-    return out
+    return _launch_attention(attn_fwd_pingpong_kernel, q, k, v, sm_scale, cfg, cfg["BLOCK_Q"], 2 * cfg["BLOCK_Q"],
+                             "2 * BLOCK_Q")
 
 
 #: Attention tiles per head dim: BLOCK_M 128 over two warp groups, BLOCK_N 64 (on the H200 at
@@ -840,6 +825,14 @@ ATTN_CONFIGS = {64: dict(BLOCK_M=128, BLOCK_N=64, num_warps=8), 128: dict(BLOCK_
 def attn_fwd(q, k, v, sm_scale: float, config: dict | None = None, kernel=None):
     """Causal attention forward with attn_fwd_kernel; q, k, v (heads, N_CTX, HEAD_DIM) contiguous
     torch tensors on the GPU (fp16 or bf16), N_CTX a multiple of BLOCK_M."""
+    cfg = dict(ATTN_CONFIGS[q.shape[-1]] if config is None else config)
+    return _launch_attention(attn_fwd_kernel if kernel is None else kernel, q, k, v, sm_scale, cfg, cfg["BLOCK_M"],
+                             cfg["BLOCK_M"], "BLOCK_M")
+
+
+def _launch_attention(kernel, q, k, v, sm_scale: float, cfg: dict, q_block: int, rows: int, rows_name: str):
+    """Check the shape and scale, make the TMA descriptors (Q in q_block rows, K and V in BLOCK_N)
+    and launch ``kernel`` with one program per ``rows`` query rows of each head."""
     import torch
     from triton.tools.tensor_descriptor import TensorDescriptor
 
@@ -848,16 +841,14 @@ def attn_fwd(q, k, v, sm_scale: float, config: dict | None = None, kernel=None):
         # The kernels take each row's max before scaling (_softmax_step), which is the max of
         # the scaled scores only for a positive, finite scale.
         raise ValueError(f"sm_scale must be positive and finite, got {sm_scale}")
-    cfg = dict(ATTN_CONFIGS[d] if config is None else config)
-    if n_ctx % cfg["BLOCK_M"] or cfg["BLOCK_M"] % cfg["BLOCK_N"]:
-        raise ValueError(f"N_CTX={n_ctx} must be a multiple of BLOCK_M={cfg['BLOCK_M']}, itself of BLOCK_N")
+    if n_ctx % rows or rows % cfg["BLOCK_N"]:
+        raise ValueError(f"N_CTX={n_ctx} must be a multiple of {rows_name}={rows}, itself of "
+                         f"BLOCK_N={cfg['BLOCK_N']}")
     out = torch.empty_like(q)
-    q_desc = TensorDescriptor.from_tensor(q.reshape(heads * n_ctx, d), [cfg["BLOCK_M"], d])
+    q_desc = TensorDescriptor.from_tensor(q.reshape(heads * n_ctx, d), [q_block, d])
     k_desc = TensorDescriptor.from_tensor(k.reshape(heads * n_ctx, d), [cfg["BLOCK_N"], d])
     v_desc = TensorDescriptor.from_tensor(v.reshape(heads * n_ctx, d), [cfg["BLOCK_N"], d])
-    grid = (n_ctx // cfg["BLOCK_M"], heads)
-    (attn_fwd_kernel if kernel is None else kernel)[grid](q_desc, k_desc, v_desc, out, sm_scale, n_ctx,
-                                                          HEAD_DIM=d, **cfg)
+    kernel[(n_ctx // rows, heads)](q_desc, k_desc, v_desc, out, sm_scale, n_ctx, HEAD_DIM=d, **cfg)
     return out
 
 
@@ -887,8 +878,6 @@ GEMM_VARIANTS = {
 #: kernels) taller query tiles (256 rows, 128x128) were 10-25% slower than attn_n64 and are gone.
 ATTN_VARIANTS = {
     "attn_n64": lambda q, k, v, s: attn_fwd(q, k, v, s, dict(BLOCK_M=128, BLOCK_N=64, num_warps=8)),
-    "attn_n64_light_first": lambda q, k, v, s: attn_fwd(q, k, v, s, dict(BLOCK_M=128, BLOCK_N=64, num_warps=8,
-                                                                        HEAVY_FIRST=False)),
     "fa3_pipelined_n64": lambda q, k, v, s: attn_fwd_pipelined(q, k, v, s, dict(BLOCK_M=128, BLOCK_N=64,
                                                                                 num_warps=8)),
     "fa3_pingpong_q64_n128_s3": lambda q, k, v, s: attn_fwd_pingpong(q, k, v, s, dict(PINGPONG_ATTN_CONFIG,

@@ -32,7 +32,7 @@ import pytest
 import triton
 from triton.backends.compiler import GPUTarget
 
-from tests.realworld.sweep import SameAsBaseline, _stage_texts
+from tests.realworld.sweep import SameAsBaseline, stage_texts
 from tests.reliability import reliability_summary as summary
 import triton_ext
 from tests.corpus.corpus_kernels import CORPUS, CorpusKernel
@@ -142,7 +142,7 @@ def _baseline(kernel: CorpusKernel) -> dict[str, str] | None:
     if kernel.name not in _BASELINES:
         seen: dict[str, str] = {}
         try:
-            with triton_ext.settings.scope(strict=True), _stage_texts(seen):
+            with triton_ext.settings.scope(strict=True), stage_texts(seen):
                 compiled = triton.compile(kernel.source(), target=TARGET, options=kernel.options())
             assert compiled.asm.get("cubin"), f"{kernel.name}: no cubin"
             for stage in ("ttir", "ttgir"):
@@ -171,7 +171,7 @@ def test_kernel_compiles_and_verifies(kernel: CorpusKernel, config: Configuratio
     stop_at = config.passes[0].stage if baseline else None
     try:
         with triton_ext.settings.scope(strict=True), triton_ext.record_pipelines() as plans, \
-                (_stage_texts({}, stop_at, baseline) if stop_at else contextlib.nullcontext()):
+                (stage_texts({}, stop_at, baseline) if stop_at else contextlib.nullcontext()):
             try:
                 if names:
                     with triton_ext.enabled(*names):

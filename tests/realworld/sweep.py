@@ -44,7 +44,7 @@ class Outcome:
 
 
 class StoppedAfter(Exception):
-    """Raised right after stage ``stage`` by :func:`_stage_texts` given no baseline: the caller
+    """Raised right after stage ``stage`` by :func:`stage_texts` given no baseline: the caller
     needs that stage's output (``text``) and nothing after it."""
 
     def __init__(self, stage: str, text: str) -> None:
@@ -57,7 +57,7 @@ class SameAsBaseline(Exception):
 
 
 @contextlib.contextmanager
-def _stage_texts(seen: dict[str, str], stop_at: str | None = None,
+def stage_texts(seen: dict[str, str], stop_at: str | None = None,
                  baseline: dict[str, str] | None = None) -> Iterator[None]:
     """Without ``stop_at``, record the text of each stage's output (STAGES) into ``seen``; with
     it, raise :class:`SameAsBaseline` right after that stage when its text equals
@@ -150,7 +150,7 @@ def sweep_kernel(kernel_name: str, pass_names: list[str]) -> list[dict[str, Any]
         # when that stage's output is the baseline's (see the module docstring).
         stop_at = stage_of.get(name) if name and baseline_stages else None
         try:
-            with _stage_texts(seen, stop_at, baseline_stages):
+            with stage_texts(seen, stop_at, baseline_stages):
                 compiled, out.placed = _compile(kernel, [name] if name else [])
             if compiled is None:  # stopped after its stage: the baseline's module, unchanged
                 out.ok = out.stopped = True

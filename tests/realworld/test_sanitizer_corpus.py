@@ -44,7 +44,7 @@ except ImportError as exc:  # the extra is part of the test set-up: say how to g
 from tests.differential.interp import Machine, RunResult
 from tests.differential.jit_interp import kernel_func
 from tests.differential.mlir_text import Type, UnsupportedIR
-from tests.realworld.sweep import StoppedAfter, _stage_texts
+from tests.realworld.sweep import StoppedAfter, stage_texts
 
 require_built("sanitizers")
 
@@ -91,7 +91,7 @@ def _compile_both(kernel: Any) -> tuple[str, Any, Any, dict[str, str]]:
     # Both passes run in make_ttir and only the TTIR is interpreted: the compile stops there (the
     # real-world sweep compiles each pass through cubin).
     try:
-        with _stage_texts({}, stop_at="ttir"), triton_ext.enabled(
+        with stage_texts({}, stop_at="ttir"), triton_ext.enabled(
                 "masked_load_poison", "offset_overflow_check", print="every", records=False):
             triton.compile(src, target=CUDA90, options={
                 "num_warps": launch.num_warps, "num_stages": launch.num_stages})

@@ -600,7 +600,7 @@ def test_prune_and_check_expect_leave_the_real_kernels_unchanged(kernel: str) ->
         fn, num_warps = kernels.attn_fwd_kernel, 8
         sig = {"q_desc": "tensordesc<fp16[128, 64]>", "k_desc": "tensordesc<fp16[64, 64]>",
                "v_desc": "tensordesc<fp16[64, 64]>", "Out": "*fp16", "sm_scale": "fp32", "N_CTX": "i32"}
-        consts = dict(HEAD_DIM=64, BLOCK_M=128, BLOCK_N=64, HEAVY_FIRST=True)
+        consts = dict(HEAD_DIM=64, BLOCK_M=128, BLOCK_N=64)
     else:
         fn, consts = kernels.matmul_ws_kernel, dict(kernels.WS_CONFIG)
         num_warps = consts.pop("num_warps")
@@ -765,8 +765,7 @@ def test_causal_attention_forward(head_dim: int, block_n: int, dtype: str) -> No
            "v_desc": f"tensordesc<{dtype}[{block_n}, {head_dim}]>", "Out": f"*{dtype}", "sm_scale": "fp32",
            "N_CTX": "i32"}
     ty = {"fp16": "f16", "bf16": "bf16"}[dtype]
-    k = compile_kernel(kernels.attn_fwd_kernel, sig, dict(HEAD_DIM=head_dim, BLOCK_M=bm, BLOCK_N=block_n,
-                                                          HEAVY_FIRST=True), 8)
+    k = compile_kernel(kernels.attn_fwd_kernel, sig, dict(HEAD_DIM=head_dim, BLOCK_M=bm, BLOCK_N=block_n), 8)
     ir = body(k.asm["ttgir"])
     assert "triton_ext_onchip.tma_copy" not in ir and "tt.dot " not in ir
     # Q once, K and V tiles double-buffered; the kernel is all TMA, so no proxy fence anywhere
