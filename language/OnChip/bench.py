@@ -494,7 +494,7 @@ def run_attention(seq: int, head_dim: int, reps: int, dtype_name: str = "float16
             row.errors[name] = f"{type(exc).__name__}: {exc}"[:2000]
     for bn in ONCHIP_ATTN_BLOCK_N:
         name = f"onchip_n{bn}"
-        cfg = dict(BLOCK_M=128, BLOCK_N=bn, num_warps=8)
+        cfg = dict(kernels.ATTN_CONFIGS[head_dim], BLOCK_N=bn)
         try:
             outs[name] = kernels.attn_fwd(q, k, v, scale, cfg)
             fns[name] = (lambda c: lambda: kernels.attn_fwd(q, k, v, scale, c))(cfg)

@@ -600,7 +600,7 @@ def test_prune_and_check_expect_leave_the_real_kernels_unchanged(kernel: str) ->
         fn, num_warps = kernels.attn_fwd_kernel, 8
         sig = {"q_desc": "tensordesc<fp16[128, 64]>", "k_desc": "tensordesc<fp16[64, 64]>",
                "v_desc": "tensordesc<fp16[64, 64]>", "Out": "*fp16", "sm_scale": "fp32", "N_CTX": "i32"}
-        consts = dict(HEAD_DIM=64, BLOCK_M=128, BLOCK_N=64)
+        consts = {k: v for k, v in kernels.ATTN_CONFIGS[64].items() if k != "num_warps"} | dict(HEAD_DIM=64)
     else:
         fn, consts = kernels.matmul_ws_kernel, dict(kernels.WS_CONFIG)
         num_warps = consts.pop("num_warps")
@@ -757,15 +757,18 @@ def _loops(ir: str, var: str) -> list[str]:
     return out
 
 
-@pytest.mark.parametrize("head_dim, block_n, dtype", [(64, 64, "fp16"), (64, 128, "fp16"), (128, 64, "fp16"),
-                                                     (128, 128, "fp16"), (64, 64, "bf16"), (128, 64, "bf16")])
-def test_causal_attention_forward(head_dim: int, block_n: int, dtype: str) -> None:
+@pytest.mark.parametrize("head_dim, block_n, dtype, q_in_registers",
+                         [(64, 64, "fp16", True), (64, 64, "fp16", False), (64, 128, "fp16", True),
+                          (128, 64, "fp16", False), (128, 64, "fp16", True), (128, 128, "fp16", False),
+                          (64, 64, "bf16", True), (128, 64, "bf16", False)])
+def test_causal_attention_forward(head_dim: int, block_n: int, dtype: str, q_in_registers: bool) -> None:
     bm = 128
     sig = {"q_desc": f"tensordesc<{dtype}[{bm}, {head_dim}]>", "k_desc": f"tensordesc<{dtype}[{block_n}, {head_dim}]>",
            "v_desc": f"tensordesc<{dtype}[{block_n}, {head_dim}]>", "Out": f"*{dtype}", "sm_scale": "fp32",
            "N_CTX": "i32"}
     ty = {"fp16": "f16", "bf16": "bf16"}[dtype]
-    k = compile_kernel(kernels.attn_fwd_kernel, sig, dict(HEAD_DIM=head_dim, BLOCK_M=bm, BLOCK_N=block_n), 8)
+    k = compile_kernel(kernels.attn_fwd_kernel, sig, dict(HEAD_DIM=head_dim, BLOCK_M=bm, BLOCK_N=block_n,
+                                                          Q_IN_REGISTERS=q_in_registers, LAZY_RESCALE=False), 8)
     ir = body(k.asm["ttgir"])
     assert "triton_ext_onchip.tma_copy" not in ir and "tt.dot " not in ir
     # Q once, K and V tiles double-buffered; the kernel is all TMA, so no proxy fence anywhere
@@ -787,7 +790,13 @@ def test_causal_attention_forward(head_dim: int, block_n: int, dtype: str) -> No
                          rf"!ttg.memdesc<{block_n}x{head_dim}x{ty}.* -> !ttg.memdesc<{head_dim}x{block_n}x{ty}", loop)
         dots = re.findall(r"ttng.warp_group_dot %.*", loop)
         assert len(dots) == 2, dots
-        assert re.search(rf"!ttg.memdesc<{bm}x{head_dim}x{ty}.* \* !ttg.memdesc<{head_dim}x{block_n}x{ty}", dots[0])
+        if q_in_registers:  # Q read from shared memory once, before the loops; wgmma's A from registers
+            assert re.search(rf": tensor<{bm}x{head_dim}x{ty}, #ttg.dot_op<\{{opIdx = 0.* \* "
+                             rf"!ttg.memdesc<{head_dim}x{block_n}x{ty}", dots[0]), dots[0]
+            assert "ttg.local_load" not in loop
+        else:
+            assert re.search(rf"!ttg.memdesc<{bm}x{head_dim}x{ty}.* \* !ttg.memdesc<{head_dim}x{block_n}x{ty}",
+                             dots[0])
         # O += P V with P from registers.
         assert re.search(rf": tensor<{bm}x{block_n}x{ty}, #ttg.dot_op<\{{opIdx = 0.* \* "
                          rf"!ttg.memdesc<{block_n}x{head_dim}x{ty}.* -> {acc_type}", dots[1]), dots[1]
@@ -804,6 +813,36 @@ def test_causal_attention_forward(head_dim: int, block_n: int, dtype: str) -> No
     assert f"wgmma.mma_async.sync.aligned.m64n{head_dim}k16.f32.{ty}.{ty}" in ptx
     assert "cp.async.bulk.tensor.2d.shared::cta.global.mbarrier::complete_tx::bytes" in ptx
     assert "mbarrier.try_wait.parity" in ptx
+    if q_in_registers:
+        assert re.search(rf"ttg.local_load %\w+ : !ttg.memdesc<{bm}x{head_dim}x{ty}", ir[:ir.index("scf.for")])
+        assert re.search(r"wgmma.mma_async.sync.aligned.m64n\d+k16.f32.\w+.\w+\s+\{[^}]*\},\s*\{", ptx)
+    assert wgmma_serialization(ptx) is None
+    assert k.asm["cubin"]
+
+
+def test_lazy_rescale_moves_the_running_max_only_behind_a_block_uniform_branch() -> None:
+    # _lazy_softmax_step: the rescale of acc (one multiply per accumulator element) and the move
+    # of the running max sit under one scf.if per block, on a block-wide max of the growth > 8.
+    sig = {"q_desc": "tensordesc<fp16[128, 128]>", "k_desc": "tensordesc<fp16[64, 128]>",
+           "v_desc": "tensordesc<fp16[64, 128]>", "Out": "*fp16", "sm_scale": "fp32", "N_CTX": "i32"}
+    consts = dict(HEAD_DIM=128, BLOCK_M=128, BLOCK_N=64, Q_IN_REGISTERS=False, LAZY_RESCALE=True)
+    k = compile_kernel(kernels.attn_fwd_kernel, sig, consts, 8)
+    ir = body(k.asm["ttgir"])
+    acc_type = r"tensor<128x128xf32, #mma\d*>"
+    starts = [m.start() for m in re.finditer(r"scf.for %j ", ir)]
+    assert len(starts) == 2  # off-diagonal blocks, then the diagonal
+    for start, end in zip(starts, starts[1:] + [len(ir)]):
+        loop = ir[start:end]
+        branch = loop.index("scf.if")
+        then = loop[branch:loop.index("} else {", branch)]
+        growth = re.search(r"%(\S+) = arith.cmpf ogt, %\S+, %cst\S* : f32", loop[:branch])
+        assert growth and re.search(rf"scf.if %{re.escape(growth.group(1))} -> \(.*{acc_type}", then), then
+        assert re.search(rf"arith.mulf %\S+, %\S+ : {acc_type}", then)  # the rescale, only in the branch
+        assert not re.search(rf"arith.mulf %\S+, %\S+ : {acc_type}", loop[:branch] + loop[len(then) + branch:])
+        assert '"tt.reduce"' in loop[:branch]  # the block-wide max of the growth
+        assert len(re.findall(r"ttng.warp_group_dot ", loop)) == 2
+    assert "8.000000e+00" in ir
+    assert wgmma_serialization(k.asm["ptx"]) is None
     assert k.asm["cubin"]
 
 
@@ -1026,8 +1065,8 @@ def test_pipelined_attention_overlaps_softmax_with_the_p_v_wgmma(head_dim: int, 
     sig = {"q_desc": f"tensordesc<{dtype}[{bm}, {head_dim}]>", "k_desc": f"tensordesc<{dtype}[{block_n}, {head_dim}]>",
            "v_desc": f"tensordesc<{dtype}[{block_n}, {head_dim}]>", "Out": f"*{dtype}", "sm_scale": "fp32",
            "N_CTX": "i32"}
-    k = compile_kernel(kernels.attn_fwd_pipelined_kernel, sig, dict(HEAD_DIM=head_dim, BLOCK_M=bm, BLOCK_N=block_n),
-                       8)
+    k = compile_kernel(kernels.attn_fwd_pipelined_kernel, sig, dict(HEAD_DIM=head_dim, BLOCK_M=bm, BLOCK_N=block_n,
+                                                                    Q_IN_REGISTERS=False), 8)
     ir = body(k.asm["ttgir"])
     ty = {"fp16": "f16", "bf16": "bf16"}[dtype]
     assert re.search(rf"ttg.local_alloc : \(\) -> !ttg.memdesc<3x{block_n}x{head_dim}x{ty}", ir)  # 3 K/V stages
