@@ -28,6 +28,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "LoopSplitAnalysis.h"
+#include "LoopSplitGuardedMask.h"
 #include "LoopSplitProfitability.h"
 #include "LoopSplitRounding.h"
 #include "triton-ext/PassInfra.h"
@@ -321,10 +322,11 @@ private:
 struct SplitLoopOnComparison : OpRewritePattern<scf::ForOp> {
   SplitLoopOnComparison(MLIRContext *ctx, const SplitLimits &limits,
                         const ProfitOptions &profitOptions,
-                        Rounding rounding, bool scaleAfterMax, bool remarks)
+                        Rounding rounding, bool scaleAfterMax, bool guardedMask,
+                        bool remarks)
       : OpRewritePattern(ctx), limits(limits), profitOptions(profitOptions),
         rounding(rounding), scaleAfterMaxOption(scaleAfterMax),
-        remarks(remarks) {}
+        guardedMaskOption(guardedMask), remarks(remarks) {}
 
   LogicalResult matchAndRewrite(scf::ForOp loop,
                                 PatternRewriter &rewriter) const override {
@@ -428,6 +430,14 @@ struct SplitLoopOnComparison : OpRewritePattern<scf::ForOp> {
                             *part.low == c.lowValue);
         if (!scales.empty())
           scaleAfterMax(clone, scales, rewriter);
+      } else if (guardedMaskOption) {
+        // The part that keeps the comparisons: a branch on one of them that
+        // only applies a mask becomes straight-line code
+        // (LoopSplitGuardedMask.h).
+        SmallVector<Value> conditions;
+        for (Comparison c : plan->comparisons)
+          conditions.push_back(mapping.lookup(c.cmp.getResult()));
+        absorbGuardedMasks(clone, conditions, rewriter);
       }
       // One pipeline drain: only the main part keeps the loop's stages.
       if (singleDrain && index != profit.mainPart)
@@ -475,6 +485,7 @@ private:
   ProfitOptions profitOptions;
   Rounding rounding;
   bool scaleAfterMaxOption;
+  bool guardedMaskOption;
   bool remarks;
 };
 
@@ -497,7 +508,7 @@ public:
     patterns.add<SplitLoopOnComparison>(
         &getContext(), SplitLimits{maxParts, maxTileElements, maxTailStep},
         ProfitOptions{profitability, minUnmaskedTrips, singleDrain},
-        rounding, scaleAfterMax, remarks);
+        rounding, scaleAfterMax, guardedMask, remarks);
     walkAndApplyPatterns(getOperation(), std::move(patterns));
   }
 };

@@ -126,6 +126,14 @@ def TritonExtLoopSplit : Pass<"triton-ext-loop-split", "mlir::ModuleOp"> {
            "then made where the subtraction uses them: on the H200 the "
            "one-loop causal attention at head dim 64 needed 224 registers "
            "and ran at 0.95x of the hand-split kernel without it.">,
+    Option<"guardedMask", "guarded-mask", "bool", /*default=*/"true",
+           "In the part that keeps the comparisons, a branch on one of them "
+           "that only applies a mask (`if start_n >= diag: qk = "
+           "tl.where(mask, qk, -inf)`) becomes straight-line code: one "
+           "operand of the mask is replaced, where the condition is false, by "
+           "the extreme value that makes the mask keep `qk` "
+           "(LoopSplitGuardedMask.h). On the H200 the branch cost the "
+           "scalar-form attention 16 registers at head dim 64.">,
     RemarksOption<"loop the pass could split but leaves alone "
                   "(profitability and limits), on the loop">,
   ];

@@ -215,7 +215,8 @@ SCALED_MAX_TTIR = _scaled_max_ttir("""\
     %scores = arith.select %mask, %qk, %ninf : tensor<16x8xi1>, tensor<16x8xf32>""")
 
 # The scalar form: the mask applied only `if start_n >= diag`. Both parts fold the `if`, so the
-# high part keeps the loop's own code for the guard (it starts at lb when the guard fails).
+# high part keeps the loop's own code for the guard (it starts at lb when the guard fails), with
+# the branch made straight-line code (guarded-mask).
 SCALED_MAX_IF_TTIR = _scaled_max_ttir("""\
     %on_diag = arith.cmpi sge, %start_n, %diag : i32
     %scores = scf.if %on_diag -> (tensor<16x8xf32>) {
@@ -226,12 +227,20 @@ SCALED_MAX_IF_TTIR = _scaled_max_ttir("""\
       scf.yield %qk : tensor<16x8xf32>
     }""")
 
+# The same with the branch taken from 8 columns past the diagonal: on the 8-column blocks between,
+# the mask would mask but the `if` keeps every score, so the guarded-mask rewrite must keep them too
+# (a wrong saturation value masks them).
+SCALED_MAX_LATE_IF_TTIR = SCALED_MAX_IF_TTIR.replace(
+    "%on_diag = arith.cmpi sge, %start_n, %diag : i32",
+    "%late = arith.addi %diag, %c8 : i32\n    %on_diag = arith.cmpi sge, %start_n, %late : i32")
+
 SCALES_HOLDING = [0.125, 1.0, 1e-30, 1e-45, 3.0e38, 1.4426950408889634]
 SCALES_FAILING = [0.0, -0.0, -0.5, -1e-45, float("inf"), float("-inf"), float("nan")]
 SCORES = [1.0, -1.0, 0.0, -0.0, 1e-38, -3e-39, 1e30, float("inf"), float("-inf"), float("nan")]
 
 
-@pytest.mark.parametrize("ttir", [SCALED_MAX_TTIR, SCALED_MAX_IF_TTIR], ids=["tensor-mask", "if-mask"])
+@pytest.mark.parametrize("ttir", [SCALED_MAX_TTIR, SCALED_MAX_IF_TTIR, SCALED_MAX_LATE_IF_TTIR],
+                         ids=["tensor-mask", "if-mask", "late-if-mask"])
 def test_scale_after_max_guard_and_exactness(ttir: str):
     options = (("rounding", "mul-rn"),)
     cases = [(start_m, n_ctx, s, a) for s in SCALES_HOLDING + SCALES_FAILING for a in SCORES
@@ -246,5 +255,10 @@ def test_scale_after_max_guard_and_exactness(ttir: str):
     assert re.search(r'"mul\.rn\.f32 [^\n]*: tensor<16xf32>, tensor<16xf32> -> tensor<16xf32>', after), after
     failing = [c for c in cases if not (c[2] > 0 and c[2] < float("inf")) and c[1] > 0]
     assert failing, "no case runs the guard's failure path"
+    if ttir is not SCALED_MAX_TTIR:
+        # The part that keeps the comparisons has the mask without the branch (guarded-mask):
+        # where the guard fails it runs every iteration, off the diagonal with the mask's columns
+        # saturated to INT_MIN.
+        assert "scf.if" not in after and "-2147483648" in after, after
     if result.count:
         pytest.fail(result.report("scale-after-max"), pytrace=False)

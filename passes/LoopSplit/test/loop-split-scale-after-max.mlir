@@ -183,7 +183,9 @@ tt.func @not_a_scaled_maximum(%start_m: i32, %n_ctx: i32, %s: f32, %x: tensor<12
 // CHECK:           tt.elementwise_inline_asm "mul.rn.f32
 // CHECK:         scf.for %[[IV:.*]] = %[[END]] to %arg1
 // CHECK:           %[[C:.*]] = arith.cmpi sge, %[[IV]]
-// CHECK:           scf.if %[[C]]
+// CHECK-NOT:       tt.elementwise_inline_asm
+// The `if` that part keeps is straight-line code (loop-split-guarded-mask.mlir).
+// CHECK:           arith.select %{{.*}}, %{{.*}}, %{{.*}} : tensor<128x64xi1>, tensor<128x64xf32>
 // CHECK-NOT:       tt.elementwise_inline_asm
 // CHECK:         tt.return
 
