@@ -458,7 +458,7 @@ def _persistent_launch(kernel, a, b, cfg: dict):
 @triton.jit
 def _attn_blocks(q_buf, k_desc, v_desc, k_ring, v_ring, ready, kv_row, lo, hi, n_blocks, m_i, l_i, acc,
                  qk_scale, offs_m, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, NBYTES: tl.constexpr,
-                 MASKED: tl.constexpr, LAZY_RESCALE: tl.constexpr):
+                 MASKED: tl.constexpr):
     # Key blocks lo .. hi-1; block j lives in stage j % 2, whose barrier completes one phase per
     # block it holds, so block j's phase parity is (j // 2) & 1.
     for j in range(lo, hi):
@@ -473,26 +473,21 @@ def _attn_blocks(q_buf, k_desc, v_desc, k_ring, v_ring, ready, kv_row, lo, hi, n
         slot = j % 2
         oc.wait(oc.index(ready, slot), (j // 2) & 1)  # K and V of block j have landed
         s = oc.mma(q_buf, oc.trans(oc.index(k_ring, slot)), tl.zeros([BLOCK_M, BLOCK_N], tl.float32))
-        if LAZY_RESCALE:
-            p, m_i, l_i, acc = _lazy_softmax_step(s, j, m_i, l_i, acc, qk_scale, offs_m, BLOCK_N, MASKED)
-        else:
-            p, alpha, m_i, l_i = _softmax_step(s, j, m_i, l_i, qk_scale, offs_m, BLOCK_N, MASKED)
-            acc = acc * alpha[:, None]
+        p, alpha, m_i, l_i = _softmax_step(s, j, m_i, l_i, qk_scale, offs_m, BLOCK_N, MASKED)
+        acc = acc * alpha[:, None]
         acc = oc.mma(p.to(k_desc.dtype), oc.index(v_ring, slot), acc)  # P from registers
     return m_i, l_i, acc
 
 
 @triton.jit
 def attn_fwd_kernel(q_desc, k_desc, v_desc, Out, sm_scale, N_CTX, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
-                    BLOCK_N: tl.constexpr, Q_IN_REGISTERS: tl.constexpr,
-                    LAZY_RESCALE: tl.constexpr):
+                    BLOCK_N: tl.constexpr, Q_IN_REGISTERS: tl.constexpr):
     """Causal attention forward, one program per BLOCK_M query rows of one head. Q, K, V, Out are
     (heads * N_CTX, HEAD_DIM) row-major; N_CTX a multiple of BLOCK_M, BLOCK_M of BLOCK_N.
     Q_IN_REGISTERS: S = Q K^T reads Q from registers (wgmma's register A operand) instead of
     shared memory. At head dim 64, an S wgmma (m64n64k16) with both operands in shared memory would
     read 128 bytes per clock at the tensor cores' full rate: all of an SM's shared-memory
-    bandwidth, which the K/V copies and P V also use.
-    LAZY_RESCALE: _lazy_softmax_step instead of _softmax_step."""
+    bandwidth, which the K/V copies and P V also use."""
     start_m = tl.num_programs(0) - 1 - tl.program_id(0)  # heaviest causal tiles first
     head = tl.program_id(1)
     q_row = head * N_CTX + start_m * BLOCK_M
@@ -523,9 +518,9 @@ def attn_fwd_kernel(q_desc, k_desc, v_desc, Out, sm_scale, N_CTX, HEAD_DIM: tl.c
     oc.wait(q_bar, 0)
     q = oc.read(q_buf) if Q_IN_REGISTERS else q_buf
     m_i, l_i, acc = _attn_blocks(q, k_desc, v_desc, k_ring, v_ring, ready, kv_row, 0, n_off, n_blocks, m_i,
-                                 l_i, acc, qk_scale, offs_m, BLOCK_M, BLOCK_N, nbytes, False, LAZY_RESCALE)
+                                 l_i, acc, qk_scale, offs_m, BLOCK_M, BLOCK_N, nbytes, False)
     m_i, l_i, acc = _attn_blocks(q, k_desc, v_desc, k_ring, v_ring, ready, kv_row, n_off, n_blocks, n_blocks,
-                                 m_i, l_i, acc, qk_scale, offs_m, BLOCK_M, BLOCK_N, nbytes, True, LAZY_RESCALE)
+                                 m_i, l_i, acc, qk_scale, offs_m, BLOCK_M, BLOCK_N, nbytes, True)
     _store_rows(Out, acc / l_i[:, None], head, N_CTX, offs_m, HEAD_DIM)
 
 
@@ -550,27 +545,6 @@ def _softmax_step(s, j, m_i, l_i, qk_scale, offs_m, BLOCK_N: tl.constexpr, MASKE
     alpha = tl.math.exp2(m_i - m_ij)
     l_i = l_i * alpha + tl.sum(p, 1)
     return p, alpha, m_ij, l_i
-
-
-@triton.jit
-def _lazy_softmax_step(s, j, m_i, l_i, acc, qk_scale, offs_m, BLOCK_N: tl.constexpr, MASKED: tl.constexpr):
-    """_softmax_step that moves the running max (and rescales acc and l_i) only when some row's
-    max grew by more than 8 (a factor 2^8 in the exp2 domain), FlashAttention-4's conditional
-    rescaling: the rescale costs one FMUL per element of acc, as much as the softmax itself at
-    head dim 128. P is exp2 of the scores less a stale max, at most 2^8, so fp16 and bf16 hold it
-    and the output acc / l_i is the same quotient. The test is one block-wide max, so the branch
-    is uniform."""
-    if MASKED:
-        s = tl.where(offs_m[:, None] >= j * BLOCK_N + tl.arange(0, BLOCK_N)[None, :], s, float("-inf"))
-    m_ij = tl.maximum(m_i, tl.max(s, 1) * qk_scale)
-    # m_i is -inf before the first block (every row has a key there), so that block rescales.
-    if tl.max(m_ij - m_i, 0) > 8.0:
-        alpha = tl.math.exp2(m_i - m_ij)
-        acc = acc * alpha[:, None]
-        l_i = l_i * alpha
-        m_i = m_ij
-    p = tl.math.exp2(s * qk_scale - m_i[:, None])
-    return p, m_i, l_i + tl.sum(p, 1), acc
 
 
 @triton.jit
@@ -853,7 +827,7 @@ def attn_fwd_pingpong(q, k, v, sm_scale: float, config: dict | None = None):
 #: cd3daa7, BLOCK_N 64 beat 128 at both head dims: results/check-h200.json). Q in registers at head
 #: dim 64 only: there it takes the kernel from 98 to 127 registers (still two blocks per SM) and
 #: saves a Q tile of shared-memory reads per S wgmma; at 128 it needs 194 (one block per SM).
-ATTN_N64 = dict(BLOCK_M=128, BLOCK_N=64, Q_IN_REGISTERS=False, LAZY_RESCALE=False, num_warps=8)
+ATTN_N64 = dict(BLOCK_M=128, BLOCK_N=64, Q_IN_REGISTERS=False, num_warps=8)
 ATTN_CONFIGS = {64: dict(ATTN_N64, Q_IN_REGISTERS=True), 128: ATTN_N64}
 
 
@@ -917,13 +891,13 @@ GEMM_VARIANTS = {
 
 #: OnChip causal attention candidates: (q, k, v, sm_scale) -> out. At d5b1073 (serialized FA3
 #: kernels) taller query tiles (256 rows, 128x128) were 10-25% slower than attn_n64 and are gone;
-#: so are the ping-pong attentions with 5 and 6 stages (results/explore-h200.json: never the fastest).
+#: so are the ping-pong attentions with 5 and 6 stages (results/explore-h200.json: never the fastest)
+#: and FlashAttention-4's conditional rescale (a block-wide max of each row max's growth, then a
+#: uniform branch around the rescale), which was 2-11% slower than attn_n64 / attn_n64_qreg at d0a4e0e
+#: (results/vendor-h200.json, attn_n64_lazy and attn_n64_qreg_lazy).
 ATTN_VARIANTS = {
     "attn_n64": lambda q, k, v, s: attn_fwd(q, k, v, s, ATTN_N64),
     "attn_n64_qreg": lambda q, k, v, s: attn_fwd(q, k, v, s, dict(ATTN_N64, Q_IN_REGISTERS=True)),
-    "attn_n64_lazy": lambda q, k, v, s: attn_fwd(q, k, v, s, dict(ATTN_N64, LAZY_RESCALE=True)),
-    "attn_n64_qreg_lazy": lambda q, k, v, s: attn_fwd(q, k, v, s, dict(ATTN_N64, Q_IN_REGISTERS=True,
-                                                                       LAZY_RESCALE=True)),
     "fa3_pipelined_n64": lambda q, k, v, s: attn_fwd_pipelined(q, k, v, s, PIPELINED_ATTN_CONFIG),
     "fa3_pingpong_q64_n128_s3": lambda q, k, v, s: attn_fwd_pingpong(q, k, v, s, dict(PINGPONG_ATTN_CONFIG,
                                                                                       STAGES=3)),
