@@ -150,10 +150,19 @@ std::optional<GuardedMask> match(scf::IfOp ifOp) {
   std::optional<Operand> rhs = saturable(mask, 1, keep);
   if (!lhs && !rhs)
     return std::nullopt;
-  // The select costs one instruction per element of its operand.
-  Operand pick = !rhs || (lhs && lhs->elements() <= rhs->elements()) ? *lhs
-                                                                       : *rhs;
-  return GuardedMask{mask, select, pick};
+  if (!lhs || !rhs)
+    return GuardedMask{mask, select, lhs ? *lhs : *rhs};
+  // The select costs one instruction per element a thread holds of its
+  // operand, and a loop-invariant operand's selected value is the only new
+  // value live in the loop. Layouts come later, so prefer the invariant side
+  // (in attention the query rows, a few per thread), then the smaller one.
+  auto cost = [&](const Operand &o) {
+    Value root = o.root;
+    bool invariant = !ifOp->getParentOp()->isAncestor(
+        root.getParentRegion()->getParentOp());
+    return std::make_pair(invariant ? 0 : 1, o.elements());
+  };
+  return GuardedMask{mask, select, cost(*lhs) <= cost(*rhs) ? *lhs : *rhs};
 }
 
 void absorb(scf::IfOp ifOp, GuardedMask guarded, RewriterBase &rewriter) {

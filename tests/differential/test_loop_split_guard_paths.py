@@ -257,8 +257,8 @@ def test_scale_after_max_guard_and_exactness(ttir: str):
     assert failing, "no case runs the guard's failure path"
     if ttir is not SCALED_MAX_TTIR:
         # The part that keeps the comparisons has the mask without the branch (guarded-mask):
-        # where the guard fails it runs every iteration, off the diagonal with the mask's columns
-        # saturated to INT_MIN.
-        assert "scf.if" not in after and "-2147483648" in after, after
+        # where the guard fails it runs every iteration, off the diagonal with the mask's rows
+        # saturated to INT_MAX.
+        assert "scf.if" not in after and "2147483647" in after, after
     if result.count:
         pytest.fail(result.report("scale-after-max"), pytrace=False)

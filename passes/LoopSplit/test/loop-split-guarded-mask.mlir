@@ -8,23 +8,22 @@
 // branch, which cost the kernel 16 registers and 4-5% of its speed at head
 // dim 64 on the H200. There the branch becomes straight-line code: where the
 // condition is false, one operand of the mask is replaced by the value that
-// makes the mask keep qk on every element (cols := INT_MIN for `rows >=
+// makes the mask keep qk on every element (rows := INT_MAX for `rows >=
 // cols`), so the select returns qk, as the else branch did.
-// `rows >= cols` keeps qk on every element when cols = INT_MIN: the select
-// goes on the columns (64 elements, before their broadcast; the rows have
-// 128).
+// `rows >= cols` keeps qk on every element when rows = INT_MAX: the select
+// goes on the rows, the loop-invariant operand, before their expand_dims and
+// broadcast.
 // CHECK-LABEL: tt.func @rows_ge_cols
-// CHECK-DAG:     %[[MIN:.*]] = arith.constant dense<-2147483648> : tensor<1x64xi32>
+// CHECK-DAG:     %[[MAX:.*]] = arith.constant dense<2147483647> : tensor<128xi32>
 // CHECK:         scf.for
 // CHECK:         scf.for %[[IV:.*]] = %{{.*}} to %arg1
 // CHECK-NOT:       scf.if
 // CHECK:           %[[C:.*]] = arith.cmpi sge, %[[IV]]
-// CHECK:           %[[COLS:.*]] = arith.addi %{{.*}} : tensor<1x64xi32>
-// CHECK:           %[[ROWS:.*]] = tt.broadcast %{{.*}} : tensor<128x1xi32> -> tensor<128x64xi32>
-// CHECK:           %[[CS:.*]] = tt.splat %[[C]] : i1 -> tensor<1x64xi1>
-// CHECK:           %[[SAT:.*]] = arith.select %[[CS]], %[[COLS]], %[[MIN]] : tensor<1x64xi1>, tensor<1x64xi32>
-// CHECK:           %[[B:.*]] = tt.broadcast %[[SAT]] : tensor<1x64xi32> -> tensor<128x64xi32>
-// CHECK:           %[[MASK:.*]] = arith.cmpi sge, %[[ROWS]], %[[B]] : tensor<128x64xi32>
+// CHECK:           %[[CS:.*]] = tt.splat %[[C]] : i1 -> tensor<128xi1>
+// CHECK:           %[[SAT:.*]] = arith.select %[[CS]], %{{.*}}, %[[MAX]] : tensor<128xi1>, tensor<128xi32>
+// CHECK:           %[[E:.*]] = tt.expand_dims %[[SAT]] {axis = 1 : i32} : tensor<128xi32> -> tensor<128x1xi32>
+// CHECK:           %[[B:.*]] = tt.broadcast %[[E]] : tensor<128x1xi32> -> tensor<128x64xi32>
+// CHECK:           %[[MASK:.*]] = arith.cmpi sge, %[[B]], %{{.*}} : tensor<128x64xi32>
 // CHECK:           arith.select %[[MASK]], %{{.*}}, %{{.*}} : tensor<128x64xi1>, tensor<128x64xf32>
 // CHECK-NOT:       scf.if
 // CHECK:         tt.return
@@ -82,15 +81,16 @@ tt.func @rows_ge_cols(%start_m: i32, %n_ctx: i32, %s: f32, %q: tensor<128x16xf16
 // -----
 
 // The mask selects -inf where true: it must be false everywhere, and `rows <u
-// cols` is when cols = 0.
+// cols` is when rows = UINT_MAX.
 // CHECK-LABEL: tt.func @unsigned_masked_when_true
-// CHECK-DAG:     %[[ZERO:.*]] = arith.constant dense<0> : tensor<1x64xi32>
+// CHECK-DAG:     %[[UMAX:.*]] = arith.constant dense<-1> : tensor<128xi32>
 // CHECK:         scf.for
 // CHECK:         scf.for
 // CHECK-NOT:       scf.if
-// CHECK:           %[[SAT:.*]] = arith.select %{{.*}}, %{{.*}}, %[[ZERO]] : tensor<1x64xi1>, tensor<1x64xi32>
-// CHECK:           %[[B:.*]] = tt.broadcast %[[SAT]]
-// CHECK:           %[[MASK:.*]] = arith.cmpi ult, %{{.*}}, %[[B]] : tensor<128x64xi32>
+// CHECK:           %[[SAT:.*]] = arith.select %{{.*}}, %{{.*}}, %[[UMAX]] : tensor<128xi1>, tensor<128xi32>
+// CHECK:           %[[E:.*]] = tt.expand_dims %[[SAT]]
+// CHECK:           %[[B:.*]] = tt.broadcast %[[E]]
+// CHECK:           %[[MASK:.*]] = arith.cmpi ult, %[[B]], %{{.*}} : tensor<128x64xi32>
 // CHECK:           arith.select %[[MASK]], %{{.*}}, %{{.*}} : tensor<128x64xi1>, tensor<128x64xf32>
 // CHECK:         tt.return
 tt.func @unsigned_masked_when_true(%start_m: i32, %n_ctx: i32, %s: f32, %q: tensor<128x16xf16>, %k: tensor<16x64xf16>) -> tensor<128x64xf32> {
