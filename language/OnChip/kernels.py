@@ -580,7 +580,7 @@ def _attn_pipelined_blocks(q_buf, k_desc, v_desc, k_ring, v_ring, ready, kv_row,
 
 @triton.jit
 def attn_fwd_pipelined_kernel(q_desc, k_desc, v_desc, Out, sm_scale, N_CTX, HEAD_DIM: tl.constexpr,
-                              BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, Q_IN_REGISTERS: tl.constexpr):
+                              BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
     """Causal attention forward with the softmax of block j+1 overlapped with the wgmma P_j V_j
     (FlashAttention-3's intra-warpgroup schedule, one program per BLOCK_M query rows of one head, three K/V
     stages). Same layout and contract as attn_fwd_kernel."""
@@ -615,18 +615,17 @@ def attn_fwd_pipelined_kernel(q_desc, k_desc, v_desc, Out, sm_scale, N_CTX, HEAD
     acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
     qk_scale = sm_scale * 1.44269504  # exp2 instead of exp
     oc.wait(q_bar, 0)
-    q = oc.read(q_buf) if Q_IN_REGISTERS else q_buf
     oc.wait(oc.index(ready, 0), 0)
-    s = oc.mma(q, oc.trans(oc.index(k_ring, 0)), tl.zeros([BLOCK_M, BLOCK_N], tl.float32))
+    s = oc.mma(q_buf, oc.trans(oc.index(k_ring, 0)), tl.zeros([BLOCK_M, BLOCK_N], tl.float32))
     # Block 0 is masked when it is on the diagonal; masking it elsewhere removes nothing.
     p32, alpha, m_i, l_i = _softmax_step(s, 0, m_i, l_i, qk_scale, offs_m, BLOCK_N, True)
     p = p32.to(dtype)
     # Iteration j computes the softmax of block j+1: blocks 1 .. n_off-1 unmasked, then the diagonal.
     mid = tl.maximum(n_off - 1, 0)
-    p, alpha, m_i, l_i, acc = _attn_pipelined_blocks(q, k_desc, v_desc, k_ring, v_ring, ready, kv_row, 0, mid,
+    p, alpha, m_i, l_i, acc = _attn_pipelined_blocks(q_buf, k_desc, v_desc, k_ring, v_ring, ready, kv_row, 0, mid,
                                                      n_blocks, p, alpha, m_i, l_i, acc, qk_scale, offs_m, BLOCK_M,
                                                      BLOCK_N, nbytes, False)
-    p, alpha, m_i, l_i, acc = _attn_pipelined_blocks(q, k_desc, v_desc, k_ring, v_ring, ready, kv_row, mid,
+    p, alpha, m_i, l_i, acc = _attn_pipelined_blocks(q_buf, k_desc, v_desc, k_ring, v_ring, ready, kv_row, mid,
                                                      n_blocks - 1, n_blocks, p, alpha, m_i, l_i, acc, qk_scale,
                                                      offs_m, BLOCK_M, BLOCK_N, nbytes, True)
     # The last block's P V.
@@ -861,9 +860,10 @@ def _launch_attention(kernel, q, k, v, sm_scale: float, cfg: dict, q_block: int,
     return out
 
 
-#: attn_fwd_pipelined_kernel's tiles at both head dims (Q in registers needs ~166 registers at head
-#: dim 64: one block per SM, slower than keeping Q in shared memory).
-PIPELINED_ATTN_CONFIG = dict(BLOCK_M=128, BLOCK_N=64, Q_IN_REGISTERS=False, num_warps=8)
+#: attn_fwd_pipelined_kernel's tiles at both head dims. It keeps Q in shared memory: in registers
+#: it needed 166 at head dim 64 (one block per SM) and ran 20-23% slower (scratch H200 run of
+#: 2d5ed49+qreg-fma, not in results/).
+PIPELINED_ATTN_CONFIG = dict(BLOCK_M=128, BLOCK_N=64, num_warps=8)
 
 
 def attn_fwd_pipelined(q, k, v, sm_scale: float, config: dict | None = None):

@@ -35,9 +35,9 @@ namespace mlir::triton_ext::loop_split {
 /// value for which `p` gives the select's `%x` side on every element whatever
 /// the other operand holds (`sge`: a = INT_MAX or b = INT_MIN, and so on for
 /// the signed and unsigned orders; `eq` and `ne` have none and are left
-/// alone). The select goes on the operand's narrowest form, before the
-/// `tt.broadcast` and `tt.expand_dims` that shape it. Returns how many
-/// branches it removed.
+/// alone). The select goes on the loop-invariant operand where one is (else
+/// the smaller), in its narrowest form, before the `tt.broadcast` and
+/// `tt.expand_dims` that shape it. Returns how many branches it removed.
 unsigned absorbGuardedMasks(scf::ForOp part, ArrayRef<Value> conditions,
                             RewriterBase &rewriter);
 

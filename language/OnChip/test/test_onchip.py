@@ -1039,8 +1039,8 @@ def test_pipelined_attention_overlaps_softmax_with_the_p_v_wgmma(head_dim: int, 
     sig = {"q_desc": f"tensordesc<{dtype}[{bm}, {head_dim}]>", "k_desc": f"tensordesc<{dtype}[{block_n}, {head_dim}]>",
            "v_desc": f"tensordesc<{dtype}[{block_n}, {head_dim}]>", "Out": f"*{dtype}", "sm_scale": "fp32",
            "N_CTX": "i32"}
-    k = compile_kernel(kernels.attn_fwd_pipelined_kernel, sig, dict(HEAD_DIM=head_dim, BLOCK_M=bm, BLOCK_N=block_n,
-                                                                    Q_IN_REGISTERS=False), 8)
+    k = compile_kernel(kernels.attn_fwd_pipelined_kernel, sig, dict(HEAD_DIM=head_dim, BLOCK_M=bm, BLOCK_N=block_n),
+                       8)
     ir = body(k.asm["ttgir"])
     ty = {"fp16": "f16", "bf16": "bf16"}[dtype]
     assert re.search(rf"ttg.local_alloc : \(\) -> !ttg.memdesc<3x{block_n}x{head_dim}x{ty}", ir)  # 3 K/V stages
