@@ -142,8 +142,11 @@ std::optional<GuardedMask> match(scf::IfOp ifOp) {
   auto mask = select.getCondition().getDefiningOp<arith::CmpIOp>();
   if (!mask || mask->getBlock() != &thenBlock)
     return std::nullopt;
+  // Pure ops only, and cheap ones: where the condition is false the branch
+  // now runs too, so a dot or a reduction there would be new work.
   for (Operation &op : thenBlock.without_terminator())
-    if (!isPure(&op))
+    if (!isPure(&op) || op.getNumRegions() ||
+        isa<triton::DotOp, triton::DotScaledOp>(op))
       return std::nullopt;
   std::optional<Operand> lhs = saturable(mask, 0, keep);
   std::optional<Operand> rhs = saturable(mask, 1, keep);

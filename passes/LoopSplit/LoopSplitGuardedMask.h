@@ -30,7 +30,8 @@ namespace mlir::triton_ext::loop_split {
 ///                    %w = arith.select %m, %x, %y; scf.yield %w }
 ///        else      { scf.yield %x }
 ///
-/// (or `select %m, %y, %x`) becomes its then branch, run unconditionally, with
+/// (or `select %m, %y, %x`; the pure ops neither dots nor ops with regions,
+/// such as reductions) becomes its then branch, run unconditionally, with
 /// one operand of `%m` replaced by `select(%c, operand, e)`: `e` the extreme
 /// value for which `p` gives the select's `%x` side on every element whatever
 /// the other operand holds (`sge`: a = INT_MAX or b = INT_MIN, and so on for

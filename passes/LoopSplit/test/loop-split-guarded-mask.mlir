@@ -301,3 +301,59 @@ tt.func @then_branch_loads(%start_m: i32, %n_ctx: i32, %s: f32, %q: tensor<128x1
   }
   tt.return %r : tensor<128x64xf32>
 }
+
+// -----
+
+// Nor one that multiplies on the tensor cores: where the condition is false
+// that would be new work. It stays.
+// CHECK-LABEL: tt.func @then_branch_dots
+// CHECK:         scf.for
+// CHECK:         scf.for
+// CHECK:           scf.if
+// CHECK:             tt.dot
+tt.func @then_branch_dots(%start_m: i32, %n_ctx: i32, %s: f32, %q: tensor<128x16xf16>, %k: tensor<16x64xf16>, %q2: tensor<128x16xf16>) -> tensor<128x64xf32> {
+  %c0 = arith.constant 0 : i32
+  %c63 = arith.constant 63 : i32
+  %c64 = arith.constant 64 : i32
+  %c128 = arith.constant 128 : i32
+  %ninf = arith.constant dense<0xFF800000> : tensor<128x64xf32>
+  %zero = arith.constant dense<0.000000e+00> : tensor<128x64xf32>
+  %m0 = arith.muli %start_m, %c128 : i32
+  %diag = arith.subi %m0, %c63 : i32
+  %rm = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
+  %sm = tt.splat %m0 : i32 -> tensor<128xi32>
+  %offs_m = arith.addi %sm, %rm : tensor<128xi32>
+  %offs_n = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+  %em = tt.expand_dims %offs_m {axis = 1 : i32} : tensor<128xi32> -> tensor<128x1xi32>
+  %en = tt.expand_dims %offs_n {axis = 0 : i32} : tensor<64xi32> -> tensor<1x64xi32>
+  %r = scf.for %start_n = %c0 to %n_ctx step %c64 iter_args(%acc = %zero) -> (tensor<128x64xf32>) : i32 {
+    %x = tt.dot %q, %k, %zero : tensor<128x16xf16> * tensor<16x64xf16> -> tensor<128x64xf32>
+    %ss = tt.splat %s : f32 -> tensor<128x64xf32>
+    %qk = arith.mulf %x, %ss : tensor<128x64xf32>
+    %on_diag = arith.cmpi sge, %start_n, %diag : i32
+    %scores = scf.if %on_diag -> (tensor<128x64xf32>) {
+      %sn = tt.splat %start_n : i32 -> tensor<1x64xi32>
+      %cols = arith.addi %sn, %en : tensor<1x64xi32>
+      %bm = tt.broadcast %em : tensor<128x1xi32> -> tensor<128x64xi32>
+      %bn = tt.broadcast %cols : tensor<1x64xi32> -> tensor<128x64xi32>
+      %bias = tt.dot %q2, %k, %zero : tensor<128x16xf16> * tensor<16x64xf16> -> tensor<128x64xf32>
+      %mask = arith.cmpi sge, %bm, %bn : tensor<128x64xi32>
+      %masked = arith.select %mask, %qk, %bias : tensor<128x64xi1>, tensor<128x64xf32>
+      scf.yield %masked : tensor<128x64xf32>
+    } else {
+      scf.yield %qk : tensor<128x64xf32>
+    }
+    %m = "tt.reduce"(%scores) <{axis = 1 : i32}> ({
+    ^bb0(%a: f32, %b: f32):
+      %mx = arith.maxnumf %a, %b : f32
+      tt.reduce.return %mx : f32
+    }) : (tensor<128x64xf32>) -> tensor<128xf32>
+    %me = tt.expand_dims %m {axis = 1 : i32} : tensor<128xf32> -> tensor<128x1xf32>
+    %mb = tt.broadcast %me : tensor<128x1xf32> -> tensor<128x64xf32>
+    %sub = arith.subf %scores, %mb : tensor<128x64xf32>
+    %p = math.exp2 %sub : tensor<128x64xf32>
+    %acc2 = arith.addf %acc, %p : tensor<128x64xf32>
+    scf.yield %acc2 : tensor<128x64xf32>
+  }
+  tt.return %r : tensor<128x64xf32>
+}
