@@ -19,5 +19,6 @@ def test_demo_shows_the_split(tmp_path: Path) -> None:
     res = subprocess.run([sys.executable, str(REPO / "examples" / "demo.py")], cwd=tmp_path,
                          env=env, capture_output=True, text=True, timeout=600)
     assert res.returncode == 0, res.stdout + res.stderr
-    assert "triton-ext-loop-split{max-parts=3 max-tail-step=16384 max-tile-elements=32768 min-unmasked-trips=3" in res.stdout
+    assert ("triton-ext-loop-split{guarded-mask=true max-parts=3 max-tail-step=16384 max-tile-elements=32768 "
+            "min-unmasked-trips=3") in res.stdout
     assert "loop 1: unmasked" in res.stdout and "loop 2: MASKED" in res.stdout
