@@ -1,0 +1,71 @@
+"""Split the transparent mode's corpus run by launch regime (issue 27's geometric-mean target).
+
+    python -m benchmarks.auto_mode_regimes benchmarks/results/auto-mode-all{0,1,2,3}-h200.json
+
+A kernel is *launch-bound* when, launched back to back, a launch takes at least ``LAUNCH_BOUND``
+times its GPU time: the CPU's launch path (Triton's, which the mode leaves as it is once a kernel
+is decided) sets the pace, so no compiler pass can change its back-to-back time. The rest are
+*GPU-bound*. The report gives each group's geometric mean and what the GPU-bound kernels would
+need for the whole corpus to reach a target, the launch-bound ones staying where they are.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+#: Back-to-back time per launch over GPU time from which a kernel counts as launch-bound.
+LAUNCH_BOUND = 1.1
+
+
+@dataclass(frozen=True)
+class Regimes:
+    launch_bound: list[str]
+    gpu_bound: list[str]
+    geomean_launch_bound: float
+    geomean_gpu_bound: float
+    geomean_all: float
+
+    def gpu_bound_needed(self, target: float) -> float:
+        """The geometric mean the GPU-bound kernels need for the whole corpus to reach ``target``."""
+        n_all = len(self.launch_bound) + len(self.gpu_bound)
+        logs_launch = len(self.launch_bound) * math.log(self.geomean_launch_bound)
+        return math.exp((n_all * math.log(target) - logs_launch) / len(self.gpu_bound))
+
+
+def _geomean(values: list[float]) -> float:
+    return math.exp(sum(math.log(v) for v in values) / len(values))
+
+
+def split(rows: list[dict]) -> Regimes:
+    """Rows of ``benchmarks.auto_mode_gpu`` reports (those with an error are left out)."""
+    good = [r for r in rows if "error" not in r]
+    launch = [r for r in good if r["b2b_stock_us"] >= LAUNCH_BOUND * r["stock_ms"] * 1e3]
+    gpu = [r for r in good if r not in launch]
+    if not launch or not gpu:
+        raise ValueError("both regimes need at least one kernel")
+    return Regimes([r["kernel"] for r in launch], [r["kernel"] for r in gpu],
+                   _geomean([r["b2b_speedup"] for r in launch]), _geomean([r["b2b_speedup"] for r in gpu]),
+                   _geomean([r["b2b_speedup"] for r in good]))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("reports", nargs="+", type=Path)
+    parser.add_argument("--target", type=float, default=1.03)
+    args = parser.parse_args(argv)
+    rows = [row for path in args.reports for row in json.loads(path.read_text())["rows"]]
+    r = split(rows)
+    print(f"{len(r.launch_bound) + len(r.gpu_bound)} kernels, back to back: geomean {r.geomean_all:.3f}x")
+    print(f"launch-bound (back to back >= {LAUNCH_BOUND}x GPU time): {len(r.launch_bound)}, "
+          f"geomean {r.geomean_launch_bound:.3f}x")
+    print(f"GPU-bound: {len(r.gpu_bound)}, geomean {r.geomean_gpu_bound:.3f}x; for {args.target}x overall they "
+          f"would need {r.gpu_bound_needed(args.target):.3f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,41 @@
+"""benchmarks/auto_mode_regimes.py on the committed corpus run, and the numbers the transparent
+mode's documentation quotes from it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from benchmarks.auto_mode_regimes import LAUNCH_BOUND, main, split
+from triton_ext.testing import repo_root
+
+REPO = repo_root()
+SHARDS = [REPO / "benchmarks" / "results" / f"auto-mode-all{i}-h200.json" for i in range(4)]
+
+
+def _row(kernel: str, gpu_us: float, b2b_us: float, speedup: float) -> dict:
+    return {"kernel": kernel, "stock_ms": gpu_us / 1e3, "b2b_stock_us": b2b_us, "b2b_speedup": speedup}
+
+
+def test_a_kernel_launched_faster_than_the_cpu_can_issue_is_launch_bound() -> None:
+    rows = [_row("decode", 6.0, 20.0, 1.0), _row("attention", 300.0, 302.0, 1.2),
+            _row("edge", 8.0, 8.0 * LAUNCH_BOUND + 0.01, 1.0), _row("short", 8.0, 8.0 * LAUNCH_BOUND - 0.01, 1.0), {"kernel": "broken", "error": "x"}]
+    r = split(rows)
+    assert r.launch_bound == ["decode", "edge"] and r.gpu_bound == ["attention", "short"]
+    assert r.geomean_gpu_bound == pytest.approx(1.2**0.5)
+    # 4 kernels to 1.1x with two pinned at 1.0x: the other two need 1.1^2 between them.
+    assert r.gpu_bound_needed(1.1) == pytest.approx(1.1**2)
+
+
+def test_the_documented_split_is_the_committed_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([str(p) for p in SHARDS]) == 0
+    out = capsys.readouterr().out
+    r = split([row for p in SHARDS for row in json.loads(p.read_text())["rows"]])
+    doc = (REPO / "docs" / "transparent-mode.md").read_text()
+    quoted = (f"{len(r.launch_bound)} of the {len(r.launch_bound) + len(r.gpu_bound)} kernels are launch-bound",
+              f"geomean {r.geomean_launch_bound:.3f}x", f"{len(r.gpu_bound)} GPU-bound kernels read "
+              f"{r.geomean_gpu_bound:.3f}x", f"would need {r.gpu_bound_needed(1.03):.3f}x")
+    for text in quoted:
+        assert text in doc, text
+    assert f"would need {r.gpu_bound_needed(1.03):.3f}x" in out
