@@ -483,7 +483,8 @@ def _attn_blocks(q_buf, k_desc, v_desc, k_ring, v_ring, ready, kv_row, lo, hi, n
 def attn_fwd_kernel(q_desc, k_desc, v_desc, Out, sm_scale, N_CTX, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
                     BLOCK_N: tl.constexpr, Q_IN_REGISTERS: tl.constexpr):
     """Causal attention forward, one program per BLOCK_M query rows of one head. Q, K, V, Out are
-    (heads * N_CTX, HEAD_DIM) row-major; N_CTX a multiple of BLOCK_M, BLOCK_M of BLOCK_N.
+    (heads * N_CTX, HEAD_DIM) row-major; N_CTX a multiple of BLOCK_M and of BLOCK_N (either may be
+    the larger: a 128-key block holds the diagonal of two 64-row programs).
     Q_IN_REGISTERS: S = Q K^T reads Q from registers (wgmma's register A operand) instead of
     shared memory. At head dim 64, an S wgmma (m64n64k16) with both operands in shared memory would
     read 128 bytes per clock at the tensor cores' full rate: all of an SM's shared-memory
@@ -513,8 +514,8 @@ def attn_fwd_kernel(q_desc, k_desc, v_desc, Out, sm_scale, N_CTX, HEAD_DIM: tl.c
     l_i = tl.zeros([BLOCK_M], dtype=tl.float32)
     acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
     qk_scale = sm_scale * 1.44269504  # exp2 instead of exp
-    n_off = start_m * (BLOCK_M // BLOCK_N)  # key blocks wholly below the diagonal
-    n_blocks = (start_m + 1) * (BLOCK_M // BLOCK_N)
+    n_off = (start_m * BLOCK_M) // BLOCK_N  # key blocks wholly below the diagonal
+    n_blocks = tl.cdiv((start_m + 1) * BLOCK_M, BLOCK_N)  # and those that reach it
     oc.wait(q_bar, 0)
     q = oc.read(q_buf) if Q_IN_REGISTERS else q_buf
     m_i, l_i, acc = _attn_blocks(q, k_desc, v_desc, k_ring, v_ring, ready, kv_row, 0, n_off, n_blocks, m_i,
@@ -530,6 +531,71 @@ def _store_rows(Out, out, head, N_CTX, offs_m, HEAD_DIM: tl.constexpr):
     offs_d = tl.arange(0, HEAD_DIM)
     ptrs = Out + (head.to(tl.int64) * N_CTX + offs_m[:, None]) * HEAD_DIM + offs_d[None, :]
     tl.store(ptrs, out.to(Out.dtype.element_ty))
+
+
+@triton.jit
+def _attn_kv_split_blocks(q, k_desc, v_desc, k_ring, v_buf, k_ready, v_ready, kv_row, lo, hi, n_blocks, m_i, l_i,
+                          acc, qk_scale, offs_m, BLOCK_N: tl.constexpr, K_BYTES: tl.constexpr,
+                          MASKED: tl.constexpr):
+    # Key blocks lo .. hi-1. K is double-buffered (block j in stage j % 2, parity (j // 2) & 1);
+    # V has one buffer, refilled with block j+1 once P_j V_j, its reader, has finished: its copy
+    # then runs under S_{j+1} and the softmax. Block j's V completes v_ready's j-th phase.
+    for j in range(lo, hi):
+        nxt = j + 1
+        # Stage nxt % 2 held block j-1, whose S wgmma was waited for (pending=0): it is free.
+        kbar = oc.index(k_ready, nxt % 2)
+        oc.expect(kbar, K_BYTES, pred=nxt < n_blocks)
+        oc.copy_tma(oc.index(k_ring, nxt % 2), k_desc, [kv_row + nxt * BLOCK_N, 0], kbar, pred=nxt < n_blocks)
+        oc.wait(oc.index(k_ready, j % 2), (j // 2) & 1)
+        s = oc.mma(q, oc.trans(oc.index(k_ring, j % 2)), tl.zeros([q.shape[0], BLOCK_N], tl.float32))
+        p, alpha, m_i, l_i = _softmax_step(s, j, m_i, l_i, qk_scale, offs_m, BLOCK_N, MASKED)
+        acc = acc * alpha[:, None]
+        oc.wait(v_ready, j & 1)
+        acc = oc.mma(p.to(k_desc.dtype), v_buf, acc)
+        oc.expect(v_ready, K_BYTES, pred=nxt < n_blocks)
+        oc.copy_tma(v_buf, v_desc, [kv_row + nxt * BLOCK_N, 0], v_ready, pred=nxt < n_blocks)
+    return m_i, l_i, acc
+
+
+@triton.jit
+def attn_fwd_kv_split_kernel(q_desc, k_desc, v_desc, Out, sm_scale, N_CTX, HEAD_DIM: tl.constexpr,
+                             BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    """attn_fwd_kernel with K double-buffered and V in one buffer, each on its own barriers. At
+    head dim 128 with 64 query rows and 128-key blocks that is 112 KiB of shared memory, so two
+    programs fit on an SM, where two K and two V stages (144 KiB) fit one."""
+    start_m = tl.num_programs(0) - 1 - tl.program_id(0)  # heaviest causal tiles first
+    head = tl.program_id(1)
+    q_row = head * N_CTX + start_m * BLOCK_M
+    kv_row = head * N_CTX
+    dtype: tl.constexpr = q_desc.dtype
+    q_buf = oc.index(oc.alloc(dtype, [BLOCK_M, HEAD_DIM]), 0)
+    k_ring = oc.alloc(dtype, [BLOCK_N, HEAD_DIM], 2)
+    v_buf = oc.index(oc.alloc(dtype, [BLOCK_N, HEAD_DIM]), 0)
+    q_bar = oc.index(oc.barriers(1), 0)
+    k_ready = oc.barriers(2)
+    v_ready = oc.index(oc.barriers(1), 0)
+    k_bytes: tl.constexpr = BLOCK_N * HEAD_DIM * dtype.primitive_bitwidth // 8
+
+    oc.expect(q_bar, BLOCK_M * HEAD_DIM * dtype.primitive_bitwidth // 8)
+    oc.copy_tma(q_buf, q_desc, [q_row, 0], q_bar)
+    oc.expect(oc.index(k_ready, 0), k_bytes)
+    oc.copy_tma(oc.index(k_ring, 0), k_desc, [kv_row, 0], oc.index(k_ready, 0))
+    oc.expect(v_ready, k_bytes)
+    oc.copy_tma(v_buf, v_desc, [kv_row, 0], v_ready)
+
+    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
+    l_i = tl.zeros([BLOCK_M], dtype=tl.float32)
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+    qk_scale = sm_scale * 1.44269504  # exp2 instead of exp
+    n_off = (start_m * BLOCK_M) // BLOCK_N
+    n_blocks = tl.cdiv((start_m + 1) * BLOCK_M, BLOCK_N)
+    oc.wait(q_bar, 0)
+    m_i, l_i, acc = _attn_kv_split_blocks(q_buf, k_desc, v_desc, k_ring, v_buf, k_ready, v_ready, kv_row, 0, n_off,
+                                          n_blocks, m_i, l_i, acc, qk_scale, offs_m, BLOCK_N, k_bytes, False)
+    m_i, l_i, acc = _attn_kv_split_blocks(q_buf, k_desc, v_desc, k_ring, v_buf, k_ready, v_ready, kv_row, n_off,
+                                          n_blocks, n_blocks, m_i, l_i, acc, qk_scale, offs_m, BLOCK_N, k_bytes, True)
+    _store_rows(Out, acc / l_i[:, None], head, N_CTX, offs_m, HEAD_DIM)
 
 
 @triton.jit
@@ -827,7 +893,11 @@ def attn_fwd_pingpong(q, k, v, sm_scale: float, config: dict | None = None):
 #: dim 64 only: there it takes the kernel from 98 to 127 registers (still two blocks per SM) and
 #: saves a Q tile of shared-memory reads per S wgmma; at 128 it needs 194 (one block per SM).
 ATTN_N64 = dict(BLOCK_M=128, BLOCK_N=64, Q_IN_REGISTERS=False, num_warps=8)
-ATTN_CONFIGS = {64: dict(ATTN_N64, Q_IN_REGISTERS=True), 128: ATTN_N64}
+#: One warp group per program, 64 query rows against 128-key blocks (the tile cuDNN's SDPA kernel
+#: names at head dim 64 on the H200): 128 registers and 72 KiB, three programs per SM. Each S
+#: wgmma (m64n128k16) reads its shared-memory operands at half the bytes per clock of m64n64k16.
+ATTN_M64_N128 = dict(BLOCK_M=64, BLOCK_N=128, Q_IN_REGISTERS=False, num_warps=4)
+ATTN_CONFIGS = {64: ATTN_M64_N128, 128: ATTN_N64}
 
 
 def attn_fwd(q, k, v, sm_scale: float, config: dict | None = None, kernel=None):
@@ -849,7 +919,11 @@ def _launch_attention(kernel, q, k, v, sm_scale: float, cfg: dict, q_block: int,
         # The kernels take each row's max before scaling (_softmax_step), which is the max of
         # the scaled scores only for a positive, finite scale.
         raise ValueError(f"sm_scale must be positive and finite, got {sm_scale}")
-    if n_ctx % rows or rows % cfg["BLOCK_N"]:
+    if kernel in _ANY_BLOCK_N:  # their key-block counts round up at the diagonal
+        if n_ctx % rows or n_ctx % cfg["BLOCK_N"]:
+            raise ValueError(f"N_CTX={n_ctx} must be a multiple of {rows_name}={rows} and of "
+                             f"BLOCK_N={cfg['BLOCK_N']}")
+    elif n_ctx % rows or rows % cfg["BLOCK_N"]:
         raise ValueError(f"N_CTX={n_ctx} must be a multiple of {rows_name}={rows}, itself of "
                          f"BLOCK_N={cfg['BLOCK_N']}")
     out = torch.empty_like(q)
@@ -858,6 +932,21 @@ def _launch_attention(kernel, q, k, v, sm_scale: float, cfg: dict, q_block: int,
     v_desc = TensorDescriptor.from_tensor(v.reshape(heads * n_ctx, d), [cfg["BLOCK_N"], d])
     kernel[(n_ctx // rows, heads)](q_desc, k_desc, v_desc, out, sm_scale, n_ctx, HEAD_DIM=d, **cfg)
     return out
+
+
+#: attn_fwd_kv_split_kernel's tile: 64 query rows, 128-key blocks, one warp group.
+KV_SPLIT_CONFIG = dict(BLOCK_M=64, BLOCK_N=128, num_warps=4)
+
+
+def attn_fwd_kv_split(q, k, v, sm_scale: float, config: dict | None = None):
+    """attn_fwd with attn_fwd_kv_split_kernel (K double-buffered, V in one buffer)."""
+    cfg = dict(KV_SPLIT_CONFIG if config is None else config)
+    return _launch_attention(attn_fwd_kv_split_kernel, q, k, v, sm_scale, cfg, cfg["BLOCK_M"], cfg["BLOCK_M"],
+                             "BLOCK_M")
+
+
+#: Kernels whose key blocks may be taller than their query rows (BLOCK_N > BLOCK_M).
+_ANY_BLOCK_N = (attn_fwd_kernel, attn_fwd_kv_split_kernel)
 
 
 #: attn_fwd_pipelined_kernel's tiles at both head dims. It keeps Q in shared memory: in registers
@@ -896,6 +985,8 @@ GEMM_VARIANTS = {
 #: uniform branch around the rescale), which was 2-11% slower than attn_n64 / attn_n64_qreg at d0a4e0e
 #: (results/vendor-h200.json, attn_n64_lazy and attn_n64_qreg_lazy).
 ATTN_VARIANTS = {
+    "attn_m64_n128": lambda q, k, v, s: attn_fwd(q, k, v, s, ATTN_M64_N128),
+    "attn_kv_split_m64_n128": lambda q, k, v, s: attn_fwd_kv_split(q, k, v, s, KV_SPLIT_CONFIG),
     "attn_n64": lambda q, k, v, s: attn_fwd(q, k, v, s, ATTN_N64),
     "attn_n64_qreg": lambda q, k, v, s: attn_fwd(q, k, v, s, dict(ATTN_N64, Q_IN_REGISTERS=True)),
     "fa3_pipelined_n64": lambda q, k, v, s: attn_fwd_pipelined(q, k, v, s, PIPELINED_ATTN_CONFIG),

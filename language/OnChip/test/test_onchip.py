@@ -597,10 +597,11 @@ def test_prune_and_check_expect_leave_the_real_kernels_unchanged(kernel: str) ->
     import triton_ext
 
     if kernel == "attention":
-        fn, num_warps = kernels.attn_fwd_kernel, 8
-        sig = {"q_desc": "tensordesc<fp16[128, 64]>", "k_desc": "tensordesc<fp16[64, 64]>",
-               "v_desc": "tensordesc<fp16[64, 64]>", "Out": "*fp16", "sm_scale": "fp32", "N_CTX": "i32"}
-        consts = {k: v for k, v in kernels.ATTN_CONFIGS[64].items() if k != "num_warps"} | dict(HEAD_DIM=64)
+        fn, cfg = kernels.attn_fwd_kernel, kernels.ATTN_CONFIGS[64]
+        num_warps, bm, bn = cfg["num_warps"], cfg["BLOCK_M"], cfg["BLOCK_N"]
+        sig = {"q_desc": f"tensordesc<fp16[{bm}, 64]>", "k_desc": f"tensordesc<fp16[{bn}, 64]>",
+               "v_desc": f"tensordesc<fp16[{bn}, 64]>", "Out": "*fp16", "sm_scale": "fp32", "N_CTX": "i32"}
+        consts = {k: v for k, v in cfg.items() if k != "num_warps"} | dict(HEAD_DIM=64)
     else:
         fn, consts = kernels.matmul_ws_kernel, dict(kernels.WS_CONFIG)
         num_warps = consts.pop("num_warps")
@@ -757,18 +758,18 @@ def _loops(ir: str, var: str) -> list[str]:
     return out
 
 
-@pytest.mark.parametrize("head_dim, block_n, dtype, q_in_registers",
-                         [(64, 64, "fp16", True), (64, 64, "fp16", False), (64, 128, "fp16", True),
-                          (128, 64, "fp16", False), (128, 64, "fp16", True), (128, 128, "fp16", False),
-                          (64, 64, "bf16", True), (128, 64, "bf16", False)])
-def test_causal_attention_forward(head_dim: int, block_n: int, dtype: str, q_in_registers: bool) -> None:
-    bm = 128
+@pytest.mark.parametrize("head_dim, block_n, dtype, q_in_registers, bm",
+                         [(64, 64, "fp16", True, 128), (64, 64, "fp16", False, 128), (64, 128, "fp16", True, 128),
+                          (128, 64, "fp16", False, 128), (128, 64, "fp16", True, 128), (128, 128, "fp16", False, 128),
+                          (64, 64, "bf16", True, 128), (128, 64, "bf16", False, 128),
+                          (64, 128, "fp16", False, 64), (64, 128, "bf16", False, 64)])
+def test_causal_attention_forward(head_dim: int, block_n: int, dtype: str, q_in_registers: bool, bm: int) -> None:
     sig = {"q_desc": f"tensordesc<{dtype}[{bm}, {head_dim}]>", "k_desc": f"tensordesc<{dtype}[{block_n}, {head_dim}]>",
            "v_desc": f"tensordesc<{dtype}[{block_n}, {head_dim}]>", "Out": f"*{dtype}", "sm_scale": "fp32",
            "N_CTX": "i32"}
     ty = {"fp16": "f16", "bf16": "bf16"}[dtype]
     k = compile_kernel(kernels.attn_fwd_kernel, sig, dict(HEAD_DIM=head_dim, BLOCK_M=bm, BLOCK_N=block_n,
-                                                          Q_IN_REGISTERS=q_in_registers), 8)
+                                                          Q_IN_REGISTERS=q_in_registers), bm // 16)
     ir = body(k.asm["ttgir"])
     assert "triton_ext_onchip.tma_copy" not in ir and "tt.dot " not in ir
     # Q once, K and V tiles double-buffered; the kernel is all TMA, so no proxy fence anywhere
@@ -1150,6 +1151,51 @@ def test_pingpong_attention_consumers_take_turns(head_dim: int, block_n: int, st
             assert dots[1] < arrives[0] < loop.index("math.exp2") < arrives[1]
     assert wgmma_serialization(k.asm["ptx"]) is None
     assert k.metadata.shared <= 227 * 1024
+
+
+@pytest.mark.parametrize("head_dim, dtype", [(128, "fp16"), (128, "bf16"), (64, "fp16")])
+def test_attention_with_one_v_buffer(head_dim: int, dtype: str) -> None:
+    cfg = kernels.KV_SPLIT_CONFIG
+    bm, bn = cfg["BLOCK_M"], cfg["BLOCK_N"]
+    sig = {"q_desc": f"tensordesc<{dtype}[{bm}, {head_dim}]>", "k_desc": f"tensordesc<{dtype}[{bn}, {head_dim}]>",
+           "v_desc": f"tensordesc<{dtype}[{bn}, {head_dim}]>", "Out": f"*{dtype}", "sm_scale": "fp32",
+           "N_CTX": "i32"}
+    ty = {"fp16": "f16", "bf16": "bf16"}[dtype]
+    k = compile_kernel(kernels.attn_fwd_kv_split_kernel, sig, dict(HEAD_DIM=head_dim, BLOCK_M=bm, BLOCK_N=bn),
+                       cfg["num_warps"])
+    ir = body(k.asm["ttgir"])
+    assert re.search(rf"ttg.local_alloc : \(\) -> !ttg.memdesc<2x{bn}x{head_dim}x{ty}", ir)  # K: two stages
+    assert re.search(rf"ttg.local_alloc : \(\) -> !ttg.memdesc<1x{bn}x{head_dim}x{ty}", ir)  # V: one buffer
+    loops = _loops(ir, "j")
+    assert len(loops) == 2  # off-diagonal blocks, then those reaching the diagonal
+    for loop in loops:
+        copies = [m.start() for m in re.finditer(r"ttng.async_tma_copy_global_to_local", loop)]
+        dots = [m.start() for m in re.finditer(r"ttng.warp_group_dot ", loop)]
+        waits = [m.start() for m in re.finditer(r"ttng.wait_barrier", loop)]
+        assert len(copies) == 2 and len(dots) == 2 and len(waits) == 2
+        # K of block j+1 is copied first, then block j's K is waited for before S; V of block j
+        # before P V; and block j+1's V is copied into the one buffer only after P V was waited
+        # for (pendings = 0), since that wgmma reads it.
+        assert copies[0] < waits[0] < dots[0] < waits[1] < dots[1] < copies[1]
+        assert re.findall(r"ttng.warp_group_dot_wait .*pendings = (\d+)", loop) == ["0", "0"]
+        assert len(re.findall(rf"ttng.barrier_expect %\w+, {bn * head_dim * 2}, %\w+", loop)) == 2
+    assert k.metadata.shared <= 227 * 1024 // 2  # two programs per SM
+    assert wgmma_serialization(k.asm["ptx"]) is None
+    assert k.asm["cubin"]
+
+
+@pytest.mark.parametrize("fn, n_ctx, config, message", [
+    (kernels.attn_fwd, 192, None, "must be a multiple of BLOCK_M=64 and of BLOCK_N=128"),
+    (kernels.attn_fwd_kv_split, 320, None, "must be a multiple of BLOCK_M=64 and of BLOCK_N=128"),
+    (kernels.attn_fwd_pipelined, 256, dict(BLOCK_M=64, BLOCK_N=128, num_warps=4), "itself of BLOCK_N=128"),
+])
+def test_attention_refuses_shapes_its_tiles_do_not_cover(fn: object, n_ctx: int, config: dict | None,
+                                                         message: str) -> None:
+    import torch
+
+    q = torch.zeros((1, n_ctx, 64), dtype=torch.float16)
+    with pytest.raises(ValueError, match=message):
+        fn(q, q, q, 0.125, config)
 
 
 @pytest.mark.parametrize("n_ctx, config, message", [
