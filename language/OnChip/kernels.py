@@ -456,6 +456,15 @@ def _persistent_launch(kernel, a, b, cfg: dict):
 
 
 @triton.jit
+def causal_key_blocks(start_m, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    """``(n_off, n_blocks)`` for query rows ``start_m * BLOCK_M`` .. ``+ BLOCK_M - 1`` under the
+    causal mask: key blocks ``0 .. n_off - 1`` are visible to every row (no mask needed), blocks
+    ``n_off .. n_blocks - 1`` reach the diagonal (masked), later ones are invisible to every row.
+    Either block size may be the larger. Plain integer arithmetic, so the test runs it in Python."""
+    return (start_m * BLOCK_M) // BLOCK_N, ((start_m + 1) * BLOCK_M + BLOCK_N - 1) // BLOCK_N
+
+
+@triton.jit
 def _attn_blocks(q_buf, k_desc, v_desc, k_ring, v_ring, ready, kv_row, lo, hi, n_blocks, m_i, l_i, acc,
                  qk_scale, offs_m, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, NBYTES: tl.constexpr,
                  MASKED: tl.constexpr):
@@ -514,8 +523,7 @@ def attn_fwd_kernel(q_desc, k_desc, v_desc, Out, sm_scale, N_CTX, HEAD_DIM: tl.c
     l_i = tl.zeros([BLOCK_M], dtype=tl.float32)
     acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
     qk_scale = sm_scale * 1.44269504  # exp2 instead of exp
-    n_off = (start_m * BLOCK_M) // BLOCK_N  # key blocks wholly below the diagonal
-    n_blocks = tl.cdiv((start_m + 1) * BLOCK_M, BLOCK_N)  # and those that reach it
+    n_off, n_blocks = causal_key_blocks(start_m, BLOCK_M, BLOCK_N)
     oc.wait(q_bar, 0)
     q = oc.read(q_buf) if Q_IN_REGISTERS else q_buf
     m_i, l_i, acc = _attn_blocks(q, k_desc, v_desc, k_ring, v_ring, ready, kv_row, 0, n_off, n_blocks, m_i,
@@ -588,8 +596,7 @@ def attn_fwd_kv_split_kernel(q_desc, k_desc, v_desc, Out, sm_scale, N_CTX, HEAD_
     l_i = tl.zeros([BLOCK_M], dtype=tl.float32)
     acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
     qk_scale = sm_scale * 1.44269504  # exp2 instead of exp
-    n_off = (start_m * BLOCK_M) // BLOCK_N
-    n_blocks = tl.cdiv((start_m + 1) * BLOCK_M, BLOCK_N)
+    n_off, n_blocks = causal_key_blocks(start_m, BLOCK_M, BLOCK_N)
     oc.wait(q_bar, 0)
     m_i, l_i, acc = _attn_kv_split_blocks(q_buf, k_desc, v_desc, k_ring, v_buf, k_ready, v_ready, kv_row, 0, n_off,
                                           n_blocks, m_i, l_i, acc, qk_scale, offs_m, BLOCK_N, k_bytes, False)

@@ -1153,6 +1153,19 @@ def test_pingpong_attention_consumers_take_turns(head_dim: int, block_n: int, st
     assert k.metadata.shared <= 227 * 1024
 
 
+@pytest.mark.parametrize("block_m, block_n", [(128, 64), (64, 128), (64, 64), (128, 128), (128, 32), (32, 128)])
+def test_causal_key_blocks_cover_exactly_the_visible_keys(block_m: int, block_n: int) -> None:
+    # Against the mask itself: key k is visible to query row r when k <= r.
+    for start_m in range(4096 // block_m):
+        rows = range(start_m * block_m, (start_m + 1) * block_m)
+        blocks = range(4096 // block_n)
+        unmasked = [b for b in blocks if all(k <= r for r in rows for k in (b * block_n, (b + 1) * block_n - 1))]
+        visible = [b for b in blocks if b * block_n <= rows[-1]]
+        n_off, n_blocks = kernels.causal_key_blocks.fn(start_m, block_m, block_n)
+        assert (n_off, n_blocks) == (len(unmasked), len(visible)), (start_m, unmasked, visible)
+        assert unmasked == list(range(n_off)) and visible == list(range(n_blocks))
+
+
 @pytest.mark.parametrize("head_dim, dtype", [(128, "fp16"), (128, "bf16"), (64, "fp16")])
 def test_attention_with_one_v_buffer(head_dim: int, dtype: str) -> None:
     cfg = kernels.KV_SPLIT_CONFIG
