@@ -465,6 +465,26 @@ def causal_key_blocks(start_m, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
 
 
 @triton.jit
+def _causal_tile(N_CTX, BLOCK_M: tl.constexpr):
+    """This program's query block (the heaviest causal tiles first: the last wave of programs holds
+    the light ones), its head, and the first rows of its Q and of its head's K and V."""
+    start_m = tl.num_programs(0) - 1 - tl.program_id(0)
+    head = tl.program_id(1)
+    return start_m, head, head * N_CTX + start_m * BLOCK_M, head * N_CTX
+
+
+@triton.jit
+def _online_softmax_start(start_m, sm_scale, BLOCK_M: tl.constexpr, HEAD_DIM: tl.constexpr):
+    """The query rows of block start_m and their online-softmax state before any key block:
+    running max, running sum, output accumulator, and the exp2-domain scale."""
+    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
+    l_i = tl.zeros([BLOCK_M], dtype=tl.float32)
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+    return offs_m, m_i, l_i, acc, sm_scale * 1.44269504  # exp2 instead of exp
+
+
+@triton.jit
 def _attn_blocks(q_buf, k_desc, v_desc, k_ring, v_ring, ready, kv_row, lo, hi, n_blocks, m_i, l_i, acc,
                  qk_scale, offs_m, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, NBYTES: tl.constexpr,
                  MASKED: tl.constexpr):
@@ -498,10 +518,7 @@ def attn_fwd_kernel(q_desc, k_desc, v_desc, Out, sm_scale, N_CTX, HEAD_DIM: tl.c
     shared memory. At head dim 64, an S wgmma (m64n64k16) with both operands in shared memory would
     read 128 bytes per clock at the tensor cores' full rate: all of an SM's shared-memory
     bandwidth, which the K/V copies and P V also use."""
-    start_m = tl.num_programs(0) - 1 - tl.program_id(0)  # heaviest causal tiles first
-    head = tl.program_id(1)
-    q_row = head * N_CTX + start_m * BLOCK_M
-    kv_row = head * N_CTX
+    start_m, head, q_row, kv_row = _causal_tile(N_CTX, BLOCK_M)
     dtype: tl.constexpr = q_desc.dtype
 
     q_buf = oc.index(oc.alloc(dtype, [BLOCK_M, HEAD_DIM]), 0)
@@ -518,11 +535,7 @@ def attn_fwd_kernel(q_desc, k_desc, v_desc, Out, sm_scale, N_CTX, HEAD_DIM: tl.c
     oc.copy_tma(oc.index(k_ring, 0), k_desc, [kv_row, 0], bar0)
     oc.copy_tma(oc.index(v_ring, 0), v_desc, [kv_row, 0], bar0)
 
-    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
-    l_i = tl.zeros([BLOCK_M], dtype=tl.float32)
-    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
-    qk_scale = sm_scale * 1.44269504  # exp2 instead of exp
+    offs_m, m_i, l_i, acc, qk_scale = _online_softmax_start(start_m, sm_scale, BLOCK_M, HEAD_DIM)
     n_off, n_blocks = causal_key_blocks(start_m, BLOCK_M, BLOCK_N)
     oc.wait(q_bar, 0)
     q = oc.read(q_buf) if Q_IN_REGISTERS else q_buf
@@ -571,10 +584,7 @@ def attn_fwd_kv_split_kernel(q_desc, k_desc, v_desc, Out, sm_scale, N_CTX, HEAD_
     """attn_fwd_kernel with K double-buffered and V in one buffer, each on its own barriers. At
     head dim 128 with 64 query rows and 128-key blocks that is 112 KiB of shared memory, so two
     programs fit on an SM, where two K and two V stages (144 KiB) fit one."""
-    start_m = tl.num_programs(0) - 1 - tl.program_id(0)  # heaviest causal tiles first
-    head = tl.program_id(1)
-    q_row = head * N_CTX + start_m * BLOCK_M
-    kv_row = head * N_CTX
+    start_m, head, q_row, kv_row = _causal_tile(N_CTX, BLOCK_M)
     dtype: tl.constexpr = q_desc.dtype
     q_buf = oc.index(oc.alloc(dtype, [BLOCK_M, HEAD_DIM]), 0)
     k_ring = oc.alloc(dtype, [BLOCK_N, HEAD_DIM], 2)
@@ -591,11 +601,7 @@ def attn_fwd_kv_split_kernel(q_desc, k_desc, v_desc, Out, sm_scale, N_CTX, HEAD_
     oc.expect(v_ready, k_bytes)
     oc.copy_tma(v_buf, v_desc, [kv_row, 0], v_ready)
 
-    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
-    l_i = tl.zeros([BLOCK_M], dtype=tl.float32)
-    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
-    qk_scale = sm_scale * 1.44269504  # exp2 instead of exp
+    offs_m, m_i, l_i, acc, qk_scale = _online_softmax_start(start_m, sm_scale, BLOCK_M, HEAD_DIM)
     n_off, n_blocks = causal_key_blocks(start_m, BLOCK_M, BLOCK_N)
     oc.wait(q_bar, 0)
     m_i, l_i, acc = _attn_kv_split_blocks(q_buf, k_desc, v_desc, k_ring, v_buf, k_ready, v_ready, kv_row, 0, n_off,
