@@ -22,8 +22,8 @@ require_built("onchip_ir", "onchip")  # an unbuilt plugin fails, never skips
 # The package as its wheel installs it (import name triton_ext_onchip), from this folder.
 oc = import_file(__file__, "../triton_ext_onchip", name="triton_ext_onchip")
 kernels = import_file(__file__, "../kernels.py", name="triton_ext_onchip_kernels")
-wgmma_serialization = import_file(__file__, "../triton_ext_onchip/ptxas.py",
-                                  name="triton_ext_onchip.ptxas").wgmma_serialization
+_ptxas = import_file(__file__, "../triton_ext_onchip/ptxas.py", name="triton_ext_onchip.ptxas")
+wgmma_serialization, ptxas_report = _ptxas.wgmma_serialization, _ptxas.ptxas_report
 
 TARGET = GPUTarget("cuda", 90, 32)
 
@@ -1019,6 +1019,56 @@ def test_wgmma_serialization_reports_what_ptxas_says() -> None:
     k = compile_kernel(p_v_in_flight_at_the_back_edge, {"X": "*fp32", "n": "i32"}, dict(BM=128, BN=64, D=64), 8)
     message = wgmma_serialization(k.asm["ptx"])
     assert message is not None and "accumulator registers" in message, message
+
+
+def _attention_signature(head_dim: int, rows: int, block_n: int) -> dict[str, str]:
+    return {"q_desc": f"tensordesc<fp16[{rows}, {head_dim}]>", "k_desc": f"tensordesc<fp16[{block_n}, {head_dim}]>",
+            "v_desc": f"tensordesc<fp16[{block_n}, {head_dim}]>", "Out": "*fp16", "sm_scale": "fp32", "N_CTX": "i32"}
+
+
+@pytest.mark.parametrize("kernel, programs", [("attention64", 3), ("attention128", 2), ("kv_split128", 2),
+                                             ("persistent_gemm", 1)])
+def test_the_default_tiles_compile_without_spills(kernel: str, programs: int) -> None:
+    # ptxas's spills are as silent as its serialization (Triton drops its info lines). The tiles
+    # bench.py --vendor runs by default fit their registers, and as many programs per SM as their
+    # occupancy argument needs fit in the register file and in shared memory (228 KiB per SM, of
+    # which 1 KiB per program is reserved).
+    if kernel == "persistent_gemm":
+        consts = dict(kernels.PERSISTENT_CONFIG)
+        sig = {"a_desc": "tensordesc<fp16[128, 64]>", "b_desc": "tensordesc<fp16[64, 256]>",
+               "c_desc": "tensordesc<fp16[128, 256]>", "M": "i32", "N": "i32", "K": "i32"}
+        fn = kernels.matmul_persistent_kernel
+    else:
+        head_dim = 64 if kernel == "attention64" else 128
+        fn = kernels.attn_fwd_kv_split_kernel if kernel == "kv_split128" else kernels.attn_fwd_kernel
+        consts = dict(kernels.KV_SPLIT_CONFIG if kernel == "kv_split128" else kernels.ATTN_CONFIGS[head_dim])
+        sig = _attention_signature(head_dim, consts["BLOCK_M"], consts["BLOCK_N"])
+        consts["HEAD_DIM"] = head_dim
+    num_warps = consts.pop("num_warps")
+    k = compile_kernel(fn, sig, consts, num_warps)
+    report = ptxas_report(k.asm["ptx"])
+    assert (report.spill_stores, report.spill_loads, report.serialized) == (0, 0, None), report
+    if kernel != "persistent_gemm":  # (setmaxnreg hands the GEMM's consumers more than the count)
+        allocated = -(-report.registers // 8) * 8  # per thread, in steps of 8
+        assert programs * 32 * num_warps * allocated <= 65536, report
+    assert programs * (k.metadata.shared + 1024) <= 228 * 1024, k.metadata.shared
+
+
+def test_ptxas_report_sees_spills() -> None:
+    # The ping-pong attention at head dim 128 (128-key blocks, 240 registers per consumer) fits
+    # when compiled as aligned launches are (Out and N_CTX divisible by 16, as in the test above),
+    # and spills without those hints: the address arithmetic needs registers it then lacks.
+    cfg = dict(kernels.PINGPONG_ATTN_CONFIG, HEAD_DIM=128)
+    num_warps = cfg.pop("num_warps")
+    sig = _attention_signature(128, cfg["BLOCK_Q"], cfg["BLOCK_N"])
+    aligned = ptxas_report(compile_kernel(kernels.attn_fwd_pingpong_kernel, sig, cfg, num_warps).asm["ptx"])
+    plain = triton.compile(ASTSource(kernels.attn_fwd_pingpong_kernel, signature=sig, constexprs=cfg), target=TARGET,
+                           options={"num_warps": num_warps})
+    unaligned = ptxas_report(plain.asm["ptx"])
+    assert (aligned.spill_stores, aligned.spill_loads) == (0, 0), aligned
+    assert unaligned.spill_stores > 0 and unaligned.spill_loads > 0, unaligned
+    with pytest.raises(RuntimeError, match="ptxas failed on the kernel's PTX"):
+        ptxas_report("this is not PTX")
 
 
 def _one_warp_group_wait_order(loop: str) -> None:
