@@ -21,12 +21,13 @@ ROOT_FILES = re.compile(r"^(README\.md|CMakeLists\.txt|Passes\.td|[A-Z]\w*\.(td|
 #: What results/ may hold: BENCHMARK.md, bench-<gpu>.json/png/svg, check-<gpu>.json/log, explore-<gpu>.json,
 #: real-<gpu>.json (the pass on third-party kernels), vendor-<gpu>.json (bench.py --vendor: against
 #: the vendor libraries), and check-<name>-<gpu>.json / real-<name>-<gpu>.json for a named GPU script
-#: of the folder (check_issue26_gpu.py, bench_vllm.py, gpu_last_mile.py). Only bench-<gpu>.json is a
+#: of the folder (check_issue26_gpu.py, bench_vllm.py, gpu_last_mile.py), vendor-<name>-<gpu>.json
+#: for a partial vendor run (bench.py --vendor --only attention). Only bench-<gpu>.json is a
 #: ``triton-ext bench`` report (the summary table and --compare read bench-*.json). <name>-analysis.md:
 #: a written analysis of those results (Sanitizers' lastmile-analysis.md, issue 32).
 RESULT_FILES = re.compile(r"^(BENCHMARK\.md|[a-z0-9]+-analysis\.md|bench-[a-z0-9]+\.(json|png|svg)|check-[a-z0-9]+\.(json|log)"
                           r"|explore-[a-z0-9]+\.json|real-[a-z0-9]+\.json|vendor-[a-z0-9]+\.json"
-                          r"|(check|real)-[a-z0-9]+-[a-z0-9]+\.json)$")
+                          r"|(check|real|vendor)-[a-z0-9]+-[a-z0-9]+\.json)$")
 #: GPU harnesses not yet folded into their bench.py's check mode (``triton-ext bench --check``):
 #: they need a GPU to port and verify. The list may only shrink.
 LEGACY_GPU_SCRIPTS = {"passes/Sanitizers/check_gpu.py", "language/RangeFacts/check_gpu.py",
