@@ -901,21 +901,22 @@ def attn_fwd_pingpong(q, k, v, sm_scale: float, config: dict | None = None):
                              "2 * BLOCK_Q")
 
 
-#: Attention tiles per head dim: BLOCK_M 128 over two warp groups, BLOCK_N 64 (on the H200 at
-#: cd3daa7, BLOCK_N 64 beat 128 at both head dims: results/check-h200.json). Q in registers at head
-#: dim 64 only: there it takes the kernel from 98 to 127 registers (still two blocks per SM) and
-#: saves a Q tile of shared-memory reads per S wgmma; at 128 it needs 194 (one block per SM).
+#: The head-dim-128 tile: BLOCK_M 128 over two warp groups, BLOCK_N 64 (on the H200 at cd3daa7,
+#: BLOCK_N 64 beat 128 with these 128 rows: results/check-h200.json), 126 registers, two programs
+#: per SM. With Q in registers (the head-dim-64 default from 2e93034 to 42344c4) it needs 127 at 64
+#: and 194 at 128 (one program per SM).
 ATTN_N64 = dict(BLOCK_M=128, BLOCK_N=64, Q_IN_REGISTERS=False, num_warps=8)
-#: One warp group per program, 64 query rows against 128-key blocks (the tile cuDNN's SDPA kernel
-#: names at head dim 64 on the H200): 128 registers and 72 KiB, three programs per SM. Each S
-#: wgmma (m64n128k16) reads its shared-memory operands at half the bytes per clock of m64n64k16.
+#: The head-dim-64 tile: one warp group per program, 64 query rows against 128-key blocks (the tile
+#: cuDNN's SDPA kernel names at head dim 64 on the H200): 128 registers and 72 KiB, three programs
+#: per SM. Each S wgmma (m64n128k16) reads its shared-memory operands at 96 bytes per clock at full
+#: tensor rate, where m64n64k16 reads 128: all of an SM's shared-memory bandwidth.
 ATTN_M64_N128 = dict(BLOCK_M=64, BLOCK_N=128, Q_IN_REGISTERS=False, num_warps=4)
 ATTN_CONFIGS = {64: ATTN_M64_N128, 128: ATTN_N64}
 
 
 def attn_fwd(q, k, v, sm_scale: float, config: dict | None = None, kernel=None):
     """Causal attention forward with attn_fwd_kernel; q, k, v (heads, N_CTX, HEAD_DIM) contiguous
-    torch tensors on the GPU (fp16 or bf16), N_CTX a multiple of BLOCK_M."""
+    torch tensors on the GPU (fp16 or bf16), N_CTX a multiple of BLOCK_M and of BLOCK_N."""
     cfg = dict(ATTN_CONFIGS[q.shape[-1]] if config is None else config)
     return _launch_attention(attn_fwd_kernel if kernel is None else kernel, q, k, v, sm_scale, cfg, cfg["BLOCK_M"],
                              cfg["BLOCK_M"], "BLOCK_M")
