@@ -120,18 +120,21 @@ def _paired(go: Callable[[], Any], candidates: list[str], read: Callable[[], flo
     stock: list[float] = []
     auto: list[float] = []
     ratios: list[float] = []
+    choices: set[str] = set()  # what each activation kept: one over budget is decided again later
     for r in range(rounds):
         pair: dict[str, list[float]] = {"stock": [], "auto": []}
         for which in (("stock", "auto", "auto", "stock") if r % 2 == 0 else ("auto", "stock", "stock", "auto")):
             if which == "auto":
-                with triton_ext.auto_mode(*candidates):
+                with triton_ext.auto_mode(*candidates) as mode:
                     pair["auto"].append(read())
+                choices.update(d.choice for d in mode.decisions)
             else:
                 pair["stock"].append(read())
         stock.extend(pair["stock"])
         auto.extend(pair["auto"])
         ratios.append(sum(pair["stock"]) / sum(pair["auto"]))
-    return {"stock": stock, "auto": auto, "ratios": ratios, "ratio": statistics.median(ratios)}
+    return {"stock": stock, "auto": auto, "ratios": ratios, "ratio": statistics.median(ratios),
+            "choices": sorted(choices)}
 
 
 def measure(name: str, build: Callable[[], Any], candidates: list[str], seed: int) -> dict[str, Any]:
@@ -180,6 +183,7 @@ def measure(name: str, build: Callable[[], Any], candidates: list[str], seed: in
             "compile_s": decision.compile_s if decision else None,
             "spread": max((max(v) - min(v)) / statistics.median(v) for v in (stock_ms, auto_ms)),
             "choice": decision.choice if decision else None, "timed_choice": timed_choice,
+            "round_choices": sorted(set(gpu["choices"]) | set(b2b["choices"])),
             "applicable": decision.applicable if decision else [],
             "variant_ms": decision.timings_ms if decision else {}, "refused": decision.refused if decision else None,
             "first_launch_s": first_launch_s, "outputs_identical": identical, "outputs_within_tolerance": worst <= 0}
