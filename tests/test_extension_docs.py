@@ -59,6 +59,13 @@ def test_results_table_names_file_commit_and_date(tmp_path: Path) -> None:
     out = docs.results_markdown(ext, tmp_path)
     assert "[`results/check-h200.json`](results/check-h200.json), NVIDIA H200, commit abc1234, 2026-01-02." in out
     assert "| 1 | yes | 1.235 |" in out and "h100" not in out
+    # A short hash of digits only is still a commit when the field holds nothing else; inside a
+    # note, a run of digits (a date) is not.
+    (folder / "check-h200.json").write_text('{"environment": {"commit": "9654598", "date": "2026-12-03"}, "rows": [{"n": 1}]}',
+                                            encoding="utf-8")
+    assert "commit 9654598, 2026-12-03." in docs.results_markdown(ext, tmp_path)
+    (folder / "check-h200.json").write_text('{"commit": "run of 20261203", "rows": [{"n": 1}]}', encoding="utf-8")
+    assert "commit not recorded" in docs.results_markdown(ext, tmp_path)
 
 
 def test_a_readme_without_markers_is_refused() -> None:

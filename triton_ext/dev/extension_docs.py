@@ -193,7 +193,11 @@ def _meta(doc: dict[str, Any], view: View | None) -> tuple[str, str, str, Any]:
         return None
 
     commit = first(over.get("commit", ""), "environment.commit", "commit")
-    found = next((h for h in re.findall(r"\b[0-9a-f]{7,40}\b", str(commit or "")) if re.search(r"[a-f]", h)), None)
+    # A hash inside a note needs a letter (a date or a count is not one); a commit field that is a
+    # hash alone may be all digits (git's short form of 9654598ebd...).
+    alone = re.fullmatch(r"[0-9a-f]{7,40}", str(commit or "").strip())
+    found = alone.group(0) if alone else next(
+        (h for h in re.findall(r"\b[0-9a-f]{7,40}\b", str(commit or "")) if re.search(r"[a-f]", h)), None)
     date = first(over.get("date", ""), "environment.date", "date", "when")
     dated = re.search(r"\d{4}-\d{2}-\d{2}", str(date or first(over.get("what", "")) or ""))
     gpu = first("environment.gpu", "gpu", "device", "probe_print.device")
