@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+from statistics import geometric_mean
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,10 +37,6 @@ class Regimes:
         return math.exp((n_all * math.log(target) - logs_launch) / len(self.gpu_bound))
 
 
-def _geomean(values: list[float]) -> float:
-    return math.exp(sum(math.log(v) for v in values) / len(values))
-
-
 def split(rows: list[dict]) -> Regimes:
     """Rows of ``benchmarks.auto_mode_gpu`` reports (those with an error are left out)."""
     good = [r for r in rows if "error" not in r]
@@ -47,9 +44,8 @@ def split(rows: list[dict]) -> Regimes:
     gpu = [r for r in good if r not in launch]
     if not launch or not gpu:
         raise ValueError("both regimes need at least one kernel")
-    return Regimes([r["kernel"] for r in launch], [r["kernel"] for r in gpu],
-                   _geomean([r["b2b_speedup"] for r in launch]), _geomean([r["b2b_speedup"] for r in gpu]),
-                   _geomean([r["b2b_speedup"] for r in good]))
+    speedups = [[r["b2b_speedup"] for r in rows] for rows in (launch, gpu, good)]
+    return Regimes([r["kernel"] for r in launch], [r["kernel"] for r in gpu], *map(geometric_mean, speedups))
 
 
 def main(argv: list[str] | None = None) -> int:

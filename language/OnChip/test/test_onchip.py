@@ -1021,9 +1021,10 @@ def test_wgmma_serialization_reports_what_ptxas_says() -> None:
     assert message is not None and "accumulator registers" in message, message
 
 
-def _attention_signature(head_dim: int, rows: int, block_n: int) -> dict[str, str]:
-    return {"q_desc": f"tensordesc<fp16[{rows}, {head_dim}]>", "k_desc": f"tensordesc<fp16[{block_n}, {head_dim}]>",
-            "v_desc": f"tensordesc<fp16[{block_n}, {head_dim}]>", "Out": "*fp16", "sm_scale": "fp32", "N_CTX": "i32"}
+def _attention_signature(head_dim: int, rows: int, block_n: int, dtype: str = "fp16") -> dict[str, str]:
+    kv = f"tensordesc<{dtype}[{block_n}, {head_dim}]>"
+    return {"q_desc": f"tensordesc<{dtype}[{rows}, {head_dim}]>", "k_desc": kv, "v_desc": kv, "Out": f"*{dtype}",
+            "sm_scale": "fp32", "N_CTX": "i32"}
 
 
 @pytest.mark.parametrize("kernel, programs", [("attention64", 3), ("attention128", 2), ("kv_split128", 2),
@@ -1220,9 +1221,7 @@ def test_causal_key_blocks_cover_exactly_the_visible_keys(block_m: int, block_n:
 def test_attention_with_one_v_buffer(head_dim: int, dtype: str) -> None:
     cfg = kernels.KV_SPLIT_CONFIG
     bm, bn = cfg["BLOCK_M"], cfg["BLOCK_N"]
-    sig = {"q_desc": f"tensordesc<{dtype}[{bm}, {head_dim}]>", "k_desc": f"tensordesc<{dtype}[{bn}, {head_dim}]>",
-           "v_desc": f"tensordesc<{dtype}[{bn}, {head_dim}]>", "Out": f"*{dtype}", "sm_scale": "fp32",
-           "N_CTX": "i32"}
+    sig = _attention_signature(head_dim, bm, bn, dtype)
     ty = {"fp16": "f16", "bf16": "bf16"}[dtype]
     k = compile_kernel(kernels.attn_fwd_kv_split_kernel, sig, dict(HEAD_DIM=head_dim, BLOCK_M=bm, BLOCK_N=bn),
                        cfg["num_warps"])
