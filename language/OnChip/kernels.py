@@ -713,6 +713,11 @@ def attn_fwd_pipelined_kernel(q_desc, k_desc, v_desc, Out, sm_scale, N_CTX, HEAD
     _store_rows(Out, acc / l_i[:, None], head, N_CTX, offs_m, HEAD_DIM)
 
 
+#: The ping-pong consumers' turns: named barriers TURN_BARRIER (consumer 0 may issue) and
+#: TURN_BARRIER + 1 (consumer 1), each completed by both warp groups (256 threads).
+TURN_BARRIER = tl.constexpr(8)
+
+
 @triton.jit
 def _attn_kv_copies(k_desc, v_desc, k_ring, v_ring, ready, empty, kv_row, n_blocks, BLOCK_N: tl.constexpr,
                     STAGES: tl.constexpr, NBYTES: tl.constexpr):
@@ -736,58 +741,66 @@ def _attn_ws_producer(q_desc, k_desc, v_desc, q_buf, k_ring, v_ring, q_bar, read
 
 
 @triton.jit
-def _attn_ws_blocks(q_buf, k_ring, v_ring, ready, empty, turn, lo, hi, p, alpha, m_i, l_i, acc, qk_scale, offs_m,
+def _attn_ws_blocks(q_buf, k_ring, v_ring, ready, empty, lo, hi, p, m_i, l_i, acc, qk_scale, offs_m,
                     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, STAGES: tl.constexpr, MASKED: tl.constexpr,
                     WHICH: tl.constexpr, TURNS: tl.constexpr):
     # As _attn_pipelined_blocks, with the copies issued by the producer partition: block j's stage
     # is released (empty) once P_j V_j finished. With TURNS (the ping-pong), consumer WHICH issues
     # S_{j+1} and P_j V_j when the other has issued its own for block j - 1 (WHICH 0) or j
     # (WHICH 1), then hands the turn over, so one group's softmax runs while the other's wgmmas
-    # use the tensor cores (FlashAttention-3's ping-pong). A turn barrier completes one phase per
-    # block; the handover keeps each wait at most one phase behind its barrier.
+    # use the tensor cores (FlashAttention-3's ping-pong). The turns are hardware named barriers
+    # (TURN_BARRIER + c: consumer c may issue), not mbarriers: the handover is on the tensor cores'
+    # critical path (an mbarrier turn was 4-7% slower, README). Consumer 1 arrives on consumer 0's
+    # barrier only after passing its own, which consumer 0 opens after passing its, so neither
+    # gets two arrivals ahead of the other.
+    # `acc` comes in already rescaled for block j's softmax: the rescale runs after P_j V_j is
+    # waited for, outside the other consumer's turn.
     for j in range(lo, hi):
         nxt = j + 1
         oc.wait(oc.index(ready, nxt % STAGES), (nxt // STAGES) & 1)
         if TURNS:
-            oc.wait(oc.index(turn, WHICH), (j & 1) ^ (1 - WHICH))
+            oc.named_wait(TURN_BARRIER + WHICH, 256)
         s = oc.mma(q_buf, oc.trans(oc.index(k_ring, nxt % STAGES)), tl.zeros([BLOCK_M, BLOCK_N], tl.float32),
                    pending=1)
-        acc = acc * alpha[:, None]
         acc = oc.mma(p, oc.index(v_ring, j % STAGES), acc, pending=1)
         if TURNS:
-            oc.arrive(oc.index(turn, 1 - WHICH))
+            oc.named_arrive(TURN_BARRIER + 1 - WHICH, 256)
         p32, alpha, m_i, l_i = _softmax_step(s, nxt, m_i, l_i, qk_scale, offs_m, BLOCK_N, MASKED)
         p = p32.to(q_buf.dtype)
         acc = oc.mma_wait(acc, 0)
         oc.arrive(oc.index(empty, j % STAGES))
-    return p, alpha, m_i, l_i, acc
+        acc = acc * alpha[:, None]
+    return p, m_i, l_i, acc
 
 
 @triton.jit
-def _attn_consumer(q_buf, k_ring, v_ring, q_bar, ready, empty, turn, Out, sm_scale, N_CTX, row0, head, n_off,
+def _attn_consumer(q_buf, k_ring, v_ring, q_bar, ready, empty, Out, sm_scale, N_CTX, row0, head, n_off,
                    n_blocks, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                    STAGES: tl.constexpr, WHICH: tl.constexpr, TURNS: tl.constexpr):
     """A consumer partition of the warp-specialized attention kernels: query rows row0 ..
     row0 + BLOCK_M - 1 of one head against key blocks 0 .. n_blocks - 1 (those from n_off on
-    masked), fed by a producer partition; with TURNS, one of two ping-pong consumers."""
+    masked), fed by a producer partition; with TURNS, one of two ping-pong consumers (the same
+    number of blocks for both)."""
     offs_m = row0 + tl.arange(0, BLOCK_M)
     m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
     l_i = tl.zeros([BLOCK_M], dtype=tl.float32)
     acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
     qk_scale = sm_scale * 1.44269504
+    if TURNS and WHICH == 1:
+        oc.named_arrive(TURN_BARRIER, 256)  # consumer 0 takes the first turn
     oc.wait(q_bar, 0)
     oc.wait(oc.index(ready, 0), 0)
     s = oc.mma(q_buf, oc.trans(oc.index(k_ring, 0)), tl.zeros([BLOCK_M, BLOCK_N], tl.float32))
     p32, alpha, m_i, l_i = _softmax_step(s, 0, m_i, l_i, qk_scale, offs_m, BLOCK_N, True)
     p = p32.to(q_buf.dtype)
-    mid = tl.maximum(n_off - 1, 0)
-    p, alpha, m_i, l_i, acc = _attn_ws_blocks(q_buf, k_ring, v_ring, ready, empty, turn, 0, mid, p, alpha, m_i,
-                                              l_i, acc, qk_scale, offs_m, BLOCK_M, BLOCK_N, STAGES, False, WHICH,
-                                              TURNS)
-    p, alpha, m_i, l_i, acc = _attn_ws_blocks(q_buf, k_ring, v_ring, ready, empty, turn, mid, n_blocks - 1, p,
-                                              alpha, m_i, l_i, acc, qk_scale, offs_m, BLOCK_M, BLOCK_N, STAGES, True,
-                                              WHICH, TURNS)
     acc = acc * alpha[:, None]
+    mid = tl.maximum(n_off - 1, 0)
+    p, m_i, l_i, acc = _attn_ws_blocks(q_buf, k_ring, v_ring, ready, empty, 0, mid, p, m_i, l_i, acc, qk_scale,
+                                       offs_m, BLOCK_M, BLOCK_N, STAGES, False, WHICH, TURNS)
+    p, m_i, l_i, acc = _attn_ws_blocks(q_buf, k_ring, v_ring, ready, empty, mid, n_blocks - 1, p, m_i, l_i, acc,
+                                       qk_scale, offs_m, BLOCK_M, BLOCK_N, STAGES, True, WHICH, TURNS)
+    if TURNS and WHICH == 0:
+        oc.named_wait(TURN_BARRIER, 256)  # consumer 1's arrival after its last turn
     acc = oc.mma(p, oc.index(v_ring, (n_blocks - 1) % STAGES), acc)
     _store_rows(Out, acc / l_i[:, None], head, N_CTX, offs_m, HEAD_DIM)
 
@@ -796,7 +809,7 @@ def _attn_consumer(q_buf, k_ring, v_ring, q_bar, ready, empty, turn, Out, sm_sca
 def _attn_ws_consumer(q_buf, k_ring, v_ring, q_bar, ready, empty, Out, sm_scale, N_CTX, start_m, head, n_off,
                       n_blocks, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                       STAGES: tl.constexpr):
-    _attn_consumer(q_buf, k_ring, v_ring, q_bar, ready, empty, None, Out, sm_scale, N_CTX, start_m * BLOCK_M, head,
+    _attn_consumer(q_buf, k_ring, v_ring, q_bar, ready, empty, Out, sm_scale, N_CTX, start_m * BLOCK_M, head,
                    n_off, n_blocks, HEAD_DIM, BLOCK_M, BLOCK_N, STAGES, 0, False)
 
 
@@ -847,13 +860,13 @@ def _attn_pp_producer(q_desc, k_desc, v_desc, q_ring, k_ring, v_ring, q_bar, rea
 
 
 @triton.jit
-def _attn_pp_consumer(q_ring, k_ring, v_ring, q_bar, ready, empty, turn, Out, sm_scale, N_CTX, start_m, head,
+def _attn_pp_consumer(q_ring, k_ring, v_ring, q_bar, ready, empty, Out, sm_scale, N_CTX, start_m, head,
                       n_blocks, WHICH: tl.constexpr, HEAD_DIM: tl.constexpr, BLOCK_Q: tl.constexpr,
                       BLOCK_N: tl.constexpr, STAGES: tl.constexpr):
     # Both consumers run every key block of the 2 * BLOCK_Q rows, so they take the same number of
     # turns; a block wholly above one consumer's diagonal is masked to nothing for it.
     n_off = (start_m * 2 * BLOCK_Q) // BLOCK_N  # key blocks below both consumers' diagonals
-    _attn_consumer(oc.index(q_ring, WHICH), k_ring, v_ring, q_bar, ready, empty, turn, Out, sm_scale, N_CTX,
+    _attn_consumer(oc.index(q_ring, WHICH), k_ring, v_ring, q_bar, ready, empty, Out, sm_scale, N_CTX,
                    start_m * 2 * BLOCK_Q + WHICH * BLOCK_Q, head, n_off, n_blocks, HEAD_DIM, BLOCK_Q, BLOCK_N,
                    STAGES, WHICH, True)
 
@@ -864,8 +877,9 @@ def attn_fwd_pingpong_kernel(q_desc, k_desc, v_desc, Out, sm_scale, N_CTX, HEAD_
                              CONSUMER_REGS: tl.constexpr, PRODUCER_REGS: tl.constexpr):
     """Causal attention forward (num_warps=4), FlashAttention-3's full schedule: one program per
     2 * BLOCK_Q query rows of one head; two consumer warp groups (the default partition and a
-    4-warp worker) take BLOCK_Q rows each and issue their wgmmas in turns, each overlapping its
-    softmax with its own P V; a one-warp producer copies every key block once for both."""
+    4-warp worker) take BLOCK_Q rows each and issue their wgmmas in turns (hardware named barriers
+    TURN_BARRIER and TURN_BARRIER + 1), each overlapping its softmax with its own P V; a one-warp
+    producer copies every key block once for both."""
     start_m = tl.num_programs(0) - 1 - tl.program_id(0)  # heaviest tiles first
     head = tl.program_id(1)
     q_row = head * N_CTX + start_m * 2 * BLOCK_Q
@@ -877,13 +891,12 @@ def attn_fwd_pingpong_kernel(q_desc, k_desc, v_desc, Out, sm_scale, N_CTX, HEAD_
     q_bar = oc.index(oc.barriers(1), 0)
     ready = oc.barriers(STAGES)
     empty = oc.barriers(STAGES, arrivals=2)  # one arrival per consumer
-    turn = oc.barriers(2)  # turn[c]: consumer c may issue its next wgmmas
     q_bytes: tl.constexpr = BLOCK_Q * HEAD_DIM * dtype.primitive_bitwidth // 8
     nbytes: tl.constexpr = 2 * BLOCK_N * HEAD_DIM * dtype.primitive_bitwidth // 8
     n_blocks = ((start_m + 1) * 2 * BLOCK_Q) // BLOCK_N
-    oc.split([(_attn_pp_consumer, (q_ring, k_ring, v_ring, q_bar, ready, empty, turn, Out, sm_scale, N_CTX, start_m,
+    oc.split([(_attn_pp_consumer, (q_ring, k_ring, v_ring, q_bar, ready, empty, Out, sm_scale, N_CTX, start_m,
                                    head, n_blocks, 0, HEAD_DIM, BLOCK_Q, BLOCK_N, STAGES)),
-              (_attn_pp_consumer, (q_ring, k_ring, v_ring, q_bar, ready, empty, turn, Out, sm_scale, N_CTX, start_m,
+              (_attn_pp_consumer, (q_ring, k_ring, v_ring, q_bar, ready, empty, Out, sm_scale, N_CTX, start_m,
                                    head, n_blocks, 1, HEAD_DIM, BLOCK_Q, BLOCK_N, STAGES)),
               (_attn_pp_producer, (q_desc, k_desc, v_desc, q_ring, k_ring, v_ring, q_bar, ready, empty, q_row,
                                    kv_row, n_blocks, BLOCK_Q, BLOCK_N, STAGES, q_bytes, nbytes))],

@@ -291,6 +291,16 @@ def bad_runtime_count(X, n):
     oc.wait_copies(n)
 
 
+@triton.jit
+def bad_named_barrier_id(X):
+    oc.named_wait(2, 256)
+
+
+@triton.jit
+def bad_named_barrier_threads(X):
+    oc.named_arrive(8, 200)
+
+
 @pytest.mark.parametrize("fn, sig, line, message", [
     (bad_write_shape, "*fp16", "oc.write(buf, tl.load", "write: value has shape [64], the buffer [64, 64]"),
     (bad_write_dtype, "*fp16", "oc.write(buf, tl.zeros", "write: value has dtype fp32, the buffer fp16"),
@@ -305,6 +315,10 @@ def bad_runtime_count(X, n):
     (bad_wait_on_ring, "*fp16", "oc.wait(bars, 0)", "pick one with oc.index(bar, i)"),
     (bad_too_big, "*fp16", "oc.alloc(tl.float32", "needs 524288 bytes of shared memory"),
     (bad_runtime_count, "*fp16", "oc.wait_copies(n)", "pending must be a compile-time int"),
+    (bad_named_barrier_id, "*fp16", "oc.named_wait(2, 256)",
+     "named_wait: barrier must be in 8..15 (0 .. 7 are Triton's own"),
+    (bad_named_barrier_threads, "*fp16", "oc.named_arrive(8, 200)",
+     "named_arrive: threads must be a multiple of 32 (whole warps) up to 1024, got 200"),
 ])
 def test_misuse_is_a_compile_error_at_the_call(fn, sig: str, line: str, message: str) -> None:
     signature = {"X": sig}
@@ -1177,7 +1191,7 @@ def test_attention_refuses_a_scale_its_softmax_does_not_hold_for(sm_scale: float
 @pytest.mark.parametrize("head_dim, block_n, stages", [(64, 128, 3), (128, 64, 4)])
 def test_pingpong_attention_consumers_take_turns(head_dim: int, block_n: int, stages: int) -> None:
     # FlashAttention-3's full schedule: two 4-warp consumer warp groups, each with its own 64
-    # query rows, issue their wgmmas in turns (turn barriers) and overlap their softmax with
+    # query rows, issue their wgmmas in turns (named barriers) and overlap their softmax with
     # their own P V; one producer warp copies Q and every K/V block once for both.
     dtype = "fp16"
     cfg = dict(kernels.PINGPONG_ATTN_CONFIG, BLOCK_N=block_n, STAGES=stages)
@@ -1194,13 +1208,29 @@ def test_pingpong_attention_consumers_take_turns(head_dim: int, block_n: int, st
         assert "async_tma_copy" not in consumer
         for loop in _loops(consumer, "j"):
             _one_warp_group_wait_order(loop)
-            # Its turn is waited for before its two wgmmas and handed over right after them.
-            waits = [m.start() for m in re.finditer(r"ttng.wait_barrier", loop)]
+    # The turns: consumer c waits on named barrier 8 + c (both warp groups, 256 threads) before
+    # its two wgmmas and arrives on the other's right after them, before its softmax. Consumer 1
+    # arrives on 8 once before its loops (consumer 0 goes first) and consumer 0 waits on 8 once
+    # after them (consumer 1's last arrival): per barrier, waits and arrivals pair up.
+    for which, consumer in enumerate((first, second)):
+        own, other = f"bar.sync {8 + which}, 256;", f"bar.arrive {9 - which}, 256;"
+        loops = _loops(consumer, "j")
+        for loop in loops:
             dots = [m.start() for m in re.finditer(r"ttng.warp_group_dot ", loop)]
-            arrives = [m.start() for m in re.finditer(r"ttng.arrive_barrier", loop)]
-            assert len(waits) == 2 and waits[1] < dots[0] and len(arrives) == 2
-            assert dots[1] < arrives[0] < loop.index("math.exp2") < arrives[1]
-    assert wgmma_serialization(k.asm["ptx"]) is None
+            assert loop.count(own) == 1 and loop.count(other) == 1 and "bar." not in loop.replace(own, "").replace(
+                other, "")
+            assert loop.index("ttng.wait_barrier") < loop.index(own) < dots[0]
+            assert dots[1] < loop.index(other) < loop.index("math.exp2")
+            assert loop.count("ttng.arrive_barrier") == 1  # the stage's release, after P_j V_j
+        before = consumer[:consumer.index(loops[0])]
+        after = consumer[consumer.index(loops[-1]) + len(loops[-1]):]
+        assert before.count("bar.arrive 8, 256;") == which and before.count("bar.sync") == 0
+        assert after.count("bar.sync 8, 256;") == 1 - which and after.count("bar.arrive") == 0
+    assert "bar.sync" not in producer and "bar.arrive" not in producer  # the producer takes no turns
+    ptx = k.asm["ptx"]
+    for line in ("bar.sync 8, 256;", "bar.sync 9, 256;", "bar.arrive 8, 256;", "bar.arrive 9, 256;"):
+        assert line in ptx
+    assert wgmma_serialization(ptx) is None
     assert k.metadata.shared <= 227 * 1024
 
 

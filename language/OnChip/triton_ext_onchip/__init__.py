@@ -39,8 +39,8 @@ from triton.language import core
 
 __all__ = [
     "alloc", "index", "trans", "read", "write", "copy_async", "copy_tma", "commit", "wait_copies", "barriers",
-    "expect", "arrive", "wait", "mma", "mma_wait", "split", "store_tma", "store_wait", "buffer", "buffer_type",
-    "load",
+    "expect", "arrive", "wait", "named_wait", "named_arrive", "mma", "mma_wait", "split", "store_tma", "store_wait",
+    "buffer", "buffer_type", "load",
 ]
 
 DIALECT_EXTENSION = "onchip_ir"
@@ -488,6 +488,42 @@ def wait(bar: Any, phase: Any, pred: Any = True, _semantic: Any = None) -> None:
         b.create_onchip_wait([bar.handle, _i32(phase, _semantic, op, "phase"), _pred(pred, _semantic, op)])
     except ValueError as exc:  # the builder's static check (OnChipBuilder.cpp, neverArmed)
         raise ValueError(str(exc).removeprefix("create_onchip_wait: ")) from None
+
+
+#: Hardware named barriers free for kernels: Triton's warp specialization uses 0 (the default
+#: warp group), 1 (the partitions' switch loop) and 2 + i for partition i.
+NAMED_BARRIER_IDS = range(8, 16)
+
+
+def _named_barrier(op: str, barrier: Any, threads: Any, _semantic: Any) -> None:
+    i = _const_int("barrier", barrier, op)
+    if i not in NAMED_BARRIER_IDS:
+        raise ValueError(f"{op}: barrier must be in {NAMED_BARRIER_IDS.start}..{NAMED_BARRIER_IDS.stop - 1} "
+                         f"(0 .. 7 are Triton's own: the default warp group, the warp-specialize loop and one "
+                         f"per partition), got {i}")
+    n = _const_int("threads", threads, op, lo=32)
+    if n % 32 or n > 1024:
+        raise ValueError(f"{op}: threads must be a multiple of 32 (whole warps) up to 1024, got {n}")
+    verb = "sync" if op == "named_wait" else "arrive"
+    b = _semantic.builder
+    # A side-effecting inline asm with no operands: one instance per thread, never reordered
+    # across the wgmma issues and waits (also side-effecting asm) around it.
+    b.create_inline_asm(f"bar.{verb} {i}, {n};", "=r", [], [b.get_int32_ty()], False, 1)
+
+
+@core.builtin
+def named_wait(barrier: Any, threads: Any, _semantic: Any = None) -> None:
+    """Hardware named barrier ``barrier`` (8..15): arrive and wait until ``threads`` threads (whole
+    warps) have arrived on it, counting ``named_arrive``. A barrier of the SM itself rather than an
+    mbarrier in shared memory polled with ``try_wait``: the turn-taking of ping-pong warp groups
+    (FlashAttention-3's warp scheduler barrier) waits on these."""
+    _named_barrier("named_wait", barrier, threads, _semantic)
+
+
+@core.builtin
+def named_arrive(barrier: Any, threads: Any, _semantic: Any = None) -> None:
+    """Arrive on hardware named barrier ``barrier`` without waiting (see ``named_wait``)."""
+    _named_barrier("named_arrive", barrier, threads, _semantic)
 
 
 # --------------------------------------------------------------------------------------------
