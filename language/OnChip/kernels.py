@@ -713,6 +713,87 @@ def attn_fwd_pipelined_kernel(q_desc, k_desc, v_desc, Out, sm_scale, N_CTX, HEAD
     _store_rows(Out, acc / l_i[:, None], head, N_CTX, offs_m, HEAD_DIM)
 
 
+@triton.jit
+def _attn_overlap_blocks(q, k_desc, v_desc, k_buf, v_ring, k_ready, v_ready, kv_row, lo, hi, n_blocks, p, m_i, l_i,
+                         acc, qk_scale, offs_m, BLOCK_N: tl.constexpr, K_BYTES: tl.constexpr,
+                         MASKED: tl.constexpr):
+    # FlashAttention-3's intra-warpgroup order (as _attn_pipelined_blocks) with K in one buffer
+    # and V in two stages. Iteration j issues S_{j+1} and P_j V_j back to back and runs the
+    # softmax of S_{j+1} while P_j V_j runs. K_{j+2} is copied as soon as S_{j+1} has retired
+    # (the wait of the P V issue), so its copy runs under the softmax and P_j V_j; V_{j+2} goes
+    # into P_j V_j's stage once that wgmma is waited for, a whole iteration ahead of its use.
+    # Block b's K completes k_ready's phase b, its V phase b // 2 of v_ready[b % 2]. On entry
+    # P_j is in registers, acc is rescaled for it, and no wgmma runs; none runs at the back edge.
+    for j in range(lo, hi):
+        nxt = j + 1
+        oc.wait(k_ready, nxt & 1)
+        s = oc.mma(q, oc.trans(k_buf), tl.zeros([q.shape[0], BLOCK_N], tl.float32), pending=1)
+        oc.wait(oc.index(v_ready, j % 2), (j // 2) & 1)
+        acc = oc.mma(p, oc.index(v_ring, j % 2), acc, pending=1)  # S_{j+1} retired: k_buf is free
+        pf = j + 2
+        oc.expect(k_ready, K_BYTES, pred=pf < n_blocks)
+        oc.copy_tma(k_buf, k_desc, [kv_row + pf * BLOCK_N, 0], k_ready, pred=pf < n_blocks)
+        p32, alpha, m_i, l_i = _softmax_step(s, nxt, m_i, l_i, qk_scale, offs_m, BLOCK_N, MASKED)
+        p = p32.to(k_desc.dtype)
+        acc = oc.mma_wait(acc, 0)  # P_j V_j retired: its V stage is free
+        vbar = oc.index(v_ready, j % 2)
+        oc.expect(vbar, K_BYTES, pred=pf < n_blocks)
+        oc.copy_tma(oc.index(v_ring, j % 2), v_desc, [kv_row + pf * BLOCK_N, 0], vbar, pred=pf < n_blocks)
+        acc = acc * alpha[:, None]
+    return p, m_i, l_i, acc
+
+
+@triton.jit
+def attn_fwd_overlap_kernel(q_desc, k_desc, v_desc, Out, sm_scale, N_CTX, HEAD_DIM: tl.constexpr,
+                            BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    """Causal attention forward for one warp group per BLOCK_M (64) query rows with the softmax of
+    block j+1 overlapped with P_j V_j (FlashAttention-3's intra-warpgroup order), K in one buffer
+    and V in two stages: at head dim 128 with 128-key blocks 112 KiB, two programs per SM, the
+    tile cuDNN's SDPA kernel runs there. Same layout and contract as attn_fwd_kv_split_kernel."""
+    start_m, head, q_row, kv_row = _causal_tile(N_CTX, BLOCK_M)
+    dtype: tl.constexpr = q_desc.dtype
+    q_buf = oc.index(oc.alloc(dtype, [BLOCK_M, HEAD_DIM]), 0)
+    k_buf = oc.index(oc.alloc(dtype, [BLOCK_N, HEAD_DIM]), 0)
+    v_ring = oc.alloc(dtype, [BLOCK_N, HEAD_DIM], 2)
+    q_bar = oc.index(oc.barriers(1), 0)
+    k_ready = oc.index(oc.barriers(1), 0)
+    v_ready = oc.barriers(2)
+    k_bytes: tl.constexpr = BLOCK_N * HEAD_DIM * dtype.primitive_bitwidth // 8
+    n_off, n_blocks = causal_key_blocks(start_m, BLOCK_M, BLOCK_N)
+
+    oc.expect(q_bar, BLOCK_M * HEAD_DIM * dtype.primitive_bitwidth // 8)
+    oc.copy_tma(q_buf, q_desc, [q_row, 0], q_bar)
+    oc.expect(k_ready, k_bytes)
+    oc.copy_tma(k_buf, k_desc, [kv_row, 0], k_ready)
+    for b in tl.static_range(2):  # V of blocks 0 and 1, where they exist
+        vbar = oc.index(v_ready, b)
+        oc.expect(vbar, k_bytes, pred=b < n_blocks)
+        oc.copy_tma(oc.index(v_ring, b), v_desc, [kv_row + b * BLOCK_N, 0], vbar, pred=b < n_blocks)
+
+    offs_m, m_i, l_i, acc, qk_scale = _online_softmax_start(start_m, sm_scale, BLOCK_M, HEAD_DIM)
+    oc.wait(q_bar, 0)
+    oc.wait(k_ready, 0)
+    s = oc.mma(q_buf, oc.trans(k_buf), tl.zeros([BLOCK_M, BLOCK_N], tl.float32))
+    # S_0 retired: k_buf takes block 1.
+    oc.expect(k_ready, k_bytes, pred=1 < n_blocks)
+    oc.copy_tma(k_buf, k_desc, [kv_row + BLOCK_N, 0], k_ready, pred=1 < n_blocks)
+    # Block 0 is masked when it is on the diagonal; masking it elsewhere removes nothing.
+    p32, alpha, m_i, l_i = _softmax_step(s, 0, m_i, l_i, qk_scale, offs_m, BLOCK_N, True)
+    p = p32.to(dtype)
+    acc = acc * alpha[:, None]
+    # Iteration j computes the softmax of block j+1: blocks 1 .. n_off-1 unmasked, then the diagonal.
+    mid = tl.maximum(n_off - 1, 0)
+    p, m_i, l_i, acc = _attn_overlap_blocks(q_buf, k_desc, v_desc, k_buf, v_ring, k_ready, v_ready, kv_row, 0, mid,
+                                            n_blocks, p, m_i, l_i, acc, qk_scale, offs_m, BLOCK_N, k_bytes, False)
+    p, m_i, l_i, acc = _attn_overlap_blocks(q_buf, k_desc, v_desc, k_buf, v_ring, k_ready, v_ready, kv_row, mid,
+                                            n_blocks - 1, n_blocks, p, m_i, l_i, acc, qk_scale, offs_m, BLOCK_N,
+                                            k_bytes, True)
+    last = n_blocks - 1
+    oc.wait(oc.index(v_ready, last % 2), (last // 2) & 1)
+    acc = oc.mma(p, oc.index(v_ring, last % 2), acc)
+    _store_rows(Out, acc / l_i[:, None], head, N_CTX, offs_m, HEAD_DIM)
+
+
 #: The ping-pong consumers' turns: named barriers TURN_BARRIER (consumer 0 may issue) and
 #: TURN_BARRIER + 1 (consumer 1), each completed by both warp groups (256 threads).
 TURN_BARRIER = tl.constexpr(8)
@@ -972,8 +1053,15 @@ def attn_fwd_kv_split(q, k, v, sm_scale: float, config: dict | None = None):
                              "BLOCK_M")
 
 
+def attn_fwd_overlap(q, k, v, sm_scale: float, config: dict | None = None):
+    """attn_fwd with attn_fwd_overlap_kernel (softmax overlapped with P V; K in one buffer, V in two)."""
+    cfg = dict(KV_SPLIT_CONFIG if config is None else config)
+    return _launch_attention(attn_fwd_overlap_kernel, q, k, v, sm_scale, cfg, cfg["BLOCK_M"], cfg["BLOCK_M"],
+                             "BLOCK_M")
+
+
 #: Kernels whose key blocks may be taller than their query rows (BLOCK_N > BLOCK_M).
-_ANY_BLOCK_N = (attn_fwd_kernel, attn_fwd_kv_split_kernel)
+_ANY_BLOCK_N = (attn_fwd_kernel, attn_fwd_kv_split_kernel, attn_fwd_overlap_kernel)
 
 
 #: attn_fwd_pipelined_kernel's tiles at both head dims. It keeps Q in shared memory: in registers
@@ -1017,6 +1105,7 @@ GEMM_VARIANTS = {
 ATTN_VARIANTS = {
     "attn_m64_n128": lambda q, k, v, s: attn_fwd(q, k, v, s, ATTN_M64_N128),
     "attn_kv_split_m64_n128": lambda q, k, v, s: attn_fwd_kv_split(q, k, v, s, KV_SPLIT_CONFIG),
+    "attn_overlap_m64_n128": lambda q, k, v, s: attn_fwd_overlap(q, k, v, s, KV_SPLIT_CONFIG),
     "attn_n64": lambda q, k, v, s: attn_fwd(q, k, v, s, ATTN_N64),
     "attn_n64_qreg": lambda q, k, v, s: attn_fwd(q, k, v, s, dict(ATTN_N64, Q_IN_REGISTERS=True)),
     "fa3_pipelined_n64": lambda q, k, v, s: attn_fwd_pipelined(q, k, v, s, PIPELINED_ATTN_CONFIG),

@@ -1042,7 +1042,7 @@ def _attention_signature(head_dim: int, rows: int, block_n: int, dtype: str = "f
 
 
 @pytest.mark.parametrize("kernel, programs", [("attention64", 3), ("attention128", 2), ("kv_split128", 2),
-                                             ("persistent_gemm", 1)])
+                                             ("overlap128", 2), ("persistent_gemm", 1)])
 def test_the_default_tiles_compile_without_spills(kernel: str, programs: int) -> None:
     # ptxas's spills are as silent as its serialization (Triton drops its info lines). The tiles
     # bench.py --vendor runs by default fit their registers, and as many programs per SM as their
@@ -1055,8 +1055,9 @@ def test_the_default_tiles_compile_without_spills(kernel: str, programs: int) ->
         fn = kernels.matmul_persistent_kernel
     else:
         head_dim = 64 if kernel == "attention64" else 128
-        fn = kernels.attn_fwd_kv_split_kernel if kernel == "kv_split128" else kernels.attn_fwd_kernel
-        consts = dict(kernels.KV_SPLIT_CONFIG if kernel == "kv_split128" else kernels.ATTN_CONFIGS[head_dim])
+        fn = {"kv_split128": kernels.attn_fwd_kv_split_kernel,
+              "overlap128": kernels.attn_fwd_overlap_kernel}.get(kernel, kernels.attn_fwd_kernel)
+        consts = dict(kernels.KV_SPLIT_CONFIG if fn is not kernels.attn_fwd_kernel else kernels.ATTN_CONFIGS[head_dim])
         sig = _attention_signature(head_dim, consts["BLOCK_M"], consts["BLOCK_N"])
         consts["HEAD_DIM"] = head_dim
     num_warps = consts.pop("num_warps")
@@ -1086,16 +1087,17 @@ def test_ptxas_report_sees_spills() -> None:
         ptxas_report("this is not PTX")
 
 
-def _one_warp_group_wait_order(loop: str) -> None:
+def _one_warp_group_wait_order(loop: str, copies_before_p_v_wait: int = 0) -> None:
     """FlashAttention-3's intra-warpgroup order in one loop body: S_{j+1} issued (pending=1),
     P_j V_j issued (pending=1: S_{j+1} done), the softmax of S_{j+1} while P_j V_j runs, then
-    P_j V_j waited for (pending=0)."""
+    P_j V_j waited for (pending=0). Stages are refilled after that wait, except
+    ``copies_before_p_v_wait`` copies into buffers only S reads."""
     dots = [m.start() for m in re.finditer(r"ttng.warp_group_dot ", loop)]
     waits = re.findall(r"ttng.warp_group_dot_wait .*pendings = (\d+)", loop)
     assert len(dots) == 2 and waits == ["1", "1", "0"], (waits, loop)
     last_wait = loop.index("pendings = 0")
     assert dots[1] < loop.index("math.exp2") < last_wait
-    assert "ttng.async_tma_copy_global_to_local" not in loop[:last_wait]  # no refill before P V is done
+    assert loop[:last_wait].count("ttng.async_tma_copy_global_to_local") == copies_before_p_v_wait
 
 
 @pytest.mark.parametrize("head_dim, block_n, dtype", [(64, 64, "fp16"), (128, 64, "fp16"), (128, 64, "bf16"),
@@ -1276,9 +1278,41 @@ def test_attention_with_one_v_buffer(head_dim: int, dtype: str) -> None:
     assert k.asm["cubin"]
 
 
+@pytest.mark.parametrize("head_dim, dtype", [(128, "fp16"), (128, "bf16"), (64, "fp16")])
+def test_overlapped_attention_with_one_k_buffer(head_dim: int, dtype: str) -> None:
+    # attn_fwd_overlap_kernel: FlashAttention-3's intra-warpgroup order with K in one buffer and V
+    # in two stages. Each loop issues S_{j+1} once K_{j+1} is in and P_j V_j once V_j is in; refills
+    # the K buffer with block j+2 only after S_{j+1} retired (the first wait, pendings = 1) and
+    # before the softmax; and refills P_j V_j's V stage only after that wgmma retired (pendings = 0).
+    cfg = kernels.KV_SPLIT_CONFIG
+    bm, bn = cfg["BLOCK_M"], cfg["BLOCK_N"]
+    ty = {"fp16": "f16", "bf16": "bf16"}[dtype]
+    k = compile_kernel(kernels.attn_fwd_overlap_kernel, _attention_signature(head_dim, bm, bn, dtype),
+                       dict(HEAD_DIM=head_dim, BLOCK_M=bm, BLOCK_N=bn), cfg["num_warps"])
+    ir = body(k.asm["ttgir"])
+    assert re.search(rf"ttg.local_alloc : \(\) -> !ttg.memdesc<1x{bn}x{head_dim}x{ty}", ir)  # K: one buffer
+    assert re.search(rf"ttg.local_alloc : \(\) -> !ttg.memdesc<2x{bn}x{head_dim}x{ty}", ir)  # V: two stages
+    loops = _loops(ir, "j")
+    assert len(loops) == 2  # off-diagonal blocks, then those reaching the diagonal
+    for loop in loops:
+        _one_warp_group_wait_order(loop, copies_before_p_v_wait=1)  # K's buffer
+        copies = [m.start() for m in re.finditer(r"ttng.async_tma_copy_global_to_local", loop)]
+        dots = [m.start() for m in re.finditer(r"ttng.warp_group_dot ", loop)]
+        barrier_waits = [m.start() for m in re.finditer(r"ttng.wait_barrier", loop)]
+        dot_waits = [m.start() for m in re.finditer(r"ttng.warp_group_dot_wait", loop)]
+        assert len(copies) == 2 and len(barrier_waits) == 2
+        assert barrier_waits[0] < dots[0] < barrier_waits[1] < dots[1]
+        assert dot_waits[1] < copies[0] < loop.index("math.exp2") < dot_waits[2] < copies[1]
+    assert "arith.select" not in loops[0] and "arith.select" in loops[1]  # the mask only on the diagonal
+    assert k.metadata.shared <= 227 * 1024 // 2  # two programs per SM
+    assert wgmma_serialization(k.asm["ptx"]) is None
+    assert k.asm["cubin"]
+
+
 @pytest.mark.parametrize("fn, n_ctx, config, message", [
     (kernels.attn_fwd, 192, None, "must be a multiple of BLOCK_M=64 and of BLOCK_N=128"),
     (kernels.attn_fwd_kv_split, 320, None, "must be a multiple of BLOCK_M=64 and of BLOCK_N=128"),
+    (kernels.attn_fwd_overlap, 320, None, "must be a multiple of BLOCK_M=64 and of BLOCK_N=128"),
     (kernels.attn_fwd_pipelined, 256, dict(BLOCK_M=64, BLOCK_N=128, num_warps=4), "itself of BLOCK_N=128"),
 ])
 def test_attention_refuses_shapes_its_tiles_do_not_cover(fn: object, n_ctx: int, config: dict | None,
