@@ -857,7 +857,7 @@ def _attn_ws_blocks(q_buf, k_ring, v_ring, ready, empty, lo, hi, p, m_i, l_i, ac
 @triton.jit
 def _attn_consumer(q_buf, k_ring, v_ring, q_bar, ready, empty, Out, sm_scale, N_CTX, row0, head, n_off,
                    n_blocks, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-                   STAGES: tl.constexpr, WHICH: tl.constexpr, TURNS: tl.constexpr):
+                   STAGES: tl.constexpr, WHICH: tl.constexpr, TURNS: tl.constexpr, OUT_TMA: tl.constexpr):
     """A consumer partition of the warp-specialized attention kernels: query rows row0 ..
     row0 + BLOCK_M - 1 of one head against key blocks 0 .. n_blocks - 1 (those from n_off on
     masked), fed by a producer partition; with TURNS, one of two ping-pong consumers (the same
@@ -883,7 +883,15 @@ def _attn_consumer(q_buf, k_ring, v_ring, q_bar, ready, empty, Out, sm_scale, N_
     if TURNS and WHICH == 0:
         oc.named_wait(TURN_BARRIER, 256)  # consumer 1's arrival after its last turn
     acc = oc.mma(p, oc.index(v_ring, (n_blocks - 1) % STAGES), acc)
-    _store_rows(Out, acc / l_i[:, None], head, N_CTX, offs_m, HEAD_DIM)
+    if OUT_TMA:
+        # Out is a TMA descriptor: the rows go out through Q's buffer, whose last reader (the
+        # last S wgmma) has retired, so the epilogue needs no shared scratch of its own (a
+        # register-to-blocked conversion for plain stores takes BLOCK_M * HEAD_DIM * 2 bytes).
+        oc.write(q_buf, (acc / l_i[:, None]).to(q_buf.dtype))
+        oc.store_tma(Out, [head * N_CTX + row0, 0], q_buf)
+        oc.store_wait(0)
+    else:
+        _store_rows(Out, acc / l_i[:, None], head, N_CTX, offs_m, HEAD_DIM)
 
 
 @triton.jit
@@ -891,7 +899,7 @@ def _attn_ws_consumer(q_buf, k_ring, v_ring, q_bar, ready, empty, Out, sm_scale,
                       n_blocks, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                       STAGES: tl.constexpr):
     _attn_consumer(q_buf, k_ring, v_ring, q_bar, ready, empty, Out, sm_scale, N_CTX, start_m * BLOCK_M, head,
-                   n_off, n_blocks, HEAD_DIM, BLOCK_M, BLOCK_N, STAGES, 0, False)
+                   n_off, n_blocks, HEAD_DIM, BLOCK_M, BLOCK_N, STAGES, 0, False, False)
 
 
 @triton.jit
@@ -949,18 +957,19 @@ def _attn_pp_consumer(q_ring, k_ring, v_ring, q_bar, ready, empty, Out, sm_scale
     n_off = (start_m * 2 * BLOCK_Q) // BLOCK_N  # key blocks below both consumers' diagonals
     _attn_consumer(oc.index(q_ring, WHICH), k_ring, v_ring, q_bar, ready, empty, Out, sm_scale, N_CTX,
                    start_m * 2 * BLOCK_Q + WHICH * BLOCK_Q, head, n_off, n_blocks, HEAD_DIM, BLOCK_Q, BLOCK_N,
-                   STAGES, WHICH, True)
+                   STAGES, WHICH, True, True)
 
 
 @triton.jit
-def attn_fwd_pingpong_kernel(q_desc, k_desc, v_desc, Out, sm_scale, N_CTX, HEAD_DIM: tl.constexpr,
+def attn_fwd_pingpong_kernel(q_desc, k_desc, v_desc, o_desc, sm_scale, N_CTX, HEAD_DIM: tl.constexpr,
                              BLOCK_Q: tl.constexpr, BLOCK_N: tl.constexpr, STAGES: tl.constexpr,
                              CONSUMER_REGS: tl.constexpr, PRODUCER_REGS: tl.constexpr):
     """Causal attention forward (num_warps=4), FlashAttention-3's full schedule: one program per
     2 * BLOCK_Q query rows of one head; two consumer warp groups (the default partition and a
     4-warp worker) take BLOCK_Q rows each and issue their wgmmas in turns (hardware named barriers
     TURN_BARRIER and TURN_BARRIER + 1), each overlapping its softmax with its own P V; a one-warp
-    producer copies every key block once for both."""
+    producer copies every key block once for both. Each consumer writes its rows with a TMA store
+    (o_desc, blocks of BLOCK_Q rows) through its Q buffer."""
     start_m = tl.num_programs(0) - 1 - tl.program_id(0)  # heaviest tiles first
     head = tl.program_id(1)
     q_row = head * N_CTX + start_m * 2 * BLOCK_Q
@@ -975,9 +984,9 @@ def attn_fwd_pingpong_kernel(q_desc, k_desc, v_desc, Out, sm_scale, N_CTX, HEAD_
     q_bytes: tl.constexpr = BLOCK_Q * HEAD_DIM * dtype.primitive_bitwidth // 8
     nbytes: tl.constexpr = 2 * BLOCK_N * HEAD_DIM * dtype.primitive_bitwidth // 8
     n_blocks = ((start_m + 1) * 2 * BLOCK_Q) // BLOCK_N
-    oc.split([(_attn_pp_consumer, (q_ring, k_ring, v_ring, q_bar, ready, empty, Out, sm_scale, N_CTX, start_m,
+    oc.split([(_attn_pp_consumer, (q_ring, k_ring, v_ring, q_bar, ready, empty, o_desc, sm_scale, N_CTX, start_m,
                                    head, n_blocks, 0, HEAD_DIM, BLOCK_Q, BLOCK_N, STAGES)),
-              (_attn_pp_consumer, (q_ring, k_ring, v_ring, q_bar, ready, empty, Out, sm_scale, N_CTX, start_m,
+              (_attn_pp_consumer, (q_ring, k_ring, v_ring, q_bar, ready, empty, o_desc, sm_scale, N_CTX, start_m,
                                    head, n_blocks, 1, HEAD_DIM, BLOCK_Q, BLOCK_N, STAGES)),
               (_attn_pp_producer, (q_desc, k_desc, v_desc, q_ring, k_ring, v_ring, q_bar, ready, empty, q_row,
                                    kv_row, n_blocks, BLOCK_Q, BLOCK_N, STAGES, q_bytes, nbytes))],
@@ -992,7 +1001,7 @@ def attn_fwd_pingpong(q, k, v, sm_scale: float, config: dict | None = None):
     """attn_fwd with attn_fwd_pingpong_kernel (N_CTX a multiple of 2 * BLOCK_Q, itself of BLOCK_N)."""
     cfg = dict(PINGPONG_ATTN_CONFIG if config is None else config)
     return _launch_attention(attn_fwd_pingpong_kernel, q, k, v, sm_scale, cfg, cfg["BLOCK_Q"], 2 * cfg["BLOCK_Q"],
-                             "2 * BLOCK_Q")
+                             "2 * BLOCK_Q", out_desc=True)
 
 
 #: The head-dim-128 tile: BLOCK_M 128 over two warp groups, BLOCK_N 64 (on the H200 at cd3daa7,
@@ -1016,9 +1025,11 @@ def attn_fwd(q, k, v, sm_scale: float, config: dict | None = None, kernel=None):
                              cfg["BLOCK_M"], "BLOCK_M")
 
 
-def _launch_attention(kernel, q, k, v, sm_scale: float, cfg: dict, q_block: int, rows: int, rows_name: str):
-    """Check the shape and scale, make the TMA descriptors (Q in q_block rows, K and V in BLOCK_N)
-    and launch ``kernel`` with one program per ``rows`` query rows of each head."""
+def _launch_attention(kernel, q, k, v, sm_scale: float, cfg: dict, q_block: int, rows: int, rows_name: str,
+                      out_desc: bool = False):
+    """Check the shape and scale, make the TMA descriptors (Q in q_block rows, K and V in BLOCK_N;
+    with ``out_desc`` the output's too, in q_block rows) and launch ``kernel`` with one program per
+    ``rows`` query rows of each head."""
     import torch
     from triton.tools.tensor_descriptor import TensorDescriptor
 
@@ -1038,7 +1049,8 @@ def _launch_attention(kernel, q, k, v, sm_scale: float, cfg: dict, q_block: int,
     q_desc = TensorDescriptor.from_tensor(q.reshape(heads * n_ctx, d), [q_block, d])
     k_desc = TensorDescriptor.from_tensor(k.reshape(heads * n_ctx, d), [cfg["BLOCK_N"], d])
     v_desc = TensorDescriptor.from_tensor(v.reshape(heads * n_ctx, d), [cfg["BLOCK_N"], d])
-    kernel[(n_ctx // rows, heads)](q_desc, k_desc, v_desc, out, sm_scale, n_ctx, HEAD_DIM=d, **cfg)
+    o = TensorDescriptor.from_tensor(out.reshape(heads * n_ctx, d), [q_block, d]) if out_desc else out
+    kernel[(n_ctx // rows, heads)](q_desc, k_desc, v_desc, o, sm_scale, n_ctx, HEAD_DIM=d, **cfg)
     return out
 
 
