@@ -993,8 +993,10 @@ def attn_fwd_pingpong_kernel(q_desc, k_desc, v_desc, o_desc, sm_scale, N_CTX, HE
              [4, 1], [CONSUMER_REGS, PRODUCER_REGS])
 
 
-#: Ping-pong attention: 64 query rows per consumer warp group, 128-key blocks in 2 stages.
-PINGPONG_ATTN_CONFIG = dict(BLOCK_Q=64, BLOCK_N=128, STAGES=2, CONSUMER_REGS=240, PRODUCER_REGS=24, num_warps=4)
+#: Ping-pong attention: 64 query rows per consumer warp group, 128-key blocks in 3 stages (at head
+#: dim 128: 224 KiB, one program per SM; the tile and stage count of cuDNN's SDPA kernel there, and
+#: the fastest OnChip kernel at head dim 128, results/vendor-pingpong*-h200.json).
+PINGPONG_ATTN_CONFIG = dict(BLOCK_Q=64, BLOCK_N=128, STAGES=3, CONSUMER_REGS=240, PRODUCER_REGS=24, num_warps=4)
 
 
 def attn_fwd_pingpong(q, k, v, sm_scale: float, config: dict | None = None):
@@ -1121,8 +1123,7 @@ ATTN_VARIANTS = {
     "attn_n64": lambda q, k, v, s: attn_fwd(q, k, v, s, ATTN_N64),
     "attn_n64_qreg": lambda q, k, v, s: attn_fwd(q, k, v, s, dict(ATTN_N64, Q_IN_REGISTERS=True)),
     "fa3_pipelined_n64": lambda q, k, v, s: attn_fwd_pipelined(q, k, v, s, PIPELINED_ATTN_CONFIG),
-    "fa3_pingpong_q64_n128_s3": lambda q, k, v, s: attn_fwd_pingpong(q, k, v, s, dict(PINGPONG_ATTN_CONFIG,
-                                                                                      STAGES=3)),
+    "fa3_pingpong_q64_n128_s3": lambda q, k, v, s: attn_fwd_pingpong(q, k, v, s, PINGPONG_ATTN_CONFIG),
     "fa3_pingpong_q64_n64_s4": lambda q, k, v, s: attn_fwd_pingpong(q, k, v, s, dict(PINGPONG_ATTN_CONFIG, BLOCK_N=64,
                                                                                      STAGES=4)),
     "fa3_pingpong_q64_n64_s5": lambda q, k, v, s: attn_fwd_pingpong(q, k, v, s, dict(PINGPONG_ATTN_CONFIG, BLOCK_N=64,

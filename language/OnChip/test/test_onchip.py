@@ -1042,7 +1042,7 @@ def _attention_signature(head_dim: int, rows: int, block_n: int, dtype: str = "f
 
 
 @pytest.mark.parametrize("kernel, programs", [("attention64", 3), ("attention128", 2), ("kv_split128", 2),
-                                             ("overlap128", 2), ("persistent_gemm", 1)])
+                                             ("overlap128", 2), ("pingpong128", 1), ("persistent_gemm", 1)])
 def test_the_default_tiles_compile_without_spills(kernel: str, programs: int) -> None:
     # ptxas's spills are as silent as its serialization (Triton drops its info lines). The tiles
     # bench.py --vendor runs by default fit their registers, and as many programs per SM as their
@@ -1053,6 +1053,12 @@ def test_the_default_tiles_compile_without_spills(kernel: str, programs: int) ->
         sig = {"a_desc": "tensordesc<fp16[128, 64]>", "b_desc": "tensordesc<fp16[64, 256]>",
                "c_desc": "tensordesc<fp16[128, 256]>", "M": "i32", "N": "i32", "K": "i32"}
         fn = kernels.matmul_persistent_kernel
+    elif kernel == "pingpong128":
+        consts = dict(kernels.PINGPONG_ATTN_CONFIG, HEAD_DIM=128)
+        rows = _attention_signature(128, consts["BLOCK_Q"], consts["BLOCK_N"])
+        sig = {name: ty for name, ty in rows.items() if name not in ("Out", "sm_scale", "N_CTX")}
+        sig.update({"o_desc": rows["q_desc"], "sm_scale": "fp32", "N_CTX": "i32"})  # the rows go out by TMA
+        fn = kernels.attn_fwd_pingpong_kernel
     else:
         head_dim = 64 if kernel == "attention64" else 128
         fn = {"kv_split128": kernels.attn_fwd_kv_split_kernel,
@@ -1064,7 +1070,7 @@ def test_the_default_tiles_compile_without_spills(kernel: str, programs: int) ->
     k = compile_kernel(fn, sig, consts, num_warps)
     report = ptxas_report(k.asm["ptx"])
     assert (report.spill_stores, report.spill_loads, report.serialized) == (0, 0, None), report
-    if kernel != "persistent_gemm":  # (setmaxnreg hands the GEMM's consumers more than the count)
+    if kernel not in ("persistent_gemm", "pingpong128"):  # (setmaxnreg hands their consumers more than the count)
         allocated = -(-report.registers // 8) * 8  # per thread, in steps of 8
         assert programs * 32 * num_warps * allocated <= 65536, report
     assert programs * (k.metadata.shared + 1024) <= 228 * 1024, k.metadata.shared
