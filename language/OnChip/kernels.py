@@ -748,8 +748,8 @@ def attn_fwd_overlap_kernel(q_desc, k_desc, v_desc, Out, sm_scale, N_CTX, HEAD_D
                             BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
     """Causal attention forward for one warp group per BLOCK_M (64) query rows with the softmax of
     block j+1 overlapped with P_j V_j (FlashAttention-3's intra-warpgroup order), K in one buffer
-    and V in two stages: at head dim 128 with 128-key blocks 112 KiB, two programs per SM, the
-    tile cuDNN's SDPA kernel runs there. Same layout and contract as attn_fwd_kv_split_kernel."""
+    and V in two stages: at head dim 128 with 128-key blocks 112 KiB, two programs per SM. Same
+    layout and contract as attn_fwd_kv_split_kernel."""
     start_m, head, q_row, kv_row = _causal_tile(N_CTX, BLOCK_M)
     dtype: tl.constexpr = q_desc.dtype
     q_buf = oc.index(oc.alloc(dtype, [BLOCK_M, HEAD_DIM]), 0)

@@ -1261,19 +1261,27 @@ def test_causal_key_blocks_cover_exactly_the_visible_keys(block_m: int, block_n:
         assert unmasked == list(range(n_off)) and visible == list(range(n_blocks))
 
 
-@pytest.mark.parametrize("head_dim, dtype", [(128, "fp16"), (128, "bf16"), (64, "fp16")])
-def test_attention_with_one_v_buffer(head_dim: int, dtype: str) -> None:
+def _one_warp_group_tile(kernel, head_dim: int, dtype: str, k_stages: int, v_stages: int):
+    """Compile ``kernel`` at KV_SPLIT_CONFIG's tile (one warp group, 64 rows, 128-key blocks), check
+    that it holds K in ``k_stages`` and V in ``v_stages`` buffers, and return it with its two key
+    block loops (off-diagonal blocks, then those reaching the diagonal)."""
     cfg = kernels.KV_SPLIT_CONFIG
     bm, bn = cfg["BLOCK_M"], cfg["BLOCK_N"]
-    sig = _attention_signature(head_dim, bm, bn, dtype)
     ty = {"fp16": "f16", "bf16": "bf16"}[dtype]
-    k = compile_kernel(kernels.attn_fwd_kv_split_kernel, sig, dict(HEAD_DIM=head_dim, BLOCK_M=bm, BLOCK_N=bn),
-                       cfg["num_warps"])
+    k = compile_kernel(kernel, _attention_signature(head_dim, bm, bn, dtype),
+                       dict(HEAD_DIM=head_dim, BLOCK_M=bm, BLOCK_N=bn), cfg["num_warps"])
     ir = body(k.asm["ttgir"])
-    assert re.search(rf"ttg.local_alloc : \(\) -> !ttg.memdesc<2x{bn}x{head_dim}x{ty}", ir)  # K: two stages
-    assert re.search(rf"ttg.local_alloc : \(\) -> !ttg.memdesc<1x{bn}x{head_dim}x{ty}", ir)  # V: one buffer
+    for name, stages in (("k", k_stages), ("v", v_stages)):
+        assert re.search(rf"%{name}_\w+ = ttg.local_alloc : \(\) -> !ttg.memdesc<{stages}x{bn}x{head_dim}x{ty}", ir)
     loops = _loops(ir, "j")
-    assert len(loops) == 2  # off-diagonal blocks, then those reaching the diagonal
+    assert len(loops) == 2
+    return k, loops
+
+
+@pytest.mark.parametrize("head_dim, dtype", [(128, "fp16"), (128, "bf16"), (64, "fp16")])
+def test_attention_with_one_v_buffer(head_dim: int, dtype: str) -> None:
+    bn, head_bytes = kernels.KV_SPLIT_CONFIG["BLOCK_N"], head_dim * 2
+    k, loops = _one_warp_group_tile(kernels.attn_fwd_kv_split_kernel, head_dim, dtype, k_stages=2, v_stages=1)
     for loop in loops:
         copies = [m.start() for m in re.finditer(r"ttng.async_tma_copy_global_to_local", loop)]
         dots = [m.start() for m in re.finditer(r"ttng.warp_group_dot ", loop)]
@@ -1284,7 +1292,7 @@ def test_attention_with_one_v_buffer(head_dim: int, dtype: str) -> None:
         # for (pendings = 0), since that wgmma reads it.
         assert copies[0] < waits[0] < dots[0] < waits[1] < dots[1] < copies[1]
         assert re.findall(r"ttng.warp_group_dot_wait .*pendings = (\d+)", loop) == ["0", "0"]
-        assert len(re.findall(rf"ttng.barrier_expect %\w+, {bn * head_dim * 2}, %\w+", loop)) == 2
+        assert len(re.findall(rf"ttng.barrier_expect %\w+, {bn * head_bytes}, %\w+", loop)) == 2
     assert k.metadata.shared <= 227 * 1024 // 2  # two programs per SM
     assert wgmma_serialization(k.asm["ptx"]) is None
     assert k.asm["cubin"]
@@ -1296,16 +1304,7 @@ def test_overlapped_attention_with_one_k_buffer(head_dim: int, dtype: str) -> No
     # in two stages. Each loop issues S_{j+1} once K_{j+1} is in and P_j V_j once V_j is in; refills
     # the K buffer with block j+2 only after S_{j+1} retired (the first wait, pendings = 1) and
     # before the softmax; and refills P_j V_j's V stage only after that wgmma retired (pendings = 0).
-    cfg = kernels.KV_SPLIT_CONFIG
-    bm, bn = cfg["BLOCK_M"], cfg["BLOCK_N"]
-    ty = {"fp16": "f16", "bf16": "bf16"}[dtype]
-    k = compile_kernel(kernels.attn_fwd_overlap_kernel, _attention_signature(head_dim, bm, bn, dtype),
-                       dict(HEAD_DIM=head_dim, BLOCK_M=bm, BLOCK_N=bn), cfg["num_warps"])
-    ir = body(k.asm["ttgir"])
-    assert re.search(rf"ttg.local_alloc : \(\) -> !ttg.memdesc<1x{bn}x{head_dim}x{ty}", ir)  # K: one buffer
-    assert re.search(rf"ttg.local_alloc : \(\) -> !ttg.memdesc<2x{bn}x{head_dim}x{ty}", ir)  # V: two stages
-    loops = _loops(ir, "j")
-    assert len(loops) == 2  # off-diagonal blocks, then those reaching the diagonal
+    k, loops = _one_warp_group_tile(kernels.attn_fwd_overlap_kernel, head_dim, dtype, k_stages=1, v_stages=2)
     for loop in loops:
         _one_warp_group_wait_order(loop, copies_before_p_v_wait=1)  # K's buffer
         copies = [m.start() for m in re.finditer(r"ttng.async_tma_copy_global_to_local", loop)]
