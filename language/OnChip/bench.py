@@ -591,6 +591,7 @@ class VendorRow:
     target: float = 0.0  # the issue's target for ratio_vs_vendor
     meets_target: bool | None = None
     errors: dict[str, str] = field(default_factory=dict)
+    samples: dict[str, list[float]] = field(default_factory=dict)  # every round's time (ms), in round order
 
 
 def _smoke_child(kind: str, name: str, queue: Any) -> None:
@@ -703,16 +704,38 @@ def _kind(name: str) -> str:
     return name.split(":", 1)[0]  # candidates are "onchip:...", "vendor:...", "triton:..."
 
 
+def timing_order(names: list[str], round_index: int) -> list[str]:
+    """Round ``r`` times the candidates starting from the ``r``-th: the first candidate after an idle
+    stretch runs on a cooler GPU at higher clocks (seen: cuBLAS, always first, got its best 4096^3
+    time in round 1, 10% under its other rounds), so no candidate may keep that place."""
+    k = round_index % len(names) if names else 0
+    return names[k:] + names[:k]
+
+
+#: Milliseconds each candidate runs right before it is timed (do_bench's warm-up), so that it is
+#: timed at the clocks it sustains itself, not at those the previous candidate left behind (with
+#: 25 ms, SM clocks read 1350-1950 MHz across one kernel's rounds; with 500 ms, 1380-1410).
+WARMUP_MS = 500
+
+
 def _time_interleaved(row: VendorRow, fns: dict[str, Callable[[], Any]], flops: float, reps: int,
-                      ctx: Callable[[str], Any]) -> None:
+                      ctx: Callable[[str], Any], warmup_ms: int | None = None) -> None:
+    warmup = WARMUP_MS if warmup_ms is None else warmup_ms
     samples: dict[str, list[float]] = {name: [] for name in fns}
-    for _ in range(reps):  # interleaved, so clock and thermal drift hit all alike
-        for name, fn in fns.items():
+    # Interleaved, so clock and thermal drift hit all alike. Round -1 is run and thrown away: it
+    # brings the GPU from the idle checks before it to the load the timed rounds run under.
+    for r in range(-1, reps):
+        for name in timing_order(list(fns), r):
+            if name in row.errors:
+                continue
             try:
                 with ctx(name):
-                    samples[name].append(triton.testing.do_bench(fn, warmup=25, rep=100))
+                    ms = triton.testing.do_bench(fns[name], warmup=warmup, rep=100)
+                if r >= 0:
+                    samples[name].append(ms)
             except Exception as exc:  # e.g. out of memory in the MATH backend
                 row.errors[name] = f"{type(exc).__name__}: {exc}"[:500]
+    row.samples = {name: ms for name, ms in samples.items() if ms}
     for name, ms in samples.items():
         if ms and name not in row.errors:
             row.ms[name] = min(ms)
@@ -734,7 +757,7 @@ def _no_ctx(name: str) -> Any:
     return contextlib.nullcontext()
 
 
-def vendor_gemm(dtype_name: str, size: int, reps: int) -> VendorRow:
+def vendor_gemm(dtype_name: str, size: int, reps: int, warmup_ms: int | None = None) -> VendorRow:
     """size^3 GEMM: cuBLAS (torch.matmul), Triton (autotuned tl.dot, TMA tl.dot), OnChip variants."""
     import torch
 
@@ -776,7 +799,7 @@ def vendor_gemm(dtype_name: str, size: int, reps: int) -> VendorRow:
     if any(_kind(n_) == "onchip" and n_ in row.errors and not _does_not_fit(row.errors[n_]) for n_ in candidates):
         row.ok = False
     del ref
-    _time_interleaved(row, fns, 2.0 * m * n * k, reps, _no_ctx)
+    _time_interleaved(row, fns, 2.0 * m * n * k, reps, _no_ctx, warmup_ms)
     return row
 
 
@@ -787,7 +810,7 @@ def _attn_baselines(head_dim: int) -> list[tuple[str, Any, list[tuple[int, int, 
             ("loop_split", loop_split_kernels.attn_fwd_tensor, LOOP_SPLIT_CONFIGS[head_dim][:1], True)]
 
 
-def vendor_attention(dtype_name: str, seq: int, head_dim: int, reps: int) -> VendorRow:
+def vendor_attention(dtype_name: str, seq: int, head_dim: int, reps: int, warmup_ms: int | None = None) -> VendorRow:
     """Causal attention forward: every SDPA backend, the repository's fastest Triton kernels
     (LoopSplit's hand-split attention; the one-loop one through loop_split) and OnChip."""
     import contextlib
@@ -865,7 +888,7 @@ def vendor_attention(dtype_name: str, seq: int, head_dim: int, reps: int) -> Ven
             continue  # a wrong output is not timed
         fns[name] = fn
     torch.cuda.empty_cache()
-    _time_interleaved(row, fns, 2.0 * 2.0 * heads * seq * seq * head_dim / 2, reps, ctx)
+    _time_interleaved(row, fns, 2.0 * 2.0 * heads * seq * seq * head_dim / 2, reps, ctx, warmup_ms)
     return row
 
 
@@ -887,7 +910,8 @@ SKIP: dict[str, str] = {}
 def compare_vendor(reps: int = 5, what: tuple[str, ...] = ("gemm", "attention"),
                    log: Callable[[str], None] = print, smoke_first: bool = True,
                    partial: Callable[[list[VendorRow], dict[str, str]], None] | None = None,
-                   smoke_timeout: float = 300.0) -> tuple[list[VendorRow], bool, dict[str, str]]:
+                   smoke_timeout: float = 300.0,
+                   warmup_ms: int | None = None) -> tuple[list[VendorRow], bool, dict[str, str]]:
     """The issue-31 comparison: OnChip vs cuBLAS / every SDPA backend and vs Triton, one run.
     Returns the rows, whether every output was right, and the smoke results."""
     import time
@@ -907,11 +931,13 @@ def compare_vendor(reps: int = 5, what: tuple[str, ...] = ("gemm", "attention"),
     for dtype_name in ("float16", "bfloat16"):
         if "gemm" in what:
             for size in (4096, 8192):
-                cases.append(("gemm", (lambda d=dtype_name, s=size: vendor_gemm(d, s, reps)), (dtype_name, size)))
+                cases.append(("gemm", (lambda d=dtype_name, s=size: vendor_gemm(d, s, reps, warmup_ms)),
+                              (dtype_name, size)))
         if "attention" in what:
             for head_dim in (64, 128):
                 for seq in (4096, 8192):
-                    cases.append(("attention", (lambda d=dtype_name, s=seq, h=head_dim: vendor_attention(d, s, h, reps)),
+                    cases.append(("attention",
+                                  (lambda d=dtype_name, s=seq, h=head_dim: vendor_attention(d, s, h, reps, warmup_ms)),
                                   (dtype_name, seq, head_dim)))
     for op, fn, key in cases:
         try:
@@ -963,6 +989,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", default="gemm,attention", help="--vendor: comma-separated gemm, attention")
     parser.add_argument("--no-smoke", action="store_true",
                         help="--vendor: skip the child-process smoke run that leaves hanging kernels out")
+    parser.add_argument("--warmup-ms", type=int, default=WARMUP_MS,
+                        help="--vendor: milliseconds each candidate runs right before it is timed")
     parser.add_argument("--smoke-timeout", type=float, default=300.0,
                         help="--vendor: seconds the smoke run waits (compiles included) before calling a kernel hung")
     args = parser.parse_args(argv)
@@ -983,12 +1011,13 @@ def main(argv: list[str] | None = None) -> int:
                 out.parent.mkdir(parents=True, exist_ok=True)
                 out.write_text(json.dumps({"what": "language/OnChip/bench.py --vendor (issue 31)",
                                            "environment": env, "reps": args.reps, "complete": complete,
+                                           "timing": {"warmup_ms": args.warmup_ms, "order": "rotated each round", "untimed_first_round": True},
                                            "smoke": smoked, "rows": [asdict(r) for r in vrows]}, indent=1))
 
         vrows, ok, smoked = compare_vendor(reps=max(args.reps, 1), what=what,
                                            log=lambda line: print(line, flush=True),
                                            smoke_first=not args.no_smoke, partial=write,
-                                           smoke_timeout=args.smoke_timeout)
+                                           smoke_timeout=args.smoke_timeout, warmup_ms=args.warmup_ms)
         write(vrows, smoked, complete=True)
         if out:
             print(f"wrote {out}", flush=True)
