@@ -37,3 +37,31 @@ def test_smoke_leaves_out_a_candidate_that_hangs(monkeypatch: pytest.MonkeyPatch
 def test_a_configuration_that_does_not_fit_is_not_a_wrong_kernel() -> None:
     assert bench._does_not_fit("OutOfResources: out of resource: shared memory, Required: 262220")
     assert not bench._does_not_fit("CompilationError: at 3:4: mma: a and b must both be fp16 or bf16")
+
+
+def test_rounds_rotate_throw_away_the_first_and_keep_every_sample(monkeypatch: pytest.MonkeyPatch) -> None:
+    # do_bench stands in for the GPU: it records who ran when, with which warm-up, and returns a
+    # time that grows with the call count, so the first call (the thrown-away round) is the fastest.
+    calls: list[tuple[str, int]] = []
+
+    def fake_do_bench(fn: Any, warmup: int, rep: int) -> float:
+        calls.append((fn(), warmup))
+        if calls[-1][0] == "breaks" and len(calls) > 4:
+            raise RuntimeError("out of memory")
+        return float(len(calls))
+
+    monkeypatch.setattr(bench.triton.testing, "do_bench", fake_do_bench)
+    names = ["vendor:a", "onchip:b", "triton:c", "breaks"]
+    row = bench.VendorRow("gemm", "float16", {})
+    bench._time_interleaved(row, {n: (lambda n=n: n) for n in names}, 1e9, 3, bench._no_ctx, warmup_ms=123)
+    assert {w for _, w in calls} == {123}
+    # Round -1 starts from the last candidate and is not kept; round r starts from the r-th; the
+    # candidate that failed (call 8) is skipped from then on.
+    assert [n for n, _ in calls] == ["breaks", "vendor:a", "onchip:b", "triton:c",
+                                     "vendor:a", "onchip:b", "triton:c", "breaks",
+                                     "onchip:b", "triton:c", "vendor:a",
+                                     "triton:c", "vendor:a", "onchip:b"]
+    assert row.samples == {"vendor:a": [5.0, 11.0, 13.0], "onchip:b": [6.0, 9.0, 14.0], "triton:c": [7.0, 10.0, 12.0]}
+    assert row.ms == {"vendor:a": 5.0, "onchip:b": 6.0, "triton:c": 7.0}
+    assert "breaks" in row.errors and row.fastest == {"vendor": "vendor:a", "onchip": "onchip:b", "triton": "triton:c"}
+    assert bench.timing_order(["x", "y", "z"], 4) == ["y", "z", "x"]
