@@ -1011,7 +1011,8 @@ def main(argv: list[str] | None = None) -> int:
                 out.parent.mkdir(parents=True, exist_ok=True)
                 out.write_text(json.dumps({"what": "language/OnChip/bench.py --vendor (issue 31)",
                                            "environment": env, "reps": args.reps, "complete": complete,
-                                           "timing": {"warmup_ms": args.warmup_ms, "order": "rotated each round", "untimed_first_round": True},
+                                           "timing": {"warmup_ms": args.warmup_ms, "order": "rotated each round",
+                                                      "untimed_first_round": True},
                                            "smoke": smoked, "rows": [asdict(r) for r in vrows]}, indent=1))
 
         vrows, ok, smoked = compare_vendor(reps=max(args.reps, 1), what=what,
