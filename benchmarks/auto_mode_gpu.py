@@ -17,15 +17,21 @@ those of tests/realworld/more_kernels.py (flag-gems, sageattention; decode and p
    is timed wall-clock (compiles and times the variants: the first-launch cost); its outputs must
    equal the stock outputs (bit-identical reported, within the kernel's tolerance required);
    then ``do_bench`` of the launch;
-3. back to back, as applications launch (``triton_ext._timing.back_to_back_ms``: 200 launches
-   queued by the CPU, no flush, wall time per launch), 5 rounds alternating stock and the mode;
-4. a second process with the same decision folder must take every choice from disk.
+3. GPU time: :data:`GPU_ROUNDS` paired rounds of ``do_bench`` in ABBA order (stock, mode, mode,
+   stock; then mode, stock, stock, mode), each mode reading inside its own activation;
+4. back to back, as applications launch (``triton_ext._timing.back_to_back_ms``: launches queued
+   by the CPU, no flush, wall time per launch, about :data:`B2B_READING_MS` per reading):
+   :data:`B2B_ROUNDS` paired rounds in the same order, each slot the median of
+   :data:`B2B_READINGS` readings taken in one activation (a slot's first reading follows the
+   activation's recompile; the median keeps that and any one host hiccup out of the slot);
+5. a second process with the same decision folder must take every choice from disk.
 
-Reports per kernel: choice, applicable passes, variant timings, speedup (stock / auto, median of
-3 interleaved do_bench rounds), back-to-back speedup (median of 5), first-launch cost and the
-stock cold launch's; overall geometric means and the worst kernels. ``--candidates ''`` takes
-the registry's ``auto: true`` passes (bare ``TRITON_EXT_ENABLE=auto``).
-Default candidates are grid_swizzle and loop_split, so it stays under 4 minutes on an H200.
+Reports per kernel: choice, applicable passes, variant timings, speedup (stock / auto, the median
+of the GPU-time rounds' ratios), back-to-back speedup (the median of its rounds' ratios), first-launch
+cost and the stock cold launch's; overall geometric means, the worst kernels, and the spread of the
+ratios where the mode kept the stock binary (the harness's noise floor). ``--candidates ''`` takes
+the registry's ``auto: true`` passes (bare ``TRITON_EXT_ENABLE=auto``). Default candidates are
+grid_swizzle and loop_split.
 """
 
 from __future__ import annotations
@@ -58,6 +64,8 @@ B2B_CALLS = 200
 #: ABBA rounds of do_bench (GPU time) and of back-to-back readings per kernel.
 GPU_ROUNDS = 3
 B2B_ROUNDS = 15
+#: Back-to-back readings per slot of a round (the slot's value is their median).
+B2B_READINGS = 5
 #: Wall milliseconds one back-to-back reading aims at (launches: 5 to B2B_CALLS).
 B2B_READING_MS = 5.0
 matmul_naive_kernel = import_file(REPO / "passes" / "GridSwizzle" / "kernels.py").matmul_naive_kernel
@@ -115,8 +123,14 @@ def _launched(go: Callable[[], Any]) -> str | None:
     return hashlib.sha256(asm["cubin"]).hexdigest()[:16] if asm and "cubin" in asm else None
 
 
-def _paired(go: Callable[[], Any], candidates: list[str], read: Callable[[], float], rounds: int) -> dict[str, Any]:
-    """``rounds`` readings of stock and of the mode in ABBA order; ratio = stock / mode per round."""
+def _slot(read: Callable[[], float], readings: int) -> float:
+    return statistics.median(read() for _ in range(readings))
+
+
+def _paired(candidates: list[str], read: Callable[[], float], rounds: int, readings: int = 1) -> dict[str, Any]:
+    """``rounds`` rounds of stock and of the mode in ABBA order (stock, mode, mode, stock; then
+    mode, stock, stock, mode), each slot the median of ``readings`` readings, the mode's in one
+    activation; ratio = stock / mode per round (a linear drift of the host or the GPU cancels)."""
     stock: list[float] = []
     auto: list[float] = []
     ratios: list[float] = []
@@ -126,10 +140,10 @@ def _paired(go: Callable[[], Any], candidates: list[str], read: Callable[[], flo
         for which in (("stock", "auto", "auto", "stock") if r % 2 == 0 else ("auto", "stock", "stock", "auto")):
             if which == "auto":
                 with triton_ext.auto_mode(*candidates) as mode:
-                    pair["auto"].append(read())
+                    pair["auto"].append(_slot(read, readings))
                 choices.update(d.choice for d in mode.decisions)
             else:
-                pair["stock"].append(read())
+                pair["stock"].append(_slot(read, readings))
         stock.extend(pair["stock"])
         auto.extend(pair["auto"])
         ratios.append(sum(pair["stock"]) / sum(pair["auto"]))
@@ -166,10 +180,10 @@ def measure(name: str, build: Callable[[], Any], candidates: list[str], seed: in
     timed_choice = again.decisions[-1].choice if again.decisions else (decision.choice if decision else None)
     # Paired rounds in ABBA order (stock, mode, mode, stock, ...): a drift of the host's clock or of
     # the GPU's between readings cancels in each round's ratio; the speedup is the median ratio.
-    gpu = _paired(go, candidates, lambda: triton.testing.do_bench(go), GPU_ROUNDS)
+    gpu = _paired(candidates, lambda: triton.testing.do_bench(go), GPU_ROUNDS)
     # Back to back, as applications launch (CPU launch path included, no flush; issue 27.3).
     calls = max(5, min(B2B_CALLS, int(B2B_READING_MS / max(statistics.median(gpu["stock"]), 1e-3))))
-    b2b = _paired(go, candidates, lambda: back_to_back_ms(go, calls) * 1e3, B2B_ROUNDS)
+    b2b = _paired(candidates, lambda: back_to_back_ms(go, calls) * 1e3, B2B_ROUNDS, B2B_READINGS)
     stock_ms.extend(gpu["stock"])
     auto_ms.extend(gpu["auto"])
     s, a = statistics.median(stock_ms), statistics.median(auto_ms)
@@ -258,7 +272,9 @@ def main() -> int:
     same = [r for r in good if r.get("same_binary")]
     changed = [r for r in good if not r.get("same_binary")]
     report = {
-        "commit": checkout_commit(), "date": time.strftime("%Y-%m-%d"), "rounds": {"gpu": GPU_ROUNDS, "b2b": B2B_ROUNDS},
+        "commit": checkout_commit(), "date": time.strftime("%Y-%m-%d"),
+        "rounds": {"gpu": GPU_ROUNDS, "b2b": B2B_ROUNDS, "b2b_readings_per_slot": B2B_READINGS,
+                   "b2b_reading_ms": B2B_READING_MS},
         # Where the mode runs the stock binary its launches are Triton's own: the spread of those
         # ratios is the harness's noise floor, not a cost of the mode.
         "noise_floor": {"kernels": len(same), **{key: [min((r[key] for r in same), default=None),
