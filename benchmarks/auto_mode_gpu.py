@@ -18,7 +18,8 @@ those of tests/realworld/more_kernels.py (flag-gems, sageattention; decode and p
    equal the stock outputs (bit-identical reported, within the kernel's tolerance required);
    then ``do_bench`` of the launch;
 3. GPU time: :data:`GPU_ROUNDS` paired rounds of ``do_bench`` in ABBA order (stock, mode, mode,
-   stock; then mode, stock, stock, mode), each mode reading inside its own activation;
+   stock; then mode, stock, stock, mode), each mode reading inside its own activation; every slot
+   starts the same way, the JITs' kernel caches emptied (what activating the mode does);
 4. back to back, as applications launch (``triton_ext._timing.back_to_back_ms``: launches queued
    by the CPU, no flush, wall time per launch, about :data:`B2B_READING_MS` per reading):
    :data:`B2B_ROUNDS` paired rounds in the same order, each slot the median of
@@ -55,7 +56,7 @@ import triton
 import triton_ext
 from tests.corpus import check_gpu  # the corpus and its input builders (run from the checkout)
 from triton_ext.bench.gpu import checkout_commit
-from triton_ext.testing import back_to_back_ms
+from triton_ext.testing import back_to_back_ms, forget_compiled_kernels
 from triton_ext.testing import import_file, repo_root
 
 REPO = repo_root()
@@ -143,6 +144,12 @@ def _paired(candidates: list[str], read: Callable[[], float], rounds: int, readi
                     pair["auto"].append(_slot(read, readings))
                 choices.update(d.choice for d in mode.decisions)
             else:
+                # The same start as the mode's slot: activating the mode empties the JITs' kernel
+                # caches (a walk over every Python object, then a recompile from Triton's disk
+                # cache), which leaves the GPU idle for a moment; a stock slot without that gap
+                # started on a hotter GPU, which read power-bound GEMMs up to 7% slower than the
+                # mode's slots on the same binary (H200 at 4b604cb).
+                forget_compiled_kernels()
                 pair["stock"].append(_slot(read, readings))
         stock.extend(pair["stock"])
         auto.extend(pair["auto"])

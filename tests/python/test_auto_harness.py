@@ -42,3 +42,19 @@ def test_one_reading_per_slot_keeps_every_reading() -> None:
     result = _paired(["loop_split"], lambda: next(values), rounds=1)
     assert result["stock"] == [4.0, 4.0] and result["auto"] == [2.0, 2.0]
     assert result["ratio"] == pytest.approx(2.0)
+
+
+def test_forget_compiled_kernels_empties_every_jit_functions_cache() -> None:
+    # What every slot of the pairing starts with, stock ones included (what activating the mode does).
+    import triton
+
+    from triton_ext.testing import forget_compiled_kernels
+
+    @triton.jit
+    def kernel(x):  # noqa: ANN001 - a Triton argument
+        pass
+
+    compiled = object()
+    kernel.device_caches[0] = ({"a specialization": compiled}, None, None, None)
+    forget_compiled_kernels()
+    assert kernel.device_caches[0][0] == {}

@@ -42,6 +42,7 @@ __all__ = [
     "use_fresh_cache",
     "compile_through_cubin",
     "reset",
+    "forget_compiled_kernels",
     "require_built",
     "require_gpu",
     "strip_locations",
@@ -154,6 +155,15 @@ def reset() -> None:
         from triton import knobs
 
         knobs.runtime.add_stages_inspection_hook = None
+
+
+def forget_compiled_kernels() -> None:
+    """Empty every JIT function's in-memory kernel cache, as activating the transparent mode does:
+    the next launch of each kernel is a cache miss that recompiles from Triton's disk cache. A
+    harness that compares launches with and without the mode gives both sides this same start."""
+    from .._auto import _forget_compiled
+
+    _forget_compiled()
 
 
 def require_built(*extensions: str) -> list[Path]:
