@@ -167,6 +167,11 @@ class _Auto:
                 if cache.get(key) is kernel:
                     del cache[key]
             return kernel
+        benchmarked = getattr(self.tls, "benchmarked", None)
+        if benchmarked is not None:  # Triton's autotuner is timing a config: see benchmarking()
+            kernel = compile_stock()
+            benchmarked.append((weakref.ref(fn), device, key, kernel))
+            return kernel
         from triton.runtime import _async_compile  # on first use: importing triton_ext must not import Triton
 
         if _async_compile.active_mode.get() is not None:
@@ -186,6 +191,25 @@ class _Auto:
                 return self._place(fn, device, key, compile_stock(),
                                    refused=f"the mode failed while deciding: {describe_error(exc)}")
             return self._place(fn, device, key, kernel)
+
+    def benchmarking(self, bench: Callable[[], Any]) -> Any:
+        """One config timed by Triton's autotuner (``Autotuner._bench``). Its launches get the stock
+        kernel, kept in the JIT's cache while the config is timed and taken out when it is done, so
+        the autotuner times what it times without the mode, and only the config it picks is
+        decided, at its own launch right after: one decision per autotuned specialization, not
+        one per config (an autotuner of 45 configs would otherwise compile and time every pass
+        45 times in the first launch)."""
+        outer = getattr(self.tls, "benchmarked", None)
+        self.tls.benchmarked = benchmarked = []
+        try:
+            return bench()
+        finally:
+            self.tls.benchmarked = outer
+            for ref, device, key, kernel in benchmarked:
+                fn = ref()
+                cache = fn.device_caches[device][0] if fn is not None else {}
+                if cache.get(key) is kernel:
+                    del cache[key]
 
     def _place(self, fn: Any, device: int, key: str, kernel: Any, refused: str | None = None) -> Any:
         fn.device_caches[device][0][key] = kernel
@@ -318,6 +342,7 @@ _lock = threading.Lock()
 _active: _Auto | None = None
 _original_run: Callable[..., Any] | None = None
 _original_compile: Callable[..., Any] | None = None
+_original_bench: Callable[..., Any] | None = None
 
 
 def _is_launch(frame: Any) -> bool:
@@ -337,7 +362,7 @@ def activate(candidates: Sequence[str] = ()) -> _Auto:
 
     Wraps ``JITFunction._do_compile``, which the JIT calls only on a cache miss; no launch of a
     kernel already in the JIT's cache runs any code of the mode."""
-    global _active, _original_run, _original_compile
+    global _active, _original_run, _original_compile, _original_bench
     from triton.runtime.jit import JITFunction  # on first use: importing triton_ext must not import Triton
 
     auto = _Auto(candidates)
@@ -376,6 +401,20 @@ def activate(candidates: Sequence[str] = ()) -> _Auto:
 
             _do_compile.__wrapped__ = original  # type: ignore[attr-defined]
             JITFunction._do_compile = _do_compile
+        if _original_bench is None:
+            from triton.runtime.autotuner import Autotuner  # on first use: importing triton_ext must not import Triton
+
+            bench = Autotuner._bench
+            _original_bench = bench
+
+            def _bench(self: Any, *args: Any, **kwargs: Any) -> Any:
+                current = _active
+                if current is None:
+                    return bench(self, *args, **kwargs)
+                return current.benchmarking(lambda: bench(self, *args, **kwargs))
+
+            _bench.__wrapped__ = bench  # type: ignore[attr-defined]
+            Autotuner._bench = _bench
     return auto
 
 
@@ -401,9 +440,11 @@ def _evict(auto: _Auto) -> None:
 
 
 def deactivate() -> None:
-    """Put ``JITFunction._do_compile`` back and take the mode's kernels out of the JITs' caches."""
-    global _active, _original_compile
-    from triton.runtime.jit import JITFunction  # on first use: importing triton_ext must not import Triton
+    """Put ``JITFunction._do_compile`` and ``Autotuner._bench`` back and take the mode's kernels out
+    of the JITs' caches."""
+    global _active, _original_compile, _original_bench
+    from triton.runtime.autotuner import Autotuner  # on first use: importing triton_ext must not import Triton
+    from triton.runtime.jit import JITFunction
 
     with _lock:
         auto, _active = _active, None
@@ -415,6 +456,9 @@ def deactivate() -> None:
         if _original_compile is not None:
             JITFunction._do_compile = _original_compile
             _original_compile = None
+        if _original_bench is not None:
+            Autotuner._bench = _original_bench
+            _original_bench = None
 
 
 @contextlib.contextmanager

@@ -219,6 +219,46 @@ def test_a_decided_launch_runs_no_code_of_the_mode_whatever_was_chosen(host_mode
     assert fn.device_caches[device][0][key] is chosen and triton.knobs.runtime.add_stages_inspection_hook is None
 
 
+def test_an_autotuned_kernel_is_decided_once_for_the_config_its_autotuner_picks(host_mode: Any) -> None:
+    # Triton's autotuner times every config (Autotuner._bench): those launches get the stock
+    # kernel, in the JIT's cache only while their config is timed, and no decision; the config it
+    # picks is decided at its own launch right after. Before, every config was decided: an
+    # autotuner of 45 configs compiled and timed every candidate pass 45 times in one launch.
+    from triton.runtime.autotuner import Autotuner
+
+    from tests.python.test_auto_backup import _inputs, addmm
+    from triton_ext import _auto
+
+    timed: list[tuple[int, int, bool]] = []  # per config: decisions so far, kernels cached, BLOCK 32
+
+    def do_bench(kernel_call: Any, quantiles: Any) -> list[float]:
+        with pytest.raises(AttributeError):  # compiled; the host-only driver cannot launch it
+            kernel_call()
+        kernels = list(addmm.device_caches[0][0].values())
+        timed.append((len(host_mode.decisions), len(kernels), "end = 32 : i32" in kernels[0].asm["ttir"]))
+        return [2.0 - len(timed)] * 3  # the second config (BLOCK=32) is the fastest
+
+    tuned = triton.autotune([triton.Config({"BLOCK": 16}), triton.Config({"BLOCK": 32})], key=["M"],
+                            do_bench=do_bench)(addmm)
+    a, b, bias, out = _inputs()
+    with pytest.raises(AttributeError):
+        tuned[(2, 2)](a, b, bias, out, 32, 32, 32, *bias.stride())
+    # Each config timed on its stock kernel, alone in the cache (the one before taken out), no decision.
+    assert timed == [(0, 1, False), (0, 1, True)]
+    assert tuned.best_config.kwargs == {"BLOCK": 32}
+    (decision,) = host_mode.decisions  # the picked config, decided at its own launch
+    ref, device, key = host_mode.placed[-1]
+    # Under stock keys (the variants' compiles are cached under their own) only the picked config.
+    stock_keys = [k for k in addmm.device_caches[0][0] if "custom_pipeline" not in k]
+    assert ref() is addmm and stock_keys == [key]
+    assert "end = 32 : i32" in addmm.device_caches[0][0][key].asm["ttir"]
+    assert decision.kernel == "addmm" and decision.specialization == _auto._short(key)
+    # Later launches of that specialization: Triton's autotuner (its cache) and the JIT's fast path.
+    assert _mode_calls(lambda: tuned[(2, 2)](a, b, bias, out, 32, 32, 32, *bias.stride())) == set()
+    _auto.deactivate()
+    assert not hasattr(Autotuner._bench, "__wrapped__")  # put back with the mode
+
+
 @pytest.fixture
 def host_mode_two(host_mode: Any) -> Any:
     from triton_ext import _auto

@@ -1,0 +1,144 @@
+"""GPU check: autotuned kernels (``@triton.autotune``) under the transparent mode, launched through
+their packages' own functions, so Triton's autotuner times its configs at the first call.
+
+    TRITON_EXT_BUILD_DIR=$PWD/build python -m benchmarks.auto_autotuned_gpu --out auto-autotuned-h200.json
+
+Two child processes, each with a fresh Triton cache (cold first calls, as a user's first run):
+stock, and the mode with the registry's ``auto: true`` passes. Each calls every case once (the
+first call: the autotuner compiles and times every config; under the mode, only the config it
+picks is decided), then times later calls back to back. Reported per case: the autotuner's config
+count, first-call seconds (stock, mode), the mode's decisions (the point: one per specialization
+of the config the autotuner picks, where before each config timed was decided), its choice,
+back-to-back microseconds per call, and the outputs of the two processes compared (the autotuner picks by
+timing, so the two may pick different configs: within tolerance is required, bit-identical is
+reported).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+#: (name, module, function, build(torch) -> args, autotuner attribute for the config count, atol, rtol)
+CASES: list[tuple[str, str, str, Callable[[Any], tuple[Any, ...]], str, float, float]] = [
+    ("fla_softmax_fwd", "fla.ops.utils.softmax", "softmax_fwd",
+     lambda torch: (torch.randn(16384, 1024, device="cuda"),), "softmax_fwd_kernel", 1e-5, 1e-5),
+    ("fla_matmul", "fla.ops.utils.matmul", "matmul",
+     lambda torch: (torch.randn(2048, 2048, device="cuda", dtype=torch.float16) / 45,
+                    torch.randn(2048, 2048, device="cuda", dtype=torch.float16)), "matmul_kernel", 1e-2, 1e-2),
+    ("torchao_fp8_act_quant_lhs", "torchao.prototype.blockwise_fp8_training.kernels",
+     "triton_fp8_blockwise_act_quant_lhs",
+     lambda torch: (torch.randn(4096, 4096, device="cuda", dtype=torch.bfloat16),),
+     "triton_fp8_blockwise_act_quant_lhs_kernel", 0.0, 0.0),
+]
+
+
+def _configs(module: Any, attr: str) -> int:
+    from triton.runtime.autotuner import Autotuner
+
+    obj = getattr(module, attr)
+    while obj is not None and not isinstance(obj, Autotuner):
+        obj = getattr(obj, "fn", None)
+    return len(obj.configs) if obj is not None else 0
+
+
+def child(mode: bool, outputs_dir: Path) -> list[dict[str, Any]]:
+    import importlib
+
+    import torch
+
+    import triton_ext
+    from triton_ext.testing import back_to_back_ms
+
+    rows = []
+    context = triton_ext.auto_mode() if mode else None
+    auto = context.__enter__() if context else None
+    try:
+        for name, module_name, function, build, attr, _, _ in CASES:
+            module = importlib.import_module(module_name)
+            fn = getattr(module, function)
+            torch.manual_seed(0)
+            args = build(torch)
+            before = len(auto.decisions) if auto else 0
+            torch.cuda.synchronize()
+            start = time.perf_counter()
+            out = fn(*args)
+            torch.cuda.synchronize()
+            first_s = time.perf_counter() - start
+            outs = out if isinstance(out, tuple) else (out,)
+            torch.save([o.detach().cpu() for o in outs], outputs_dir / f"{name}.pt")
+            decisions = auto.decisions[before:] if auto else []
+            b2b = statistics.median(back_to_back_ms(lambda: fn(*args), 100) * 1e3 for _ in range(15))
+            rows.append({"case": name, "configs": _configs(module, attr), "first_call_s": first_s,
+                         "decisions": [{"kernel": d.kernel, "choice": d.choice, "applicable": d.applicable,
+                                        "first_launch_s": d.first_launch_s, "refused": d.refused,
+                                        "error": d.error} for d in decisions],
+                         "b2b_us": b2b})
+    finally:
+        if context:
+            context.__exit__(None, None, None)
+    return rows
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--out", default="auto-autotuned-h200.json")
+    parser.add_argument("--child", choices=("stock", "auto"))
+    parser.add_argument("--outputs")
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(child(args.child == "auto", Path(args.outputs))))
+        return 0
+    import torch
+    import triton
+
+    from triton_ext.bench.gpu import checkout_commit
+
+    runs: dict[str, Any] = {}
+    dirs = {}
+    for which in ("stock", "auto"):
+        dirs[which] = Path(tempfile.mkdtemp(prefix=f"autotuned-{which}-"))
+        env = {**os.environ, "TRITON_CACHE_DIR": tempfile.mkdtemp(prefix="triton-cache-"),
+               "TRITON_EXT_AUTO_DIR": tempfile.mkdtemp(prefix="triton-ext-auto-")}
+        proc = subprocess.run([sys.executable, "-m", "benchmarks.auto_autotuned_gpu", "--child", which,
+                               "--outputs", str(dirs[which])], env=env, capture_output=True, text=True, timeout=600)
+        if proc.returncode:
+            print(proc.stderr[-4000:], file=sys.stderr)
+            return 1
+        runs[which] = {r["case"]: r for r in json.loads(proc.stdout.strip().splitlines()[-1])}
+    rows = []
+    for name, *_, atol, rtol in CASES:
+        stock, auto = runs["stock"][name], runs["auto"][name]
+        a = torch.load(dirs["stock"] / f"{name}.pt")
+        b = torch.load(dirs["auto"] / f"{name}.pt")
+        # fp8 outputs are compared by their bytes.
+        a = [x.view(torch.uint8) if x.element_size() == 1 else x for x in a]
+        b = [y.view(torch.uint8) if y.element_size() == 1 else y for y in b]
+        identical = all(torch.equal(x, y) for x, y in zip(a, b))
+        close = all(torch.allclose(x.double(), y.double(), atol=atol, rtol=rtol) if x.is_floating_point()
+                    else torch.equal(x, y) for x, y in zip(a, b))
+        rows.append({"case": name, "configs": stock["configs"], "stock_first_call_s": stock["first_call_s"],
+                     "auto_first_call_s": auto["first_call_s"],
+                     "auto_over_stock_s": auto["first_call_s"] - stock["first_call_s"],
+                     "decisions": auto["decisions"], "stock_b2b_us": stock["b2b_us"], "auto_b2b_us": auto["b2b_us"],
+                     "b2b_speedup": stock["b2b_us"] / auto["b2b_us"], "outputs_identical": identical,
+                     "outputs_within_tolerance": close})
+        print(f"{name:28} configs {stock['configs']:3} first call {stock['first_call_s']:.2f} s -> "
+              f"{auto['first_call_s']:.2f} s, decisions {[(d['kernel'], d['choice']) for d in auto['decisions']]}, "
+              f"b2b {stock['b2b_us']:.1f} -> {auto['b2b_us']:.1f} us, identical {identical}, close {close}")
+    report = {"commit": checkout_commit(), "date": time.strftime("%Y-%m-%d"), "gpu": torch.cuda.get_device_name(),
+              "triton": triton.__version__, "rows": rows}
+    Path(args.out).write_text(json.dumps(report, indent=2))
+    return 0 if all(r["outputs_within_tolerance"] for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
