@@ -50,6 +50,16 @@ def _configs(module: Any, attr: str) -> int:
     return len(obj.configs) if obj is not None else 0
 
 
+def _picked(module: Any, attr: str) -> str | None:
+    """The config the kernel's autotuner picked (each process times its configs and may pick another)."""
+    from triton.runtime.autotuner import Autotuner
+
+    obj = getattr(module, attr)
+    while obj is not None and not isinstance(obj, Autotuner):
+        obj = getattr(obj, "fn", None)
+    return str(obj.best_config) if obj is not None and getattr(obj, "best_config", None) else None
+
+
 def child(mode: bool, outputs_dir: Path) -> list[dict[str, Any]]:
     import importlib
 
@@ -78,6 +88,7 @@ def child(mode: bool, outputs_dir: Path) -> list[dict[str, Any]]:
             decisions = auto.decisions[before:] if auto else []
             b2b = statistics.median(back_to_back_ms(lambda: fn(*args), 100) * 1e3 for _ in range(15))
             rows.append({"case": name, "configs": _configs(module, attr), "first_call_s": first_s,
+                         "picked": _picked(module, attr),
                          "decisions": [{"kernel": d.kernel, "choice": d.choice, "applicable": d.applicable,
                                         "first_launch_s": d.first_launch_s, "refused": d.refused,
                                         "error": d.error} for d in decisions],
@@ -128,6 +139,7 @@ def main() -> int:
         rows.append({"case": name, "configs": stock["configs"], "stock_first_call_s": stock["first_call_s"],
                      "auto_first_call_s": auto["first_call_s"],
                      "auto_over_stock_s": auto["first_call_s"] - stock["first_call_s"],
+                     "picked": {"stock": stock.get("picked"), "auto": auto.get("picked")},
                      "decisions": auto["decisions"], "stock_b2b_us": stock["b2b_us"], "auto_b2b_us": auto["b2b_us"],
                      "b2b_speedup": stock["b2b_us"] / auto["b2b_us"], "outputs_identical": identical,
                      "outputs_within_tolerance": close})

@@ -42,6 +42,10 @@ that cache miss:
    ``triton_ext.auto`` logger and kept in :attr:`_Auto.decisions`; ``triton-ext auto report``
    prints those on disk.
 
+An autotuned kernel (``@triton.autotune``) is decided once, for the config the autotuner picks:
+while ``Autotuner._bench`` times a config (wrapped while the mode is on), its launches get the
+stock kernel, kept in the JIT's cache until that config is timed (:meth:`_Auto.benchmarking`).
+
 The first launch is bounded by ``TRITON_EXT_AUTO_BUDGET_S`` (default 8 s), counted from the end
 of the no-pass compile (which a stock launch pays too): past it (while compiling, or before a
 timing step) no pass is kept, the decision is not written to disk, and
