@@ -41,23 +41,20 @@ CASES: list[tuple[str, str, str, Callable[[Any], tuple[Any, ...]], str, float, f
 ]
 
 
-def _configs(module: Any, attr: str) -> int:
+def _autotuner(module: Any, attr: str) -> Any:
+    """The Triton autotuner under the module's kernel attribute (through heuristics wrappers)."""
     from triton.runtime.autotuner import Autotuner
 
     obj = getattr(module, attr)
     while obj is not None and not isinstance(obj, Autotuner):
         obj = getattr(obj, "fn", None)
-    return len(obj.configs) if obj is not None else 0
+    return obj
 
 
 def _picked(module: Any, attr: str) -> str | None:
     """The config the kernel's autotuner picked (each process times its configs and may pick another)."""
-    from triton.runtime.autotuner import Autotuner
-
-    obj = getattr(module, attr)
-    while obj is not None and not isinstance(obj, Autotuner):
-        obj = getattr(obj, "fn", None)
-    return str(obj.best_config) if obj is not None and getattr(obj, "best_config", None) else None
+    best = getattr(_autotuner(module, attr), "best_config", None)
+    return str(best) if best is not None else None
 
 
 def child(mode: bool, outputs_dir: Path) -> list[dict[str, Any]]:
@@ -87,7 +84,7 @@ def child(mode: bool, outputs_dir: Path) -> list[dict[str, Any]]:
             torch.save([o.detach().cpu() for o in outs], outputs_dir / f"{name}.pt")
             decisions = auto.decisions[before:] if auto else []
             b2b = statistics.median(back_to_back_ms(lambda: fn(*args), 100) * 1e3 for _ in range(15))
-            rows.append({"case": name, "configs": _configs(module, attr), "first_call_s": first_s,
+            rows.append({"case": name, "configs": len(_autotuner(module, attr).configs), "first_call_s": first_s,
                          "picked": _picked(module, attr),
                          "decisions": [{"kernel": d.kernel, "choice": d.choice, "applicable": d.applicable,
                                         "first_launch_s": d.first_launch_s, "refused": d.refused,
