@@ -375,7 +375,7 @@ def activate(candidates: Sequence[str] = ()) -> _Auto:
         # every launch), lent only around each decision; launches key as stock ones do, so kernels
         # the JITs compiled before the mode are forgotten (their next launch is a miss, decided).
         _triton.install_tap()
-        _forget_compiled()
+        forget_compiled()
     _inductor.install(active)  # torch.compile's kernels: the pass set in Inductor's autotuning (issue 27.5)
     with _lock:
         previous = _active
@@ -422,7 +422,7 @@ def activate(candidates: Sequence[str] = ()) -> _Auto:
     return auto
 
 
-def _forget_compiled() -> None:
+def forget_compiled() -> None:
     """Empty every JIT function's in-memory kernel cache (they recompile from Triton's disk cache)."""
     import gc
 

@@ -161,9 +161,9 @@ def forget_compiled_kernels() -> None:
     """Empty every JIT function's in-memory kernel cache, as activating the transparent mode does:
     the next launch of each kernel is a cache miss that recompiles from Triton's disk cache. A
     harness that compares launches with and without the mode gives both sides this same start."""
-    from .._auto import _forget_compiled
+    from .._auto import forget_compiled
 
-    _forget_compiled()
+    forget_compiled()
 
 
 def require_built(*extensions: str) -> list[Path]:
