@@ -167,9 +167,7 @@ class _Auto:
         if warmup or launch is None:
             kernel = compile_stock()
             if launch is not None:  # warmup(): not kept, so the first launch decides
-                cache = fn.device_caches[device][0]
-                if cache.get(key) is kernel:
-                    del cache[key]
+                _uncache(fn, device, key, kernel)
             return kernel
         benchmarked = getattr(self.tls, "benchmarked", None)
         if benchmarked is not None:  # Triton's autotuner is timing a config: see benchmarking()
@@ -211,9 +209,8 @@ class _Auto:
             self.tls.benchmarked = outer
             for ref, device, key, kernel in benchmarked:
                 fn = ref()
-                cache = fn.device_caches[device][0] if fn is not None else {}
-                if cache.get(key) is kernel:
-                    del cache[key]
+                if fn is not None:
+                    _uncache(fn, device, key, kernel)
 
     def _place(self, fn: Any, device: int, key: str, kernel: Any, refused: str | None = None) -> Any:
         fn.device_caches[device][0][key] = kernel
@@ -432,6 +429,13 @@ def forget_compiled() -> None:
         if issubclass(type(obj), JITFunction):  # type(): no __class__ lookup (lazy modules warn)
             for caches in list(obj.device_caches.values()):
                 caches[0].clear()
+
+
+def _uncache(fn: Any, device: int, key: str, kernel: Any) -> None:
+    """Take ``kernel`` out of ``fn``'s JIT cache under ``key`` (not another thread's kernel placed since)."""
+    cache = fn.device_caches[device][0]
+    if cache.get(key) is kernel:
+        del cache[key]
 
 
 def _evict(auto: _Auto) -> None:
