@@ -22,13 +22,19 @@ those of tests/realworld/more_kernels.py (flag-gems, sageattention; decode and p
    starts the same way, the JITs' kernel caches emptied (what activating the mode does);
 4. back to back, as applications launch (``triton_ext._timing.back_to_back_ms``: launches queued
    by the CPU, no flush, wall time per launch, about :data:`B2B_READING_MS` per reading):
-   :data:`B2B_ROUNDS` paired rounds in the same order, each slot the median of
-   :data:`B2B_READINGS` readings taken in one activation (a slot's first reading follows the
-   activation's recompile; the median keeps that and any one host hiccup out of the slot);
+   :data:`B2B_PAIRS` pairs of readings, stock then mode or mode then stock in turn, inside one
+   activation of the mode (:func:`_interleaved`). After a decision, the two states differ only
+   in the kernels in the JITs' caches (the mode runs no code on a cache hit, and its launches key
+   as stock ones: checked, ``b2b_same_keys``), so each reading installs its state's caches, saved
+   right after that state's launch, and a pair is two readings a few milliseconds apart. Pairing
+   whole activations instead (slots of 5 readings each) left launch-bound kernels at the host's
+   mercy: on the H200 host the Python launch path jumps between about 17 and 27 µs per launch for
+   stretches of tens of milliseconds, so whole slots of the same binary read 1.6x apart and a
+   round's ratio spread by 5% (interquartile, 42 launch-bound kernels, 4b604cb);
 5. a second process with the same decision folder must take every choice from disk.
 
 Reports per kernel: choice, applicable passes, variant timings, speedup (stock / auto, the median
-of the GPU-time rounds' ratios), back-to-back speedup (the median of its rounds' ratios), first-launch
+of the GPU-time rounds' ratios), back-to-back speedup (the median of its pairs' ratios), first-launch
 cost and the stock cold launch's; overall geometric means, the worst kernels, and the spread of the
 ratios where the mode kept the stock binary (the harness's noise floor). ``--candidates ''`` takes
 the registry's ``auto: true`` passes (bare ``TRITON_EXT_ENABLE=auto``). Default candidates are
@@ -38,6 +44,7 @@ grid_swizzle and loop_split.
 from __future__ import annotations
 
 import argparse
+import gc
 import hashlib
 import json
 import math
@@ -62,11 +69,10 @@ from triton_ext.testing import import_file, repo_root
 REPO = repo_root()
 #: Launches per back-to-back reading.
 B2B_CALLS = 200
-#: ABBA rounds of do_bench (GPU time) and of back-to-back readings per kernel.
+#: ABBA rounds of do_bench (GPU time) per kernel.
 GPU_ROUNDS = 3
-B2B_ROUNDS = 15
-#: Back-to-back readings per slot of a round (the slot's value is their median).
-B2B_READINGS = 5
+#: Pairs of back-to-back readings (stock, mode) per kernel.
+B2B_PAIRS = 100
 #: Wall milliseconds one back-to-back reading aims at (launches: 5 to B2B_CALLS).
 B2B_READING_MS = 5.0
 matmul_naive_kernel = import_file(REPO / "passes" / "GridSwizzle" / "kernels.py").matmul_naive_kernel
@@ -124,14 +130,10 @@ def _launched(go: Callable[[], Any]) -> str | None:
     return hashlib.sha256(asm["cubin"]).hexdigest()[:16] if asm and "cubin" in asm else None
 
 
-def _slot(read: Callable[[], float], readings: int) -> float:
-    return statistics.median(read() for _ in range(readings))
-
-
-def _paired(candidates: list[str], read: Callable[[], float], rounds: int, readings: int = 1) -> dict[str, Any]:
+def _paired(candidates: list[str], read: Callable[[], float], rounds: int) -> dict[str, Any]:
     """``rounds`` rounds of stock and of the mode in ABBA order (stock, mode, mode, stock; then
-    mode, stock, stock, mode), each slot the median of ``readings`` readings, the mode's in one
-    activation; ratio = stock / mode per round (a linear drift of the host or the GPU cancels)."""
+    mode, stock, stock, mode), each mode reading in its own activation; ratio = stock / mode per
+    round (a linear drift of the host or the GPU cancels)."""
     stock: list[float] = []
     auto: list[float] = []
     ratios: list[float] = []
@@ -141,7 +143,7 @@ def _paired(candidates: list[str], read: Callable[[], float], rounds: int, readi
         for which in (("stock", "auto", "auto", "stock") if r % 2 == 0 else ("auto", "stock", "stock", "auto")):
             if which == "auto":
                 with triton_ext.auto_mode(*candidates) as mode:
-                    pair["auto"].append(_slot(read, readings))
+                    pair["auto"].append(read())
                 choices.update(d.choice for d in mode.decisions)
             else:
                 # The same start as the mode's slot: activating the mode empties the JITs' kernel
@@ -150,12 +152,67 @@ def _paired(candidates: list[str], read: Callable[[], float], rounds: int, readi
                 # started on a hotter GPU, which read power-bound GEMMs up to 7% slower than the
                 # mode's slots on the same binary (H200 at 4b604cb).
                 forget_compiled_kernels()
-                pair["stock"].append(_slot(read, readings))
+                pair["stock"].append(read())
         stock.extend(pair["stock"])
         auto.extend(pair["auto"])
         ratios.append(sum(pair["stock"]) / sum(pair["auto"]))
     return {"stock": stock, "auto": auto, "ratios": ratios, "ratio": statistics.median(ratios),
             "choices": sorted(choices)}
+
+
+def _kernel_caches() -> dict[int, tuple[dict[str, Any], dict[str, Any]]]:
+    """Every JIT function's in-memory kernel cache and a copy of what it holds now, by the cache's id."""
+    from triton.runtime.jit import JITFunction
+
+    return {id(caches[0]): (caches[0], dict(caches[0]))
+            for obj in gc.get_objects() if issubclass(type(obj), JITFunction)  # type(): lazy modules warn
+            for caches in obj.device_caches.values()}
+
+
+def _install(state: dict[int, tuple[dict[str, Any], dict[str, Any]]]) -> None:
+    for cache, held in state.values():
+        if cache != held:
+            cache.clear()
+            cache.update(held)
+
+
+def _interleaved(go: Callable[[], Any], candidates: list[str], read: Callable[[], float], pairs: int) -> dict[str, Any]:
+    """``pairs`` pairs of readings, stock then mode, then mode then stock, and so on, inside one
+    activation of the mode; ratio = stock / mode per pair. Each state is what one launch leaves in
+    the JITs' caches: stock, after emptying them as an activation does; the mode's, after its
+    launch in the activation (its decision, from disk). Before each reading its state's caches are
+    put back, so the reading launches exactly that state's kernels through Triton's fast path."""
+    import torch
+
+    forget_compiled_kernels()
+    go()
+    torch.cuda.synchronize()
+    stock_state = _kernel_caches()
+    with triton_ext.auto_mode(*candidates) as mode:
+        go()
+        torch.cuda.synchronize()
+        auto_state = _kernel_caches()
+        for key, (cache, _) in auto_state.items():  # a JIT function first seen in the mode's launch
+            stock_state.setdefault(key, (cache, {}))
+        for key, (cache, _) in stock_state.items():
+            auto_state.setdefault(key, (cache, {}))
+        same_keys = all(stock_state[k][1].keys() == auto_state[k][1].keys() for k in stock_state)
+        decided = len(mode.decisions)
+        stock: list[float] = []
+        auto: list[float] = []
+        ratios: list[float] = []
+        for i in range(pairs):
+            pair: dict[str, float] = {}
+            for which in ("stock", "auto") if i % 2 == 0 else ("auto", "stock"):
+                _install(stock_state if which == "stock" else auto_state)
+                pair[which] = read()
+            stock.append(pair["stock"])
+            auto.append(pair["auto"])
+            ratios.append(pair["stock"] / pair["auto"])
+        _install(auto_state)
+        misses = len(mode.decisions) - decided  # a launch of the pairs that was not a cache hit
+    return {"stock": stock, "auto": auto, "ratios": ratios, "ratio": statistics.median(ratios),
+            "same_keys": same_keys, "misses": misses, "choices": sorted({d.choice for d in mode.decisions})}
 
 
 def measure(name: str, build: Callable[[], Any], candidates: list[str], seed: int) -> dict[str, Any]:
@@ -190,13 +247,14 @@ def measure(name: str, build: Callable[[], Any], candidates: list[str], seed: in
     gpu = _paired(candidates, lambda: triton.testing.do_bench(go), GPU_ROUNDS)
     # Back to back, as applications launch (CPU launch path included, no flush; issue 27.3).
     calls = max(5, min(B2B_CALLS, int(B2B_READING_MS / max(statistics.median(gpu["stock"]), 1e-3))))
-    b2b = _paired(candidates, lambda: back_to_back_ms(go, calls) * 1e3, B2B_ROUNDS, B2B_READINGS)
+    b2b = _interleaved(go, candidates, lambda: back_to_back_ms(go, calls) * 1e3, B2B_PAIRS)
     stock_ms.extend(gpu["stock"])
     auto_ms.extend(gpu["auto"])
     s, a = statistics.median(stock_ms), statistics.median(auto_ms)
     bs, ba = statistics.median(b2b["stock"]), statistics.median(b2b["auto"])
     return {"kernel": name, "stock_ms": s, "auto_ms": a, "speedup": gpu["ratio"], "speedup_rounds": gpu["ratios"],
             "b2b_stock_us": bs, "b2b_auto_us": ba, "b2b_speedup": b2b["ratio"], "b2b_rounds": b2b["ratios"],
+            "b2b_same_keys": b2b["same_keys"], "b2b_misses": b2b["misses"],
             "same_binary": stock_kernel is not None and stock_kernel == auto_kernel, "stock_first_s": stock_first_s,
             "decision_error": decision.error if decision else None,
             "same_as_stock": decision.same_as_stock if decision else [],
@@ -280,8 +338,7 @@ def main() -> int:
     changed = [r for r in good if not r.get("same_binary")]
     report = {
         "commit": checkout_commit(), "date": time.strftime("%Y-%m-%d"),
-        "rounds": {"gpu": GPU_ROUNDS, "b2b": B2B_ROUNDS, "b2b_readings_per_slot": B2B_READINGS,
-                   "b2b_reading_ms": B2B_READING_MS},
+        "rounds": {"gpu": GPU_ROUNDS, "b2b_pairs": B2B_PAIRS, "b2b_reading_ms": B2B_READING_MS},
         # Where the mode runs the stock binary its launches are Triton's own: the spread of those
         # ratios is the harness's noise floor, not a cost of the mode.
         "noise_floor": {"kernels": len(same), **{key: [min((r[key] for r in same), default=None),

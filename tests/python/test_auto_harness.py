@@ -1,7 +1,8 @@
 """The pairing of benchmarks/auto_mode_gpu.py, whose readings the transparent mode's documented
-numbers come from: ABBA order, the mode active in exactly its own slots, a slot's value the median
-of its readings. The readings here are the slot's own position (no GPU needed); the mode is the
-real one, activated and put back by the harness."""
+numbers come from: GPU-time rounds in ABBA order with the mode active in exactly its own slots;
+back-to-back pairs that alternate the two states' kernels inside one activation. The readings
+here report which state they ran (no GPU needed); the mode is the real one, activated and put
+back by the harness."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 from triton_ext import _auto
 
 
-def test_rounds_are_abba_and_each_slot_is_the_median_of_its_readings() -> None:
+def test_rounds_are_abba_with_one_activation_per_mode_reading() -> None:
     from benchmarks.auto_mode_gpu import _paired
 
     seen: list[str] = []
@@ -18,30 +19,54 @@ def test_rounds_are_abba_and_each_slot_is_the_median_of_its_readings() -> None:
 
     def read() -> float:
         mode = _auto.active()
-        if mode is not None and (not activations or activations[-1] is not mode):
+        if mode is not None:
             activations.append(mode)
-        first_of_slot = len(seen) % 3 == 0
         seen.append("A" if mode is not None else "S")
-        # The first reading of a slot is slow (an activation's recompile, a host hiccup): the
-        # slot's median must leave it out. Otherwise the mode reads 10, stock 11.
-        return 1000.0 if first_of_slot else (10.0 if mode is not None else 11.0)
+        return 10.0 if mode is not None else 11.0
 
-    result = _paired(["loop_split"], read, rounds=2, readings=3)
-    assert "".join(seen) == "".join(slot * 3 for slot in "SAASASSA")
-    assert len(activations) == 4  # one activation per mode slot, its readings inside it
+    result = _paired(["loop_split"], read, rounds=2)
+    assert "".join(seen) == "SAASASSA"
+    assert len(set(map(id, activations))) == 4  # each mode reading in its own activation
     assert result["ratios"] == [pytest.approx(1.1), pytest.approx(1.1)]
-    assert result["ratio"] == pytest.approx(1.1)
     assert result["stock"] == [11.0] * 4 and result["auto"] == [10.0] * 4
     assert _auto.active() is None  # put back after every slot
 
 
-def test_one_reading_per_slot_keeps_every_reading() -> None:
-    from benchmarks.auto_mode_gpu import _paired
+def test_back_to_back_pairs_alternate_the_two_states_kernels_inside_one_activation(monkeypatch) -> None:
+    # The pairs launch stock's kernels and the mode's in turn, each state what its own launch left
+    # in the JIT's cache; the mode stays active for all of them, its kernel under the same key.
+    import triton
 
-    values = iter([4.0, 2.0, 2.0, 4.0])  # stock, mode, mode, stock
-    result = _paired(["loop_split"], lambda: next(values), rounds=1)
-    assert result["stock"] == [4.0, 4.0] and result["auto"] == [2.0, 2.0]
-    assert result["ratio"] == pytest.approx(2.0)
+    import benchmarks.auto_mode_gpu as harness
+
+    @triton.jit
+    def kernel(x):  # noqa: ANN001 - a Triton argument
+        pass
+
+    stock_kernel, mode_kernel = object(), object()
+    kernel.device_caches[0] = ({}, None, None, None)
+    cache = kernel.device_caches[0][0]
+
+    def go() -> None:  # a launch: a cache miss compiles (here: the mode's kernel when it is on)
+        cache.setdefault("spec", mode_kernel if _auto.active() is not None else stock_kernel)
+
+    seen: list[str] = []
+    modes: set[int] = set()
+
+    def read() -> float:
+        go()  # a reading launches: always a hit on the state put back before it
+        assert _auto.active() is not None
+        modes.add(id(_auto.active()))
+        seen.append("S" if cache["spec"] is stock_kernel else "A")
+        return 11.0 if seen[-1] == "S" else 10.0
+
+    monkeypatch.setattr(harness.torch.cuda, "synchronize", lambda: None)  # no GPU here: nothing queued
+    result = harness._interleaved(go, ["loop_split"], read, pairs=4)
+    assert "".join(seen) == "SAASSAAS"
+    assert len(modes) == 1  # one activation for every pair
+    assert result["ratios"] == [pytest.approx(1.1)] * 4 and result["ratio"] == pytest.approx(1.1)
+    assert result["same_keys"] and result["misses"] == 0
+    assert _auto.active() is None
 
 
 def test_forget_compiled_kernels_empties_every_jit_functions_cache() -> None:
