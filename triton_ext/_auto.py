@@ -30,7 +30,7 @@ that cache miss:
 5. :func:`winners`: a variant *wins* when it beats no pass by more than the noise: per round, no
    pass's time over the variant's (interleaved, so drift cancels); median at least
    ``1 + MARGIN`` and faster in every round. When two passes win, their combination (``a+b``) is
-   a finalist too. The finalists are timed again on :data:`CONFIRM_ROUNDS` fresh rounds and must
+   a finalist too (compiled on the pool within the first-launch budget). The finalists are timed again on :data:`CONFIRM_ROUNDS` fresh rounds and must
    win again, and then **launched back to back** (:func:`triton_ext._timing.back_to_back_ms`:
    launches queued by the CPU, no flush, wall time per launch, the way applications launch) in
    :data:`CONFIRM_ROUNDS` rounds, where they must win by the same rule (issue 27.3: a pass that
@@ -289,7 +289,8 @@ class _Auto:
             elif applicable:
                 backup = ArgumentBackup.of(tensors)
                 try:
-                    time_variants(self, _original_run, fn, args, kwargs, grid, kernels, ptx, decision, backup, deadline)
+                    time_variants(self, _original_run, fn, device, args, kwargs, grid, kernels, ptx, decision, backup,
+                                  deadline)
                 finally:
                     try:
                         backup.restore()  # the user's launch runs on the memory it started with

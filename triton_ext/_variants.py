@@ -15,7 +15,7 @@ import os
 import statistics
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
@@ -105,6 +105,25 @@ def _pool() -> Any:
         return _executor
 
 
+def _submit_compile(auto: Tuner, fn: Any, device: int, variant: str, args: tuple[Any, ...], kwargs: dict[str, Any],
+                    grid: Any, edit_stages: Callable[[dict[str, Any]], None] | None = None) -> Future[Any]:
+    """``variant``'s kernel for this launch, compiled on the pool (:func:`_pool`)."""
+
+    def compile_one() -> Any:
+        import torch  # on first use: importing triton_ext must not import torch
+
+        if torch.cuda.is_available():
+            torch.cuda.set_device(device)  # the JIT of this thread looks up the launch's device
+        token = _triton.stage_editor.set(edit_stages)
+        try:
+            with _selection.lend_hook():  # held until this compile ends, past the budget too
+                return auto.variant_kernel(fn, variant, args, kwargs, grid)
+        finally:
+            _triton.stage_editor.reset(token)
+
+    return _pool().submit(contextvars.copy_context().run, compile_one)
+
+
 def compile_variants(auto: Tuner, fn: Any, device: int, args: tuple[Any, ...], kwargs: dict[str, Any], grid: Any,
                      kernels: dict[str, Any], same: list[str], deadline: float) -> list[str]:
     """Compile every candidate variant concurrently (compiles are CPU work: MLIR passes, LLVM,
@@ -132,19 +151,8 @@ def compile_variants(auto: Tuner, fn: Any, device: int, args: tuple[Any, ...], k
 
         stages["ptx"] = ptx_unless_stock
 
-    def compile_one(variant: str) -> Any:
-        import torch  # on first use: importing triton_ext must not import torch
-
-        if torch.cuda.is_available():
-            torch.cuda.set_device(device)  # the JIT of this thread looks up the launch's device
-        token = _triton.stage_editor.set(skip_if_stock)
-        try:
-            with _selection.lend_hook():  # held until this compile ends, past the budget too
-                return auto.variant_kernel(fn, variant, args, kwargs, grid)
-        finally:
-            _triton.stage_editor.reset(token)
-
-    futures = {variant: _pool().submit(contextvars.copy_context().run, compile_one, variant) for variant in variants}
+    futures = {variant: _submit_compile(auto, fn, device, variant, args, kwargs, grid, skip_if_stock)
+               for variant in variants}
     wait(list(futures.values()), timeout=max(deadline - time.perf_counter(), 0.0))
     late = [v for v, f in futures.items() if not f.done()]
     auto.pending.extend(f for f in futures.values() if not f.done())
@@ -159,9 +167,9 @@ def compile_variants(auto: Tuner, fn: Any, device: int, args: tuple[Any, ...], k
         # any other exception: the variant cannot compile, not a candidate
     return late
 
-def time_variants(auto: Tuner, run: Callable[..., Any] | None, fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], grid: Any,
-                  kernels: dict[str, Any], ptx: dict[str, str], decision: Decision, backup: ArgumentBackup,
-                  deadline: float) -> None:
+def time_variants(auto: Tuner, run: Callable[..., Any] | None, fn: Any, device: int, args: tuple[Any, ...],
+                  kwargs: dict[str, Any], grid: Any, kernels: dict[str, Any], ptx: dict[str, str], decision: Decision,
+                  backup: ArgumentBackup, deadline: float) -> None:
     """Time the applicable variants; set ``decision``'s choice and timings (no pass on any
     failure, with ``decision.error`` saying why)."""
     assert run is not None  # JITFunction.run as it was before the mode wrapped it
@@ -185,15 +193,21 @@ def time_variants(auto: Tuner, run: Callable[..., Any] | None, fn: Any, args: tu
         decision.spreads = {v: spread(t) for v, t in timings.items()}
         found = winners(timings)
         finalists = found[:1]
-        if len(found) >= 2:  # two passes win alone: try them together
+        if len(found) >= 2:  # two passes win alone: try them together, if compiled within the budget
             combo = "+".join(sorted(found[:2]))
-            try:
-                kernels[combo] = auto.variant_kernel(fn, combo, args, kwargs, grid)
+            # One more full compile (vLLM's prefix-prefill: about 6 s on the H200 host), which run
+            # inline would come on top of the budget: past the deadline the decision stops as at any
+            # other step (no pass kept), and the compile finishes in the background, filling
+            # Triton's disk cache for the next process.
+            future = _submit_compile(auto, fn, device, combo, args, kwargs, grid)
+            wait([future], timeout=max(deadline - time.perf_counter(), 0.0))
+            if not future.done():
+                auto.pending.append(future)
+            elif future.exception() is None:
+                kernels[combo] = future.result()
                 ptx[combo] = kernels[combo].asm.get("ptx", "")
                 if ptx[combo] not in (ptx[found[0]], ptx[found[1]]):
                     finalists.append(combo)
-            except Exception:
-                pass
         if not finalists:
             return
         confirm = gpu(["", *finalists], CONFIRM_ROUNDS)

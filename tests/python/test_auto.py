@@ -369,6 +369,70 @@ def test_a_pass_must_win_back_to_back_too() -> None:
     assert choose_in_both(gpu2, {"": [1.0] * 3, "grid_swizzle": [0.9, 0.9, 1.01], "loop_split": [1.0] * 3}) == ""
 
 
+class _SlowCombination:
+    """A transparent mode (:class:`triton_ext._variants.Tuner`) whose two passes each won their
+    rounds and whose combination compiles slowly: it blocks until ``release`` is set."""
+
+    def __init__(self) -> None:
+        import threading
+
+        from triton_ext._selection import Selection
+
+        self.variants = [("", Selection()), ("grid_swizzle", Selection()), ("loop_split", Selection())]
+        self.pending: list[Any] = []
+        self.release = threading.Event()
+        self.compiled: list[str] = []
+
+    def selection(self, variant: str) -> Any:
+        from triton_ext._selection import Selection
+
+        return Selection()
+
+    def variant_kernel(self, fn: Any, variant: str, *_: Any) -> Any:
+        self.release.wait(timeout=30)
+        self.compiled.append(variant)
+        return type("Kernel", (), {"asm": {"ptx": variant}})()
+
+
+@pytest.mark.parametrize("budget_left_s", [2.0, 60.0])
+def test_the_combination_of_two_winners_compiles_within_the_budget(monkeypatch: pytest.MonkeyPatch,
+                                                                   budget_left_s: float) -> None:
+    # Two passes that win alone are tried together, which needs one more full compile (about 6 s
+    # for vLLM's prefix-prefill on the H200 host). It runs on the pool, bounded by the first-launch
+    # budget: before, it ran inline and could add its whole compile on top of the budget.
+    import time
+
+    from triton_ext import _variants
+    from triton_ext._backup import ArgumentBackup
+
+    rounds = {"": [1.0] * 4, "grid_swizzle": [0.8] * 4, "loop_split": [0.9] * 4, "grid_swizzle+loop_split": [0.7] * 4}
+    monkeypatch.setattr(_variants, "flush_buffer", lambda: None)  # no GPU here: the rounds are given
+    monkeypatch.setattr(_variants, "interleaved_rounds",
+                        lambda variants, *_, **__: {v: rounds[v] for v in variants})
+    auto = _SlowCombination()
+    kernels = {v: type("Kernel", (), {"asm": {"ptx": v}})() for v in ("", "grid_swizzle", "loop_split")}
+    ptx = {v: v for v in kernels}
+    decision = _variants.Decision("k", "", applicable=["grid_swizzle", "loop_split"])
+    backup = ArgumentBackup.of([])
+    deadline = time.perf_counter() + budget_left_s
+    if budget_left_s < 10:
+        _variants.time_variants(auto, lambda *a, **k: None, object(), 0, (), {}, (1,), kernels, ptx, decision,
+                                backup, deadline)
+        # Back at the deadline, the combination still compiling (it finishes in the background).
+        assert auto.compiled == [] and len(auto.pending) == 1 and not auto.pending[0].done()
+        assert decision.choice == "" and "budget" in decision.error
+        auto.release.set()
+        auto.pending[0].result(timeout=60)
+        assert auto.compiled == ["grid_swizzle+loop_split"]
+    else:
+        auto.release.set()
+        _variants.time_variants(auto, lambda *a, **k: None, object(), 0, (), {}, (1,), kernels, ptx, decision,
+                                backup, deadline)
+        assert auto.compiled == ["grid_swizzle+loop_split"] and auto.pending == []
+        assert decision.error is None and decision.choice == "grid_swizzle+loop_split"
+        assert set(decision.confirm_ms) == {"", "grid_swizzle", "grid_swizzle+loop_split"}
+
+
 def test_explicit_sets_are_left_alone_and_kernels_compiled_before_the_mode_are_decided(host_mode: Any) -> None:
     import triton_ext
     from tests.python.test_auto_backup import _addmm, _inputs
