@@ -184,9 +184,17 @@ def time_variants(auto: Tuner, run: Callable[..., Any] | None, fn: Any, device: 
             with _selection.using(auto.selection(variant)):
                 return gpu_time_ms(go, rep_ms=REP_MS, flush=flush)
 
+        def before_reading(step: str) -> Callable[[str], None]:
+            # The budget is checked before every reading, not only between steps: a kernel of
+            # 100 ms would otherwise add seconds of rounds past it.
+            def before(_: str) -> None:
+                _check_budget(deadline, step)
+                backup.restore()
+            return before
+
         def gpu(variants: list[str], rounds: int) -> dict[str, list[float]]:
             _check_budget(deadline, "timing")
-            return interleaved_rounds(variants, gpu_one, rounds, before=lambda _: backup.restore())
+            return interleaved_rounds(variants, gpu_one, rounds, before=before_reading("timing"))
 
         timings = gpu(["", *decision.applicable], ROUNDS)
         decision.timings_ms = {v: statistics.median(t) for v, t in timings.items()}
@@ -224,7 +232,7 @@ def time_variants(auto: Tuner, run: Callable[..., Any] | None, fn: Any, device: 
             with _selection.using(auto.selection(variant)):
                 return back_to_back_ms(go, calls)
 
-        b2b = interleaved_rounds(["", *kept], b2b_one, CONFIRM_ROUNDS, before=lambda _: backup.restore())
+        b2b = interleaved_rounds(["", *kept], b2b_one, CONFIRM_ROUNDS, before=before_reading("timing back to back"))
         decision.back_to_back_ms = {v: statistics.median(t) for v, t in b2b.items()}
         decision.choice = choose_in_both(confirm, b2b)
     except OverBudget as exc:

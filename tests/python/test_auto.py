@@ -433,6 +433,36 @@ def test_the_combination_of_two_winners_compiles_within_the_budget(monkeypatch: 
         assert set(decision.confirm_ms) == {"", "grid_swizzle", "grid_swizzle+loop_split"}
 
 
+def test_the_budget_stops_the_timing_rounds_within_one_reading(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Rounds of a slow kernel (each reading 10 s here: the clock jumps) stop at the first reading
+    # past the budget, not after every round of every variant.
+    import time
+
+    from triton_ext import _variants
+    from triton_ext._backup import ArgumentBackup
+
+    clock, jump = time.perf_counter, [0.0]
+    monkeypatch.setattr(time, "perf_counter", lambda: clock() + jump[0])
+    readings: list[float] = []
+
+    def reading(*_: Any, **__: Any) -> float:
+        jump[0] += 10.0
+        readings.append(jump[0])
+        return 1.0
+
+    monkeypatch.setattr(_variants, "flush_buffer", lambda: None)  # no GPU here: readings are given
+    monkeypatch.setattr(_variants, "gpu_time_ms", reading)
+    auto = _SlowCombination()
+    kernels = {v: type("Kernel", (), {"asm": {"ptx": v}})() for v in ("", "grid_swizzle", "loop_split")}
+    decision = _variants.Decision("k", "", applicable=["grid_swizzle", "loop_split"])
+    backup = ArgumentBackup.of([])
+    _variants.time_variants(auto, lambda *a, **k: None, object(), 0, (), {}, (1,), kernels, {v: v for v in kernels},
+                            decision, backup, time.perf_counter() + 25.0)
+    assert len(readings) == 3  # of 4 rounds x 3 variants x 2 readings
+    assert decision.choice == "" and decision.error == (
+        "over the first-launch budget of 8 s (TRITON_EXT_AUTO_BUDGET_S) before timing: no pass kept")
+
+
 def test_explicit_sets_are_left_alone_and_kernels_compiled_before_the_mode_are_decided(host_mode: Any) -> None:
     import triton_ext
     from tests.python.test_auto_backup import _addmm, _inputs
