@@ -27,11 +27,12 @@ those of tests/realworld/more_kernels.py (flag-gems, sageattention; decode and p
    in the kernels in the JITs' caches (the mode runs no code on a cache hit, and its launches key
    as stock ones: checked, ``b2b_stock_keys_kept``; no reading may miss, ``b2b_misses``), so
    each reading installs its state's caches, saved right after that state's launch, and a pair
-   is two readings a few milliseconds apart. Pairing
-   whole activations instead (slots of 5 readings each) left launch-bound kernels at the host's
-   mercy: on the H200 host the Python launch path jumps between about 17 and 27 µs per launch for
-   stretches of tens of milliseconds, so whole slots of the same binary read 1.6x apart and a
-   round's ratio spread by 5% (interquartile, 42 launch-bound kernels, 4b604cb);
+   is two readings a few milliseconds apart. Pairing whole activations instead (slots of 5
+   readings each) left launch-bound kernels at the host's mercy: on the H200 host the Python
+   launch path jumps between about 17 and 27 µs per launch for stretches of one to a few slots
+   (0.1-0.5 s), so whole slots of the same binary read 1.6x apart, and a round's ratio spread by a
+   median 4.6% (interquartile) over the 42 kernels launched at 1.3x their GPU time or more
+   (4b604cb; benchmarks/auto_b2b_noise_gpu.py);
 5. a second process with the same decision folder must take every choice from disk.
 
 Reports per kernel: choice, applicable passes, variant timings, speedup (stock / auto, the median
