@@ -46,7 +46,6 @@ grid_swizzle and loop_split.
 from __future__ import annotations
 
 import argparse
-import gc
 import hashlib
 import json
 import math
@@ -65,7 +64,7 @@ import triton
 import triton_ext
 from tests.corpus import check_gpu  # the corpus and its input builders (run from the checkout)
 from triton_ext.bench.gpu import checkout_commit
-from triton_ext.testing import back_to_back_ms, forget_compiled_kernels
+from triton_ext.testing import back_to_back_ms, forget_compiled_kernels, jit_kernel_caches
 from triton_ext.testing import import_file, repo_root
 
 REPO = repo_root()
@@ -164,11 +163,7 @@ def _paired(candidates: list[str], read: Callable[[], float], rounds: int) -> di
 
 def _kernel_caches() -> dict[int, tuple[dict[str, Any], dict[str, Any]]]:
     """Every JIT function's in-memory kernel cache and a copy of what it holds now, by the cache's id."""
-    from triton.runtime.jit import JITFunction
-
-    return {id(caches[0]): (caches[0], dict(caches[0]))
-            for obj in gc.get_objects() if issubclass(type(obj), JITFunction)  # type(): lazy modules warn
-            for caches in obj.device_caches.values()}
+    return {id(cache): (cache, dict(cache)) for cache in jit_kernel_caches()}
 
 
 def _install(state: dict[int, tuple[dict[str, Any], dict[str, Any]]]) -> None:

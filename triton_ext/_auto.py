@@ -30,8 +30,8 @@ that cache miss:
 5. :func:`winners`: a variant *wins* when it beats no pass by more than the noise: per round, no
    pass's time over the variant's (interleaved, so drift cancels); median at least
    ``1 + MARGIN`` and faster in every round. When two passes win, their combination (``a+b``) is
-   a finalist too (compiled on the pool within the first-launch budget). The finalists are timed again on :data:`CONFIRM_ROUNDS` fresh rounds and must
-   win again, and then **launched back to back** (:func:`triton_ext._timing.back_to_back_ms`:
+   a finalist too (compiled on the pool within the first-launch budget). The finalists are timed
+   again on :data:`CONFIRM_ROUNDS` fresh rounds and must win again, and then **launched back to back** (:func:`triton_ext._timing.back_to_back_ms`:
    launches queued by the CPU, no flush, wall time per launch, the way applications launch) in
    :data:`CONFIRM_ROUNDS` rounds, where they must win by the same rule (issue 27.3: a pass that
    wins GPU time but loses where the kernel runs back to back is never kept); else no pass;
@@ -422,14 +422,20 @@ def activate(candidates: Sequence[str] = ()) -> _Auto:
 
 def forget_compiled() -> None:
     """Empty every JIT function's in-memory kernel cache (they recompile from Triton's disk cache)."""
+    for cache in kernel_caches():
+        cache.clear()
+
+
+def kernel_caches() -> list[dict[str, Any]]:
+    """Every JIT function's in-memory kernel cache (one dict per function and device), found by a
+    walk over every Python object."""
     import gc
 
     from triton.runtime.jit import JITFunction  # on first use: importing triton_ext must not import Triton
 
-    for obj in gc.get_objects():
-        if issubclass(type(obj), JITFunction):  # type(): no __class__ lookup (lazy modules warn)
-            for caches in list(obj.device_caches.values()):
-                caches[0].clear()
+    return [caches[0] for obj in gc.get_objects()
+            if issubclass(type(obj), JITFunction)  # type(): no __class__ lookup (lazy modules warn)
+            for caches in list(obj.device_caches.values())]
 
 
 def _uncache(fn: Any, device: int, key: str, kernel: Any) -> None:

@@ -43,6 +43,7 @@ __all__ = [
     "compile_through_cubin",
     "reset",
     "forget_compiled_kernels",
+    "jit_kernel_caches",
     "require_built",
     "require_gpu",
     "strip_locations",
@@ -164,6 +165,14 @@ def forget_compiled_kernels() -> None:
     from .._auto import forget_compiled
 
     forget_compiled()
+
+
+def jit_kernel_caches() -> list[dict[str, Any]]:
+    """Every JIT function's in-memory kernel cache (one dict per function and device): what
+    :func:`forget_compiled_kernels` empties, for a harness that saves and puts back their contents."""
+    from .._auto import kernel_caches
+
+    return kernel_caches()
 
 
 def require_built(*extensions: str) -> list[Path]:
