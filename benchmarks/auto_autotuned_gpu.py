@@ -17,6 +17,7 @@ reported).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import statistics
@@ -66,9 +67,7 @@ def child(mode: bool, outputs_dir: Path) -> list[dict[str, Any]]:
     from triton_ext.testing import back_to_back_ms
 
     rows = []
-    context = triton_ext.auto_mode() if mode else None
-    auto = context.__enter__() if context else None
-    try:
+    with triton_ext.auto_mode() if mode else contextlib.nullcontext() as auto:
         for name, module_name, function, build, attr, _, _ in CASES:
             module = importlib.import_module(module_name)
             fn = getattr(module, function)
@@ -90,9 +89,6 @@ def child(mode: bool, outputs_dir: Path) -> list[dict[str, Any]]:
                                         "first_launch_s": d.first_launch_s, "refused": d.refused,
                                         "error": d.error} for d in decisions],
                          "b2b_us": b2b})
-    finally:
-        if context:
-            context.__exit__(None, None, None)
     return rows
 
 
