@@ -1,0 +1,71 @@
+//===- Passes.td - Software-pipeline streaming loops -------*- tablegen -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TRITON_EXT_NVIDIA_PIPELINE_STREAMS_PASSES
+#define TRITON_EXT_NVIDIA_PIPELINE_STREAMS_PASSES
+
+include "triton-ext/PassOptions.td"
+
+def TritonExtPipelineStreams
+    : Pass<"triton-ext-nvidia-pipeline-streams", "mlir::ModuleOp"> {
+  let summary = "Ask Triton's software pipeliner to prefetch the loads of "
+                "read-only loops without a dot, behind a bounds guard";
+  let description = [{
+    Triton's pipeliner prefetches the loads that feed a `tt.dot` with
+    `cp.async`, `num_stages - 1` iterations ahead. The loads of a loop without
+    a dot (a row reduction over a long row, a decode attention written with
+    `tl.sum`, a cross entropy over the vocabulary) are only pipelined when the
+    author writes `tl.range(..., num_stages=N)`. This pass writes it for them:
+    an innermost `scf.for` that contains a tensor load, no dot, no nested loop,
+    no operation that writes memory (or may), and no `tt.num_stages` of its
+    own gets `tt.num_stages = N`.
+
+    The pipelined loop evaluates `lb + k * step` and `ub - k * step` for
+    `k < N`, which wrap in the induction variable's integer type near its
+    limits. The pass therefore versions the loop: the pipelined copy runs when
+    `0 < step <= MAX / N` and both bounds lie in `[0, MAX - N * step]`; any
+    other loop (negative or huge bounds, a reversed range near the limits, a
+    zero step) runs the original loop, unchanged.
+
+    Before:
+
+    ```mlir
+    %r = scf.for %i = %lb to %ub step %c1024 iter_args(%acc = %zero) -> (tensor<1024xf32>) : i32 {
+      %x = tt.load %p, %m : tensor<1024x!tt.ptr<f32>>
+      ...
+    }
+    ```
+
+    After:
+
+    ```mlir
+    %ok = ... 0 <= %lb, %ub <= MAX - 3 * 1024 ...
+    %r = scf.if %ok -> (tensor<1024xf32>) {
+      %p = scf.for ... { ... } {tt.num_stages = 3 : i32}
+      scf.yield %p : tensor<1024xf32>
+    } else {
+      %o = scf.for ... { ... }   // the original loop
+      scf.yield %o : tensor<1024xf32>
+    }
+    ```
+
+    Modules whose `ttg.target` names another backend or a CUDA arch below 90
+    are left alone (at the ttir stage there is no such attribute; registry.yaml
+    restricts the pass to cuda >= 90).
+  }];
+  let options = [
+    RangeOption<"numStages", "num-stages", "int", /*default=*/"3",
+                "The pipeline depth written on each loop: the loads run "
+                "num-stages - 1 iterations ahead.", /*min=*/2, /*max=*/8>,
+    RemarksOption<"loop the pass leaves alone, on the loop (or on the "
+                  "module)">,
+  ];
+  let dependentDialects = ["mlir::triton::TritonDialect",
+                           "mlir::scf::SCFDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
+#endif // TRITON_EXT_NVIDIA_PIPELINE_STREAMS_PASSES
