@@ -231,6 +231,9 @@ class _Auto:
                       decision.choice or "no pass", " (from disk)" if decision.from_disk else "",
                       decision.first_launch_s, _rounded(decision.timings_ms), _rounded(decision.back_to_back_ms),
                       f"; {decision.error}" if decision.error else "")
+            for variant, why in decision.failed.items():
+                _log.info("%s [%s]: %s dropped, it cannot launch here: %s", decision.kernel,
+                          decision.specialization, variant, why)
 
     def variant_kernel(self, fn: Any, variant: str, args: tuple[Any, ...], kwargs: dict[str, Any],
                         grid: Any) -> Any:
@@ -308,6 +311,7 @@ class _Auto:
                                                "back_to_back_ms": decision.back_to_back_ms,
                                                "spreads": decision.spreads,
                                                "same_as_stock": decision.same_as_stock,
+                                               "failed": decision.failed,
                                                "compile_s": decision.compile_s,
                                                "first_launch_s": decision.first_launch_s,
                                                "gpu": _device_name(device),

@@ -47,6 +47,9 @@ class Decision:
     compile_s: float = 0.0  # wall seconds compiling the candidate variants (concurrently)
     same_as_stock: list[str] = field(default_factory=list)  # stopped before ptxas: LLVM IR of no pass
     specialization: str = ""  # sha256 prefix of the JIT's cache key (specialization and options)
+    #: Variants dropped because their kernel cannot launch here (e.g. more shared memory than the
+    #: GPU has, which Triton only finds when it loads the binary), with the error.
+    failed: dict[str, str] = field(default_factory=dict)
 
 
 class Tuner(Protocol):
@@ -196,6 +199,19 @@ def time_variants(auto: Tuner, run: Callable[..., Any] | None, fn: Any, device: 
             _check_budget(deadline, "timing")
             return interleaved_rounds(variants, gpu_one, rounds, before=before_reading("timing"))
 
+        # A variant whose kernel cannot launch on this GPU (Triton raises OutOfResources when it
+        # loads a binary that needs more shared memory than the GPU has) is dropped alone; the
+        # others are still timed. The no-pass kernel launching is the user's own launch.
+        for variant in list(decision.applicable):
+            backup.restore()
+            try:
+                with _selection.using(auto.selection(variant)):
+                    go()
+            except Exception as exc:
+                decision.applicable.remove(variant)
+                decision.failed[variant] = describe_error(exc)
+        if not decision.applicable:
+            return
         timings = gpu(["", *decision.applicable], ROUNDS)
         decision.timings_ms = {v: statistics.median(t) for v, t in timings.items()}
         decision.spreads = {v: spread(t) for v, t in timings.items()}

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -461,6 +462,47 @@ def test_the_budget_stops_the_timing_rounds_within_one_reading(monkeypatch: pyte
     assert len(readings) == 3  # of 4 rounds x 3 variants x 2 readings
     assert decision.choice == "" and decision.error == (
         "over the first-launch budget of 8 s (TRITON_EXT_AUTO_BUDGET_S) before timing: no pass kept")
+
+
+def test_a_variant_that_cannot_launch_is_dropped_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Measured at f956164: nvidia_pipeline_streams' variant of Liger's KL divergence needs 262 KB of
+    # shared memory; Triton raises OutOfResources when it loads the binary, at the variant's first
+    # launch. That one failure made the whole decision "timing failed, no pass kept" and lost
+    # loop_split's 1.058x on the kernel. Now only the failing variant is dropped.
+    from triton.runtime.errors import OutOfResources
+
+    from triton_ext import _selection, _variants
+    from triton_ext._backup import ArgumentBackup
+
+    auto = _SlowCombination()
+    auto.release.set()
+    selections = {v: _selection.Selection() for v in ("", "grid_swizzle", "loop_split")}
+    auto.selection = lambda variant: selections[variant]  # type: ignore[method-assign]
+    launched: list[str] = []
+
+    def run(*_: Any, **__: Any) -> None:  # JITFunction.run: loads the binary of the current set
+        variant = next(v for v, s in selections.items() if _selection.current() is s)
+        launched.append(variant)
+        if variant == "loop_split":
+            raise OutOfResources(262208, 232448, "shared memory")
+
+    def reading(go: Any, **_: Any) -> float:  # one real launch per reading, the time is given
+        go()
+        return {"": 1.0, "grid_swizzle": 0.8}[next(v for v, s in selections.items()
+                                                   if _selection.current() is s)]
+
+    monkeypatch.setattr(_variants, "flush_buffer", lambda: None)  # no GPU here
+    monkeypatch.setattr(_variants, "gpu_time_ms", reading)
+    monkeypatch.setattr(_variants, "back_to_back_ms", lambda go, calls: reading(go))
+    kernels = {v: type("Kernel", (), {"asm": {"ptx": v}})() for v in selections}
+    decision = _variants.Decision("k", "", applicable=["grid_swizzle", "loop_split"])
+    _variants.time_variants(auto, run, object(), 0, (), {}, (1,), kernels, {v: v for v in kernels}, decision,
+                            ArgumentBackup.of([]), time.perf_counter() + 60.0)
+    assert decision.failed == {"loop_split": "OutOfResources: out of resource: shared memory, Required: 262208, "
+                                             "Hardware limit: 232448. Reducing block sizes or `num_stages` may help."}
+    assert decision.error is None and decision.applicable == ["grid_swizzle"]
+    assert decision.choice == "grid_swizzle"
+    assert launched.count("loop_split") == 1 and set(decision.timings_ms) == {"", "grid_swizzle"}
 
 
 def test_explicit_sets_are_left_alone_and_kernels_compiled_before_the_mode_are_decided(host_mode: Any) -> None:
