@@ -60,6 +60,12 @@ def TritonExtPipelineStreams
     RangeOption<"numStages", "num-stages", "int", /*default=*/"3",
                 "The pipeline depth written on each loop: the loads run "
                 "num-stages - 1 iterations ahead.", /*min=*/2, /*max=*/8>,
+    RangeOption<"maxPrefetchKb", "max-prefetch-kb", "int", /*default=*/"48",
+                "Leave a loop alone when its prefetch buffers ((num-stages - 1) "
+                "copies of every tensor it loads) would take more shared "
+                "memory than this many KiB: measured on the H200, 66-131 KiB "
+                "of buffers made decode attention and cross entropy 18-26% "
+                "slower, and 256 KiB does not fit.", /*min=*/1, /*max=*/228>,
     RemarksOption<"loop the pass leaves alone, on the loop (or on the "
                   "module)">,
   ];

@@ -167,6 +167,16 @@ tt.func public @declines(%x: !tt.ptr<f32>, %y: !tt.ptr<f32>, %a: !tt.ptr<f16>, %
     %s = arith.addf %acc, %v : tensor<8xf32>
     scf.yield %s : tensor<8xf32>
   }
+  // 8192 x 4 bytes x 2 buffers = 64 KiB of shared memory, over max-prefetch-kb=48.
+  %big = tt.splat %x : !tt.ptr<f32> -> tensor<8192x!tt.ptr<f32>>
+  %zbig = arith.constant dense<0.0> : tensor<8192xf32>
+  // REMARK: [[@LINE+1]]:{{[0-9]+}}: remark: nvidia_pipeline_streams: not applied: the prefetch buffers would take 64 KiB of shared memory (more than max-prefetch-kb=48)
+  %r8 = scf.for %i = %c0 to %n step %c8 iter_args(%acc = %zbig) -> (tensor<8192xf32>) : i32 {
+    %v = tt.load %big : tensor<8192x!tt.ptr<f32>>
+    %s = arith.addf %acc, %v : tensor<8192xf32>
+    scf.yield %s : tensor<8192xf32>
+  }
+  tt.store %big, %r8 : tensor<8192x!tt.ptr<f32>>
   tt.store %xs, %r0 : tensor<8x!tt.ptr<f32>>
   tt.store %xs, %r1 : tensor<8x!tt.ptr<f32>>
   tt.store %xs, %r3 : tensor<8x!tt.ptr<f32>>
