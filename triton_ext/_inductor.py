@@ -51,7 +51,7 @@ from typing import Any, Callable, Sequence
 from . import _selection
 from ._choice import choose_in_both, spread, winners
 from ._timing import back_to_back_ms, flush_buffer, gpu_time_ms, interleaved_rounds
-from ._variants import CONFIRM_ROUNDS, REP_MS, ROUNDS, Decision, describe_error
+from ._variants import CONFIRM_ROUNDS, REP_MS, ROUNDS, Decision, describe_error, drop_unlaunchable
 
 __all__ = ["MODULE", "install", "installed", "why_not"]
 
@@ -320,6 +320,14 @@ def _time_variants(self: Any, decision: Decision, variants: dict[str, Any], args
     try:
         if "" not in variants:
             raise RuntimeError("no launcher without a pass for this config")
+
+        def launch(variant: str) -> None:
+            self.reset_to_zero_args(*cloned_args, **cloned_kwargs)
+            go(variant)
+
+        if not drop_unlaunchable(decision, launch):
+            return
+        variants = {v: k for v, k in variants.items() if v == "" or v in decision.applicable}
         rounds = interleaved_rounds(list(variants), gpu_one, ROUNDS)
         decision.timings_ms = {v: statistics.median(t) for v, t in rounds.items()}
         decision.spreads = {v: spread(t) for v, t in rounds.items()}

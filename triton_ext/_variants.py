@@ -26,7 +26,7 @@ from ._settings import settings
 from ._timing import back_to_back_ms, flush_buffer, gpu_time_ms, interleaved_rounds
 
 __all__ = ["ROUNDS", "CONFIRM_ROUNDS", "REP_MS", "Decision", "Tuner", "compile_variants", "time_variants", "describe_error",
-           "OverBudget", "SameAsStock"]
+           "drop_unlaunchable", "OverBudget", "SameAsStock"]
 
 
 @dataclass
@@ -67,6 +67,23 @@ def describe_error(exc: BaseException) -> str:
     """One line for a decision's error: the exception type and its first line."""
     first = (str(exc).strip().splitlines() or [""])[0]
     return f"{type(exc).__name__}: {first[:300]}"
+
+def drop_unlaunchable(decision: Decision, launch: Callable[[str], Any]) -> bool:
+    """Launch each applicable variant once; drop those that fail from ``decision.applicable``
+    into ``decision.failed``. True when one is left to time.
+
+    Triton finds that a binary needs more shared memory than the GPU has only when it loads it,
+    at the first launch (``OutOfResources``). One such variant must not end the whole decision:
+    the others are still timed. The no-pass kernel is not launched here (its launch is the
+    user's own)."""
+    for variant in list(decision.applicable):
+        try:
+            launch(variant)
+        except Exception as exc:
+            decision.applicable.remove(variant)
+            decision.failed[variant] = describe_error(exc)
+    return bool(decision.applicable)
+
 
 #: Interleaved timing rounds over every applicable variant, then over the finalists again (each
 #: round reads every variant twice, :func:`triton_ext._timing.interleaved_rounds`).
@@ -199,18 +216,12 @@ def time_variants(auto: Tuner, run: Callable[..., Any] | None, fn: Any, device: 
             _check_budget(deadline, "timing")
             return interleaved_rounds(variants, gpu_one, rounds, before=before_reading("timing"))
 
-        # A variant whose kernel cannot launch on this GPU (Triton raises OutOfResources when it
-        # loads a binary that needs more shared memory than the GPU has) is dropped alone; the
-        # others are still timed. The no-pass kernel launching is the user's own launch.
-        for variant in list(decision.applicable):
+        def launch(variant: str) -> None:
             backup.restore()
-            try:
-                with _selection.using(auto.selection(variant)):
-                    go()
-            except Exception as exc:
-                decision.applicable.remove(variant)
-                decision.failed[variant] = describe_error(exc)
-        if not decision.applicable:
+            with _selection.using(auto.selection(variant)):
+                go()
+
+        if not drop_unlaunchable(decision, launch):
             return
         timings = gpu(["", *decision.applicable], ROUNDS)
         decision.timings_ms = {v: statistics.median(t) for v, t in timings.items()}

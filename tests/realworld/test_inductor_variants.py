@@ -142,3 +142,41 @@ def test_a_kept_pass_replaces_its_configs_launcher_and_no_other() -> None:
         assert min(timings, key=timings.get) == "c1+gs"
         assert timings["c0"] == 0.030 and timings["c2"] == 0.025
         assert timings["c0+gs"] == timings["c2+gs"] == float("inf")
+
+
+def test_a_config_variant_that_cannot_launch_is_dropped_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The Inductor path applies the same rule as JITFunction's: a pass variant whose binary does
+    # not fit the GPU (OutOfResources at its first launch) is dropped, and the others still race.
+    import types
+
+    from triton.runtime.errors import OutOfResources
+
+    launched: list[str] = []
+
+    def launcher(variant: str) -> Any:
+        def run(*_: Any, stream: Any = None) -> None:
+            launched.append(variant)
+            if variant == "loop_split":
+                raise OutOfResources(262208, 232448, "shared memory")
+        return run
+
+    times = {"": 1.0, "grid_swizzle": 0.8}
+
+    def reading(fn: Any, **_: Any) -> float:  # one launch per reading, the time is given
+        fn()
+        return times[launched[-1]]
+
+    monkeypatch.setattr(_inductor, "flush_buffer", lambda: None)  # no GPU here
+    monkeypatch.setattr(_inductor, "_flush", None)
+    monkeypatch.setattr(_inductor, "gpu_time_ms", reading)
+    monkeypatch.setattr(_inductor, "back_to_back_ms", lambda fn, calls: reading(fn))
+    tuner = types.SimpleNamespace(
+        get_device_interface=lambda: types.SimpleNamespace(current_device=lambda: 0, get_raw_stream=lambda d: 0),
+        clone_args=lambda *a, **k: (a, k), reset_to_zero_args=lambda *a, **k: None)
+    variants = {v: launcher(v) for v in ("", "grid_swizzle", "loop_split")}
+    decision = _inductor.Decision(kernel="k", choice="", applicable=["grid_swizzle", "loop_split"])
+    _inductor._time_variants(tuner, decision, variants, (), {})
+    assert decision.error is None and decision.applicable == ["grid_swizzle"]
+    assert decision.failed == {"loop_split": "OutOfResources: out of resource: shared memory, Required: 262208, "
+                                             "Hardware limit: 232448. Reducing block sizes or `num_stages` may help."}
+    assert decision.choice == "grid_swizzle" and launched.count("loop_split") == 1
