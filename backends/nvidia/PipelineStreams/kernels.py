@@ -35,31 +35,23 @@ def row_sum_staged_kernel(x_ptr, out_ptr, start, end, stride, BLOCK: tl.constexp
 
 
 @triton.jit
-def row_scale_kernel(x_ptr, w_ptr, out_ptr, n_cols, stride, BLOCK: tl.constexpr):
-    # The loop stores: a prefetched load could miss one of its writes (left alone).
+def running_sum_kernel(x_ptr, n_cols, BLOCK: tl.constexpr):
+    # In place, each block adds the block before it, which the previous iteration stored: a load
+    # prefetched before that store would read the old value (left alone).
     row = tl.program_id(0)
-    for start in range(0, n_cols, BLOCK):
+    for start in range(BLOCK, n_cols, BLOCK):
         cols = start + tl.arange(0, BLOCK)
         mask = cols < n_cols
-        x = tl.load(x_ptr + row * stride + cols, mask=mask)
-        w = tl.load(w_ptr + cols, mask=mask)
-        tl.store(out_ptr + row * stride + cols, x * w, mask=mask)
+        prev = tl.load(x_ptr + row * n_cols + cols - BLOCK, mask=mask)
+        cur = tl.load(x_ptr + row * n_cols + cols, mask=mask)
+        tl.store(x_ptr + row * n_cols + cols, cur + prev, mask=mask)
 
 
 @triton.jit
-def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
-                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+def dot_loop_kernel(a_ptr, b_ptr, c_ptr, n_tiles, TILE: tl.constexpr):
     # A loop with a dot: Triton pipelines it with the kernel's num_stages (left alone).
-    pid_m = tl.program_id(0)
-    pid_n = tl.program_id(1)
-    rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
-    rk = tl.arange(0, BLOCK_K)
-    a_ptrs = a_ptr + rm[:, None] * stride_am + rk[None, :]
-    b_ptrs = b_ptr + rk[:, None] * stride_bk + rn[None, :]
-    acc = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)
-    for _ in range(0, K, BLOCK_K):
-        acc += tl.dot(tl.load(a_ptrs), tl.load(b_ptrs))
-        a_ptrs += BLOCK_K
-        b_ptrs += BLOCK_K * stride_bk
-    tl.store(c_ptr + rm[:, None] * stride_cm + rn[None, :], acc.to(tl.float16))
+    offs = tl.arange(0, TILE)[:, None] * TILE + tl.arange(0, TILE)[None, :]
+    acc = tl.zeros([TILE, TILE], dtype=tl.float32)
+    for t in range(0, n_tiles):
+        acc = tl.dot(tl.load(a_ptr + t * TILE * TILE + offs), tl.load(b_ptr + offs), acc)
+    tl.store(c_ptr + offs, acc)
