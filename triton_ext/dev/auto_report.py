@@ -70,6 +70,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"    GPU time: {_ms(r.get('timings_ms') or {})}")
         if r.get("back_to_back_ms"):
             print(f"    back to back: {_ms(r['back_to_back_ms'])}")
+        for variant, why in (r.get("failed") or {}).items():
+            print(f"    could not launch, dropped: {variant}: {why}")
         print(f"    {r['file']}")
     return 0
 
