@@ -172,7 +172,8 @@ static Value boundsGuard(OpBuilder &b, Location loc, scf::ForOp loop,
   Value stepLimit = constant(max.sdiv(APInt(width, n)));
   Value steps =
       arith::MulIOp::create(b, loc, loop.getStep(), constant(APInt(width, n)));
-  // Only read when the step check holds, so it cannot have wrapped.
+  // It may wrap when the step is out of range, but the checks are and-ed,
+  // and the step checks are then false.
   Value boundLimit = arith::SubIOp::create(b, loc, constant(max), steps);
   using P = arith::CmpIPredicate;
   Value checks[] = {
