@@ -21,7 +21,10 @@ that cache miss:
 3. otherwise no pass is compiled, then every candidate pass alone, concurrently on a thread pool
    (:func:`_pool`); a variant whose LLVM IR and launch metadata equal no pass's stops before PTX
    codegen and ptxas (it does not apply), and one whose PTX equals no pass's is not timed;
-4. the applicable variants are timed (:func:`triton_ext._timing.gpu_time_ms`: the median GPU
+4. each applicable variant is launched once, and one that cannot launch here (``OutOfResources``:
+   more shared memory than the GPU has, found only when Triton loads the binary) is dropped alone
+   (:func:`triton_ext._variants.drop_unlaunchable`, ``Decision.failed``); the others are timed
+   (:func:`triton_ext._timing.gpu_time_ms`: the median GPU
    time, an L2 flush before each call, the calls queued behind a GPU sleep so the CPU's launch
    cost stays out of tiny kernels' times) in :data:`ROUNDS` interleaved rounds
    (:func:`triton_ext._timing.interleaved_rounds`: every variant in order, then in reverse), on
@@ -30,9 +33,10 @@ that cache miss:
 5. :func:`winners`: a variant *wins* when it beats no pass by more than the noise: per round, no
    pass's time over the variant's (interleaved, so drift cancels); median at least
    ``1 + MARGIN`` and faster in every round. When two passes win, their combination (``a+b``) is
-   a finalist too (compiled on the pool within the first-launch budget). The finalists are timed
-   again on :data:`CONFIRM_ROUNDS` fresh rounds and must win again, and then **launched back to back** (:func:`triton_ext._timing.back_to_back_ms`:
-   launches queued by the CPU, no flush, wall time per launch, the way applications launch) in
+   a finalist too (compiled on the pool within the first-launch budget). The finalists are
+   timed again on :data:`CONFIRM_ROUNDS` fresh rounds and must win again, and then **launched
+   back to back** (:func:`triton_ext._timing.back_to_back_ms`: launches queued by the CPU, no
+   flush, wall time per launch, the way applications launch) in
    :data:`CONFIRM_ROUNDS` rounds, where they must win by the same rule (issue 27.3: a pass that
    wins GPU time but loses where the kernel runs back to back is never kept); else no pass;
 6. the chosen kernel goes into the JIT's own cache under the JIT's own key, and the decision on

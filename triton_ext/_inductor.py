@@ -299,7 +299,8 @@ def _benchmark(self: Any, auto: Any, launchers: list[Any], tags: list[Any], args
 
 def _time_variants(self: Any, decision: Decision, variants: dict[str, Any], args: tuple[Any, ...],
                    kwargs: dict[str, Any]) -> None:
-    """The mode's rule on one config's launchers: interleaved GPU-time rounds, the winners again
+    """The mode's rule on one config's launchers (a variant that cannot launch is dropped alone,
+    :func:`triton_ext._variants.drop_unlaunchable`): interleaved GPU-time rounds, the winners again
     on fresh rounds, then back to back, where they must win too; sets ``decision``'s timings and
     choice (none on any error: the config keeps its no-pass kernel)."""
     global _flush
@@ -327,7 +328,7 @@ def _time_variants(self: Any, decision: Decision, variants: dict[str, Any], args
 
         if not drop_unlaunchable(decision, launch):
             return
-        variants = {v: k for v, k in variants.items() if v == "" or v in decision.applicable}
+        variants = {v: launcher for v, launcher in variants.items() if v == "" or v in decision.applicable}
         rounds = interleaved_rounds(list(variants), gpu_one, ROUNDS)
         decision.timings_ms = {v: statistics.median(t) for v, t in rounds.items()}
         decision.spreads = {v: spread(t) for v, t in rounds.items()}

@@ -68,6 +68,7 @@ def describe_error(exc: BaseException) -> str:
     first = (str(exc).strip().splitlines() or [""])[0]
     return f"{type(exc).__name__}: {first[:300]}"
 
+
 def drop_unlaunchable(decision: Decision, launch: Callable[[str], Any]) -> bool:
     """Launch each applicable variant once; drop those that fail from ``decision.applicable``
     into ``decision.failed``. True when one is left to time.
