@@ -18,7 +18,7 @@ from ._settings import settings
 
 __all__ = [
     "SCHEMA_VERSION", "STAGES", "KINDS", "STATUSES", "BACKENDS", "OPTION_TYPES", "OCCURRENCES", "ON_FAILURE", "ROLES",
-    "ENTRY_POINT_GROUP", "Manifest", "Extension", "PassSpec", "OptionSpec", "Target", "suggest",
+    "ENTRY_POINT_GROUP", "COMPILE_OPTIONS", "Manifest", "Extension", "PassSpec", "OptionSpec", "Target", "suggest",
 ]
 
 SCHEMA_VERSION = 1
@@ -39,6 +39,9 @@ ON_FAILURE = ("skip", "error")
 #: language extension's ops; the default for those kinds).
 ROLES = ("optimization", "check", "language")
 ENTRY_POINT_GROUP = "triton_ext.extensions"
+#: Triton compile options a pass may take an option value from (registry ``compile_options``):
+#: fields that CUDA's and HIP's options share, which the IR a pass sees does not carry.
+COMPILE_OPTIONS = ("num_warps", "num_stages", "num_ctas")
 
 SNAKE = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$")
 KEBAB = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
@@ -159,6 +162,10 @@ class PassSpec:
     #: Passes of the same extension enabled along with this one, with their defaults (registry
     #: ``with:``): a helper at another stage that this pass's output needs to run well.
     companions: tuple[str, ...] = ()
+    #: Options set at each compile from the kernel's own compile options (registry
+    #: ``compile_options``: flag -> one of :data:`COMPILE_OPTIONS`), e.g. the ``num_stages`` a kernel
+    #: is compiled with, which its IR does not say.
+    compile_options: tuple[tuple[str, str], ...] = ()
 
     def options_for(self, backend: str) -> dict[str, Any]:
         """The registry's option values for ``backend`` (empty when it names none)."""

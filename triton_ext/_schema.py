@@ -18,7 +18,7 @@ from ._errors import ManifestError
 from ._merge import check_unique_passes
 from ._yaml import compose_registry
 from ._model import (
-    BACKENDS, KINDS, OCCURRENCES, ON_FAILURE, OPTION_TYPES, ROLES, SCHEMA_VERSION, STAGES, STATUSES, Extension,
+    BACKENDS, COMPILE_OPTIONS, KINDS, OCCURRENCES, ON_FAILURE, OPTION_TYPES, ROLES, SCHEMA_VERSION, STAGES, STATUSES, Extension,
     Manifest, OptionSpec, PassSpec, Target, ANCHOR, BUILTIN, ENTRY_POINT, IDENT, KEBAB, MODULE, SNAKE, suggest,
 )
 from ._pass_records import DeclaredOption, flag_of, read_pass_records, records_path
@@ -172,12 +172,42 @@ def _parse_target_options(c: _Checker, node: yaml.Node, where: str) -> tuple[tup
                  for b, (_, n) in (c.mapping(node, where, BACKENDS) or {}).items())
 
 
+def _parse_compile_options(c: _Checker, node: yaml.Node, where: str) -> tuple[tuple[str, str], ...]:
+    """``{option-flag: compile-option}``: the pass's option takes the kernel's compile option."""
+    out: list[tuple[str, str]] = []
+    for flag, (key, value) in (c.mapping(node, where) or {}).items():
+        if not KEBAB.match(flag):
+            c.error(key, f"{where}.{flag}", f"expected a kebab-case option flag like 'kernel-num-stages', found {flag!r}")
+            continue
+        name = c.choice(value, f"{where}.{flag}", COMPILE_OPTIONS)
+        if name is not None:
+            out.append((flag, name))
+    return tuple(out)
+
+
+def _check_compile_options(c: _Checker, spec: PassSpec, node: yaml.Node, where: str) -> None:
+    """Each ``compile_options`` flag names an int option of the pass, once its options are known
+    (declared here or read from the build's pass records)."""
+    if not spec.options:
+        return  # not built yet: checked when the options are known (`triton-ext check`)
+    declared = {o.name: o for o in spec.options}
+    field = next((v for k, v in node.value if k.value == "compile_options"), node)
+    for flag, _name in spec.compile_options:
+        option = declared.get(flag)
+        if option is None:
+            c.error(field, f"{where}.compile_options.{flag}",
+                    f"expected an option of pass {spec.name} ({', '.join(sorted(declared))}), found {flag!r}")
+        elif option.type != "int":
+            c.error(field, f"{where}.compile_options.{flag}",
+                    f"expected an int option (compile options are ints), found {flag!r} of type {option.type}")
+
+
 def _parse_pass(c: _Checker, ext: str, name: str, key: yaml.Node, node: yaml.Node, where: str,
                 role: str = "optimization") -> PassSpec | None:
     if not SNAKE.match(name):
         c.error(key, where, f"expected a snake_case pass name, found {name!r}")
     allowed = ("stage", "after", "before", "replaces", "skips", "occurrence", "then", "enabled_by_default", "options",
-               "on_failure", "auto", "role", "target_options", "with")
+               "on_failure", "auto", "role", "target_options", "with", "compile_options")
     fields = c.mapping(node, where, allowed, ("stage",), owner=key)
     if fields is None:
         return None
@@ -231,6 +261,8 @@ def _parse_pass(c: _Checker, ext: str, name: str, key: yaml.Node, node: yaml.Nod
                 options.append(option)
     target_options = _parse_target_options(c, fields["target_options"][1], f"{where}.target_options") \
         if "target_options" in fields else ()
+    compile_options = _parse_compile_options(c, fields["compile_options"][1], f"{where}.compile_options") \
+        if "compile_options" in fields else ()
     if len(c.errors) != ok or stage is None:
         return None
     return PassSpec(
@@ -251,6 +283,7 @@ def _parse_pass(c: _Checker, ext: str, name: str, key: yaml.Node, node: yaml.Nod
         role=role,
         target_options=target_options,
         companions=companions,
+        compile_options=compile_options,
     )
 
 
@@ -385,6 +418,8 @@ def _parse_extension(
                 spec = _options_from_records(c, spec, td, records, table, pass_key, f"{where}.passes.{pass_name}")
             if spec is not None and is_pipeline:
                 spec = _check_pipeline_pass(c, spec, pass_key, pass_node, f"{where}.passes.{pass_name}")
+            if spec is not None and spec.compile_options:
+                _check_compile_options(c, spec, pass_node, f"{where}.passes.{pass_name}")
             if spec is not None:
                 passes.append(spec)
         declared = {spec.name for spec in passes}

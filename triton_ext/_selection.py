@@ -70,6 +70,21 @@ class Enabled:
         merged.update(self.options)
         return replace(self, options=tuple(sorted(merged.items())))
 
+    def for_compile(self, compile_options: Any) -> "Enabled":
+        """This pass with the options the registry's ``compile_options`` take from the compiling
+        kernel's own options (Triton's ``CUDAOptions``/``HIPOptions``: ``num_stages``...), unless
+        the user set them. A field the options object lacks leaves the option as it is. Triton's
+        cache key covers its options already."""
+        if not self.spec.compile_options:
+            return self
+        declared = {o.name: o for o in self.spec.options}
+        merged = dict(self.options)
+        for flag, name in self.spec.compile_options:
+            value = getattr(compile_options, name, None)
+            if flag in declared and flag not in merged and isinstance(value, int):
+                merged[flag] = declared[flag].coerce(value)
+        return replace(self, options=tuple(sorted(merged.items())))
+
     def describe(self) -> dict[str, Any]:
         s = self.spec
         return {
@@ -86,6 +101,7 @@ class Enabled:
             "args": list(self.args),
             "targets": [[t.backend, t.min_arch, t.max_arch, list(t.archs)] for t in self.extension.targets],
             "target_options": [[b, [list(kv) for kv in values]] for b, values in s.target_options],
+            "compile_options": [list(kv) for kv in s.compile_options],
             "library_sha256": self.library_sha256,
             "infra_sha256": self.infra_sha256,
         }

@@ -174,7 +174,7 @@ def _hook(*args: Any, **kwargs: Any) -> Any:
             _previous(*args, **kwargs)
         finally:
             _keyed.chaining = False
-    backend, stages, _options, _language, _capability = args
+    backend, stages, options, _language, _capability = args
     # The set this compile's cache key was computed for (see above); later enable/disable calls
     # do not affect this compile.
     selection = getattr(_keyed, "selection", None) or _state.current()
@@ -190,7 +190,7 @@ def _hook(*args: Any, **kwargs: Any) -> Any:
         if stage not in stages:
             continue
         entries = [
-            e.for_target(target.backend) for e in selection.entries
+            e.for_target(target.backend).for_compile(options) for e in selection.entries
             if e.spec.stage == stage and e.extension.applies_to(target.backend, target.arch)
             and not (gluon and stage == "ttgir" and e.spec.anchor)
         ]

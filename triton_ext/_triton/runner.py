@@ -42,6 +42,10 @@ class EnabledPass(Protocol):
     @property
     def args(self) -> tuple[str, ...]: ...
 
+    def for_target(self, backend: str) -> "EnabledPass": ...
+
+    def for_compile(self, compile_options: Any) -> "EnabledPass": ...
+
 
 # --------------------------------------------------------------------------- #
 # The stage runner

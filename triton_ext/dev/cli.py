@@ -52,6 +52,7 @@ def _extension_dict(ext: Extension) -> dict[str, Any]:
                                         or o.maximum is not None else {})}
                             for o in p.options},
                 "options_source": p.options_source,
+                "compile_options": dict(p.compile_options),
             }
             for p in ext.passes
         },
@@ -96,7 +97,9 @@ def _cmd_info(args: argparse.Namespace) -> int:
             print(f"    on_failure: {p['on_failure']} (its failure fails the compile)")
         for option, o in p["options"].items():
             accepts = f", {o['accepts']}" if "accepts" in o else ""
-            print(f"    --{option} ({o['type']}{accepts}, default {o['default']!r}): {o['help']}")
+            derived = p["compile_options"].get(option)
+            source = f", set from the kernel's {derived}" if derived else ""
+            print(f"    --{option} ({o['type']}{accepts}, default {o['default']!r}{source}): {o['help']}")
         if not p["options"] and p["options_source"] and not Path(p["options_source"]).is_file():
             print(f"    options: not known until built ({p['options_source']} is missing; "
                   f"`triton-ext build {ext.name}`)")

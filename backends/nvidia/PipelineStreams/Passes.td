@@ -74,4 +74,45 @@ def TritonExtPipelineStreams
                            "mlir::arith::ArithDialect"];
 }
 
+def TritonExtPipelineDots
+    : Pass<"triton-ext-nvidia-pipeline-dots", "mlir::ModuleOp"> {
+  let summary = "Software-pipeline the dot loops of kernels compiled with "
+                "num_stages = 1, behind a bounds guard";
+  let description = [{
+    A kernel launched with `num_stages=1` gets no software pipelining: each
+    iteration of its dot loops waits for its own loads. Attention kernels
+    written for GPUs with less shared memory than Hopper's often do that
+    (SGLang's extend and prefill attention, vLLM's prefix prefill launch with
+    `num_stages=1` on every CUDA GPU). This pass asks Triton's pipeliner to
+    prefetch their loads: an innermost read-only `scf.for` that holds a dot,
+    in a kernel compiled with `num_stages < 2`, gets `tt.num_stages = N`, as
+    `tl.range(..., num_stages=N)` would write. Kernels compiled with
+    `num_stages >= 2` are left alone: Triton pipelines their dot loops already.
+
+    The pass cannot see the kernel's `num_stages` in the IR: the loader passes
+    it as `kernel-num-stages` (registry `compile_options`). The loop is
+    versioned on the same bounds guard as nvidia_pipeline_streams, so bounds
+    near the integer limits run the original loop.
+  }];
+  let options = [
+    MinOption<"kernelNumStages", "kernel-num-stages", "int", /*default=*/"0",
+              "The num_stages the kernel is compiled with, set by the "
+              "loader from Triton's compile options; 0 (unknown) leaves "
+              "every loop alone.", /*min=*/0>,
+    RangeOption<"numStages", "num-stages", "int", /*default=*/"2",
+                "The pipeline depth written on each loop: the loads run "
+                "num-stages - 1 iterations ahead.", /*min=*/2, /*max=*/8>,
+    RangeOption<"maxPrefetchKb", "max-prefetch-kb", "int", /*default=*/"128",
+                "Leave a loop alone when its prefetch buffers ((num-stages - 1) "
+                "copies of every tensor it loads) would take more shared "
+                "memory than this many KiB (the H200 has 227 KiB per block, "
+                "which the dot operands share).", /*min=*/1, /*max=*/228>,
+    RemarksOption<"loop the pass leaves alone, on the loop (or on the "
+                  "module)">,
+  ];
+  let dependentDialects = ["mlir::triton::TritonDialect",
+                           "mlir::scf::SCFDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
 #endif // TRITON_EXT_NVIDIA_PIPELINE_STREAMS_PASSES

@@ -1,0 +1,47 @@
+//===- PipelinedLoop.h - What both pipelining passes share ---------*- C++ -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+// nvidia_pipeline_streams (loops without a dot) and nvidia_pipeline_dots (dot
+// loops of kernels compiled with num_stages = 1) both ask Triton's software
+// pipeliner to prefetch a loop's loads by writing `tt.num_stages` on it. They
+// share the conditions under which that is legal and the bounds guard that
+// keeps the original loop where the pipeliner's own arithmetic would wrap.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TRITON_EXT_NVIDIA_PIPELINE_STREAMS_PIPELINED_LOOP_H
+#define TRITON_EXT_NVIDIA_PIPELINE_STREAMS_PIPELINED_LOOP_H
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <string>
+
+namespace mlir::triton_ext::pipelining {
+
+/// The loop attribute Triton's pipeliner reads (tl.range's num_stages).
+constexpr llvm::StringLiteral kNumStages = "tt.num_stages";
+
+/// Why `loop` may not be pipelined at depth `numStages`, or an empty string
+/// when it may: it must be an innermost, signed, read-only loop that loads a
+/// tensor, holds a dot exactly when `withDot`, and has no `tt.num_stages`, no
+/// `tt_latency` and no volatile load, and its prefetch buffers ((numStages -
+/// 1) copies of every tensor it loads) must fit in `maxPrefetchKb` KiB.
+std::string notPipelinableReason(scf::ForOp loop, bool withDot,
+                                 int64_t numStages, int64_t maxPrefetchKb);
+
+/// True when the body of `loop` (nested regions included) holds a load.
+bool hasLoad(scf::ForOp loop);
+
+/// Replaces `loop` by `if (guard) { loop with tt.num_stages = numStages }
+/// else { loop with tt.num_stages = 1 }`, where the guard (`0 < step <= MAX /
+/// numStages`, both bounds in `[0, MAX - numStages * step]`) admits only loops
+/// on which no `lb + k * step`, `ub - k * step` or `ub + k * step` with
+/// `k <= numStages` wraps.
+void versionLoop(scf::ForOp loop, int64_t numStages);
+
+} // namespace mlir::triton_ext::pipelining
+
+#endif // TRITON_EXT_NVIDIA_PIPELINE_STREAMS_PIPELINED_LOOP_H
