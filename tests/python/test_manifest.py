@@ -97,6 +97,12 @@ def test_valid_registry_parses_into_frozen_dataclasses() -> None:
          "found 'loop_split'"),
         ("after: loop_unroll", "after: loop_unroll\n        with: LoopFuse", 17, "passes.loop_split.with",
          "expected a list of strings"),
+        ("after: loop_unroll", "after: loop_unroll\n        compile_options: {max-splits: num_stagez}", 17,
+         "compile_options.max-splits", "expected one of num_warps, num_stages, num_ctas, found 'num_stagez'"),
+        ("after: loop_unroll", "after: loop_unroll\n        compile_options: {max_splits: num_stages}", 17,
+         "compile_options.max_splits", "expected a kebab-case option flag"),
+        ("after: loop_unroll", "after: loop_unroll\n        compile_options: {max-parts: num_stages}", 17,
+         "compile_options.max-parts", "expected an option of pass loop_split (max-splits), found 'max-parts'"),
     ],
 )
 def test_malformed_field_names_file_line_field(old: str, new: str, line: int, field: str, message: str) -> None:
@@ -183,6 +189,31 @@ def test_load_manifest_reads_env_path(tmp_path: Path, monkeypatch: pytest.Monkey
     path.write_text(VALID.replace("stage: ttir", "stage: nope"))
     with pytest.raises(ManifestError, match=rf"{path}:15: .*stage"):
         load_manifest()
+
+
+def test_compile_options_name_an_int_option() -> None:
+    text = VALID.replace("{default: 3, type: int,", '{default: "3", type: str,').replace(
+        "after: loop_unroll", "after: loop_unroll\n        compile_options: {max-splits: num_stages}")
+    (error,) = errors_of(text)
+    assert error.startswith("registry.yaml:17: extensions.loop_split.passes.loop_split.compile_options.max-splits: "
+                            "expected an int option (compile options are ints)"), error
+
+
+def test_compile_options_take_the_kernels_value_unless_the_user_sets_it() -> None:
+    from types import SimpleNamespace
+
+    from triton_ext._selection import Enabled
+
+    text = VALID.replace("after: loop_unroll", "after: loop_unroll\n        compile_options: {max-splits: num_stages}")
+    ext = parse(text).extension("loop_split")
+    spec = ext.passes[0]
+    assert spec.compile_options == (("max-splits", "num_stages"),)
+    plain = Enabled(spec, ext, (), "sha")
+    assert plain.for_compile(SimpleNamespace(num_stages=1)).args == ("max-splits=1",)
+    assert plain.for_compile(SimpleNamespace(num_warps=4)).args == ("max-splits=3",)  # no such field: as is
+    assert Enabled(spec, ext, (("max-splits", 5),), "sha").for_compile(SimpleNamespace(num_stages=1)).args == (
+        "max-splits=5",)
+    assert plain.describe()["compile_options"] == [["max-splits", "num_stages"]]
 
 
 def test_target_options_apply_on_their_backend_under_the_users_options() -> None:

@@ -1,9 +1,11 @@
-"""Kernels shared by the tests and bench.py of nvidia_pipeline_streams.
+"""Kernels shared by the tests and bench.py of nvidia_pipeline_streams and nvidia_pipeline_dots.
 
 ``row_sum_kernel`` is the case the pass is for: one program per row, a loop without a dot that
 streams the row (``range(start, end, BLOCK)``, so tests can put the bounds anywhere in the
 integer range). ``row_sum_staged_kernel`` is the same loop with ``tl.range(..., num_stages=3)``
-written by hand. The other kernels are loops the pass must leave alone.
+written by hand. ``dot_loop_kernel`` is nvidia_pipeline_dots's case when it is compiled with
+``num_stages=1`` (and a loop nvidia_pipeline_streams leaves alone); ``dot_loop_staged_kernel``
+is it with ``tl.range(..., num_stages=2)`` written by hand.
 """
 
 import triton
@@ -49,9 +51,20 @@ def running_sum_kernel(x_ptr, n_cols, BLOCK: tl.constexpr):
 
 @triton.jit
 def dot_loop_kernel(a_ptr, b_ptr, c_ptr, n_tiles, TILE: tl.constexpr):
-    # A loop with a dot: Triton pipelines it with the kernel's num_stages (left alone).
+    # A loop with a dot: Triton pipelines it with the kernel's num_stages; with num_stages=1 it
+    # does not, and nvidia_pipeline_dots asks it to.
     offs = tl.arange(0, TILE)[:, None] * TILE + tl.arange(0, TILE)[None, :]
     acc = tl.zeros([TILE, TILE], dtype=tl.float32)
     for t in range(0, n_tiles):
+        acc = tl.dot(tl.load(a_ptr + t * TILE * TILE + offs), tl.load(b_ptr + offs), acc)
+    tl.store(c_ptr + offs, acc)
+
+
+@triton.jit
+def dot_loop_staged_kernel(a_ptr, b_ptr, c_ptr, n_tiles, TILE: tl.constexpr):
+    # dot_loop_kernel with tl.range(..., num_stages=2) written by hand.
+    offs = tl.arange(0, TILE)[:, None] * TILE + tl.arange(0, TILE)[None, :]
+    acc = tl.zeros([TILE, TILE], dtype=tl.float32)
+    for t in tl.range(0, n_tiles, num_stages=2):
         acc = tl.dot(tl.load(a_ptr + t * TILE * TILE + offs), tl.load(b_ptr + offs), acc)
     tl.store(c_ptr + offs, acc)
