@@ -1,8 +1,9 @@
 """Compiling and timing the transparent mode's variants (:mod:`triton_ext._auto`, issue 27).
 
 :func:`compile_variants` compiles every candidate pass's variant of a launch concurrently on a
-thread pool (:func:`_pool`), each stopped before LLVM's PTX codegen and ptxas when its LLVM IR
-and launch metadata equal the no-pass kernel's (the ``stage_editor`` slot of the stages hook);
+thread pool (:func:`_pool`), each stopped as soon as its IR after the last stage with one of its
+passes, and its launch metadata, equal the no-pass kernel's (the ``stage_editor`` slot of the
+stages hook; :func:`_stop_if_stock`);
 :func:`time_variants` times the applicable ones on the launch's own arguments: interleaved
 rounds of GPU time, confirmation rounds, then back to back (:func:`triton_ext._choice.choose_in_both`).
 Both stop at the first-launch budget (``TRITON_EXT_AUTO_BUDGET_S``).
@@ -105,11 +106,61 @@ def _check_budget(deadline: float, step: str) -> None:
 
 
 class SameAsStock(Exception):
-    """A variant's LLVM IR is the no-pass kernel's: its compile stops before PTX codegen and ptxas."""
+    """A variant's IR after the last stage its passes run in is the no-pass kernel's: its compile
+    stops there (before ``make_ttgir`` for passes that all run in ``make_ttir``)."""
 
 
-#: Launch metadata a variant must share with the no-pass kernel to count as the same kernel.
-_SAME_METADATA = ("num_warps", "num_ctas", "shared", "launch_pdl", "launch_cooperative_grid")
+#: The stages a pass can run in, in order, and the stage each one feeds.
+_PASS_STAGES = ("ttir", "ttgir", "llir")
+_NEXT_STAGE = {"ttir": "ttgir", "ttgir": "llir", "llir": "ptx"}
+#: Launch metadata a variant must share with the no-pass kernel to count as the same kernel: what
+#: a pass can ask for besides its IR (:mod:`triton_ext._launch`), and, once ``make_llir`` has
+#: computed them, the kernel's launch dimensions.
+_LAUNCH_METADATA = ("launch_pdl", "launch_cooperative_grid")
+_LLIR_METADATA = ("num_warps", "num_ctas", "shared") + _LAUNCH_METADATA
+
+
+def _last_stage(selection: _selection.Selection) -> str:
+    """The last stage in which ``selection`` runs a pass or edits Triton's pipeline (its
+    companions and ``kind: pipeline`` entries included); ``llir`` when it has none."""
+    stages = [e.spec.stage for e in selection.entries if e.spec.stage in _PASS_STAGES]
+    return max(stages, key=_PASS_STAGES.index) if stages else "llir"
+
+
+def _stop_if_stock(stock_asm: dict[str, Any], stock_metadata: Any, last: str) -> Callable[[dict[str, Any]], None]:
+    """A stage editor that stops a variant's compile (:class:`SameAsStock`) as soon as the IR
+    leaving a stage, from ``last`` (the last stage with one of its passes) on, is the no-pass
+    kernel's IR of that stage, with the same launch metadata.
+
+    Every later stage then runs exactly as for the no-pass kernel (same IR, same options, no pass
+    of the variant), so the rest of the compile can only rebuild the no-pass binary. Comparing
+    right after ``last``, rather than at the LLVM IR only, spares a variant of ``make_ttir``
+    passes that does not apply both ``make_ttgir`` and ``make_llir``; the later comparisons catch
+    a change that a later stage undoes."""
+    checks = []
+    for stage in _PASS_STAGES[_PASS_STAGES.index(last):]:
+        fields = _LLIR_METADATA if stage == "llir" else _LAUNCH_METADATA
+        checks.append((stage, stock_asm.get(stage), {f: getattr(stock_metadata, f, None) for f in fields}))
+
+    def same(metadata: dict[str, Any], expected: dict[str, Any]) -> bool:
+        return all(bool(metadata.get(f)) == bool(v) if f in _LAUNCH_METADATA else metadata.get(f) == v
+                   for f, v in expected.items())
+
+    def edit(stages: dict[str, Any]) -> None:
+        for stage, stock_text, expected in checks:
+            following = _NEXT_STAGE[stage]
+            if following not in stages or not isinstance(stock_text, str):
+                continue
+
+            def unless_stock(src: Any, metadata: dict[str, Any], _run: Any = stages[following],
+                             _text: str = stock_text, _expected: dict[str, Any] = expected) -> Any:
+                if same(metadata, _expected) and (src if isinstance(src, str) else str(src)) == _text:
+                    raise SameAsStock()
+                return _run(src, metadata)
+
+            stages[following] = unless_stock
+
+    return edit
 
 _pool_lock = threading.Lock()
 _executor: Any = None
@@ -148,8 +199,8 @@ def _submit_compile(auto: Tuner, fn: Any, device: int, variant: str, args: tuple
 def compile_variants(auto: Tuner, fn: Any, device: int, args: tuple[Any, ...], kwargs: dict[str, Any], grid: Any,
                      kernels: dict[str, Any], same: list[str], deadline: float) -> list[str]:
     """Compile every candidate variant concurrently (compiles are CPU work: MLIR passes, LLVM,
-    ptxas), each stopped before LLVM's PTX codegen and ptxas when its LLVM IR and launch
-    metadata are the no-pass kernel's (it does not apply). Fills ``kernels``; returns the
+    ptxas), each stopped after the last stage with one of its passes when its IR and launch
+    metadata there are the no-pass kernel's (it does not apply: :func:`_stop_if_stock`). Fills ``kernels``; returns the
     variants still compiling at ``deadline`` (they finish in the background, filling Triton's
     on-disk cache for the next process; :attr:`Tuner.pending` holds them); ``same`` receives the
     variants stopped as the stock kernel."""
@@ -157,22 +208,9 @@ def compile_variants(auto: Tuner, fn: Any, device: int, args: tuple[Any, ...], k
     if not variants:
         return []
     stock = kernels[""]
-    stock_llir = stock.asm.get("llir") if hasattr(stock, "asm") else None
-    stock_meta = {f: getattr(stock.metadata, f, None) for f in _SAME_METADATA}
-
-    def skip_if_stock(stages: dict[str, Any]) -> None:
-        ptx_stage = stages.get("ptx")
-        if ptx_stage is None or not isinstance(stock_llir, str):
-            return
-
-        def ptx_unless_stock(src: Any, metadata: dict[str, Any]) -> Any:
-            if src == stock_llir and all(metadata.get(f) == v for f, v in stock_meta.items()):
-                raise SameAsStock()
-            return ptx_stage(src, metadata)
-
-        stages["ptx"] = ptx_unless_stock
-
-    futures = {variant: _submit_compile(auto, fn, device, variant, args, kwargs, grid, skip_if_stock)
+    stock_asm = stock.asm if hasattr(stock, "asm") else {}
+    futures = {variant: _submit_compile(auto, fn, device, variant, args, kwargs, grid,
+                                        _stop_if_stock(stock_asm, stock.metadata, _last_stage(auto.selection(variant))))
                for variant in variants}
     wait(list(futures.values()), timeout=max(deadline - time.perf_counter(), 0.0))
     late = [v for v, f in futures.items() if not f.done()]

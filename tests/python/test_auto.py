@@ -273,20 +273,71 @@ def host_mode_two(host_mode: Any) -> Any:
     wait(auto.pending)
 
 
-def test_a_variant_whose_llvm_ir_is_stock_stops_before_ptxas(host_mode_two: Any) -> None:
+def test_a_variant_whose_ttir_is_stock_stops_before_make_ttgir(host_mode_two: Any,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    from triton.backends.nvidia.compiler import CUDABackend
+
     from tests.python.test_auto_backup import _addmm, _inputs
 
     seen: list[str] = []
+    ttgir: list[str] = []
+    make_ttgir = CUDABackend.make_ttgir
+
+    def counted(mod: Any, metadata: dict, *rest: Any) -> Any:
+        ttgir.append("make_ttgir")
+        return make_ttgir(mod, metadata, *rest)
+
+    monkeypatch.setattr(CUDABackend, "make_ttgir", staticmethod(counted))
     triton.knobs.compilation.listener = lambda src, metadata, **_: seen.append(metadata["hash"])
     try:
         _mode_calls(lambda: _addmm(*_inputs()))
     finally:
         triton.knobs.compilation.listener = None
     (decision,) = host_mode_two.decisions
-    # loop_split leaves this kernel (no condition in its loop) as it was: its compile stopped at
-    # the LLVM IR, so no PTX was generated and ptxas never ran; grid_swizzle applies.
+    # loop_split (a make_ttir pass) leaves this kernel (no condition in its loop) as it was: its
+    # TTIR is the no-pass kernel's, so its compile stopped there, before make_ttgir, make_llir,
+    # PTX codegen and ptxas; grid_swizzle applies.
     assert decision.same_as_stock == ["loop_split"] and decision.applicable == ["grid_swizzle"]
     assert len(seen) == 2  # finished compiles: no pass and grid_swizzle (the listener runs at the end)
+    assert len(ttgir) == 2  # no pass and grid_swizzle; loop_split never got there
+
+
+def test_the_stop_compares_each_stage_from_the_last_with_a_pass() -> None:
+    from types import SimpleNamespace
+
+    from triton_ext import _variants
+
+    stock = SimpleNamespace(num_warps=4, num_ctas=1, shared=0, launch_pdl=False, launch_cooperative_grid=False)
+    asm = {"ttir": "TTIR", "ttgir": "TTGIR", "llir": "LLIR"}  # the no-pass kernel's IR of each stage
+    ran: list[str] = []
+
+    def stage(name: str) -> Any:  # a stage that outputs the stock IR of its stage
+        return lambda src, metadata: ran.append(name) or name.upper()
+
+    def run(last: str, ttir_out: str, metadata: dict) -> list[str]:
+        ran.clear()
+        stages = {name: stage(name) for name in ("ttgir", "llir", "ptx")}
+        _variants._stop_if_stock(asm, stock, last)(stages)
+        src = ttir_out
+        try:
+            for name in ("ttgir", "llir", "ptx"):
+                src = stages[name](src, metadata)
+        except _variants.SameAsStock:
+            ran.append("stopped")
+        return list(ran)
+
+    plain = {"num_warps": 4, "num_ctas": 1, "shared": 0}
+    # A make_ttir pass that changed nothing: stopped before make_ttgir.
+    assert run("ttir", "TTIR", {}) == ["stopped"]
+    # One that asked for PDL (launch metadata) is not the stock kernel, whatever its IR.
+    assert run("ttir", "TTIR", {"launch_pdl": True}) == ["ttgir", "llir", "ptx"]
+    # A change that make_ttgir undoes is caught at the next comparison.
+    assert run("ttir", "changed", plain) == ["ttgir", "stopped"]
+    # A make_ttgir pass: its TTIR says nothing, the TTGIR does.
+    assert run("ttgir", "TTIR", plain) == ["ttgir", "stopped"]
+    # A make_llir pass: the LLVM IR and the launch dimensions that make_llir computed.
+    assert run("llir", "TTIR", plain) == ["ttgir", "llir", "stopped"]
+    assert run("llir", "TTIR", {**plain, "shared": 1024}) == ["ttgir", "llir", "ptx"]
 
 
 def test_the_first_launch_budget_keeps_no_pass(host_mode_two: Any) -> None:
