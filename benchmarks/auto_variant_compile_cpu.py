@@ -1,0 +1,159 @@
+"""CPU seconds the transparent mode spends compiling each kernel's candidate variants.
+
+    python3 -m benchmarks.auto_variant_compile_cpu [--kernels NAME ...] [--candidates a,b] \
+        [--out benchmarks/results/auto-variant-compile-cpu.json]
+
+For every real-world kernel (``tests/realworld``, compiled for sm_90 on the CPU as its launcher
+calls it), the no-pass kernel is compiled once, then each candidate pass's variant twice, each time
+under the stop the transparent mode puts in its compile (``triton_ext._variants._stop_if_stock``):
+
+* ``early``: the mode since 196c494: a variant stops as soon as its IR after the last stage with
+  one of its passes is the no-pass kernel's (before ``make_ttgir`` for ``make_ttir`` passes);
+* ``llvm_ir``: the stop before it: only once ``make_llir`` has run, before PTX codegen and ptxas.
+
+Times are CPU seconds (this process and ptxas). Each compile runs alone in this process (the mode runs them concurrently on a thread pool, so on a
+machine with fewer cores than candidates these CPU seconds add up to first-launch seconds). The
+compiles are forced (``TRITON_ALWAYS_COMPILE``), so no on-disk cache hides one. Records per kernel
+the no-pass compile's seconds, and per candidate whether it applies and its seconds under each stop.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+import warnings
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _cpu_seconds() -> float:
+    """CPU seconds of this process and its finished children (ptxas runs as one)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+def _compile(fn: Any, sig: dict, constexprs: dict, attrs: dict, options: dict, passes: tuple[str, ...] = (),
+             edit: Any = None) -> tuple[Any, float]:
+    """(the kernel, or None when ``edit`` stopped the compile as the stock kernel's; CPU seconds)."""
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+
+    import triton_ext
+    from triton_ext import _triton
+
+    from triton_ext._variants import SameAsStock
+
+    src = ASTSource(fn, sig, constexprs, attrs)
+    token = _triton.stage_editor.set(edit)
+    start = _cpu_seconds()
+    try:
+        if passes:
+            with triton_ext.enabled(*passes):
+                kernel = triton.compile(src, target=GPUTarget("cuda", 90, 32), options=options)
+        else:
+            kernel = triton.compile(src, target=GPUTarget("cuda", 90, 32), options=options)
+    except SameAsStock:
+        kernel = None
+    finally:
+        _triton.stage_editor.reset(token)
+    return kernel, _cpu_seconds() - start
+
+
+def measure(name: str, candidates: list[str]) -> dict[str, Any]:
+    from tests.realworld.realworld_kernels import BY_NAME, Tensors, compile_args
+    from triton_ext import _selection, _variants
+
+    kernel = BY_NAME[name]
+    fn = kernel.fn()
+    launch = kernel.build(Tensors("meta"))
+    sig, constexprs, attrs = compile_args(fn, launch)
+    options = {"num_warps": launch.num_warps, "num_stages": launch.num_stages}
+    stock, stock_s = _compile(fn, sig, constexprs, attrs, options)
+    row: dict[str, Any] = {"kernel": name, "stock_s": round(stock_s, 3), "variants": {}}
+    for candidate in candidates:
+        last = _variants._last_stage(_selection.Selection.of(_selection.build([candidate], None)))
+        entry: dict[str, Any] = {"last_stage": last}
+        for label, stop_after in (("early", last), ("llvm_ir", "llir")):
+            edit = _variants._stop_if_stock(stock.asm, stock.metadata, stop_after)
+            try:
+                compiled, seconds = _compile(fn, sig, constexprs, attrs, options, (candidate,), edit)
+            except Exception as exc:  # noqa: BLE001 - a variant that fails to compile is recorded
+                entry["error"] = f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0][:200]}"
+                break
+            applies = compiled is not None
+            entry[f"{label}_s"] = round(seconds, 3)
+            entry["applies"] = applies
+        row["variants"][candidate] = entry
+    return row
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--kernels", nargs="*", help="real-world kernel names (default: all)")
+    parser.add_argument("--candidates", default="", help="comma-separated passes (default: the registry's auto: true)")
+    parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "auto-variant-compile-cpu.json")
+    args = parser.parse_args()
+    os.environ["TRITON_ALWAYS_COMPILE"] = "1"
+    warnings.filterwarnings("ignore")
+    sys.path.insert(0, str(ROOT))
+    import triton
+
+    import triton_ext
+    from tests.realworld import more_kernels  # noqa: F401  (registers the launcher-only kernels)
+    from tests.realworld.realworld_kernels import REALWORLD
+
+    candidates = [c for c in args.candidates.split(",") if c] or [
+        p.name for p in triton_ext.manifest().passes if p.auto]
+    names = args.kernels or [k.name for k in REALWORLD]
+    rows = []
+    for name in names:
+        row = measure(name, candidates)
+        rows.append(row)
+        cells = " ".join(f"{c}={'applies' if v.get('applies') else 'same'}:{v.get('early_s')}/{v.get('llvm_ir_s')}"
+                         for c, v in row["variants"].items())
+        print(f"{name:32s} stock {row['stock_s']:6.2f}s  {cells}", flush=True)
+    per_kernel = [(sum(v.get("early_s") or 0 for v in r["variants"].values()),
+                   sum(v.get("llvm_ir_s") or 0 for v in r["variants"].values())) for r in rows]
+    not_applying = [(v["early_s"], v["llvm_ir_s"]) for r in rows for v in r["variants"].values()
+                    if v.get("applies") is False]
+    summary = {
+        "kernels": len(rows),
+        "candidates": candidates,
+        "variants_not_applying": len(not_applying),
+        "variants_applying": sum(1 for r in rows for v in r["variants"].values() if v.get("applies")),
+        "not_applying_median_s": {"early": round(statistics.median(e for e, _ in not_applying), 3),
+                                  "llvm_ir": round(statistics.median(l for _, l in not_applying), 3)}
+        if not_applying else None,
+        "per_kernel_variants_s": {
+            "early_median": round(statistics.median(e for e, _ in per_kernel), 3),
+            "llvm_ir_median": round(statistics.median(l for _, l in per_kernel), 3),
+            "early_max": round(max(e for e, _ in per_kernel), 3),
+            "llvm_ir_max": round(max(l for _, l in per_kernel), 3),
+            "early_total": round(sum(e for e, _ in per_kernel), 1),
+            "llvm_ir_total": round(sum(l for _, l in per_kernel), 1),
+        },
+        "stock_median_s": round(statistics.median(r["stock_s"] for r in rows), 3),
+    }
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
+                            check=True).stdout.strip()
+    out = {"commit": commit, "date": datetime.date.today().isoformat(), "machine": platform.processor() or platform.machine(),
+           "cpus": os.cpu_count(), "triton": triton.__version__, "python": platform.python_version(),
+           "summary": summary, "rows": rows}
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(out, indent=1) + "\n")
+    print(json.dumps(summary, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
