@@ -86,3 +86,25 @@ def test_num_stages_option_sets_the_depth():
 def test_sm80_untouched():
     on, off = _compile(True, 1, target=AMPERE), _compile(False, 1, target=AMPERE)
     assert _body(on.asm["ttir"]) == _body(off.asm["ttir"])
+
+
+@pytest.mark.parametrize("name", ["sglang_extend_attention", "sglang_prefill_attention"])
+def test_third_party_attention_launched_with_num_stages_1_is_pipelined(name):
+    # SGLang's launchers pass num_stages=1 on every CUDA GPU (pinned in pyproject.toml's realworld
+    # extra); compiled as the launcher calls it, for sm_90.
+    import triton
+    from triton.compiler import ASTSource
+
+    from tests.realworld.realworld_kernels import BY_NAME, Tensors, compile_args
+
+    kernel = BY_NAME[name]
+    fn, launch = kernel.fn(), kernel.build(Tensors("meta"))
+    assert launch.num_stages == 1
+    signature, constexprs, attrs = compile_args(fn, launch)
+    options = {"num_warps": launch.num_warps, "num_stages": launch.num_stages}
+    off = triton.compile(ASTSource(fn, signature, constexprs, attrs), target=HOPPER, options=options)
+    with triton_ext.enabled("nvidia_pipeline_dots"):
+        on = triton.compile(ASTSource(fn, signature, constexprs, attrs), target=HOPPER, options=options)
+    assert ASYNC_COPY not in off.asm["ttgir"] and on.asm["ttgir"].count(ASYNC_COPY) >= 4
+    assert "2" in _stages(on.asm["ttir"]) and on.metadata.shared > off.metadata.shared
+    assert on.asm["cubin"]
