@@ -25,7 +25,6 @@ import json
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import time
 import warnings
@@ -108,6 +107,10 @@ def main() -> int:
     sys.path.insert(0, str(ROOT))
     import triton
 
+    from triton_ext.bench.gpu import checkout_commit
+
+    commit = checkout_commit(short=True)  # before the work: a checkout with uncommitted changes is refused
+
     import triton_ext
     from tests.realworld import more_kernels  # noqa: F401  (registers the launcher-only kernels)
     from tests.realworld.realworld_kernels import REALWORLD
@@ -144,8 +147,6 @@ def main() -> int:
         },
         "stock_median_s": round(statistics.median(r["stock_s"] for r in rows), 3),
     }
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
-                            check=True).stdout.strip()
     out = {"commit": commit, "date": datetime.date.today().isoformat(), "machine": platform.processor() or platform.machine(),
            "cpus": os.cpu_count(), "triton": triton.__version__, "python": platform.python_version(),
            "summary": summary, "rows": rows}
