@@ -34,13 +34,8 @@
 #include "triton-ext/PassInfra.h"
 #include "triton-ext/TargetFilter.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Pass/Pass.h"
-#include "triton/Dialect/Triton/IR/Dialect.h"
-#include "llvm/Support/Debug.h"
-
-#define DEBUG_TYPE "triton-ext-nvidia-pipeline-dots"
 
 namespace mlir::triton_ext {
 #define GEN_PASS_DECL_TRITONEXTPIPELINEDOTS
@@ -64,31 +59,14 @@ public:
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (numStages < 2 || numStages > 8) {
-      module.emitError() << "nvidia_pipeline_dots: num-stages must be in "
-                            "[2, 8], got "
-                         << numStages;
-      return signalPassFailure();
-    }
     if (std::string why = kernelReason(module); !why.empty()) {
       if (remarks)
         module.emitRemark() << "nvidia_pipeline_dots: not applied: " << why;
       return;
     }
-    SmallVector<scf::ForOp> loops;
-    module.walk([&](scf::ForOp loop) { loops.push_back(loop); });
-    for (scf::ForOp loop : loops) {
-      std::string reason = notPipelinableReason(loop, /*withDot=*/true,
-                                                numStages, maxPrefetchKb);
-      if (reason.empty()) {
-        versionLoop(loop, numStages);
-        continue;
-      }
-      LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE ": not pipelined (" << reason
-                              << "): " << loop.getLoc() << "\n");
-      if (remarks && hasLoad(loop))
-        loop.emitRemark() << "nvidia_pipeline_dots: not applied: " << reason;
-    }
+    if (failed(pipelineLoops(module, "nvidia_pipeline_dots", /*withDot=*/true,
+                             numStages, maxPrefetchKb, remarks)))
+      signalPassFailure();
   }
 
 private:

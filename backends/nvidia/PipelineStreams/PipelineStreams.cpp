@@ -38,9 +38,6 @@
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Pass/Pass.h"
-#include "llvm/Support/Debug.h"
-
-#define DEBUG_TYPE "triton-ext-nvidia-pipeline-streams"
 
 namespace mlir::triton_ext {
 #define GEN_PASS_DECL_TRITONEXTPIPELINESTREAMS
@@ -64,33 +61,16 @@ public:
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (numStages < 2 || numStages > 8) {
-      module.emitError() << "nvidia_pipeline_streams: num-stages must be in "
-                            "[2, 8], got "
-                         << numStages;
-      return signalPassFailure();
-    }
     if (!mlir::triton_ext::mayTargetCudaAtLeast(module, kMinArch)) {
       if (remarks)
         module.emitRemark() << "nvidia_pipeline_streams: not applied: the "
                                "target is not cuda >= 90";
       return;
     }
-    SmallVector<scf::ForOp> loops;
-    module.walk([&](scf::ForOp loop) { loops.push_back(loop); });
-    for (scf::ForOp loop : loops) {
-      std::string reason = notPipelinableReason(loop, /*withDot=*/false,
-                                                numStages, maxPrefetchKb);
-      if (reason.empty()) {
-        versionLoop(loop, numStages);
-        continue;
-      }
-      LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE ": not pipelined (" << reason
-                              << "): " << loop.getLoc() << "\n");
-      if (remarks && hasLoad(loop))
-        loop.emitRemark() << "nvidia_pipeline_streams: not applied: "
-                          << reason;
-    }
+    if (failed(pipelineLoops(module, "nvidia_pipeline_streams",
+                             /*withDot=*/false, numStages, maxPrefetchKb,
+                             remarks)))
+      signalPassFailure();
   }
 };
 

@@ -32,8 +32,11 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "triton/Dialect/Triton/IR/Dialect.h"
+#include "llvm/Support/Debug.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
+
+#define DEBUG_TYPE "triton-ext-nvidia-pipelined-loop"
 
 using namespace mlir;
 namespace tt = mlir::triton;
@@ -108,13 +111,14 @@ Value boundsGuard(OpBuilder &b, Location loc, scf::ForOp loop, int64_t n) {
   return all;
 }
 
-} // namespace
-
+/// True when the body of `loop` (nested regions included) holds a load.
 bool hasLoad(scf::ForOp loop) {
   bool loads = false;
   loop.getBody()->walk([&](tt::LoadOp) { loads = true; });
   return loads;
 }
+
+} // namespace
 
 std::string notPipelinableReason(scf::ForOp loop, bool withDot,
                                  int64_t numStages, int64_t maxPrefetchKb) {
@@ -184,6 +188,29 @@ void versionLoop(scf::ForOp loop, int64_t numStages) {
   loop->moveBefore(elseBlock, elseBlock->end());
   OpBuilder elseBuilder = OpBuilder::atBlockEnd(elseBlock);
   scf::YieldOp::create(elseBuilder, loc, loop.getResults());
+}
+
+LogicalResult pipelineLoops(ModuleOp module, StringRef passName, bool withDot,
+                            int64_t numStages, int64_t maxPrefetchKb,
+                            bool remarks) {
+  if (numStages < 2 || numStages > 8)
+    return module.emitError()
+           << passName << ": num-stages must be in [2, 8], got " << numStages;
+  SmallVector<scf::ForOp> loops;
+  module.walk([&](scf::ForOp loop) { loops.push_back(loop); });
+  for (scf::ForOp loop : loops) {
+    std::string reason =
+        notPipelinableReason(loop, withDot, numStages, maxPrefetchKb);
+    if (reason.empty()) {
+      versionLoop(loop, numStages);
+      continue;
+    }
+    LLVM_DEBUG(llvm::dbgs() << passName << ": not pipelined (" << reason
+                            << "): " << loop.getLoc() << "\n");
+    if (remarks && hasLoad(loop))
+      loop.emitRemark() << passName << ": not applied: " << reason;
+  }
+  return success();
 }
 
 } // namespace mlir::triton_ext::pipelining

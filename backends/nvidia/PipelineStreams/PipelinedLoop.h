@@ -14,6 +14,8 @@
 #define TRITON_EXT_NVIDIA_PIPELINE_STREAMS_PIPELINED_LOOP_H
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/LogicalResult.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
@@ -32,15 +34,21 @@ constexpr llvm::StringLiteral kNumStages = "tt.num_stages";
 std::string notPipelinableReason(scf::ForOp loop, bool withDot,
                                  int64_t numStages, int64_t maxPrefetchKb);
 
-/// True when the body of `loop` (nested regions included) holds a load.
-bool hasLoad(scf::ForOp loop);
-
 /// Replaces `loop` by `if (guard) { loop with tt.num_stages = numStages }
 /// else { loop with tt.num_stages = 1 }`, where the guard (`0 < step <= MAX /
 /// numStages`, both bounds in `[0, MAX - numStages * step]`) admits only loops
 /// on which no `lb + k * step`, `ub - k * step` or `ub + k * step` with
 /// `k <= numStages` wraps.
 void versionLoop(scf::ForOp loop, int64_t numStages);
+
+/// Versions (versionLoop) every loop of `module` that may be pipelined at
+/// depth `numStages` (notPipelinableReason with `withDot`). With `remarks`,
+/// each other loop that loads gets the remark `<passName>: not applied:
+/// <reason>`. Fails, with an error on the module, when `numStages` is not in
+/// [2, 8] (a depth of 1 pipelines nothing).
+LogicalResult pipelineLoops(ModuleOp module, llvm::StringRef passName,
+                            bool withDot, int64_t numStages,
+                            int64_t maxPrefetchKb, bool remarks);
 
 } // namespace mlir::triton_ext::pipelining
 
