@@ -8,6 +8,8 @@
 #   bash benchmarks/auto_gpu_checks.sh all2       #       back to back, the registry's auto passes, in four shards of
 #   bash benchmarks/auto_gpu_checks.sh all3       #       about 5 minutes each
 #   bash benchmarks/auto_gpu_checks.sh torch_compile  # 27.5: torch.compile'd decoder block, stock vs auto (5 minutes)
+#   bash benchmarks/auto_gpu_checks.sh dots       # nvidia_pipeline_dots beside the auto passes on the three corpus
+#                                                 #       kernels launched with num_stages=1 (not part of `all`)
 #   bash benchmarks/auto_gpu_checks.sh all
 #
 # Run from the repository root (triton 3.9.0 importable, plugins in build/plugins). Each check
@@ -37,6 +39,10 @@ case ${1:-all} in
       LIMIT=420 run "auto-all$shard" $PY -m benchmarks.auto_mode_gpu --set all --candidates '' --shard "$shard/4" \
         --out "$OUT/auto-mode-all$shard-h200.json"
     done ;;&
+  dots) LIMIT=400 run auto-pipeline-dots $PY -m benchmarks.auto_mode_gpu --set all \
+      --candidates loop_split,grid_swizzle,nvidia_auto_pdl,nvidia_stream_eviction,nvidia_pipeline_dots \
+      --kernels sglang_extend_attention sglang_prefill_attention vllm_prefix_prefill \
+      --out "$OUT/auto-mode-pipeline-dots-h200.json" ;;&
   torch_compile|all) LIMIT=295 run auto-torch-compile $PY -m benchmarks.auto_torch_compile --repeats 2 --timeout 140 --out "$OUT/auto-torch-compile-h200.json" ;;&
   safety|overhead|all0|all1|all2|all3|torch_compile|all) ;;
   *) echo "usage: $0 [safety|overhead|all0|all1|all2|all3|torch_compile|all]" >&2; exit 2 ;;
