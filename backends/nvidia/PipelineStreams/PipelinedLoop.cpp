@@ -120,8 +120,11 @@ bool hasLoad(scf::ForOp loop) {
 
 } // namespace
 
-std::string notPipelinableReason(scf::ForOp loop, bool withDot,
-                                 int64_t numStages, int64_t maxPrefetchKb) {
+/// Why `loop` may not be pipelined at depth `numStages` (see pipelineLoops),
+/// or an empty string when it may.
+static std::string notPipelinableReason(scf::ForOp loop, bool withDot,
+                                        int64_t numStages,
+                                        int64_t maxPrefetchKb) {
   if (loop->hasAttr(kNumStages))
     return "the loop has tt.num_stages already (the author's choice wins)";
   if (loop.getUnsignedCmp())
@@ -165,7 +168,9 @@ std::string notPipelinableReason(scf::ForOp loop, bool withDot,
   return "";
 }
 
-void versionLoop(scf::ForOp loop, int64_t numStages) {
+/// Replaces `loop` by its guarded, pipelined copy and itself (see
+/// pipelineLoops).
+static void versionLoop(scf::ForOp loop, int64_t numStages) {
   OpBuilder b(loop);
   Location loc = loop.getLoc();
   Value guard = boundsGuard(b, loc, loop, numStages);

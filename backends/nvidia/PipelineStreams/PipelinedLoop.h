@@ -26,26 +26,19 @@ namespace mlir::triton_ext::pipelining {
 /// The loop attribute Triton's pipeliner reads (tl.range's num_stages).
 constexpr llvm::StringLiteral kNumStages = "tt.num_stages";
 
-/// Why `loop` may not be pipelined at depth `numStages`, or an empty string
-/// when it may: it must be an innermost, signed, read-only loop that loads a
-/// tensor, holds a dot exactly when `withDot`, and has no `tt.num_stages`, no
-/// `tt_latency` and no volatile load, and its prefetch buffers ((numStages -
-/// 1) copies of every tensor it loads) must fit in `maxPrefetchKb` KiB.
-std::string notPipelinableReason(scf::ForOp loop, bool withDot,
-                                 int64_t numStages, int64_t maxPrefetchKb);
-
-/// Replaces `loop` by `if (guard) { loop with tt.num_stages = numStages }
-/// else { loop with tt.num_stages = 1 }`, where the guard (`0 < step <= MAX /
-/// numStages`, both bounds in `[0, MAX - numStages * step]`) admits only loops
-/// on which no `lb + k * step`, `ub - k * step` or `ub + k * step` with
-/// `k <= numStages` wraps.
-void versionLoop(scf::ForOp loop, int64_t numStages);
-
-/// Versions (versionLoop) every loop of `module` that may be pipelined at
-/// depth `numStages` (notPipelinableReason with `withDot`). With `remarks`,
-/// each other loop that loads gets the remark `<passName>: not applied:
-/// <reason>`. Fails, with an error on the module, when `numStages` is not in
-/// [2, 8] (a depth of 1 pipelines nothing).
+/// Writes `tt.num_stages = numStages` on every loop of `module` that may be
+/// pipelined, behind a guard. A loop may be pipelined when it is an innermost,
+/// signed, read-only loop that loads a tensor, holds a dot exactly when
+/// `withDot`, has no `tt.num_stages`, no `tt_latency` and no volatile load,
+/// and whose prefetch buffers ((numStages - 1) copies of every tensor it
+/// loads) fit in `maxPrefetchKb` KiB. Each such loop is replaced by
+/// `if (guard) { loop with tt.num_stages = numStages } else { loop with
+/// tt.num_stages = 1 }`, where the guard (`0 < step <= MAX / numStages`, both
+/// bounds in `[0, MAX - numStages * step]`) admits only loops on which no
+/// `lb + k * step`, `ub - k * step` or `ub + k * step` with `k <= numStages`
+/// wraps. With `remarks`, each other loop that loads gets the remark
+/// `<passName>: not applied: <reason>`. Fails, with an error on the module,
+/// when `numStages` is not in [2, 8] (a depth of 1 pipelines nothing).
 LogicalResult pipelineLoops(ModuleOp module, llvm::StringRef passName,
                             bool withDot, int64_t numStages,
                             int64_t maxPrefetchKb, bool remarks);
