@@ -5,7 +5,7 @@
 
 For every real-world kernel (``tests/realworld``, compiled for sm_90 on the CPU as its launcher
 calls it), the no-pass kernel is compiled once, then each candidate pass's variant twice, each time
-under the stop the transparent mode puts in its compile (``triton_ext._variants._stop_if_stock``):
+under the stop the transparent mode puts in its compile (``triton_ext.testing.compile_unless_stock``):
 
 * ``early``: the mode since 196c494: a variant stops as soon as its IR after the last stage with
   one of its passes is the no-pass kernel's (before ``make_ttgir`` for ``make_ttir`` passes);
@@ -25,8 +25,6 @@ import json
 import os
 import platform
 import statistics
-import sys
-import time
 import warnings
 from pathlib import Path
 from typing import Any
@@ -40,58 +38,38 @@ def _cpu_seconds() -> float:
     return t.user + t.system + t.children_user + t.children_system
 
 
-def _compile(fn: Any, sig: dict, constexprs: dict, attrs: dict, options: dict, passes: tuple[str, ...] = (),
-             edit: Any = None) -> tuple[Any, float]:
-    """(the kernel, or None when ``edit`` stopped the compile as the stock kernel's; CPU seconds)."""
-    import triton
-    from triton.backends.compiler import GPUTarget
-    from triton.compiler import ASTSource
-
-    import triton_ext
-    from triton_ext import _triton
-
-    from triton_ext._variants import SameAsStock
-
-    src = ASTSource(fn, sig, constexprs, attrs)
-    token = _triton.stage_editor.set(edit)
+def _timed(compile: Any) -> tuple[Any, float]:
     start = _cpu_seconds()
-    try:
-        if passes:
-            with triton_ext.enabled(*passes):
-                kernel = triton.compile(src, target=GPUTarget("cuda", 90, 32), options=options)
-        else:
-            kernel = triton.compile(src, target=GPUTarget("cuda", 90, 32), options=options)
-    except SameAsStock:
-        kernel = None
-    finally:
-        _triton.stage_editor.reset(token)
-    return kernel, _cpu_seconds() - start
+    result = compile()
+    return result, _cpu_seconds() - start
 
 
 def measure(name: str, candidates: list[str]) -> dict[str, Any]:
     from tests.realworld.realworld_kernels import BY_NAME, Tensors, compile_args
-    from triton_ext import _selection, _variants
+    import triton_ext
+    from triton_ext.testing import compile_through_cubin, compile_unless_stock
 
     kernel = BY_NAME[name]
     fn = kernel.fn()
     launch = kernel.build(Tensors("meta"))
     sig, constexprs, attrs = compile_args(fn, launch)
     options = {"num_warps": launch.num_warps, "num_stages": launch.num_stages}
-    stock, stock_s = _compile(fn, sig, constexprs, attrs, options)
+    stock, stock_s = _timed(lambda: compile_through_cubin(fn, sig, constexprs, options=options, attrs=attrs))
     row: dict[str, Any] = {"kernel": name, "stock_s": round(stock_s, 3), "variants": {}}
     for candidate in candidates:
-        last = _variants._last_stage(_selection.Selection.of(_selection.build([candidate], None)))
-        entry: dict[str, Any] = {"last_stage": last}
-        for label, stop_after in (("early", last), ("llvm_ir", "llir")):
-            edit = _variants._stop_if_stock(stock.asm, stock.metadata, stop_after)
+        with triton_ext.enabled(candidate):  # loads the plugin outside the timings
+            pass
+        entry: dict[str, Any] = {}
+        for label, stop_after in (("early", None), ("llvm_ir", "llir")):
             try:
-                compiled, seconds = _compile(fn, sig, constexprs, attrs, options, (candidate,), edit)
+                compiled, seconds = _timed(lambda: compile_unless_stock(
+                    fn, sig, constexprs, passes=(candidate,), stock=stock, stop_after=stop_after, options=options,
+                    attrs=attrs))
             except Exception as exc:  # noqa: BLE001 - a variant that fails to compile is recorded
                 entry["error"] = f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0][:200]}"
                 break
-            applies = compiled is not None
             entry[f"{label}_s"] = round(seconds, 3)
-            entry["applies"] = applies
+            entry["applies"] = compiled is not None
         row["variants"][candidate] = entry
     return row
 
@@ -104,7 +82,6 @@ def main() -> int:
     args = parser.parse_args()
     os.environ["TRITON_ALWAYS_COMPILE"] = "1"
     warnings.filterwarnings("ignore")
-    sys.path.insert(0, str(ROOT))
     import triton
 
     from triton_ext.bench.gpu import checkout_commit

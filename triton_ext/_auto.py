@@ -19,10 +19,8 @@ that cache miss:
    the kernel's source hash, the JIT's key, the GPU name and every variant's selection key, which
    holds the plugins' bytes) is taken as is: only the chosen variant is compiled;
 3. otherwise no pass is compiled, then every candidate pass alone, concurrently on a thread pool
-   (:func:`_pool`); a variant whose IR after the last stage with one of its passes, and launch
-   metadata, equal no pass's stops there (it does not apply: a ``make_ttir`` pass's variant
-   before ``make_ttgir``; :func:`triton_ext._variants._stop_if_stock`), and one whose PTX
-   equals no pass's is not timed;
+   (:func:`_pool`); a variant that does not apply stops once its IR equals no pass's
+   (:func:`triton_ext._variants._stop_if_stock`), and one whose PTX equals no pass's is not timed;
 4. each applicable variant is launched once, and one that cannot launch here (``OutOfResources``:
    more shared memory than the GPU has, found only when Triton loads the binary) is dropped alone
    (:func:`triton_ext._variants.drop_unlaunchable`, ``Decision.failed``); the others are timed

@@ -340,6 +340,19 @@ def test_the_stop_compares_each_stage_from_the_last_with_a_pass() -> None:
     assert run("llir", "TTIR", {**plain, "shared": 1024}) == ["ttgir", "llir", "ptx"]
 
 
+def test_compile_unless_stock_is_the_modes_stop_for_benchmarks() -> None:
+    from triton_ext.testing import compile_through_cubin, compile_unless_stock
+
+    require_built("loop_split", "nvidia_auto_pdl")
+    signature = {"x": "*fp32", "y": "*fp32", "n": "i32"}
+    stock = compile_through_cubin(scale, signature, {"BLOCK": 128})
+    # loop_split finds no loop in this kernel: stopped as the stock kernel, after make_ttir.
+    assert compile_unless_stock(scale, signature, {"BLOCK": 128}, passes=("loop_split",), stock=stock) is None
+    # nvidia_auto_pdl adds its wait and asks for PDL: compiled through cubin.
+    pdl = compile_unless_stock(scale, signature, {"BLOCK": 128}, passes=("nvidia_auto_pdl",), stock=stock)
+    assert pdl is not None and pdl.metadata.launch_pdl and pdl.asm["cubin"]
+
+
 def test_the_first_launch_budget_keeps_no_pass(host_mode_two: Any) -> None:
     from tests.python.test_auto_backup import _addmm, _inputs
     from triton_ext._settings import settings

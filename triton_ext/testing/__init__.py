@@ -41,6 +41,7 @@ __all__ = [
     "enabled_label",
     "use_fresh_cache",
     "compile_through_cubin",
+    "compile_unless_stock",
     "reset",
     "forget_compiled_kernels",
     "jit_kernel_caches",
@@ -126,7 +127,9 @@ def compile_through_cubin(
     import triton_ext
 
     constexprs = dict(constexprs or {})
-    full = {**dict(signature), **{k: "constexpr" for k in constexprs if k not in signature}}
+    # Constexprs keyed by name join the signature; keyed by position (``(i,)``, as Triton's JIT
+    # gives them) they are in it already.
+    full = {**dict(signature), **{k: "constexpr" for k in constexprs if isinstance(k, str) and k not in signature}}
     kwargs: dict[str, Any] = {"signature": full, "constexprs": constexprs}
     if attrs is not None:
         kwargs["attrs"] = attrs
@@ -141,6 +144,36 @@ def compile_through_cubin(
     if getattr(target, "backend", "") == "cuda":
         assert compiled.asm.get("cubin"), "compilation did not reach cubin"
     return compiled
+
+
+def compile_unless_stock(
+    fn: Any,
+    signature: Mapping[str, str],
+    constexprs: Mapping[str, Any] | None,
+    *,
+    passes: Sequence[str],
+    stock: Any,
+    stop_after: str | None = None,
+    target: Any = None,
+    options: Mapping[str, Any] | None = None,
+    attrs: Any = None,
+) -> Any | None:
+    """``passes``' variant of a kernel compiled as the transparent mode compiles it: ``None`` when
+    the compile stopped because the variant is the no-pass kernel ``stock`` (its IR after
+    ``stop_after``, by default the last stage with one of ``passes``, and after each later stage,
+    equals ``stock``'s; ``triton_ext._variants``), else the compiled kernel. Arguments as for
+    :func:`compile_through_cubin`, which gives ``stock``."""
+    from .. import _selection, _triton, _variants
+
+    last = stop_after or _variants._last_stage(_selection.Selection.of(_selection.build(list(passes), None)))
+    token = _triton.stage_editor.set(_variants._stop_if_stock(stock.asm, stock.metadata, last))
+    try:
+        return compile_through_cubin(fn, signature, constexprs, passes=passes, target=target, options=options,
+                                     attrs=attrs)
+    except _variants.SameAsStock:
+        return None
+    finally:
+        _triton.stage_editor.reset(token)
 
 
 def reset() -> None:
