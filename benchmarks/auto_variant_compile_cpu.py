@@ -11,10 +11,11 @@ under the stop the transparent mode puts in its compile (``triton_ext.testing.co
   one of its passes is the no-pass kernel's (before ``make_ttgir`` for ``make_ttir`` passes);
 * ``llvm_ir``: the stop before it: only once ``make_llir`` has run, before PTX codegen and ptxas.
 
-Times are CPU seconds (this process and ptxas). Each compile runs alone in this process (the mode runs them concurrently on a thread pool, so on a
-machine with fewer cores than candidates these CPU seconds add up to first-launch seconds). The
-compiles are forced (``TRITON_ALWAYS_COMPILE``), so no on-disk cache hides one. Records per kernel
-the no-pass compile's seconds, and per candidate whether it applies and its seconds under each stop.
+Times are CPU seconds (this process and ptxas). Each compile runs alone in this process (the mode
+runs them concurrently on a thread pool, so on a machine with fewer cores than candidates these CPU
+seconds add up to first-launch seconds). The compiles are forced (``TRITON_ALWAYS_COMPILE``), so no
+on-disk cache hides one. Records per kernel the no-pass compile's seconds, and per candidate
+whether it applies and its seconds under each stop.
 """
 
 from __future__ import annotations
@@ -124,7 +125,8 @@ def main() -> int:
         },
         "stock_median_s": round(statistics.median(r["stock_s"] for r in rows), 3),
     }
-    out = {"commit": commit, "date": datetime.date.today().isoformat(), "machine": platform.processor() or platform.machine(),
+    out = {"commit": commit, "date": datetime.date.today().isoformat(),
+           "machine": platform.processor() or platform.machine(),
            "cpus": os.cpu_count(), "triton": triton.__version__, "python": platform.python_version(),
            "summary": summary, "rows": rows}
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -20,7 +20,7 @@ that cache miss:
    holds the plugins' bytes) is taken as is: only the chosen variant is compiled;
 3. otherwise no pass is compiled, then every candidate pass alone, concurrently on a thread pool
    (:func:`_pool`); a variant that does not apply stops once its IR equals no pass's
-   (:func:`triton_ext._variants._stop_if_stock`), and one whose PTX equals no pass's is not timed;
+   (:func:`triton_ext._variants.stop_if_stock`), and one whose PTX equals no pass's is not timed;
 4. each applicable variant is launched once, and one that cannot launch here (``OutOfResources``:
    more shared memory than the GPU has, found only when Triton loads the binary) is dropped alone
    (:func:`triton_ext._variants.drop_unlaunchable`, ``Decision.failed``); the others are timed

@@ -3,7 +3,7 @@
 :func:`compile_variants` compiles every candidate pass's variant of a launch concurrently on a
 thread pool (:func:`_pool`), each stopped as soon as its IR after the last stage with one of its
 passes, and its launch metadata, equal the no-pass kernel's (the ``stage_editor`` slot of the
-stages hook; :func:`_stop_if_stock`);
+stages hook; :func:`stop_if_stock`);
 :func:`time_variants` times the applicable ones on the launch's own arguments: interleaved
 rounds of GPU time, confirmation rounds, then back to back (:func:`triton_ext._choice.choose_in_both`).
 Both stop at the first-launch budget (``TRITON_EXT_AUTO_BUDGET_S``).
@@ -27,7 +27,7 @@ from ._settings import settings
 from ._timing import back_to_back_ms, flush_buffer, gpu_time_ms, interleaved_rounds
 
 __all__ = ["ROUNDS", "CONFIRM_ROUNDS", "REP_MS", "Decision", "Tuner", "compile_variants", "time_variants", "describe_error",
-           "drop_unlaunchable", "OverBudget", "SameAsStock"]
+           "drop_unlaunchable", "OverBudget", "SameAsStock", "last_stage", "stop_if_stock"]
 
 
 @dataclass
@@ -120,14 +120,14 @@ _LAUNCH_METADATA = ("launch_pdl", "launch_cooperative_grid")
 _LLIR_METADATA = ("num_warps", "num_ctas", "shared") + _LAUNCH_METADATA
 
 
-def _last_stage(selection: _selection.Selection) -> str:
+def last_stage(selection: _selection.Selection) -> str:
     """The last stage in which ``selection`` runs a pass or edits Triton's pipeline (its
     companions and ``kind: pipeline`` entries included); ``llir`` when it has none."""
     stages = [e.spec.stage for e in selection.entries if e.spec.stage in _PASS_STAGES]
     return max(stages, key=_PASS_STAGES.index) if stages else "llir"
 
 
-def _stop_if_stock(stock_asm: dict[str, Any], stock_metadata: Any, last: str) -> Callable[[dict[str, Any]], None]:
+def stop_if_stock(stock_asm: dict[str, Any], stock_metadata: Any, last: str) -> Callable[[dict[str, Any]], None]:
     """A stage editor that stops a variant's compile (:class:`SameAsStock`) as soon as the IR
     leaving a stage, from ``last`` (the last stage with one of its passes) on, is the no-pass
     kernel's IR of that stage, with the same launch metadata.
@@ -200,17 +200,18 @@ def compile_variants(auto: Tuner, fn: Any, device: int, args: tuple[Any, ...], k
                      kernels: dict[str, Any], same: list[str], deadline: float) -> list[str]:
     """Compile every candidate variant concurrently (compiles are CPU work: MLIR passes, LLVM,
     ptxas), each stopped after the last stage with one of its passes when its IR and launch
-    metadata there are the no-pass kernel's (it does not apply: :func:`_stop_if_stock`). Fills ``kernels``; returns the
-    variants still compiling at ``deadline`` (they finish in the background, filling Triton's
-    on-disk cache for the next process; :attr:`Tuner.pending` holds them); ``same`` receives the
-    variants stopped as the stock kernel."""
+    metadata there are the no-pass kernel's (it does not apply: :func:`stop_if_stock`).
+
+    Fills ``kernels``; returns the variants still compiling at ``deadline`` (they finish in the
+    background, filling Triton's on-disk cache for the next process; :attr:`Tuner.pending` holds
+    them); ``same`` receives the variants stopped as the stock kernel."""
     variants = [v for v, _ in auto.variants[1:]]
     if not variants:
         return []
     stock = kernels[""]
     stock_asm = stock.asm if hasattr(stock, "asm") else {}
     futures = {variant: _submit_compile(auto, fn, device, variant, args, kwargs, grid,
-                                        _stop_if_stock(stock_asm, stock.metadata, _last_stage(auto.selection(variant))))
+                                        stop_if_stock(stock_asm, stock.metadata, last_stage(auto.selection(variant))))
                for variant in variants}
     wait(list(futures.values()), timeout=max(deadline - time.perf_counter(), 0.0))
     late = [v for v, f in futures.items() if not f.done()]

@@ -317,7 +317,7 @@ def test_the_stop_compares_each_stage_from_the_last_with_a_pass() -> None:
     def run(last: str, ttir_out: str, metadata: dict) -> list[str]:
         ran.clear()
         stages = {name: stage(name) for name in ("ttgir", "llir", "ptx")}
-        _variants._stop_if_stock(asm, stock, last)(stages)
+        _variants.stop_if_stock(asm, stock, last)(stages)
         src = ttir_out
         try:
             for name in ("ttgir", "llir", "ptx"):

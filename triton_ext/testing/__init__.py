@@ -165,8 +165,8 @@ def compile_unless_stock(
     :func:`compile_through_cubin`, which gives ``stock``."""
     from .. import _selection, _triton, _variants
 
-    last = stop_after or _variants._last_stage(_selection.Selection.of(_selection.build(list(passes), None)))
-    token = _triton.stage_editor.set(_variants._stop_if_stock(stock.asm, stock.metadata, last))
+    last = stop_after or _variants.last_stage(_selection.Selection.of(_selection.build(list(passes), None)))
+    token = _triton.stage_editor.set(_variants.stop_if_stock(stock.asm, stock.metadata, last))
     try:
         return compile_through_cubin(fn, signature, constexprs, passes=passes, target=target, options=options,
                                      attrs=attrs)
