@@ -384,6 +384,14 @@ class Machine:
             bad = ~c if c.ndim == 1 else ~c.reshape(n, -1).all(axis=1)
             self.assert_failed |= bad & active
             return []
+        if name == "dot":
+            # acc + a @ b per lane; floats in float64 then rounded to the result type once (the
+            # differential tests compare a program with itself, not with a GPU's roundings).
+            a, b, acc = ins
+            if ty.kind == "float":
+                dt = np.float64 if ty.width == 64 else np.float32
+                return [(acc.astype(np.float64) + np.matmul(a.astype(np.float64), b.astype(np.float64))).astype(dt)]
+            return [wrap(acc + np.matmul(a.astype(object), b.astype(object)), ty.width)]
         if name == "reduce":
             return self._reduce(op, ins, active)
         if name == "elementwise_inline_asm":
