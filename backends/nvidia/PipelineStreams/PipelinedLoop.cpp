@@ -45,6 +45,8 @@ namespace mlir::triton_ext::pipelining {
 
 namespace {
 
+/// The loop attribute Triton's pipeliner reads (tl.range's num_stages).
+constexpr StringLiteral kNumStages = "tt.num_stages";
 /// The per-op latency attribute Triton's pipeliner takes as given.
 constexpr StringLiteral kLatency = "tt_latency";
 

@@ -23,9 +23,6 @@
 
 namespace mlir::triton_ext::pipelining {
 
-/// The loop attribute Triton's pipeliner reads (tl.range's num_stages).
-constexpr llvm::StringLiteral kNumStages = "tt.num_stages";
-
 /// Writes `tt.num_stages = numStages` on every loop of `module` that may be
 /// pipelined, behind a guard. A loop may be pipelined when it is an innermost,
 /// signed, read-only loop that loads a tensor, holds a dot exactly when
