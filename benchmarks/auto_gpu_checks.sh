@@ -12,6 +12,7 @@
 #                                                 #       kernels launched with num_stages=1 (not part of `all`)
 #   bash benchmarks/auto_gpu_checks.sh all
 #
+# CANDIDATES=pass,pass,... replaces the registry's auto passes in the all* shards (default: the registry's).
 # Run from the repository root (triton 3.9.0 importable, plugins in build/plugins). Each check
 # gets a fresh Triton cache (cold first launches) and writes its JSON under $OUT (default: .).
 set -u
@@ -36,7 +37,7 @@ case ${1:-all} in
   overhead|all) run auto-overhead $PY -m benchmarks.auto_overhead --out "$OUT/auto-overhead-h200.json" ;;&
   all0|all1|all2|all3|all)
     for shard in $( [ "${1:-all}" = all ] && echo 0 1 2 3 || echo "${1#all}" ); do
-      LIMIT=420 run "auto-all$shard" $PY -m benchmarks.auto_mode_gpu --set all --candidates '' --shard "$shard/4" \
+      LIMIT=420 run "auto-all$shard" $PY -m benchmarks.auto_mode_gpu --set all --candidates "${CANDIDATES:-}" --shard "$shard/4" \
         --out "$OUT/auto-mode-all$shard-h200.json"
     done ;;&
   dots) LIMIT=400 run auto-pipeline-dots $PY -m benchmarks.auto_mode_gpu --set all \
