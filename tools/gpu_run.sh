@@ -3,9 +3,21 @@
 # then runs each GPU job given as "name|seconds|command", collecting every log and result file
 # under $RESULTS and packing them into $OUT/gpu-results.tgz (one file comes back).
 set -uo pipefail
+if [ "${1:-}" = --pack-wheels ]; then  # here, not on the GPU host: .whl/*.whl -> .gpu/site-extra.tar.xz
+  tmp=$(mktemp -d)
+  for w in .whl/*.whl; do python3 -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])' "$w" "$tmp"; done
+  tar cJf .gpu/site-extra.tar.xz -C "$tmp" . && rm -rf "$tmp" && ls -l .gpu/site-extra.tar.xz
+  exit
+fi
 eval "$(bash .gpu/install-offline-triton.sh install .gpu)" || { echo "offline triton install failed"; exit 1; }
 # Third-party packages the host lacks travel as wheels: in .whl/ of this checkout, or staged in
 # $WHEEL_STAGE by an earlier call when they do not fit beside triton's parts in one transfer.
+# Or already unpacked: .gpu/site-extra.tar.xz (the wheels' contents, xz-compressed to half their
+# size; make it with `bash tools/gpu_run.sh --pack-wheels`), so that everything fits two transfers.
+if [ -s .gpu/site-extra.tar.xz ]; then
+  mkdir -p /tmp/site-extra && tar xJf .gpu/site-extra.tar.xz -C /tmp/site-extra || { echo "site-extra unpack failed"; exit 1; }
+  export PYTHONPATH=${PYTHONPATH:+$PYTHONPATH:}/tmp/site-extra
+fi
 wheels=$(ls .whl/*.whl "${WHEEL_STAGE:-/root/wheels}"/*.whl 2>/dev/null)
 if [ -n "$wheels" ]; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site-extra $wheels \
