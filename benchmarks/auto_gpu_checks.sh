@@ -45,7 +45,7 @@ case ${1:-all} in
       --kernels sglang_extend_attention sglang_prefill_attention vllm_prefix_prefill \
       --out "$OUT/auto-mode-pipeline-dots-h200.json" ;;&
   torch_compile|all) LIMIT=295 run auto-torch-compile $PY -m benchmarks.auto_torch_compile --repeats 2 --timeout 140 --out "$OUT/auto-torch-compile-h200.json" ;;&
-  safety|overhead|all0|all1|all2|all3|torch_compile|all) ;;
-  *) echo "usage: $0 [safety|overhead|all0|all1|all2|all3|torch_compile|all]" >&2; exit 2 ;;
+  safety|overhead|all0|all1|all2|all3|dots|torch_compile|all) ;;
+  *) echo "usage: $0 [safety|overhead|all0|all1|all2|all3|dots|torch_compile|all]" >&2; exit 2 ;;
 esac
 exit $status
