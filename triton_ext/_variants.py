@@ -95,6 +95,15 @@ CONFIRM_ROUNDS = 3
 REP_MS = 12.5
 
 
+def combination_reserve_s(reading_s: float) -> float:
+    """Seconds to keep, past a combination's compile, for what follows it: the confirming rounds
+    and the back-to-back rounds over no pass, one winner and the combination (two readings per
+    variant and round, each about ``reading_s``), with half again for the launches between
+    readings, and never less than a tenth of the budget."""
+    readings = 2 * (2 * CONFIRM_ROUNDS * 3)
+    return max(1.5 * readings * reading_s, 0.1 * settings.auto_budget_s)
+
+
 class OverBudget(Exception):
     """The first-launch budget (``TRITON_EXT_AUTO_BUDGET_S``) ran out."""
 
@@ -263,7 +272,9 @@ def time_variants(auto: Tuner, run: Callable[..., Any] | None, fn: Any, device: 
 
         if not drop_unlaunchable(decision, launch):
             return
+        rounds_start = time.perf_counter()
         timings = gpu(["", *decision.applicable], ROUNDS)
+        reading_s = (time.perf_counter() - rounds_start) / (2 * ROUNDS * (1 + len(decision.applicable)))
         decision.timings_ms = {v: statistics.median(t) for v, t in timings.items()}
         decision.spreads = {v: spread(t) for v, t in timings.items()}
         found = winners(timings)
@@ -275,7 +286,10 @@ def time_variants(auto: Tuner, run: Callable[..., Any] | None, fn: Any, device: 
             # other step (no pass kept), and the compile finishes in the background, filling
             # Triton's disk cache for the next process.
             future = _submit_compile(auto, fn, device, combo, args, kwargs, grid)
-            wait([future], timeout=max(deadline - time.perf_counter(), 0.0))
+            # Wait only while the steps after it still fit: a combination that arrives at the
+            # deadline left no time to confirm the single winner either, and the launch kept no
+            # pass (measured at 748210b: SGLang's extend attention lost loop_split's 1.15x so).
+            wait([future], timeout=max(deadline - combination_reserve_s(reading_s) - time.perf_counter(), 0.0))
             if not future.done():
                 auto.pending.append(future)
             elif future.exception() is None:

@@ -498,9 +498,12 @@ def test_the_combination_of_two_winners_compiles_within_the_budget(monkeypatch: 
     if budget_left_s < 10:
         _variants.time_variants(auto, lambda *a, **k: None, object(), 0, (), {}, (1,), kernels, ptx, decision,
                                 backup, deadline)
-        # Back at the deadline, the combination still compiling (it finishes in the background).
+        # The combination still compiling (it finishes in the background) when only the time to
+        # confirm the single winner is left: that winner is kept, within the budget.
         assert auto.compiled == [] and len(auto.pending) == 1 and not auto.pending[0].done()
-        assert decision.choice == "" and "budget" in decision.error
+        assert decision.error is None and decision.choice == "grid_swizzle"
+        assert set(decision.confirm_ms) == {"", "grid_swizzle"}
+        assert time.perf_counter() < deadline
         auto.release.set()
         auto.pending[0].result(timeout=60)
         assert auto.compiled == ["grid_swizzle+loop_split"]
@@ -511,6 +514,18 @@ def test_the_combination_of_two_winners_compiles_within_the_budget(monkeypatch: 
         assert auto.compiled == ["grid_swizzle+loop_split"] and auto.pending == []
         assert decision.error is None and decision.choice == "grid_swizzle+loop_split"
         assert set(decision.confirm_ms) == {"", "grid_swizzle", "grid_swizzle+loop_split"}
+
+
+def test_the_combination_leaves_time_for_the_rounds_after_it() -> None:
+    from triton_ext import _variants
+    from triton_ext._settings import settings
+
+    # Readings of 50 ms: 36 more readings follow a combination's compile (confirming and back to
+    # back, three variants), with half again to spare.
+    assert _variants.combination_reserve_s(0.05) == pytest.approx(1.5 * 36 * 0.05)
+    # Instant readings still keep a tenth of the budget.
+    with settings.scope(auto_budget_s=8.0):
+        assert _variants.combination_reserve_s(0.0) == pytest.approx(0.8)
 
 
 def test_the_budget_stops_the_timing_rounds_within_one_reading(monkeypatch: pytest.MonkeyPatch) -> None:
