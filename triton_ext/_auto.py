@@ -50,7 +50,7 @@ An autotuned kernel (``@triton.autotune``) is decided once, for the config the a
 while ``Autotuner._bench`` times a config (wrapped while the mode is on), its launches get the
 stock kernel, kept in the JIT's cache until that config is timed (:meth:`_Auto.benchmarking`).
 
-The first launch is bounded by ``TRITON_EXT_AUTO_BUDGET_S`` (default 8 s), counted from the end
+The first launch is bounded by ``TRITON_EXT_AUTO_BUDGET_S`` (default 6 s), counted from the end
 of the no-pass compile (which a stock launch pays too): past it (while compiling, or before any
 timing reading) no pass is kept, the decision is not written to disk, and
 compiles still running finish in the background, filling Triton's on-disk cache, so the next

@@ -125,7 +125,7 @@ _FIELDS: dict[str, _Field[Any]] = {
         "times variants; above this many MiB it launches that specialization with no pass instead.",
     ),
     "auto_budget_s": _Field(
-        "TRITON_EXT_AUTO_BUDGET_S", _parse_float, lambda: 8.0,
+        "TRITON_EXT_AUTO_BUDGET_S", _parse_float, lambda: 6.0,
         "Seconds the transparent mode may add to a specialization's first launch (compiling and timing "
         "variants, after the no-pass compile a stock launch pays too); past it that specialization keeps the no-pass kernel (compiles still running finish in the "
         "background and fill Triton's cache for the next process).",

@@ -535,6 +535,7 @@ def test_the_budget_stops_the_timing_rounds_within_one_reading(monkeypatch: pyte
 
     from triton_ext import _variants
     from triton_ext._backup import ArgumentBackup
+    from triton_ext._settings import settings
 
     clock, jump = time.perf_counter, [0.0]
     monkeypatch.setattr(time, "perf_counter", lambda: clock() + jump[0])
@@ -551,8 +552,9 @@ def test_the_budget_stops_the_timing_rounds_within_one_reading(monkeypatch: pyte
     kernels = {v: type("Kernel", (), {"asm": {"ptx": v}})() for v in ("", "grid_swizzle", "loop_split")}
     decision = _variants.Decision("k", "", applicable=["grid_swizzle", "loop_split"])
     backup = ArgumentBackup.of([])
-    _variants.time_variants(auto, lambda *a, **k: None, object(), 0, (), {}, (1,), kernels, {v: v for v in kernels},
-                            decision, backup, time.perf_counter() + 25.0)
+    with settings.scope(auto_budget_s=8.0):
+        _variants.time_variants(auto, lambda *a, **k: None, object(), 0, (), {}, (1,), kernels, {v: v for v in kernels},
+                                decision, backup, time.perf_counter() + 25.0)
     assert len(readings) == 3  # of 4 rounds x 3 variants x 2 readings
     assert decision.choice == "" and decision.error == (
         "over the first-launch budget of 8 s (TRITON_EXT_AUTO_BUDGET_S) before timing: no pass kept")
