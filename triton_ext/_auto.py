@@ -33,7 +33,7 @@ that cache miss:
 5. :func:`winners`: a variant *wins* when it beats no pass by more than the noise: per round, no
    pass's time over the variant's (interleaved, so drift cancels); median at least
    ``1 + MARGIN`` and faster in every round. When two passes win, their combination (``a+b``) is
-   a finalist too (compiled on the pool within the first-launch budget). The finalists are
+   a finalist too (compiled on the pool, if in time for the rounds after it). The finalists are
    timed again on :data:`CONFIRM_ROUNDS` fresh rounds and must win again, and then **launched
    back to back** (:func:`triton_ext._timing.back_to_back_ms`: launches queued by the CPU, no
    flush, wall time per launch, the way applications launch) in
