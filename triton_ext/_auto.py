@@ -234,7 +234,7 @@ class _Auto:
                       decision.specialization,
                       decision.choice or "no pass", " (from disk)" if decision.from_disk else "",
                       decision.first_launch_s, _rounded(decision.timings_ms), _rounded(decision.back_to_back_ms),
-                      f"; {decision.error}" if decision.error else "")
+                      f"; {decision.error or f'{decision.late_combination} compiled late'}" if not decision.keep_on_disk else "")
             for variant, why in decision.failed.items():
                 _log.info("%s [%s]: %s dropped, it cannot launch here: %s", decision.kernel,
                           decision.specialization, variant, why)
@@ -305,7 +305,7 @@ class _Auto:
                         backup.release()
             decision.first_launch_s = time.perf_counter() - start
             self._record(decision)
-            if decision.error is None:
+            if decision.keep_on_disk:
                 try:
                     path.parent.mkdir(parents=True, exist_ok=True)
                     tmp = path.with_suffix(f".{os.getpid()}.tmp")

@@ -51,6 +51,15 @@ class Decision:
     #: Variants dropped because their kernel cannot launch here (e.g. more shared memory than the
     #: GPU has, which Triton only finds when it loads the binary), with the error.
     failed: dict[str, str] = field(default_factory=dict)
+    #: Two passes' combination still compiling when the rounds after it had to start: the single
+    #: winner holds for this process, and the next decides again, with the combination compiled.
+    late_combination: str | None = None
+
+    @property
+    def keep_on_disk(self) -> bool:
+        """Whether later processes may reuse this choice: not a failure, nor one decided without a
+        finalist that was still compiling."""
+        return self.error is None and self.late_combination is None
 
 
 class Tuner(Protocol):
@@ -292,6 +301,7 @@ def time_variants(auto: Tuner, run: Callable[..., Any] | None, fn: Any, device: 
             wait([future], timeout=max(deadline - combination_reserve_s(reading_s) - time.perf_counter(), 0.0))
             if not future.done():
                 auto.pending.append(future)
+                decision.late_combination = combo
             elif future.exception() is None:
                 kernels[combo] = future.result()
                 ptx[combo] = kernels[combo].asm.get("ptx", "")

@@ -504,6 +504,8 @@ def test_the_combination_of_two_winners_compiles_within_the_budget(monkeypatch: 
         assert decision.error is None and decision.choice == "grid_swizzle"
         assert set(decision.confirm_ms) == {"", "grid_swizzle"}
         assert time.perf_counter() < deadline
+        # Not kept on disk: the next process, with the combination in Triton's cache, decides again.
+        assert decision.late_combination == "grid_swizzle+loop_split" and not decision.keep_on_disk
         auto.release.set()
         auto.pending[0].result(timeout=60)
         assert auto.compiled == ["grid_swizzle+loop_split"]
@@ -513,6 +515,7 @@ def test_the_combination_of_two_winners_compiles_within_the_budget(monkeypatch: 
                                 backup, deadline)
         assert auto.compiled == ["grid_swizzle+loop_split"] and auto.pending == []
         assert decision.error is None and decision.choice == "grid_swizzle+loop_split"
+        assert decision.late_combination is None and decision.keep_on_disk
         assert set(decision.confirm_ms) == {"", "grid_swizzle", "grid_swizzle+loop_split"}
 
 
