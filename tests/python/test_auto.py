@@ -367,6 +367,27 @@ def test_the_first_launch_budget_keeps_no_pass(host_mode_two: Any) -> None:
     assert not host_mode_two.decision_path(ref(), key, device).exists()  # not recorded: a later process tunes
 
 
+@pytest.mark.parametrize("late", [None, "grid_swizzle+loop_split"])
+def test_a_choice_made_while_the_combination_compiled_is_not_kept_on_disk(host_mode_two: Any,
+                                                                          monkeypatch: pytest.MonkeyPatch,
+                                                                          late: str | None) -> None:
+    # The timing itself needs a GPU: here it only returns what a decision at the deadline returns.
+    from tests.python.test_auto_backup import _addmm, _inputs
+    from triton_ext import _auto
+
+    def timed(auto: Any, run: Any, fn: Any, device: int, args: Any, kwargs: Any, grid: Any, kernels: Any,
+              ptx: Any, decision: Any, backup: Any, deadline: float) -> None:
+        decision.choice, decision.late_combination = "grid_swizzle", late
+
+    monkeypatch.setattr(_auto, "time_variants", timed)
+    _mode_calls(lambda: _addmm(*_inputs()))
+    (decision,) = host_mode_two.decisions
+    assert decision.choice == "grid_swizzle" and decision.error is None
+    ref, device, key = host_mode_two.placed[-1]
+    # Kept for later processes only when no finalist was still compiling.
+    assert host_mode_two.decision_path(ref(), key, device).exists() == (late is None)
+
+
 def test_the_budget_starts_after_the_no_pass_compile(host_mode_two: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     import time
 
