@@ -297,7 +297,7 @@ def time_variants(auto: Tuner, run: Callable[..., Any] | None, fn: Any, device: 
             future = _submit_compile(auto, fn, device, combo, args, kwargs, grid)
             # Wait only while the steps after it still fit: a combination that arrives at the
             # deadline left no time to confirm the single winner either, and the launch kept no
-            # pass (measured at 748210b: SGLang's extend attention lost loop_split's 1.15x so).
+            # pass (measured at 748210b: SGLang's extend attention lost its single winner's 1.15x so).
             wait([future], timeout=max(deadline - combination_reserve_s(reading_s) - time.perf_counter(), 0.0))
             if not future.done():
                 auto.pending.append(future)
