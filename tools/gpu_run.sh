@@ -9,18 +9,19 @@ if [ "${1:-}" = --pack-wheels ]; then  # here, not on the GPU host: .whl/*.whl -
   tar cJf .gpu/site-extra.tar.xz -C "$tmp" . && rm -rf "$tmp" && ls -l .gpu/site-extra.tar.xz
   exit
 fi
+unpack_wheels() { mkdir -p /tmp/site-extra && tar xJf .gpu/site-extra.tar.xz -C /tmp/site-extra; }
 if [ "${1:-}" = --unpack-wheels ]; then  # on the GPU host, in a call before the one that runs the jobs
-  mkdir -p /tmp/site-extra && tar xJf .gpu/site-extra.tar.xz -C /tmp/site-extra && echo "unpacked into /tmp/site-extra"
+  unpack_wheels && echo "unpacked into /tmp/site-extra"
   exit
 fi
 eval "$(bash .gpu/install-offline-triton.sh install .gpu)" || { echo "offline triton install failed"; exit 1; }
 # Third-party packages the host lacks travel as wheels: in .whl/ of this checkout, or staged in
 # $WHEEL_STAGE by an earlier call when they do not fit beside triton's parts in one transfer.
 # Or already unpacked: .gpu/site-extra.tar.xz (the wheels' contents, xz-compressed to half their
-# size; make it with `bash tools/gpu_run.sh --pack-wheels`), so that everything fits two transfers.
-# An earlier call may have unpacked it already (`gpu_run.sh --unpack-wheels`).
+# size; make it with `bash tools/gpu_run.sh --pack-wheels`), which may travel in an earlier call
+# than triton's last part and be unpacked there (`gpu_run.sh --unpack-wheels`).
 if [ -s .gpu/site-extra.tar.xz ]; then
-  mkdir -p /tmp/site-extra && tar xJf .gpu/site-extra.tar.xz -C /tmp/site-extra || { echo "site-extra unpack failed"; exit 1; }
+  unpack_wheels || { echo "site-extra unpack failed"; exit 1; }
 fi
 [ -d /tmp/site-extra ] && export PYTHONPATH=${PYTHONPATH:+$PYTHONPATH:}/tmp/site-extra
 wheels=$(ls .whl/*.whl "${WHEEL_STAGE:-/root/wheels}"/*.whl 2>/dev/null)

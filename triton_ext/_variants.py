@@ -290,14 +290,12 @@ def time_variants(auto: Tuner, run: Callable[..., Any] | None, fn: Any, device: 
         finalists = found[:1]
         if len(found) >= 2:  # two passes win alone: try them together, if compiled within the budget
             combo = "+".join(sorted(found[:2]))
-            # One more full compile (vLLM's prefix-prefill: about 6 s on the H200 host), which run
-            # inline would come on top of the budget: past the deadline the decision stops as at any
-            # other step (no pass kept), and the compile finishes in the background, filling
-            # Triton's disk cache for the next process.
+            # One more full compile (vLLM's prefix-prefill: about 6 s on the H200 host), run on the
+            # pool and waited for only while the rounds after it still fit the budget: one that
+            # arrived at the deadline left no time to confirm the single winner either, and the
+            # launch kept no pass (748210b: SGLang's extend attention lost its single winner's
+            # 1.15x so). A late one finishes in the background, filling Triton's disk cache.
             future = _submit_compile(auto, fn, device, combo, args, kwargs, grid)
-            # Wait only while the steps after it still fit: a combination that arrives at the
-            # deadline left no time to confirm the single winner either, and the launch kept no
-            # pass (measured at 748210b: SGLang's extend attention lost its single winner's 1.15x so).
             wait([future], timeout=max(deadline - combination_reserve_s(reading_s) - time.perf_counter(), 0.0))
             if not future.done():
                 auto.pending.append(future)
