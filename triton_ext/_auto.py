@@ -104,7 +104,6 @@ __all__ = ["MARGIN", "ROUNDS", "CONFIRM_ROUNDS", "REP_MS", "parse", "activate", 
            "Decision", "spread", "paired_ratios", "winners", "choose", "choose_in_both"]
 
 
-
 def parse(names: Sequence[str]) -> tuple[str, ...] | None:
     """``("auto",)`` -> ``()`` (default candidates); ``("auto:a", "b")`` -> ``("a", "b")``; else None."""
     if not names or not (names[0] == "auto" or names[0].startswith("auto:")):
@@ -162,11 +161,11 @@ class _Auto:
         if getattr(self.tls, "busy", False) or _selection.current().entries:
             return compile_stock()  # an explicit set, or a variant being compiled for a decision
         if self.marker.hash in key and not _triton.permanent():
-            # Keyed by the hook another thread's decision lent for a moment
-            # (:func:`triton_ext._triton.lend`): the stock kernel for this launch, under a key later
-            # launches (no hook) never compute (listed with the mode's kernels, so that
-            # :func:`deactivate` takes it out too).
-            return self._place(fn, device, key, compile_stock())
+            # Keyed by the hook a decision or a background compile lent (:func:`_triton.lend`): the
+            # kernel placed under the no-hook key (a decided launch keeps its choice meanwhile), else
+            # the stock one, undecided (both listed for :func:`deactivate` to take out).
+            placed = fn.device_caches[device][0].get(_triton.key_without_hook(key, self.marker.hash))
+            return self._place(fn, device, key, placed if placed is not None else compile_stock())
         launch = caller.f_locals if _is_launch(caller) else None
         if warmup or launch is None:
             kernel = compile_stock()
@@ -328,6 +327,7 @@ class _Auto:
             return decision.choice, kernels[decision.choice]
         finally:
             self.tls.busy = False
+
 
 def _short(key: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()[:12]

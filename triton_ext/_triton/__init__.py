@@ -16,7 +16,8 @@ importing ``triton_ext`` must stay cheap and must not import Triton.
 from __future__ import annotations
 
 from .hook import (
-    HookState, SelectionState, SelectionView, StagesHook, ensure_installed, install, installed, lend, permanent, restore,
+    HookState, SelectionState, SelectionView, StagesHook, ensure_installed, install, installed, key_without_hook, lend,
+    permanent, restore,
     save, stage_editor, uninstall,
 )
 from .runner import EnabledPass, StageFn, record, records_all_stages, wrap_stage
@@ -31,5 +32,5 @@ __all__ = [
     "Builtin", "Insertion", "Plan", "install_tap", "uninstall_tap", "activate", "current_plan",
     "StageFn", "wrap_stage", "record", "records_all_stages",
     "StagesHook", "HookState", "stage_editor", "install", "ensure_installed", "uninstall", "installed", "save", "restore",
-    "lend", "permanent",
+    "lend", "permanent", "key_without_hook",
 ]

@@ -293,6 +293,13 @@ def _put(state: SelectionState) -> None:
     runtime.add_stages_inspection_hook = _hook
 
 
+def key_without_hook(key: str, hook_hash: str) -> str:
+    """The JIT's cache key ``key`` as computed with no hook in Triton's slot: Triton appends the
+    entry ``("custom_pipeline", <hash>)`` to a launch's specialization only while a hook is
+    installed (``JITFunction.run`` in triton 3.9); the rest of the key is the same."""
+    return key.replace(f", '(\"custom_pipeline\", {hook_hash})'", "", 1)
+
+
 def permanent() -> bool:
     """Whether the hook is installed for good (by :func:`install`: ``enable``, ``enabled``, ...),
     not only lent by the transparent mode for a decision."""
