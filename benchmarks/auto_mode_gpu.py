@@ -23,7 +23,8 @@ those of tests/realworld/more_kernels.py (flag-gems, sageattention; decode and p
    starts the same way, the JITs' kernel caches emptied (what activating the mode does);
 4. back to back, as applications launch (``triton_ext._timing.back_to_back_ms``: launches queued
    by the CPU, no flush, wall time per launch, about :data:`B2B_READING_MS` per reading):
-   :data:`B2B_PAIRS` pairs of readings, stock then mode or mode then stock in turn, inside one
+   :data:`B2B_PAIRS` pairs of readings (more, up to :data:`B2B_MAX_PAIRS`, until the median ratio
+   is known within +-:data:`B2B_HALFWIDTH`), stock then mode or mode then stock in turn, inside one
    activation of the mode (:func:`_interleaved`). After a decision, the two states differ only
    in the kernels in the JITs' caches (the mode runs no code on a cache hit, and its launches key
    as stock ones: checked, ``b2b_stock_keys_kept``; no reading may miss, ``b2b_misses``), so
@@ -74,8 +75,11 @@ REPO = repo_root()
 B2B_CALLS = 200
 #: ABBA rounds of do_bench (GPU time) per kernel.
 GPU_ROUNDS = 3
-#: Pairs of back-to-back readings (stock, mode) per kernel.
+#: Pairs of back-to-back readings (stock, mode) per kernel, at least; more in blocks of as many
+#: while the median ratio's 95% interval is wider than +-B2B_HALFWIDTH, up to B2B_MAX_PAIRS.
 B2B_PAIRS = 100
+B2B_HALFWIDTH = 0.005
+B2B_MAX_PAIRS = 800
 #: Wall milliseconds one back-to-back reading aims at (launches: 5 to B2B_CALLS).
 B2B_READING_MS = 5.0
 matmul_naive_kernel = import_file(REPO / "passes" / "GridSwizzle" / "kernels.py").matmul_naive_kernel
@@ -175,14 +179,30 @@ def _install(state: dict[int, tuple[dict[str, Any], dict[str, Any]]]) -> None:
             cache.update(held)
 
 
-def _interleaved(go: Callable[[], Any], candidates: list[str], read: Callable[[], float], pairs: int) -> dict[str, Any]:
+def median_halfwidth(ratios: list[float]) -> float:
+    """Half-width of an approximate 95% interval of the median of ``ratios``: 1.96 standard errors,
+    the median's being 1.2533 sigma / sqrt(n) with sigma estimated from the interquartile range
+    (robust to the launch path's occasional 1.6x readings, which would inflate a standard deviation)."""
+    if len(ratios) < 4:
+        return math.inf
+    q1, _, q3 = statistics.quantiles(ratios, n=4)
+    return 1.96 * 1.2533 * ((q3 - q1) / 1.349) / math.sqrt(len(ratios))
+
+
+def _interleaved(go: Callable[[], Any], candidates: list[str], read: Callable[[], float], pairs: int,
+                 max_pairs: int | None = None, halfwidth: float = B2B_HALFWIDTH) -> dict[str, Any]:
     """``pairs`` pairs of readings, stock then mode, then mode then stock, and so on, inside one
-    activation of the mode; ratio = stock / mode per pair. Each state is what one launch leaves in
-    the JITs' caches: stock, after emptying them as an activation does; the mode's, after its
+    activation of the mode; ratio = stock / mode per pair; then ``pairs`` more at a time, up to
+    ``max_pairs``, while the median ratio is known to no better than +-``halfwidth``
+    (:func:`median_halfwidth`): on the H200 host the pairs of a launch-bound kernel spread so that
+    100 left the median +-1.5% wide, and one stock-binary kernel read 0.980x (c9a7c42). Each
+    state is what one launch leaves in the JITs' caches: stock, after emptying them as an activation does; the mode's, after its
     launch in the activation (its decision, from disk). Before each reading its state's caches are
     put back, so the reading launches exactly that state's kernels through Triton's fast path."""
     import torch
 
+    if pairs < 1:
+        raise ValueError(f"pairs must be at least 1, got {pairs}")
     forget_compiled_kernels()
     go()
     torch.cuda.synchronize()
@@ -190,6 +210,7 @@ def _interleaved(go: Callable[[], Any], candidates: list[str], read: Callable[[]
     with triton_ext.auto_mode(*candidates) as mode:
         go()
         torch.cuda.synchronize()
+        _settle(mode)  # a decision made again here may leave a compile holding the stages hook
         auto_state = _kernel_caches()
         for key, (cache, _) in auto_state.items():  # a JIT function first seen in the mode's launch
             stock_state.setdefault(key, (cache, {}))
@@ -202,14 +223,16 @@ def _interleaved(go: Callable[[], Any], candidates: list[str], read: Callable[[]
         stock: list[float] = []
         auto: list[float] = []
         ratios: list[float] = []
-        for i in range(pairs):
-            pair: dict[str, float] = {}
-            for which in ("stock", "auto") if i % 2 == 0 else ("auto", "stock"):
-                _install(stock_state if which == "stock" else auto_state)
-                pair[which] = read()
-            stock.append(pair["stock"])
-            auto.append(pair["auto"])
-            ratios.append(pair["stock"] / pair["auto"])
+        limit = max(pairs, max_pairs or pairs)
+        while not ratios or (len(ratios) < limit and median_halfwidth(ratios) > halfwidth):
+            for _ in range(pairs):  # a block
+                pair: dict[str, float] = {}
+                for which in ("stock", "auto") if len(ratios) % 2 == 0 else ("auto", "stock"):
+                    _install(stock_state if which == "stock" else auto_state)
+                    pair[which] = read()
+                stock.append(pair["stock"])
+                auto.append(pair["auto"])
+                ratios.append(pair["stock"] / pair["auto"])
         _install(auto_state)
         misses = len(mode.decisions) - decided  # a launch of the pairs that was not a cache hit
     return {"stock": stock, "auto": auto, "ratios": ratios, "ratio": statistics.median(ratios),
@@ -262,7 +285,7 @@ def measure(name: str, build: Callable[[], Any], candidates: list[str], seed: in
     gpu = _paired(candidates, lambda: triton.testing.do_bench(go), GPU_ROUNDS)
     # Back to back, as applications launch (CPU launch path included, no flush; issue 27.3).
     calls = max(5, min(B2B_CALLS, int(B2B_READING_MS / max(statistics.median(gpu["stock"]), 1e-3))))
-    b2b = _interleaved(go, candidates, lambda: back_to_back_ms(go, calls) * 1e3, B2B_PAIRS)
+    b2b = _interleaved(go, candidates, lambda: back_to_back_ms(go, calls) * 1e3, B2B_PAIRS, B2B_MAX_PAIRS)
     stock_ms.extend(gpu["stock"])
     auto_ms.extend(gpu["auto"])
     s, a = statistics.median(stock_ms), statistics.median(auto_ms)

@@ -71,6 +71,42 @@ def test_back_to_back_pairs_alternate_the_two_states_kernels_inside_one_activati
     assert _auto.active() is None
 
 
+@pytest.mark.parametrize("spread", [0.0, 0.08, 0.5])
+def test_back_to_back_pairs_go_on_in_blocks_until_the_median_is_known(monkeypatch, spread: float) -> None:
+    # A quiet kernel: one block. A launch-bound one whose pairs spread as on the H200 host (an
+    # interquartile range of 8%): blocks until the median is known within +-0.5%. One too noisy
+    # for that: stops at the cap.
+    import random
+
+    import triton
+
+    import benchmarks.auto_mode_gpu as harness
+
+    @triton.jit
+    def kernel(x):  # noqa: ANN001 - a Triton argument
+        pass
+
+    kernel.device_caches[0] = ({}, None, None, None)
+    noise = random.Random(7)
+
+    def read() -> float:
+        return 20.0 * (1 + spread * (noise.random() - 0.5))
+
+    monkeypatch.setattr(harness.torch.cuda, "synchronize", lambda: None)
+    result = harness._interleaved(lambda: None, ["loop_split"], read, pairs=50, max_pairs=600, halfwidth=0.005)
+    n = len(result["ratios"])
+    assert n % 50 == 0 and len(result["stock"]) == len(result["auto"]) == n
+    width = harness.median_halfwidth(result["ratios"])
+    if spread == 0.0:
+        assert n == 50 and width == 0.0
+    elif spread == 0.08:
+        assert 50 < n < 600 and width <= 0.005 < harness.median_halfwidth(result["ratios"][:n - 50])
+    else:
+        assert n == 600 and width > 0.005
+    with pytest.raises(ValueError, match="pairs must be at least 1"):
+        harness._interleaved(lambda: None, ["loop_split"], read, pairs=0)
+
+
 def test_forget_compiled_kernels_empties_every_jit_functions_cache() -> None:
     # What every slot of the pairing starts with, stock ones included (what activating the mode does).
     import triton
