@@ -17,8 +17,7 @@ from __future__ import annotations
 
 from .hook import (
     HookState, SelectionState, SelectionView, StagesHook, ensure_installed, install, installed, key_without_hook, lend,
-    permanent, restore,
-    save, stage_editor, uninstall,
+    permanent, restore, save, stage_editor, uninstall,
 )
 from .runner import EnabledPass, StageFn, record, records_all_stages, wrap_stage
 from .tap import (
