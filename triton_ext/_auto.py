@@ -233,7 +233,7 @@ class _Auto:
                       decision.specialization,
                       decision.choice or "no pass", " (from disk)" if decision.from_disk else "",
                       decision.first_launch_s, _rounded(decision.timings_ms), _rounded(decision.back_to_back_ms),
-                      f"; {decision.error or f'{decision.late_combination} compiled late'}" if not decision.keep_on_disk else "")
+                      f"; {decision.not_kept_because}" if decision.not_kept_because else "")
             for variant, why in decision.failed.items():
                 _log.info("%s [%s]: %s dropped, it cannot launch here: %s", decision.kernel,
                           decision.specialization, variant, why)

@@ -56,10 +56,14 @@ class Decision:
     late_combination: str | None = None
 
     @property
+    def not_kept_because(self) -> str | None:
+        """Why later processes may not reuse this choice (a failure, or a finalist still compiling
+        when it was made), or None."""
+        return self.error or (f"{self.late_combination} compiled late" if self.late_combination else None)
+
+    @property
     def keep_on_disk(self) -> bool:
-        """Whether later processes may reuse this choice: not a failure, nor one decided without a
-        finalist that was still compiling."""
-        return self.error is None and self.late_combination is None
+        return self.not_kept_because is None
 
 
 class Tuner(Protocol):

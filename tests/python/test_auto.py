@@ -225,13 +225,13 @@ def test_launches_while_a_background_compile_holds_the_hook_keep_the_decided_ker
     # every launch meanwhile keys through it. A decided launch must still run its choice then
     # (2026-12-05 H200, c9a7c42: SGLang's extend attention ran stock while its combination
     # compiled), and an undecided one the stock kernel, with no decision until the hook is back.
-    from tests.python.test_auto_backup import _addmm, _inputs
+    from tests.python.test_auto_backup import _addmm, _inputs, _launch_without_gpu
     from triton_ext import _auto, _selection, _triton
 
     import torch
 
     inputs = _inputs()
-    _launch_host(lambda: _addmm(*inputs))
+    _launch_without_gpu(lambda: _addmm(*inputs))
     ref, device, key = host_mode.placed[-1]
     fn = ref()
     path = host_mode.decision_path(fn, key, device)
@@ -239,32 +239,25 @@ def test_launches_while_a_background_compile_holds_the_hook_keep_the_decided_ker
     path.write_text('{"choice": "grid_swizzle"}')
     _auto.deactivate()
     auto = _auto.activate(["grid_swizzle"])
-    _launch_host(lambda: _addmm(*inputs))
+    _launch_without_gpu(lambda: _addmm(*inputs))
     chosen = fn.device_caches[device][0][key]
     assert [d.choice for d in auto.decisions] == ["grid_swizzle"]
     cache = fn.device_caches[device][0]
     with _selection.lend_hook():  # what a pending variant compile holds
         assert triton.knobs.runtime.add_stages_inspection_hook is not None
-        _launch_host(lambda: _addmm(*inputs))
+        _launch_without_gpu(lambda: _addmm(*inputs))
         lent = [k for k in cache if auto.marker.hash in k]
         assert len(lent) == 1 and _triton.key_without_hook(lent[0], auto.marker.hash) == key
         assert cache[lent[0]] is chosen  # the decided kernel, not a stock compile
         x, y = torch.zeros(1024), torch.zeros(1024)
-        _launch_host(lambda: scale[(8,)](x, y, 1024, BLOCK=128))  # never launched: stock, undecided
+        _launch_without_gpu(lambda: scale[(8,)](x, y, 1024, BLOCK=128))  # never launched: stock, undecided
         lent_scale = [k for k in scale.device_caches[0][0] if auto.marker.hash in k]
         assert len(lent_scale) == 1 and "tt.func public @scale" in scale.device_caches[0][0][lent_scale[0]].asm["ttir"]
     assert [d.kernel for d in auto.decisions] == ["addmm"]
-    _launch_host(lambda: scale[(8,)](x, y, 1024, BLOCK=128))  # the hook is back: now it is decided
+    _launch_without_gpu(lambda: scale[(8,)](x, y, 1024, BLOCK=128))  # the hook is back: now it is decided
     assert [d.kernel for d in auto.decisions] == ["addmm", "scale"]
     _auto.deactivate()
     assert not any(auto.marker.hash in k for k in (*cache, *scale.device_caches[0][0]))  # taken out too
-
-
-def _launch_host(launch: Any) -> None:
-    try:
-        launch()
-    except AttributeError:  # the host-only driver: everything before kernel.run ran
-        pass
 
 
 def test_an_autotuned_kernel_is_decided_once_for_the_config_its_autotuner_picks(host_mode: Any) -> None:
