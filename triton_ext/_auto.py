@@ -21,9 +21,11 @@ that cache miss:
 3. otherwise no pass is compiled, then every candidate pass alone, concurrently on a thread pool
    (:func:`_pool`); a variant that does not apply stops once its IR equals no pass's
    (:func:`triton_ext._variants.stop_if_stock`), and one whose PTX equals no pass's is not timed;
-4. each applicable variant is launched once, and one that cannot launch here (``OutOfResources``:
-   more shared memory than the GPU has, found only when Triton loads the binary) is dropped alone
-   (:func:`triton_ext._variants.drop_unlaunchable`, ``Decision.failed``); the others are timed
+4. no pass runs twice and each applicable variant once, from the saved inputs: one that cannot
+   launch here (``OutOfResources``: more shared memory than the GPU has, found only when Triton
+   loads the binary) is dropped alone (``Decision.failed``), and so is one whose launch leaves
+   other outputs than no pass's, bit for bit (:mod:`triton_ext._outputs`,
+   ``Decision.changed_outputs``; :func:`triton_ext._variants.screen_variants`); the others are timed
    (:func:`triton_ext._timing.gpu_time_ms`: the median GPU
    time, an L2 flush before each call, the calls queued behind a GPU sleep so the CPU's launch
    cost stays out of tiny kernels' times) in :data:`ROUNDS` interleaved rounds
@@ -237,6 +239,9 @@ class _Auto:
             for variant, why in decision.failed.items():
                 _log.info("%s [%s]: %s dropped, it cannot launch here: %s", decision.kernel,
                           decision.specialization, variant, why)
+            for variant, why in decision.changed_outputs.items():
+                _log.warning("%s [%s]: %s dropped, it changed the kernel's outputs: %s", decision.kernel,
+                             decision.specialization, variant, why)
 
     def variant_kernel(self, fn: Any, variant: str, args: tuple[Any, ...], kwargs: dict[str, Any],
                         grid: Any) -> Any:
@@ -308,19 +313,10 @@ class _Auto:
                 try:
                     path.parent.mkdir(parents=True, exist_ok=True)
                     tmp = path.with_suffix(f".{os.getpid()}.tmp")
-                    tmp.write_text(json.dumps({"kernel": name, "choice": decision.choice,
-                                               "timings_ms": decision.timings_ms, "applicable": applicable,
-                                               "confirm_ms": decision.confirm_ms,
-                                               "back_to_back_ms": decision.back_to_back_ms,
-                                               "spreads": decision.spreads,
-                                               "same_as_stock": decision.same_as_stock,
-                                               "failed": decision.failed,
-                                               "compile_s": decision.compile_s,
-                                               "first_launch_s": decision.first_launch_s,
-                                               "gpu": _device_name(device),
-                                               "candidates": [v for v, _ in self.variants[1:]],
-                                               "specialization": key,
-                                               "decided_at": time.time()}))
+                    tmp.write_text(json.dumps(decision.record() | {
+                        "applicable": applicable, "gpu": _device_name(device),
+                        "candidates": [v for v, _ in self.variants[1:]], "specialization": key,
+                        "decided_at": time.time()}))
                     tmp.replace(path)
                 except OSError:
                     pass  # the choice still holds for this process

@@ -50,8 +50,10 @@ from typing import Any, Callable, Sequence
 
 from . import _selection
 from ._choice import choose_in_both, spread, winners
+from ._backup import ArgumentBackup, tensors_of
+from ._outputs import OutputCheck, OutputsUnverifiable
 from ._timing import back_to_back_ms, flush_buffer, gpu_time_ms, interleaved_rounds
-from ._variants import CONFIRM_ROUNDS, REP_MS, ROUNDS, Decision, describe_error, drop_unlaunchable
+from ._variants import CONFIRM_ROUNDS, REP_MS, ROUNDS, Decision, describe_error, screen_variants
 
 __all__ = ["MODULE", "install", "installed", "why_not"]
 
@@ -299,8 +301,8 @@ def _benchmark(self: Any, auto: Any, launchers: list[Any], tags: list[Any], args
 
 def _time_variants(self: Any, decision: Decision, variants: dict[str, Any], args: tuple[Any, ...],
                    kwargs: dict[str, Any]) -> None:
-    """The mode's rule on one config's launchers (a variant that cannot launch is dropped alone,
-    :func:`triton_ext._variants.drop_unlaunchable`): interleaved GPU-time rounds, the winners again
+    """The mode's rule on one config's launchers (a variant that cannot launch, or whose outputs
+    differ from no pass's, is dropped alone: :func:`triton_ext._variants.screen_variants`): interleaved GPU-time rounds, the winners again
     on fresh rounds, then back to back, where they must win too; sets ``decision``'s timings and
     choice (none on any error: the config keeps its no-pass kernel)."""
     global _flush
@@ -310,6 +312,8 @@ def _time_variants(self: Any, decision: Decision, variants: dict[str, Any], args
     device = self.get_device_interface()
     stream = device.get_raw_stream(device.current_device())
     cloned_args, cloned_kwargs = self.clone_args(*args, **kwargs)
+    backup: ArgumentBackup | None = None
+    check: OutputCheck | None = None
 
     def go(variant: str) -> Any:
         return variants[variant](*cloned_args, **cloned_kwargs, stream=stream)
@@ -322,11 +326,17 @@ def _time_variants(self: Any, decision: Decision, variants: dict[str, Any], args
         if "" not in variants:
             raise RuntimeError("no launcher without a pass for this config")
 
+        tensors = list(tensors_of((*cloned_args, *cloned_kwargs.values())))
+        backup = ArgumentBackup.of(tensors)
+
         def launch(variant: str) -> None:
+            backup.restore()
             self.reset_to_zero_args(*cloned_args, **cloned_kwargs)
             go(variant)
 
-        if not drop_unlaunchable(decision, launch):
+        check = OutputCheck.of(backup, tensors, lambda: launch(""))
+        decision.applicable = screen_variants(decision, decision.applicable, launch, check.differs)
+        if not decision.applicable:
             return
         variants = {v: launcher for v, launcher in variants.items() if v == "" or v in decision.applicable}
         rounds = interleaved_rounds(list(variants), gpu_one, ROUNDS)
@@ -343,9 +353,17 @@ def _time_variants(self: Any, decision: Decision, variants: dict[str, Any], args
                                          CONFIRM_ROUNDS)
                 decision.back_to_back_ms = {v: statistics.median(t) for v, t in b2b.items()}
                 decision.choice = choose_in_both(confirm, b2b)
+    except OutputsUnverifiable as exc:
+        decision.error = f"no pass kept: {exc}"
+        decision.choice = ""
     except Exception as exc:  # the config keeps its no-pass kernel
         decision.error = f"timing failed, no pass kept: {describe_error(exc)}"
         decision.choice = ""
+    finally:
+        if check is not None:
+            check.release()
+        if backup is not None:
+            backup.release()
 
 
 class _Loader(importlib.abc.Loader):

@@ -21,13 +21,14 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
 from . import _selection, _triton
-from ._backup import ArgumentBackup
+from ._backup import ArgumentBackup, tensors_of
 from ._choice import choose_in_both, spread, winners
+from ._outputs import OutputCheck, OutputsUnverifiable
 from ._settings import settings
 from ._timing import back_to_back_ms, flush_buffer, gpu_time_ms, interleaved_rounds
 
 __all__ = ["ROUNDS", "CONFIRM_ROUNDS", "REP_MS", "Decision", "Tuner", "compile_variants", "time_variants", "describe_error",
-           "drop_unlaunchable", "OverBudget", "SameAsStock", "last_stage", "stop_if_stock"]
+           "screen_variants", "OverBudget", "SameAsStock", "last_stage", "stop_if_stock"]
 
 
 @dataclass
@@ -51,6 +52,9 @@ class Decision:
     #: Variants dropped because their kernel cannot launch here (e.g. more shared memory than the
     #: GPU has, which Triton only finds when it loads the binary), with the error.
     failed: dict[str, str] = field(default_factory=dict)
+    #: Variants dropped because their launch left other outputs than the no-pass kernel's
+    #: (:mod:`triton_ext._outputs`), with what differed.
+    changed_outputs: dict[str, str] = field(default_factory=dict)
     #: Two passes' combination still compiling when the rounds after it had to start: the single
     #: winner holds for this process, and the next decides again, with the combination compiled.
     late_combination: str | None = None
@@ -64,6 +68,14 @@ class Decision:
     @property
     def keep_on_disk(self) -> bool:
         return self.not_kept_because is None
+
+    def record(self) -> dict[str, Any]:
+        """What a decision file on disk holds of the decision (``triton-ext auto report`` prints it)."""
+        return {"kernel": self.kernel, "choice": self.choice, "timings_ms": self.timings_ms,
+                "applicable": self.applicable, "confirm_ms": self.confirm_ms, "back_to_back_ms": self.back_to_back_ms,
+                "spreads": self.spreads, "same_as_stock": self.same_as_stock, "failed": self.failed,
+                "changed_outputs": self.changed_outputs, "compile_s": self.compile_s,
+                "first_launch_s": self.first_launch_s}
 
 
 class Tuner(Protocol):
@@ -83,21 +95,28 @@ def describe_error(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {first[:300]}"
 
 
-def drop_unlaunchable(decision: Decision, launch: Callable[[str], Any]) -> bool:
-    """Launch each applicable variant once; drop those that fail from ``decision.applicable``
-    into ``decision.failed``. True when one is left to time.
+def screen_variants(decision: Decision, variants: list[str], launch: Callable[[str], Any],
+                    differs: Callable[[], str | None]) -> list[str]:
+    """Launch each of ``variants`` once, from the saved inputs; return those left, having recorded
+    the ones that fail in ``decision.failed`` and the ones whose launch left other outputs than
+    the no-pass kernel's (``differs``: :meth:`OutputCheck.differs`) in ``decision.changed_outputs``.
 
     Triton finds that a binary needs more shared memory than the GPU has only when it loads it,
     at the first launch (``OutOfResources``). One such variant must not end the whole decision:
-    the others are still timed. The no-pass kernel is not launched here (its launch is the
-    user's own)."""
-    for variant in list(decision.applicable):
+    the others are still timed."""
+    left = []
+    for variant in variants:
         try:
             launch(variant)
         except Exception as exc:
-            decision.applicable.remove(variant)
             decision.failed[variant] = describe_error(exc)
-    return bool(decision.applicable)
+            continue
+        changed = differs()
+        if changed is not None:
+            decision.changed_outputs[variant] = changed
+            continue
+        left.append(variant)
+    return left
 
 
 #: Interleaved timing rounds over every applicable variant, then over the finalists again (each
@@ -252,9 +271,11 @@ def compile_variants(auto: Tuner, fn: Any, device: int, args: tuple[Any, ...], k
 def time_variants(auto: Tuner, run: Callable[..., Any] | None, fn: Any, device: int, args: tuple[Any, ...],
                   kwargs: dict[str, Any], grid: Any, kernels: dict[str, Any], ptx: dict[str, str], decision: Decision,
                   backup: ArgumentBackup, deadline: float) -> None:
-    """Time the applicable variants; set ``decision``'s choice and timings (no pass on any
-    failure, with ``decision.error`` saying why)."""
+    """Check and time the applicable variants; set ``decision``'s choice and timings (no pass on
+    any failure, with ``decision.error`` saying why). Every variant timed, the combination of two
+    winners included, first left the no-pass kernel's outputs (:mod:`triton_ext._outputs`)."""
     assert run is not None  # JITFunction.run as it was before the mode wrapped it
+    check: OutputCheck | None = None
 
     def go() -> Any:  # the variant is the caller's enabled set, entered once per reading
         return run(fn, *args, grid=grid, warmup=False, **kwargs)
@@ -283,7 +304,9 @@ def time_variants(auto: Tuner, run: Callable[..., Any] | None, fn: Any, device: 
             with _selection.using(auto.selection(variant)):
                 go()
 
-        if not drop_unlaunchable(decision, launch):
+        check = OutputCheck.of(backup, list(tensors_of((*args, *kwargs.values()))), lambda: launch(""))
+        decision.applicable = screen_variants(decision, decision.applicable, launch, check.differs)
+        if not decision.applicable:
             return
         rounds_start = time.perf_counter()
         timings = gpu(["", *decision.applicable], ROUNDS)
@@ -307,7 +330,8 @@ def time_variants(auto: Tuner, run: Callable[..., Any] | None, fn: Any, device: 
             elif future.exception() is None:
                 kernels[combo] = future.result()
                 ptx[combo] = kernels[combo].asm.get("ptx", "")
-                if ptx[combo] not in (ptx[found[0]], ptx[found[1]]):
+                if (ptx[combo] not in (ptx[found[0]], ptx[found[1]])
+                        and screen_variants(decision, [combo], launch, check.differs)):
                     finalists.append(combo)
         if not finalists:
             return
@@ -328,9 +352,12 @@ def time_variants(auto: Tuner, run: Callable[..., Any] | None, fn: Any, device: 
         b2b = interleaved_rounds(["", *kept], b2b_one, CONFIRM_ROUNDS, before=before_reading("timing back to back"))
         decision.back_to_back_ms = {v: statistics.median(t) for v, t in b2b.items()}
         decision.choice = choose_in_both(confirm, b2b)
-    except OverBudget as exc:
-        decision.error = str(exc)
+    except (OverBudget, OutputsUnverifiable) as exc:
+        decision.error = str(exc) if isinstance(exc, OverBudget) else f"no pass kept: {exc}"
         decision.choice = ""
     except Exception as exc:  # a variant that fails to launch: the user's launch runs with no pass
         decision.error = f"timing failed, no pass kept: {describe_error(exc)}"
         decision.choice = ""
+    finally:
+        if check is not None:
+            check.release()

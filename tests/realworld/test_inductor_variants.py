@@ -180,3 +180,42 @@ def test_a_config_variant_that_cannot_launch_is_dropped_alone(monkeypatch: pytes
     assert decision.failed == {"loop_split": "OutOfResources: out of resource: shared memory, Required: 262208, "
                                              "Hardware limit: 232448. Reducing block sizes or `num_stages` may help."}
     assert decision.choice == "grid_swizzle" and launched.count("loop_split") == 1
+
+
+def test_a_config_variant_that_changes_the_outputs_is_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The output check (triton_ext/_outputs.py) on Inductor's path: the launchers run on the
+    # autotuner's cloned arguments, restored from the mode's backup before each check.
+    import types
+
+    import torch
+
+    x, out = torch.arange(64, dtype=torch.float32), torch.zeros(64)
+    launched: list[str] = []
+
+    def launcher(variant: str) -> Any:
+        def run(x: torch.Tensor, out: torch.Tensor, stream: Any = None) -> None:
+            launched.append(variant)
+            out.copy_(x * 3)
+            if variant == "loop_split":  # faster, and wrong in its first element
+                out[0] = 1.0
+        return run
+
+    times = {"": 1.0, "grid_swizzle": 0.8, "loop_split": 0.5}
+
+    def reading(fn: Any, **_: Any) -> float:
+        fn()
+        return times[launched[-1]]
+
+    monkeypatch.setattr(_inductor, "flush_buffer", lambda: None)  # no GPU here
+    monkeypatch.setattr(_inductor, "_flush", None)
+    monkeypatch.setattr(_inductor, "gpu_time_ms", reading)
+    monkeypatch.setattr(_inductor, "back_to_back_ms", lambda fn, calls: reading(fn))
+    tuner = types.SimpleNamespace(
+        get_device_interface=lambda: types.SimpleNamespace(current_device=lambda: 0, get_raw_stream=lambda d: 0),
+        clone_args=lambda *a, **k: (a, k), reset_to_zero_args=lambda *a, **k: None)
+    variants = {v: launcher(v) for v in ("", "grid_swizzle", "loop_split")}
+    decision = _inductor.Decision(kernel="k", choice="", applicable=["grid_swizzle", "loop_split"])
+    _inductor._time_variants(tuner, decision, variants, (x, out), {})
+    assert decision.changed_outputs == {"loop_split": "2 of 256 bytes differ from the no-pass kernel's outputs"}
+    assert decision.error is None and decision.choice == "grid_swizzle"
+    assert launched[:2] == ["", ""] and launched.count("loop_split") == 1
