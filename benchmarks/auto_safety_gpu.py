@@ -16,6 +16,10 @@ mode's argument backup actually exercised (a variant applied and was timed):
   written-to tensor refers to a single memory location";
 * ``parameter_grad_mode``: the same kernel with ``nn.Parameter`` weights and grad mode on (was "a
   leaf Variable that requires grad is being used in an in-place operation");
+* ``wrong_pass``: a pass that computes a wrong result (tests/fixtures/WrongResult.cpp doubles every
+  stored float) offered as an auto candidate beside ``nvidia_auto_pdl``, on the addmm kernel and
+  an elementwise one: the mode must drop it (``Decision.changed_outputs``, the output check of
+  triton_ext/_outputs.py) and the launches give stock's outputs bit for bit;
 * ``memory_pressure`` (candidate ``nvidia_auto_pdl``, which applies to any kernel, so the mode
   must save the arguments): the GPU filled until less free memory is left than a 2 GiB argument's
   backup needs (as vLLM and SGLang preallocate ~90% for the KV cache), the backup cap raised so
@@ -129,7 +133,8 @@ def compare(name: str, candidates: list[str], make: Callable[[], dict[str, torch
             out = out2 = None
         row["first_launch_s"] = time.perf_counter() - start
         row["decisions"] = [{"kernel": d.kernel, "choice": d.choice, "refused": d.refused, "error": d.error,
-                             "applicable": d.applicable, "timings_ms": d.timings_ms,
+                             "applicable": d.applicable, "changed_outputs": d.changed_outputs,
+                             "timings_ms": d.timings_ms,
                              "back_to_back_ms": d.back_to_back_ms, "first_launch_s": d.first_launch_s}
                             for d in auto.decisions]
         # The arguments were saved and restored only if a variant applied and was timed.
@@ -161,6 +166,57 @@ def scale_kernel(x, y, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     m = offs < n
     tl.store(y + offs, tl.load(x + offs, mask=m) * 2, mask=m)
+
+
+WRONG_RESULT_ENTRY = """
+  wrong_result:
+    kind: pass
+    directory: tests/fixtures
+    library: TritonExtWrongResult
+    status: experimental
+    summary: Doubles every stored float (a wrong result the transparent mode must drop).
+    targets: {cuda: {}}
+    passes:
+      fixture_double_stores: {stage: ttir, auto: true}
+"""
+
+
+def wrong_pass() -> list[dict[str, Any]]:
+    """The registry and plugins of this checkout plus the WrongResult fixture, in a scratch tree;
+    the mode with it and ``nvidia_auto_pdl`` as candidates on two kernels."""
+    repo = Path(__file__).resolve().parents[1]
+    build = Path(os.environ.get("TRITON_EXT_BUILD_DIR") or repo / "build")
+    root = Path(tempfile.mkdtemp(prefix="triton-ext-wrong-pass-"))
+    plugins = root / "build" / "plugins"
+    plugins.mkdir(parents=True)
+    for library in [*(build / "plugins").iterdir(), build / "test-plugins" / "libTritonExtWrongResult.so"]:
+        (plugins / library.name).symlink_to(library.resolve())
+    (root / "registry.yaml").write_text((repo / "registry.yaml").read_text() + WRONG_RESULT_ENTRY)
+    saved = {k: os.environ.get(k) for k in ("TRITON_EXT_REGISTRY", "TRITON_EXT_BUILD_DIR")}
+    os.environ.update(TRITON_EXT_REGISTRY=str(root / "registry.yaml"), TRITON_EXT_BUILD_DIR=str(root / "build"))
+    candidates = ["fixture_double_stores", "nvidia_auto_pdl"]
+    n = 1 << 20
+
+    def scale(t: dict[str, torch.Tensor]) -> torch.Tensor:
+        y = torch.empty_like(t["x"])
+        scale_kernel[(triton.cdiv(n, 1024),)](t["x"], y, n, BLOCK=1024)
+        return y
+
+    try:
+        rows = [compare("wrong_pass_addmm", candidates, addmm_inputs(),
+                        lambda t: addmm(t["bias"], t["a"], t["b"], beta=0.5, alpha=2.0)),
+                compare("wrong_pass_scale", candidates, lambda: {"x": torch.randn(n, device="cuda")}, scale)]
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    for row in rows:
+        dropped = [d for d in row.get("decisions", []) if "fixture_double_stores" in (d.get("changed_outputs") or {})]
+        row["passed"] = bool(row["passed"] and row.get("outputs_identical") and dropped
+                             and all(d["choice"] != "fixture_double_stores" for d in row["decisions"]))
+    return rows
 
 
 def memory_pressure(candidates: list[str]) -> list[dict[str, Any]]:
@@ -241,6 +297,7 @@ def main() -> int:
         lambda t: addmm(t["bias"], t["a"], t["b"], autotuned=True)))
     case("parameter_grad_mode", lambda: compare("parameter_grad_mode", candidates, addmm_inputs(requires_grad=True, m=512),
                                                 lambda t: addmm(t["bias"], t["a"], t["b"])))
+    case("wrong_pass", wrong_pass)
     case("memory_pressure", lambda: memory_pressure(candidates))
     report = {"gpu": torch.cuda.get_device_name(), "triton": triton.__version__, "torch": torch.__version__,
               "flag_gems": gems is not None, "candidates": candidates, "rows": rows,

@@ -25,7 +25,7 @@ from triton_ext._errors import LoadError, PassFailedError, PreflightError, Trito
 from triton_ext._manifest import load_manifest
 from triton_ext._preflight import preflight
 
-GOOD = ("FixtureA", "FixtureB", "FailingPass", "InvalidIR", "DuplicateName")
+GOOD = ("FixtureA", "FixtureB", "FailingPass", "InvalidIR", "DuplicateName", "WrongResult")
 REGISTRY = """\
 schema: 1
 extensions:
@@ -68,6 +68,15 @@ extensions:
     targets: {cuda: {}}
     passes:
       fixture_break_ir: {stage: ttir}
+  wrong_result:
+    kind: pass
+    directory: tests/fixtures
+    library: TritonExtWrongResult
+    status: experimental
+    summary: Doubles every stored float (a wrong result the transparent mode must drop).
+    targets: {cuda: {}}
+    passes:
+      fixture_double_stores: {stage: ttir}
 """
 
 
@@ -190,6 +199,20 @@ def test_enabling_changes_the_ir_and_disabling_restores_it(fixture_registry: Pat
     triton_ext.disable("fixture_tag_module")
     ttir_off, _ = compile_ttir()
     assert ttir_off == ttir, "disabling did not bring back the original kernel"
+
+
+def test_the_wrong_result_fixture_doubles_what_the_kernel_stores(fixture_registry: Path) -> None:
+    # The pass the transparent mode's GPU check offers as a candidate (benchmarks/auto_safety_gpu.py,
+    # wrong_pass): it must change the kernel, and the change must be a wrong result.
+    import re
+
+    stock, _ = compile_ttir()
+    with triton_ext.enabled("fixture_double_stores"):
+        ttir, _ = compile_ttir()
+    stored = re.search(r"tt\.store %\S+, (%\S+)", ttir)
+    assert stored and "tt.store" in stock and ttir != stock, ttir
+    value = re.escape(stored.group(1).rstrip(","))
+    assert re.search(rf"{value} = arith\.addf (%\S+), \1 :", ttir), ttir
 
 
 def test_options_reach_the_pass_and_nested_passes_run(fixture_registry: Path) -> None:
