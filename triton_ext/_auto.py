@@ -237,7 +237,7 @@ class _Auto:
                       decision.first_launch_s, _rounded(decision.timings_ms), _rounded(decision.back_to_back_ms),
                       f"; {decision.not_kept_because}" if decision.not_kept_because else "")
             for variant, why in decision.failed.items():
-                _log.info("%s [%s]: %s dropped, it cannot launch here: %s", decision.kernel,
+                _log.info("%s [%s]: %s dropped (it cannot compile or launch here): %s", decision.kernel,
                           decision.specialization, variant, why)
             for variant, why in decision.changed_outputs.items():
                 _log.warning("%s [%s]: %s dropped, it changed the kernel's outputs: %s", decision.kernel,
@@ -288,12 +288,12 @@ class _Auto:
             # alone on the H200 host, which left a budget from `start` no time for its variants).
             deadline = compile_start + settings.auto_budget_s
             same: list[str] = []
-            late = compile_variants(self, fn, device, args, kwargs, grid, kernels, same, deadline)
+            crashed: dict[str, str] = {}
+            late = compile_variants(self, fn, device, args, kwargs, grid, kernels, same, deadline, crashed)
             ptx = {v: k.asm.get("ptx", "") for v, k in kernels.items()}
             applicable = [v for v, _ in self.variants[1:] if v in ptx and ptx[v] != ptx[""]]
             decision = Decision(name, "", applicable=applicable, compile_s=time.perf_counter() - compile_start,
-                                specialization=_short(key),
-                                same_as_stock=same)
+                                specialization=_short(key), same_as_stock=same, failed=crashed)
             if late:
                 decision.error = (f"over the first-launch budget of {settings.auto_budget_s:g} s "
                                   f"(TRITON_EXT_AUTO_BUDGET_S) while compiling {', '.join(late)}: no pass kept")

@@ -17,6 +17,7 @@ __all__ = [
     "UnknownPassError",
     "OptionError",
     "PassFailedError",
+    "PassCrashedError",
     "TritonExtWarning",
 ]
 
@@ -86,6 +87,11 @@ class PassFailedError(TritonExtError):
     ) -> None:
         super().__init__(message, extension=extension, path=path)
         self.pass_name = pass_name
+
+
+class PassCrashedError(PassFailedError):
+    """An enabled pass crashed (or hung) in an isolated stage (:mod:`triton_ext._triton.isolated`):
+    the worker process died, this one did not. The transparent mode drops the variant."""
 
 
 class TritonExtWarning(UserWarning):

@@ -135,6 +135,12 @@ _FIELDS: dict[str, _Field[Any]] = {
         "Threads that compile the transparent mode's variants concurrently (0: one per CPU core, at most 8; "
         "1: one at a time).",
     ),
+    "isolate": _Field(
+        "TRITON_EXT_ISOLATE", _parse_bool, lambda: False,
+        "Run each stage that has plugin passes in a worker process, so a pass that crashes costs the worker, not "
+        "this process: the pass is dropped for that kernel as if it had failed. The transparent mode always "
+        "does this for its variants.",
+    ),
     "log": _Field(
         "TRITON_EXT_LOG", _parse_level, lambda: None,
         "Log level of triton_ext's decisions (debug, info, warning, error): enabled passes, preflight, loads, "
@@ -168,6 +174,7 @@ class Settings:
     auto_backup_mb: float
     auto_budget_s: float
     auto_compile_threads: int
+    isolate: bool
 
     def __init__(self) -> None:
         self._overrides: list[dict[str, Any]] = []

@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
 from . import _selection, _triton
+from ._errors import PassCrashedError
+from ._triton import isolated
 from ._backup import ArgumentBackup, tensors_of
 from ._choice import choose_in_both, spread, winners
 from ._outputs import OutputCheck, OutputsUnverifiable
@@ -50,7 +52,8 @@ class Decision:
     same_as_stock: list[str] = field(default_factory=list)  # stopped before ptxas: LLVM IR of no pass
     specialization: str = ""  # sha256 prefix of the JIT's cache key (specialization and options)
     #: Variants dropped because their kernel cannot launch here (e.g. more shared memory than the
-    #: GPU has, which Triton only finds when it loads the binary), with the error.
+    #: GPU has, which Triton only finds when it loads the binary) or their passes crashed or hung
+    #: in the isolated worker that compiled them, with the error.
     failed: dict[str, str] = field(default_factory=dict)
     #: Variants dropped because their launch left other outputs than the no-pass kernel's
     #: (:mod:`triton_ext._outputs`), with what differed.
@@ -228,24 +231,30 @@ def _submit_compile(auto: Tuner, fn: Any, device: int, variant: str, args: tuple
         if torch.cuda.is_available():
             torch.cuda.set_device(device)  # the JIT of this thread looks up the launch's device
         token = _triton.stage_editor.set(edit_stages)
+        # Its passes run on a kernel nobody tested them on: in a worker process, which a crash or
+        # a hang of theirs ends instead of the user's process (:mod:`triton_ext._triton.isolated`).
+        isolating = isolated.isolate.set(True)
         try:
             with _selection.lend_hook():  # held until this compile ends, past the budget too
                 return auto.variant_kernel(fn, variant, args, kwargs, grid)
         finally:
+            isolated.isolate.reset(isolating)
             _triton.stage_editor.reset(token)
 
     return _pool().submit(contextvars.copy_context().run, compile_one)
 
 
 def compile_variants(auto: Tuner, fn: Any, device: int, args: tuple[Any, ...], kwargs: dict[str, Any], grid: Any,
-                     kernels: dict[str, Any], same: list[str], deadline: float) -> list[str]:
+                     kernels: dict[str, Any], same: list[str], deadline: float,
+                     crashed: dict[str, str] | None = None) -> list[str]:
     """Compile every candidate variant concurrently (compiles are CPU work: MLIR passes, LLVM,
     ptxas), each stopped after the last stage with one of its passes when its IR and launch
     metadata there are the no-pass kernel's (it does not apply: :func:`stop_if_stock`).
 
     Fills ``kernels``; returns the variants still compiling at ``deadline`` (they finish in the
     background, filling Triton's on-disk cache for the next process; :attr:`Tuner.pending` holds
-    them); ``same`` receives the variants stopped as the stock kernel."""
+    them); ``same`` receives the variants stopped as the stock kernel, ``crashed`` those whose
+    passes crashed or hung in their isolated worker, with what happened."""
     variants = [v for v, _ in auto.variants[1:]]
     if not variants:
         return []
@@ -265,6 +274,8 @@ def compile_variants(auto: Tuner, fn: Any, device: int, args: tuple[Any, ...], k
             kernels[variant] = future.result()
         elif isinstance(error, SameAsStock):
             same.append(variant)  # does not apply
+        elif isinstance(error, PassCrashedError) and crashed is not None:
+            crashed[variant] = str(error)
         # any other exception: the variant cannot compile, not a candidate
     return late
 

@@ -491,7 +491,7 @@ def test_the_report_lists_variants_that_could_not_launch(tmp_path: Path,
     (tmp_path / "kl_div.json").write_text(json.dumps(record))
     assert auto_report.main(["report", "--dir", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert "    could not launch, dropped: nvidia_pipeline_streams: OutOfResources: out of resource" in out
+    assert "    could not compile or launch, dropped: nvidia_pipeline_streams: OutOfResources: out of resource" in out
 
 
 def test_a_pass_must_win_back_to_back_too() -> None:

@@ -174,7 +174,7 @@ def _hook(*args: Any, **kwargs: Any) -> Any:
             _previous(*args, **kwargs)
         finally:
             _keyed.chaining = False
-    backend, stages, options, _language, _capability = args
+    backend, stages, options, language, _capability = args
     # The set this compile's cache key was computed for (see above); later enable/disable calls
     # do not affect this compile.
     selection = getattr(_keyed, "selection", None) or _state.current()
@@ -195,7 +195,7 @@ def _hook(*args: Any, **kwargs: Any) -> Any:
             and not (gluon and stage == "ttgir" and e.spec.anchor)
         ]
         if entries or record_all:
-            stages[stage] = wrap_stage(stage, stages[stage], tuple(entries))
+            stages[stage] = wrap_stage(stage, stages[stage], tuple(entries), (options, target, language))
     _warn_unplaced_checks(selection, stages, target, gluon)
     edit = stage_editor.get()
     if edit is not None:

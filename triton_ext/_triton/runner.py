@@ -18,11 +18,12 @@ import threading
 import warnings
 from typing import Any, Iterator, Protocol
 
-from .._errors import PassFailedError, TritonExtWarning
+from .._errors import PassCrashedError, PassFailedError, TritonExtWarning
 from .._launch import apply_launch_requests
 from .._log import get as get_logger
 from .._model import Extension, PassSpec
 from .._settings import settings
+from . import isolated
 from .tap import Insertion, Plan, activate, libtriton
 
 __all__ = ["EnabledPass", "StageFn", "wrap_stage", "record", "records_all_stages"]
@@ -110,7 +111,22 @@ def _reparse(text: str, context: Any) -> Any:
         os.unlink(path)
 
 
-def wrap_stage(stage: str, original: StageFn, entries: tuple[EnabledPass, ...]) -> StageFn:
+def _probe_isolated(stage: str, snapshot: str, metadata: dict[str, Any], compile_info: tuple[Any, ...],
+                    active: list[EnabledPass]) -> None:
+    """Run the stage on a copy of its input in a worker first (:mod:`.isolated`): raises
+    :class:`.isolated.StageCrashed` if a pass crashes or hangs there. Any other outcome (it ran,
+    it raised a Python error, the worker could not take it) lets the stage run here as always."""
+    options, target, language = compile_info
+    try:
+        isolated.run_stage(stage, snapshot, metadata, options, target, language, active)
+    except isolated.StageNotIsolated as exc:
+        _logger.debug("stage %s: the isolated run did not complete (%s); running it here", stage, exc)
+
+
+def wrap_stage(stage: str, original: StageFn, entries: tuple[EnabledPass, ...],
+               compile_info: tuple[Any, ...] | None = None) -> StageFn:
+    """``original`` run under a plan of ``entries``. ``compile_info`` (the compile's options,
+    target and language) lets a worker run the stage first when that is wanted (:mod:`.isolated`)."""
     def run_stage(src: Any, metadata: dict[str, Any]) -> Any:
         active = list(entries)
         snapshot = src.str() if hasattr(src, "str") else None
@@ -127,8 +143,21 @@ def wrap_stage(stage: str, original: StageFn, entries: tuple[EnabledPass, ...]) 
             if plans is not None:
                 plans.append(plan)
             try:
+                if active and compile_info is not None and snapshot is not None and isolated.wanted():
+                    _probe_isolated(stage, snapshot, metadata, compile_info, active)
                 with activate(plan):
                     result = original(src, metadata)
+            except isolated.StageCrashed as exc:
+                names = [e.spec.name for e in active]
+                which = f"pass {names[0]}" if len(names) == 1 else f"one of the passes {', '.join(names)}"
+                message = (f"triton-ext: {which} (extension {active[0].extension.name}) crashed in stage {stage} "
+                           f"of {metadata.get('name', 'a kernel')}, in an isolated worker ({exc})")
+                if isolated.isolate.get() or settings.strict or any(e.spec.on_failure == "error" for e in active):
+                    raise PassCrashedError(message, extension=active[0].extension.name,
+                                           path=active[0].extension.library_path(), pass_name=names[0]) from None
+                warnings.warn(message + "; compiling this kernel without it", TritonExtWarning, stacklevel=2)
+                _logger.info("%s: dropped %s for this kernel after: %s", stage, ", ".join(names), message)
+                return original(src, metadata)
             except Exception as exc:
                 culprits = plan.failed_run[1] if plan.failed_run else ()
                 if not culprits:

@@ -71,7 +71,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if r.get("back_to_back_ms"):
             print(f"    back to back: {_ms(r['back_to_back_ms'])}")
         for variant, why in (r.get("failed") or {}).items():
-            print(f"    could not launch, dropped: {variant}: {why}")
+            print(f"    could not compile or launch, dropped: {variant}: {why}")
         for variant, why in (r.get("changed_outputs") or {}).items():
             print(f"    changed the outputs, dropped: {variant}: {why}")
         print(f"    {r['file']}")
