@@ -11,6 +11,12 @@ under the stop the transparent mode puts in its compile (``triton_ext.testing.co
   one of its passes is the no-pass kernel's (before ``make_ttgir`` for ``make_ttir`` passes);
 * ``llvm_ir``: the stop before it: only once ``make_llir`` has run, before PTX codegen and ptxas.
 
+Both run in this process, as the mode did before isolated stages. A third compile, ``isolated``,
+is the ``early`` one as the mode runs it now: each stage with a pass runs in a worker process first
+(``triton_ext._triton.isolated``; the worker is started before the timings). Its cost is in wall
+seconds (``early_wall_s`` against ``isolated_wall_s``): the worker's CPU seconds are not this
+process's.
+
 Times are CPU seconds (this process and ptxas). Each compile runs alone in this process (the mode
 runs them concurrently on a thread pool, so on a machine with fewer cores than candidates these CPU
 seconds add up to first-launch seconds). The compiles are forced (``TRITON_ALWAYS_COMPILE``), so no
@@ -26,6 +32,7 @@ import json
 import os
 import platform
 import statistics
+import time
 import warnings
 from pathlib import Path
 from typing import Any
@@ -39,10 +46,11 @@ def _cpu_seconds() -> float:
     return t.user + t.system + t.children_user + t.children_system
 
 
-def _timed(compile: Any) -> tuple[Any, float]:
-    start = _cpu_seconds()
+def _timed(compile: Any) -> tuple[Any, float, float]:
+    """The result, CPU seconds, wall seconds."""
+    start, wall = _cpu_seconds(), time.perf_counter()
     result = compile()
-    return result, _cpu_seconds() - start
+    return result, _cpu_seconds() - start, time.perf_counter() - wall
 
 
 def measure(name: str, candidates: list[str]) -> dict[str, Any]:
@@ -55,21 +63,24 @@ def measure(name: str, candidates: list[str]) -> dict[str, Any]:
     launch = kernel.build(Tensors("meta"))
     sig, constexprs, attrs = compile_args(fn, launch)
     options = {"num_warps": launch.num_warps, "num_stages": launch.num_stages}
-    stock, stock_s = _timed(lambda: compile_through_cubin(fn, sig, constexprs, options=options, attrs=attrs))
+    stock, stock_s, _ = _timed(lambda: compile_through_cubin(fn, sig, constexprs, options=options, attrs=attrs))
     row: dict[str, Any] = {"kernel": name, "stock_s": round(stock_s, 3), "variants": {}}
     for candidate in candidates:
         with triton_ext.enabled(candidate):  # loads the plugin outside the timings
             pass
         entry: dict[str, Any] = {}
-        for label, stop_after in (("early", None), ("llvm_ir", "llir")):
+        for label, stop_after, isolate in (("early", None, False), ("llvm_ir", "llir", False),
+                                           ("isolated", None, True)):
             try:
-                compiled, seconds = _timed(lambda: compile_unless_stock(
+                compiled, seconds, wall = _timed(lambda: compile_unless_stock(
                     fn, sig, constexprs, passes=(candidate,), stock=stock, stop_after=stop_after, options=options,
-                    attrs=attrs))
+                    attrs=attrs, isolate=isolate))
             except Exception as exc:  # noqa: BLE001 - a variant that fails to compile is recorded
                 entry["error"] = f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0][:200]}"
                 break
-            entry[f"{label}_s"] = round(seconds, 3)
+            if not isolate:
+                entry[f"{label}_s"] = round(seconds, 3)
+            entry[f"{label}_wall_s"] = round(wall, 3)
             entry["applies"] = compiled is not None
         row["variants"][candidate] = entry
     return row
@@ -95,18 +106,26 @@ def main() -> int:
 
     candidates = [c for c in args.candidates.split(",") if c] or [
         p.name for p in triton_ext.manifest().passes if p.auto]
+    from triton_ext._triton import isolated
+
+    isolated._worker()  # started outside the timings, as the mode's pool threads keep theirs
     names = args.kernels or [k.name for k in REALWORLD]
     rows = []
     for name in names:
         row = measure(name, candidates)
         rows.append(row)
         cells = " ".join(f"{c}={'applies' if v.get('applies') else 'same'}:{v.get('early_s')}/{v.get('llvm_ir_s')}"
+                         f"/{v.get('early_wall_s')}->{v.get('isolated_wall_s')}"
                          for c, v in row["variants"].items())
         print(f"{name:32s} stock {row['stock_s']:6.2f}s  {cells}", flush=True)
     per_kernel = [(sum(v.get("early_s") or 0 for v in r["variants"].values()),
                    sum(v.get("llvm_ir_s") or 0 for v in r["variants"].values())) for r in rows]
     not_applying = [(v["early_s"], v["llvm_ir_s"]) for r in rows for v in r["variants"].values()
                     if v.get("applies") is False]
+    per_kernel_wall = [(sum(v.get("early_wall_s") or 0 for v in r["variants"].values()),
+                        sum(v.get("isolated_wall_s") or 0 for v in r["variants"].values())) for r in rows]
+    extra = [v["isolated_wall_s"] - v["early_wall_s"] for r in rows for v in r["variants"].values()
+             if "isolated_wall_s" in v]
     summary = {
         "kernels": len(rows),
         "candidates": candidates,
@@ -124,6 +143,14 @@ def main() -> int:
             "llvm_ir_total": round(sum(l for _, l in per_kernel), 1),
         },
         "stock_median_s": round(statistics.median(r["stock_s"] for r in rows), 3),
+        # The mode's variants in a worker first (isolated stages) against in this process, wall seconds.
+        "isolation_wall_s": {
+            "per_kernel_early_median": round(statistics.median(w for w, _ in per_kernel_wall), 3),
+            "per_kernel_isolated_median": round(statistics.median(i for _, i in per_kernel_wall), 3),
+            "per_kernel_isolated_max": round(max(i for _, i in per_kernel_wall), 3),
+            "per_variant_extra_median": round(statistics.median(extra), 3),
+            "per_variant_extra_max": round(max(extra), 3),
+        },
     }
     out = {"commit": commit, "date": datetime.date.today().isoformat(),
            "machine": platform.processor() or platform.machine(),

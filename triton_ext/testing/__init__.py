@@ -157,22 +157,28 @@ def compile_unless_stock(
     target: Any = None,
     options: Mapping[str, Any] | None = None,
     attrs: Any = None,
+    isolate: bool = True,
 ) -> Any | None:
     """``passes``' variant of a kernel compiled as the transparent mode compiles it: ``None`` when
     the compile stopped because the variant is the no-pass kernel ``stock`` (its IR after
     ``stop_after``, by default the last stage with one of ``passes``, and after each later stage,
-    equals ``stock``'s; ``triton_ext._variants``), else the compiled kernel. Arguments as for
-    :func:`compile_through_cubin`, which gives ``stock``."""
+    equals ``stock``'s; ``triton_ext._variants``), else the compiled kernel; its stages with
+    passes run in a worker first, as the mode's do, unless ``isolate`` is false
+    (``triton_ext._triton.isolated``). Arguments as for :func:`compile_through_cubin`, which
+    gives ``stock``."""
     from .. import _selection, _triton, _variants
+    from .._triton import isolated
 
     last = stop_after or _variants.last_stage(_selection.Selection.of(_selection.build(list(passes), None)))
     token = _triton.stage_editor.set(_variants.stop_if_stock(stock.asm, stock.metadata, last))
+    isolating = isolated.isolate.set(isolate)
     try:
         return compile_through_cubin(fn, signature, constexprs, passes=passes, target=target, options=options,
                                      attrs=attrs)
     except _variants.SameAsStock:
         return None
     finally:
+        isolated.isolate.reset(isolating)
         _triton.stage_editor.reset(token)
 
 

@@ -1,0 +1,157 @@
+"""Isolated stages (triton_ext/_triton/isolated.py): a pass that ends or hangs the process it runs
+in costs a worker process, not the user's.
+
+The CrashingPass fixture (tests/fixtures/CrashingPass.cpp) ends its process each way a broken
+pass can (option ``mode``). Compiles run for real (stock triton, cuda:90, through cubin); the
+unisolated cases run in a child process, which is the point: they show what isolation prevents,
+and what MLIR's crash recovery already catches in process.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import triton_ext
+from tests.reliability.fixture_plugins import FIXTURE_A, REPO, Entry, fixture_library, standard_tree, write_tree, use_tree
+from triton_ext._errors import PassCrashedError, TritonExtWarning
+from triton_ext._triton import isolated
+
+CRASHING = Entry("crashing", "TritonExtCrashingPass",
+                 {"fixture_crash": 'mode: {default: segv, type: str, help: "How to end the process."}'})
+
+COMPILE = textwrap.dedent("""
+    import sys, warnings
+    import triton_ext
+    from tests.reliability.test_isolated_stages import compile_ttir
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        with triton_ext.enabled("fixture_crash", mode=sys.argv[1]):
+            compile_ttir()
+    print("survived:", " | ".join(str(w.message) for w in seen if "fixture_crash" in str(w.message)))
+""")
+
+
+def compile_ttir() -> str:
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+
+    from tests.cpp.tests_kernels import add_one
+
+    src = ASTSource(add_one, signature={"X": "*fp32", "N": "i32"}, constexprs={"BLOCK": 64})
+    compiled = triton.compile(src, target=GPUTarget("cuda", 90, 32))
+    assert compiled.asm["cubin"]
+    return compiled.asm["ttir"]
+
+
+@pytest.fixture
+def crashing_tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "triton-cache"))
+    import triton
+
+    monkeypatch.setattr(triton.knobs.cache, "dir", str(tmp_path / "triton-cache"), raising=False)
+    standard_tree(tmp_path, monkeypatch, [CRASHING, FIXTURE_A])
+    yield tmp_path
+    triton_ext.disable()
+    isolated.shutdown()
+
+
+def _child(mode: str, isolate: bool, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    import os
+
+    env = dict(os.environ, TRITON_EXT_ISOLATE="1" if isolate else "0", PYTHONPATH=str(REPO))
+    return subprocess.run([sys.executable, "-c", COMPILE, mode], capture_output=True, text=True, env=env,
+                          cwd=tmp_path, timeout=300)
+
+
+@pytest.mark.parametrize("mode", ["segv", "abort", "fatal"])
+def test_mlir_crash_recovery_catches_a_signal_in_a_pass_without_isolation(crashing_tree: Path, mode: str) -> None:
+    # Triton 3.9 runs every pass manager with crash reproducers on ("reproducer generated at
+    # std::errs"), so MLIR's crash recovery turns a signal in a pass into a failed run: the pass
+    # is dropped like any failing pass. Isolation is not what saves the process here.
+    result = _child(mode, isolate=False, tmp_path=crashing_tree)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "survived: triton-ext: pass fixture_crash (extension crashing) failed in make_ttir" in result.stdout
+
+
+def test_a_pass_that_exits_ends_an_unisolated_process_and_only_the_worker_when_isolated(crashing_tree: Path) -> None:
+    alone = _child("exit", isolate=False, tmp_path=crashing_tree)
+    assert alone.returncode == 3 and "survived" not in alone.stdout  # the pass's exit(3) ended the process
+    isolated_run = _child("exit", isolate=True, tmp_path=crashing_tree)
+    assert isolated_run.returncode == 0, isolated_run.stderr[-2000:]
+    assert ("survived: triton-ext: pass fixture_crash (extension crashing) crashed in stage ttir of a kernel, "
+            "in an isolated worker (exited with status 3); compiling this kernel without it") in isolated_run.stdout
+
+
+def test_an_isolated_pass_that_hangs_is_stopped_and_dropped(crashing_tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(isolated, "TIMEOUT_S", 5.0)
+    stock = compile_ttir()
+    with triton_ext.settings.scope(isolate=True), warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        with triton_ext.enabled("fixture_crash", mode="hang"):
+            ttir = compile_ttir()
+    assert ttir == stock
+    (warning,) = [w for w in seen if issubclass(w.category, TritonExtWarning)]
+    assert "crashed in stage ttir" in str(warning.message) and "ran past 5 s (the worker was stopped)" in str(warning.message)
+
+
+def test_strict_mode_raises_and_the_next_isolated_compile_gets_a_new_worker(crashing_tree: Path) -> None:
+    with triton_ext.settings.scope(isolate=True, strict=True):
+        with triton_ext.enabled("fixture_crash", mode="exit"), pytest.raises(PassCrashedError) as caught:
+            compile_ttir()
+        assert caught.value.pass_name == "fixture_crash" and "exited with status 3" in str(caught.value)
+        # The worker that the pass ended is replaced: a sound pass still runs isolated, and applies.
+        with triton_ext.enabled("fixture_tag_module"):
+            assert "triton_ext.fixture_a" in compile_ttir()
+    assert len(isolated._all) == 2 and not isolated._all[0].alive() and isolated._all[1].alive()
+
+
+def test_a_worker_that_cannot_start_leaves_the_stage_to_this_process(crashing_tree: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "executable", str(crashing_tree / "no-such-python"))
+    with triton_ext.settings.scope(isolate=True), triton_ext.enabled("fixture_tag_module"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", TritonExtWarning)
+            assert "triton_ext.fixture_a" in compile_ttir()
+    assert isolated._all == []
+
+
+def test_the_transparent_mode_drops_a_variant_whose_pass_exits(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The mode's variants are always isolated: a candidate whose pass exits is recorded and
+    # dropped, the other candidate is still compiled and tried, and the process goes on.
+    import triton
+    from triton.runtime.driver import driver
+
+    from tests.python.test_auto_backup import _addmm, _inputs, _launch_without_gpu
+    from tests.python.test_autotune import HostOnly
+    from triton_ext import _auto
+
+    exiting = Entry("crashing", "TritonExtCrashingPass",
+                    {"fixture_crash": 'mode: {default: exit, type: str, help: "How to end the process."}'})
+    build = REPO / "build"
+    files = {lib.stem[3:]: lib for lib in (build / "plugins").glob("lib*.so")}
+    files["TritonExtCrashingPass"] = fixture_library("CrashingPass")
+    registry, tree = write_tree(tmp_path, [exiting], files)
+    registry.write_text((REPO / "registry.yaml").read_text() + registry.read_text().split("extensions:\n", 1)[1]
+                        .replace("        stage: ttir", "        stage: ttir\n        auto: true"))
+    use_tree(monkeypatch, registry, tree)
+    monkeypatch.setenv("TRITON_EXT_AUTO_DIR", str(tmp_path / "auto"))
+    monkeypatch.setattr(triton.knobs.cache, "dir", str(tmp_path / "cache"), raising=False)
+    monkeypatch.setattr(driver, "_active", HostOnly())
+    auto = _auto.activate(["fixture_crash", "grid_swizzle"])
+    try:
+        _launch_without_gpu(lambda: _addmm(*_inputs()))
+    finally:
+        _auto.deactivate()
+        isolated.shutdown()
+    (decision,) = auto.decisions
+    assert list(decision.failed) == ["fixture_crash"]
+    assert "crashed in stage ttir" in decision.failed["fixture_crash"] and "exited with status 3" in decision.failed["fixture_crash"]
+    assert decision.applicable == ["grid_swizzle"]  # tried, then stopped by the host-only driver's launch
