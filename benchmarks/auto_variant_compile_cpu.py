@@ -106,9 +106,9 @@ def main() -> int:
 
     candidates = [c for c in args.candidates.split(",") if c] or [
         p.name for p in triton_ext.manifest().passes if p.auto]
-    from triton_ext._triton import isolated
+    from triton_ext.testing import start_stage_worker
 
-    isolated._worker()  # started outside the timings, as the mode's pool threads keep theirs
+    start_stage_worker()  # outside the timings, as the mode's pool threads keep theirs
     names = args.kernels or [k.name for k in REALWORLD]
     rows = []
     for name in names:

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any, Sequence
 
-__all__ = ["isolate", "wanted", "run_stage", "serve", "StageCrashed", "StageNotIsolated", "TIMEOUT_S", "shutdown"]
+__all__ = ["isolate", "wanted", "run_stage", "start", "serve", "StageCrashed", "StageNotIsolated", "TIMEOUT_S", "shutdown"]
 
 #: Seconds a stage may run in the worker before it counts as hung (and the worker is killed).
 TIMEOUT_S = 300.0
@@ -173,6 +173,11 @@ def _worker() -> _Worker:
                 atexit.register(shutdown)
             _all.append(worker)
     return worker
+
+
+def start() -> None:
+    """Start this thread's worker now, if it has none (benchmarks: outside their timings)."""
+    _worker()
 
 
 def shutdown() -> None:

@@ -42,6 +42,7 @@ __all__ = [
     "use_fresh_cache",
     "compile_through_cubin",
     "compile_unless_stock",
+    "start_stage_worker",
     "reset",
     "forget_compiled_kernels",
     "jit_kernel_caches",
@@ -180,6 +181,14 @@ def compile_unless_stock(
     finally:
         isolated.isolate.reset(isolating)
         _triton.stage_editor.reset(token)
+
+
+def start_stage_worker() -> None:
+    """Start this thread's isolated-stage worker (``triton_ext._triton.isolated``) now, so a
+    timing of :func:`compile_unless_stock` does not include its start."""
+    from .._triton import isolated
+
+    isolated.start()
 
 
 def reset() -> None:
