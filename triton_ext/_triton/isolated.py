@@ -45,7 +45,9 @@ from typing import Any, Sequence
 __all__ = ["isolate", "wanted", "run_stage", "start", "serve", "StageCrashed", "StageNotIsolated", "TIMEOUT_S", "shutdown"]
 
 #: Seconds a stage may run in the worker before it counts as hung (and the worker is killed).
-TIMEOUT_S = 300.0
+#: The slowest stage measured, make_llir of vLLM's prefix-prefill variants, takes a few seconds;
+#: a thread waiting on a hung worker also delays the interpreter's exit by at most this.
+TIMEOUT_S = 120.0
 
 #: Seconds a worker may take to import Triton and say it is ready.
 _START_S = 60.0
