@@ -49,21 +49,25 @@ def _equal(a: Any, b: Any) -> bool:
 
 
 def _typed(buffer: Any, start: int, tensor: Any) -> Any:
-    """``tensor``'s elements as they lie in ``buffer``: bytes ``[start, ...)`` of ``tensor``'s
-    storage (a ``uint8`` tensor), viewed with ``tensor``'s dtype, shape and strides."""
+    """``tensor``'s elements as they lie in ``buffer`` (bytes ``[start, ...)`` of ``tensor``'s
+    storage, a ``uint8`` tensor), read with ``tensor``'s dtype, shape and strides, as float32
+    (float64 for a float64 tensor)."""
     first, end = reach_bytes(tensor)
     raw = buffer[first - start:end - start]
     try:
         raw = raw.view(tensor.dtype)
     except RuntimeError:  # not aligned for the dtype where this region's copy starts: realign
         raw = raw.clone().view(tensor.dtype)
-    return raw.as_strided(tensor.shape, tensor.stride(), raw.storage_offset())
+    raw = raw.as_strided(tensor.shape, tensor.stride(), raw.storage_offset())
+    import torch  # on first use: importing triton_ext must not import torch
+
+    return raw.double() if tensor.dtype == torch.float64 else raw.float()  # compared in a wide type
 
 
 @dataclass
 class _Uncertain:
-    """A floating argument over bytes where the no-pass runs differ: its first run's values and
-    how far the second run moved from them."""
+    """A floating argument over bytes where the no-pass runs differ (in backup region ``region``)
+    and how far, at most, the second run moved its values from the first's."""
 
     tensor: Any
     region: int
@@ -120,7 +124,7 @@ class OutputCheck:
                                       "arguments (integers or other data written in a run-dependent order)")
         self.loose[region] = under
         for t in floating:
-            now, before = _typed(alias, start, t).float(), _typed(self.reference[region], start, t).float()
+            now, before = _typed(alias, start, t), _typed(self.reference[region], start, t)
             gap = (now - before).abs().nan_to_num(nan=0.0, posinf=0.0)
             self.uncertain.append(_Uncertain(t, region, float(gap.max())))
 
@@ -139,8 +143,8 @@ class OutputCheck:
             for u in self.uncertain:
                 alias = self.backup.regions[u.region][0]
                 start = alias.storage_offset()
-                now = _typed(alias, start, u.tensor).float()
-                ref = _typed(self.reference[u.region], start, u.tensor).float()
+                now = _typed(alias, start, u.tensor)
+                ref = _typed(self.reference[u.region], start, u.tensor)
                 ok = (now == ref) | ((now - ref).abs() <= ENVELOPE * u.tolerance) | (now.isnan() & ref.isnan())
                 if not bool(ok.all()):
                     return (f"{int((~ok).sum())} values of a {tuple(u.tensor.shape)} {u.tensor.dtype} argument differ from "
