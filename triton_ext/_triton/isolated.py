@@ -119,11 +119,15 @@ class _Worker:
             self.close()
             raise StageCrashed(f"ran past {TIMEOUT_S:g} s (the worker was stopped)")
         try:
-            status, *rest = pickle.loads(self.connection.recv_bytes())
+            reply = self.connection.recv_bytes()
         except (EOFError, OSError):
             code = self.process.wait()
             self.close()
             raise StageCrashed(_describe_exit(code)) from None
+        try:
+            status, *rest = pickle.loads(reply)
+        except Exception as exc:  # noqa: BLE001  (an unreadable reply is no crash of the passes)
+            raise StageNotIsolated(f"unreadable reply from the worker: {type(exc).__name__}: {exc}") from None
         if status != "ok":
             raise StageNotIsolated(rest[0])
 
