@@ -168,19 +168,6 @@ def scale_kernel(x, y, n, BLOCK: tl.constexpr):
     tl.store(y + offs, tl.load(x + offs, mask=m) * 2, mask=m)
 
 
-WRONG_RESULT_ENTRY = """
-  wrong_result:
-    kind: pass
-    directory: tests/fixtures
-    library: TritonExtWrongResult
-    status: experimental
-    summary: Doubles every stored float (a wrong result the transparent mode must drop).
-    targets: {cuda: {}}
-    passes:
-      fixture_double_stores: {stage: ttir, auto: true}
-"""
-
-
 def wrong_pass() -> list[dict[str, Any]]:
     """The registry and plugins of this checkout plus the WrongResult fixture, in a scratch tree;
     the mode with it and ``nvidia_auto_pdl`` as candidates on two kernels."""
@@ -191,7 +178,9 @@ def wrong_pass() -> list[dict[str, Any]]:
     plugins.mkdir(parents=True)
     for library in [*(build / "plugins").iterdir(), build / "test-plugins" / "libTritonExtWrongResult.so"]:
         (plugins / library.name).symlink_to(library.resolve())
-    (root / "registry.yaml").write_text((repo / "registry.yaml").read_text() + WRONG_RESULT_ENTRY)
+    from tests.reliability.fixture_plugins import WRONG_RESULT
+
+    (root / "registry.yaml").write_text((repo / "registry.yaml").read_text() + WRONG_RESULT.yaml())
     saved = {k: os.environ.get(k) for k in ("TRITON_EXT_REGISTRY", "TRITON_EXT_BUILD_DIR")}
     os.environ.update(TRITON_EXT_REGISTRY=str(root / "registry.yaml"), TRITON_EXT_BUILD_DIR=str(root / "build"))
     candidates = ["fixture_double_stores", "nvidia_auto_pdl"]

@@ -6,7 +6,7 @@ Triton's own ``extend_with``) runs in a child process, ``python -m
 triton_ext._probe``, so that a crash or abort costs the child and becomes a
 :class:`~triton_ext._errors.PreflightError` here. Verdicts are cached on disk,
 keyed by the library's sha256, the Triton version, the environment (Python, Triton's
-folder, platform, the infra library beside the plugin) and the probe version, so a second
+folder, platform, the infra library beside the plugin, the _infra bindings) and the probe version, so a second
 run pays only for hashing the file. Before any of that, a library whose build record names
 another Triton release is refused in one line (:mod:`triton_ext._compat`).
 """
@@ -30,6 +30,7 @@ from typing import Any
 from ._compat import API_VERSION, PROBE_VERSION, check_triton_release
 from ._errors import PreflightError
 from ._log import get as _get_logger
+from ._probe import infra_bindings
 from ._settings import repo_root, settings
 
 _logger = _get_logger("preflight")
@@ -123,7 +124,8 @@ def environment_key(library: Path) -> str:
     """What besides the library's bytes decides a verdict: the Python (interpreter, version), the
     Triton package (version and folder), the platform, and the pass-infra library the plugin would
     link (the one beside it). A verdict from another environment must not answer for this one:
-    a plugin that loads in a checkout can fail in a venv whose core wheel lacks the infra library."""
+    a plugin that loads in a checkout can fail in a venv whose core wheel lacks the infra library;
+    and where the ``_infra`` bindings that describe its passes are."""
     triton_dir = ""
     try:
         spec = importlib.util.find_spec("triton")
@@ -136,8 +138,11 @@ def environment_key(library: Path) -> str:
         infra_id = f"{st.st_size}:{st.st_mtime_ns}"
     except OSError:
         infra_id = "none"
+    # Where the pass descriptions come from: a verdict made where no _infra bindings were found
+    # (no descriptions) must not answer where they are.
+    bindings = infra_bindings(str(library))
     parts = [sys.executable, sys.version, installed_triton_version(), triton_dir, platform.platform(),
-             str(infra), infra_id]
+             str(infra), infra_id, str(bindings)]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
 
 

@@ -169,17 +169,24 @@ def infra_module_dirs(path: str) -> list[Path]:
     return [Path(path).resolve().parent, Path(settings.build_dir) / "plugins", Path(__file__).resolve().parent]
 
 
-def _describe(path: str) -> list[dict[str, Any]] | None:
-    """The plugin's passes as its pass database describes them; None without the bindings."""
+def infra_bindings(path: str) -> Path | None:
+    """The ``_infra`` bindings the probe of the plugin at ``path`` would load (the first of
+    :func:`infra_module_dirs` that has a build for this interpreter), or None."""
     # Only a build for this interpreter: the bindings are a CPython extension, and one built for
     # another Python (plugins built on a 3.11 machine, run on a 3.12 GPU host) crashes the
     # process that loads it, so that its passes could never be described or enabled there.
     names = {"_infra" + suffix for suffix in importlib.machinery.EXTENSION_SUFFIXES}
     found = [f for d in infra_module_dirs(path) if d.is_dir() for f in sorted(d.glob("_infra*")) if f.name in names]
-    if not found:
+    return found[0] if found else None
+
+
+def _describe(path: str) -> list[dict[str, Any]] | None:
+    """The plugin's passes as its pass database describes them; None without the bindings."""
+    bindings = infra_bindings(path)
+    if bindings is None:
         return None
-    loader = importlib.machinery.ExtensionFileLoader("_infra", str(found[0]))
-    spec = importlib.util.spec_from_file_location("_infra", found[0], loader=loader)
+    loader = importlib.machinery.ExtensionFileLoader("_infra", str(bindings))
+    spec = importlib.util.spec_from_file_location("_infra", bindings, loader=loader)
     assert spec is not None
     infra = importlib.util.module_from_spec(spec)
     loader.exec_module(infra)

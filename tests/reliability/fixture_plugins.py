@@ -10,8 +10,10 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pytest
+if TYPE_CHECKING:  # pytest is imported where a test needs it: benchmarks on a GPU host use Entry without it
+    import pytest
 
 from triton_ext.testing import repo_root
 
@@ -38,6 +40,8 @@ def fixture_library(name: str) -> Path:
         path = directory / f"libTritonExt{name}.so"
         if path.exists():
             return path
+    import pytest
+
     pytest.fail(f"fixture plugin libTritonExt{name}.so not built in {' or '.join(map(str, fixture_dirs()))}; "
                 f"build with `triton-ext build` (fixtures are part of every build)")
 
@@ -50,6 +54,18 @@ class Entry:
     library: str  # without lib/.so
     passes: dict[str, str] = field(default_factory=dict)
     stage: str = "ttir"
+    auto: bool = False  # a candidate of the transparent mode
+
+    def yaml(self) -> str:
+        """This entry as registry.yaml lines (under ``extensions:``)."""
+        lines = [f"  {self.extension}:", "    kind: pass", "    directory: tests/fixtures", f"    library: {self.library}",
+                 "    status: experimental", "    summary: Reliability fixture.", "    targets:", "      cuda: {}",
+                 "    passes:"]
+        for name, options in self.passes.items():
+            lines += [f"      {name}:", f"        stage: {self.stage}"] + (["        auto: true"] if self.auto else [])
+            if options:
+                lines += ["        options:", f"          {options}"]
+        return "\n".join(lines) + "\n"
 
 
 def write_tree(root: Path, entries: list[Entry], files: dict[str, Path]) -> tuple[Path, Path]:
@@ -68,17 +84,8 @@ def write_tree(root: Path, entries: list[Entry], files: dict[str, Path]) -> tupl
             source.rename(target)
         else:
             target.symlink_to(source)
-    lines = ["schema: 1", "extensions:"]
-    for e in entries:
-        lines += [f"  {e.extension}:", "    kind: pass", "    directory: tests/fixtures", f"    library: {e.library}",
-                  "    status: experimental", "    summary: Reliability fixture.", "    targets:", "      cuda: {}",
-                  "    passes:"]
-        for name, options in e.passes.items():
-            lines += [f"      {name}:", f"        stage: {e.stage}"]
-            if options:
-                lines += ["        options:", f"          {options}"]
     registry = root / "registry.yaml"
-    registry.write_text("\n".join(lines) + "\n")
+    registry.write_text("schema: 1\nextensions:\n" + "".join(e.yaml() for e in entries))
     return registry, root / "build"
 
 
@@ -94,6 +101,8 @@ FIXTURE_B = Entry("fixture_b", "TritonExtFixtureB",
 FAILING = Entry("fixture_failing", "TritonExtFailingPass", {"fixture_always_fail": ""})
 INVALID = Entry("fixture_invalid", "TritonExtInvalidIR", {"fixture_break_ir": ""})
 DUPLICATE = Entry("fixture_duplicate", "TritonExtDuplicateName", {"fixture_tag_module": ""})
+#: A pass that compiles and verifies but doubles every stored float: the transparent mode must drop it.
+WRONG_RESULT = Entry("wrong_result", "TritonExtWrongResult", {"fixture_double_stores": ""}, auto=True)
 
 
 def standard_tree(root: Path, monkeypatch: pytest.MonkeyPatch, entries: list[Entry]) -> tuple[Path, Path]:

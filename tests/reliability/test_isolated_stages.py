@@ -134,13 +134,12 @@ def test_the_transparent_mode_drops_a_variant_whose_pass_exits(tmp_path: Path, m
     from triton_ext import _auto
 
     exiting = Entry("crashing", "TritonExtCrashingPass",
-                    {"fixture_crash": 'mode: {default: exit, type: str, help: "How to end the process."}'})
+                    {"fixture_crash": 'mode: {default: exit, type: str, help: "How to end the process."}'}, auto=True)
     build = REPO / "build"
     files = {lib.stem[3:]: lib for lib in (build / "plugins").glob("lib*.so")}
     files["TritonExtCrashingPass"] = fixture_library("CrashingPass")
     registry, tree = write_tree(tmp_path, [exiting], files)
-    registry.write_text((REPO / "registry.yaml").read_text() + registry.read_text().split("extensions:\n", 1)[1]
-                        .replace("        stage: ttir", "        stage: ttir\n        auto: true"))
+    registry.write_text((REPO / "registry.yaml").read_text() + exiting.yaml())
     use_tree(monkeypatch, registry, tree)
     monkeypatch.setenv("TRITON_EXT_AUTO_DIR", str(tmp_path / "auto"))
     monkeypatch.setattr(triton.knobs.cache, "dir", str(tmp_path / "cache"), raising=False)
