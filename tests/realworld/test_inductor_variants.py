@@ -144,11 +144,32 @@ def test_a_kept_pass_replaces_its_configs_launcher_and_no_other() -> None:
         assert timings["c0+gs"] == timings["c2+gs"] == float("inf")
 
 
+def _race(monkeypatch: pytest.MonkeyPatch, launcher: Any, times: dict[str, float], launched: list[str],
+          args: tuple[Any, ...] = ()) -> Any:
+    """``_inductor._time_variants`` on the launchers ``launcher(variant)`` for no pass, grid_swizzle
+    and loop_split, with given GPU-time readings (no GPU here); returns the decision."""
+    import types
+
+    def reading(fn: Any, **_: Any) -> float:  # one launch per reading, the time is given
+        fn()
+        return times[launched[-1]]
+
+    monkeypatch.setattr(_inductor, "flush_buffer", lambda: None)
+    monkeypatch.setattr(_inductor, "_flush", None)
+    monkeypatch.setattr(_inductor, "gpu_time_ms", reading)
+    monkeypatch.setattr(_inductor, "back_to_back_ms", lambda fn, calls: reading(fn))
+    tuner = types.SimpleNamespace(
+        get_device_interface=lambda: types.SimpleNamespace(current_device=lambda: 0, get_raw_stream=lambda d: 0),
+        clone_args=lambda *a, **k: (a, k), reset_to_zero_args=lambda *a, **k: None)
+    variants = {v: launcher(v) for v in ("", "grid_swizzle", "loop_split")}
+    decision = _inductor.Decision(kernel="k", choice="", applicable=["grid_swizzle", "loop_split"])
+    _inductor._time_variants(tuner, decision, variants, args, {})
+    return decision
+
+
 def test_a_config_variant_that_cannot_launch_is_dropped_alone(monkeypatch: pytest.MonkeyPatch) -> None:
     # The Inductor path applies the same rule as JITFunction's: a pass variant whose binary does
     # not fit the GPU (OutOfResources at its first launch) is dropped, and the others still race.
-    import types
-
     from triton.runtime.errors import OutOfResources
 
     launched: list[str] = []
@@ -160,22 +181,7 @@ def test_a_config_variant_that_cannot_launch_is_dropped_alone(monkeypatch: pytes
                 raise OutOfResources(262208, 232448, "shared memory")
         return run
 
-    times = {"": 1.0, "grid_swizzle": 0.8}
-
-    def reading(fn: Any, **_: Any) -> float:  # one launch per reading, the time is given
-        fn()
-        return times[launched[-1]]
-
-    monkeypatch.setattr(_inductor, "flush_buffer", lambda: None)  # no GPU here
-    monkeypatch.setattr(_inductor, "_flush", None)
-    monkeypatch.setattr(_inductor, "gpu_time_ms", reading)
-    monkeypatch.setattr(_inductor, "back_to_back_ms", lambda fn, calls: reading(fn))
-    tuner = types.SimpleNamespace(
-        get_device_interface=lambda: types.SimpleNamespace(current_device=lambda: 0, get_raw_stream=lambda d: 0),
-        clone_args=lambda *a, **k: (a, k), reset_to_zero_args=lambda *a, **k: None)
-    variants = {v: launcher(v) for v in ("", "grid_swizzle", "loop_split")}
-    decision = _inductor.Decision(kernel="k", choice="", applicable=["grid_swizzle", "loop_split"])
-    _inductor._time_variants(tuner, decision, variants, (), {})
+    decision = _race(monkeypatch, launcher, {"": 1.0, "grid_swizzle": 0.8}, launched)
     assert decision.error is None and decision.applicable == ["grid_swizzle"]
     assert decision.failed == {"loop_split": "OutOfResources: out of resource: shared memory, Required: 262208, "
                                              "Hardware limit: 232448. Reducing block sizes or `num_stages` may help."}
@@ -185,8 +191,6 @@ def test_a_config_variant_that_cannot_launch_is_dropped_alone(monkeypatch: pytes
 def test_a_config_variant_that_changes_the_outputs_is_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
     # The output check (triton_ext/_outputs.py) on Inductor's path: the launchers run on the
     # autotuner's cloned arguments, restored from the mode's backup before each check.
-    import types
-
     import torch
 
     x, out = torch.arange(64, dtype=torch.float32), torch.zeros(64)
@@ -200,22 +204,7 @@ def test_a_config_variant_that_changes_the_outputs_is_dropped(monkeypatch: pytes
                 out[0] = 1.0
         return run
 
-    times = {"": 1.0, "grid_swizzle": 0.8, "loop_split": 0.5}
-
-    def reading(fn: Any, **_: Any) -> float:
-        fn()
-        return times[launched[-1]]
-
-    monkeypatch.setattr(_inductor, "flush_buffer", lambda: None)  # no GPU here
-    monkeypatch.setattr(_inductor, "_flush", None)
-    monkeypatch.setattr(_inductor, "gpu_time_ms", reading)
-    monkeypatch.setattr(_inductor, "back_to_back_ms", lambda fn, calls: reading(fn))
-    tuner = types.SimpleNamespace(
-        get_device_interface=lambda: types.SimpleNamespace(current_device=lambda: 0, get_raw_stream=lambda d: 0),
-        clone_args=lambda *a, **k: (a, k), reset_to_zero_args=lambda *a, **k: None)
-    variants = {v: launcher(v) for v in ("", "grid_swizzle", "loop_split")}
-    decision = _inductor.Decision(kernel="k", choice="", applicable=["grid_swizzle", "loop_split"])
-    _inductor._time_variants(tuner, decision, variants, (x, out), {})
+    decision = _race(monkeypatch, launcher, {"": 1.0, "grid_swizzle": 0.8, "loop_split": 0.5}, launched, (x, out))
     assert decision.changed_outputs == {"loop_split": "2 of 256 bytes differ from the no-pass kernel's outputs"}
     assert decision.error is None and decision.choice == "grid_swizzle"
     assert launched[:2] == ["", ""] and launched.count("loop_split") == 1
