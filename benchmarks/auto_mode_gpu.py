@@ -300,6 +300,7 @@ def measure(name: str, build: Callable[[], Any], candidates: list[str], seed: in
             "decision_error": decision.error if decision else None,
             "same_as_stock": decision.same_as_stock if decision else [],
             "failed_variants": decision.failed if decision else {},
+            "changed_outputs": decision.changed_outputs if decision else {},
             "back_to_back_ms": decision.back_to_back_ms if decision else {},
             "compile_s": decision.compile_s if decision else None,
             "spread": max((max(v) - min(v)) / statistics.median(v) for v in (stock_ms, auto_ms)),
