@@ -63,7 +63,8 @@ graph capture (nothing may be timed there), launches under Triton's ``AsyncCompi
 launches with an argument whose memory the mode cannot save (anything with a ``data_ptr`` that
 is not a torch tensor: a raw pointer, a tensor descriptor), and launches whose tensor arguments
 reach more memory than the backup may take (``TRITON_EXT_AUTO_BACKUP_MB``, default 1024 MiB, and
-half the GPU's free memory; an out-of-memory error while copying refuses too). Backups are byte
+its two copies, inputs and no pass's outputs, half the GPU's free memory; an out-of-memory error
+while copying refuses too). Backups are byte
 copies of the memory each argument reaches, so expanded (stride-0) views, ``nn.Parameter``
 arguments with grad mode on and views sharing one storage are restored exactly, with no
 autograd involved. Any other failure inside the mode falls back to the stock kernel and is
@@ -298,7 +299,7 @@ class _Auto:
                 decision.error = (f"over the first-launch budget of {settings.auto_budget_s:g} s "
                                   f"(TRITON_EXT_AUTO_BUDGET_S) while compiling {', '.join(late)}: no pass kept")
             elif applicable:
-                backup = ArgumentBackup.of(tensors)
+                backup = ArgumentBackup.of(tensors, copies=2)  # the inputs, and no pass's outputs
                 try:
                     time_variants(self, _original_run, fn, device, args, kwargs, grid, kernels, ptx, decision, backup,
                                   deadline)

@@ -94,12 +94,14 @@ class ArgumentBackup:
     nbytes: int = 0
 
     @classmethod
-    def of(cls, values: Iterable[Any], cap_bytes: int | None = None) -> ArgumentBackup:
+    def of(cls, values: Iterable[Any], cap_bytes: int | None = None, copies: int = 1) -> ArgumentBackup:
         """Save the memory the tensors among ``values`` reach.
 
-        ``cap_bytes``: refuse above this total (default: ``settings.auto_backup_mb``). Raises
-        :class:`BackupRefused` when the total is above the cap or above half the device's free
-        memory, when a copy runs out of memory, or for an argument whose memory is unknown."""
+        ``cap_bytes``: refuse above this total (default: ``settings.auto_backup_mb``). ``copies``:
+        how many copies of it the caller will hold (the transparent mode keeps a second one, the
+        no-pass kernel's outputs: :mod:`triton_ext._outputs`). Raises :class:`BackupRefused` when
+        the total is above the cap or the copies above half the device's free memory, when a copy
+        runs out of memory, or for an argument whose memory is unknown."""
         import torch  # on first use: importing triton_ext must not import torch
 
         if cap_bytes is None:
@@ -129,9 +131,10 @@ class ArgumentBackup:
         for device in {d for _, d, _, _ in merged if d.type == "cuda"}:
             on_device = sum(hi - lo for _, d, lo, hi in merged if d == device)
             free, _ = torch.cuda.mem_get_info(device)
-            if on_device > free // 2:
-                raise BackupRefused(f"the tensor arguments reach {_size(on_device)} on {device}, more than "
-                                    f"half its free memory ({_size(free)})")
+            if copies * on_device > free // 2:
+                raise BackupRefused(f"the tensor arguments reach {_size(on_device)} on {device}; {copies} "
+                                    f"cop{'y' if copies == 1 else 'ies'} of that are more than half its free memory "
+                                    f"({_size(free)})")
         backup = cls(nbytes=total)
         try:
             with torch.no_grad():

@@ -327,7 +327,7 @@ def _time_variants(self: Any, decision: Decision, variants: dict[str, Any], args
             raise RuntimeError("no launcher without a pass for this config")
 
         tensors = list(tensors_of((*cloned_args, *cloned_kwargs.values())))
-        backup = ArgumentBackup.of(tensors)
+        backup = ArgumentBackup.of(tensors, copies=2)
 
         def launch(variant: str) -> None:
             backup.restore()
