@@ -154,3 +154,36 @@ def test_the_transparent_mode_drops_a_variant_whose_pass_exits(tmp_path: Path, m
     assert list(decision.failed) == ["fixture_crash"]
     assert "crashed in stage ttir" in decision.failed["fixture_crash"] and "exited with status 3" in decision.failed["fixture_crash"]
     assert decision.applicable == ["grid_swizzle"]  # tried, then stopped by the host-only driver's launch
+
+
+# Workers that misbehave in ways no pass causes: each is no crash of the passes, so the stage
+# runs in this process instead (StageNotIsolated), and nothing is dropped.
+_SILENT = "import sys; sys.exit(0)"
+_GARBAGE = textwrap.dedent("""
+    import socket, sys
+    from multiprocessing.connection import Connection
+    c = Connection(socket.socket(fileno=int(sys.argv[1])).detach())
+    c.send_bytes(b"ready")
+    c.recv_bytes()
+    c.send_bytes(b"not a pickle")
+    c.recv_bytes()
+""")
+
+
+def test_a_worker_that_never_says_ready_is_not_a_crash() -> None:
+    with pytest.raises(isolated.StageNotIsolated, match="the worker did not start"):
+        isolated._Worker(("-c", _SILENT))
+
+
+def test_an_unreadable_reply_or_an_unsendable_request_is_not_a_crash() -> None:
+    worker = isolated._Worker(("-c", _GARBAGE))
+    try:
+        request = isolated._Request("ttir", "module {}", {}, None, None, None, (), ())
+        with pytest.raises(isolated.StageNotIsolated, match="unreadable reply from the worker: UnpicklingError"):
+            worker.run(request)
+        unsendable = isolated._Request("ttir", "module {}", {}, lambda: None, None, None, (), ())
+        with pytest.raises(isolated.StageNotIsolated, match="the request could not be sent"):
+            worker.run(unsendable)
+        assert worker.alive()
+    finally:
+        worker.close()

@@ -85,15 +85,19 @@ class _Request:
     libraries: tuple[tuple[str, str], ...]  # (library path, extension name) to load first
 
 
+#: What starts a worker; the socket's file descriptor is appended.
+_COMMAND = ("-m", "triton_ext._stage_worker")
+
+
 class _Worker:
-    def __init__(self) -> None:
+    def __init__(self, command: Sequence[str] = _COMMAND) -> None:
         ours, theirs = socket.socketpair()
         env = dict(os.environ)
         env.pop("TRITON_EXT_ENABLE", None)  # importing triton_ext there must enable nothing
         env["TRITON_EXT_STRICT"] = "1"  # any failure comes back as an error, handled here
         env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)  # this process's triton and triton_ext
         try:
-            self.process = subprocess.Popen([sys.executable, "-m", "triton_ext._stage_worker", str(theirs.fileno())],
+            self.process = subprocess.Popen([sys.executable, *command, str(theirs.fileno())],
                                             pass_fds=[theirs.fileno()], env=env, stdin=subprocess.DEVNULL)
         except OSError as exc:
             raise StageNotIsolated(f"the worker could not start: {exc}") from None
