@@ -479,19 +479,21 @@ def test_each_decision_is_logged_and_reported_from_disk(host_mode: Any, tmp_path
     assert "same as no pass: grid_swizzle" in out
 
 
-def test_the_report_lists_variants_that_could_not_launch(tmp_path: Path,
-                                                         capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_report_lists_the_variants_it_dropped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     import json
 
     from triton_ext.dev import auto_report
 
     record = {"kernel": "kl_div", "choice": "loop_split", "applicable": ["loop_split"],
               "timings_ms": {"": 0.0735, "loop_split": 0.0695}, "same_as_stock": [],
-              "failed": {"nvidia_pipeline_streams": "OutOfResources: out of resource: shared memory"}}
+              "failed": {"nvidia_pipeline_streams": "OutOfResources: out of resource: shared memory"},
+              "changed_outputs": {"grid_swizzle": "3 of 4096 bytes differ from the no-pass kernel's outputs"}}
     (tmp_path / "kl_div.json").write_text(json.dumps(record))
     assert auto_report.main(["report", "--dir", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "    could not compile or launch, dropped: nvidia_pipeline_streams: OutOfResources: out of resource" in out
+    assert ("    changed the outputs, dropped: grid_swizzle: 3 of 4096 bytes differ from the no-pass kernel's "
+            "outputs") in out
 
 
 def test_a_pass_must_win_back_to_back_too() -> None:
