@@ -38,14 +38,14 @@ COMPILE = textwrap.dedent("""
 """)
 
 
-def compile_ttir() -> str:
+def compile_ttir(block: int = 64) -> str:
     import triton
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
 
     from tests.cpp.tests_kernels import add_one
 
-    src = ASTSource(add_one, signature={"X": "*fp32", "N": "i32"}, constexprs={"BLOCK": 64})
+    src = ASTSource(add_one, signature={"X": "*fp32", "N": "i32"}, constexprs={"BLOCK": block})
     compiled = triton.compile(src, target=GPUTarget("cuda", 90, 32))
     assert compiled.asm["cubin"]
     return compiled.asm["ttir"]
@@ -120,7 +120,10 @@ def test_a_worker_that_cannot_start_leaves_the_stage_to_this_process(crashing_tr
         with warnings.catch_warnings():
             warnings.simplefilter("error", TritonExtWarning)
             assert "triton_ext.fixture_a" in compile_ttir()
-    assert isolated._all == []
+        assert isolated._all == [] and "the worker could not start" in str(isolated._cannot_start)
+        # Later compiles do not try again (a start that hangs would cost each of them a minute).
+        monkeypatch.setattr(isolated, "_Worker", None)  # would raise TypeError if called
+        assert "triton_ext.fixture_a" in compile_ttir(block=128)
 
 
 def test_the_transparent_mode_drops_a_variant_whose_pass_exits(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

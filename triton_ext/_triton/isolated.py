@@ -173,10 +173,22 @@ _all: list[_Worker] = []
 _all_lock = threading.Lock()
 
 
+#: Why a worker could not start, once one could not: later compiles do not try again (each try
+#: can take up to :data:`_START_S`), they run their stages here.
+_cannot_start: str | None = None
+
+
 def _worker() -> _Worker:
+    global _cannot_start
     worker = getattr(_workers, "worker", None)
     if worker is None or not worker.alive():
-        worker = _Worker()
+        if _cannot_start is not None:
+            raise StageNotIsolated(_cannot_start)
+        try:
+            worker = _Worker()
+        except StageNotIsolated as exc:
+            _cannot_start = str(exc)
+            raise
         _workers.worker = worker
         with _all_lock:
             if not _all:
@@ -191,7 +203,9 @@ def start() -> None:
 
 
 def shutdown() -> None:
-    """Stop every worker (at exit; tests)."""
+    """Stop every worker (at exit; tests), and let the next compile try to start one again."""
+    global _cannot_start
+    _cannot_start = None
     with _all_lock:
         workers, _all[:] = list(_all), []
     for worker in workers:
