@@ -115,6 +115,8 @@ def test_strict_mode_raises_and_the_next_isolated_compile_gets_a_new_worker(cras
 
 def test_a_worker_that_cannot_start_leaves_the_stage_to_this_process(crashing_tree: Path,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    with triton_ext.enabled("fixture_tag_module"):
+        pass  # its preflight (a child process too) done, with the real interpreter
     monkeypatch.setattr(sys, "executable", str(crashing_tree / "no-such-python"))
     with triton_ext.settings.scope(isolate=True), triton_ext.enabled("fixture_tag_module"):
         with warnings.catch_warnings():
@@ -181,10 +183,10 @@ def test_a_worker_that_never_says_ready_is_not_a_crash() -> None:
 def test_an_unreadable_reply_or_an_unsendable_request_is_not_a_crash() -> None:
     worker = isolated._Worker(("-c", _GARBAGE))
     try:
-        request = isolated._Request("ttir", "module {}", {}, None, None, None, (), ())
+        request = isolated.StageRequest("ttir", "module {}", {}, None, None, None, (), ())
         with pytest.raises(isolated.StageNotIsolated, match="unreadable reply from the worker: UnpicklingError"):
             worker.run(request)
-        unsendable = isolated._Request("ttir", "module {}", {}, lambda: None, None, None, (), ())
+        unsendable = isolated.StageRequest("ttir", "module {}", {}, lambda: None, None, None, (), ())
         with pytest.raises(isolated.StageNotIsolated, match="the request could not be sent"):
             worker.run(unsendable)
         assert worker.alive()

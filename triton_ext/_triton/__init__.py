@@ -19,7 +19,7 @@ from .hook import (
     HookState, SelectionState, SelectionView, StagesHook, ensure_installed, install, installed, key_without_hook, lend,
     permanent, restore, save, stage_editor, uninstall,
 )
-from .runner import EnabledPass, StageFn, record, records_all_stages, wrap_stage
+from .runner import EnabledPass, StageFn, record, records_all_stages, reparse, wrap_stage
 from .tap import (
     Builtin, Insertion, Plan, activate, builtin_names, canonical_builtin, check_overrides, current_plan, install_tap,
     resolve_builtin, uninstall_tap,
@@ -29,7 +29,7 @@ __all__ = [
     "EnabledPass", "SelectionView", "SelectionState",
     "builtin_names", "resolve_builtin", "canonical_builtin", "check_overrides",
     "Builtin", "Insertion", "Plan", "install_tap", "uninstall_tap", "activate", "current_plan",
-    "StageFn", "wrap_stage", "record", "records_all_stages",
+    "StageFn", "wrap_stage", "reparse", "record", "records_all_stages",
     "StagesHook", "HookState", "stage_editor", "install", "ensure_installed", "uninstall", "installed", "save", "restore",
     "lend", "permanent", "key_without_hook",
 ]

@@ -42,7 +42,8 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any, Sequence
 
-__all__ = ["isolate", "wanted", "run_stage", "start", "serve", "StageCrashed", "StageNotIsolated", "TIMEOUT_S", "shutdown"]
+__all__ = ["isolate", "wanted", "run_stage", "start", "StageRequest", "StageCrashed", "StageNotIsolated", "TIMEOUT_S",
+           "shutdown"]
 
 #: Seconds a stage may run in the worker before it counts as hung (and the worker is killed).
 #: The slowest stage measured, make_llir of vLLM's prefix-prefill variants, takes a few seconds;
@@ -74,7 +75,9 @@ class StageNotIsolated(Exception):
 
 
 @dataclass
-class _Request:
+class StageRequest:
+    """What the worker (:mod:`triton_ext._stage_worker`) needs to run one stage."""
+
     stage: str
     text: str
     metadata: dict[str, Any]
@@ -114,7 +117,7 @@ class _Worker:
             self.close()
             raise StageNotIsolated("the worker did not start (see its stderr above)")
 
-    def run(self, request: _Request) -> None:
+    def run(self, request: StageRequest) -> None:
         try:
             self.connection.send_bytes(pickle.dumps(request))
         except (OSError, pickle.PicklingError, TypeError, AttributeError) as exc:
@@ -217,46 +220,10 @@ def run_stage(stage: str, text: str, metadata: dict[str, Any], options: Any, tar
     """Run ``stage`` on the module ``text`` with ``entries`` in this thread's worker. Raises
     :class:`StageCrashed` or :class:`StageNotIsolated` (see the module docstring)."""
     libraries = tuple(dict.fromkeys((str(e.extension.library_path()), e.extension.name) for e in entries))
-    request = _Request(stage, text, _picklable(metadata), options, target, language, tuple(entries), libraries)
+    request = StageRequest(stage, text, _picklable(metadata), options, target, language, tuple(entries), libraries)
     worker = _worker()
     try:
         worker.run(request)
     except StageCrashed:
         _workers.worker = None
         raise
-
-
-def serve(fd: int) -> None:
-    """The worker: answer requests until the parent closes the connection."""
-    from triton._C.libtriton import ir
-    from triton.compiler.compiler import make_backend
-
-    from .._loader import load
-    from .runner import _reparse, wrap_stage
-    from .tap import install_tap, runtime_knobs
-
-    install_tap()
-    runtime_knobs().add_stages_inspection_hook = None
-    connection = Connection(fd)
-    connection.send_bytes(b"ready")
-    while True:
-        try:
-            request: _Request = pickle.loads(connection.recv_bytes())
-        except EOFError:
-            return
-        try:
-            for path, extension in request.libraries:
-                load(path, extension)
-            backend = make_backend(request.target)
-            stages: dict[str, Any] = {}
-            backend.add_stages(stages, request.options, request.language)
-            context = ir.context()
-            ir.load_dialects(context)
-            backend.load_dialects(context)
-            module = _reparse(request.text, context)
-            wrap_stage(request.stage, stages[request.stage], request.entries)(module, request.metadata)
-            reply: tuple[Any, ...] = ("ok",)
-        except Exception as exc:  # noqa: BLE001  (the parent runs the stage itself)
-            reply = ("error", f"{type(exc).__name__}: {exc}"[:2000])
-        connection.send_bytes(pickle.dumps(reply))
-

@@ -26,7 +26,7 @@ from .._settings import settings
 from . import isolated
 from .tap import Insertion, Plan, activate, libtriton
 
-__all__ = ["EnabledPass", "StageFn", "wrap_stage", "record", "records_all_stages"]
+__all__ = ["EnabledPass", "StageFn", "wrap_stage", "reparse", "record", "records_all_stages"]
 
 _logger = get_logger("runner")
 
@@ -97,7 +97,8 @@ def _warn_or_raise(message: str, entry: EnabledPass) -> None:
     warnings.warn(message, TritonExtWarning, stacklevel=4)
 
 
-def _reparse(text: str, context: Any) -> Any:
+def reparse(text: str, context: Any) -> Any:
+    """The module ``text`` parsed into ``context`` (a stage's input again, or in a worker)."""
     ir = libtriton().ir
 
     fd, path = tempfile.mkstemp(suffix=".mlir", prefix="triton-ext-")
@@ -191,7 +192,7 @@ def wrap_stage(stage: str, original: StageFn, entries: tuple[EnabledPass, ...],
                 warnings.warn(message + "; compiling this kernel without it", TritonExtWarning, stacklevel=2)
                 _logger.info("%s: dropped %s for this kernel after: %s", stage, ", ".join(names), message)
                 active = [e for e in active if e.spec.name not in names]
-                src = _reparse(snapshot, context)
+                src = reparse(snapshot, context)
                 if not active:
                     return original(src, metadata)
                 continue
