@@ -49,8 +49,8 @@ import types
 from typing import Any, Callable, Sequence
 
 from . import _selection
-from ._choice import choose_in_both, spread, winners
 from ._backup import ArgumentBackup, tensors_of
+from ._choice import choose_in_both, spread, winners
 from ._outputs import OutputCheck, OutputsUnverifiable
 from ._timing import back_to_back_ms, flush_buffer, gpu_time_ms, interleaved_rounds
 from ._variants import CONFIRM_ROUNDS, REP_MS, ROUNDS, Decision, describe_error, screen_variants
@@ -353,8 +353,8 @@ def _time_variants(self: Any, decision: Decision, variants: dict[str, Any], args
                                          CONFIRM_ROUNDS)
                 decision.back_to_back_ms = {v: statistics.median(t) for v, t in b2b.items()}
                 decision.choice = choose_in_both(confirm, b2b)
-    except OutputsUnverifiable as exc:
-        decision.error = f"no pass kept: {exc}"
+    except OutputsUnverifiable as exc:  # it says why no pass is kept
+        decision.error = str(exc)
         decision.choice = ""
     except Exception as exc:  # the config keeps its no-pass kernel
         decision.error = f"timing failed, no pass kept: {describe_error(exc)}"

@@ -120,8 +120,8 @@ class OutputCheck:
             first, end = reach_bytes(t)
             under[first - start:end - start] = True
         if not bool(under[alias != self.reference[region]].all()):
-            raise OutputsUnverifiable("the no-pass kernel's outputs differ between two runs outside its floating "
-                                      "arguments (integers or other data written in a run-dependent order)")
+            raise OutputsUnverifiable("no pass kept: the no-pass kernel's outputs differ between two runs outside its "
+                                      "floating arguments (integers or other data written in a run-dependent order)")
         self.loose[region] = under
         for t in floating:
             now, before = _typed(alias, start, t), _typed(self.reference[region], start, t)

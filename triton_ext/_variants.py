@@ -21,12 +21,12 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
 from . import _selection, _triton
-from ._errors import PassCrashedError
-from ._triton import isolated
 from ._backup import ArgumentBackup, tensors_of
 from ._choice import choose_in_both, spread, winners
+from ._errors import PassCrashedError
 from ._outputs import OutputCheck, OutputsUnverifiable
 from ._settings import settings
+from ._triton import isolated
 from ._timing import back_to_back_ms, flush_buffer, gpu_time_ms, interleaved_rounds
 
 __all__ = ["ROUNDS", "CONFIRM_ROUNDS", "REP_MS", "Decision", "Tuner", "compile_variants", "time_variants", "describe_error",
@@ -363,8 +363,8 @@ def time_variants(auto: Tuner, run: Callable[..., Any] | None, fn: Any, device: 
         b2b = interleaved_rounds(["", *kept], b2b_one, CONFIRM_ROUNDS, before=before_reading("timing back to back"))
         decision.back_to_back_ms = {v: statistics.median(t) for v, t in b2b.items()}
         decision.choice = choose_in_both(confirm, b2b)
-    except (OverBudget, OutputsUnverifiable) as exc:
-        decision.error = str(exc) if isinstance(exc, OverBudget) else f"no pass kept: {exc}"
+    except (OverBudget, OutputsUnverifiable) as exc:  # each says why no pass is kept
+        decision.error = str(exc)
         decision.choice = ""
     except Exception as exc:  # a variant that fails to launch: the user's launch runs with no pass
         decision.error = f"timing failed, no pass kept: {describe_error(exc)}"

@@ -148,41 +148,37 @@ def wrap_stage(stage: str, original: StageFn, entries: tuple[EnabledPass, ...],
                     _probe_isolated(stage, snapshot, metadata, compile_info, active)
                 with activate(plan):
                     result = original(src, metadata)
-            except isolated.StageCrashed as exc:
-                names = [e.spec.name for e in active]
-                which = f"pass {names[0]}" if len(names) == 1 else f"one of the passes {', '.join(names)}"
-                message = (f"triton-ext: {which} (extension {active[0].extension.name}) crashed in stage {stage} "
-                           f"of {metadata.get('name', 'a kernel')}, in an isolated worker ({exc})")
-                if isolated.isolate.get() or settings.strict or any(e.spec.on_failure == "error" for e in active):
-                    raise PassCrashedError(message, extension=active[0].extension.name,
-                                           path=active[0].extension.library_path(), pass_name=names[0]) from None
-                warnings.warn(message + "; compiling this kernel without it", TritonExtWarning, stacklevel=2)
-                _logger.info("%s: dropped %s for this kernel after: %s", stage, ", ".join(names), message)
-                return original(src, metadata)
             except Exception as exc:
-                culprits = plan.failed_run[1] if plan.failed_run else ()
+                # A crash or hang in the isolated worker (:mod:`.isolated`) is a failure of every
+                # pass of the stage, met before this process ran it: ``src`` is untouched.
+                crashed = isinstance(exc, isolated.StageCrashed)
+                culprits = tuple(active) if crashed else plan.failed_run[1] if plan.failed_run else ()
                 if not culprits:
                     raise
                 names = [c.spec.name for c in culprits]
                 first = by_name[names[0]]
-                label = plan.failed_run[0] if plan.failed_run else stage
                 which = f"pass {names[0]}" if len(names) == 1 else f"one of the passes {', '.join(names)}"
-                message = (
-                    f"triton-ext: {which} (extension {first.extension.name}) failed in {label} "
-                    f"({type(exc).__name__}: {exc})"
-                )
+                if crashed:
+                    message = (f"triton-ext: {which} (extension {first.extension.name}) crashed in stage {stage} "
+                               f"of {metadata.get('name', 'a kernel')}, in an isolated worker ({exc})")
+                else:
+                    label = plan.failed_run[0] if plan.failed_run else stage
+                    message = (f"triton-ext: {which} (extension {first.extension.name}) failed in {label} "
+                               f"({type(exc).__name__}: {exc})")
+                error = PassCrashedError if crashed else PassFailedError
                 fatal = [n for n in names if by_name[n].spec.on_failure == "error"]
                 if fatal:  # a check: compiling without it would hide what it reported
-                    raise PassFailedError(
+                    raise error(
                         message + f"; pass {fatal[0]} is a check (role: {by_name[fatal[0]].spec.role}, on_failure: "
                         "error), so the kernel is not compiled without it: its diagnostics above say what to fix",
                         extension=by_name[fatal[0]].extension.name,
                         path=by_name[fatal[0]].extension.library_path(),
                         pass_name=fatal[0],
                     ) from exc
-                if settings.strict:
-                    raise PassFailedError(
-                        message + "; unset TRITON_EXT_STRICT to compile without it, or disable it",
+                if settings.strict or (crashed and isolated.isolate.get()):  # the mode drops the variant
+                    raise error(
+                        message + ("; unset TRITON_EXT_STRICT to compile without it, or disable it"
+                                   if settings.strict else ""),
                         extension=first.extension.name,
                         path=first.extension.library_path(),
                         pass_name=names[0],
@@ -192,7 +188,8 @@ def wrap_stage(stage: str, original: StageFn, entries: tuple[EnabledPass, ...],
                 warnings.warn(message + "; compiling this kernel without it", TritonExtWarning, stacklevel=2)
                 _logger.info("%s: dropped %s for this kernel after: %s", stage, ", ".join(names), message)
                 active = [e for e in active if e.spec.name not in names]
-                src = reparse(snapshot, context)
+                if not crashed:  # the failed run may have changed it
+                    src = reparse(snapshot, context)
                 if not active:
                     return original(src, metadata)
                 continue
