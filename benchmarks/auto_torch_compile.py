@@ -148,6 +148,32 @@ def _decision(record: logging.LogRecord) -> dict[str, Any]:
     return {"kernel": args[0] if args else None, "choice": "", "message": record.getMessage()}
 
 
+def _launch_paths() -> dict[str, Any]:
+    """How Inductor launches each of its kernels in this process, counted: the names its launchers
+    call (a static launcher and Triton's own differ), how many launchers each kernel kept, whether
+    the fast path is cached. It explains a steady-state difference where no pass was kept."""
+    import gc
+    from collections import Counter
+
+    import torch
+    from torch._inductor.runtime.triton_heuristics import CachingAutotuner
+
+    paths: Counter[str] = Counter()
+    for obj in gc.get_objects():
+        if not isinstance(obj, CachingAutotuner):
+            continue
+        launchers = list(getattr(obj, "launchers", None) or [])
+        calls = sorted({name for launcher in launchers for name in getattr(getattr(launcher, "__code__", None),
+                                                                           "co_names", ())})
+        results = sorted({type(r).__name__ for r in (getattr(obj, "compile_results", None) or [])})
+        paths[f"configs={len(getattr(obj, 'configs', None) or [])} launchers={len(launchers)} "
+              f"results={results} cached_fast={getattr(obj, '_cached_launcher', None) is not None} "
+              f"calls={calls}"] += 1
+    config = torch._inductor.config
+    return {"kernels": dict(paths), "static_launcher": {name: getattr(config, name, None) for name in
+                                                        ("use_static_cuda_launcher", "use_static_triton_launcher")}}
+
+
 def child(mode: str, rounds: int, outputs: Path, seed: int) -> dict[str, Any]:
     import torch
 
@@ -188,6 +214,7 @@ def child(mode: str, rounds: int, outputs: Path, seed: int) -> dict[str, Any]:
     # The mode wraps Inductor's autotuner in place (triton_ext._inductor): seen from outside.
     rec["inductor_wrapped"] = getattr(CachingAutotuner._precompile_worker, "__module__", "") == "triton_ext._inductor"
     rec["decisions"] = [_decision(r) for r in log.records]
+    rec["launch_paths"] = _launch_paths()
     import triton
 
     rec["versions"] = {"torch": torch.__version__, "triton": triton.__version__, "python": sys.version.split()[0]}
