@@ -2,7 +2,8 @@
 # The transparent mode's H200 checks (issues 26.3 and 27), each bounded to a few minutes:
 #
 #   bash benchmarks/auto_gpu_checks.sh safety     # 26.3: addmm with an expanded bias, parameters, memory pressure
-#   bash benchmarks/auto_gpu_checks.sh overhead   # 27.1: per-launch cost, stock / hook / mode (no pass, chosen pass)
+#   bash benchmarks/auto_gpu_checks.sh overhead   # 27.1: per-launch cost, stock / hook / mode (no pass, chosen pass),
+#                                                 #       two small kernels and the 17 corpus kernels
 #   bash benchmarks/auto_gpu_checks.sh all0       # 27.3/27.4: the whole corpus (tests/corpus, tests/realworld with
 #   bash benchmarks/auto_gpu_checks.sh all1       #       its more_kernels.py: 84 kernels), mode on/off, GPU time and
 #   bash benchmarks/auto_gpu_checks.sh all2       #       back to back, the registry's auto passes, in four shards of
@@ -34,7 +35,7 @@ run() {  # name, then the command (LIMIT: seconds, default 175)
 
 case ${1:-all} in
   safety|all) run auto-safety $PY -m benchmarks.auto_safety_gpu --out "$OUT/auto-safety-h200.json" ;;&
-  overhead|all) run auto-overhead $PY -m benchmarks.auto_overhead --out "$OUT/auto-overhead-h200.json" ;;&
+  overhead|all) LIMIT=300 run auto-overhead $PY -m benchmarks.auto_overhead --corpus --rounds 5 --out "$OUT/auto-overhead-h200.json" ;;&
   all0|all1|all2|all3|all)
     for shard in $( [ "${1:-all}" = all ] && echo 0 1 2 3 || echo "${1#all}" ); do
       LIMIT=420 run "auto-all$shard" $PY -m benchmarks.auto_mode_gpu --set all --candidates "${CANDIDATES:-}" --shard "$shard/4" \

@@ -47,6 +47,7 @@ import triton
 import triton.language as tl
 
 import triton_ext
+from triton_ext.bench.gpu import checkout_commit
 
 
 @triton.jit
@@ -293,7 +294,8 @@ def main() -> int:
                                                 lambda t: addmm(t["bias"], t["a"], t["b"])))
     case("wrong_pass", wrong_pass)
     case("memory_pressure", lambda: memory_pressure(candidates))
-    report = {"gpu": torch.cuda.get_device_name(), "triton": triton.__version__, "torch": torch.__version__,
+    report = {"commit": checkout_commit(), "date": time.strftime("%Y-%m-%d"),
+              "gpu": torch.cuda.get_device_name(), "triton": triton.__version__, "torch": torch.__version__,
               "flag_gems": gems is not None, "candidates": candidates, "rows": rows,
               "all_passed": all(r.get("passed") for r in rows)}
     text = json.dumps(report, indent=2, default=str)
