@@ -49,7 +49,7 @@ import types
 from typing import Any, Callable, Sequence
 
 from . import _selection
-from ._backup import ArgumentBackup, tensors_of
+from ._backup import ArgumentBackup, memory_outside_arguments, tensors_of
 from ._choice import choose_in_both, spread, winners
 from ._outputs import OutputCheck, OutputsUnverifiable
 from ._timing import back_to_back_ms, flush_buffer, gpu_time_ms, interleaved_rounds
@@ -285,7 +285,10 @@ def _benchmark(self: Any, auto: Any, launchers: list[Any], tags: list[Any], args
     decision = Decision(kernel=name, choice="", applicable=[v for v in variants if v],
                         compile_s=round(compile_s, 3), same_as_stock=sorted(set(dropped)),
                         specialization=f"inductor config {best}")
-    if decision.applicable:
+    unsaved = _memory_outside_arguments(variants.get(""))
+    if decision.applicable and unsaved:
+        decision.error = unsaved  # nothing launched: the config keeps its no-pass kernel
+    elif decision.applicable:
         _time_variants(self, decision, variants, args, kwargs)
     timings = _final_timings(groups, readings, best, decision)
     decision.first_launch_s = round(time.perf_counter() - start + compile_s, 3)
@@ -297,6 +300,18 @@ def _benchmark(self: Any, auto: Any, launchers: list[Any], tags: list[Any], args
             tuner.cache_benchmark_result(launcher.config, timing)
     self.reset_to_zero_args(*args, **kwargs)
     return timings
+
+
+def _memory_outside_arguments(launcher: Any) -> str | None:
+    """:func:`triton_ext._backup.memory_outside_arguments` for the kernel behind an Inductor
+    launcher, where Inductor exposes its IR. A static launcher exposes none; Inductor's generated
+    kernels only index their arguments, and a user's kernel keeps Triton's launcher unless
+    ``static_launch_user_defined_triton_kernels`` is set."""
+    kernel = getattr(launcher, "bin", None)
+    asm = getattr(kernel, "asm", None)
+    if not isinstance(asm, dict) or not any(isinstance(asm.get(s), str) for s in ("ttir", "ttgir")):
+        return None
+    return memory_outside_arguments(kernel)
 
 
 def _time_variants(self: Any, decision: Decision, variants: dict[str, Any], args: tuple[Any, ...],

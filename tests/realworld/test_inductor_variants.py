@@ -208,3 +208,32 @@ def test_a_config_variant_that_changes_the_outputs_is_dropped(monkeypatch: pytes
     assert decision.changed_outputs == {"loop_split": "2 of 256 bytes differ from the no-pass kernel's outputs"}
     assert decision.error is None and decision.choice == "grid_swizzle"
     assert launched[:2] == ["", ""] and launched.count("loop_split") == 1
+
+
+def test_a_config_whose_kernel_builds_pointers_from_data_is_not_timed() -> None:
+    # A user's kernel under torch.compile that reads a table of pointers: the mode's extra launches
+    # could write where no clone or backup reaches, so its variants are not launched at all.
+    import types
+
+    from tests.python.test_auto_pointer_tables import REASON, scale_through_table
+    from triton_ext.testing import compile_through_cubin
+
+    compiled = compile_through_cubin(scale_through_table, {"table_ptr": "*u64", "n": "i32"}, {"BLOCK": 64})
+    launched: list[str] = []
+
+    def launcher(variant: str) -> Any:
+        def run(*_: Any, stream: Any = None) -> None:
+            launched.append(variant)
+        run.bin = compiled  # type: ignore[attr-defined]  # as Inductor's launchers carry their kernel
+        return run
+
+    launchers = [launcher(""), launcher("grid_swizzle")]
+    records: list[Any] = []
+    tuner = types.SimpleNamespace(launchers=launchers, inductor_meta={"kernel_name": "k"},
+                                  reset_to_zero_args=lambda *a, **k: None)
+    timings = _inductor._benchmark(tuner, types.SimpleNamespace(_record=records.append), launchers,
+                                   [(0, ""), (0, "grid_swizzle")], (), {},
+                                   lambda self: {launchers[0]: 0.02})
+    (decision,) = records
+    assert decision.choice == "" and decision.applicable == ["grid_swizzle"] and REASON in (decision.error or "")
+    assert launched == [] and timings == {launchers[0]: 0.02, launchers[1]: float("inf")}
