@@ -61,8 +61,8 @@ process decides quicker.
 Refused (the stock kernel, recorded once in ``decisions`` with the reason): launches during CUDA
 graph capture (nothing may be timed there), launches under Triton's ``AsyncCompileMode``,
 launches with an argument whose memory the mode cannot save (anything with a ``data_ptr`` that
-is not a torch tensor: a raw pointer, a tensor descriptor), kernels that build pointers from data
-(a table of pointers: :func:`triton_ext._backup.memory_outside_arguments`), and launches whose
+is not a torch tensor: a raw pointer, a tensor descriptor), kernels that make pointers from data or print
+(:func:`triton_ext._backup.relaunch_hazard`), and launches whose
 tensor arguments reach more memory than the backup may take (``TRITON_EXT_AUTO_BACKUP_MB``, default
 1024 MiB, and its two copies, half the GPU's free memory; an out-of-memory error refuses too). Backups are byte
 copies of the memory each argument reaches, so expanded (stride-0) views, ``nn.Parameter``
@@ -96,7 +96,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from . import _inductor, _selection, _triton
-from ._backup import ArgumentBackup, BackupRefused, require_memory_in_arguments, tensors_of
+from ._backup import ArgumentBackup, BackupRefused, refuse_relaunch_hazard, tensors_of
 from ._manifest import load_manifest
 from ._choice import MARGIN, choose, choose_in_both, paired_ratios, spread, winners
 from ._selection import KEY_VERSION, Selection
@@ -276,7 +276,7 @@ class _Auto:
                     saved = json.loads(path.read_text())
                     kernel = self.variant_kernel(fn, saved["choice"], args, kwargs, grid)
                     if saved["choice"]:  # maybe decided by a version that did not check this
-                        require_memory_in_arguments(kernel)
+                        refuse_relaunch_hazard(kernel)
                     self._record(Decision(name, saved["choice"], saved.get("timings_ms", {}),
                                           saved.get("applicable", []), from_disk=True, specialization=_short(key),
                                           back_to_back_ms=saved.get("back_to_back_ms", {}),
@@ -285,7 +285,7 @@ class _Auto:
                 except (OSError, ValueError, KeyError):
                     pass  # unreadable or from another candidate set: tune again
             kernels = {"": self.variant_kernel(fn, "", args, kwargs, grid)}
-            require_memory_in_arguments(kernels[""])  # before any variant compiles or any launch
+            refuse_relaunch_hazard(kernels[""])  # before any variant compiles or any launch
             compile_start = time.perf_counter()
             # The budget is what the mode adds to the first launch: the no-pass compile, which a
             # stock launch pays too, does not count (vLLM's prefix-prefill attention takes 7.7 s

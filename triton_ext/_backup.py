@@ -24,7 +24,7 @@ before anything is allocated, and an out-of-memory error while copying refuses t
 
 Memory a kernel reaches outside its arguments' ranges is not saved. Through pointers stored in
 memory (a table of pointers, as a grouped GEMM takes) the compiled kernel shows it, and
-:func:`memory_outside_arguments` refuses such a kernel before anything runs; indexing past a
+:func:`relaunch_hazard` refuses such a kernel before anything runs; indexing past a
 view's last element into the rest of its storage does not show, and is not saved.
 """
 
@@ -35,8 +35,8 @@ from typing import Any, Iterable, Iterator
 
 from ._settings import settings
 
-__all__ = ["BackupRefused", "ArgumentBackup", "tensors_of", "reach_bytes", "memory_outside_arguments",
-           "require_memory_in_arguments"]
+__all__ = ["BackupRefused", "ArgumentBackup", "tensors_of", "reach_bytes", "relaunch_hazard",
+           "refuse_relaunch_hazard"]
 
 
 class BackupRefused(Exception):
@@ -60,36 +60,39 @@ def tensors_of(values: Iterable[Any], where: str = "argument") -> Iterator[Any]:
             raise BackupRefused(f"{where} {i} is a {type(value).__name__}, whose memory cannot be copied and restored")
 
 
-#: A pointer the kernel did not get as an argument: made from an integer it loaded
-#: (``tl.load(table + i).to(tl.pointer_type(...))``, with or without ``bitcast=True``). Triton has
-#: no pointers to pointers (its pointer types point to numbers only), so this is the one way.
-_POINTER_FROM_DATA = "tt.int_to_ptr"
+#: What in a kernel's IR makes a launch the mode adds unsafe, and why. A pointer the kernel did not
+#: get as an argument is made from an integer it loaded (``tl.load(table + i).to(tl.pointer_type(
+#: ...))``, with or without ``bitcast=True``; Triton has no pointers to pointers, its pointer types
+#: point to numbers only): it points wherever the data says, outside every argument's byte range,
+#: where the backup cannot restore what an extra launch writes (an accumulation through a table of
+#: pointers would add once per launch) and the output check cannot compare it. A device print is
+#: output the user sees, once per launch.
+_RELAUNCH_HAZARDS = (
+    ("tt.int_to_ptr", "it makes a pointer from an integer (tt.int_to_ptr), reaching memory outside its "
+                      "arguments that the mode can neither restore nor compare"),
+    ("tt.print", "it prints (tt.print), and every launch the mode adds would print again"),
+)
 
 
-def memory_outside_arguments(kernel: Any) -> str | None:
-    """Why the transparent mode must not launch ``kernel`` (a compiled Triton kernel) more than the
-    user does, or None.
-
-    A pointer the kernel builds from data points wherever the data says, outside every argument's
-    byte range: the backup cannot restore what extra launches write there (an accumulation through a
-    table of pointers would add once per launch) and the output check cannot compare it, so a pass
-    that changed those writes would go unseen. Read from the kernel's first IR (``ttir``, or
-    ``ttgir`` for a Gluon kernel); a kernel without either is refused too, as nothing shows what it
-    reaches."""
+def relaunch_hazard(kernel: Any) -> str | None:
+    """Why the transparent mode must not launch ``kernel`` (a compiled Triton kernel) more often
+    than the user does (:data:`_RELAUNCH_HAZARDS`), or None. Read from the kernel's first IR
+    (``ttir``, or ``ttgir`` for a Gluon kernel); a kernel without either is refused too, as nothing
+    shows what it does."""
     asm = getattr(kernel, "asm", None)
     ir = next((asm[stage] for stage in ("ttir", "ttgir") if isinstance(asm, dict) and isinstance(asm.get(stage), str)),
               None)
     if ir is None:
-        return "its IR is not available to show which memory it reaches, so no pass is tried"
-    if _POINTER_FROM_DATA in ir:
-        return ("it makes a pointer from an integer (tt.int_to_ptr), reaching memory outside its arguments "
-                "that the mode can neither restore nor compare, so no pass is tried")
+        return "its IR is not available to show what an extra launch would do, so no pass is tried"
+    for marker, why in _RELAUNCH_HAZARDS:
+        if marker in ir:
+            return f"{why}, so no pass is tried"
     return None
 
 
-def require_memory_in_arguments(kernel: Any) -> None:
-    """Raise :class:`BackupRefused` with :func:`memory_outside_arguments`' reason, if any."""
-    reason = memory_outside_arguments(kernel)
+def refuse_relaunch_hazard(kernel: Any) -> None:
+    """Raise :class:`BackupRefused` with :func:`relaunch_hazard`' reason, if any."""
+    reason = relaunch_hazard(kernel)
     if reason:
         raise BackupRefused(reason)
 

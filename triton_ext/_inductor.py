@@ -49,7 +49,7 @@ import types
 from typing import Any, Callable, Sequence
 
 from . import _selection
-from ._backup import ArgumentBackup, memory_outside_arguments, tensors_of
+from ._backup import ArgumentBackup, relaunch_hazard, tensors_of
 from ._choice import choose_in_both, spread, winners
 from ._outputs import OutputCheck, OutputsUnverifiable
 from ._timing import back_to_back_ms, flush_buffer, gpu_time_ms, interleaved_rounds
@@ -285,7 +285,7 @@ def _benchmark(self: Any, auto: Any, launchers: list[Any], tags: list[Any], args
     decision = Decision(kernel=name, choice="", applicable=[v for v in variants if v],
                         compile_s=round(compile_s, 3), same_as_stock=sorted(set(dropped)),
                         specialization=f"inductor config {best}")
-    unsaved = _memory_outside_arguments(variants.get(""))
+    unsaved = _relaunch_hazard(variants.get(""))
     if decision.applicable and unsaved:
         decision.error = unsaved  # nothing launched: the config keeps its no-pass kernel
     elif decision.applicable:
@@ -302,8 +302,8 @@ def _benchmark(self: Any, auto: Any, launchers: list[Any], tags: list[Any], args
     return timings
 
 
-def _memory_outside_arguments(launcher: Any) -> str | None:
-    """:func:`triton_ext._backup.memory_outside_arguments` for the kernel behind an Inductor
+def _relaunch_hazard(launcher: Any) -> str | None:
+    """:func:`triton_ext._backup.relaunch_hazard` for the kernel behind an Inductor
     launcher, where Inductor exposes its IR. A static launcher exposes none; Inductor's generated
     kernels only index their arguments, and a user's kernel keeps Triton's launcher unless
     ``static_launch_user_defined_triton_kernels`` is set."""
@@ -311,7 +311,7 @@ def _memory_outside_arguments(launcher: Any) -> str | None:
     asm = getattr(kernel, "asm", None)
     if not isinstance(asm, dict) or not any(isinstance(asm.get(s), str) for s in ("ttir", "ttgir")):
         return None
-    return memory_outside_arguments(kernel)
+    return relaunch_hazard(kernel)
 
 
 def _time_variants(self: Any, decision: Decision, variants: dict[str, Any], args: tuple[Any, ...],

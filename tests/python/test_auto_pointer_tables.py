@@ -1,7 +1,7 @@
 """Kernels that build pointers from data reach memory outside their arguments (a grouped GEMM's
 table of pointers): the transparent mode can neither restore what its extra launches write there
-nor compare it, so it refuses them before anything compiles or launches
-(``triton_ext._backup.memory_outside_arguments``). On the host-only driver: the decision runs, the
+nor compare it, so it refuses them before anything compiles or launches, as it refuses kernels
+that print (``triton_ext._backup.relaunch_hazard``). On the host-only driver: the decision runs, the
 launch stops at ``kernel.run``."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import triton
 import triton.language as tl
 
 from tests.python.test_auto_backup import _addmm, _inputs, _launch_without_gpu, addmm, host_mode  # noqa: F401
-from triton_ext._backup import memory_outside_arguments
+from triton_ext._backup import relaunch_hazard
 from triton_ext.testing import compile_through_cubin
 
 REASON = "makes a pointer from an integer (tt.int_to_ptr)"
@@ -44,19 +44,34 @@ def scale_through_bitcast_table(table_ptr, n, BLOCK: tl.constexpr):
 def test_a_table_of_pointers_is_seen_in_the_compiled_kernel() -> None:
     table = compile_through_cubin(scale_through_table, {"table_ptr": "*u64", "n": "i32"}, {"BLOCK": 64})
     assert "tt.int_to_ptr" in table.asm["ttir"]
-    assert REASON in (memory_outside_arguments(table) or "")
+    assert REASON in (relaunch_hazard(table) or "")
     bitcast = compile_through_cubin(scale_through_bitcast_table, {"table_ptr": "*u64", "n": "i32"}, {"BLOCK": 64})
-    assert REASON in (memory_outside_arguments(bitcast) or "")
+    assert REASON in (relaunch_hazard(bitcast) or "")
 
 
 def test_a_kernel_that_indexes_its_arguments_only_is_not_refused() -> None:
     signature = {"a": "*fp32", "b": "*fp32", "bias": "*fp32", "out": "*fp32", "M": "i32", "N": "i32", "K": "i32",
                  "stride_bias_m": "i32", "stride_bias_n": "i32"}
-    assert memory_outside_arguments(compile_through_cubin(addmm, signature, {"BLOCK": 16})) is None
+    assert relaunch_hazard(compile_through_cubin(addmm, signature, {"BLOCK": 16})) is None
+
+
+@triton.jit
+def scale_and_print(x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.device_print("x", x)
+    tl.store(x_ptr + offs, x * 2, mask=mask)
+
+
+def test_a_kernel_that_prints_is_refused() -> None:
+    # Every launch the mode adds would print again, in the user's output.
+    compiled = compile_through_cubin(scale_and_print, {"x_ptr": "*fp32", "n": "i32"}, {"BLOCK": 64})
+    assert "it prints (tt.print)" in (relaunch_hazard(compiled) or "")
 
 
 def test_a_kernel_whose_ir_is_not_available_is_refused() -> None:
-    assert "not available" in (memory_outside_arguments(types.SimpleNamespace(asm={"cubin": b""})) or "")
+    assert "not available" in (relaunch_hazard(types.SimpleNamespace(asm={"cubin": b""})) or "")
 
 
 def test_the_mode_refuses_a_pointer_table_before_compiling_any_variant(host_mode: Any) -> None:  # noqa: F811
@@ -91,11 +106,11 @@ def test_a_choice_on_disk_is_not_applied_to_a_pointer_table(host_mode: Any) -> N
 
 
 def test_inductor_launchers_are_checked_where_their_ir_is_exposed() -> None:
-    from triton_ext._inductor import _memory_outside_arguments
+    from triton_ext._inductor import _relaunch_hazard
 
     table = compile_through_cubin(scale_through_table, {"table_ptr": "*u64", "n": "i32"}, {"BLOCK": 64})
     # Inductor's launchers are functions carrying the compiled kernel as ``bin``.
     launcher = types.SimpleNamespace(bin=table)
-    assert REASON in (_memory_outside_arguments(launcher) or "")
-    assert _memory_outside_arguments(types.SimpleNamespace(bin=types.SimpleNamespace(asm={}))) is None  # static
-    assert _memory_outside_arguments(None) is None
+    assert REASON in (_relaunch_hazard(launcher) or "")
+    assert _relaunch_hazard(types.SimpleNamespace(bin=types.SimpleNamespace(asm={}))) is None  # static
+    assert _relaunch_hazard(None) is None
