@@ -58,6 +58,7 @@ def crashing_tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
     monkeypatch.setattr(triton.knobs.cache, "dir", str(tmp_path / "triton-cache"), raising=False)
     standard_tree(tmp_path, monkeypatch, [CRASHING, FIXTURE_A])
+    isolated.shutdown()  # workers that earlier tests in this process started (the mode's variants)
     yield tmp_path
     triton_ext.disable()
     isolated.shutdown()
