@@ -166,8 +166,9 @@ def _launch_paths() -> dict[str, Any]:
         calls = sorted({name for launcher in launchers for name in getattr(getattr(launcher, "__code__", None),
                                                                            "co_names", ())})
         results = sorted({type(r).__name__ for r in (getattr(obj, "compile_results", None) or [])})
+        static = sorted({str(getattr(launcher, "_is_static", None)) for launcher in launchers})
         paths[f"configs={len(getattr(obj, 'configs', None) or [])} launchers={len(launchers)} "
-              f"results={results} cached_fast={getattr(obj, '_cached_launcher', None) is not None} "
+              f"results={results} static={static} cached_fast={getattr(obj, '_cached_launcher', None) is not None} "
               f"calls={calls}"] += 1
     config = torch._inductor.config
     return {"kernels": dict(paths), "static_launcher": {name: getattr(config, name, None) for name in
