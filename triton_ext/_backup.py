@@ -74,16 +74,17 @@ _RELAUNCH_HAZARDS = (
 )
 
 
-def relaunch_hazard(kernel: Any) -> str | None:
+def relaunch_hazard(kernel: Any, refuse_without_ir: bool = True) -> str | None:
     """Why the transparent mode must not launch ``kernel`` (a compiled Triton kernel) more often
     than the user does (:data:`_RELAUNCH_HAZARDS`), or None. Read from the kernel's first IR
     (``ttir``, or ``ttgir`` for a Gluon kernel); a kernel without either is refused too, as nothing
-    shows what it does."""
+    shows what it does, unless ``refuse_without_ir`` is false."""
     asm = getattr(kernel, "asm", None)
     ir = next((asm[stage] for stage in ("ttir", "ttgir") if isinstance(asm, dict) and isinstance(asm.get(stage), str)),
               None)
     if ir is None:
-        return "its IR is not available to show what an extra launch would do, so no pass is tried"
+        return "its IR is not available to show what an extra launch would do, so no pass is tried" \
+            if refuse_without_ir else None
     for marker, why in _RELAUNCH_HAZARDS:
         if marker in ir:
             return f"{why}, so no pass is tried"

@@ -285,11 +285,10 @@ def _benchmark(self: Any, auto: Any, launchers: list[Any], tags: list[Any], args
     decision = Decision(kernel=name, choice="", applicable=[v for v in variants if v],
                         compile_s=round(compile_s, 3), same_as_stock=sorted(set(dropped)),
                         specialization=f"inductor config {best}")
-    unsaved = _relaunch_hazard(variants.get(""))
-    if decision.applicable and unsaved:
-        decision.error = unsaved  # nothing launched: the config keeps its no-pass kernel
-    elif decision.applicable:
-        _time_variants(self, decision, variants, args, kwargs)
+    if decision.applicable:
+        decision.error = _relaunch_hazard(variants.get(""))  # if any, nothing launches: no pass
+        if decision.error is None:
+            _time_variants(self, decision, variants, args, kwargs)
     timings = _final_timings(groups, readings, best, decision)
     decision.first_launch_s = round(time.perf_counter() - start + compile_s, 3)
     if decision.applicable:
@@ -307,11 +306,7 @@ def _relaunch_hazard(launcher: Any) -> str | None:
     launcher, where Inductor exposes its IR. A static launcher exposes none; Inductor's generated
     kernels only index their arguments, and a user's kernel keeps Triton's launcher unless
     ``static_launch_user_defined_triton_kernels`` is set."""
-    kernel = getattr(launcher, "bin", None)
-    asm = getattr(kernel, "asm", None)
-    if not isinstance(asm, dict) or not any(isinstance(asm.get(s), str) for s in ("ttir", "ttgir")):
-        return None
-    return relaunch_hazard(kernel)
+    return relaunch_hazard(getattr(launcher, "bin", None), refuse_without_ir=False)
 
 
 def _time_variants(self: Any, decision: Decision, variants: dict[str, Any], args: tuple[Any, ...],

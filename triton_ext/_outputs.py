@@ -52,6 +52,8 @@ def _typed(buffer: Any, start: int, tensor: Any) -> Any:
     """``tensor``'s elements as they lie in ``buffer`` (bytes ``[start, ...)`` of ``tensor``'s
     storage, a ``uint8`` tensor), read with ``tensor``'s dtype, shape and strides, as float32
     (float64 for a float64 tensor)."""
+    import torch  # on first use: importing triton_ext must not import torch
+
     first, end = reach_bytes(tensor)
     raw = buffer[first - start:end - start]
     try:
@@ -59,8 +61,6 @@ def _typed(buffer: Any, start: int, tensor: Any) -> Any:
     except RuntimeError:  # not aligned for the dtype where this region's copy starts: realign
         raw = raw.clone().view(tensor.dtype)
     raw = raw.as_strided(tensor.shape, tensor.stride(), raw.storage_offset())
-    import torch  # on first use: importing triton_ext must not import torch
-
     return raw.double() if tensor.dtype == torch.float64 else raw.float()  # compared in a wide type
 
 

@@ -246,7 +246,7 @@ def _submit_compile(auto: Tuner, fn: Any, device: int, variant: str, args: tuple
 
 def compile_variants(auto: Tuner, fn: Any, device: int, args: tuple[Any, ...], kwargs: dict[str, Any], grid: Any,
                      kernels: dict[str, Any], same: list[str], deadline: float,
-                     crashed: dict[str, str] | None = None) -> list[str]:
+                     crashed: dict[str, str]) -> list[str]:
     """Compile every candidate variant concurrently (compiles are CPU work: MLIR passes, LLVM,
     ptxas), each stopped after the last stage with one of its passes when its IR and launch
     metadata there are the no-pass kernel's (it does not apply: :func:`stop_if_stock`).
@@ -274,7 +274,7 @@ def compile_variants(auto: Tuner, fn: Any, device: int, args: tuple[Any, ...], k
             kernels[variant] = future.result()
         elif isinstance(error, SameAsStock):
             same.append(variant)  # does not apply
-        elif isinstance(error, PassCrashedError) and crashed is not None:
+        elif isinstance(error, PassCrashedError):
             crashed[variant] = str(error)
         # any other exception: the variant cannot compile, not a candidate
     return late
