@@ -115,4 +115,70 @@ def TritonExtPipelineDots
                            "mlir::arith::ArithDialect"];
 }
 
+def TritonExtPipelineDeeper
+    : Pass<"triton-ext-nvidia-pipeline-deeper", "mlir::ModuleOp"> {
+  let summary = "Give the dot loops of kernels compiled with num_stages >= 2 "
+                "a deeper software pipeline, behind a bounds guard";
+  let description = [{
+    Kernels choose `num_stages` for the GPU their authors tuned on. On a GPU
+    with more memory bandwidth, `num_stages - 1` loads in flight may not cover
+    the memory latency. This pass writes `tt.num_stages = num_stages +
+    extra-stages` on each innermost read-only dot loop of a kernel compiled
+    with `num_stages >= 2`, as `tl.range(..., num_stages=N)` would, so that
+    Triton's pipeliner issues each loop's loads further ahead. The dots
+    combine the same values in the same order: outputs are bit-identical.
+
+    The pass cannot see the kernel's `num_stages` in the IR: the loader passes
+    it as `kernel-num-stages` (registry `compile_options`); 0 (unknown) and 1
+    (nvidia_pipeline_dots' kernels) leave the module alone. The loop is
+    versioned on the bounds guard of nvidia_pipeline_streams; the other
+    branch keeps the original loop at the kernel's own depth.
+
+    Before (a kernel compiled with num_stages=3):
+
+    ```mlir
+    %r = scf.for %k = %c0 to %K step %c64 iter_args(%acc = %zero) -> (tensor<128x128xf32>) : i32 {
+      %a = tt.load %pa : tensor<128x64x!tt.ptr<f16>>
+      %b = tt.load %pb : tensor<64x128x!tt.ptr<f16>>
+      %d = tt.dot %a, %b, %acc : ...
+      scf.yield %d : tensor<128x128xf32>
+    }
+    ```
+
+    After (`canonicalize` has folded the checks of the constant bounds):
+
+    ```mlir
+    %ok = ... %K <= MAX - 4 * 64 ...
+    %r = scf.if %ok -> (tensor<128x128xf32>) {
+      %p = scf.for ... { ... } {tt.num_stages = 4 : i32}
+      scf.yield %p : tensor<128x128xf32>
+    } else {
+      %o = scf.for ... { ... } {tt.num_stages = 3 : i32}
+      scf.yield %o : tensor<128x128xf32>
+    }
+    ```
+  }];
+  let options = [
+    MinOption<"kernelNumStages", "kernel-num-stages", "int", /*default=*/"0",
+              "The num_stages the kernel is compiled with, set by the "
+              "loader from Triton's compile options; 0 (unknown) and 1 "
+              "leave every loop alone.", /*min=*/0>,
+    RangeOption<"extraStages", "extra-stages", "int", /*default=*/"1",
+                "How many stages to add to the kernel's num_stages (the "
+                "result is capped at 8).", /*min=*/1, /*max=*/6>,
+    RangeOption<"maxPrefetchKb", "max-prefetch-kb", "int", /*default=*/"160",
+                "Leave a loop alone when its prefetch buffers at the new "
+                "depth ((depth - 1) copies of every tensor it loads) would "
+                "take more shared memory than this many KiB (the H200 has "
+                "227 KiB per block; a variant that still does not fit fails "
+                "at its first launch, and the transparent mode drops it).",
+                /*min=*/1, /*max=*/228>,
+    RemarksOption<"loop the pass leaves alone, on the loop (or on the "
+                  "module)">,
+  ];
+  let dependentDialects = ["mlir::triton::TritonDialect",
+                           "mlir::scf::SCFDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
 #endif // TRITON_EXT_NVIDIA_PIPELINE_STREAMS_PASSES

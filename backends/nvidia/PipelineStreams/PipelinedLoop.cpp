@@ -172,7 +172,8 @@ static std::string notPipelinableReason(scf::ForOp loop, bool withDot,
 
 /// Replaces `loop` by its guarded, pipelined copy and itself (see
 /// pipelineLoops).
-static void versionLoop(scf::ForOp loop, int64_t numStages) {
+static void versionLoop(scf::ForOp loop, int64_t numStages,
+                        int64_t originalStages) {
   OpBuilder b(loop);
   Location loc = loop.getLoc();
   Value guard = boundsGuard(b, loc, loop, numStages);
@@ -185,12 +186,13 @@ static void versionLoop(scf::ForOp loop, int64_t numStages) {
   auto pipelined = cast<scf::ForOp>(thenBuilder.clone(*loop, mapping));
   pipelined->setAttr(kNumStages, b.getI32IntegerAttr(numStages));
   scf::YieldOp::create(thenBuilder, loc, pipelined.getResults());
-  // The original loop, moved into the other branch. `tt.num_stages = 1`
-  // keeps it as Triton compiles it without the pass (both passes only take
-  // loops Triton would not pipeline) and marks it decided, so a second run
-  // changes nothing.
+  // The original loop, moved into the other branch. `tt.num_stages =
+  // originalStages` keeps it as Triton compiles it without the pass (1 for
+  // the loops Triton would not pipeline, the kernel's num_stages for the dot
+  // loops nvidia_pipeline_deeper deepens) and marks it decided, so a second
+  // run changes nothing.
   loop->replaceAllUsesWith(branch.getResults());
-  loop->setAttr(kNumStages, b.getI32IntegerAttr(1));
+  loop->setAttr(kNumStages, b.getI32IntegerAttr(originalStages));
   Block *elseBlock = branch.elseBlock();
   loop->moveBefore(elseBlock, elseBlock->end());
   OpBuilder elseBuilder = OpBuilder::atBlockEnd(elseBlock);
@@ -199,17 +201,21 @@ static void versionLoop(scf::ForOp loop, int64_t numStages) {
 
 LogicalResult pipelineLoops(ModuleOp module, StringRef passName, bool withDot,
                             int64_t numStages, int64_t maxPrefetchKb,
-                            bool remarks) {
+                            bool remarks, int64_t originalStages) {
   if (numStages < 2 || numStages > 8)
     return module.emitError()
            << passName << ": num-stages must be in [2, 8], got " << numStages;
+  if (numStages <= originalStages)
+    return module.emitError()
+           << passName << ": the pipeline depth " << numStages
+           << " must be above the loop's own depth " << originalStages;
   SmallVector<scf::ForOp> loops;
   module.walk([&](scf::ForOp loop) { loops.push_back(loop); });
   for (scf::ForOp loop : loops) {
     std::string reason =
         notPipelinableReason(loop, withDot, numStages, maxPrefetchKb);
     if (reason.empty()) {
-      versionLoop(loop, numStages);
+      versionLoop(loop, numStages, originalStages);
       continue;
     }
     LLVM_DEBUG(llvm::dbgs() << passName << ": not pipelined (" << reason

@@ -2,9 +2,11 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 //
-// nvidia_pipeline_streams (loops without a dot) and nvidia_pipeline_dots (dot
-// loops of kernels compiled with num_stages = 1) both ask Triton's software
-// pipeliner to prefetch a loop's loads by writing `tt.num_stages` on it. They
+// nvidia_pipeline_streams (loops without a dot), nvidia_pipeline_dots (dot
+// loops of kernels compiled with num_stages = 1) and nvidia_pipeline_deeper
+// (dot loops of kernels compiled with num_stages >= 2) all ask Triton's
+// software pipeliner to prefetch a loop's loads by writing `tt.num_stages` on
+// it. They
 // share the conditions under which that is legal and the bounds guard that
 // keeps the original loop where the pipeliner's own arithmetic would wrap.
 //
@@ -30,15 +32,18 @@ namespace mlir::triton_ext::pipelining {
 /// and whose prefetch buffers ((numStages - 1) copies of every tensor it
 /// loads) fit in `maxPrefetchKb` KiB. Each such loop is replaced by
 /// `if (guard) { loop with tt.num_stages = numStages } else { loop with
-/// tt.num_stages = 1 }`, where the guard (`0 < step <= MAX / numStages`, both
+/// tt.num_stages = originalStages }` (the depth Triton compiles it at without
+/// the pass), where the guard (`0 < step <= MAX / numStages`, both
 /// bounds in `[0, MAX - numStages * step]`) admits only loops on which no
 /// `lb + k * step`, `ub - k * step` or `ub + k * step` with `k <= numStages`
 /// wraps. With `remarks`, each other loop that loads gets the remark
 /// `<passName>: not applied: <reason>`. Fails, with an error on the module,
-/// when `numStages` is not in [2, 8] (a depth of 1 pipelines nothing).
+/// when `numStages` is not in [2, 8] (a depth of 1 pipelines nothing) or not
+/// above `originalStages`.
 LogicalResult pipelineLoops(ModuleOp module, llvm::StringRef passName,
                             bool withDot, int64_t numStages,
-                            int64_t maxPrefetchKb, bool remarks);
+                            int64_t maxPrefetchKb, bool remarks,
+                            int64_t originalStages = 1);
 
 } // namespace mlir::triton_ext::pipelining
 
