@@ -11,6 +11,8 @@
 #   bash benchmarks/auto_gpu_checks.sh torch_compile  # 27.5: torch.compile'd decoder block, stock vs auto (5 minutes)
 #   bash benchmarks/auto_gpu_checks.sh dots       # nvidia_pipeline_dots beside the auto passes on the three corpus
 #                                                 #       kernels launched with num_stages=1 (not part of `all`)
+#   bash benchmarks/auto_gpu_checks.sh deeper0    # nvidia_pipeline_deeper beside the auto passes on the corpus kernels
+#   bash benchmarks/auto_gpu_checks.sh deeper1    #       it changes (dot loops, num_stages >= 2), in two halves (not in `all`)
 #   bash benchmarks/auto_gpu_checks.sh all
 #
 # CANDIDATES=pass,pass,... replaces the registry's auto passes in the all* shards (default: the registry's).
@@ -45,8 +47,20 @@ case ${1:-all} in
       --candidates loop_split,grid_swizzle,nvidia_auto_pdl,nvidia_stream_eviction,nvidia_pipeline_dots \
       --kernels sglang_extend_attention sglang_prefill_attention vllm_prefix_prefill \
       --out "$OUT/auto-mode-pipeline-dots-h200.json" ;;&
+  deeper0|deeper1)
+    half0="fla_matmul_fp16_128x256x64 fla_matmul_fp32_64x64x32 torchao_scaled_int8_mm torchao_qt_int8_mm
+      torchao_fp8_blockwise_gemm torchao_hqq_mixed_mm liger_mm_int8int2 liger_moe_up_proj_swiglu
+      grid_swizzle_naive_gemm_4096 grid_swizzle_naive_gemm_8192 matmul"
+    half1="vllm_unified_prefill vllm_unified_decode vllm_unified_decode_3d vllm_paged_decode sage_attn_prefill
+      sage_attn_causal_prefill sage_attn_decode sage_attn_h96_prefill fla_parallel_attn_fwd fla_parallel_attn_bwd_dq
+      fla_parallel_attn_bwd_dkv"
+    [ "$1" = deeper0 ] && kernels=$half0 || kernels=$half1
+    # shellcheck disable=SC2086  # one word per kernel
+    LIMIT=500 run "auto-pipeline-$1" $PY -m benchmarks.auto_mode_gpu --set all \
+      --candidates loop_split,grid_swizzle,nvidia_auto_pdl,nvidia_stream_eviction,nvidia_pipeline_dots,nvidia_pipeline_deeper \
+      --kernels $kernels --out "$OUT/auto-mode-pipeline-$1-h200.json" ;;&
   torch_compile|all) LIMIT=295 run auto-torch-compile $PY -m benchmarks.auto_torch_compile --repeats 2 --timeout 140 --out "$OUT/auto-torch-compile-h200.json" ;;&
-  safety|overhead|all0|all1|all2|all3|dots|torch_compile|all) ;;
-  *) echo "usage: $0 [safety|overhead|all0|all1|all2|all3|dots|torch_compile|all]" >&2; exit 2 ;;
+  safety|overhead|all0|all1|all2|all3|dots|deeper0|deeper1|torch_compile|all) ;;
+  *) echo "usage: $0 [safety|overhead|all0|all1|all2|all3|dots|deeper0|deeper1|torch_compile|all]" >&2; exit 2 ;;
 esac
 exit $status
