@@ -160,7 +160,10 @@ def _launch_paths() -> dict[str, Any]:
 
     paths: Counter[str] = Counter()
     for obj in gc.get_objects():
-        if not isinstance(obj, CachingAutotuner):
+        try:
+            if not isinstance(obj, CachingAutotuner):
+                continue
+        except ReferenceError:  # a weakref proxy whose object is gone (seen in the stock process)
             continue
         launchers = list(getattr(obj, "launchers", None) or [])
         calls = sorted({name for launcher in launchers for name in getattr(getattr(launcher, "__code__", None),
