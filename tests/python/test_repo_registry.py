@@ -23,5 +23,6 @@ def test_auto_candidates_are_the_optimizations_marked_in_the_registry() -> None:
     # occupancy hint (a recorded negative result), the checks and the lowerings are never tried unasked.
     manifest = load_manifest(REPO / "registry.yaml", entry_points=False)
     marked = sorted(p.name for p in manifest.passes if p.auto)
-    assert marked == ["grid_swizzle", "loop_split", "nvidia_auto_pdl", "nvidia_pipeline_dots", "nvidia_stream_eviction"]
+    assert marked == ["grid_swizzle", "loop_split", "nvidia_auto_pdl", "nvidia_pipeline_deeper", "nvidia_pipeline_dots",
+                      "nvidia_stream_eviction"]
     assert not next(p for p in manifest.passes if p.name == "nvidia_occupancy_hint").auto
