@@ -16,19 +16,16 @@ loop evaluates wraps on them.
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
 import numpy  # noqa: F401  (a test dependency: pip install -e .[test]; a missing one fails)
 
 import numpy as np  # noqa: E402
 
-from tests.differential.harness import columns, compare  # noqa: E402
+from tests.differential.harness import compare  # noqa: E402
 from tests.differential.host_passes import before_after  # noqa: E402
-from tests.differential.interp import Machine  # noqa: E402
 from tests.differential.test_pipeline_dots_differential import CONFIGS, kernel, memory  # noqa: E402
-from tests.differential.test_pipeline_streams_differential import cases, guard, nothing_wraps  # noqa: E402
+from tests.differential.test_pipeline_streams_differential import cases, check_guard_lanes, guard  # noqa: E402
 
 Q, K, OUT = 1 << 40, 2 << 40, 3 << 40
 PASS = "nvidia_pipeline_deeper"
@@ -60,30 +57,6 @@ def test_the_guard_holds_exactly_where_nothing_wraps(width: int, step: int | Non
     options = OPTIONS + ((("extra-stages", str(extra)),) if extra != 1 else ())
     after = before_after(kernel(width, step), PASS, options).after_text
     assert f"tt.num_stages = {depth}" in after and f"tt.num_stages = {KERNEL_STAGES}" in after
-    # A scalar flag stored to %out first thing in the pipelined branch: which lanes the guard
-    # sends there (the tile store to %out has one address per element, the flag one per lane).
-    lines = after.splitlines()
-    at = next(i for i, line in enumerate(lines) if re.search(r"= scf\.if ", line))
-    header = lines[next(i for i, line in enumerate(lines) if "tt.func public @k" in line)]
-    out_arg = re.search(r"%(\w+): !tt\.ptr<f32>\) ", header).group(1)
-    lines[at + 1:at + 1] = ["      %flag_one = arith.constant 1.0 : f32",
-                            f"      tt.store %{out_arg}, %flag_one : !tt.ptr<f32>"]
-    from tests.differential.mlir_text import parse_module
-
-    func = parse_module("\n".join(lines))["k"]
-    args = cases(f"deeper-guard-{width}-{step}-{depth}", width, step, 2000)
-    n = len(args)
-    machine = Machine(n, max_trips=256, memory=memory)
-    result = machine.run(func, columns(args) + [np.full(n, a, dtype=object) for a in (Q, K, OUT)])
-    taken = np.zeros(n, bool)
-    for event in result.stores:
-        if event.addr.ndim == 1 and (event.addr == OUT).all():
-            taken |= event.mask
-    steps = [step if step is not None else c[2] for c in args]
-    expected = np.array([guard(c[0], c[1], st, width, depth) for c, st in zip(args, steps)])
-    assert expected.any() and (~expected).any()  # both sides of the guard are exercised
-    wrong = np.nonzero(taken != expected)[0][:5].tolist()
-    assert not wrong, [(args[i], "pipelined" if taken[i] else "original") for i in wrong]
-    # And the guard is sound: where it sends the loop to the pipelined copy, nothing wraps.
-    unsound = [c for c, st, t in zip(args, steps, taken) if t and not nothing_wraps(c[0], c[1], st, width, depth)]
-    assert not unsound, unsound[:5]
+    # The flag goes to %out, one address per lane (the tile store has one per element).
+    check_guard_lanes(after, "f32", OUT, (Q, K, OUT), memory, f"deeper-guard-{width}-{step}-{depth}", width, step,
+                      depth, 2000)

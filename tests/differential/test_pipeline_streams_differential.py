@@ -113,29 +113,30 @@ def test_versioning_changes_no_result(width: int, step: int | None) -> None:
     assert result.count == 0, result.report(f"i{width}, step {step}")
 
 
-@pytest.mark.parametrize("stages", [3, 4])
-@pytest.mark.parametrize("width,step", CONFIGS, ids=[f"i{w}-step{s or 'arg'}" for w, s in CONFIGS])
-def test_the_guard_holds_exactly_where_nothing_wraps(width: int, step: int | None, stages: int) -> None:
-    options = () if stages == 3 else (("num-stages", str(stages)),)
-    after = before_after(kernel(width, step), PASS, options).after_text
-    # A flag stored first thing in the pipelined branch: which lanes the guard sends there.
-    lines = after.splitlines()
-    at = next(i for i, line in enumerate(lines) if re.search(r"= scf\.if ", line))
-    assert f"tt.num_stages = {stages}" in after
-    flag_arg = re.search(r"%(\w+): !tt\.ptr<i32>\) ", lines[next(i for i, l in enumerate(lines)
-                                                                  if "tt.func public @k" in l)]).group(1)
-    lines[at + 1:at + 1] = ["      %flag_one = arith.constant 1 : i32",
-                            f"      tt.store %{flag_arg}, %flag_one : !tt.ptr<i32>"]
+def check_guard_lanes(after: str, flag_type: str, flag_addr: int, pointers: tuple[int, ...], memory,
+                      seed: str, width: int, step: int | None, stages: int, count: int) -> None:
+    """Runs ``after`` (a pass's output, one versioned loop) with a flag stored first thing in the
+    pipelined branch, through the pointer argument whose address is ``flag_addr`` (of element type
+    ``flag_type``), and checks that the guard sends exactly the lanes ``guard`` admits there and
+    that nothing wraps on them (``pointers``: the kernel's pointer arguments, in order)."""
     from tests.differential.mlir_text import parse_module
 
+    lines = after.splitlines()
+    at = next(i for i, line in enumerate(lines) if re.search(r"= scf\.if ", line))
+    header = lines[next(i for i, line in enumerate(lines) if "tt.func public @k" in line)]
+    names = re.findall(r"%(\w+): !tt\.ptr<\w+>", header)
+    flag_arg = names[pointers.index(flag_addr)]
+    one = "1.0" if flag_type.startswith("f") else "1"
+    lines[at + 1:at + 1] = [f"      %flag_one = arith.constant {one} : {flag_type}",
+                            f"      tt.store %{flag_arg}, %flag_one : !tt.ptr<{flag_type}>"]
     func = parse_module("\n".join(lines))["k"]
-    args = cases(f"guard-{width}-{step}-{stages}", width, step, 4000)
+    args = cases(seed, width, step, count)
     n = len(args)
     machine = Machine(n, max_trips=256, memory=memory)
-    result = machine.run(func, columns(args) + [np.full(n, a, dtype=object) for a in (X, OUT, FLAG)])
+    result = machine.run(func, columns(args) + [np.full(n, a, dtype=object) for a in pointers])
     taken = np.zeros(n, bool)
     for event in result.stores:
-        if event.addr.ndim == 1 and (event.addr == FLAG).all():
+        if event.addr.ndim == 1 and (event.addr == flag_addr).all():
             taken |= event.mask
     steps = [step if step is not None else c[2] for c in args]
     expected = np.array([guard(c[0], c[1], st, width, stages) for c, st in zip(args, steps)])
@@ -145,3 +146,13 @@ def test_the_guard_holds_exactly_where_nothing_wraps(width: int, step: int | Non
     # And the guard is sound: where it sends the loop to the pipelined copy, nothing wraps.
     unsound = [c for c, st, t in zip(args, steps, taken) if t and not nothing_wraps(c[0], c[1], st, width, stages)]
     assert not unsound, unsound[:5]
+
+
+@pytest.mark.parametrize("stages", [3, 4])
+@pytest.mark.parametrize("width,step", CONFIGS, ids=[f"i{w}-step{s or 'arg'}" for w, s in CONFIGS])
+def test_the_guard_holds_exactly_where_nothing_wraps(width: int, step: int | None, stages: int) -> None:
+    options = () if stages == 3 else (("num-stages", str(stages)),)
+    after = before_after(kernel(width, step), PASS, options).after_text
+    assert f"tt.num_stages = {stages}" in after
+    check_guard_lanes(after, "i32", FLAG, (X, OUT, FLAG), memory, f"guard-{width}-{step}-{stages}", width, step,
+                      stages, 4000)

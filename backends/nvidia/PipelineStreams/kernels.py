@@ -68,3 +68,14 @@ def dot_loop_staged_kernel(a_ptr, b_ptr, c_ptr, n_tiles, TILE: tl.constexpr):
     for t in tl.range(0, n_tiles, num_stages=2):
         acc = tl.dot(tl.load(a_ptr + t * TILE * TILE + offs), tl.load(b_ptr + offs), acc)
     tl.store(c_ptr + offs, acc)
+
+
+@triton.jit
+def dot_loop_staged4_kernel(a_ptr, b_ptr, c_ptr, n_tiles, TILE: tl.constexpr):
+    # dot_loop_kernel with tl.range(..., num_stages=4) written by hand: what nvidia_pipeline_deeper
+    # should give a kernel compiled with num_stages=3.
+    offs = tl.arange(0, TILE)[:, None] * TILE + tl.arange(0, TILE)[None, :]
+    acc = tl.zeros([TILE, TILE], dtype=tl.float32)
+    for t in tl.range(0, n_tiles, num_stages=4):
+        acc = tl.dot(tl.load(a_ptr + t * TILE * TILE + offs), tl.load(b_ptr + offs), acc)
+    tl.store(c_ptr + offs, acc)

@@ -7,41 +7,22 @@ the TTGIR that the wheel's pipeliner produced from it.
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
 import triton_ext
 from triton.backends.compiler import GPUTarget
-from triton_ext.testing import compile_through_cubin, import_file, require_built
+from triton_ext.testing import import_file, require_built
 
 kernels = import_file(__file__, "../kernels.py")
+dot = import_file(__file__, "dot_compile.py")
+HOPPER, AMPERE, ASYNC_COPY, compile_dot_loop = dot.HOPPER, dot.AMPERE, dot.ASYNC_COPY, dot.compile_dot_loop
+_body, _stages = dot.body, dot.stages
 require_built("nvidia_pipeline_streams")  # an unbuilt plugin fails, never skips
 pytestmark = pytest.mark.usefixtures("fresh_cache")  # compile from scratch: the IR read back is this run's
 
-HOPPER = GPUTarget("cuda", 90, 32)
-AMPERE = GPUTarget("cuda", 80, 32)
-ASYNC_COPY = "ttg.async_copy_global_to_local"
-DOT_SIG = {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp32", "n_tiles": "i32"}
-#: 16-byte aligned pointers, as the JIT specializes torch tensors: the pipeliner skips loads of
-#: less than 32 bits per thread, which unaligned fp16 loads are.
-ALIGNED = {(i,): [["tt.divisibility", 16]] for i in range(3)}
 
-
-def _compile(enabled: bool, kernel_stages: int, fn=kernels.dot_loop_kernel, target: GPUTarget = HOPPER, **options):
-    """``kernel_stages``: Triton's num_stages for the kernel; ``options``: the pass's."""
-    return compile_through_cubin(fn, DOT_SIG, {"TILE": 64}, target=target, attrs=ALIGNED,
-                                 options={"num_stages": kernel_stages},
-                                 pass_options={k.replace("_", "-"): v for k, v in options.items()},
-                                 passes=["nvidia_pipeline_dots"] if enabled else [])
-
-
-def _body(ir: str) -> str:
-    return "\n".join(line for line in ir.splitlines() if "module attributes" not in line)
-
-
-def _stages(ir: str) -> list[str]:
-    return re.findall(r"tt\.num_stages = (\d+)", ir)
+def _compile(enabled: bool, kernel_stages: int, fn=None, target: GPUTarget = HOPPER, **options):
+    return compile_dot_loop("nvidia_pipeline_dots", enabled, kernel_stages, fn, target, **options)
 
 
 def test_dot_loop_of_a_kernel_compiled_without_pipelining_is_versioned_and_pipelined():
