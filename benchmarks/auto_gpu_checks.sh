@@ -17,13 +17,18 @@
 #
 # CANDIDATES=pass,pass,... replaces the registry's auto passes in the all* shards (default: the registry's).
 # Run from the repository root (triton 3.9.0 importable, plugins in build/plugins). Each check
-# gets a fresh Triton cache (cold first launches) and writes its JSON under $OUT (default: .).
+# gets a fresh Triton cache (cold first launches) and writes its JSON under $OUT (default: .), named
+# after the GPU (GPU_TAG: h200, h100, ... from nvidia-smi).
 set -u
 OUT=${OUT:-.}
 export OUT
 export TRITON_EXT_BUILD_DIR=${TRITON_EXT_BUILD_DIR:-$PWD/build}
 export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH}
 PY=${PYTHON:-python}
+# Result files are named after the GPU they ran on (auto-mode-all0-h200.json, ...-h100.json).
+GPU_TAG=${GPU_TAG:-$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 \
+  | grep -oiE 'h100|h200|b200|a100' | head -n 1 | tr '[:upper:]' '[:lower:]')}
+GPU_TAG=${GPU_TAG:-gpu}
 status=0
 
 run() {  # name, then the command (LIMIT: seconds, default 175)
@@ -36,17 +41,17 @@ run() {  # name, then the command (LIMIT: seconds, default 175)
 }
 
 case ${1:-all} in
-  safety|all) run auto-safety $PY -m benchmarks.auto_safety_gpu --out "$OUT/auto-safety-h200.json" ;;&
-  overhead|all) LIMIT=300 run auto-overhead $PY -m benchmarks.auto_overhead --corpus --rounds 5 --out "$OUT/auto-overhead-h200.json" ;;&
+  safety|all) run auto-safety $PY -m benchmarks.auto_safety_gpu --out "$OUT/auto-safety-$GPU_TAG.json" ;;&
+  overhead|all) LIMIT=300 run auto-overhead $PY -m benchmarks.auto_overhead --corpus --rounds 5 --out "$OUT/auto-overhead-$GPU_TAG.json" ;;&
   all0|all1|all2|all3|all)
     for shard in $( [ "${1:-all}" = all ] && echo 0 1 2 3 || echo "${1#all}" ); do
       LIMIT=420 run "auto-all$shard" $PY -m benchmarks.auto_mode_gpu --set all --candidates "${CANDIDATES:-}" --shard "$shard/4" \
-        --out "$OUT/auto-mode-all$shard-h200.json"
+        --out "$OUT/auto-mode-all$shard-$GPU_TAG.json"
     done ;;&
   dots) LIMIT=400 run auto-pipeline-dots $PY -m benchmarks.auto_mode_gpu --set all \
       --candidates loop_split,grid_swizzle,nvidia_auto_pdl,nvidia_stream_eviction,nvidia_pipeline_dots \
       --kernels sglang_extend_attention sglang_prefill_attention vllm_prefix_prefill \
-      --out "$OUT/auto-mode-pipeline-dots-h200.json" ;;&
+      --out "$OUT/auto-mode-pipeline-dots-$GPU_TAG.json" ;;&
   deeper0|deeper1)
     half0="fla_matmul_fp16_128x256x64 fla_matmul_fp32_64x64x32 torchao_scaled_int8_mm torchao_qt_int8_mm
       torchao_fp8_blockwise_gemm torchao_hqq_mixed_mm liger_mm_int8int2 liger_moe_up_proj_swiglu
@@ -58,8 +63,8 @@ case ${1:-all} in
     # shellcheck disable=SC2086  # one word per kernel
     LIMIT=500 run "auto-pipeline-$1" $PY -m benchmarks.auto_mode_gpu --set all \
       --candidates loop_split,grid_swizzle,nvidia_auto_pdl,nvidia_stream_eviction,nvidia_pipeline_dots,nvidia_pipeline_deeper \
-      --kernels $kernels --out "$OUT/auto-mode-pipeline-$1-h200.json" ;;&
-  torch_compile|all) LIMIT=295 run auto-torch-compile $PY -m benchmarks.auto_torch_compile --repeats 2 --timeout 140 --out "$OUT/auto-torch-compile-h200.json" ;;&
+      --kernels $kernels --out "$OUT/auto-mode-pipeline-$1-$GPU_TAG.json" ;;&
+  torch_compile|all) LIMIT=295 run auto-torch-compile $PY -m benchmarks.auto_torch_compile --repeats 2 --timeout 140 --out "$OUT/auto-torch-compile-$GPU_TAG.json" ;;&
   safety|overhead|all0|all1|all2|all3|dots|deeper0|deeper1|torch_compile|all) ;;
   *) echo "usage: $0 [safety|overhead|all0|all1|all2|all3|dots|deeper0|deeper1|torch_compile|all]" >&2; exit 2 ;;
 esac
