@@ -1,12 +1,17 @@
 """Split the transparent mode's corpus run by launch regime (issue 27's geometric-mean target).
 
-    python -m benchmarks.auto_mode_regimes benchmarks/results/auto-mode-all{0,1,2,3}-h200.json
+    python -m benchmarks.auto_mode_regimes benchmarks/results/auto-mode-all{0,1,2,3}-h200.json \
+        [--replace benchmarks/results/auto-mode-pipeline-deeper{0,1}-h100.json]
 
 A kernel is *launch-bound* when, launched back to back, a launch takes at least ``LAUNCH_BOUND``
 times its GPU time: the CPU's launch path (Triton's, which the mode leaves as it is once a kernel
 is decided) sets the pace, so no compiler pass can change its back-to-back time. The rest are
 *GPU-bound*. The report gives each group's geometric mean and what the GPU-bound kernels would
 need for the whole corpus to reach a target, the launch-bound ones staying where they are.
+
+``--replace`` puts the rows of later, partial runs (a new candidate pass on some kernels) in place of
+the same kernels' rows: an estimate of what a whole run would read, which the output labels as such.
+Rows from another GPU make it an estimate across hardware, not a measurement.
 """
 
 from __future__ import annotations
@@ -48,13 +53,28 @@ def split(rows: list[dict]) -> Regimes:
     return Regimes([r["kernel"] for r in launch], [r["kernel"] for r in gpu], *map(geometric_mean, speedups))
 
 
+def replaced(rows: list[dict], later: list[dict]) -> tuple[list[dict], list[str]]:
+    """``rows`` with each kernel's row replaced by its row in ``later`` (kernels ``rows`` lacks are
+    not added: the corpus stays the same); also the replaced kernels' names."""
+    by_kernel = {r["kernel"]: r for r in later}
+    return [by_kernel.get(r["kernel"], r) for r in rows], sorted(k for k in by_kernel if k in {r["kernel"] for r in rows})
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("reports", nargs="+", type=Path)
     parser.add_argument("--target", type=float, default=1.03)
+    parser.add_argument("--replace", nargs="+", type=Path, default=[], metavar="REPORT",
+                        help="partial runs whose rows replace the same kernels' rows (an estimate)")
     args = parser.parse_args(argv)
-    rows = [row for path in args.reports for row in json.loads(path.read_text())["rows"]]
+
+    def rows_of(paths: list[Path]) -> list[dict]:
+        return [row for path in paths for row in json.loads(path.read_text())["rows"]]
+
+    rows, swapped = replaced(rows_of(args.reports), rows_of(args.replace))
     r = split(rows)
+    if args.replace:
+        print(f"ESTIMATE: {len(swapped)} kernels' rows taken from {', '.join(p.name for p in args.replace)}")
     print(f"{len(r.launch_bound) + len(r.gpu_bound)} kernels, back to back: geomean {r.geomean_all:.3f}x")
     print(f"launch-bound (back to back >= {LAUNCH_BOUND}x GPU time): {len(r.launch_bound)}, "
           f"geomean {r.geomean_launch_bound:.3f}x")

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from benchmarks.auto_mode_regimes import LAUNCH_BOUND, main, split
+from benchmarks.auto_mode_regimes import LAUNCH_BOUND, main, replaced, split
 from triton_ext.testing import repo_root
 
 REPO = repo_root()
@@ -39,3 +39,18 @@ def test_the_documented_split_is_the_committed_runs(capsys: pytest.CaptureFixtur
     for text in quoted:
         assert text in doc, text
     assert f"would need {r.gpu_bound_needed(1.03):.3f}x" in out
+
+
+def test_replace_swaps_only_kernels_of_the_corpus_and_the_documented_estimate_is_the_committed_files(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    rows = [_row("a", 300.0, 301.0, 1.0), _row("b", 300.0, 301.0, 1.0)]
+    out, swapped = replaced(rows, [_row("b", 300.0, 301.0, 1.21), _row("new", 300.0, 301.0, 2.0)])
+    assert [r["kernel"] for r in out] == ["a", "b"] and out[1]["b2b_speedup"] == 1.21 and swapped == ["b"]
+    later = [REPO / "benchmarks" / "results" / f"auto-mode-pipeline-deeper{i}-h100.json" for i in range(2)]
+    assert main([str(p) for p in SHARDS] + ["--replace"] + [str(p) for p in later]) == 0
+    printed = capsys.readouterr().out
+    assert printed.startswith("ESTIMATE: 22 kernels' rows")
+    estimate = split(replaced([row for p in SHARDS for row in json.loads(p.read_text())["rows"]],
+                              [row for p in later for row in json.loads(p.read_text())["rows"]])[0]).geomean_all
+    doc = " ".join((REPO / "docs" / "transparent-mode.md").read_text().split())
+    assert f"84-kernel geomean of {estimate:.3f}x" in doc and f"geomean {estimate:.3f}x" in printed
