@@ -1,15 +1,22 @@
-"""Kernels shared by the tests and bench.py of nvidia_pipeline_streams and nvidia_pipeline_dots.
+"""Kernels shared by the tests and bench.py of nvidia_pipeline_streams, nvidia_pipeline_dots and
+nvidia_pipeline_deeper, and how the dot-loop tests compile them (``compile_dot_loop``).
 
 ``row_sum_kernel`` is the case the pass is for: one program per row, a loop without a dot that
 streams the row (``range(start, end, BLOCK)``, so tests can put the bounds anywhere in the
 integer range). ``row_sum_staged_kernel`` is the same loop with ``tl.range(..., num_stages=3)``
 written by hand. ``dot_loop_kernel`` is nvidia_pipeline_dots's case when it is compiled with
 ``num_stages=1`` (and a loop nvidia_pipeline_streams leaves alone); ``dot_loop_staged_kernel``
-is it with ``tl.range(..., num_stages=2)`` written by hand.
+is it with ``tl.range(..., num_stages=2)`` written by hand, ``dot_loop_staged4_kernel`` with
+``num_stages=4`` (what nvidia_pipeline_deeper should give it when compiled with ``num_stages=3``).
 """
+
+import re
+from typing import Any
 
 import triton
 import triton.language as tl
+from triton.backends.compiler import GPUTarget
+from triton_ext.testing import compile_through_cubin
 
 
 @triton.jit
@@ -79,3 +86,32 @@ def dot_loop_staged4_kernel(a_ptr, b_ptr, c_ptr, n_tiles, TILE: tl.constexpr):
     for t in tl.range(0, n_tiles, num_stages=4):
         acc = tl.dot(tl.load(a_ptr + t * TILE * TILE + offs), tl.load(b_ptr + offs), acc)
     tl.store(c_ptr + offs, acc)
+
+
+HOPPER = GPUTarget("cuda", 90, 32)
+AMPERE = GPUTarget("cuda", 80, 32)
+ASYNC_COPY = "ttg.async_copy_global_to_local"
+DOT_SIG = {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp32", "n_tiles": "i32"}
+#: 16-byte aligned pointers, as the JIT specializes torch tensors: the pipeliner skips loads of
+#: less than 32 bits per thread, which unaligned fp16 loads are.
+ALIGNED = {(i,): [["tt.divisibility", 16]] for i in range(3)}
+
+
+def compile_dot_loop(pass_name: str, enabled: bool, kernel_stages: int, fn: Any = None,
+                     target: GPUTarget = HOPPER, **options: Any) -> Any:
+    """``kernel_stages``: Triton's num_stages for the kernel; ``fn``: dot_loop_kernel unless
+    given; ``options``: the pass's (``extra_stages=2`` is its ``extra-stages``)."""
+    return compile_through_cubin(fn or dot_loop_kernel, DOT_SIG, {"TILE": 64}, target=target,
+                                 attrs=ALIGNED, options={"num_stages": kernel_stages},
+                                 pass_options={k.replace("_", "-"): v for k, v in options.items()},
+                                 passes=[pass_name] if enabled else [])
+
+
+def body(ir: str) -> str:
+    """The IR without its module attributes (which name the plugins the compile loaded)."""
+    return "\n".join(line for line in ir.splitlines() if "module attributes" not in line)
+
+
+def stages(ir: str) -> list[str]:
+    """Every ``tt.num_stages`` the IR's loops carry."""
+    return re.findall(r"tt\.num_stages = (\d+)", ir)

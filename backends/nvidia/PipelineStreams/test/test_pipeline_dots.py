@@ -14,15 +14,14 @@ from triton.backends.compiler import GPUTarget
 from triton_ext.testing import import_file, require_built
 
 kernels = import_file(__file__, "../kernels.py")
-dot = import_file(__file__, "dot_compile.py")
-HOPPER, AMPERE, ASYNC_COPY, compile_dot_loop = dot.HOPPER, dot.AMPERE, dot.ASYNC_COPY, dot.compile_dot_loop
-_body, _stages = dot.body, dot.stages
+HOPPER, AMPERE, ASYNC_COPY = kernels.HOPPER, kernels.AMPERE, kernels.ASYNC_COPY
+_body, _stages = kernels.body, kernels.stages
 require_built("nvidia_pipeline_streams")  # an unbuilt plugin fails, never skips
 pytestmark = pytest.mark.usefixtures("fresh_cache")  # compile from scratch: the IR read back is this run's
 
 
 def _compile(enabled: bool, kernel_stages: int, fn=None, target: GPUTarget = HOPPER, **options):
-    return compile_dot_loop("nvidia_pipeline_dots", enabled, kernel_stages, fn, target, **options)
+    return kernels.compile_dot_loop("nvidia_pipeline_dots", enabled, kernel_stages, fn, target, **options)
 
 
 def test_dot_loop_of_a_kernel_compiled_without_pipelining_is_versioned_and_pipelined():
