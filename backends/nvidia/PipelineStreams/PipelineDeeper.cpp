@@ -34,7 +34,6 @@
 
 #include "PipelinedLoop.h"
 #include "triton-ext/PassInfra.h"
-#include "triton-ext/TargetFilter.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Pass/Pass.h"
@@ -52,11 +51,6 @@ using namespace mlir::triton_ext::pipelining;
 
 namespace {
 
-/// Oldest CUDA compute capability the pass was measured on.
-constexpr unsigned kMinArch = 90;
-/// The deepest pipeline pipelineLoops writes.
-constexpr int64_t kMaxStages = 8;
-
 class PipelineDeeperPass
     : public mlir::triton_ext::impl::TritonExtPipelineDeeperBase<
           PipelineDeeperPass> {
@@ -64,25 +58,18 @@ public:
   using Base::Base;
 
   void runOnOperation() override {
-    ModuleOp module = getOperation();
-    if (std::string why = kernelReason(module); !why.empty()) {
-      if (remarks)
-        module.emitRemark() << "nvidia_pipeline_deeper: not applied: " << why;
-      return;
-    }
     int64_t depth =
-        std::min<int64_t>(kernelNumStages + extraStages, kMaxStages);
-    if (failed(pipelineLoops(module, "nvidia_pipeline_deeper", /*withDot=*/true,
-                             depth, maxPrefetchKb, remarks,
-                             /*originalStages=*/kernelNumStages)))
+        std::min<int64_t>(kernelNumStages + extraStages, kMaxNumStages);
+    if (failed(pipelineModule(getOperation(), "nvidia_pipeline_deeper",
+                              kernelReason(), /*withDot=*/true, depth,
+                              maxPrefetchKb, remarks,
+                              /*originalStages=*/kernelNumStages)))
       signalPassFailure();
   }
 
 private:
-  /// Why no loop of `module` is deepened, or an empty string.
-  std::string kernelReason(ModuleOp module) {
-    if (!mlir::triton_ext::mayTargetCudaAtLeast(module, kMinArch))
-      return "the target is not cuda >= 90";
+  /// Why no loop of this kernel is deepened, or an empty string.
+  std::string kernelReason() const {
     if (kernelNumStages == 0)
       return "the kernel's num_stages is unknown (kernel-num-stages=0; the "
              "loader sets it from the compile options)";
@@ -90,10 +77,10 @@ private:
       return "the kernel is compiled with num_stages=1, so its dot loops are "
              "not pipelined at all (nvidia_pipeline_dots is the pass for "
              "those)";
-    if (kernelNumStages >= kMaxStages)
+    if (kernelNumStages >= kMaxNumStages)
       return "the kernel is compiled with num_stages=" +
              std::to_string(kernelNumStages) + ", the deepest pipeline (" +
-             std::to_string(kMaxStages) + ") the pass writes";
+             std::to_string(kMaxNumStages) + ") the pass writes";
     return "";
   }
 };

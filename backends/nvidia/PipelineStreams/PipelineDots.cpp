@@ -32,7 +32,6 @@
 
 #include "PipelinedLoop.h"
 #include "triton-ext/PassInfra.h"
-#include "triton-ext/TargetFilter.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Pass/Pass.h"
@@ -48,9 +47,6 @@ using namespace mlir::triton_ext::pipelining;
 
 namespace {
 
-/// Oldest CUDA compute capability the pass was measured on.
-constexpr unsigned kMinArch = 90;
-
 class PipelineDotsPass
     : public mlir::triton_ext::impl::TritonExtPipelineDotsBase<
           PipelineDotsPass> {
@@ -58,22 +54,15 @@ public:
   using Base::Base;
 
   void runOnOperation() override {
-    ModuleOp module = getOperation();
-    if (std::string why = kernelReason(module); !why.empty()) {
-      if (remarks)
-        module.emitRemark() << "nvidia_pipeline_dots: not applied: " << why;
-      return;
-    }
-    if (failed(pipelineLoops(module, "nvidia_pipeline_dots", /*withDot=*/true,
-                             numStages, maxPrefetchKb, remarks)))
+    if (failed(pipelineModule(getOperation(), "nvidia_pipeline_dots",
+                              kernelReason(), /*withDot=*/true, numStages,
+                              maxPrefetchKb, remarks)))
       signalPassFailure();
   }
 
 private:
-  /// Why no loop of `module` is pipelined, or an empty string.
-  std::string kernelReason(ModuleOp module) {
-    if (!mlir::triton_ext::mayTargetCudaAtLeast(module, kMinArch))
-      return "the target is not cuda >= 90";
+  /// Why no loop of this kernel is pipelined, or an empty string.
+  std::string kernelReason() const {
     if (kernelNumStages == 0)
       return "the kernel's num_stages is unknown (kernel-num-stages=0; the "
              "loader sets it from the compile options)";

@@ -34,7 +34,6 @@
 
 #include "PipelinedLoop.h"
 #include "triton-ext/PassInfra.h"
-#include "triton-ext/TargetFilter.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Pass/Pass.h"
@@ -50,9 +49,6 @@ using namespace mlir::triton_ext::pipelining;
 
 namespace {
 
-/// Oldest CUDA compute capability the pass was measured on.
-constexpr unsigned kMinArch = 90;
-
 class PipelineStreamsPass
     : public mlir::triton_ext::impl::TritonExtPipelineStreamsBase<
           PipelineStreamsPass> {
@@ -60,16 +56,9 @@ public:
   using Base::Base;
 
   void runOnOperation() override {
-    ModuleOp module = getOperation();
-    if (!mlir::triton_ext::mayTargetCudaAtLeast(module, kMinArch)) {
-      if (remarks)
-        module.emitRemark() << "nvidia_pipeline_streams: not applied: the "
-                               "target is not cuda >= 90";
-      return;
-    }
-    if (failed(pipelineLoops(module, "nvidia_pipeline_streams",
-                             /*withDot=*/false, numStages, maxPrefetchKb,
-                             remarks)))
+    if (failed(pipelineModule(getOperation(), "nvidia_pipeline_streams",
+                              /*kernelReason=*/"", /*withDot=*/false,
+                              numStages, maxPrefetchKb, remarks)))
       signalPassFailure();
   }
 };

@@ -26,6 +26,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "PipelinedLoop.h"
+#include "triton-ext/TargetFilter.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
@@ -202,9 +203,9 @@ static void versionLoop(scf::ForOp loop, int64_t numStages,
 LogicalResult pipelineLoops(ModuleOp module, StringRef passName, bool withDot,
                             int64_t numStages, int64_t maxPrefetchKb,
                             bool remarks, int64_t originalStages) {
-  if (numStages < 2 || numStages > 8)
-    return module.emitError()
-           << passName << ": num-stages must be in [2, 8], got " << numStages;
+  if (numStages < 2 || numStages > kMaxNumStages)
+    return module.emitError() << passName << ": num-stages must be in [2, "
+                              << kMaxNumStages << "], got " << numStages;
   if (numStages <= originalStages)
     return module.emitError()
            << passName << ": the pipeline depth " << numStages
@@ -224,6 +225,23 @@ LogicalResult pipelineLoops(ModuleOp module, StringRef passName, bool withDot,
       loop.emitRemark() << passName << ": not applied: " << reason;
   }
   return success();
+}
+
+LogicalResult pipelineModule(ModuleOp module, StringRef passName,
+                             StringRef kernelReason, bool withDot,
+                             int64_t numStages, int64_t maxPrefetchKb,
+                             bool remarks, int64_t originalStages) {
+  constexpr unsigned kMinArch = 90;
+  StringRef why = mlir::triton_ext::mayTargetCudaAtLeast(module, kMinArch)
+                      ? kernelReason
+                      : "the target is not cuda >= 90";
+  if (!why.empty()) {
+    if (remarks)
+      module.emitRemark() << passName << ": not applied: " << why;
+    return success();
+  }
+  return pipelineLoops(module, passName, withDot, numStages, maxPrefetchKb,
+                       remarks, originalStages);
 }
 
 } // namespace mlir::triton_ext::pipelining

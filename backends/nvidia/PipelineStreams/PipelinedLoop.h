@@ -25,6 +25,9 @@
 
 namespace mlir::triton_ext::pipelining {
 
+/// The deepest pipeline pipelineLoops writes.
+constexpr int64_t kMaxNumStages = 8;
+
 /// Writes `tt.num_stages = numStages` on every loop of `module` that may be
 /// pipelined, behind a guard. A loop may be pipelined when it is an innermost,
 /// signed, read-only loop that loads a tensor, holds a dot exactly when
@@ -38,12 +41,22 @@ namespace mlir::triton_ext::pipelining {
 /// `lb + k * step`, `ub - k * step` or `ub + k * step` with `k <= numStages`
 /// wraps. With `remarks`, each other loop that loads gets the remark
 /// `<passName>: not applied: <reason>`. Fails, with an error on the module,
-/// when `numStages` is not in [2, 8] (a depth of 1 pipelines nothing) or not
-/// above `originalStages`.
+/// when `numStages` is not in [2, kMaxNumStages] (a depth of 1 pipelines
+/// nothing) or not above `originalStages`.
 LogicalResult pipelineLoops(ModuleOp module, llvm::StringRef passName,
                             bool withDot, int64_t numStages,
                             int64_t maxPrefetchKb, bool remarks,
                             int64_t originalStages = 1);
+
+/// What each pipelining pass runs on its module: nothing when the module may
+/// target something other than CUDA sm_90 or newer (the oldest the passes were
+/// measured on), or when `kernelReason` (the pass's own reason to leave this
+/// kernel alone) is not empty, with the remark `<passName>: not applied:
+/// <reason>` on the module under `remarks`; pipelineLoops otherwise.
+LogicalResult pipelineModule(ModuleOp module, llvm::StringRef passName,
+                             llvm::StringRef kernelReason, bool withDot,
+                             int64_t numStages, int64_t maxPrefetchKb,
+                             bool remarks, int64_t originalStages = 1);
 
 } // namespace mlir::triton_ext::pipelining
 

@@ -6,8 +6,8 @@ streams the row (``range(start, end, BLOCK)``, so tests can put the bounds anywh
 integer range). ``row_sum_staged_kernel`` is the same loop with ``tl.range(..., num_stages=3)``
 written by hand. ``dot_loop_kernel`` is nvidia_pipeline_dots's case when it is compiled with
 ``num_stages=1`` (and a loop nvidia_pipeline_streams leaves alone); ``dot_loop_staged_kernel``
-is it with ``tl.range(..., num_stages=2)`` written by hand, ``dot_loop_staged4_kernel`` with
-``num_stages=4`` (what nvidia_pipeline_deeper should give it when compiled with ``num_stages=3``).
+is it with ``tl.range(..., num_stages=STAGES)`` written by hand (2: what nvidia_pipeline_dots
+should give it; 4: what nvidia_pipeline_deeper should give it compiled with ``num_stages=3``).
 """
 
 import re
@@ -68,22 +68,11 @@ def dot_loop_kernel(a_ptr, b_ptr, c_ptr, n_tiles, TILE: tl.constexpr):
 
 
 @triton.jit
-def dot_loop_staged_kernel(a_ptr, b_ptr, c_ptr, n_tiles, TILE: tl.constexpr):
-    # dot_loop_kernel with tl.range(..., num_stages=2) written by hand.
+def dot_loop_staged_kernel(a_ptr, b_ptr, c_ptr, n_tiles, TILE: tl.constexpr, STAGES: tl.constexpr):
+    # dot_loop_kernel with tl.range(..., num_stages=STAGES) written by hand.
     offs = tl.arange(0, TILE)[:, None] * TILE + tl.arange(0, TILE)[None, :]
     acc = tl.zeros([TILE, TILE], dtype=tl.float32)
-    for t in tl.range(0, n_tiles, num_stages=2):
-        acc = tl.dot(tl.load(a_ptr + t * TILE * TILE + offs), tl.load(b_ptr + offs), acc)
-    tl.store(c_ptr + offs, acc)
-
-
-@triton.jit
-def dot_loop_staged4_kernel(a_ptr, b_ptr, c_ptr, n_tiles, TILE: tl.constexpr):
-    # dot_loop_kernel with tl.range(..., num_stages=4) written by hand: what nvidia_pipeline_deeper
-    # should give a kernel compiled with num_stages=3.
-    offs = tl.arange(0, TILE)[:, None] * TILE + tl.arange(0, TILE)[None, :]
-    acc = tl.zeros([TILE, TILE], dtype=tl.float32)
-    for t in tl.range(0, n_tiles, num_stages=4):
+    for t in tl.range(0, n_tiles, num_stages=STAGES):
         acc = tl.dot(tl.load(a_ptr + t * TILE * TILE + offs), tl.load(b_ptr + offs), acc)
     tl.store(c_ptr + offs, acc)
 
@@ -97,11 +86,14 @@ DOT_SIG = {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp32", "n_tiles": "i32
 ALIGNED = {(i,): [["tt.divisibility", 16]] for i in range(3)}
 
 
-def compile_dot_loop(pass_name: str, enabled: bool, kernel_stages: int, fn: Any = None,
+def compile_dot_loop(pass_name: str, enabled: bool, kernel_stages: int, hand_staged: int | None = None,
                      target: GPUTarget = HOPPER, **options: Any) -> Any:
-    """``kernel_stages``: Triton's num_stages for the kernel; ``fn``: dot_loop_kernel unless
-    given; ``options``: the pass's (``extra_stages=2`` is its ``extra-stages``)."""
-    return compile_through_cubin(fn or dot_loop_kernel, DOT_SIG, {"TILE": 64}, target=target,
+    """``kernel_stages``: Triton's num_stages for the kernel; ``hand_staged``: compile
+    dot_loop_staged_kernel with that ``tl.range`` depth instead of dot_loop_kernel; ``options``:
+    the pass's (``extra_stages=2`` is its ``extra-stages``)."""
+    fn, constexprs = (dot_loop_kernel, {"TILE": 64}) if hand_staged is None else \
+        (dot_loop_staged_kernel, {"TILE": 64, "STAGES": hand_staged})
+    return compile_through_cubin(fn, DOT_SIG, constexprs, target=target,
                                  attrs=ALIGNED, options={"num_stages": kernel_stages},
                                  pass_options={k.replace("_", "-"): v for k, v in options.items()},
                                  passes=[pass_name] if enabled else [])

@@ -25,8 +25,8 @@ require_built("nvidia_pipeline_streams")  # an unbuilt plugin fails, never skips
 pytestmark = pytest.mark.usefixtures("fresh_cache")  # compile from scratch: the IR read back is this run's
 
 
-def _compile(enabled: bool, kernel_stages: int, fn=None, target: GPUTarget = HOPPER, **options):
-    return kernels.compile_dot_loop("nvidia_pipeline_deeper", enabled, kernel_stages, fn, target, **options)
+def _compile(enabled: bool, kernel_stages: int, hand_staged=None, target: GPUTarget = HOPPER, **options):
+    return kernels.compile_dot_loop("nvidia_pipeline_deeper", enabled, kernel_stages, hand_staged, target, **options)
 
 
 def _rings(ttgir: str) -> list[int]:
@@ -61,7 +61,7 @@ def test_dot_loop_is_versioned_and_its_pipelined_copy_is_one_stage_deeper(num_st
 
 def test_same_pipeline_as_num_stages_written_by_hand():
     on, off = _compile(True, 3), _compile(False, 3)
-    hand = _compile(False, 3, fn=kernels.dot_loop_staged4_kernel)
+    hand = _compile(False, 3, hand_staged=4)
     assert _rings(hand.asm["ttgir"]) == [4] and 4 in _rings(on.asm["ttgir"])
     assert on.metadata.shared == hand.metadata.shared
     # The pipelined copy issues the hand-staged kernel's copies, the other copy the stock ones.

@@ -20,8 +20,8 @@ require_built("nvidia_pipeline_streams")  # an unbuilt plugin fails, never skips
 pytestmark = pytest.mark.usefixtures("fresh_cache")  # compile from scratch: the IR read back is this run's
 
 
-def _compile(enabled: bool, kernel_stages: int, fn=None, target: GPUTarget = HOPPER, **options):
-    return kernels.compile_dot_loop("nvidia_pipeline_dots", enabled, kernel_stages, fn, target, **options)
+def _compile(enabled: bool, kernel_stages: int, hand_staged=None, target: GPUTarget = HOPPER, **options):
+    return kernels.compile_dot_loop("nvidia_pipeline_dots", enabled, kernel_stages, hand_staged, target, **options)
 
 
 def test_dot_loop_of_a_kernel_compiled_without_pipelining_is_versioned_and_pipelined():
@@ -37,7 +37,7 @@ def test_dot_loop_of_a_kernel_compiled_without_pipelining_is_versioned_and_pipel
 
 def test_same_pipeline_as_num_stages_written_by_hand():
     on = _compile(True, 1)
-    hand = _compile(False, 1, fn=kernels.dot_loop_staged_kernel)
+    hand = _compile(False, 1, hand_staged=2)
     assert on.metadata.shared == hand.metadata.shared
     assert on.asm["ttgir"].count(ASYNC_COPY) == hand.asm["ttgir"].count(ASYNC_COPY) > 0
 
