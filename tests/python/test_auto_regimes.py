@@ -12,6 +12,12 @@ from triton_ext.testing import repo_root
 
 REPO = repo_root()
 SHARDS = [REPO / "benchmarks" / "results" / f"auto-mode-all{i}-h200.json" for i in range(4)]
+#: The whole corpus again at 45e51f3, with nvidia_pipeline_deeper a candidate (an H100: no H200 was lent).
+SHARDS_H100 = [REPO / "benchmarks" / "results" / f"auto-mode-all{i}-h100.json" for i in range(4)]
+
+
+def _doc() -> str:
+    return " ".join((REPO / "docs" / "transparent-mode.md").read_text().split())  # as prose, line breaks aside
 
 
 def _row(kernel: str, gpu_us: float, b2b_us: float, speedup: float) -> dict:
@@ -32,7 +38,7 @@ def test_the_documented_split_is_the_committed_runs(capsys: pytest.CaptureFixtur
     assert main([str(p) for p in SHARDS]) == 0
     out = capsys.readouterr().out
     r = split([row for p in SHARDS for row in json.loads(p.read_text())["rows"]])
-    doc = " ".join((REPO / "docs" / "transparent-mode.md").read_text().split())  # as prose, line breaks aside
+    doc = _doc()
     quoted = (f"{len(r.launch_bound)} of the {len(r.launch_bound) + len(r.gpu_bound)} kernels are launch-bound",
               f"geomean {r.geomean_launch_bound:.3f}x", f"{len(r.gpu_bound)} GPU-bound kernels read "
               f"{r.geomean_gpu_bound:.3f}x", f"would need {r.gpu_bound_needed(1.03):.3f}x")
@@ -52,5 +58,16 @@ def test_replace_swaps_only_kernels_of_the_corpus_and_the_documented_estimate_is
     assert printed.startswith("ESTIMATE: 22 kernels' rows")
     estimate = split(replaced([row for p in SHARDS for row in json.loads(p.read_text())["rows"]],
                               [row for p in later for row in json.loads(p.read_text())["rows"]])[0]).geomean_all
-    doc = " ".join((REPO / "docs" / "transparent-mode.md").read_text().split())
-    assert f"84-kernel geomean of {estimate:.3f}x" in doc and f"geomean {estimate:.3f}x" in printed
+    assert f"(the deeper runs' H100 rows in the H200 run, `--replace`) gave {estimate:.3f}x" in _doc()
+    assert f"geomean {estimate:.3f}x" in printed
+
+
+def test_the_documented_h100_run_is_the_committed_files(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([str(p) for p in SHARDS_H100]) == 0
+    r = split([row for p in SHARDS_H100 for row in json.loads(p.read_text())["rows"]])
+    doc = _doc()
+    for text in (f"back to back **{r.geomean_all:.3f}x**", f"{len(r.launch_bound)} launch-bound kernels at "
+                 f"{r.geomean_launch_bound:.3f}x", f"{len(r.gpu_bound)} GPU-bound at {r.geomean_gpu_bound:.3f}x",
+                 f"would need {r.gpu_bound_needed(1.03):.3f}x on the GPU-bound ones"):
+        assert text in doc, text
+    assert f"geomean {r.geomean_all:.3f}x" in capsys.readouterr().out
