@@ -217,7 +217,11 @@ def child(mode: str, rounds: int, outputs: Path, seed: int) -> dict[str, Any]:
 
     # The mode wraps Inductor's autotuner in place (triton_ext._inductor): seen from outside.
     rec["inductor_wrapped"] = getattr(CachingAutotuner._precompile_worker, "__module__", "") == "triton_ext._inductor"
-    rec["decisions"] = [_decision(r) for r in log.records]
+    # Variants the mode compiled but left out before timing (they would change Inductor's launcher),
+    # logged where Inductor compiled them: here, or lost in a compile worker's process.
+    left_out = [r for r in log.records if " left out (" in r.getMessage()]
+    rec["decisions"] = [_decision(r) for r in log.records if r not in left_out]
+    rec["left_out"] = [r.getMessage() for r in left_out]
     rec["launch_paths"] = _launch_paths()
     import triton
 
@@ -380,6 +384,7 @@ def main() -> int:
         "gpu": runs[0].get("gpu"), "versions": runs[0].get("versions"), "order": [c for c, _ in order],
         "speedups": speedups, "outputs": outputs, "run_to_run": run_to_run,
         "inductor_kernels_tuned": len(decisions), "kernels_with_a_pass_kept": len(chosen),
+        "variants_left_out": len(auto_runs[0].get("left_out", [])) if auto_runs else 0,
         "chosen": [{k: d.get(k) for k in ("kernel", "choice", "gpu_ms", "back_to_back_ms")} for d in chosen],
         "failures": failures, "runs": runs,
     }

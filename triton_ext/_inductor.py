@@ -10,7 +10,10 @@ module is imported, so importing triton_ext does not import torch):
 
 * ``_precompile_worker``: each of the kernel's configs is compiled once with no pass and once
   per candidate pass (a copy of the config tagged with the pass). A variant whose PTX (or cubin)
-  equals its config's no-pass kernel is dropped: the pass does not apply. This runs wherever
+  equals its config's no-pass kernel is dropped: the pass does not apply. So is one that asks
+  for a launch attribute (``nvidia_auto_pdl``'s ``launch_pdl``) where Inductor launches the
+  no-pass kernel with its static launcher, which refuses such kernels: kept, it would change the
+  kernel's launcher (:func:`_prune`). This runs wherever
   Inductor compiles (its compile workers inherit ``TRITON_EXT_ENABLE`` and import triton_ext
   through the start-up ``.pth``), so the variants compile concurrently there.
 * ``_precompile_config``: a tagged config compiles under its pass (the mode's own selection of
@@ -51,6 +54,7 @@ from typing import Any, Callable, Sequence
 from . import _selection
 from ._backup import ArgumentBackup, relaunch_hazard, tensors_of
 from ._choice import choose_in_both, spread, winners
+from ._launch import LAUNCH_FIELDS
 from ._outputs import OutputCheck, OutputsUnverifiable
 from ._timing import back_to_back_ms, flush_buffer, gpu_time_ms, interleaved_rounds
 from ._variants import CONFIRM_ROUNDS, REP_MS, ROUNDS, Decision, describe_error, screen_variants
@@ -151,23 +155,52 @@ def _expand(configs: Sequence[Any], candidates: Sequence[str]) -> list[Any]:
     return out
 
 
-def _prune(results: list[Any]) -> tuple[list[Any], list[str]]:
+def _launch_requests(result: Any) -> list[str]:
+    """The launch attributes (:data:`triton_ext._launch.LAUNCH_FIELDS`) a compile result's kernel
+    asks for."""
+    metadata = getattr(getattr(result, "kernel", None), "metadata", None)
+    return [f for f in LAUNCH_FIELDS if getattr(metadata, f, False)]
+
+
+def _statically_launched(result: Any) -> bool:
+    """Whether Inductor launches ``result`` with its static CUDA launcher (``StaticTritonCompileResult``),
+    which refuses kernels with launch attributes."""
+    return type(result).__name__.startswith("Static")
+
+
+def _prune(results: list[Any]) -> tuple[list[Any], list[str], dict[str, str]]:
     """Drop variants whose compiled code equals their config's no-pass kernel (the pass does not
-    apply); returns the kept results and the dropped variants' names."""
+    apply), and variants Inductor could not launch the way it launches that kernel; returns the
+    kept results, the first kind's names and the second kind's, each with why.
+
+    The second kind: Inductor's static launcher refuses a kernel with launch attributes
+    (``launch_pdl``: ``CannotStaticallyLaunchKernel``), so a variant of a statically launched
+    kernel that asks for one would run through Triton's own launcher, whatever it wins on the GPU:
+    each launch would then cost what that launcher costs, not what Inductor's launch of the
+    kernel costs (issue 27.1). Leaving it out before timing also spares the kernel's first
+    launch the rounds (seen: ``nvidia_auto_pdl`` was the only variant of every kernel of the
+    torch.compile'd block, timed at about a second per kernel, and never kept)."""
     base: dict[int, Any] = {}
     for r in results:
         tag = getattr(getattr(r, "config", None), TAG, None)
         if tag is not None and tag[1] == "":
-            base[tag[0]] = _fingerprint(r)
-    kept, dropped = [], []
+            base[tag[0]] = r
+    kept, dropped, off_launcher = [], [], {}
     for r in results:
         tag = getattr(getattr(r, "config", None), TAG, None)
-        if tag is not None and tag[1] and tag[0] in base and base[tag[0]] is not None \
-                and _fingerprint(r) == base[tag[0]]:
-            dropped.append(tag[1])
-            continue
+        stock = base.get(tag[0]) if tag is not None and tag[1] else None
+        if stock is not None:
+            code = _fingerprint(stock)
+            if code is not None and _fingerprint(r) == code:
+                dropped.append(tag[1])
+                continue
+            asks = [f for f in _launch_requests(r) if f not in _launch_requests(stock)]
+            if asks and _statically_launched(stock):
+                off_launcher[tag[1]] = (f"it asks for {', '.join(asks)}, which Inductor's static launcher, "
+                                        "the kernel's launcher without the pass, refuses: not timed")
+                continue
         kept.append(r)
-    return kept, dropped
+    return kept, dropped, off_launcher
 
 
 def _patch(module: types.ModuleType) -> None:
@@ -199,10 +232,12 @@ def _patch(module: types.ModuleType) -> None:
             self.configs = _expand(list(configs), candidates)
             start = time.perf_counter()
             out = original_worker(self)
-            kept, dropped = _prune(list(self.compile_results or []))
+            kept, dropped, off_launcher = _prune(list(self.compile_results or []))
             if kept:
                 self.compile_results = kept
-            self._triton_ext_compile = (time.perf_counter() - start, dropped)
+            self._triton_ext_compile = (time.perf_counter() - start, dropped, off_launcher)
+            for variant, why in off_launcher.items():
+                _log.info("%s: %s left out (%s)", getattr(self.fn, "__name__", "inductor kernel"), variant, why)
             return out
 
         def _precompile_config(self: Any, cfg: Any) -> Any:
@@ -280,11 +315,11 @@ def _benchmark(self: Any, auto: Any, launchers: list[Any], tags: list[Any], args
     finally:
         self.launchers = saved
     best = _best_config(groups, readings)
-    compile_s, dropped = getattr(self, "_triton_ext_compile", (0.0, []))
+    compile_s, dropped, off_launcher = getattr(self, "_triton_ext_compile", (0.0, [], {}))
     variants = groups.get(best, {}) if best is not None else {}
     decision = Decision(kernel=name, choice="", applicable=[v for v in variants if v],
                         compile_s=round(compile_s, 3), same_as_stock=sorted(set(dropped)),
-                        specialization=f"inductor config {best}")
+                        specialization=f"inductor config {best}", failed=dict(off_launcher))
     if decision.applicable:
         decision.error = _relaunch_hazard(variants.get(""))  # if any, nothing launches: no pass
         if decision.error is None:

@@ -73,7 +73,10 @@ def test_without_the_mode_inductor_compiles_each_config_once(autotuner: Any) -> 
 
 
 def test_the_mode_adds_one_variant_per_applicable_pass(autotuner: Any) -> None:
-    with triton_ext.auto_mode("grid_swizzle", "nvidia_auto_pdl"):
+    # Triton's launcher for the no-pass kernels too: a launch_pdl variant launches as they do.
+    from torch._inductor import config
+
+    with config.patch(use_static_cuda_launcher=False), triton_ext.auto_mode("grid_swizzle", "nvidia_auto_pdl"):
         assert _inductor.installed(), _inductor.why_not()
         tuner = autotuner(triton.Config({"XBLOCK": 1024}, num_warps=4), triton.Config({"XBLOCK": 256}, num_warps=2))
         tuner.precompile(warm_cache_only=True)
@@ -89,6 +92,24 @@ def test_the_mode_adds_one_variant_per_applicable_pass(autotuner: Any) -> None:
         == _tags(tuner.compile_results)
     kwargs = [r.config.kwargs for r in tuner.compile_results]
     assert kwargs == [{"XBLOCK": 1024}] * 2 + [{"XBLOCK": 256}] * 2
+
+
+def test_a_variant_that_would_leave_inductors_static_launcher_is_not_timed(autotuner: Any) -> None:
+    # Inductor launches the no-pass kernel with its static CUDA launcher, which refuses kernels
+    # with launch attributes; nvidia_auto_pdl's variant asks for launch_pdl, so keeping it would
+    # put the kernel on Triton's launcher. It compiles, is left out with why, and nothing is
+    # left to time: Inductor sees one launcher per config, as without the mode.
+    from torch._inductor import config
+
+    assert config.use_static_cuda_launcher
+    with triton_ext.auto_mode("nvidia_auto_pdl"):
+        tuner = autotuner(triton.Config({"XBLOCK": 1024}, num_warps=4), triton.Config({"XBLOCK": 256}, num_warps=2))
+        tuner.precompile(warm_cache_only=True)
+    assert _tags(tuner.compile_results) == [(0, ""), (1, "")]
+    assert all(type(r).__name__ == "StaticTritonCompileResult" for r in tuner.compile_results)
+    seconds, same, off_launcher = tuner._triton_ext_compile
+    assert same == [] and list(off_launcher) == ["nvidia_auto_pdl"]
+    assert "launch_pdl" in off_launcher["nvidia_auto_pdl"] and "static launcher" in off_launcher["nvidia_auto_pdl"]
 
 
 def test_inductor_imported_after_the_mode_is_wrapped_too() -> None:
