@@ -11,7 +11,7 @@ module is imported, so importing triton_ext does not import torch):
 * ``_precompile_worker``: each of the kernel's configs is compiled once with no pass and once
   per candidate pass (a copy of the config tagged with the pass). A variant whose PTX (or cubin)
   equals its config's no-pass kernel is dropped: the pass does not apply. So is one that asks
-  for a launch attribute (``nvidia_auto_pdl``'s ``launch_pdl``) where Inductor launches the
+  for a launch attribute (``launch_pdl``, programmatic dependent launch) where Inductor launches the
   no-pass kernel with its static launcher, which refuses such kernels: kept, it would change the
   kernel's launcher (:func:`_prune`). This runs wherever
   Inductor compiles (its compile workers inherit ``TRITON_EXT_ENABLE`` and import triton_ext
@@ -178,7 +178,7 @@ def _prune(results: list[Any]) -> tuple[list[Any], list[str], dict[str, str]]:
     kernel that asks for one would run through Triton's own launcher, whatever it wins on the GPU:
     each launch would then cost what that launcher costs, not what Inductor's launch of the
     kernel costs (issue 27.1). Leaving it out before timing also spares the kernel's first
-    launch the rounds (seen: ``nvidia_auto_pdl`` was the only variant of every kernel of the
+    launch the rounds (seen: the PDL pass was the only variant of every kernel of the
     torch.compile'd block, timed at about a second per kernel, and never kept)."""
     base: dict[int, Any] = {}
     for r in results:
