@@ -168,6 +168,34 @@ def _statically_launched(result: Any) -> bool:
     return type(result).__name__.startswith("Static")
 
 
+def _static_launch() -> bool:
+    """Whether Inductor launches its kernels with its static launcher where it can (its config)."""
+    try:
+        from torch._inductor import config
+    except ImportError:
+        return False
+    return bool(getattr(config, "use_static_cuda_launcher", False))
+
+
+def _declared_off_launcher(variants: Sequence[tuple[str, Any]]) -> dict[str, str]:
+    """The candidates whose passes declare a launch request (registry ``launch_requests``) while
+    Inductor launches statically: left out before they compile (see :func:`_prune` for why)."""
+    if not _static_launch():
+        return {}
+    out = {}
+    for name, selection in variants:
+        asks = sorted({r for entry in getattr(selection, "entries", ()) for r in entry.spec.launch_requests})
+        if name and asks:
+            out[name] = (f"its passes declare {', '.join(asks)}, which Inductor's static launcher refuses: "
+                         "not compiled")
+    return out
+
+
+def _log_left_out(autotuner: Any, left_out: dict[str, str]) -> None:
+    for variant, why in left_out.items():
+        _log.info("%s: %s left out (%s)", getattr(autotuner.fn, "__name__", "inductor kernel"), variant, why)
+
+
 def _prune(results: list[Any]) -> tuple[list[Any], list[str], dict[str, str]]:
     """Drop variants whose compiled code equals their config's no-pass kernel (the pass does not
     apply), and variants Inductor could not launch the way it launches that kernel; returns the
@@ -225,19 +253,22 @@ def _patch(module: types.ModuleType) -> None:
             if auto is None or not configs or getattr(self, "compile_results", None) \
                     or getattr(self, TAG, False):
                 return original_worker(self)
-            candidates = [name for name, _ in auto.variants if name]
+            declared = _declared_off_launcher(auto.variants)
+            candidates = [name for name, _ in auto.variants if name and name not in declared]
             if not candidates:
+                self._triton_ext_compile = (0.0, [], declared)
+                _log_left_out(self, declared)
                 return original_worker(self)
             setattr(self, TAG, True)
             self.configs = _expand(list(configs), candidates)
             start = time.perf_counter()
             out = original_worker(self)
             kept, dropped, off_launcher = _prune(list(self.compile_results or []))
+            off_launcher = {**declared, **off_launcher}
             if kept:
                 self.compile_results = kept
             self._triton_ext_compile = (time.perf_counter() - start, dropped, off_launcher)
-            for variant, why in off_launcher.items():
-                _log.info("%s: %s left out (%s)", getattr(self.fn, "__name__", "inductor kernel"), variant, why)
+            _log_left_out(self, off_launcher)
             return out
 
         def _precompile_config(self: Any, cfg: Any) -> Any:

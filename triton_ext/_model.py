@@ -166,6 +166,11 @@ class PassSpec:
     #: ``compile_options``: flag -> one of :data:`COMPILE_OPTIONS`), e.g. the ``num_stages`` a kernel
     #: is compiled with, which its IR does not say.
     compile_options: tuple[tuple[str, str], ...] = ()
+    #: Launch attributes the pass may ask for by marking the module (registry ``launch_requests``,
+    #: a subset of :data:`triton_ext._launch.LAUNCH_FIELDS`): known before a compile, so a caller
+    #: that cannot launch such kernels as it launches the rest (Inductor's static launcher) can
+    #: leave the pass out without compiling it.
+    launch_requests: tuple[str, ...] = ()
 
     def options_for(self, backend: str) -> dict[str, Any]:
         """The registry's option values for ``backend`` (empty when it names none)."""

@@ -15,6 +15,7 @@ from typing import Any, Iterable
 import yaml
 
 from ._errors import ManifestError
+from ._launch import LAUNCH_FIELDS
 from ._merge import check_unique_passes
 from ._yaml import compose_registry
 from ._model import (
@@ -207,7 +208,7 @@ def _parse_pass(c: _Checker, ext: str, name: str, key: yaml.Node, node: yaml.Nod
     if not SNAKE.match(name):
         c.error(key, where, f"expected a snake_case pass name, found {name!r}")
     allowed = ("stage", "after", "before", "replaces", "skips", "occurrence", "then", "enabled_by_default", "options",
-               "on_failure", "auto", "role", "target_options", "with", "compile_options")
+               "on_failure", "auto", "role", "target_options", "with", "compile_options", "launch_requests")
     fields = c.mapping(node, where, allowed, ("stage",), owner=key)
     if fields is None:
         return None
@@ -237,14 +238,9 @@ def _parse_pass(c: _Checker, ext: str, name: str, key: yaml.Node, node: yaml.Nod
             c.error(fields["occurrence"][0], f"{where}.occurrence", "expected only with after, before or replaces, found none")
     then = c.strings(fields["then"][1], f"{where}.then", ANCHOR) if "then" in fields else ()
     companions = c.strings(fields["with"][1], f"{where}.with", SNAKE) if "with" in fields else ()
-    enabled_by_default = False
-    if "enabled_by_default" in fields:
-        enabled_by_default = bool(
-            c.scalar(fields["enabled_by_default"][1], f"{where}.enabled_by_default", (bool,), "true or false")
-        )
-    auto = False
-    if "auto" in fields:
-        auto = bool(c.scalar(fields["auto"][1], f"{where}.auto", (bool,), "true or false"))
+    enabled_by_default = "enabled_by_default" in fields and bool(
+        c.scalar(fields["enabled_by_default"][1], f"{where}.enabled_by_default", (bool,), "true or false"))
+    auto = "auto" in fields and bool(c.scalar(fields["auto"][1], f"{where}.auto", (bool,), "true or false"))
     if "role" in fields:
         role = c.choice(fields["role"][1], f"{where}.role", ROLES) or role
     # A check fails the compile when it cannot be applied (compiling without it would hide what
@@ -263,6 +259,10 @@ def _parse_pass(c: _Checker, ext: str, name: str, key: yaml.Node, node: yaml.Nod
         if "target_options" in fields else ()
     compile_options = _parse_compile_options(c, fields["compile_options"][1], f"{where}.compile_options") \
         if "compile_options" in fields else ()
+    requests = c.strings(fields["launch_requests"][1], f"{where}.launch_requests") if "launch_requests" in fields else ()
+    for request in (r for r in requests if r not in LAUNCH_FIELDS):
+        c.error(fields["launch_requests"][1], f"{where}.launch_requests",
+                f"expected launch fields among {', '.join(LAUNCH_FIELDS)}, found {request!r}")
     if len(c.errors) != ok or stage is None:
         return None
     return PassSpec(
@@ -284,13 +284,14 @@ def _parse_pass(c: _Checker, ext: str, name: str, key: yaml.Node, node: yaml.Nod
         target_options=target_options,
         companions=companions,
         compile_options=compile_options,
+        launch_requests=requests,
     )
 
 
 def _check_pipeline_pass(c: _Checker, spec: PassSpec, key: yaml.Node, node: yaml.Node, where: str) -> PassSpec:
     """A ``kind: pipeline`` entry adds no pass: it may only skip built-ins."""
     fields = {k.value: k for k, _ in node.value if isinstance(k, yaml.ScalarNode)} if isinstance(node, yaml.MappingNode) else {}
-    for name in ("after", "before", "replaces", "then", "options", "occurrence", "on_failure", "auto", "role"):
+    for name in ("after", "before", "replaces", "then", "options", "occurrence", "on_failure", "auto", "role", "launch_requests"):
         if name in fields:
             c.error(fields[name], f"{where}.{name}", "expected only stage, skips and enabled_by_default in a "
                                                         "kind: pipeline entry (it adds no pass), found " + name)

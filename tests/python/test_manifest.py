@@ -103,6 +103,11 @@ def test_valid_registry_parses_into_frozen_dataclasses() -> None:
          "compile_options.max_splits", "expected a kebab-case option flag"),
         ("after: loop_unroll", "after: loop_unroll\n        compile_options: {max-parts: num_stages}", 17,
          "compile_options.max-parts", "expected an option of pass loop_split (max-splits), found 'max-parts'"),
+        ("after: loop_unroll", "after: loop_unroll\n        launch_requests: [launch_pdll]", 17,
+         "passes.loop_split.launch_requests", "expected launch fields among launch_pdl, launch_cooperative_grid, "
+         "found 'launch_pdll'"),
+        ("after: loop_unroll", "after: loop_unroll\n        launch_requests: launch_pdl", 17,
+         "passes.loop_split.launch_requests", "expected a list of strings"),
     ],
 )
 def test_malformed_field_names_file_line_field(old: str, new: str, line: int, field: str, message: str) -> None:
@@ -189,6 +194,12 @@ def test_load_manifest_reads_env_path(tmp_path: Path, monkeypatch: pytest.Monkey
     path.write_text(VALID.replace("stage: ttir", "stage: nope"))
     with pytest.raises(ManifestError, match=rf"{path}:15: .*stage"):
         load_manifest()
+
+
+def test_launch_requests_are_read_into_the_pass_spec() -> None:
+    text = VALID.replace("after: loop_unroll", "after: loop_unroll\n        launch_requests: [launch_pdl]")
+    assert parse(text).find_pass("loop_split").launch_requests == ("launch_pdl",)
+    assert parse(VALID).find_pass("loop_split").launch_requests == ()
 
 
 def test_compile_options_name_an_int_option() -> None:

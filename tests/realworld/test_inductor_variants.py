@@ -39,7 +39,10 @@ def triton_poi_fused_add_mul_0(in_ptr0, in_ptr1, out_ptr0, xnumel, XBLOCK: tl.co
 
 
 @pytest.fixture
-def autotuner(monkeypatch: pytest.MonkeyPatch) -> Any:
+def autotuner(monkeypatch: pytest.MonkeyPatch, fresh_cache: Any) -> Any:
+    # fresh_cache points Triton's cache and TRITON_CACHE_DIR, where Inductor's static launcher
+    # looks for the cubin, at one folder: after other tests in the process the two may differ,
+    # and Inductor then falls back to Triton's launcher for every kernel.
     from torch._inductor.runtime import triton_helpers
     from torch._inductor.runtime import triton_heuristics as th
     from torch._inductor.runtime.hints import DeviceProperties, HeuristicType
@@ -94,22 +97,36 @@ def test_the_mode_adds_one_variant_per_applicable_pass(autotuner: Any) -> None:
     assert kwargs == [{"XBLOCK": 1024}] * 2 + [{"XBLOCK": 256}] * 2
 
 
-def test_a_variant_that_would_leave_inductors_static_launcher_is_not_timed(autotuner: Any) -> None:
+def test_a_pass_declaring_a_launch_request_is_not_compiled_where_inductor_launches_statically(autotuner: Any) -> None:
     # Inductor launches the no-pass kernel with its static CUDA launcher, which refuses kernels
-    # with launch attributes; nvidia_auto_pdl's variant asks for launch_pdl, so keeping it would
-    # put the kernel on Triton's launcher. It compiles, is left out with why, and nothing is
-    # left to time: Inductor sees one launcher per config, as without the mode.
+    # with launch attributes; nvidia_auto_pdl declares launch_pdl (registry launch_requests), so
+    # its variant would put the kernel on Triton's launcher: it is left out before it compiles,
+    # with why, and Inductor sees one launcher per config, as without the mode.
     from torch._inductor import config
 
     assert config.use_static_cuda_launcher
     with triton_ext.auto_mode("nvidia_auto_pdl"):
         tuner = autotuner(triton.Config({"XBLOCK": 1024}, num_warps=4), triton.Config({"XBLOCK": 256}, num_warps=2))
         tuner.precompile(warm_cache_only=True)
-    assert _tags(tuner.compile_results) == [(0, ""), (1, "")]
+    assert _tags(tuner.compile_results) == [None, None]
     assert all(type(r).__name__ == "StaticTritonCompileResult" for r in tuner.compile_results)
-    seconds, same, off_launcher = tuner._triton_ext_compile
-    assert same == [] and list(off_launcher) == ["nvidia_auto_pdl"]
-    assert "launch_pdl" in off_launcher["nvidia_auto_pdl"] and "static launcher" in off_launcher["nvidia_auto_pdl"]
+    seconds, same, left_out = tuner._triton_ext_compile
+    assert list(left_out) == ["nvidia_auto_pdl"] and "launch_pdl" in left_out["nvidia_auto_pdl"]
+    assert "not compiled" in left_out["nvidia_auto_pdl"]
+
+
+def test_an_undeclared_launch_request_is_caught_in_the_compiled_kernel(autotuner: Any,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    # A pass that marks its kernels for PDL without declaring it: its variant compiles, and the
+    # compiled kernel's launch_pdl leaves it out before timing.
+    monkeypatch.setattr(_inductor, "_declared_off_launcher", lambda variants: {})
+    with triton_ext.auto_mode("nvidia_auto_pdl"):
+        tuner = autotuner(triton.Config({"XBLOCK": 1024}, num_warps=4), triton.Config({"XBLOCK": 256}, num_warps=2))
+        tuner.precompile(warm_cache_only=True)
+    assert _tags(tuner.compile_results) == [(0, ""), (1, "")]
+    seconds, same, left_out = tuner._triton_ext_compile
+    assert same == [] and list(left_out) == ["nvidia_auto_pdl"]
+    assert "launch_pdl" in left_out["nvidia_auto_pdl"] and "not timed" in left_out["nvidia_auto_pdl"]
 
 
 def test_inductor_imported_after_the_mode_is_wrapped_too() -> None:
