@@ -45,6 +45,17 @@ def test_info_by_extension_or_pass(registry: Path, capsys: pytest.CaptureFixture
     assert "did you mean 'plugin'?" in capsys.readouterr().err
 
 
+def test_info_shows_the_transparent_modes_fields(capsys: pytest.CaptureFixture[str]) -> None:
+    # The repository's registry: nvidia_auto_pdl is an auto candidate that asks for PDL launches.
+    assert main(["info", "nvidia_auto_pdl"]) == 0
+    out = capsys.readouterr().out
+    assert "    auto: True (a candidate of TRITON_EXT_ENABLE=auto)" in out
+    assert "    launch_requests: launch_pdl (launch options it may ask for)" in out
+    assert main(["info", "nvidia_occupancy_hint"]) == 0
+    out = capsys.readouterr().out
+    assert "    auto: False" in out and "launch_requests" not in out
+
+
 def test_doctor_all_well(registry: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["doctor"]) == 0
     out = capsys.readouterr().out

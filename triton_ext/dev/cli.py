@@ -45,6 +45,8 @@ def _extension_dict(ext: Extension) -> dict[str, Any]:
                 "position": p.position,
                 "then": list(p.then),
                 "enabled_by_default": p.enabled_by_default,
+                "auto": p.auto,
+                "launch_requests": list(p.launch_requests),
                 "on_failure": p.on_failure,
                 "role": p.role,
                 "options": {o.name: {"type": o.type, "default": o.default, "help": o.help,
@@ -92,6 +94,9 @@ def _cmd_info(args: argparse.Namespace) -> int:
     for name, p in info["passes"].items():
         print(f"  pass {name}: {p['position']}" + (f", then {', '.join(p['then'])}" if p["then"] else ""))
         print(f"    enabled_by_default: {p['enabled_by_default']}")
+        print(f"    auto: {p['auto']} (a candidate of TRITON_EXT_ENABLE=auto)" if p["auto"] else "    auto: False")
+        if p["launch_requests"]:
+            print(f"    launch_requests: {', '.join(p['launch_requests'])} (launch options it may ask for)")
         print(f"    role: {p['role']}")
         if p["on_failure"] != "skip":
             print(f"    on_failure: {p['on_failure']} (its failure fails the compile)")
