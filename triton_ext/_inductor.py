@@ -13,7 +13,8 @@ module is imported, so importing triton_ext does not import torch):
   equals its config's no-pass kernel is dropped: the pass does not apply. So is one that asks
   for a launch attribute (``launch_pdl``, programmatic dependent launch) where Inductor launches the
   no-pass kernel with its static launcher, which refuses such kernels: kept, it would change the
-  kernel's launcher (:func:`_prune`). This runs wherever
+  kernel's launcher (:func:`_prune`); a pass that declares the request (registry
+  ``launch_requests``) is not even compiled there. This runs wherever
   Inductor compiles (its compile workers inherit ``TRITON_EXT_ENABLE`` and import triton_ext
   through the start-up ``.pth``), so the variants compile concurrently there.
 * ``_precompile_config``: a tagged config compiles under its pass (the mode's own selection of
