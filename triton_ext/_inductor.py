@@ -169,7 +169,7 @@ def _statically_launched(result: Any) -> bool:
     return type(result).__name__.startswith("Static")
 
 
-def _static_launch() -> bool:
+def _inductor_launches_statically() -> bool:
     """Whether Inductor launches its kernels with its static launcher where it can (its config)."""
     try:
         from torch._inductor import config
@@ -181,7 +181,7 @@ def _static_launch() -> bool:
 def _declared_off_launcher(variants: Sequence[tuple[str, Any]]) -> dict[str, str]:
     """The candidates whose passes declare a launch request (registry ``launch_requests``) while
     Inductor launches statically: left out before they compile (see :func:`_prune` for why)."""
-    if not _static_launch():
+    if not _inductor_launches_statically():
         return {}
     out = {}
     for name, selection in variants:
@@ -209,17 +209,16 @@ def _prune(results: list[Any]) -> tuple[list[Any], list[str], dict[str, str]]:
     kernel costs (issue 27.1). Leaving it out before timing also spares the kernel's first
     launch the rounds (seen: the PDL pass was the only variant of every kernel of the
     torch.compile'd block, timed at about a second per kernel, and never kept)."""
-    base: dict[int, Any] = {}
+    base: dict[int, tuple[Any, bytes | str | None]] = {}  # config -> no-pass result, its code (read once)
     for r in results:
         tag = getattr(getattr(r, "config", None), TAG, None)
         if tag is not None and tag[1] == "":
-            base[tag[0]] = r
+            base[tag[0]] = (r, _fingerprint(r))
     kept, dropped, off_launcher = [], [], {}
     for r in results:
         tag = getattr(getattr(r, "config", None), TAG, None)
-        stock = base.get(tag[0]) if tag is not None and tag[1] else None
+        stock, code = base.get(tag[0], (None, None)) if tag is not None and tag[1] else (None, None)
         if stock is not None:
-            code = _fingerprint(stock)
             if code is not None and _fingerprint(r) == code:
                 dropped.append(tag[1])
                 continue
