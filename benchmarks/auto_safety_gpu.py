@@ -24,7 +24,11 @@ mode's argument backup actually exercised (a variant applied and was timed):
   must save the arguments): the GPU filled until less free memory is left than a 2 GiB argument's
   backup needs (as vLLM and SGLang preallocate ~90% for the KV cache), the backup cap raised so
   only the free-memory check and the allocator can refuse: the launch must run with no pass and
-  the refusal be recorded with its reason; also the default cap (1024 MiB) refusing that argument.
+  the refusal be recorded with its reason; also the default cap (1024 MiB) refusing that argument;
+* ``graph_capture``: a kernel's first launch under the mode inside ``torch.cuda.graph`` capture (as
+  a server that captures before any eager launch would): nothing may be timed or copied there, so
+  the mode must place the stock kernel and record why; the graph's replay and a later eager launch
+  must give stock's outputs bit for bit.
 
 Prints one JSON object (also written to ``--out`` and to ``$OUT/auto-safety.json`` when ``OUT``
 is set); exit status 0 when every case passed.
@@ -259,6 +263,46 @@ def memory_pressure(candidates: list[str]) -> list[dict[str, Any]]:
     return rows
 
 
+@triton.jit
+def add_one_kernel(x, y, n, BLOCK: tl.constexpr):  # launched by graph_capture only: its first launch is captured
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(y + offs, tl.load(x + offs, mask=m) + 1, mask=m)
+
+
+def graph_capture() -> dict[str, Any]:
+    n = 1 << 20
+    x = torch.randn(n, device="cuda")
+    y = torch.empty_like(x)
+
+    def run() -> None:
+        add_one_kernel[(triton.cdiv(n, 1024),)](x, y, n, BLOCK=1024)
+
+    run()
+    stock = y.clone()
+    y.zero_()
+    graph = torch.cuda.CUDAGraph()
+    row: dict[str, Any] = {"case": "graph_capture"}
+    with triton_ext.auto_mode("nvidia_auto_pdl") as auto:  # it changes every kernel: a decision would time
+        # Turning the mode on emptied the JIT's in-memory cache, so this launch is a miss. Relaxed
+        # capture: the stock kernel's binary is loaded inside the capture, as it would be without the mode.
+        with torch.cuda.graph(graph, capture_error_mode="relaxed"):
+            run()
+        graph.replay()
+        torch.cuda.synchronize()
+        replayed = y.clone()
+        y.zero_()
+        run()  # eager, same specialization: the kernel placed during the capture
+        torch.cuda.synchronize()
+        row["decisions"] = [{"kernel": d.kernel, "choice": d.choice, "refused": d.refused} for d in auto.decisions]
+    row["replay_identical"] = bool(torch.equal(replayed, stock))
+    row["eager_identical"] = bool(torch.equal(y, stock))
+    row["passed"] = (row["replay_identical"] and row["eager_identical"]
+                     and [(d["kernel"], d["choice"]) for d in row["decisions"]] == [("add_one_kernel", "")]
+                     and "CUDA graph capture" in str(row["decisions"][0]["refused"]))
+    return row
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", default="auto-safety-h200.json")
@@ -294,6 +338,7 @@ def main() -> int:
                                                 lambda t: addmm(t["bias"], t["a"], t["b"])))
     case("wrong_pass", wrong_pass)
     case("memory_pressure", lambda: memory_pressure(candidates))
+    case("graph_capture", graph_capture)
     report = {"commit": checkout_commit(), "date": time.strftime("%Y-%m-%d"),
               "gpu": torch.cuda.get_device_name(), "triton": triton.__version__, "torch": torch.__version__,
               "flag_gems": gems is not None, "candidates": candidates, "rows": rows,

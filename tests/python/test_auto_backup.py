@@ -191,3 +191,20 @@ def test_a_refused_specialization_is_recorded_once_and_launches_stock(host_mode:
             _launch_without_gpu(lambda: _addmm(*inputs))
     assert [(d.kernel, d.choice, d.refused) for d in host_mode.decisions] == [
         ("addmm", "", "the tensor arguments reach 12.1 KiB, above the backup cap of 0 B (TRITON_EXT_AUTO_BACKUP_MB)")]
+
+
+def test_a_launch_under_async_compile_mode_gets_the_stock_kernel(host_mode: Any) -> None:
+    # Under Triton's AsyncCompileMode the JIT compiles on an executor thread and a launch must not
+    # wait on timing: the mode places the stock kernel and records why, once, without saving any
+    # argument (the inputs are never touched by a backup or a variant).
+    from concurrent.futures import ThreadPoolExecutor
+
+    from triton.runtime._async_compile import AsyncCompileMode
+
+    inputs = _inputs()
+    with ThreadPoolExecutor(max_workers=1) as pool, AsyncCompileMode(pool):
+        for _ in range(2):
+            with pytest.raises(AttributeError, match="launcher_cls"):
+                _addmm(*inputs)
+    assert [(d.kernel, d.choice, d.applicable, d.refused) for d in host_mode.decisions] == [
+        ("addmm", "", [], "compiled under Triton's AsyncCompileMode (nothing may be timed there)")]
