@@ -254,7 +254,7 @@ def compile_variants(auto: Tuner, fn: Any, device: int, args: tuple[Any, ...], k
     Fills ``kernels``; returns the variants still compiling at ``deadline`` (they finish in the
     background, filling Triton's on-disk cache for the next process; :attr:`Tuner.pending` holds
     them); ``same`` receives the variants stopped as the stock kernel, ``crashed`` those whose
-    passes crashed or hung in their isolated worker, with what happened."""
+    passes crashed or hung in their isolated worker or whose compile failed, with what happened."""
     variants = [v for v, _ in auto.variants[1:]]
     if not variants:
         return []
@@ -276,7 +276,8 @@ def compile_variants(auto: Tuner, fn: Any, device: int, args: tuple[Any, ...], k
             same.append(variant)  # does not apply
         elif isinstance(error, PassCrashedError):
             crashed[variant] = str(error)
-        # any other exception: the variant cannot compile, not a candidate
+        else:  # it cannot compile (a pass failed, under TRITON_EXT_STRICT=1): dropped, and said so
+            crashed[variant] = f"it failed to compile: {describe_error(error)}"
     return late
 
 def time_variants(auto: Tuner, run: Callable[..., Any] | None, fn: Any, device: int, args: tuple[Any, ...],

@@ -1,0 +1,89 @@
+"""The transparent mode's fallbacks, each failure path executed by a real launch (host-only driver:
+the JIT specializes and compiles through cubin as on a GPU host, and the final ``kernel.run``
+raises for want of a GPU, after the mode has decided). Each fallback must leave the launch to the
+stock kernel, say why where a user would want to know, and never fail the launch itself.
+The GPU-only ones (a first launch inside CUDA graph capture, a full GPU) are cases of
+``benchmarks/auto_safety_gpu.py``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+
+import triton
+from triton.runtime.driver import driver
+
+from tests.python.conftest import add_one_with_helper, build_dir, write_registry  # noqa: F401  (fixture)
+from tests.python.test_auto import host_mode, scale  # noqa: F401  (fixture)
+from tests.python.test_autotune import HostOnly
+
+
+def _launch_scale() -> None:
+    x, y = torch.zeros(1024), torch.zeros(1024)
+    with pytest.raises(AttributeError, match="launcher_cls"):  # the mode decided; no GPU to launch on
+        scale[(8,)](x, y, 1024, BLOCK=128)
+
+
+def test_a_failure_inside_the_decision_gives_the_stock_kernel_once(host_mode: Any,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    # A setting read only inside the decision (after the no-pass compile) that cannot be parsed:
+    # the mode itself fails there, and the launch still goes on with the stock kernel.
+    monkeypatch.setenv("TRITON_EXT_AUTO_BUDGET_S", "soon")
+    for _ in range(2):
+        _launch_scale()
+    (decision,) = host_mode.decisions  # recorded once for the specialization
+    assert decision.choice == ""
+    assert (decision.refused or "").startswith("the mode failed while deciding: ValueError: TRITON_EXT_AUTO_BUDGET_S")
+
+
+def test_an_unreadable_decision_file_is_decided_again_and_rewritten(host_mode: Any, tmp_path: Path) -> None:
+    from triton_ext import _auto
+
+    _launch_scale()
+    (path,) = (tmp_path / "auto").glob("*.json")
+    path.write_text("{not json")  # a truncated write, a disk error, an older format
+    again = _auto.activate(["grid_swizzle"])  # a new process's view: nothing decided in memory
+    _launch_scale()
+    (decision,) = again.decisions
+    assert not decision.from_disk and decision.error is None and decision.refused is None
+    assert json.loads(path.read_text())["choice"] == ""
+
+
+def test_a_decision_folder_that_cannot_be_written_keeps_the_choice(host_mode: Any, tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    monkeypatch.setenv("TRITON_EXT_AUTO_DIR", str(blocker / "auto"))  # mkdir fails: a file is in the way
+    _launch_scale()
+    (decision,) = host_mode.decisions
+    assert decision.choice == "" and decision.error is None and decision.refused is None
+
+
+def test_a_candidate_that_fails_to_compile_is_dropped_and_named(tmp_path: Path, build_dir: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    # Triton's test plugin renames the kernel to @foo; with two functions left after inlining that
+    # is a symbol redefinition, a real failing pass. Under TRITON_EXT_STRICT=1 the variant's compile
+    # raises instead of dropping the pass, and the decision must name it among the failed variants.
+    from triton_ext import _auto
+
+    monkeypatch.setenv("TRITON_EXT_STRICT", "1")
+    monkeypatch.setenv("TRITON_EXT_REGISTRY", str(write_registry(tmp_path)))
+    monkeypatch.setenv("TRITON_EXT_BUILD_DIR", str(build_dir))
+    monkeypatch.setenv("TRITON_EXT_AUTO_DIR", str(tmp_path / "auto"))
+    monkeypatch.setattr(triton.knobs.cache, "dir", str(tmp_path / "cache"), raising=False)
+    monkeypatch.setattr(driver, "_active", HostOnly())
+    add_one_with_helper.device_caches.clear()
+    auto = _auto.activate(["plugin"])
+    try:
+        with pytest.raises(AttributeError, match="launcher_cls"):
+            add_one_with_helper[(2,)](torch.zeros(256), 256, BLOCK=128)
+    finally:
+        _auto.deactivate()
+    (decision,) = auto.decisions
+    assert decision.choice == "" and decision.applicable == [] and decision.same_as_stock == []
+    assert list(decision.failed) == ["plugin"]
+    assert decision.failed["plugin"].startswith("it failed to compile: ")
