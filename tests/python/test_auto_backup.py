@@ -111,6 +111,40 @@ def test_memory_that_is_not_a_tensor_is_refused() -> None:
         list(tensors_of([(torch.zeros(1), RawPointer())]))
 
 
+_ALLOCATOR_REFUSES = """
+import resource, torch
+from triton_ext._backup import ArgumentBackup, BackupRefused
+from triton_ext._settings import settings
+big = torch.ones(64 * 2**20)  # 256 MiB, allocated before the limit
+vm_kib = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmSize:"))
+resource.setrlimit(resource.RLIMIT_AS, ((vm_kib + 64 * 1024) * 1024, resource.RLIM_INFINITY))
+with settings.scope(auto_backup_mb=1024.0):  # under the cap: only the allocator can refuse
+    try:
+        ArgumentBackup.of([big])
+        print("saved")
+    except BackupRefused as exc:
+        print("refused:", exc)
+print("alive", float(big[:4].sum()))
+"""
+
+
+def test_an_allocation_that_fails_while_saving_is_a_refusal() -> None:
+    # The cap and the free-memory check passed, and the copy still cannot be allocated (another
+    # process took the memory meanwhile, a fragmented GPU): the mode must refuse the backup, so
+    # the launch runs stock, rather than fail it. A child process with its address space limited
+    # to 64 MiB more than it uses makes the CPU allocator refuse the 256 MiB copy.
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    out = subprocess.run([sys.executable, "-c", _ALLOCATOR_REFUSES], env=env, capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    lines = out.stdout.splitlines()
+    assert lines[0].startswith("refused: saving 256.0 MiB of arguments failed: RuntimeError: "), lines
+    assert lines[1] == "alive 4.0"
+
+
 # -- the mode around a real JIT launch (host-only driver) ------------------------------------------
 
 
