@@ -23,7 +23,7 @@ from tests.reliability import reliability_summary as summary
 import triton
 import triton_ext
 from tests.corpus.corpus_kernels import BY_NAME, CorpusKernel
-from tests.reliability.fixture_plugins import FAILING, INVALID, Entry, standard_tree
+from tests.reliability.fixture_plugins import FAILING, FIXTURE_A, INVALID, Entry, standard_tree
 from triton.backends.compiler import GPUTarget
 from triton_ext import PassFailedError, TritonExtWarning
 
@@ -143,3 +143,22 @@ def test_invalid_ir_is_caught_by_the_verifier_right_after_the_pass(tmp_path: Pat
         summary.record(SECTION, check, False, f"{type(exc).__name__}: {exc}")
         raise
     summary.record(SECTION, check, True)
+
+
+def test_a_failing_pass_is_dropped_and_the_stage_reruns_with_the_others(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    # One bad extension must not cost the user the good ones enabled beside it: the failing pass
+    # is dropped for this kernel, the stage reruns from its input with the others, and the kernel
+    # carries the good pass's work (FixtureA tags the module) and not the failed run's.
+    standard_tree(tmp_path / "tree", monkeypatch, [FIXTURE_A, FAILING])
+    with warnings.catch_warnings(record=True) as seen, triton_ext.enabled("fixture_tag_module", "fixture_always_fail"):
+        warnings.simplefilter("always")
+        kernel = _compile(BY_NAME["vector_add"], tmp_path / "cache", monkeypatch)
+    messages = [str(w.message) for w in seen if issubclass(w.category, TritonExtWarning)]
+    # The two passes share one pass manager run (both after loop_unroll): the runner finds which
+    # of them fails by running each beside the others, and names that one and its extension.
+    assert len(messages) == 1, messages
+    assert messages[0].startswith("triton-ext: pass fixture_always_fail (extension fixture_failing) failed in make_ttir")
+    assert messages[0].endswith("; compiling this kernel without it") and "fixture_tag_module" not in messages[0]
+    assert "triton_ext.fixture_a" in kernel.asm["ttir"]
+    assert not _verify_cache(tmp_path / "cache"), _verify_cache(tmp_path / "cache")

@@ -1,7 +1,8 @@
 """The stage runner: run a stage under a plan of the enabled passes.
 
 **The stage runner** runs a stage under a plan. A failing plugin pass makes the stage run again
-without it and warns; with ``TRITON_EXT_STRICT=1`` it raises
+without it and warns (passes that shared the failed pass manager run are first tried one by one
+beside the others, so only the failing one is dropped); with ``TRITON_EXT_STRICT=1`` it raises
 :class:`~triton_ext._errors.PassFailedError` instead. A pass whose anchor never appears is
 reported the same way. A check (``role: check``, so ``on_failure: error``) always raises: a
 kernel never compiles silently without its check. :func:`record` collects the plans (tests,
@@ -124,6 +125,25 @@ def _probe_isolated(stage: str, snapshot: str, metadata: dict[str, Any], compile
         _logger.debug("stage %s: the isolated run did not complete (%s); running it here", stage, exc)
 
 
+def _narrow(stage: str, original: StageFn, snapshot: str, context: Any, metadata: dict[str, Any],
+            active: list[EnabledPass], suspects: list[EnabledPass]) -> tuple[EnabledPass, ...]:
+    """The suspects that fail on their own. Passes placed at one anchor share a pass manager run,
+    so its failure does not say which of them failed: each suspect is run again beside the passes
+    that are not suspects, on a fresh parse of the stage's input. Only a failing compile pays for
+    this. Where none fails alone (they fail together), every suspect stays a culprit."""
+    others = [e for e in active if all(e is not s for s in suspects)]
+    failing = []
+    for suspect in suspects:
+        trial = Plan(stage, [Insertion(e.spec, e.args) for e in [*others, suspect]])
+        try:
+            with activate(trial):
+                original(reparse(snapshot, context), dict(metadata))
+        except Exception:
+            if trial.failed_run and any(i.spec.name == suspect.spec.name for i in trial.failed_run[1]):
+                failing.append(suspect)
+    return tuple(failing) or tuple(suspects)
+
+
 def wrap_stage(stage: str, original: StageFn, entries: tuple[EnabledPass, ...],
                compile_info: tuple[Any, ...] | None = None) -> StageFn:
     """``original`` run under a plan of ``entries``. ``compile_info`` (the compile's options,
@@ -155,16 +175,21 @@ def wrap_stage(stage: str, original: StageFn, entries: tuple[EnabledPass, ...],
                 culprits = tuple(active) if crashed else plan.failed_run[1] if plan.failed_run else ()
                 if not culprits:
                     raise
+                if not crashed and len(culprits) > 1 and snapshot is not None and context is not None:
+                    culprits = _narrow(stage, original, snapshot, context, metadata, active,
+                                       [by_name[c.spec.name] for c in culprits])
                 names = [c.spec.name for c in culprits]
                 first = by_name[names[0]]
-                which = f"pass {names[0]}" if len(names) == 1 else f"one of the passes {', '.join(names)}"
+                which = (f"pass {names[0]}" if len(names) == 1 else "one of the passes " + ", ".join(
+                    f"{n} (extension {by_name[n].extension.name})" for n in names))
+                if len(names) == 1:
+                    which += f" (extension {first.extension.name})"
                 if crashed:
-                    message = (f"triton-ext: {which} (extension {first.extension.name}) crashed in stage {stage} "
+                    message = (f"triton-ext: {which} crashed in stage {stage} "
                                f"of {metadata.get('name', 'a kernel')}, in an isolated worker ({exc})")
                 else:
                     label = plan.failed_run[0] if plan.failed_run else stage
-                    message = (f"triton-ext: {which} (extension {first.extension.name}) failed in {label} "
-                               f"({type(exc).__name__}: {exc})")
+                    message = f"triton-ext: {which} failed in {label} ({type(exc).__name__}: {exc})"
                 error = PassCrashedError if crashed else PassFailedError
                 fatal = [n for n in names if by_name[n].spec.on_failure == "error"]
                 if fatal:  # a check: compiling without it would hide what it reported
