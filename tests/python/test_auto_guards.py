@@ -87,3 +87,23 @@ def test_a_candidate_that_fails_to_compile_is_dropped_and_named(tmp_path: Path, 
     assert decision.choice == "" and decision.applicable == [] and decision.same_as_stock == []
     assert list(decision.failed) == ["plugin"]
     assert decision.failed["plugin"].startswith("it failed to compile: ")
+
+
+def test_a_hook_another_tool_installs_during_a_lend_is_left_in_place() -> None:
+    # The mode lends its stages hook around a decision and then puts the slot back; a tool that
+    # installed its own hook meanwhile must keep it (putting ours "back" would silently unhook it).
+    from triton_ext import _selection, _triton
+
+    before = triton.knobs.runtime.add_stages_inspection_hook
+
+    def other(*args: Any) -> Any:
+        return ("", "") if not args else None
+
+    try:
+        with _selection.lend_hook():
+            assert triton.knobs.runtime.add_stages_inspection_hook not in (before, None)  # ours, lent
+            triton.knobs.runtime.add_stages_inspection_hook = other
+        assert triton.knobs.runtime.add_stages_inspection_hook is other
+        assert not _triton.installed()
+    finally:
+        triton.knobs.runtime.add_stages_inspection_hook = before
