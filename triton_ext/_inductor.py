@@ -382,25 +382,24 @@ def _time_variants(self: Any, decision: Decision, variants: dict[str, Any], args
     on fresh rounds, then back to back, where they must win too; sets ``decision``'s timings and
     choice (none on any error: the config keeps its no-pass kernel)."""
     global _flush
-    if _flush is None:
-        _flush = flush_buffer()
-    flush = _flush
-    device = self.get_device_interface()
-    stream = device.get_raw_stream(device.current_device())
-    cloned_args, cloned_kwargs = self.clone_args(*args, **kwargs)
     backup: ArgumentBackup | None = None
     check: OutputCheck | None = None
-
-    def go(variant: str) -> Any:
-        return variants[variant](*cloned_args, **cloned_kwargs, stream=stream)
-
-    def gpu_one(variant: str) -> float:
-        self.reset_to_zero_args(*cloned_args, **cloned_kwargs)
-        return gpu_time_ms(lambda: go(variant), rep_ms=REP_MS, flush=flush)
-
-    try:
+    try:  # everything, the flush buffer and the argument clones included, may fail: no pass then
         if "" not in variants:
             raise RuntimeError("no launcher without a pass for this config")
+        if _flush is None:
+            _flush = flush_buffer()
+        flush = _flush
+        device = self.get_device_interface()
+        stream = device.get_raw_stream(device.current_device())
+        cloned_args, cloned_kwargs = self.clone_args(*args, **kwargs)
+
+        def go(variant: str) -> Any:
+            return variants[variant](*cloned_args, **cloned_kwargs, stream=stream)
+
+        def gpu_one(variant: str) -> float:
+            self.reset_to_zero_args(*cloned_args, **cloned_kwargs)
+            return gpu_time_ms(lambda: go(variant), rep_ms=REP_MS, flush=flush)
 
         tensors = list(tensors_of((*cloned_args, *cloned_kwargs.values())))
         backup = ArgumentBackup.of(tensors, copies=2)

@@ -12,6 +12,7 @@ compile results from a compile worker back to the process. The timing half
 from __future__ import annotations
 
 import pickle
+import types
 from typing import Any
 
 import pytest
@@ -182,11 +183,9 @@ def test_a_kept_pass_replaces_its_configs_launcher_and_no_other() -> None:
         assert timings["c0+gs"] == timings["c2+gs"] == float("inf")
 
 
-def _race(monkeypatch: pytest.MonkeyPatch, launcher: Any, times: dict[str, float], launched: list[str],
-          args: tuple[Any, ...] = ()) -> Any:
-    """``_inductor._time_variants`` on the launchers ``launcher(variant)`` for no pass, grid_swizzle
-    and loop_split, with given GPU-time readings (no GPU here); returns the decision."""
-    import types
+def _timed_tuner(monkeypatch: pytest.MonkeyPatch, times: dict[str, float], launched: list[str]) -> Any:
+    """What ``_inductor._time_variants`` needs of Inductor's autotuner, with the GPU-time reading
+    of a launch given by ``times`` for the variant launched last (no GPU here)."""
 
     def reading(fn: Any, **_: Any) -> float:  # one launch per reading, the time is given
         fn()
@@ -196,11 +195,18 @@ def _race(monkeypatch: pytest.MonkeyPatch, launcher: Any, times: dict[str, float
     monkeypatch.setattr(_inductor, "_flush", None)
     monkeypatch.setattr(_inductor, "gpu_time_ms", reading)
     monkeypatch.setattr(_inductor, "back_to_back_ms", lambda fn, calls: reading(fn))
-    tuner = types.SimpleNamespace(
+    return types.SimpleNamespace(
         get_device_interface=lambda: types.SimpleNamespace(current_device=lambda: 0, get_raw_stream=lambda d: 0),
         clone_args=lambda *a, **k: (a, k), reset_to_zero_args=lambda *a, **k: None)
-    variants = {v: launcher(v) for v in ("", "grid_swizzle", "loop_split")}
-    decision = _inductor.Decision(kernel="k", choice="", applicable=["grid_swizzle", "loop_split"])
+
+
+def _race(monkeypatch: pytest.MonkeyPatch, launcher: Any, times: dict[str, float], launched: list[str],
+          args: tuple[Any, ...] = (), names: tuple[str, ...] = ("", "grid_swizzle", "loop_split")) -> Any:
+    """``_inductor._time_variants`` on the launchers ``launcher(variant)`` for ``names`` (no pass,
+    grid_swizzle and loop_split), with given GPU-time readings (no GPU here); returns the decision."""
+    tuner = _timed_tuner(monkeypatch, times, launched)
+    variants = {v: launcher(v) for v in names}
+    decision = _inductor.Decision(kernel="k", choice="", applicable=[v for v in names if v])
     _inductor._time_variants(tuner, decision, variants, args, {})
     return decision
 
@@ -246,6 +252,114 @@ def test_a_config_variant_that_changes_the_outputs_is_dropped(monkeypatch: pytes
     assert decision.changed_outputs == {"loop_split": "2 of 256 bytes differ from the no-pass kernel's outputs"}
     assert decision.error is None and decision.choice == "grid_swizzle"
     assert launched[:2] == ["", ""] and launched.count("loop_split") == 1
+
+
+def test_a_config_without_its_no_pass_launcher_keeps_no_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Guard: _inductor._time_variants' "no launcher without a pass" check. Nothing to compare a
+    # variant with (its outputs nor its time): no variant is launched, and the error says why.
+    launched: list[str] = []
+
+    def launcher(variant: str) -> Any:
+        return lambda *_, stream=None: launched.append(variant)
+
+    decision = _race(monkeypatch, launcher, {"grid_swizzle": 0.8, "loop_split": 0.9}, launched,
+                     names=("grid_swizzle", "loop_split"))
+    assert decision.choice == "" and decision.timings_ms == {} and launched == []
+    assert decision.error == "timing failed, no pass kept: RuntimeError: no launcher without a pass for this config"
+
+
+def test_a_config_whose_every_variant_is_screened_out_is_not_timed(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Guard: _inductor._time_variants' "if not decision.applicable: return" after the screening.
+    # One variant cannot launch, the other changes the outputs: no pass, and no rounds timing no
+    # pass alone on the kernel's first launch.
+    import torch
+    from triton.runtime.errors import OutOfResources
+
+    x, out = torch.arange(64, dtype=torch.float32), torch.zeros(64)
+    launched: list[str] = []
+
+    def launcher(variant: str) -> Any:
+        def run(x: torch.Tensor, out: torch.Tensor, stream: Any = None) -> None:
+            launched.append(variant)
+            if variant == "grid_swizzle":
+                raise OutOfResources(262208, 232448, "shared memory")
+            out.copy_(x * 3)
+            if variant == "loop_split":
+                out[0] = 1.0
+        return run
+
+    decision = _race(monkeypatch, launcher, {"": 1.0, "grid_swizzle": 0.8, "loop_split": 0.5}, launched, (x, out))
+    assert decision.applicable == [] and decision.choice == "" and decision.error is None
+    assert list(decision.failed) == ["grid_swizzle"] and list(decision.changed_outputs) == ["loop_split"]
+    assert decision.timings_ms == {} and decision.spreads == {} and decision.confirm_ms == {}
+    assert launched == ["", "", "grid_swizzle", "loop_split"]
+
+
+def test_a_config_whose_no_pass_kernel_writes_run_dependent_integers_keeps_no_pass(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Guard: _inductor._time_variants' "except OutputsUnverifiable". A no-pass launcher that
+    # writes a per-call counter (integers that differ between two runs): no variant can be
+    # checked against it, so none is launched, and the decision says why in the check's words.
+    import torch
+
+    counter = torch.zeros(4, dtype=torch.int32)
+    launched: list[str] = []
+
+    def launcher(variant: str) -> Any:
+        def run(counter: torch.Tensor, stream: Any = None) -> None:
+            launched.append(variant)
+            counter.fill_(len(launched))
+        return run
+
+    decision = _race(monkeypatch, launcher, {"": 1.0, "grid_swizzle": 0.8, "loop_split": 0.5}, launched, (counter,))
+    assert decision.choice == "" and decision.timings_ms == {} and launched == ["", ""]
+    assert decision.error == ("no pass kept: the no-pass kernel's outputs differ between two runs outside its "
+                              "floating arguments (integers or other data written in a run-dependent order)")
+
+
+def test_a_config_whose_timing_fails_keeps_its_no_pass_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Guard: _inductor._time_variants' catch-all. The no-pass launcher fails in the timing rounds
+    # (after the output check's two launches): Inductor's benchmark goes on with its own reading
+    # of the no-pass launcher, not failing the kernel's first launch because the mode timed it.
+    launched: list[str] = []
+
+    def launcher(variant: str) -> Any:
+        def run(*_: Any, stream: Any = None) -> None:
+            launched.append(variant)
+            if variant == "" and launched.count("") == 3:
+                raise RuntimeError("CUDA error: an illegal memory access was encountered\nmore")
+        return run
+
+    tuner = _timed_tuner(monkeypatch, {"": 1.0, "grid_swizzle": 0.8}, launched)
+    launchers = [launcher(""), launcher("grid_swizzle")]
+    records: list[Any] = []
+    tuner.launchers, tuner.inductor_meta = launchers, {"kernel_name": "k"}
+    timings = _inductor._benchmark(tuner, types.SimpleNamespace(_record=records.append), launchers,
+                                   [(0, ""), (0, "grid_swizzle")], (), {}, lambda self: {launchers[0]: 0.02})
+    (decision,) = records
+    assert decision.choice == "" and decision.applicable == ["grid_swizzle"]
+    assert decision.error == ("timing failed, no pass kept: RuntimeError: CUDA error: an illegal memory access was "
+                              "encountered")
+    assert launched == ["", "", "grid_swizzle", ""]  # the check, the screening, the first reading
+    assert timings == {launchers[0]: 0.02, launchers[1]: float("inf")}  # Inductor's min: no pass
+
+
+def test_a_config_whose_arguments_cannot_be_cloned_keeps_no_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Guard: everything _time_variants does before timing (the flush buffer, Inductor's stream and
+    # argument clones) is inside its catch-all: an out-of-memory there must leave the config its
+    # no-pass kernel, not fail the torch.compile'd kernel's first launch because the mode timed it.
+    launched: list[str] = []
+    tuner = _timed_tuner(monkeypatch, {"": 1.0, "grid_swizzle": 0.8}, launched)
+
+    def no_memory(*_: Any, **__: Any) -> Any:
+        raise RuntimeError("CUDA out of memory. Tried to allocate 2.00 GiB\nmore")
+
+    tuner.clone_args = no_memory
+    variants = {v: (lambda *_, stream=None, v=v: launched.append(v)) for v in ("", "grid_swizzle")}
+    decision = _inductor.Decision(kernel="k", choice="", applicable=["grid_swizzle"])
+    _inductor._time_variants(tuner, decision, variants, (), {})
+    assert decision.choice == "" and decision.timings_ms == {} and launched == []
+    assert decision.error == "timing failed, no pass kept: RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB"
 
 
 def test_a_config_whose_kernel_builds_pointers_from_data_is_not_timed() -> None:
