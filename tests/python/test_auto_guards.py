@@ -107,3 +107,27 @@ def test_a_hook_another_tool_installs_during_a_lend_is_left_in_place() -> None:
         assert not _triton.installed()
     finally:
         triton.knobs.runtime.add_stages_inspection_hook = before
+
+
+def test_a_stage_the_stock_kernel_lacks_is_not_compared_and_the_mode_still_decides(host_mode: Any) -> None:
+    # Guard _variants.py:stop_if_stock (a stage missing from the stock kernel's asm is skipped): a
+    # Gluon kernel starts at ttgir, so a ttir candidate has no ttir to compare; the mode must
+    # still decide, stopping the variant at the next stage it does have as the stock kernel.
+    from triton.experimental import gluon
+    from triton.experimental.gluon import language as gl
+
+    @gluon.jit
+    def gluon_copy(x, BLOCK: gl.constexpr):
+        layout: gl.constexpr = gl.BlockedLayout([1], [32], [4], [0])
+        offsets = gl.arange(0, BLOCK, layout=layout)
+        gl.store(x + offsets, gl.load(x + offsets) * 2)
+
+    with pytest.raises(AttributeError, match="launcher_cls"):  # the mode decided; no GPU to launch on
+        gluon_copy[(1,)](torch.zeros(128), BLOCK=128)
+    kernels = list(gluon_copy.device_caches[0][0].values())  # compiled for the launch: no ttir
+    assert kernels and all("ttir" not in k.asm.keys() and "ttgir" in k.asm.keys() for k in kernels)
+    (decision,) = host_mode.decisions
+    assert decision.kernel == "gluon_copy"
+    assert decision.refused is None and decision.error is None and decision.failed == {}
+    # grid_swizzle runs in make_ttir, which a Gluon compile has not: stopped at ttgir as the stock kernel.
+    assert decision.same_as_stock == ["grid_swizzle"] and decision.choice == "" and decision.applicable == []
