@@ -287,9 +287,17 @@ def _patch(module: types.ModuleType) -> None:
                 return original_benchmark(self, *args, **kwargs)
             return _benchmark(self, auto, launchers, tags, args, kwargs, original_benchmark)
 
-        autotuner._precompile_worker = _precompile_worker
-        autotuner._precompile_config = _precompile_config
-        autotuner.benchmark_all_configs = benchmark_all_configs
+        wrapped = {"_precompile_worker": (original_worker, _precompile_worker),
+                   "_precompile_config": (original_config, _precompile_config),
+                   "benchmark_all_configs": (original_benchmark, benchmark_all_configs)}
+        try:
+            for name, (_, wrapper) in wrapped.items():
+                setattr(autotuner, name, wrapper)
+        except Exception:  # all three or none: half a wrap would compile variants nobody times
+            for name, (original, wrapper) in wrapped.items():
+                if getattr(autotuner, name, None) is wrapper:
+                    setattr(autotuner, name, original)
+            raise
         _patched.update(worker=original_worker, config=original_config, benchmark=original_benchmark,
                         cls=autotuner)
 

@@ -9,9 +9,11 @@ and what MLIR's crash recovery already catches in process.
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import warnings
 from pathlib import Path
 from typing import Any
@@ -191,5 +193,76 @@ def test_an_unreadable_reply_or_an_unsendable_request_is_not_a_crash() -> None:
         with pytest.raises(isolated.StageNotIsolated, match="the request could not be sent"):
             worker.run(unsendable)
         assert worker.alive()
+    finally:
+        worker.close()
+
+
+# Requests and workers at the edges of what the worker protocol carries: metadata the request
+# cannot carry, and a worker that a signal ends (each a guard in isolated.py).
+_KEEPS_A_LOCK = textwrap.dedent("""
+    import sys, threading, warnings
+    import triton_ext
+    from triton_ext import _triton
+    from tests.reliability.test_isolated_stages import compile_ttir
+
+    def keep_a_lock(stages):  # another tool's stage keeps a value in the metadata while ttir runs
+        inner = stages["ttir"]
+
+        def ttir(src, metadata):
+            metadata["another_tools_lock"] = threading.Lock()
+            try:
+                return inner(src, metadata)
+            finally:
+                del metadata["another_tools_lock"]  # Triton writes the metadata as JSON later
+
+        stages["ttir"] = ttir
+
+    _triton.stage_editor.set(keep_a_lock)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        with triton_ext.enabled("fixture_crash", mode="exit"):
+            compile_ttir()
+    print("survived:", " | ".join(str(w.message) for w in seen if "fixture_crash" in str(w.message)))
+""")
+
+
+def test_metadata_that_cannot_be_pickled_is_left_out_and_the_stage_stays_isolated(crashing_tree: Path) -> None:
+    # Guard isolated.py:_picklable: one unpicklable metadata value must not make the request
+    # unsendable, which would run the stage unisolated (here: a pass's exit(3) would end the process).
+    import os
+
+    env = dict(os.environ, TRITON_EXT_ISOLATE="1", PYTHONPATH=str(REPO))
+    result = subprocess.run([sys.executable, "-c", _KEEPS_A_LOCK], capture_output=True, text=True, env=env,
+                            cwd=crashing_tree, timeout=300)
+    assert result.returncode == 0, (result.returncode, result.stderr[-2000:])
+    assert ("survived: triton-ext: pass fixture_crash (extension crashing) crashed in stage ttir of a kernel, "
+            "in an isolated worker (exited with status 3); compiling this kernel without it") in result.stdout
+    assert isolated._picklable({"name": "k", "lock": threading.Lock(), "shared": 0}) == {"name": "k", "shared": 0}
+
+
+#: A worker that says ready, takes one request, and is ended by the signal in its first argument.
+_ENDED_BY_SIGNAL = textwrap.dedent("""
+    import os, socket, sys
+    from multiprocessing.connection import Connection
+    c = Connection(socket.socket(fileno=int(sys.argv[2])).detach())
+    c.send_bytes(b"ready")
+    c.recv_bytes()
+    os.kill(os.getpid(), int(sys.argv[1]))
+""")
+
+
+@pytest.mark.parametrize("signum, described", [
+    (int(signal.SIGSEGV), "killed by SIGSEGV"),
+    (signal.SIGRTMIN + 1, f"killed by signal {signal.SIGRTMIN + 1}"),  # a number with no name in signal.Signals
+])
+def test_a_worker_ended_by_a_signal_is_a_crash_that_names_the_signal(signum: int, described: str) -> None:
+    # Guard isolated.py:_describe_exit (negative exit codes, and numbers signal.Signals cannot name):
+    # the crash a user is told about must say which signal ended the worker, never raise instead.
+    worker = isolated._Worker(("-c", _ENDED_BY_SIGNAL, str(signum)))
+    try:
+        with pytest.raises(isolated.StageCrashed) as caught:
+            worker.run(isolated.StageRequest("ttir", "module {}", {}, None, None, None, (), ()))
+        assert str(caught.value) == described
+        assert not worker.alive()
     finally:
         worker.close()
