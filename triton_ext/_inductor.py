@@ -8,15 +8,14 @@ cache miss (:mod:`triton_ext._auto`) never sees them. With the mode on, :func:`i
 three methods of ``torch._inductor.runtime.triton_heuristics.CachingAutotuner`` (when that
 module is imported, so importing triton_ext does not import torch):
 
-* ``_precompile_worker``: each of the kernel's configs is compiled once with no pass and once
-  per candidate pass (a copy of the config tagged with the pass). A variant whose PTX (or cubin)
-  equals its config's no-pass kernel is dropped: the pass does not apply. So is one that asks
-  for a launch attribute (``launch_pdl``, programmatic dependent launch) where Inductor launches the
-  no-pass kernel with its static launcher, which refuses such kernels: kept, it would change the
-  kernel's launcher (:func:`_prune`); a pass that declares the request (registry
-  ``launch_requests``) is not even compiled there. This runs wherever
-  Inductor compiles (its compile workers inherit ``TRITON_EXT_ENABLE`` and import triton_ext
-  through the start-up ``.pth``), so the variants compile concurrently there.
+* ``_precompile_worker``: each of the kernel's configs is compiled once with no pass and once per
+  candidate pass (a copy of the config tagged with the pass). A variant whose PTX (or cubin) equals
+  its config's no-pass kernel is dropped: the pass does not apply. So is one that asks for a launch
+  attribute (``launch_pdl``) where Inductor launches the no-pass kernel with its static launcher,
+  which refuses such kernels: kept, it would change the kernel's launcher (:func:`_prune`); a pass
+  that declares the request (registry ``launch_requests``) is not even compiled there. This runs
+  wherever Inductor compiles (its compile workers inherit ``TRITON_EXT_ENABLE`` and import
+  triton_ext through the start-up ``.pth``), so the variants compile concurrently there.
 * ``_precompile_config``: a tagged config compiles under its pass (the mode's own selection of
   that variant: Triton's on-disk key holds it); an untagged one as Inductor compiles it.
 * ``benchmark_all_configs``: when some launcher is a pass variant (Inductor's autotuning runs at
@@ -32,11 +31,10 @@ module is imported, so importing triton_ext does not import torch):
   time. Each kernel's outcome is a :class:`triton_ext._variants.Decision` (``auto.decisions``,
   the ``triton_ext.auto`` logger); the decision is not written to disk.
 
-Limits: the kernel's first launch pays the variants' compiles and timings (no budget, unlike the
-JIT path); Inductor's autotune cache and FX graph cache keep a winning config's parameters but not
-its pass, so a kernel served from them runs with no pass (the benchmark disables the caches);
-kernels Inductor launches with a single pre-chosen launcher (CUDA graphs replay what was chosen
-at warm-up, templates chosen by ``max-autotune``'s select_algorithm) keep their choice.
+Limits: the kernel's first launch pays the variants' compiles and timings (no budget, unlike the JIT
+path); Inductor's autotune cache and FX graph cache keep a winning config's parameters but not its
+pass, so a kernel served from them runs with no pass (the benchmark disables the caches); kernels
+launched with one pre-chosen launcher (CUDA graphs, ``max-autotune``'s templates) keep their choice.
 """
 
 from __future__ import annotations
@@ -287,16 +285,15 @@ def _patch(module: types.ModuleType) -> None:
                 return original_benchmark(self, *args, **kwargs)
             return _benchmark(self, auto, launchers, tags, args, kwargs, original_benchmark)
 
-        wrapped = {"_precompile_worker": (original_worker, _precompile_worker),
-                   "_precompile_config": (original_config, _precompile_config),
-                   "benchmark_all_configs": (original_benchmark, benchmark_all_configs)}
+        wrappers = {"_precompile_worker": _precompile_worker, "_precompile_config": _precompile_config,
+                    "benchmark_all_configs": benchmark_all_configs}
+        originals = {name: getattr(autotuner, name) for name in wrappers}
         try:
-            for name, (_, wrapper) in wrapped.items():
+            for name, wrapper in wrappers.items():
                 setattr(autotuner, name, wrapper)
         except Exception:  # all three or none: half a wrap would compile variants nobody times
-            for name, (original, wrapper) in wrapped.items():
-                if getattr(autotuner, name, None) is wrapper:
-                    setattr(autotuner, name, original)
+            for name in [n for n, wrapper in wrappers.items() if getattr(autotuner, n, None) is wrapper]:
+                setattr(autotuner, name, originals[name])
             raise
         _patched.update(worker=original_worker, config=original_config, benchmark=original_benchmark,
                         cls=autotuner)
