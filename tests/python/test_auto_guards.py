@@ -131,3 +131,30 @@ def test_a_stage_the_stock_kernel_lacks_is_not_compared_and_the_mode_still_decid
     assert decision.refused is None and decision.error is None and decision.failed == {}
     # grid_swizzle runs in make_ttir, which a Gluon compile has not: stopped at ttgir as the stock kernel.
     assert decision.same_as_stock == ["grid_swizzle"] and decision.choice == "" and decision.applicable == []
+
+
+def test_threads_that_miss_the_same_specialization_together_decide_it_once(host_mode: Any) -> None:
+    # Guard: on_miss looks in the JIT's cache again once it holds the mode's lock. Two threads that
+    # both missed the same specialization (a server's workers at start-up) must not decide it twice
+    # (twice the first-launch cost, and two kernels placed for one key). The test holds the lock
+    # while both threads reach it, so both have missed before either decides.
+    import threading
+    import time
+
+    errors: list[BaseException] = []
+
+    def launch() -> None:
+        try:
+            _launch_scale()
+        except BaseException as exc:  # noqa: BLE001  (reported below, not lost in the thread)
+            errors.append(exc)
+
+    with host_mode.lock:
+        threads = [threading.Thread(target=launch) for _ in range(2)]
+        for thread in threads:
+            thread.start()
+        time.sleep(1.0)  # both threads reach the lock: their launches have missed the JIT's cache
+    for thread in threads:
+        thread.join(timeout=300)
+    assert not errors, errors
+    assert [(d.kernel, d.from_disk) for d in host_mode.decisions] == [("scale", False)]
