@@ -240,3 +240,18 @@ def test_target_options_apply_on_their_backend_under_the_users_options() -> None
     assert Enabled(spec, ext, (("max-splits", 1),), "sha").for_target("cuda").args == ("max-splits=1",)
     # The registry's values are part of what the compile-cache key describes.
     assert plain.describe()["target_options"] == [["cuda", [["max-splits", 2]]]]
+
+
+def test_a_registry_that_is_missing_or_unreadable_names_its_path(tmp_path: Path) -> None:
+    # Guards: load_manifest with an explicit path that does not exist, and a registry that cannot
+    # be read or decoded: each error names the file and what to do, never a bare OSError.
+    with pytest.raises(ManifestError, match=r"nowhere\.yaml: registry not found; expected a registry\.yaml \(set TRITON_EXT_REGISTRY\)"):
+        load_manifest(tmp_path / "nowhere.yaml", entry_points=False)
+    folder = tmp_path / "a-folder.yaml"
+    folder.mkdir()  # reading a folder fails with an OSError for root too (file modes would not)
+    with pytest.raises(ManifestError, match=r"a-folder\.yaml: cannot read registry: Is a directory"):
+        load_manifest(folder, entry_points=False)
+    latin = tmp_path / "latin.yaml"
+    latin.write_bytes(b"schema: 1\n# caf\xe9\nextensions: {}\n")
+    with pytest.raises(ManifestError, match=r"latin\.yaml:2: not UTF-8 text \(byte 0xe9 at offset 15\); save the registry as UTF-8"):
+        load_manifest(latin, entry_points=False)
