@@ -249,6 +249,7 @@ def test_invalid_option_value_is_a_diagnostic_not_a_crash(fixture_registry: Path
     ("WrongTritonVersion", "built for Triton 3.8.0, 3.9.0 installed"),
     ("NullPassTable", "pass table is NULL but numPasses is 3"),
     ("CrashOnLoad", "killed the checking process with SIGABRT"),
+    ("ExitOnLoad", "the checking process exited with status 3"),
     ("NoEntryPoint", "no entry point tritonGetPluginInfo"),
 ])
 def test_broken_plugins_raise_and_the_process_lives(library: str, expected: str) -> None:

@@ -20,7 +20,7 @@ from triton_ext.testing import repo_root
 REPO = repo_root()
 
 GOOD = ("FixtureA", "FixtureB")
-BROKEN = ("BadApiVersion", "WrongTritonVersion", "NullPassTable", "CrashOnLoad", "NoEntryPoint")
+BROKEN = ("BadApiVersion", "WrongTritonVersion", "NullPassTable", "CrashOnLoad", "ExitOnLoad", "NoEntryPoint")
 MISBEHAVING = ("FailingPass", "InvalidIR", "DuplicateName")
 
 

@@ -31,6 +31,7 @@ EXPECTED = {
     "WrongTritonVersion": "3.8.0",
     "NullPassTable": "pass table is NULL",
     "CrashOnLoad": "SIGABRT",
+    "ExitOnLoad": "the checking process exited with status 3",
     "NoEntryPoint": "tritonGetPluginInfo",
 }
 
