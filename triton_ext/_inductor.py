@@ -287,7 +287,7 @@ def _patch(module: types.ModuleType) -> None:
 
         wrappers = {"_precompile_worker": _precompile_worker, "_precompile_config": _precompile_config,
                     "benchmark_all_configs": benchmark_all_configs}
-        originals = {name: getattr(autotuner, name) for name in wrappers}
+        originals = dict(zip(wrappers, (original_worker, original_config, original_benchmark)))
         try:
             for name, wrapper in wrappers.items():
                 setattr(autotuner, name, wrapper)
