@@ -151,3 +151,82 @@ def test_an_on_enable_that_is_not_a_function_is_refused(tmp_path: Path, monkeypa
     assert f"on_enable {package}:on_enable is not a function of {package}" in message, message
     assert "fix the registry or the package" in message and caught.value.extension == "fixture_a", message
     assert triton_ext.enabled_passes() == {}, "a refused extension's pass must not stay enabled"
+
+
+def _run_child(script: str, tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """A library handed to Triton stays loaded for the life of the process: load in a child."""
+    env = dict(os.environ, TRITON_EXT_CACHE_DIR=str(tmp_path / "cache"), TRITON_CACHE_DIR=str(tmp_path / "triton"),
+               PYTHONPATH=str(REPO) + (os.pathsep + os.environ["PYTHONPATH"] if os.environ.get("PYTHONPATH") else ""))
+    env.pop("TRITON_EXT_ENABLE", None)
+    return subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True, timeout=180,
+                          env=env, cwd=tmp_path)
+
+
+_TWO_LIBRARIES_ONE_DIALECT = textwrap.dedent("""
+    import sys
+    import triton_ext
+    from triton_ext import LoadError, _loader
+
+    assert triton_ext.check_library(sys.argv[2]).dialects == ("triton_ext_range",)  # alone it passes preflight
+    assert "triton_ext_range" in triton_ext.load(sys.argv[1]).dialects
+    try:
+        triton_ext.load(sys.argv[2])
+    except LoadError as exc:
+        print("REFUSED:", exc)
+        print("LOADED NOW:", sorted(lib.path.name for lib in _loader.loaded()))
+        sys.exit(0)
+    print("LOADED")
+    sys.exit(1)
+""")
+
+
+# Guard: _loader.load's "dialect ... is already registered by" refusal. Two libraries registering one
+# dialect make MLIR abort the process on the second; the loader must refuse the second library first
+# and keep the first. The fixture DialectTwin declares dialects/RangeFactsIR's dialect name.
+def test_a_second_library_of_one_dialect_is_refused(tmp_path: Path) -> None:
+    from triton_ext._settings import settings
+
+    range_facts = Path(settings.build_dir) / "plugins" / "libTritonExtRangeFactsIR.so"
+    assert range_facts.is_file(), f"{range_facts} is not built: run the build first"
+    proc = _run_child(_TWO_LIBRARIES_ONE_DIALECT, tmp_path, str(range_facts), str(fixture_library("DialectTwin")))
+    assert proc.returncode == 0, f"status {proc.returncode}\nstdout: {proc.stdout}\nstderr: {proc.stderr[-3000:]}"
+    assert "dialect 'triton_ext_range' is already registered by" in proc.stdout, proc.stdout
+    assert str(range_facts.resolve()) in proc.stdout and "Load only one" in proc.stdout, proc.stdout
+    assert "LOADED NOW: ['libTritonExtRangeFactsIR.so']" in proc.stdout, proc.stdout
+
+
+_REFUSED_AFTER_PREFLIGHT = textwrap.dedent("""
+    import json, sys
+    from pathlib import Path
+    import triton_ext
+    from triton_ext import LoadError, _loader, _preflight
+
+    # A verdict saying "ok" for bytes Triton refuses: what a library whose entry point answers
+    # the checking child differently from the user's process (or a hand-edited cache) amounts to.
+    path = Path(sys.argv[1]).resolve()
+    installed = _preflight.installed_triton_version()
+    cache = _preflight._cache_path(_preflight.sha256_file(path), installed, _preflight.environment_key(path))
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_text(json.dumps({"ok": True, "error": None, "stage": "done", "plugin_name": "RawFixture",
+                                 "plugin_version": "1", "triton_version": installed,
+                                 "api_version": _preflight.API_VERSION, "passes": ["fixture_raw"],
+                                 "dialects": [], "ops": [], "descriptions": None}))
+    try:
+        triton_ext.load(path)
+    except LoadError as exc:
+        print("REFUSED:", exc)
+        print("LOADED NOW:", len(_loader.loaded()))
+        sys.exit(0)
+    print("LOADED")
+    sys.exit(1)
+""")
+
+
+# Guard: _loader.load's "Triton refused the library" branch. Preflight runs the library in a child;
+# should Triton's own extend_with still refuse it in the user's process, the user gets a LoadError
+# naming the library and Triton's reason, the process goes on, and nothing is recorded as loaded.
+def test_triton_refusing_a_library_that_passed_preflight_is_a_load_error(tmp_path: Path) -> None:
+    proc = _run_child(_REFUSED_AFTER_PREFLIGHT, tmp_path, str(fixture_library("BadApiVersion")))
+    assert proc.returncode == 0, f"status {proc.returncode}\nstdout: {proc.stdout}\nstderr: {proc.stderr[-3000:]}"
+    assert "Triton refused the library: Wrong API version on plugin" in proc.stdout, proc.stdout
+    assert "libTritonExtBadApiVersion.so" in proc.stdout and "LOADED NOW: 0" in proc.stdout, proc.stdout
