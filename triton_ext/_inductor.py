@@ -9,13 +9,14 @@ three methods of ``torch._inductor.runtime.triton_heuristics.CachingAutotuner`` 
 module is imported, so importing triton_ext does not import torch):
 
 * ``_precompile_worker``: each of the kernel's configs is compiled once with no pass and once per
-  candidate pass (a copy of the config tagged with the pass). A variant whose PTX (or cubin) equals
-  its config's no-pass kernel is dropped: the pass does not apply. So is one that asks for a launch
-  attribute (``launch_pdl``) where Inductor launches the no-pass kernel with its static launcher,
-  which refuses such kernels: kept, it would change the kernel's launcher (:func:`_prune`); a pass
-  that declares the request (registry ``launch_requests``) is not even compiled there. This runs
-  wherever Inductor compiles (its compile workers inherit ``TRITON_EXT_ENABLE`` and import
-  triton_ext through the start-up ``.pth``), so the variants compile concurrently there.
+  candidate pass (a copy of the config tagged with the pass: :mod:`triton_ext._inductor_compile`).
+  A variant stops compiling as soon as its IR is its config's no-pass kernel's, and is dropped:
+  the pass does not apply. So is one that asks for a launch attribute (``launch_pdl``) where
+  Inductor launches the no-pass kernel with its static launcher, which refuses such kernels:
+  kept, it would change the kernel's launcher; a pass that declares the request (registry
+  ``launch_requests``) is not even compiled there. This runs wherever Inductor compiles (its
+  compile workers inherit ``TRITON_EXT_ENABLE`` and import triton_ext through the start-up
+  ``.pth``), so the variants compile concurrently there.
 * ``_precompile_config``: a tagged config compiles under its pass (the mode's own selection of
   that variant: Triton's on-disk key holds it); an untagged one as Inductor compiles it.
 * ``benchmark_all_configs``: when some launcher is a pass variant (Inductor's autotuning runs at
@@ -39,7 +40,6 @@ launched with one pre-chosen launcher (CUDA graphs, ``max-autotune``'s templates
 
 from __future__ import annotations
 
-import copy
 import importlib.abc
 import importlib.machinery
 import logging
@@ -53,7 +53,7 @@ from typing import Any, Callable, Sequence
 from . import _selection
 from ._backup import ArgumentBackup, relaunch_hazard, tensors_of
 from ._choice import choose_in_both, spread, winners
-from ._launch import LAUNCH_FIELDS
+from ._inductor_compile import TAG, compile_variant, declared_off_launcher, expand, prune, quiet_same_as_stock
 from ._outputs import OutputCheck, OutputsUnverifiable
 from ._timing import back_to_back_ms, flush_buffer, gpu_time_ms, interleaved_rounds
 from ._variants import CONFIRM_ROUNDS, REP_MS, ROUNDS, Decision, describe_error, screen_variants
@@ -62,8 +62,6 @@ __all__ = ["MODULE", "install", "installed", "why_not"]
 
 #: The module holding Inductor's ``CachingAutotuner``.
 MODULE = "torch._inductor.runtime.triton_heuristics"
-#: Attribute set on a config copy: ``(index of the original config, variant name)``.
-TAG = "_triton_ext_variant"
 
 _log = logging.getLogger("triton_ext.auto")
 _lock = threading.Lock()
@@ -91,142 +89,9 @@ def _auto() -> Any:
     return _active() if _active is not None else None
 
 
-def _fingerprint(result: Any) -> bytes | str | None:
-    """The compiled code of an Inductor compile result (PTX, else cubin), or None if not exposed."""
-    kernel = getattr(result, "kernel", None)
-    asm = getattr(kernel, "asm", None)
-    if isinstance(asm, dict) and asm.get("ptx"):
-        return str(asm["ptx"])
-    for attr in ("cubin_raw", "cubin"):
-        raw = getattr(kernel, attr, None)
-        if isinstance(raw, (bytes, str)) and raw:
-            return raw
-    path = getattr(kernel, "cubin_path", None)
-    if isinstance(path, str):
-        try:
-            with open(path, "rb") as f:
-                return f.read()
-        except OSError:
-            return None
-    return None
-
-
-_classes: dict[type, type] = {}
-
-
-def _tagged_class(base: type) -> type:
-    """A subclass of ``base`` (``triton.Config`` or Inductor's) whose instances keep their tag
-    through pickling: ``triton.Config.__setstate__`` keeps only the fields it knows, and Inductor's
-    compile workers send their compile results, configs included, back pickled."""
-    cls = _classes.get(base)
-    if cls is None:
-        def __reduce__(self: Any) -> tuple[Any, ...]:
-            return (_rebuild, (base, dict(self.__dict__)))
-
-        cls = _classes[base] = type(base.__name__, (base,), {"__reduce__": __reduce__,
-                                                              "__module__": base.__module__})
-    return cls
-
-
-def _rebuild(base: type, state: dict[str, Any]) -> Any:
-    obj = base.__new__(base)
-    obj.__dict__.update(state)
-    obj.__class__ = _tagged_class(base)
-    return obj
-
-
-def _tag(cfg: Any, index: int, variant: str) -> Any:
-    """A copy of ``cfg`` tagged ``(index, variant)`` (a copy: one config object may be shared by
-    several kernels' autotuners)."""
-    base = type(cfg) if type(cfg) not in _classes.values() else type(cfg).__mro__[1]
-    out = copy.copy(cfg)
-    out.__class__ = _tagged_class(base)
-    setattr(out, TAG, (index, variant))
-    return out
-
-
-def _expand(configs: Sequence[Any], candidates: Sequence[str]) -> list[Any]:
-    """Each config, then a tagged copy of it per candidate pass."""
-    out = []
-    for i, cfg in enumerate(configs):
-        out.append(_tag(cfg, i, ""))
-        out.extend(_tag(cfg, i, name) for name in candidates)
-    return out
-
-
-def _launch_requests(result: Any) -> list[str]:
-    """The launch attributes (:data:`triton_ext._launch.LAUNCH_FIELDS`) a compile result's kernel
-    asks for."""
-    metadata = getattr(getattr(result, "kernel", None), "metadata", None)
-    return [f for f in LAUNCH_FIELDS if getattr(metadata, f, False)]
-
-
-def _statically_launched(result: Any) -> bool:
-    """Whether Inductor launches ``result`` with its static CUDA launcher (``StaticTritonCompileResult``),
-    which refuses kernels with launch attributes."""
-    return type(result).__name__.startswith("Static")
-
-
-def _inductor_launches_statically() -> bool:
-    """Whether Inductor launches its kernels with its static launcher where it can (its config)."""
-    try:
-        from torch._inductor import config
-    except ImportError:
-        return False
-    return bool(getattr(config, "use_static_cuda_launcher", False))
-
-
-def _declared_off_launcher(variants: Sequence[tuple[str, Any]]) -> dict[str, str]:
-    """The candidates whose passes declare a launch request (registry ``launch_requests``) while
-    Inductor launches statically: left out before they compile (see :func:`_prune` for why)."""
-    if not _inductor_launches_statically():
-        return {}
-    out = {}
-    for name, selection in variants:
-        asks = sorted({r for entry in getattr(selection, "entries", ()) for r in entry.spec.launch_requests})
-        if name and asks:
-            out[name] = (f"its passes declare {', '.join(asks)}, which Inductor's static launcher refuses: "
-                         "not compiled")
-    return out
-
-
 def _log_left_out(autotuner: Any, left_out: dict[str, str]) -> None:
     for variant, why in left_out.items():
         _log.info("%s: %s left out (%s)", getattr(autotuner.fn, "__name__", "inductor kernel"), variant, why)
-
-
-def _prune(results: list[Any]) -> tuple[list[Any], list[str], dict[str, str]]:
-    """Drop variants whose compiled code equals their config's no-pass kernel (the pass does not
-    apply), and variants Inductor could not launch the way it launches that kernel; returns the
-    kept results, the first kind's names and the second kind's, each with why.
-
-    The second kind: Inductor's static launcher refuses a kernel with launch attributes
-    (``launch_pdl``: ``CannotStaticallyLaunchKernel``), so a variant of a statically launched
-    kernel that asks for one would run through Triton's own launcher, whatever it wins on the GPU:
-    each launch would then cost what that launcher costs, not what Inductor's launch of the
-    kernel costs (issue 27.1). Leaving it out before timing also spares the kernel's first
-    launch the rounds (seen: the PDL pass was the only variant of every kernel of the
-    torch.compile'd block, timed at about a second per kernel, and never kept)."""
-    base: dict[int, tuple[Any, bytes | str | None]] = {}  # config -> no-pass result, its code (read once)
-    for r in results:
-        tag = getattr(getattr(r, "config", None), TAG, None)
-        if tag is not None and tag[1] == "":
-            base[tag[0]] = (r, _fingerprint(r))
-    kept, dropped, off_launcher = [], [], {}
-    for r in results:
-        tag = getattr(getattr(r, "config", None), TAG, None)
-        stock, code = base.get(tag[0], (None, None)) if tag is not None and tag[1] else (None, None)
-        if stock is not None:
-            if code is not None and _fingerprint(r) == code:
-                dropped.append(tag[1])
-                continue
-            asks = [f for f in _launch_requests(r) if f not in _launch_requests(stock)]
-            if asks and _statically_launched(stock):
-                off_launcher[tag[1]] = (f"it asks for {', '.join(asks)}, which Inductor's static launcher, "
-                                        "the kernel's launcher without the pass, refuses: not timed")
-                continue
-        kept.append(r)
-    return kept, dropped, off_launcher
 
 
 def _patch(module: types.ModuleType) -> None:
@@ -251,17 +116,21 @@ def _patch(module: types.ModuleType) -> None:
             if auto is None or not configs or getattr(self, "compile_results", None) \
                     or getattr(self, TAG, False):
                 return original_worker(self)
-            declared = _declared_off_launcher(auto.variants)
+            declared = declared_off_launcher(auto.variants)
             candidates = [name for name, _ in auto.variants if name and name not in declared]
             if not candidates:
                 self._triton_ext_compile = (0.0, [], declared)
                 _log_left_out(self, declared)
                 return original_worker(self)
             setattr(self, TAG, True)
-            self.configs = _expand(list(configs), candidates)
+            self.configs = expand(list(configs), candidates)
+            self._triton_ext_stock = {}  # config index -> its no-pass compile result
             start = time.perf_counter()
-            out = original_worker(self)
-            kept, dropped, off_launcher = _prune(list(self.compile_results or []))
+            try:
+                out = original_worker(self)
+            finally:
+                del self._triton_ext_stock
+            kept, dropped, off_launcher = prune(list(self.compile_results or []))
             off_launcher = {**declared, **off_launcher}
             if kept:
                 self.compile_results = kept
@@ -272,10 +141,17 @@ def _patch(module: types.ModuleType) -> None:
         def _precompile_config(self: Any, cfg: Any) -> Any:
             tag = getattr(cfg, TAG, None)
             auto = _auto()
-            if auto is None or tag is None or not tag[1]:
+            if auto is None or tag is None:
                 return original_config(self, cfg)
-            with _selection.lend_hook(), _selection.using(auto.selection(tag[1])):
-                return original_config(self, cfg)
+            stock = getattr(self, "_triton_ext_stock", None)  # set while _precompile_worker runs
+            if not tag[1]:
+                result = original_config(self, cfg)
+                if stock is not None:
+                    stock[tag[0]] = result
+                return result
+            selection = auto.selection(tag[1])
+            with _selection.lend_hook(), _selection.using(selection):
+                return compile_variant(lambda c: original_config(self, c), cfg, (stock or {}).get(tag[0]), selection)
 
         def benchmark_all_configs(self: Any, *args: Any, **kwargs: Any) -> Any:
             auto = _auto()
@@ -297,6 +173,7 @@ def _patch(module: types.ModuleType) -> None:
             raise
         _patched.update(worker=original_worker, config=original_config, benchmark=original_benchmark,
                         cls=autotuner)
+        logging.getLogger(module.__name__).addFilter(quiet_same_as_stock)
 
 
 def _best_config(groups: dict[Any, dict[str, Any]], readings: dict[Any, float]) -> Any:

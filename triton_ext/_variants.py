@@ -30,7 +30,7 @@ from ._triton import isolated
 from ._timing import back_to_back_ms, flush_buffer, gpu_time_ms, interleaved_rounds
 
 __all__ = ["ROUNDS", "CONFIRM_ROUNDS", "REP_MS", "Decision", "Tuner", "compile_variants", "time_variants", "describe_error",
-           "screen_variants", "OverBudget", "SameAsStock", "last_stage", "stop_if_stock"]
+           "screen_variants", "OverBudget", "SameAsStock", "PASS_STAGES", "last_stage", "stop_if_stock"]
 
 
 @dataclass
@@ -155,7 +155,7 @@ class SameAsStock(Exception):
 
 
 #: The stages a pass can run in, in order, and the stage each one feeds.
-_PASS_STAGES = ("ttir", "ttgir", "llir")
+PASS_STAGES = ("ttir", "ttgir", "llir")
 _NEXT_STAGE = {"ttir": "ttgir", "ttgir": "llir", "llir": "ptx"}
 #: Launch metadata a variant must share with the no-pass kernel to count as the same kernel: what
 #: a pass can ask for besides its IR (:mod:`triton_ext._launch`), and, once ``make_llir`` has
@@ -167,8 +167,8 @@ _LLIR_METADATA = ("num_warps", "num_ctas", "shared") + _LAUNCH_METADATA
 def last_stage(selection: _selection.Selection) -> str:
     """The last stage in which ``selection`` runs a pass or edits Triton's pipeline (its
     companions and ``kind: pipeline`` entries included); ``llir`` when it has none."""
-    stages = [e.spec.stage for e in selection.entries if e.spec.stage in _PASS_STAGES]
-    return max(stages, key=_PASS_STAGES.index) if stages else "llir"
+    stages = [e.spec.stage for e in selection.entries if e.spec.stage in PASS_STAGES]
+    return max(stages, key=PASS_STAGES.index) if stages else "llir"
 
 
 def stop_if_stock(stock_asm: dict[str, Any], stock_metadata: Any, last: str) -> Callable[[dict[str, Any]], None]:
@@ -182,7 +182,7 @@ def stop_if_stock(stock_asm: dict[str, Any], stock_metadata: Any, last: str) -> 
     passes that does not apply both ``make_ttgir`` and ``make_llir``; the later comparisons catch
     a change that a later stage undoes."""
     checks = []
-    for stage in _PASS_STAGES[_PASS_STAGES.index(last):]:
+    for stage in PASS_STAGES[PASS_STAGES.index(last):]:
         fields = _LLIR_METADATA if stage == "llir" else _LAUNCH_METADATA
         checks.append((stage, stock_asm.get(stage), {f: getattr(stock_metadata, f, None) for f in fields}))
 

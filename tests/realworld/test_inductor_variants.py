@@ -12,6 +12,7 @@ compile results from a compile worker back to the process. The timing half
 from __future__ import annotations
 
 import pickle
+from pathlib import Path
 import types
 from typing import Any
 
@@ -23,7 +24,7 @@ import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
 
 import triton_ext  # noqa: E402
-from triton_ext import _inductor  # noqa: E402
+from triton_ext import _inductor, _inductor_compile  # noqa: E402
 from triton_ext.testing import require_built  # noqa: E402
 
 require_built("grid_swizzle", "nvidia_auto_pdl")
@@ -88,7 +89,7 @@ def test_the_mode_adds_one_variant_per_applicable_pass(autotuner: Any) -> None:
     # before timing; nvidia_auto_pdl inserts the grid-dependency wait into every kernel.
     assert _tags(tuner.compile_results) == [(0, ""), (0, "nvidia_auto_pdl"), (1, ""), (1, "nvidia_auto_pdl")]
     assert sorted(tuner._triton_ext_compile[1]) == ["grid_swizzle", "grid_swizzle"]
-    base, pdl = (_inductor._fingerprint(r) for r in tuner.compile_results[:2])
+    base, pdl = (_inductor_compile.fingerprint(r) for r in tuner.compile_results[:2])
     assert base is not None and pdl is not None and base != pdl
     # A compile worker sends its results back pickled; the variant must stay known.
     # (triton.Config.__setstate__ keeps only the fields it knows).
@@ -120,7 +121,7 @@ def test_an_undeclared_launch_request_is_caught_in_the_compiled_kernel(autotuner
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     # A pass that marks its kernels for PDL without declaring it: its variant compiles, and the
     # compiled kernel's launch_pdl leaves it out before timing.
-    monkeypatch.setattr(_inductor, "_declared_off_launcher", lambda variants: {})
+    monkeypatch.setattr(_inductor, "declared_off_launcher", lambda variants: {})
     with triton_ext.auto_mode("nvidia_auto_pdl"):
         tuner = autotuner(triton.Config({"XBLOCK": 1024}, num_warps=4), triton.Config({"XBLOCK": 256}, num_warps=2))
         tuner.precompile(warm_cache_only=True)
@@ -128,6 +129,51 @@ def test_an_undeclared_launch_request_is_caught_in_the_compiled_kernel(autotuner
     seconds, same, left_out = tuner._triton_ext_compile
     assert same == [] and list(left_out) == ["nvidia_auto_pdl"]
     assert "launch_pdl" in left_out["nvidia_auto_pdl"] and "not timed" in left_out["nvidia_auto_pdl"]
+
+
+def _cubins(cache: Any) -> int:
+    return len(list(Path(cache).rglob("*.cubin")))
+
+
+@pytest.mark.parametrize("static", [True, False], ids=["static launcher", "Triton's launcher"])
+def test_a_variant_that_does_not_apply_stops_before_ptxas(static: bool, autotuner: Any, fresh_cache: Any,
+                                                          caplog: pytest.LogCaptureFixture) -> None:
+    # grid_swizzle renumbers 2-D dot kernels only: on this pointwise kernel its IR after make_ttir is
+    # the no-pass kernel's, so the variant stops there (as the JIT path's variants do) instead of
+    # running make_ttgir, LLVM and ptxas to find the same code: one cubin per config, not two. The
+    # no-pass IR comes from Triton's CompiledKernel, or, under the static launcher (which keeps only
+    # the kernel's hash and name), from Triton's cache.
+    from torch._inductor import config
+
+    with config.patch(use_static_cuda_launcher=static), triton_ext.auto_mode("grid_swizzle"):
+        tuner = autotuner(triton.Config({"XBLOCK": 1024}, num_warps=4), triton.Config({"XBLOCK": 256}, num_warps=2))
+        tuner.precompile(warm_cache_only=True)
+    assert all(type(r).__name__.startswith("Static") == static for r in tuner.compile_results)
+    assert _tags(tuner.compile_results) == [(0, ""), (1, "")]
+    assert sorted(tuner._triton_ext_compile[1]) == ["grid_swizzle", "grid_swizzle"]
+    assert _cubins(fresh_cache) == 2, "a variant that does not apply must not reach ptxas"
+    # Inductor logs every exception of triton.compile as a failed compile: not this stop.
+    assert not [r for r in caplog.records if "compilation failed" in r.getMessage()], caplog.text
+
+
+def test_where_the_no_pass_ir_is_unknown_the_variant_compiles_and_its_code_is_compared(
+        autotuner: Any, fresh_cache: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The fallback of compile_variant: no IR to compare with (a Triton cache without the kernel's
+    # group, an Inductor result exposing neither), so the variant compiles to the end and prune
+    # drops it for its code.
+    monkeypatch.setattr(_inductor_compile, "stock_ir", lambda result: None)
+    with triton_ext.auto_mode("grid_swizzle"):
+        tuner = autotuner(triton.Config({"XBLOCK": 1024}, num_warps=4))
+        tuner.precompile(warm_cache_only=True)
+    assert _tags(tuner.compile_results) == [(0, "")]
+    assert tuner._triton_ext_compile[1] == ["grid_swizzle"]
+    assert _cubins(fresh_cache) == 2
+
+
+def test_the_no_pass_ir_of_a_result_that_shows_none_is_unknown() -> None:
+    assert _inductor_compile.stock_ir(types.SimpleNamespace()) is None
+    kernel = types.SimpleNamespace(hash="0" * 64, name="not_in_the_cache")  # a static kernel whose files are gone
+    assert _inductor_compile.stock_ir(types.SimpleNamespace(kernel=kernel)) is None
 
 
 def test_inductor_imported_after_the_mode_is_wrapped_too() -> None:
