@@ -1,0 +1,143 @@
+"""Seconds the transparent mode adds to compiling a torch.compile'd kernel (Inductor's path).
+
+    python3 -m benchmarks.auto_inductor_compile_cpu [--rounds N] [--out benchmarks/results/auto-inductor-compile-cpu.json]
+
+Inductor compiles each generated kernel in ``CachingAutotuner.precompile``; under the mode every
+config also compiles once per candidate pass (:mod:`triton_ext._inductor_compile`). Here two
+kernels written as Inductor generates them (a fused pointwise kernel and a row reduction, each with
+two configs) are compiled for cuda:90 on the CPU, through Inductor's own ``CachingAutotuner``, in
+three ways, each in a fresh Triton cache:
+
+* ``stock``: without the mode;
+* ``auto``: under ``triton_ext.auto_mode()`` (the registry's candidates), a variant stopping as soon
+  as its IR is its config's no-pass kernel's (since 754eeb5);
+* ``auto_to_the_end``: the same with that stop off (the no-pass IR reported unknown), as before
+  754eeb5: every variant runs LLVM and ptxas and is then compared by its code.
+
+Wall seconds of ``precompile`` per kernel, the median of ``--rounds``; the mode's plugins are loaded
+before the timings. No GPU needed: Inductor's driver activation is skipped and the target is given.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import triton
+import triton.language as tl
+
+import triton_ext
+from triton_ext import _inductor_compile
+from triton_ext.bench.gpu import checkout_commit
+
+
+@triton.jit
+def triton_poi_fused_add_mul_0(in_ptr0, in_ptr1, out_ptr0, xnumel, XBLOCK: tl.constexpr):
+    xoffset = tl.program_id(0) * XBLOCK
+    xindex = xoffset + tl.arange(0, XBLOCK)[:]
+    xmask = xindex < xnumel
+    tmp0 = tl.load(in_ptr0 + (xindex), xmask)
+    tmp1 = tl.load(in_ptr1 + (xindex), xmask)
+    tl.store(out_ptr0 + (xindex), tmp0 * 2.0 + tmp1, xmask)
+
+
+@triton.jit
+def triton_red_fused_sum_0(in_ptr0, out_ptr0, xnumel, rnumel, XBLOCK: tl.constexpr, RBLOCK: tl.constexpr):
+    xoffset = tl.program_id(0) * XBLOCK
+    xindex = xoffset + tl.arange(0, XBLOCK)[:, None]
+    xmask = xindex < xnumel
+    rbase = tl.arange(0, RBLOCK)[None, :]
+    acc = tl.full([XBLOCK, RBLOCK], 0, tl.float32)
+    for roffset in range(0, rnumel, RBLOCK):
+        rindex = roffset + rbase
+        rmask = rindex < rnumel
+        tmp0 = tl.load(in_ptr0 + (rindex + rnumel * xindex), rmask & xmask, other=0.0)
+        acc = acc + tmp0
+    tl.store(out_ptr0 + (xindex), tl.sum(acc, 1)[:, None], xmask)
+
+
+def _autotuner(kind: str) -> Any:
+    from torch._inductor.runtime import triton_heuristics as th
+    from torch._inductor.runtime.hints import DeviceProperties, HeuristicType
+
+    props = DeviceProperties(type="cuda", index=0, multi_processor_count=132, cc=90, major=9,
+                             regs_per_multiprocessor=65536, max_threads_per_multi_processor=2048,
+                             max_threads_per_block=1024, warp_size=32)
+    aligned = [["tt.divisibility", 16]]
+    if kind == "pointwise":
+        fn, signature = triton_poi_fused_add_mul_0, {"in_ptr0": "*fp32", "in_ptr1": "*fp32", "out_ptr0": "*fp32",
+                                                      "xnumel": "i32", "XBLOCK": "constexpr"}
+        configs = [triton.Config({"XBLOCK": 1024}, num_warps=4), triton.Config({"XBLOCK": 256}, num_warps=2)]
+        heuristic, hints = HeuristicType.POINTWISE, {"x": 4096}
+    else:
+        fn, signature = triton_red_fused_sum_0, {"in_ptr0": "*fp32", "out_ptr0": "*fp32", "xnumel": "i32",
+                                                 "rnumel": "i32", "XBLOCK": "constexpr", "RBLOCK": "constexpr"}
+        configs = [triton.Config({"XBLOCK": 1, "RBLOCK": 2048}, num_warps=8),
+                   triton.Config({"XBLOCK": 64, "RBLOCK": 8}, num_warps=4)]
+        heuristic, hints = HeuristicType.REDUCTION, {"x": 4096, "r0_": 4096}
+    meta = {"signature": signature, "device": props, "constants": {},
+            "configs": [{(i,): aligned for i in range(len(signature) - len(configs[0].kwargs))}]}
+    return th.CachingAutotuner(fn, meta, configs, None, [], False, heuristic, size_hints=hints,
+                               inductor_meta={"kernel_name": fn.__name__})
+
+
+def _precompile_s(kind: str, how: str) -> float:
+    os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="inductor-bench-")
+    tuner = _autotuner(kind)
+    saved = _inductor_compile.stock_ir
+    if how == "auto_to_the_end":
+        _inductor_compile.stock_ir = lambda result: None  # the variants compile to the end
+    try:
+        start = time.perf_counter()
+        if how == "stock":
+            tuner.precompile(warm_cache_only=True)
+        else:
+            with triton_ext.auto_mode():
+                tuner.precompile(warm_cache_only=True)
+        return time.perf_counter() - start
+    finally:
+        _inductor_compile.stock_ir = saved
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args(argv)
+    from torch._inductor.runtime import triton_helpers
+
+    triton_helpers.set_driver_to_gpu = lambda: None  # no GPU here; the compile names its target
+    with triton_ext.auto_mode() as mode:  # loads the candidates' plugins before any timing
+        candidates = [name for name, _ in mode.variants if name]
+    for kind in ("pointwise", "reduction"):  # Inductor's and Triton's first-use costs, untimed
+        _precompile_s(kind, "auto")
+    rows = {}
+    for kind in ("pointwise", "reduction"):
+        seconds: dict[str, list[float]] = {"stock": [], "auto": [], "auto_to_the_end": []}
+        for _ in range(args.rounds):
+            for how in seconds:
+                seconds[how].append(_precompile_s(kind, how))
+        rows[kind] = {how: round(statistics.median(s), 4) for how, s in seconds.items()}
+        rows[kind]["rounds_s"] = {how: [round(x, 4) for x in s] for how, s in seconds.items()}
+        print(f"{kind:10s} stock {rows[kind]['stock']:.3f} s, auto {rows[kind]['auto']:.3f} s, "
+              f"auto with every variant to the end {rows[kind]['auto_to_the_end']:.3f} s")
+    result = {"commit": checkout_commit(), "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+              "machine": platform.machine(), "cpus": os.cpu_count(), "triton": triton.__version__,
+              "python": platform.python_version(), "candidates": candidates, "configs_per_kernel": 2,
+              "rounds": args.rounds, "rows": rows}
+    if args.out:
+        args.out.write_text(json.dumps(result, indent=1) + "\n")
+        print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
