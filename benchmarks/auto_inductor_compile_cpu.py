@@ -11,8 +11,8 @@ three ways, each in a fresh Triton cache:
 * ``stock``: without the mode;
 * ``auto``: under ``triton_ext.auto_mode()`` (the registry's candidates), a variant stopping as soon
   as its IR is its config's no-pass kernel's (since 754eeb5);
-* ``auto_to_the_end``: the same with that stop off (the no-pass IR reported unknown), as before
-  754eeb5: every variant runs LLVM and ptxas and is then compared by its code.
+* ``auto_to_the_end``: the same with that stop off (``triton_ext.testing.inductor_variants_to_the_end``),
+  as before 754eeb5: every variant runs LLVM and ptxas and is then compared by its code.
 
 Wall seconds of ``precompile`` per kernel, the median of ``--rounds``; the mode's plugins are loaded
 before the timings. No GPU needed: Inductor's driver activation is skipped and the target is given.
@@ -21,6 +21,7 @@ before the timings. No GPU needed: Inductor's driver activation is skipped and t
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import json
 import os
@@ -35,8 +36,8 @@ import triton
 import triton.language as tl
 
 import triton_ext
-from triton_ext import _inductor_compile
 from triton_ext.bench.gpu import checkout_commit
+from triton_ext.testing import inductor_variants_to_the_end
 
 
 @triton.jit
@@ -92,19 +93,14 @@ def _autotuner(kind: str) -> Any:
 def _precompile_s(kind: str, how: str) -> float:
     os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="inductor-bench-")
     tuner = _autotuner(kind)
-    saved = _inductor_compile.stock_ir
-    if how == "auto_to_the_end":
-        _inductor_compile.stock_ir = lambda result: None  # the variants compile to the end
-    try:
-        start = time.perf_counter()
-        if how == "stock":
+    start = time.perf_counter()
+    if how == "stock":
+        tuner.precompile(warm_cache_only=True)
+    else:
+        with triton_ext.auto_mode(), (inductor_variants_to_the_end() if how == "auto_to_the_end"
+                                      else contextlib.nullcontext()):
             tuner.precompile(warm_cache_only=True)
-        else:
-            with triton_ext.auto_mode():
-                tuner.precompile(warm_cache_only=True)
-        return time.perf_counter() - start
-    finally:
-        _inductor_compile.stock_ir = saved
+    return time.perf_counter() - start
 
 
 def main(argv: list[str] | None = None) -> int:

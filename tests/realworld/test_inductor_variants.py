@@ -157,12 +157,13 @@ def test_a_variant_that_does_not_apply_stops_before_ptxas(static: bool, autotune
 
 
 def test_where_the_no_pass_ir_is_unknown_the_variant_compiles_and_its_code_is_compared(
-        autotuner: Any, fresh_cache: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+        autotuner: Any, fresh_cache: Any) -> None:
     # The fallback of compile_variant: no IR to compare with (a Triton cache without the kernel's
     # group, an Inductor result exposing neither), so the variant compiles to the end and prune
-    # drops it for its code.
-    monkeypatch.setattr(_inductor_compile, "stock_ir", lambda result: None)
-    with triton_ext.auto_mode("grid_swizzle"):
+    # drops it for its code. (inductor_variants_to_the_end reports the no-pass IR unknown.)
+    from triton_ext.testing import inductor_variants_to_the_end
+
+    with inductor_variants_to_the_end(), triton_ext.auto_mode("grid_swizzle"):
         tuner = autotuner(triton.Config({"XBLOCK": 1024}, num_warps=4))
         tuner.precompile(warm_cache_only=True)
     assert _tags(tuner.compile_results) == [(0, "")]

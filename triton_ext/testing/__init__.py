@@ -17,11 +17,12 @@ Only a missing GPU may skip a test (:func:`require_gpu`).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import tempfile
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 from .._choice import beats, ratios, spread
 from .._modules import import_file
@@ -43,6 +44,7 @@ __all__ = [
     "compile_through_cubin",
     "compile_unless_stock",
     "start_stage_worker",
+    "inductor_variants_to_the_end",
     "reset",
     "forget_compiled_kernels",
     "jit_kernel_caches",
@@ -189,6 +191,22 @@ def start_stage_worker() -> None:
     from .._triton import isolated
 
     isolated.start()
+
+
+@contextlib.contextmanager
+def inductor_variants_to_the_end() -> Iterator[None]:
+    """Inside the block, the transparent mode's Inductor path compiles every pass variant to the end
+    and compares its code, as before 754eeb5, instead of stopping it as soon as its IR is the
+    no-pass kernel's (:func:`triton_ext._inductor_compile.compile_variant`): for benchmarks that
+    measure what the stop saves."""
+    from .. import _inductor_compile
+
+    saved = _inductor_compile.stock_ir
+    _inductor_compile.stock_ir = lambda result: None  # the no-pass IR unknown: no stop
+    try:
+        yield
+    finally:
+        _inductor_compile.stock_ir = saved
 
 
 def reset() -> None:
