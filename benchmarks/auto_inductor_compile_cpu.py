@@ -4,7 +4,7 @@
 
 Inductor compiles each generated kernel in ``CachingAutotuner.precompile``; under the mode every
 config also compiles once per candidate pass (:mod:`triton_ext._inductor_compile`). Here two
-kernels written as Inductor generates them (a fused pointwise kernel and a row reduction, each with
+kernels written as Inductor generates them (``tests/realworld/inductor_kernels.py``) (a fused pointwise kernel and a row reduction, each with
 two configs) are compiled for cuda:90 on the CPU, through Inductor's own ``CachingAutotuner``, in
 three ways, each in a fresh Triton cache:
 
@@ -33,66 +33,24 @@ from pathlib import Path
 from typing import Any
 
 import triton
-import triton.language as tl
 
 import triton_ext
 from triton_ext.bench.gpu import checkout_commit
 from triton_ext.testing import inductor_variants_to_the_end
 
+from tests.realworld.inductor_kernels import autotuner, without_gpu
 
-@triton.jit
-def triton_poi_fused_add_mul_0(in_ptr0, in_ptr1, out_ptr0, xnumel, XBLOCK: tl.constexpr):
-    xoffset = tl.program_id(0) * XBLOCK
-    xindex = xoffset + tl.arange(0, XBLOCK)[:]
-    xmask = xindex < xnumel
-    tmp0 = tl.load(in_ptr0 + (xindex), xmask)
-    tmp1 = tl.load(in_ptr1 + (xindex), xmask)
-    tl.store(out_ptr0 + (xindex), tmp0 * 2.0 + tmp1, xmask)
-
-
-@triton.jit
-def triton_red_fused_sum_0(in_ptr0, out_ptr0, xnumel, rnumel, XBLOCK: tl.constexpr, RBLOCK: tl.constexpr):
-    xoffset = tl.program_id(0) * XBLOCK
-    xindex = xoffset + tl.arange(0, XBLOCK)[:, None]
-    xmask = xindex < xnumel
-    rbase = tl.arange(0, RBLOCK)[None, :]
-    acc = tl.full([XBLOCK, RBLOCK], 0, tl.float32)
-    for roffset in range(0, rnumel, RBLOCK):
-        rindex = roffset + rbase
-        rmask = rindex < rnumel
-        tmp0 = tl.load(in_ptr0 + (rindex + rnumel * xindex), rmask & xmask, other=0.0)
-        acc = acc + tmp0
-    tl.store(out_ptr0 + (xindex), tl.sum(acc, 1)[:, None], xmask)
-
-
-def _autotuner(kind: str) -> Any:
-    from torch._inductor.runtime import triton_heuristics as th
-    from torch._inductor.runtime.hints import DeviceProperties, HeuristicType
-
-    props = DeviceProperties(type="cuda", index=0, multi_processor_count=132, cc=90, major=9,
-                             regs_per_multiprocessor=65536, max_threads_per_multi_processor=2048,
-                             max_threads_per_block=1024, warp_size=32)
-    aligned = [["tt.divisibility", 16]]
-    if kind == "pointwise":
-        fn, signature = triton_poi_fused_add_mul_0, {"in_ptr0": "*fp32", "in_ptr1": "*fp32", "out_ptr0": "*fp32",
-                                                      "xnumel": "i32", "XBLOCK": "constexpr"}
-        configs = [triton.Config({"XBLOCK": 1024}, num_warps=4), triton.Config({"XBLOCK": 256}, num_warps=2)]
-        heuristic, hints = HeuristicType.POINTWISE, {"x": 4096}
-    else:
-        fn, signature = triton_red_fused_sum_0, {"in_ptr0": "*fp32", "out_ptr0": "*fp32", "xnumel": "i32",
-                                                 "rnumel": "i32", "XBLOCK": "constexpr", "RBLOCK": "constexpr"}
-        configs = [triton.Config({"XBLOCK": 1, "RBLOCK": 2048}, num_warps=8),
-                   triton.Config({"XBLOCK": 64, "RBLOCK": 8}, num_warps=4)]
-        heuristic, hints = HeuristicType.REDUCTION, {"x": 4096, "r0_": 4096}
-    meta = {"signature": signature, "device": props, "constants": {},
-            "configs": [{(i,): aligned for i in range(len(signature) - len(configs[0].kwargs))}]}
-    return th.CachingAutotuner(fn, meta, configs, None, [], False, heuristic, size_hints=hints,
-                               inductor_meta={"kernel_name": fn.__name__})
+#: Two configs per kernel, as Inductor's heuristics give a pointwise kernel and a reduction.
+CONFIGS = {
+    "pointwise": [triton.Config({"XBLOCK": 1024}, num_warps=4), triton.Config({"XBLOCK": 256}, num_warps=2)],
+    "reduction": [triton.Config({"XBLOCK": 1, "RBLOCK": 2048}, num_warps=8),
+                  triton.Config({"XBLOCK": 64, "RBLOCK": 8}, num_warps=4)],
+}
 
 
 def _precompile_s(kind: str, how: str) -> float:
     os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="inductor-bench-")
-    tuner = _autotuner(kind)
+    tuner = autotuner(kind, *CONFIGS[kind])
     start = time.perf_counter()
     if how == "stock":
         tuner.precompile(warm_cache_only=True)
@@ -108,9 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--out", type=Path)
     args = parser.parse_args(argv)
-    from torch._inductor.runtime import triton_helpers
-
-    triton_helpers.set_driver_to_gpu = lambda: None  # no GPU here; the compile names its target
+    without_gpu()  # no GPU here; the compile names its target
     with triton_ext.auto_mode() as mode:  # loads the candidates' plugins before any timing
         candidates = [name for name, _ in mode.variants if name]
     for kind in ("pointwise", "reduction"):  # Inductor's and Triton's first-use costs, untimed

@@ -21,23 +21,14 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import triton  # noqa: E402
-import triton.language as tl  # noqa: E402
 
 import triton_ext  # noqa: E402
 from triton_ext import _inductor, _inductor_compile  # noqa: E402
 from triton_ext.testing import require_built  # noqa: E402
 
+from tests.realworld import inductor_kernels  # noqa: E402
+
 require_built("grid_swizzle", "nvidia_auto_pdl")
-
-
-@triton.jit
-def triton_poi_fused_add_mul_0(in_ptr0, in_ptr1, out_ptr0, xnumel, XBLOCK: tl.constexpr):
-    xoffset = tl.program_id(0) * XBLOCK
-    xindex = xoffset + tl.arange(0, XBLOCK)[:]
-    xmask = xindex < xnumel
-    tmp0 = tl.load(in_ptr0 + (xindex), xmask)
-    tmp1 = tl.load(in_ptr1 + (xindex), xmask)
-    tl.store(out_ptr0 + (xindex), tmp0 * 2.0 + tmp1, xmask)
 
 
 @pytest.fixture
@@ -46,24 +37,13 @@ def autotuner(monkeypatch: pytest.MonkeyPatch, fresh_cache: Any) -> Any:
     # looks for the cubin, at one folder: after other tests in the process the two may differ,
     # and Inductor then falls back to Triton's launcher for every kernel.
     from torch._inductor.runtime import triton_helpers
-    from torch._inductor.runtime import triton_heuristics as th
-    from torch._inductor.runtime.hints import DeviceProperties, HeuristicType
 
     # No GPU here: Inductor would activate Triton's CUDA driver before compiling; the compile
-    # itself is target-explicit (cuda:90 from the device properties below) and needs none.
+    # itself is target-explicit (cuda:90) and needs none.
     monkeypatch.setattr(triton_helpers, "set_driver_to_gpu", lambda: None)
-    props = DeviceProperties(type="cuda", index=0, multi_processor_count=132, cc=90, major=9,
-                             regs_per_multiprocessor=65536, max_threads_per_multi_processor=2048,
-                             max_threads_per_block=1024, warp_size=32)
-    aligned = [["tt.divisibility", 16]]
-    meta = {"signature": {"in_ptr0": "*fp32", "in_ptr1": "*fp32", "out_ptr0": "*fp32", "xnumel": "i32",
-                          "XBLOCK": "constexpr"},
-            "device": props, "constants": {}, "configs": [{(i,): aligned for i in range(4)}]}
 
     def make(*configs: Any) -> Any:
-        return th.CachingAutotuner(triton_poi_fused_add_mul_0, meta, list(configs), None, [], False,
-                                   HeuristicType.POINTWISE, size_hints={"x": 4096},
-                                   inductor_meta={"kernel_name": "triton_poi_fused_add_mul_0"})
+        return inductor_kernels.autotuner("pointwise", *configs)
     return make
 
 
