@@ -53,7 +53,7 @@ from typing import Any, Callable, Sequence
 from . import _selection
 from ._backup import ArgumentBackup, relaunch_hazard, tensors_of
 from ._choice import choose_in_both, spread, winners
-from ._inductor_compile import TAG, compile_variant, declared_off_launcher, expand, prune, quiet_same_as_stock
+from ._inductor_compile import TAG, compile_variant, declared_off_launcher, expand, prune, quiet_variant_compiles
 from ._outputs import OutputCheck, OutputsUnverifiable
 from ._timing import back_to_back_ms, flush_buffer, gpu_time_ms, interleaved_rounds
 from ._variants import CONFIRM_ROUNDS, REP_MS, ROUNDS, Decision, describe_error, screen_variants
@@ -173,7 +173,7 @@ def _patch(module: types.ModuleType) -> None:
             raise
         _patched.update(worker=original_worker, config=original_config, benchmark=original_benchmark,
                         cls=autotuner)
-        logging.getLogger(module.__name__).addFilter(quiet_same_as_stock)
+        logging.getLogger(module.__name__).addFilter(quiet_variant_compiles)
 
 
 def _best_config(groups: dict[Any, dict[str, Any]], readings: dict[Any, float]) -> Any:

@@ -16,6 +16,7 @@ module holds what decides, before any timing, which of those variants are worth 
 
 from __future__ import annotations
 
+import contextvars
 import copy
 import json
 import logging
@@ -24,16 +25,22 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from . import _triton
+from ._errors import PassCrashedError
 from ._launch import LAUNCH_FIELDS
-from ._variants import PASS_STAGES, SameAsStock, last_stage, stop_if_stock
+from ._triton import isolated
+from ._variants import PASS_STAGES, SameAsStock, describe_error, last_stage, stop_if_stock
 
 __all__ = ["TAG", "expand", "fingerprint", "stock_ir", "compile_variant", "declared_off_launcher", "prune",
-           "quiet_same_as_stock"]
+           "quiet_variant_compiles"]
 
 #: Attribute set on a config copy: ``(index of the original config, variant name)``.
 TAG = "_triton_ext_variant"
 #: Attribute set on a variant's compile result that stopped as its config's no-pass kernel.
 _SAME = "_triton_ext_same_as_stock"
+#: Attribute set on a variant's compile result whose compile failed: why.
+_FAILED = "_triton_ext_failed"
+#: True while a variant compiles (:func:`quiet_variant_compiles`).
+_in_variant: contextvars.ContextVar[bool] = contextvars.ContextVar("triton_ext_inductor_variant", default=False)
 
 _classes: dict[type, type] = {}
 
@@ -126,26 +133,46 @@ def compile_variant(compile_config: Callable[[Any], Any], cfg: Any, stock: Any, 
     stopped as soon as the IR leaving a stage from the variant's last pass on is the no-pass
     kernel's ``stock`` (every later stage would then rebuild that kernel). A stopped variant
     returns a copy of ``stock`` carrying ``cfg``, which :func:`prune` drops; where ``stock``'s IR
-    is unknown the variant compiles to the end and :func:`prune` compares the code."""
+    is unknown the variant compiles to the end and :func:`prune` compares the code.
+
+    Its passes run on a kernel nobody tested them on, so, as the JIT path's variants, each stage
+    with one of them runs in a worker process first (:mod:`triton_ext._triton.isolated`): a pass
+    that crashes, exits or hangs costs the worker, and the variant is dropped with why, as is one
+    that fails to compile; the kernel keeps its no-pass compile (with no ``stock`` to fall back
+    on, the error is Inductor's, as without the mode)."""
     seen = stock_ir(stock) if stock is not None else None
     editor = stop_if_stock(seen[0], seen[1], last_stage(selection)) if seen is not None else None
-    token = _triton.stage_editor.set(editor)
+    tokens = (_triton.stage_editor.set(editor), isolated.isolate.set(True), _in_variant.set(True))
     try:
         return compile_config(cfg)
     except SameAsStock:
-        same = copy.copy(stock)
-        same.config = cfg
-        setattr(same, _SAME, True)
-        return same
+        return _stands_for(stock, cfg, _SAME, True)
+    except Exception as exc:
+        if stock is None:
+            raise
+        why = str(exc) if isinstance(exc, PassCrashedError) else f"it failed to compile: {describe_error(exc)}"
+        return _stands_for(stock, cfg, _FAILED, why)
     finally:
-        _triton.stage_editor.reset(token)
+        _in_variant.reset(tokens[2])
+        isolated.isolate.reset(tokens[1])
+        _triton.stage_editor.reset(tokens[0])
 
 
-def quiet_same_as_stock(record: logging.LogRecord) -> bool:
+def _stands_for(stock: Any, cfg: Any, mark: str, value: Any) -> Any:
+    """A copy of the no-pass result standing for a variant that has no kernel of its own (for
+    :func:`prune` to drop)."""
+    out = copy.copy(stock)
+    out.config = cfg
+    setattr(out, mark, value)
+    return out
+
+
+def quiet_variant_compiles(record: logging.LogRecord) -> bool:
     """A logging filter for Inductor's module: its ``_precompile_config`` logs every exception of
-    ``triton.compile`` as a failed compile before re-raising it; a variant stopped as the no-pass
-    kernel (:func:`compile_variant`) is no failure."""
-    return not (record.exc_info and isinstance(record.exc_info[1], SameAsStock))
+    ``triton.compile`` as a failed compile before re-raising it. A variant's stop as the no-pass
+    kernel is no failure, and a variant that fails is dropped with why (:func:`compile_variant`):
+    the kernel's own compile did not fail."""
+    return not (record.exc_info and _in_variant.get())
 
 
 def _launch_requests(result: Any) -> list[str]:
@@ -186,9 +213,9 @@ def declared_off_launcher(variants: Sequence[tuple[str, Any]]) -> dict[str, str]
 
 def prune(results: list[Any]) -> tuple[list[Any], list[str], dict[str, str]]:
     """Drop variants that compiled to their config's no-pass kernel (the pass does not apply:
-    stopped as that kernel, or the same code), and variants Inductor could not launch the way it
-    launches that kernel; returns the kept results, the first kind's names and the second kind's,
-    each with why.
+    stopped as that kernel, or the same code), variants that failed to compile
+    (:func:`compile_variant`), and variants Inductor could not launch the way it launches that
+    kernel; returns the kept results, the first kind's names, and the others' with why.
 
     The second kind: Inductor's static launcher refuses a kernel with launch attributes
     (``launch_pdl``: ``CannotStaticallyLaunchKernel``), so a variant of a statically launched
@@ -204,8 +231,12 @@ def prune(results: list[Any]) -> tuple[list[Any], list[str], dict[str, str]]:
     for r in results:
         tag = getattr(getattr(r, "config", None), TAG, None)
         stock = base.get(tag[0]) if tag is not None and tag[1] else None
-        if stock is not None and tag[0] not in codes and not getattr(r, _SAME, False):
+        if stock is not None and tag[0] not in codes and not getattr(r, _SAME, False) \
+                and not getattr(r, _FAILED, None):
             codes[tag[0]] = fingerprint(stock)
+        if getattr(r, _FAILED, None):
+            off_launcher[tag[1]] = getattr(r, _FAILED)
+            continue
         if getattr(r, _SAME, False) or (stock is not None and codes[tag[0]] is not None
                                         and fingerprint(r) == codes[tag[0]]):
             dropped.append(tag[1])

@@ -164,6 +164,49 @@ def test_the_transparent_mode_drops_a_variant_whose_pass_exits(tmp_path: Path, m
     assert decision.applicable == ["grid_swizzle"]  # tried, then stopped by the host-only driver's launch
 
 
+def test_the_transparent_mode_drops_an_inductor_variant_whose_pass_exits(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    # torch.compile's kernels get their variants in Inductor's autotuner (triton_ext._inductor),
+    # isolated as the JIT path's: the exiting pass costs a worker, its variant is left out with why,
+    # the non-applying candidate is dropped as the no-pass kernel, and Inductor gets one compile
+    # per config, with no compile failure logged.
+    pytest.importorskip("torch")
+    import logging
+
+    from torch._inductor.runtime import triton_helpers
+
+    import triton
+    from tests.realworld.inductor_kernels import autotuner
+
+    exiting = Entry("crashing", "TritonExtCrashingPass",
+                    {"fixture_crash": 'mode: {default: exit, type: str, help: "How to end the process."}'}, auto=True)
+    files = {lib.stem[3:]: lib for lib in (REPO / "build" / "plugins").glob("lib*.so")}
+    files["TritonExtCrashingPass"] = fixture_library("CrashingPass")
+    registry, tree = write_tree(tmp_path, [exiting], files)
+    registry.write_text((REPO / "registry.yaml").read_text() + exiting.yaml())
+    use_tree(monkeypatch, registry, tree)
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(triton.knobs.cache, "dir", str(tmp_path / "cache"), raising=False)
+    monkeypatch.setattr(triton_helpers, "set_driver_to_gpu", lambda: None)  # no GPU: the target is named
+    failures: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = failures.append  # type: ignore[method-assign]
+    inductor_log = logging.getLogger("torch._inductor.runtime.triton_heuristics")
+    inductor_log.addHandler(handler)
+    try:
+        with triton_ext.auto_mode("fixture_crash", "grid_swizzle"):
+            tuner = autotuner("pointwise", triton.Config({"XBLOCK": 1024}, num_warps=4))
+            tuner.precompile(warm_cache_only=True)
+    finally:
+        inductor_log.removeHandler(handler)
+        isolated.shutdown()
+    assert [getattr(r.config, "_triton_ext_variant", None) for r in tuner.compile_results] == [(0, "")]
+    seconds, same, left_out = tuner._triton_ext_compile
+    assert same == ["grid_swizzle"] and list(left_out) == ["fixture_crash"]
+    assert "crashed in stage ttir" in left_out["fixture_crash"] and "exited with status 3" in left_out["fixture_crash"]
+    assert not [r for r in failures if r.levelno >= logging.ERROR], [r.getMessage() for r in failures]
+
+
 # Workers that misbehave in ways no pass causes: each is no crash of the passes, so the stage
 # runs in this process instead (StageNotIsolated), and nothing is dropped.
 _SILENT = "import sys; sys.exit(0)"
