@@ -32,8 +32,9 @@ module is imported, so importing triton_ext does not import torch):
   time. Each kernel's outcome is a :class:`triton_ext._variants.Decision` (``auto.decisions``,
   the ``triton_ext.auto`` logger); the decision is not written to disk.
 
-Limits: the kernel's first launch pays the variants' compiles and timings (no budget, unlike the JIT
-path); Inductor's autotune cache and FX graph cache keep a winning config's parameters but not its
+Budget (``TRITON_EXT_AUTO_BUDGET_S``, as for a JIT kernel's first launch): once a kernel's precompile
+has spent it, its remaining variants are left out uncompiled; once its timing has, it keeps its
+no-pass launcher. Limits: Inductor's autotune cache and FX graph cache keep a winning config's parameters but not its
 pass, so a kernel served from them runs with no pass (the benchmark disables the caches); kernels
 launched with one pre-chosen launcher (CUDA graphs, ``max-autotune``'s templates) keep their choice.
 """
@@ -43,6 +44,7 @@ from __future__ import annotations
 import importlib.abc
 import importlib.machinery
 import logging
+import math
 import statistics
 import sys
 import threading
@@ -53,10 +55,13 @@ from typing import Any, Callable, Sequence
 from . import _selection
 from ._backup import ArgumentBackup, relaunch_hazard, tensors_of
 from ._choice import choose_in_both, spread, winners
-from ._inductor_compile import TAG, compile_variant, declared_off_launcher, expand, prune, quiet_variant_compiles
+from ._inductor_compile import (TAG, compile_variant, declared_off_launcher, expand, left_out, prune,
+                               quiet_variant_compiles)
 from ._outputs import OutputCheck, OutputsUnverifiable
 from ._timing import back_to_back_ms, flush_buffer, gpu_time_ms, interleaved_rounds
-from ._variants import CONFIRM_ROUNDS, REP_MS, ROUNDS, Decision, describe_error, screen_variants
+from ._settings import settings
+from ._variants import (CONFIRM_ROUNDS, REP_MS, ROUNDS, Decision, OverBudget, check_budget, describe_error,
+                        screen_variants)
 
 __all__ = ["MODULE", "install", "installed", "why_not"]
 
@@ -126,10 +131,11 @@ def _patch(module: types.ModuleType) -> None:
             self.configs = expand(list(configs), candidates)
             self._triton_ext_stock = {}  # config index -> its no-pass compile result
             start = time.perf_counter()
+            self._triton_ext_deadline = start + settings.auto_budget_s
             try:
                 out = original_worker(self)
             finally:
-                del self._triton_ext_stock
+                del self._triton_ext_stock, self._triton_ext_deadline
             kept, dropped, off_launcher = prune(list(self.compile_results or []))
             off_launcher = {**declared, **off_launcher}
             if kept:
@@ -149,9 +155,13 @@ def _patch(module: types.ModuleType) -> None:
                 if stock is not None:
                     stock[tag[0]] = result
                 return result
+            base = (stock or {}).get(tag[0])
+            if base is not None and time.perf_counter() > self._triton_ext_deadline:
+                return left_out(base, cfg, f"over the budget of {settings.auto_budget_s:g} s "
+                                           "(TRITON_EXT_AUTO_BUDGET_S) for this kernel's variants: not compiled")
             selection = auto.selection(tag[1])
             with _selection.lend_hook(), _selection.using(selection):
-                return compile_variant(lambda c: original_config(self, c), cfg, (stock or {}).get(tag[0]), selection)
+                return compile_variant(lambda c: original_config(self, c), cfg, base, selection)
 
         def benchmark_all_configs(self: Any, *args: Any, **kwargs: Any) -> Any:
             auto = _auto()
@@ -236,7 +246,7 @@ def _benchmark(self: Any, auto: Any, launchers: list[Any], tags: list[Any], args
     if decision.applicable:
         decision.error = _relaunch_hazard(variants.get(""))  # if any, nothing launches: no pass
         if decision.error is None:
-            _time_variants(self, decision, variants, args, kwargs)
+            _time_variants(self, decision, variants, args, kwargs, time.perf_counter() + settings.auto_budget_s)
     timings = _final_timings(groups, readings, best, decision)
     decision.first_launch_s = round(time.perf_counter() - start + compile_s, 3)
     if decision.applicable:
@@ -258,11 +268,12 @@ def _relaunch_hazard(launcher: Any) -> str | None:
 
 
 def _time_variants(self: Any, decision: Decision, variants: dict[str, Any], args: tuple[Any, ...],
-                   kwargs: dict[str, Any]) -> None:
+                   kwargs: dict[str, Any], deadline: float = math.inf) -> None:
     """The mode's rule on one config's launchers (a variant that cannot launch, or whose outputs
     differ from no pass's, is dropped alone: :func:`triton_ext._variants.screen_variants`): interleaved GPU-time rounds, the winners again
     on fresh rounds, then back to back, where they must win too; sets ``decision``'s timings and
-    choice (none on any error: the config keeps its no-pass kernel)."""
+    choice (none on any error, or past ``deadline``, checked before each reading: the config keeps
+    its no-pass kernel)."""
     global _flush
     backup: ArgumentBackup | None = None
     check: OutputCheck | None = None
@@ -280,6 +291,7 @@ def _time_variants(self: Any, decision: Decision, variants: dict[str, Any], args
             return variants[variant](*cloned_args, **cloned_kwargs, stream=stream)
 
         def gpu_one(variant: str) -> float:
+            check_budget(deadline, "timing")
             self.reset_to_zero_args(*cloned_args, **cloned_kwargs)
             return gpu_time_ms(lambda: go(variant), rep_ms=REP_MS, flush=flush)
 
@@ -292,6 +304,7 @@ def _time_variants(self: Any, decision: Decision, variants: dict[str, Any], args
             go(variant)
 
         check = OutputCheck.of(backup, tensors, lambda: launch(""))
+        check_budget(deadline, "checking outputs")
         decision.applicable = screen_variants(decision, decision.applicable, launch, check.differs)
         if not decision.applicable:
             return
@@ -307,10 +320,10 @@ def _time_variants(self: Any, decision: Decision, variants: dict[str, Any], args
             if kept:
                 calls = max(5, min(500, int(REP_MS / max(decision.timings_ms[""], 1e-3))))
                 b2b = interleaved_rounds(["", *kept], lambda v: back_to_back_ms(lambda: go(v), calls),
-                                         CONFIRM_ROUNDS)
+                                         CONFIRM_ROUNDS, before=lambda _: check_budget(deadline, "timing back to back"))
                 decision.back_to_back_ms = {v: statistics.median(t) for v, t in b2b.items()}
                 decision.choice = choose_in_both(confirm, b2b)
-    except OutputsUnverifiable as exc:  # it says why no pass is kept
+    except (OverBudget, OutputsUnverifiable) as exc:  # each says why no pass is kept
         decision.error = str(exc)
         decision.choice = ""
     except Exception as exc:  # the config keeps its no-pass kernel

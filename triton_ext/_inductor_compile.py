@@ -30,7 +30,7 @@ from ._launch import LAUNCH_FIELDS
 from ._triton import isolated
 from ._variants import PASS_STAGES, SameAsStock, describe_error, last_stage, stop_if_stock
 
-__all__ = ["TAG", "expand", "fingerprint", "stock_ir", "compile_variant", "declared_off_launcher", "prune",
+__all__ = ["TAG", "expand", "fingerprint", "stock_ir", "compile_variant", "left_out", "declared_off_launcher", "prune",
            "quiet_variant_compiles"]
 
 #: Attribute set on a config copy: ``(index of the original config, variant name)``.
@@ -165,6 +165,12 @@ def _stands_for(stock: Any, cfg: Any, mark: str, value: Any) -> Any:
     out.config = cfg
     setattr(out, mark, value)
     return out
+
+
+def left_out(stock: Any, cfg: Any, why: str) -> Any:
+    """What stands for a variant of ``cfg`` that is not compiled (:func:`prune` leaves it out, with
+    ``why``)."""
+    return _stands_for(stock, cfg, _FAILED, why)
 
 
 def quiet_variant_compiles(record: logging.LogRecord) -> bool:

@@ -30,7 +30,8 @@ from ._triton import isolated
 from ._timing import back_to_back_ms, flush_buffer, gpu_time_ms, interleaved_rounds
 
 __all__ = ["ROUNDS", "CONFIRM_ROUNDS", "REP_MS", "Decision", "Tuner", "compile_variants", "time_variants", "describe_error",
-           "screen_variants", "OverBudget", "SameAsStock", "PASS_STAGES", "last_stage", "stop_if_stock"]
+           "screen_variants", "OverBudget", "check_budget", "SameAsStock", "PASS_STAGES", "last_stage",
+           "stop_if_stock"]
 
 
 @dataclass
@@ -143,7 +144,7 @@ class OverBudget(Exception):
     """The first-launch budget (``TRITON_EXT_AUTO_BUDGET_S``) ran out."""
 
 
-def _check_budget(deadline: float, step: str) -> None:
+def check_budget(deadline: float, step: str) -> None:
     if time.perf_counter() > deadline:
         raise OverBudget(f"over the first-launch budget of {settings.auto_budget_s:g} s (TRITON_EXT_AUTO_BUDGET_S) "
                          f"before {step}: no pass kept")
@@ -303,12 +304,12 @@ def time_variants(auto: Tuner, run: Callable[..., Any] | None, fn: Any, device: 
             # The budget is checked before every reading, not only between steps: a kernel of
             # 100 ms would otherwise add seconds of rounds past it.
             def before(_: str) -> None:
-                _check_budget(deadline, step)
+                check_budget(deadline, step)
                 backup.restore()
             return before
 
         def gpu(variants: list[str], rounds: int) -> dict[str, list[float]]:
-            _check_budget(deadline, "timing")
+            check_budget(deadline, "timing")
             return interleaved_rounds(variants, gpu_one, rounds, before=before_reading("timing"))
 
         def launch(variant: str) -> None:
@@ -354,7 +355,7 @@ def time_variants(auto: Tuner, run: Callable[..., Any] | None, fn: Any, device: 
             return
         # The launch regime: back to back through the JIT, as the user launches the kernel
         # (issue 27.3); a variant must win there too.
-        _check_budget(deadline, "timing back to back")
+        check_budget(deadline, "timing back to back")
         calls = max(5, min(500, int(REP_MS / max(decision.timings_ms[""], 1e-3))))
 
         def b2b_one(variant: str) -> float:

@@ -12,6 +12,7 @@ compile results from a compile worker back to the process. The timing half
 from __future__ import annotations
 
 import pickle
+import time
 from pathlib import Path
 import types
 from typing import Any
@@ -136,6 +137,21 @@ def test_a_variant_that_does_not_apply_stops_before_ptxas(static: bool, autotune
     assert not [r for r in caplog.records if "compilation failed" in r.getMessage()], caplog.text
 
 
+def test_past_the_budget_a_kernels_variants_are_not_compiled(autotuner: Any, fresh_cache: Any) -> None:
+    # The compile side of TRITON_EXT_AUTO_BUDGET_S: once a kernel's precompile has spent it, its
+    # remaining variants are left out, with why, before they compile (here at once: budget 0).
+    from triton_ext._settings import settings
+
+    with settings.scope(auto_budget_s=0.0), triton_ext.auto_mode("grid_swizzle"):
+        tuner = autotuner(triton.Config({"XBLOCK": 1024}, num_warps=4), triton.Config({"XBLOCK": 256}, num_warps=2))
+        tuner.precompile(warm_cache_only=True)
+    assert _tags(tuner.compile_results) == [(0, ""), (1, "")]
+    seconds, same, left_out = tuner._triton_ext_compile
+    assert same == [] and list(left_out) == ["grid_swizzle"]
+    assert "over the budget of 0 s (TRITON_EXT_AUTO_BUDGET_S)" in left_out["grid_swizzle"]
+    assert len(list(Path(fresh_cache).rglob("*.ttir"))) == 2, "only the two no-pass kernels may have compiled"
+
+
 def test_where_the_no_pass_ir_is_unknown_the_variant_compiles_and_its_code_is_compared(
         autotuner: Any, fresh_cache: Any) -> None:
     # The fallback of compile_variant: no IR to compare with (a Triton cache without the kernel's
@@ -228,14 +244,39 @@ def _timed_tuner(monkeypatch: pytest.MonkeyPatch, times: dict[str, float], launc
 
 
 def _race(monkeypatch: pytest.MonkeyPatch, launcher: Any, times: dict[str, float], launched: list[str],
-          args: tuple[Any, ...] = (), names: tuple[str, ...] = ("", "grid_swizzle", "loop_split")) -> Any:
+          args: tuple[Any, ...] = (), names: tuple[str, ...] = ("", "grid_swizzle", "loop_split"),
+          deadline: float = float("inf")) -> Any:
     """``_inductor._time_variants`` on the launchers ``launcher(variant)`` for ``names`` (no pass,
     grid_swizzle and loop_split), with given GPU-time readings (no GPU here); returns the decision."""
     tuner = _timed_tuner(monkeypatch, times, launched)
     variants = {v: launcher(v) for v in names}
     decision = _inductor.Decision(kernel="k", choice="", applicable=[v for v in names if v])
-    _inductor._time_variants(tuner, decision, variants, args, {})
+    _inductor._time_variants(tuner, decision, variants, args, {}, deadline)
     return decision
+
+
+def _recording(launched: list[str], seconds: float = 0.0) -> Any:
+    def launcher(variant: str) -> Any:
+        def run(*_: Any, stream: Any = None) -> None:
+            launched.append(variant)
+            time.sleep(seconds)
+        return run
+    return launcher
+
+
+def test_past_the_budget_a_kernel_keeps_its_no_pass_launcher(monkeypatch: pytest.MonkeyPatch) -> None:
+    # TRITON_EXT_AUTO_BUDGET_S bounds the timing of a torch.compile'd kernel's variants as it does
+    # a JIT kernel's first launch: checked before the output check and before every reading.
+    launched: list[str] = []
+    decision = _race(monkeypatch, _recording(launched), {"": 1.0, "grid_swizzle": 0.8, "loop_split": 0.9}, launched,
+                     deadline=time.perf_counter() - 1.0)
+    assert decision.choice == "" and "before checking outputs: no pass kept" in decision.error, decision.error
+    assert "TRITON_EXT_AUTO_BUDGET_S" in decision.error and set(launched) <= {""}
+    launched.clear()  # the budget runs out among the timing rounds (each reading takes 20 ms here)
+    decision = _race(monkeypatch, _recording(launched, 0.02), {"": 1.0, "grid_swizzle": 0.8, "loop_split": 0.9},
+                     launched, deadline=time.perf_counter() + 0.2)
+    assert decision.choice == "" and "before timing: no pass kept" in decision.error, decision.error
+    assert decision.timings_ms == {}
 
 
 def test_a_config_variant_that_cannot_launch_is_dropped_alone(monkeypatch: pytest.MonkeyPatch) -> None:
