@@ -552,3 +552,37 @@ def test_cache_key_covers_the_pass_infra_library(tmp_path: Path) -> None:
         assert out.returncode == 0, out.stderr
         keys.append(out.stdout.strip().splitlines()[-1])
     assert keys[0] and keys[1] and keys[0] != keys[1]
+
+
+_WITHOUT_ASYNC_COMPILE = """
+import sys
+import triton.runtime
+
+# A Triton without async compiles: no triton.runtime._async_compile to import.
+del triton.runtime._async_compile
+sys.modules["triton.runtime._async_compile"] = None
+import triton_ext
+from triton_ext._triton import hook
+from tests.python.conftest import compile_kernel, renamed
+
+with triton_ext.enabled("plugin"):
+    on = compile_kernel()
+off = compile_kernel()
+print("async mode:", hook._async_mode, "| on:", renamed(on), "| off:", renamed(off))
+"""
+
+
+def test_the_hook_works_in_a_triton_without_async_compiles(registry: Path) -> None:
+    # Guard: hook._put's ImportError branch. The hook looks up Triton's AsyncCompileMode at install
+    # only to carry a scoped selection into its workers; where Triton has none, it must install and
+    # select passes as usual. In a child: the module is removed for the life of the process.
+    import subprocess
+    import sys
+
+    from tests.python.conftest import REPO
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TRITON_EXT_ENABLE")}
+    out = subprocess.run([sys.executable, "-c", _WITHOUT_ASYNC_COMPILE], env=env, capture_output=True, text=True,
+                         cwd=REPO, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "async mode: None | on: True | off: False" in out.stdout, out.stdout
