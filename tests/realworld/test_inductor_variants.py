@@ -167,6 +167,18 @@ def test_where_the_no_pass_ir_is_unknown_the_variant_compiles_and_its_code_is_co
     assert _cubins(fresh_cache) == 2
 
 
+def test_the_code_of_a_static_result_is_read_from_its_cubin_and_unknown_when_that_is_gone(tmp_path: Path) -> None:
+    # Inductor's static launcher keeps only the cubin's path (cubin_raw after a reload): a path that
+    # cannot be read leaves the code unknown, so prune cannot call a variant the same as its no-pass
+    # kernel on that ground, rather than failing the kernel's compile.
+    cubin = tmp_path / "k.cubin"
+    cubin.write_bytes(b"\x7fELF cubin")
+    assert _inductor_compile.fingerprint(types.SimpleNamespace(kernel=types.SimpleNamespace(cubin_path=str(cubin)))) \
+        == b"\x7fELF cubin"
+    gone = types.SimpleNamespace(kernel=types.SimpleNamespace(cubin_path=str(tmp_path / "gone.cubin")))
+    assert _inductor_compile.fingerprint(gone) is None
+
+
 def test_the_no_pass_ir_of_a_result_that_shows_none_is_unknown() -> None:
     assert _inductor_compile.stock_ir(types.SimpleNamespace()) is None
     kernel = types.SimpleNamespace(hash="0" * 64, name="not_in_the_cache")  # a static kernel whose files are gone
