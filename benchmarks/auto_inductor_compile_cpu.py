@@ -1,12 +1,13 @@
 """Seconds the transparent mode adds to compiling a torch.compile'd kernel (Inductor's path).
 
-    python3 -m benchmarks.auto_inductor_compile_cpu [--rounds N] [--out benchmarks/results/auto-inductor-compile-cpu.json]
+    python3 -m benchmarks.auto_inductor_compile_cpu [--rounds N] \
+        [--out benchmarks/results/auto-inductor-compile-cpu.json]
 
 Inductor compiles each generated kernel in ``CachingAutotuner.precompile``; under the mode every
 config also compiles once per candidate pass (:mod:`triton_ext._inductor_compile`). Here two
-kernels written as Inductor generates them (``tests/realworld/inductor_kernels.py``) (a fused pointwise kernel and a row reduction, each with
-two configs) are compiled for cuda:90 on the CPU, through Inductor's own ``CachingAutotuner``, in
-three ways, each in a fresh Triton cache:
+kernels written as Inductor generates them (``tests/realworld/inductor_kernels.py``: a fused
+pointwise kernel and a row reduction, each with two configs) are compiled for cuda:90 on the CPU,
+through Inductor's own ``CachingAutotuner``, in three ways, each in a fresh Triton cache:
 
 * ``stock``: without the mode;
 * ``auto``: under ``triton_ext.auto_mode()`` (the registry's candidates), a variant stopping as soon
@@ -30,7 +31,6 @@ import statistics
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 import triton
 
@@ -81,7 +81,8 @@ def main(argv: list[str] | None = None) -> int:
         rows[kind]["rounds_s"] = {how: [round(x, 4) for x in s] for how, s in seconds.items()}
         print(f"{kind:10s} stock {rows[kind]['stock']:.3f} s, auto {rows[kind]['auto']:.3f} s, "
               f"auto with every variant to the end {rows[kind]['auto_to_the_end']:.3f} s")
-    result = {"commit": checkout_commit(), "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+    now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    result = {"commit": checkout_commit(), "date": now,
               "machine": platform.machine(), "cpus": os.cpu_count(), "triton": triton.__version__,
               "python": platform.python_version(), "candidates": candidates, "configs_per_kernel": 2,
               "rounds": args.rounds, "rows": rows}

@@ -34,7 +34,9 @@ module is imported, so importing triton_ext does not import torch):
 
 Budget (``TRITON_EXT_AUTO_BUDGET_S``, as for a JIT kernel's first launch): once a kernel's precompile
 has spent it, its remaining variants are left out uncompiled; once its timing has, it keeps its
-no-pass launcher. Limits: Inductor's autotune cache and FX graph cache keep a winning config's parameters but not its
+no-pass launcher.
+
+Limits: Inductor's autotune cache and FX graph cache keep a winning config's parameters but not its
 pass, so a kernel served from them runs with no pass (the benchmark disables the caches); kernels
 launched with one pre-chosen launcher (CUDA graphs, ``max-autotune``'s templates) keep their choice.
 """

@@ -60,9 +60,10 @@ def _tagged_class(base: type) -> type:
 
 
 def _rebuild(base: type, state: dict[str, Any]) -> Any:
-    out = base.__new__(_tagged_class(base))
-    out.__dict__.update(state)
-    return out
+    obj = base.__new__(base)
+    obj.__dict__.update(state)
+    obj.__class__ = _tagged_class(base)
+    return obj
 
 
 def _tag(cfg: Any, index: int, variant: str) -> Any:
