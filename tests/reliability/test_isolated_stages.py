@@ -131,6 +131,18 @@ def test_a_worker_that_cannot_start_leaves_the_stage_to_this_process(crashing_tr
         assert "triton_ext.fixture_a" in compile_ttir(block=128)
 
 
+def _registry_with_an_exiting_candidate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The real registry and build, plus the CrashingPass fixture as an ``auto`` candidate whose
+    pass calls exit(3)."""
+    exiting = Entry("crashing", "TritonExtCrashingPass",
+                    {"fixture_crash": 'mode: {default: exit, type: str, help: "How to end the process."}'}, auto=True)
+    files = {lib.stem[3:]: lib for lib in (REPO / "build" / "plugins").glob("lib*.so")}
+    files["TritonExtCrashingPass"] = fixture_library("CrashingPass")
+    registry, tree = write_tree(tmp_path, [exiting], files)
+    registry.write_text((REPO / "registry.yaml").read_text() + exiting.yaml())
+    use_tree(monkeypatch, registry, tree)
+
+
 def test_the_transparent_mode_drops_a_variant_whose_pass_exits(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # The mode's variants are always isolated: a candidate whose pass exits is recorded and
     # dropped, the other candidate is still compiled and tried, and the process goes on.
@@ -141,14 +153,7 @@ def test_the_transparent_mode_drops_a_variant_whose_pass_exits(tmp_path: Path, m
     from tests.python.test_autotune import HostOnly
     from triton_ext import _auto
 
-    exiting = Entry("crashing", "TritonExtCrashingPass",
-                    {"fixture_crash": 'mode: {default: exit, type: str, help: "How to end the process."}'}, auto=True)
-    build = REPO / "build"
-    files = {lib.stem[3:]: lib for lib in (build / "plugins").glob("lib*.so")}
-    files["TritonExtCrashingPass"] = fixture_library("CrashingPass")
-    registry, tree = write_tree(tmp_path, [exiting], files)
-    registry.write_text((REPO / "registry.yaml").read_text() + exiting.yaml())
-    use_tree(monkeypatch, registry, tree)
+    _registry_with_an_exiting_candidate(tmp_path, monkeypatch)
     monkeypatch.setenv("TRITON_EXT_AUTO_DIR", str(tmp_path / "auto"))
     monkeypatch.setattr(triton.knobs.cache, "dir", str(tmp_path / "cache"), raising=False)
     monkeypatch.setattr(driver, "_active", HostOnly())
@@ -178,13 +183,7 @@ def test_the_transparent_mode_drops_an_inductor_variant_whose_pass_exits(tmp_pat
     import triton
     from tests.realworld.inductor_kernels import autotuner
 
-    exiting = Entry("crashing", "TritonExtCrashingPass",
-                    {"fixture_crash": 'mode: {default: exit, type: str, help: "How to end the process."}'}, auto=True)
-    files = {lib.stem[3:]: lib for lib in (REPO / "build" / "plugins").glob("lib*.so")}
-    files["TritonExtCrashingPass"] = fixture_library("CrashingPass")
-    registry, tree = write_tree(tmp_path, [exiting], files)
-    registry.write_text((REPO / "registry.yaml").read_text() + exiting.yaml())
-    use_tree(monkeypatch, registry, tree)
+    _registry_with_an_exiting_candidate(tmp_path, monkeypatch)
     monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(triton.knobs.cache, "dir", str(tmp_path / "cache"), raising=False)
     monkeypatch.setattr(triton_helpers, "set_driver_to_gpu", lambda: None)  # no GPU: the target is named
