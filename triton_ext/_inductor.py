@@ -57,7 +57,7 @@ from typing import Any, Callable, Sequence
 from . import _selection
 from ._backup import ArgumentBackup, relaunch_hazard, tensors_of
 from ._choice import choose_in_both, spread, winners
-from ._inductor_compile import (TAG, compile_variant, declared_off_launcher, expand, left_out, prune,
+from ._inductor_compile import (TAG, NoPass, compile_variant, declared_off_launcher, expand, left_out, prune,
                                quiet_variant_compiles)
 from ._outputs import OutputCheck, OutputsUnverifiable
 from ._timing import back_to_back_ms, flush_buffer, gpu_time_ms, interleaved_rounds
@@ -131,7 +131,7 @@ def _patch(module: types.ModuleType) -> None:
                 return original_worker(self)
             setattr(self, TAG, True)
             self.configs = expand(list(configs), candidates)
-            self._triton_ext_stock = {}  # config index -> its no-pass compile result
+            self._triton_ext_stock = {}  # config index -> its no-pass compile (NoPass)
             start = time.perf_counter()
             self._triton_ext_deadline = start + settings.auto_budget_s
             try:
@@ -155,12 +155,12 @@ def _patch(module: types.ModuleType) -> None:
             if not tag[1]:
                 result = original_config(self, cfg)
                 if stock is not None:
-                    stock[tag[0]] = result
+                    stock[tag[0]] = NoPass.of(result)
                 return result
             base = (stock or {}).get(tag[0])
             if base is not None and time.perf_counter() > self._triton_ext_deadline:
-                return left_out(base, cfg, f"over the budget of {settings.auto_budget_s:g} s "
-                                           "(TRITON_EXT_AUTO_BUDGET_S) for this kernel's variants: not compiled")
+                return left_out(base.result, cfg, f"over the budget of {settings.auto_budget_s:g} s "
+                                                  "(TRITON_EXT_AUTO_BUDGET_S) for this kernel's variants: not compiled")
             selection = auto.selection(tag[1])
             with _selection.lend_hook(), _selection.using(selection):
                 return compile_variant(lambda c: original_config(self, c), cfg, base, selection)

@@ -21,17 +21,17 @@ import copy
 import json
 import logging
 import types
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from . import _triton
-from ._errors import PassCrashedError
 from ._launch import LAUNCH_FIELDS
 from ._triton import isolated
-from ._variants import PASS_STAGES, SameAsStock, describe_error, last_stage, stop_if_stock
+from ._variants import PASS_STAGES, SameAsStock, compile_failure, last_stage, stop_if_stock
 
-__all__ = ["TAG", "expand", "fingerprint", "stock_ir", "compile_variant", "left_out", "declared_off_launcher", "prune",
-           "quiet_variant_compiles"]
+__all__ = ["TAG", "NoPass", "expand", "fingerprint", "stock_ir", "compile_variant", "left_out",
+           "declared_off_launcher", "prune", "quiet_variant_compiles"]
 
 #: Attribute set on a config copy: ``(index of the original config, variant name)``.
 TAG = "_triton_ext_variant"
@@ -129,30 +129,42 @@ def stock_ir(result: Any) -> tuple[dict[str, Any], Any] | None:
         return None
 
 
-def compile_variant(compile_config: Callable[[Any], Any], cfg: Any, stock: Any, selection: Any) -> Any:
+@dataclass(frozen=True)
+class NoPass:
+    """A config's no-pass compile result and its IR (:func:`stock_ir`, read once for all of the
+    config's variants)."""
+
+    result: Any
+    ir: tuple[dict[str, Any], Any] | None
+
+    @classmethod
+    def of(cls, result: Any) -> NoPass:
+        return cls(result, stock_ir(result))
+
+
+def compile_variant(compile_config: Callable[[Any], Any], cfg: Any, stock: NoPass | None, selection: Any) -> Any:
     """``compile_config(cfg)`` (Inductor's own compile of a config, under the variant's pass set),
     stopped as soon as the IR leaving a stage from the variant's last pass on is the no-pass
     kernel's ``stock`` (every later stage would then rebuild that kernel). A stopped variant
-    returns a copy of ``stock`` carrying ``cfg``, which :func:`prune` drops; where ``stock``'s IR
-    is unknown the variant compiles to the end and :func:`prune` compares the code.
+    returns a copy of ``stock``'s result carrying ``cfg``, which :func:`prune` drops; where
+    ``stock``'s IR is unknown the variant compiles to the end and :func:`prune` compares the code.
 
     Its passes run on a kernel nobody tested them on, so, as the JIT path's variants, each stage
     with one of them runs in a worker process first (:mod:`triton_ext._triton.isolated`): a pass
     that crashes, exits or hangs costs the worker, and the variant is dropped with why, as is one
     that fails to compile; the kernel keeps its no-pass compile (with no ``stock`` to fall back
     on, the error is Inductor's, as without the mode)."""
-    seen = stock_ir(stock) if stock is not None else None
+    seen = stock.ir if stock is not None else None
     editor = stop_if_stock(seen[0], seen[1], last_stage(selection)) if seen is not None else None
     tokens = (_triton.stage_editor.set(editor), isolated.isolate.set(True), _in_variant.set(True))
     try:
         return compile_config(cfg)
     except SameAsStock:
-        return _stands_for(stock, cfg, _SAME, True)
+        return _stands_for(stock.result, cfg, _SAME, True)  # stopped: there was a no-pass IR
     except Exception as exc:
         if stock is None:
             raise
-        why = str(exc) if isinstance(exc, PassCrashedError) else f"it failed to compile: {describe_error(exc)}"
-        return _stands_for(stock, cfg, _FAILED, why)
+        return left_out(stock.result, cfg, compile_failure(exc))
     finally:
         _in_variant.reset(tokens[2])
         isolated.isolate.reset(tokens[1])
@@ -169,8 +181,8 @@ def _stands_for(stock: Any, cfg: Any, mark: str, value: Any) -> Any:
 
 
 def left_out(stock: Any, cfg: Any, why: str) -> Any:
-    """What stands for a variant of ``cfg`` that is not compiled (:func:`prune` leaves it out, with
-    ``why``)."""
+    """What stands for a variant of ``cfg`` that has no kernel (not compiled, or its compile
+    failed): :func:`prune` leaves it out, with ``why``."""
     return _stands_for(stock, cfg, _FAILED, why)
 
 
@@ -234,18 +246,20 @@ def prune(results: list[Any]) -> tuple[list[Any], list[str], dict[str, str]]:
     base = {tag[0]: r for r in results
             if (tag := getattr(getattr(r, "config", None), TAG, None)) is not None and tag[1] == ""}
     codes: dict[int, bytes | str | None] = {}  # each no-pass kernel's code, read once if needed
+
+    def same_code(index: int, r: Any) -> bool:
+        if index not in codes:
+            codes[index] = fingerprint(base[index])
+        return codes[index] is not None and fingerprint(r) == codes[index]
+
     kept, dropped, off_launcher = [], [], {}
     for r in results:
         tag = getattr(getattr(r, "config", None), TAG, None)
         stock = base.get(tag[0]) if tag is not None and tag[1] else None
-        if stock is not None and tag[0] not in codes and not getattr(r, _SAME, False) \
-                and not getattr(r, _FAILED, None):
-            codes[tag[0]] = fingerprint(stock)
         if getattr(r, _FAILED, None):
             off_launcher[tag[1]] = getattr(r, _FAILED)
             continue
-        if getattr(r, _SAME, False) or (stock is not None and codes[tag[0]] is not None
-                                        and fingerprint(r) == codes[tag[0]]):
+        if getattr(r, _SAME, False) or (stock is not None and same_code(tag[0], r)):
             dropped.append(tag[1])
             continue
         if stock is not None:

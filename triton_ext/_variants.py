@@ -30,6 +30,7 @@ from ._triton import isolated
 from ._timing import back_to_back_ms, flush_buffer, gpu_time_ms, interleaved_rounds
 
 __all__ = ["ROUNDS", "CONFIRM_ROUNDS", "REP_MS", "Decision", "Tuner", "compile_variants", "time_variants", "describe_error",
+           "compile_failure",
            "screen_variants", "OverBudget", "check_budget", "SameAsStock", "PASS_STAGES", "last_stage",
            "stop_if_stock"]
 
@@ -97,6 +98,13 @@ def describe_error(exc: BaseException) -> str:
     """One line for a decision's error: the exception type and its first line."""
     first = (str(exc).strip().splitlines() or [""])[0]
     return f"{type(exc).__name__}: {first[:300]}"
+
+
+def compile_failure(error: BaseException) -> str:
+    """Why a variant's compile gave no kernel: its passes crashed or hung in their isolated worker
+    (:class:`PassCrashedError` says how), or the compile failed (a pass failing under
+    ``TRITON_EXT_STRICT=1``, ptxas, ...)."""
+    return str(error) if isinstance(error, PassCrashedError) else f"it failed to compile: {describe_error(error)}"
 
 
 def screen_variants(decision: Decision, variants: list[str], launch: Callable[[str], Any],
@@ -275,10 +283,8 @@ def compile_variants(auto: Tuner, fn: Any, device: int, args: tuple[Any, ...], k
             kernels[variant] = future.result()
         elif isinstance(error, SameAsStock):
             same.append(variant)  # does not apply
-        elif isinstance(error, PassCrashedError):
-            crashed[variant] = str(error)
-        else:  # it cannot compile (a pass failed, under TRITON_EXT_STRICT=1): dropped, and said so
-            crashed[variant] = f"it failed to compile: {describe_error(error)}"
+        else:  # it crashed in its isolated worker, or it cannot compile: dropped, and said so
+            crashed[variant] = compile_failure(error)
     return late
 
 def time_variants(auto: Tuner, run: Callable[..., Any] | None, fn: Any, device: int, args: tuple[Any, ...],
