@@ -17,7 +17,8 @@ that cache miss:
 1. the launch's arguments and grid are read from Triton's ``run`` frame (:func:`_is_launch`);
 2. a decision on disk (``$TRITON_EXT_AUTO_DIR``, default ``~/.cache/triton-ext/auto``, keyed by
    the kernel's source hash, the JIT's key, the GPU name and every variant's selection key, which
-   holds the plugins' bytes) is taken as is: only the chosen variant is compiled;
+   holds the plugins' bytes) is taken as is: only the chosen variant is compiled (and a late
+   combination timed against it: :func:`triton_ext._variants.time_combination`);
 3. otherwise no pass is compiled, then every candidate pass alone, concurrently on a thread pool
    (:func:`_pool`); a variant that does not apply stops once its IR equals no pass's
    (:func:`triton_ext._variants.stop_if_stock`), and one whose PTX equals no pass's is not timed;
@@ -35,28 +36,26 @@ that cache miss:
 5. :func:`winners`: a variant *wins* when it beats no pass by more than the noise: per round, no
    pass's time over the variant's (interleaved, so drift cancels); median at least
    ``1 + MARGIN`` and faster in every round. When two passes win, their combination (``a+b``) is
-   a finalist too (compiled on the pool, if in time for the rounds after it). The finalists are
-   timed again on :data:`CONFIRM_ROUNDS` fresh rounds and must win again, and then **launched
-   back to back** (:func:`triton_ext._timing.back_to_back_ms`: launches queued by the CPU, no
-   flush, wall time per launch, the way applications launch) in
-   :data:`CONFIRM_ROUNDS` rounds, where they must win by the same rule (issue 27.3: a pass that
-   wins GPU time but loses where the kernel runs back to back is never kept); else no pass;
+   a finalist too (compiled on the pool, if in time for the rounds after it; else the next
+   activation times it against the winner). The finalists are timed again on
+   :data:`CONFIRM_ROUNDS` fresh rounds and must win again, and then **launched back to back**
+   (:func:`triton_ext._timing.back_to_back_ms`: launches queued by the CPU, no flush, wall time per
+   launch, as applications launch) in :data:`CONFIRM_ROUNDS` rounds, where they must win by the same
+   rule (issue 27.3: a pass that wins GPU time but loses back to back is never kept); else no pass;
 6. the chosen kernel goes into the JIT's own cache under the JIT's own key, and the decision on
-   disk. The launch runs it, and every later launch of that specialization is Triton's own fast
-   path (a hit in its kernel cache): no code of the mode runs per launch, whatever was chosen
-   (``benchmarks/auto_overhead.py`` measures it). Each decision is logged on the
-   ``triton_ext.auto`` logger and kept in :attr:`_Auto.decisions`; ``triton-ext auto report``
-   prints those on disk.
+   disk. Every later launch of that specialization is Triton's own fast path (a hit in its kernel
+   cache): no code of the mode runs per launch (``benchmarks/auto_overhead.py`` measures it).
+   Decisions are logged on the ``triton_ext.auto`` logger and kept in :attr:`_Auto.decisions`;
+   ``triton-ext auto report`` prints those on disk.
 
 An autotuned kernel (``@triton.autotune``) is decided once, for the config the autotuner picks:
 while ``Autotuner._bench`` times a config (wrapped while the mode is on), its launches get the
 stock kernel, kept in the JIT's cache until that config is timed (:meth:`_Auto.benchmarking`).
 
 The first launch is bounded by ``TRITON_EXT_AUTO_BUDGET_S`` (default 6 s), counted from the end
-of the no-pass compile (which a stock launch pays too): past it (while compiling, or before any
-timing reading) no pass is kept, the decision is not written to disk, and
-compiles still running finish in the background, filling Triton's on-disk cache, so the next
-process decides quicker.
+of the no-pass compile (which a stock launch pays too): past it no pass is kept, the decision is
+not written to disk, and compiles still running finish in the background, filling Triton's
+on-disk cache, so the next process decides quicker.
 
 Refused (the stock kernel, recorded once in ``decisions`` with the reason): launches during CUDA
 graph capture (nothing may be timed there), launches under Triton's ``AsyncCompileMode``,
@@ -65,10 +64,9 @@ is not a torch tensor: a raw pointer, a tensor descriptor), kernels that make po
 or print (:func:`triton_ext._backup.relaunch_hazard`), and launches whose tensor arguments reach
 more memory than the backup may take (``TRITON_EXT_AUTO_BACKUP_MB``, default 1024 MiB, and for its
 two copies half the GPU's free memory; an out-of-memory error refuses too). Backups are byte
-copies of the memory each argument reaches, so expanded (stride-0) views, ``nn.Parameter``
-arguments with grad mode on and views sharing one storage are restored exactly, with no
-autograd involved. Any other failure inside the mode falls back to the stock kernel and is
-recorded the same way; the specialization keeps it. The mode never fails a launch that works
+copies of the memory each argument reaches (:mod:`triton_ext._backup`: expanded views, parameters
+and shared storages restore exactly). Any other failure inside the mode falls back to the stock
+kernel and is recorded the same way; the specialization keeps it. The mode never fails a launch that works
 without it (issue 26.3). Launches inside ``triton_ext.enabled`` blocks or ``triton_ext.Config``
 configs compile as without the mode; ``warmup`` compiles the stock kernel without keeping it, so
 the first real launch decides. Kernels with side effects outside their tensor arguments (device
@@ -96,12 +94,13 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from . import _inductor, _selection, _triton
-from ._backup import ArgumentBackup, BackupRefused, refuse_relaunch_hazard, tensors_of
+from ._backup import BackupRefused, refuse_relaunch_hazard, tensors_of
 from ._manifest import load_manifest
 from ._choice import MARGIN, choose, choose_in_both, paired_ratios, spread, winners
 from ._selection import KEY_VERSION, Selection
 from ._settings import settings
-from ._variants import CONFIRM_ROUNDS, REP_MS, ROUNDS, Decision, compile_variants, describe_error, time_variants
+from ._variants import (CONFIRM_ROUNDS, REP_MS, ROUNDS, Decision, compile_variants, describe_error, on_saved_arguments,
+                        time_combination, time_variants)
 
 __all__ = ["MARGIN", "ROUNDS", "CONFIRM_ROUNDS", "REP_MS", "parse", "activate", "deactivate", "active", "auto_mode",
            "Decision", "spread", "paired_ratios", "winners", "choose", "choose_in_both"]
@@ -232,11 +231,13 @@ class _Auto:
         if decision.refused is not None:
             _log.info("%s [%s]: no pass (%s)", decision.kernel, decision.specialization, decision.refused)
         else:
-            _log.info("%s [%s]: %s%s in %.2f s; GPU ms %s; back to back ms %s%s", decision.kernel,
+            _log.info("%s [%s]: %s%s in %.2f s; GPU ms %s; back to back ms %s%s%s", decision.kernel,
                       decision.specialization,
                       decision.choice or "no pass", " (from disk)" if decision.from_disk else "",
                       decision.first_launch_s, _rounded(decision.timings_ms), _rounded(decision.back_to_back_ms),
-                      f"; {decision.not_kept_because}" if decision.not_kept_because else "")
+                      f"; {decision.not_kept_because}" if decision.not_kept_because else "",
+                      f"; {decision.late_combination} still compiling, timed against it next time"
+                      if decision.late_combination else "")
             for variant, why in decision.failed.items():
                 _log.info("%s [%s]: %s dropped (it cannot compile or launch here): %s", decision.kernel,
                           decision.specialization, variant, why)
@@ -271,19 +272,29 @@ class _Auto:
         self.tls.busy = True
         try:
             path = self.decision_path(fn, key, device)
+            saved: dict[str, Any] = {}
             if path.exists():
                 try:
                     saved = json.loads(path.read_text())
                     kernel = self.variant_kernel(fn, saved["choice"], args, kwargs, grid)
                     if saved["choice"]:  # maybe decided by a version that did not check this
                         refuse_relaunch_hazard(kernel)
-                    self._record(Decision(name, saved["choice"], saved.get("timings_ms", {}),
-                                          saved.get("applicable", []), from_disk=True, specialization=_short(key),
-                                          back_to_back_ms=saved.get("back_to_back_ms", {}),
-                                          first_launch_s=time.perf_counter() - start))
-                    return saved["choice"], kernel
+                    if not (saved["choice"] and saved.get("late_combination")):
+                        self._record(Decision(name, saved["choice"], saved.get("timings_ms", {}),
+                                              saved.get("applicable", []), from_disk=True, specialization=_short(key),
+                                              back_to_back_ms=saved.get("back_to_back_ms", {}),
+                                              first_launch_s=time.perf_counter() - start))
+                        return saved["choice"], kernel
                 except (OSError, ValueError, KeyError):
-                    pass  # unreadable or from another candidate set: tune again
+                    saved = {}  # unreadable or from another candidate set: tune again
+            if saved:  # a winner chosen while its combination compiled: the combination's turn
+                decision = Decision(name, saved["choice"], specialization=_short(key),
+                                    late_combination=saved["late_combination"])
+                on_saved_arguments(tensors, lambda backup: time_combination(
+                    self, _original_run, fn, device, args, kwargs, grid, kernel, decision, backup,
+                    time.perf_counter() + settings.auto_budget_s))
+                self._finish(path, decision, start, saved.get("applicable", []), device, key)
+                return decision.choice, self.variant_kernel(fn, decision.choice, args, kwargs, grid)
             kernels = {"": self.variant_kernel(fn, "", args, kwargs, grid)}
             refuse_relaunch_hazard(kernels[""])  # before any variant compiles or any launch
             compile_start = time.perf_counter()
@@ -302,31 +313,20 @@ class _Auto:
                 decision.error = (f"over the first-launch budget of {settings.auto_budget_s:g} s "
                                   f"(TRITON_EXT_AUTO_BUDGET_S) while compiling {', '.join(late)}: no pass kept")
             elif applicable:
-                backup = ArgumentBackup.of(tensors, copies=2)  # the inputs, and no pass's outputs
-                try:
-                    time_variants(self, _original_run, fn, device, args, kwargs, grid, kernels, ptx, decision, backup,
-                                  deadline)
-                finally:
-                    try:
-                        backup.restore()  # the user's launch runs on the memory it started with
-                    finally:
-                        backup.release()
-            decision.first_launch_s = time.perf_counter() - start
-            self._record(decision)
-            if decision.keep_on_disk:
-                try:
-                    path.parent.mkdir(parents=True, exist_ok=True)
-                    tmp = path.with_suffix(f".{os.getpid()}.tmp")
-                    tmp.write_text(json.dumps(decision.record() | {
-                        "applicable": applicable, "gpu": _device_name(device),
-                        "candidates": [v for v, _ in self.variants[1:]], "specialization": key,
-                        "decided_at": time.time()}))
-                    tmp.replace(path)
-                except OSError:
-                    pass  # the choice still holds for this process
+                on_saved_arguments(tensors, lambda backup: time_variants(
+                    self, _original_run, fn, device, args, kwargs, grid, kernels, ptx, decision, backup, deadline))
+            self._finish(path, decision, start, applicable, device, key)
             return decision.choice, kernels[decision.choice]
         finally:
             self.tls.busy = False
+
+    def _finish(self, path: Path, decision: Decision, start: float, applicable: list[str], device: int, key: str) -> None:
+        """Record ``decision`` (its first launch ends now); on disk unless it failed with no pass."""
+        decision.first_launch_s = time.perf_counter() - start
+        self._record(decision)
+        if decision.keep_on_disk or decision.choice:  # a follow-up's failure keeps its proven winner
+            decision.save(path, applicable=applicable, gpu=_device_name(device), specialization=key,
+                          candidates=[v for v, _ in self.variants[1:]], decided_at=time.time())
 
 
 def _short(key: str) -> str:

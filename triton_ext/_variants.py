@@ -5,19 +5,22 @@ thread pool (:func:`_pool`), each stopped as soon as its IR after the last stage
 passes, and its launch metadata, equal the no-pass kernel's (the ``stage_editor`` slot of the
 stages hook; :func:`stop_if_stock`);
 :func:`time_variants` times the applicable ones on the launch's own arguments: interleaved
-rounds of GPU time, confirmation rounds, then back to back (:func:`triton_ext._choice.choose_in_both`).
-Both stop at the first-launch budget (``TRITON_EXT_AUTO_BUDGET_S``).
+rounds of GPU time, confirmation rounds, then back to back (:func:`triton_ext._choice.choose_in_both`);
+:func:`time_combination` times a combination that compiled too late for its first launch against
+the winner chosen there. All stop at the first-launch budget (``TRITON_EXT_AUTO_BUDGET_S``).
 """
 
 from __future__ import annotations
 
 import contextvars
+import json
 import os
 import statistics
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable, Protocol
 
 from . import _selection, _triton
@@ -30,7 +33,7 @@ from ._triton import isolated
 from ._timing import back_to_back_ms, flush_buffer, gpu_time_ms, interleaved_rounds
 
 __all__ = ["ROUNDS", "CONFIRM_ROUNDS", "REP_MS", "Decision", "Tuner", "compile_variants", "time_variants", "describe_error",
-           "compile_failure",
+           "compile_failure", "time_combination", "on_saved_arguments",
            "screen_variants", "OverBudget", "check_budget", "SameAsStock", "PASS_STAGES", "last_stage",
            "stop_if_stock"]
 
@@ -61,18 +64,29 @@ class Decision:
     #: (:mod:`triton_ext._outputs`), with what differed.
     changed_outputs: dict[str, str] = field(default_factory=dict)
     #: Two passes' combination still compiling when the rounds after it had to start: the single
-    #: winner holds for this process, and the next decides again, with the combination compiled.
+    #: winner holds, on disk too, and the next activation times the combination against it
+    #: (:func:`time_combination`).
     late_combination: str | None = None
 
     @property
     def not_kept_because(self) -> str | None:
-        """Why later processes may not reuse this choice (a failure, or a finalist still compiling
-        when it was made), or None."""
-        return self.error or (f"{self.late_combination} compiled late" if self.late_combination else None)
+        """Why later processes may not reuse this choice (a failure), or None."""
+        return self.error
 
     @property
     def keep_on_disk(self) -> bool:
         return self.not_kept_because is None
+
+    def save(self, path: Path, **facts: Any) -> None:
+        """Write :meth:`record` and ``facts`` to ``path`` (atomically: a reader sees the old file or
+        the new one); an unwritable folder only costs later processes their reuse."""
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(json.dumps(self.record() | {"late_combination": self.late_combination} | facts))
+            tmp.replace(path)
+        except OSError:
+            pass  # the choice still holds for this process
 
     def record(self) -> dict[str, Any]:
         """What a decision file on disk holds of the decision (``triton-ext auto report`` prints it)."""
@@ -380,3 +394,72 @@ def time_variants(auto: Tuner, run: Callable[..., Any] | None, fn: Any, device: 
     finally:
         if check is not None:
             check.release()
+
+
+def on_saved_arguments(tensors: list[Any], timing: Callable[[ArgumentBackup], None]) -> None:
+    """Run ``timing`` with the launch's tensors saved (:class:`ArgumentBackup`: the inputs, and
+    the baseline's outputs), then put them back: the user's launch runs on the memory it started
+    with. Raises :class:`BackupRefused` when they cannot be saved."""
+    backup = ArgumentBackup.of(tensors, copies=2)
+    try:
+        timing(backup)
+    finally:
+        try:
+            backup.restore()
+        finally:
+            backup.release()
+
+
+class _AgainstWinner:
+    """The tuner seen by :func:`time_variants` when a winner, not no pass, is the variant to beat:
+    its label ``""`` stands for ``winner``."""
+
+    def __init__(self, auto: Tuner, winner: str) -> None:
+        self.auto, self.winner = auto, winner
+        self.variants, self.pending = auto.variants, auto.pending
+
+    def selection(self, variant: str) -> _selection.Selection:
+        return self.auto.selection(variant or self.winner)
+
+    def variant_kernel(self, fn: Any, variant: str, args: tuple[Any, ...], kwargs: dict[str, Any], grid: Any) -> Any:
+        return self.auto.variant_kernel(fn, variant or self.winner, args, kwargs, grid)
+
+
+def time_combination(auto: Tuner, run: Callable[..., Any] | None, fn: Any, device: int, args: tuple[Any, ...],
+                     kwargs: dict[str, Any], grid: Any, winner_kernel: Any, decision: Decision,
+                     backup: ArgumentBackup, deadline: float) -> None:
+    """The follow-up of a choice made while the combination of its two winners still compiled
+    (``decision.late_combination``): compile the combination (in Triton's cache by now, usually)
+    and keep it only if it beats ``winner`` by :func:`time_variants`' rules, with ``winner`` in
+    no pass's place: same outputs bit for bit, faster in GPU time and back to back. On anything
+    else ``winner`` stays: it already won against no pass, in GPU time and back to back, when it
+    was chosen, and a decision made again from scratch could lose it to one noisy round (vLLM's
+    3-D unified decode, 1.25x with `nvidia_pipeline_deeper`, ran its stock binary so at e788147).
+
+    ``decision`` comes with the winner as its choice and the combination as its late one; sets
+    its choice (the winner or the combination), its timings (under those names), and its late
+    combination again only when the combination is still compiling at ``deadline``."""
+    winner, combo = decision.choice, decision.late_combination
+    assert winner and combo is not None
+    decision.late_combination = None
+    future = _submit_compile(auto, fn, device, combo, args, kwargs, grid)
+    wait([future], timeout=max(deadline - time.perf_counter(), 0.0))
+    if not future.done():
+        auto.pending.append(future)
+        decision.late_combination = combo
+        return
+    if future.exception() is not None:
+        decision.failed[combo] = compile_failure(future.exception())
+        return
+    kernels = {"": winner_kernel, combo: future.result()}
+    ptx = {v: k.asm.get("ptx", "") for v, k in kernels.items()}
+    if ptx[combo] == ptx[""]:  # the winner's code: nothing to time
+        return
+    decision.applicable = [combo]
+    time_variants(_AgainstWinner(auto, winner), run, fn, device, args, kwargs, grid, kernels, ptx, decision, backup,
+                  deadline)
+    for timings in (decision.timings_ms, decision.confirm_ms, decision.back_to_back_ms, decision.spreads):
+        if "" in timings:
+            timings[winner] = timings.pop("")
+    decision.choice = decision.choice or winner
+

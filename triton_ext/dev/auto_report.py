@@ -74,6 +74,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"    could not compile or launch, dropped: {variant}: {why}")
         for variant, why in (r.get("changed_outputs") or {}).items():
             print(f"    changed the outputs, dropped: {variant}: {why}")
+        if r.get("late_combination"):
+            print(f"    still compiling when chosen, timed against the choice at the next launch: {r['late_combination']}")
         print(f"    {r['file']}")
     return 0
 
