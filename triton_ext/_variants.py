@@ -443,7 +443,11 @@ def time_combination(auto: Tuner, run: Callable[..., Any] | None, fn: Any, devic
     assert winner and combo is not None
     decision.late_combination = None
     future = _submit_compile(auto, fn, device, combo, args, kwargs, grid)
-    wait([future], timeout=max(deadline - time.perf_counter(), 0.0))
+    # Waited for only while the rounds after it still fit (one that arrived later would leave no
+    # time for them and be dropped for good); its readings are not known yet, so each is taken as
+    # twice a reading's GPU time.
+    reserve = combination_reserve_s(2 * 2 * REP_MS / 1e3)
+    wait([future], timeout=max(deadline - reserve - time.perf_counter(), 0.0))
     if not future.done():
         auto.pending.append(future)
         decision.late_combination = combo

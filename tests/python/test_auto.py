@@ -664,8 +664,8 @@ class _Follower(_SlowCombination):
         return kernel
 
 
-@pytest.mark.parametrize("case", ["faster", "within the noise", "still compiling", "fails", "the winner's",
-                                  "timing fails"])
+@pytest.mark.parametrize("case", ["faster", "within the noise", "still compiling", "too late for its rounds", "fails",
+                                  "the winner's", "timing fails"])
 def test_a_late_combination_replaces_its_winner_only_if_it_beats_it(monkeypatch: pytest.MonkeyPatch,
                                                                      case: str) -> None:
     # A winner chosen while the combination of the two winners still compiled is kept on disk;
@@ -688,12 +688,15 @@ def test_a_late_combination_replaces_its_winner_only_if_it_beats_it(monkeypatch:
     monkeypatch.setattr(_variants, "flush_buffer", lambda: None)  # no GPU here: the rounds are given
     monkeypatch.setattr(_variants, "interleaved_rounds", timed)
     auto = _Follower({"fails": "fails", "the winner's": "the winner's"}.get(case, "its own"))
-    if case != "still compiling":
+    budget_s = {"still compiling": 0.3, "too late for its rounds": 2.0}.get(case, 60.0)
+    if case == "too late for its rounds":  # compiled within the budget, but past the rounds' share of it
+        threading.Timer(0.3, auto.release.set).start()
+    elif case != "still compiling":
         auto.release.set()
     winner_kernel = type("Kernel", (), {"asm": {"ptx": "grid_swizzle"}})()
     decision = _variants.Decision("k", "grid_swizzle", late_combination=combo)
     _variants.time_combination(auto, lambda *a, **k: None, object(), 0, (), {}, (1,), winner_kernel, decision,
-                               ArgumentBackup.of([]), time.perf_counter() + (0.3 if case == "still compiling" else 60))
+                               ArgumentBackup.of([]), time.perf_counter() + budget_s)
     assert "" not in auto.selected  # the baseline launched is the winner, never no pass
     if case == "faster":
         assert decision.choice == combo and decision.late_combination is None and decision.error is None
@@ -701,8 +704,8 @@ def test_a_late_combination_replaces_its_winner_only_if_it_beats_it(monkeypatch:
         assert auto.selected and set(auto.selected) == {"grid_swizzle", combo}
         return
     assert decision.choice == "grid_swizzle"
-    if case == "still compiling":  # kept with the winner for the activation after
-        assert decision.late_combination == combo and len(auto.pending) == 1
+    if case in ("still compiling", "too late for its rounds"):  # kept with the winner for the activation after
+        assert decision.late_combination == combo and len(auto.pending) == 1 and decision.timings_ms == {}
         auto.release.set()
         auto.pending[0].result(timeout=60)
     else:
