@@ -434,7 +434,7 @@ def time_combination(auto: Tuner, run: Callable[..., Any] | None, fn: Any, devic
     no pass's place: same outputs bit for bit, faster in GPU time and back to back. On anything
     else ``winner`` stays: it already won against no pass, in GPU time and back to back, when it
     was chosen, and a decision made again from scratch could lose it to one noisy round (vLLM's
-    3-D unified decode, 1.25x with `nvidia_pipeline_deeper`, ran its stock binary so at e788147).
+    3-D unified decode lost a 1.25x winner so at e788147).
 
     ``decision`` comes with the winner as its choice and the combination as its late one; sets
     its choice (the winner or the combination), its timings (under those names), and its late
