@@ -10,9 +10,8 @@ is lent (:func:`triton_ext._triton.lend`) only around each decision's compiles a
 enabled set is a *marker* (no pass, the stock on-disk key, its own hash): while the hook is lent,
 another thread's launch keys with that hash and gets the stock kernel under a key no later launch
 computes; once ``enable``/``enabled`` install the hook for good, the mode's specializations key
-with the marker as before. At a kernel's first launch for a
-specialization (the JIT's own key: specialization, options, marker; on this device), inside
-that cache miss:
+with the marker as before. At a kernel's first launch for a specialization (the JIT's own key:
+specialization, options, marker; on this device), inside that cache miss:
 
 1. the launch's arguments and grid are read from Triton's ``run`` frame (:func:`_is_launch`);
 2. a decision on disk (``$TRITON_EXT_AUTO_DIR``, default ``~/.cache/triton-ext/auto``, keyed by
@@ -260,8 +259,7 @@ class _Auto:
 
     def _decide(self, fn: Any, key: str, device: int, args: tuple[Any, ...], kwargs: dict[str, Any],
                 grid: Any) -> tuple[str, Any]:
-        """``(choice, compiled kernel)``; raises :class:`BackupRefused` when the arguments cannot be
-        saved (the caller then launches with no pass and records why)."""
+        """``(choice, kernel)``; :class:`BackupRefused` if the arguments cannot be saved (no pass, recorded)."""
         import torch  # on first use: importing triton_ext must not import torch
 
         start = time.perf_counter()
@@ -280,19 +278,21 @@ class _Auto:
                     if saved["choice"]:  # maybe decided by a version that did not check this
                         refuse_relaunch_hazard(kernel)
                     if not (saved["choice"] and saved.get("late_combination")):
-                        self._record(Decision(name, saved["choice"], saved.get("timings_ms", {}),
-                                              saved.get("applicable", []), from_disk=True, specialization=_short(key),
-                                              back_to_back_ms=saved.get("back_to_back_ms", {}),
-                                              first_launch_s=time.perf_counter() - start))
+                        self._record(Decision(name, saved["choice"], saved.get("timings_ms", {}), saved.get("applicable", []),
+                                              back_to_back_ms=saved.get("back_to_back_ms", {}), from_disk=True,
+                                              specialization=_short(key), first_launch_s=time.perf_counter() - start))
                         return saved["choice"], kernel
                 except (OSError, ValueError, KeyError):
                     saved = {}  # unreadable or from another candidate set: tune again
             if saved:  # a winner chosen while its combination compiled: the combination's turn
                 decision = Decision(name, saved["choice"], specialization=_short(key),
                                     late_combination=saved["late_combination"])
-                on_saved_arguments(tensors, lambda backup: time_combination(
-                    self, _original_run, fn, device, args, kwargs, grid, kernel, decision, backup,
-                    time.perf_counter() + settings.auto_budget_s))
+                try:
+                    on_saved_arguments(tensors, lambda backup: time_combination(
+                        self, _original_run, fn, device, args, kwargs, grid, kernel, decision, backup,
+                        time.perf_counter() + settings.auto_budget_s))
+                except BackupRefused as exc:  # the winner needs none; the combination waits
+                    decision.error = f"{decision.late_combination} not timed: {exc}"
                 self._finish(path, decision, start, saved.get("applicable", []), device, key)
                 return decision.choice, self.variant_kernel(fn, decision.choice, args, kwargs, grid)
             kernels = {"": self.variant_kernel(fn, "", args, kwargs, grid)}

@@ -432,7 +432,7 @@ def test_a_choice_made_while_the_combination_compiled_is_kept_on_disk_with_it(ho
     assert saved["choice"] == "grid_swizzle" and saved["late_combination"] == late
 
 
-@pytest.mark.parametrize("follow_up", ["combination kept", "timing failed", "over budget"])
+@pytest.mark.parametrize("follow_up", ["combination kept", "timing failed", "over budget", "backup refused"])
 def test_the_next_activation_times_a_late_combination_and_keeps_what_it_found(host_mode_two: Any,
                                                                               monkeypatch: pytest.MonkeyPatch,
                                                                               follow_up: str) -> None:
@@ -446,7 +446,7 @@ def test_the_next_activation_times_a_late_combination_and_keeps_what_it_found(ho
     path = host_mode_two.decision_path(ref(), key, device)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"choice": "grid_swizzle", "late_combination": combo, "applicable": ["grid_swizzle"]}))
-    if follow_up != "over budget":  # the timing itself needs a GPU: here it returns what it would find
+    if follow_up not in ("over budget", "backup refused"):  # the timing needs a GPU: here it returns what it would find
         def timed(auto: Any, run: Any, fn: Any, device: int, args: Any, kwargs: Any, grid: Any, kernel: Any,
                   decision: Any, backup: Any, deadline: float) -> None:
             assert decision.choice == "grid_swizzle" and decision.late_combination == combo
@@ -469,7 +469,10 @@ def test_the_next_activation_times_a_late_combination_and_keeps_what_it_found(ho
 
     monkeypatch.setattr(auto, "variant_kernel", spied)
     try:
-        with settings.scope(auto_budget_s=0.0):  # over budget: the real follow-up, no time to wait
+        # Over budget: the real follow-up, no time to wait. Backup refused: the arguments reach more
+        # than the cap, so the combination cannot be timed; the winner from disk needs no backup.
+        with settings.scope(auto_budget_s=0.0 if follow_up == "over budget" else 60.0,
+                            auto_backup_mb=0.001 if follow_up == "backup refused" else 1024.0):
             _mode_calls(lambda: _addmm(*_inputs()))
         (decision,) = auto.decisions
         saved = json.loads(path.read_text())
@@ -477,8 +480,10 @@ def test_the_next_activation_times_a_late_combination_and_keeps_what_it_found(ho
         expected = combo if follow_up == "combination kept" else "grid_swizzle"
         assert decision.choice == saved["choice"] == expected and not decision.from_disk
         assert asked == ["grid_swizzle", expected]  # the winner from disk, then what the launch runs
-        # Still compiling at the deadline: the winner holds and the combination waits for the next one.
-        assert saved["late_combination"] == (combo if follow_up == "over budget" else None)
+        # Still compiling at the deadline, or not timed: the winner holds and the combination waits.
+        assert saved["late_combination"] == (combo if follow_up in ("over budget", "backup refused") else None)
+        if follow_up == "backup refused":
+            assert "not timed" in decision.error and "TRITON_EXT_AUTO_BACKUP_MB" in decision.error
     finally:
         from concurrent.futures import wait
 
