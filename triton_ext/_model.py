@@ -52,6 +52,8 @@ ENTRY_POINT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A
 ANCHOR = re.compile(r"^([a-z][a-z0-9_]*\.)*[a-z][a-z0-9_]*$")
 # skips/replaces also accept the MLIR argument spelling (triton-licm), see _triton.tap.canonical_builtin.
 BUILTIN = re.compile(r"^([a-z][a-z0-9_]*\.)*[a-z][a-z0-9_-]*$")
+#: An MLIR operation name as TTIR prints it: ``tt.dot``, ``scf.for``.
+OP_NAME = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$")
 
 
 # --------------------------------------------------------------------------- #
@@ -171,6 +173,9 @@ class PassSpec:
     #: that cannot launch such kernels as it launches the rest (Inductor's static launcher) can
     #: leave the pass out without compiling it.
     launch_requests: tuple[str, ...] = ()
+    #: Operations without one of which in a kernel's TTIR the pass leaves the kernel as it is
+    #: (registry ``needs_ops``): the transparent mode does not compile its variant for such a kernel.
+    needs_ops: tuple[str, ...] = ()
 
     def options_for(self, backend: str) -> dict[str, Any]:
         """The registry's option values for ``backend`` (empty when it names none)."""

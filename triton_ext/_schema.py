@@ -20,7 +20,7 @@ from ._merge import check_unique_passes
 from ._yaml import compose_registry
 from ._model import (
     BACKENDS, COMPILE_OPTIONS, KINDS, OCCURRENCES, ON_FAILURE, OPTION_TYPES, ROLES, SCHEMA_VERSION, STAGES, STATUSES, Extension,
-    Manifest, OptionSpec, PassSpec, Target, ANCHOR, BUILTIN, ENTRY_POINT, IDENT, KEBAB, MODULE, SNAKE, suggest,
+    Manifest, OptionSpec, PassSpec, Target, ANCHOR, BUILTIN, ENTRY_POINT, IDENT, KEBAB, MODULE, OP_NAME, SNAKE, suggest,
 )
 from ._pass_records import DeclaredOption, flag_of, read_pass_records, records_path
 
@@ -117,7 +117,8 @@ class _Checker:
             return None
         return value
 
-    def strings(self, node: yaml.Node, where: str, pattern: re.Pattern[str] | None = None) -> tuple[str, ...]:
+    def strings(self, node: yaml.Node, where: str, pattern: re.Pattern[str] | None = None,
+                like: str = "a pass name like 'cse'") -> tuple[str, ...]:
         if not isinstance(node, yaml.SequenceNode):
             self.error(node, where, f"expected a list of strings, found {_describe(node)}")
             return ()
@@ -125,7 +126,7 @@ class _Checker:
         for i, item in enumerate(node.value):
             value = self.scalar(item, f"{where}[{i}]", (str,), "a string")
             if value is not None and pattern is not None and not pattern.match(value):
-                self.error(item, f"{where}[{i}]", f"expected a pass name like 'cse', found {value!r}")
+                self.error(item, f"{where}[{i}]", f"expected {like}, found {value!r}")
             elif value is not None:
                 out.append(value)
         return tuple(out)
@@ -208,7 +209,7 @@ def _parse_pass(c: _Checker, ext: str, name: str, key: yaml.Node, node: yaml.Nod
     if not SNAKE.match(name):
         c.error(key, where, f"expected a snake_case pass name, found {name!r}")
     allowed = ("stage", "after", "before", "replaces", "skips", "occurrence", "then", "enabled_by_default", "options",
-               "on_failure", "auto", "role", "target_options", "with", "compile_options", "launch_requests")
+               "on_failure", "auto", "role", "target_options", "with", "compile_options", "launch_requests", "needs_ops")
     fields = c.mapping(node, where, allowed, ("stage",), owner=key)
     if fields is None:
         return None
@@ -260,38 +261,26 @@ def _parse_pass(c: _Checker, ext: str, name: str, key: yaml.Node, node: yaml.Nod
     compile_options = _parse_compile_options(c, fields["compile_options"][1], f"{where}.compile_options") \
         if "compile_options" in fields else ()
     requests = c.strings(fields["launch_requests"][1], f"{where}.launch_requests") if "launch_requests" in fields else ()
+    needs_ops = c.strings(fields["needs_ops"][1], f"{where}.needs_ops", OP_NAME, "an operation name like 'tt.dot'") \
+        if "needs_ops" in fields else ()
     for request in (r for r in requests if r not in LAUNCH_FIELDS):
         c.error(fields["launch_requests"][1], f"{where}.launch_requests",
                 f"expected launch fields among {', '.join(LAUNCH_FIELDS)}, found {request!r}")
     if len(c.errors) != ok or stage is None:
         return None
     return PassSpec(
-        name=name,
-        extension=ext,
-        stage=stage,
-        after=after,
-        before=before,
-        occurrence=occurrence,
-        then=then,
-        enabled_by_default=enabled_by_default,
-        options=tuple(options),
-        line=key.start_mark.line + 1,
-        replaces=replaces,
-        skips=skips,
-        on_failure=on_failure,
-        auto=auto,
-        role=role,
-        target_options=target_options,
-        companions=companions,
-        compile_options=compile_options,
-        launch_requests=requests,
+        name=name, extension=ext, stage=stage, after=after, before=before, occurrence=occurrence, then=then,
+        enabled_by_default=enabled_by_default, options=tuple(options), line=key.start_mark.line + 1, replaces=replaces,
+        skips=skips, on_failure=on_failure, auto=auto, role=role, target_options=target_options, companions=companions,
+        compile_options=compile_options, launch_requests=requests, needs_ops=needs_ops,
     )
 
 
 def _check_pipeline_pass(c: _Checker, spec: PassSpec, key: yaml.Node, node: yaml.Node, where: str) -> PassSpec:
     """A ``kind: pipeline`` entry adds no pass: it may only skip built-ins."""
     fields = {k.value: k for k, _ in node.value if isinstance(k, yaml.ScalarNode)} if isinstance(node, yaml.MappingNode) else {}
-    for name in ("after", "before", "replaces", "then", "options", "occurrence", "on_failure", "auto", "role", "launch_requests"):
+    for name in ("after", "before", "replaces", "then", "options", "occurrence", "on_failure", "auto", "role", "launch_requests",
+                 "needs_ops"):
         if name in fields:
             c.error(fields[name], f"{where}.{name}", "expected only stage, skips and enabled_by_default in a "
                                                         "kind: pipeline entry (it adds no pass), found " + name)

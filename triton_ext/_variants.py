@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextvars
 import json
 import os
+import re
 import statistics
 import threading
 import time
@@ -33,7 +34,7 @@ from ._triton import isolated
 from ._timing import back_to_back_ms, flush_buffer, gpu_time_ms, interleaved_rounds
 
 __all__ = ["ROUNDS", "CONFIRM_ROUNDS", "REP_MS", "Decision", "Tuner", "compile_variants", "time_variants", "describe_error",
-           "compile_failure", "time_combination", "on_saved_arguments",
+           "compile_failure", "time_combination", "on_saved_arguments", "may_change",
            "screen_variants", "OverBudget", "check_budget", "SameAsStock", "PASS_STAGES", "last_stage",
            "stop_if_stock"]
 
@@ -194,6 +195,22 @@ def last_stage(selection: _selection.Selection) -> str:
     return max(stages, key=PASS_STAGES.index) if stages else "llir"
 
 
+def may_change(selection: _selection.Selection, stock_ttir: Any) -> bool:
+    """Whether ``selection``'s passes may change a kernel whose no-pass TTIR is ``stock_ttir``: not
+    when every one of them declares ``needs_ops`` (registry) and the TTIR has none of its
+    operations; a TTIR not known may be changed. Such a variant is not compiled at all: it could
+    only rebuild the no-pass kernel (``tests/python/test_needs_ops.py`` holds the declarations to
+    the corpus)."""
+    if not isinstance(stock_ttir, str):
+        return True
+
+    def has(op: str) -> bool:  # as TTIR prints it: `tt.dot %a, ...`; `tt.dot` is not `tt.dot_scaled`
+        return re.search(rf"(?<![\w.]){re.escape(op)}(?![\w.])", stock_ttir) is not None
+
+    return not selection.entries or any(not e.spec.needs_ops or any(map(has, e.spec.needs_ops))
+                                        for e in selection.entries)
+
+
 def stop_if_stock(stock_asm: dict[str, Any], stock_metadata: Any, last: str) -> Callable[[dict[str, Any]], None]:
     """A stage editor that stops a variant's compile (:class:`SameAsStock`) as soon as the IR
     leaving a stage, from ``last`` (the last stage with one of its passes) on, is the no-pass
@@ -276,13 +293,16 @@ def compile_variants(auto: Tuner, fn: Any, device: int, args: tuple[Any, ...], k
 
     Fills ``kernels``; returns the variants still compiling at ``deadline`` (they finish in the
     background, filling Triton's on-disk cache for the next process; :attr:`Tuner.pending` holds
-    them); ``same`` receives the variants stopped as the stock kernel, ``crashed`` those whose
+    them); ``same`` receives the variants stopped as the stock kernel or not compiled because
+    their passes need operations the kernel lacks (:func:`may_change`), ``crashed`` those whose
     passes crashed or hung in their isolated worker or whose compile failed, with what happened."""
-    variants = [v for v, _ in auto.variants[1:]]
-    if not variants:
-        return []
     stock = kernels[""]
     stock_asm = stock.asm if hasattr(stock, "asm") else {}
+    variants = [v for v, _ in auto.variants[1:]]
+    same.extend(v for v in variants if not may_change(auto.selection(v), stock_asm.get("ttir")))
+    variants = [v for v in variants if v not in same]
+    if not variants:
+        return []
     futures = {variant: _submit_compile(auto, fn, device, variant, args, kwargs, grid,
                                         stop_if_stock(stock_asm, stock.metadata, last_stage(auto.selection(variant))))
                for variant in variants}

@@ -518,6 +518,22 @@ def test_the_budget_starts_after_the_no_pass_compile(host_mode_two: Any, monkeyp
     assert "budget" not in (decision.error or ""), decision.error
 
 
+def test_a_variant_whose_passes_need_operations_the_kernel_lacks_is_not_compiled(host_mode_two: Any,
+                                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    import torch
+
+    # grid_swizzle needs a dot and loop_split a loop (registry needs_ops): this kernel has
+    # neither, so only its no-pass kernel compiles, and no variant is timed.
+    asked: list[str] = []
+    kernel_of = host_mode_two.variant_kernel
+    monkeypatch.setattr(host_mode_two, "variant_kernel", lambda fn, variant, *rest: asked.append(variant)
+                        or kernel_of(fn, variant, *rest))
+    x, y = torch.zeros(1024), torch.zeros(1024)
+    _mode_calls(lambda: scale[(8,)](x, y, 1024, BLOCK=128))
+    (decision,) = host_mode_two.decisions
+    assert asked == [""] and decision.same_as_stock == ["grid_swizzle", "loop_split"] and decision.choice == ""
+
+
 def test_each_decision_is_logged_and_reported_from_disk(host_mode: Any, tmp_path: Path,
                                                         caplog: pytest.LogCaptureFixture,
                                                         capsys: pytest.CaptureFixture[str]) -> None:

@@ -119,22 +119,38 @@ def _cubins(cache: Any) -> int:
 @pytest.mark.parametrize("static", [True, False], ids=["static launcher", "Triton's launcher"])
 def test_a_variant_that_does_not_apply_stops_before_ptxas(static: bool, autotuner: Any, fresh_cache: Any,
                                                           caplog: pytest.LogCaptureFixture) -> None:
-    # grid_swizzle renumbers 2-D dot kernels only: on this pointwise kernel its IR after make_ttir is
-    # the no-pass kernel's, so the variant stops there (as the JIT path's variants do) instead of
-    # running make_ttgir, LLVM and ptxas to find the same code: one cubin per config, not two. The
-    # no-pass IR comes from Triton's CompiledKernel, or, under the static launcher (which keeps only
-    # the kernel's hash and name), from Triton's cache.
+    # nvidia_stream_eviction marks the streamed loads of gathering kernels only: on this pointwise
+    # kernel its IR after make_ttir is the no-pass kernel's, so the variant stops there (as the JIT
+    # path's variants do) instead of running make_ttgir, LLVM and ptxas to find the same code: one
+    # cubin per config, not two. The no-pass IR comes from Triton's CompiledKernel, or, under the
+    # static launcher (which keeps only the kernel's hash and name), from Triton's cache.
     from torch._inductor import config
 
-    with config.patch(use_static_cuda_launcher=static), triton_ext.auto_mode("grid_swizzle"):
+    require_built("nvidia_stream_eviction")
+    with config.patch(use_static_cuda_launcher=static), triton_ext.auto_mode("nvidia_stream_eviction"):
         tuner = autotuner(triton.Config({"XBLOCK": 1024}, num_warps=4), triton.Config({"XBLOCK": 256}, num_warps=2))
         tuner.precompile(warm_cache_only=True)
     assert all(type(r).__name__.startswith("Static") == static for r in tuner.compile_results)
     assert _tags(tuner.compile_results) == [(0, ""), (1, "")]
-    assert sorted(tuner._triton_ext_compile[1]) == ["grid_swizzle", "grid_swizzle"]
+    assert sorted(tuner._triton_ext_compile[1]) == ["nvidia_stream_eviction", "nvidia_stream_eviction"]
     assert _cubins(fresh_cache) == 2, "a variant that does not apply must not reach ptxas"
     # Inductor logs every exception of triton.compile as a failed compile: not this stop.
     assert not [r for r in caplog.records if "compilation failed" in r.getMessage()], caplog.text
+
+
+def test_a_variant_whose_passes_need_operations_the_kernel_lacks_is_not_compiled(
+        autotuner: Any, fresh_cache: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    # grid_swizzle declares needs_ops [tt.dot, tt.dot_scaled] (registry): this pointwise kernel's
+    # no-pass TTIR has neither, so its variant is not compiled at all, not even to make_ttir.
+    compiled: list[Any] = []
+    stop = _inductor_compile.stop_if_stock
+    monkeypatch.setattr(_inductor_compile, "stop_if_stock", lambda *a: compiled.append(a) or stop(*a))
+    with triton_ext.auto_mode("grid_swizzle"):
+        tuner = autotuner(triton.Config({"XBLOCK": 1024}, num_warps=4), triton.Config({"XBLOCK": 256}, num_warps=2))
+        tuner.precompile(warm_cache_only=True)
+    assert _tags(tuner.compile_results) == [(0, ""), (1, "")]
+    assert sorted(tuner._triton_ext_compile[1]) == ["grid_swizzle", "grid_swizzle"] and compiled == []
+    assert _cubins(fresh_cache) == 2
 
 
 def test_past_the_budget_a_kernels_variants_are_not_compiled(autotuner: Any, fresh_cache: Any) -> None:
