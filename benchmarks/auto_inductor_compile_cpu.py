@@ -7,11 +7,14 @@ Inductor compiles each generated kernel in ``CachingAutotuner.precompile``; unde
 config also compiles once per candidate pass (:mod:`triton_ext._inductor_compile`). Here two
 kernels written as Inductor generates them (``tests/realworld/inductor_kernels.py``: a fused
 pointwise kernel and a row reduction, each with two configs) are compiled for cuda:90 on the CPU,
-through Inductor's own ``CachingAutotuner``, in three ways, each in a fresh Triton cache:
+through Inductor's own ``CachingAutotuner``, in four ways, each in a fresh Triton cache:
 
 * ``stock``: without the mode;
 * ``auto``: under ``triton_ext.auto_mode()`` (the registry's candidates), a variant stopping as soon
   as its IR is its config's no-pass kernel's (since 754eeb5);
+* ``auto_without_needs_ops``: ``auto`` with the registry's ``needs_ops`` ignored
+  (``triton_ext.testing.ignoring_needs_ops``), as before 2026-12-06: every candidate compiles
+  until it stops, also those declaring operations the kernel lacks;
 * ``auto_to_the_end``: the same with that stop off (``triton_ext.testing.inductor_variants_to_the_end``),
   as before 754eeb5: every variant runs LLVM and ptxas and is then compared by its code.
 
@@ -38,7 +41,7 @@ import triton
 
 import triton_ext
 from triton_ext.bench.gpu import checkout_commit
-from triton_ext.testing import inductor_variants_to_the_end
+from triton_ext.testing import ignoring_needs_ops, inductor_variants_to_the_end
 
 from tests.realworld.inductor_kernels import autotuner, without_gpu
 
@@ -55,7 +58,8 @@ def _precompile_s(kind: str, how: str) -> float:
     os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="inductor-bench-")
     tuner = autotuner(kind, *CONFIGS[kind])
     with (triton_ext.auto_mode() if how != "stock" else contextlib.nullcontext()), \
-            (inductor_variants_to_the_end() if how == "auto_to_the_end" else contextlib.nullcontext()):
+            (inductor_variants_to_the_end() if how == "auto_to_the_end" else contextlib.nullcontext()), \
+            (ignoring_needs_ops() if how == "auto_without_needs_ops" else contextlib.nullcontext()):
         start = time.perf_counter()
         tuner.precompile(warm_cache_only=True)
         return time.perf_counter() - start
@@ -73,14 +77,15 @@ def main(argv: list[str] | None = None) -> int:
         _precompile_s(kind, "auto")
     rows = {}
     for kind in ("pointwise", "reduction"):
-        seconds: dict[str, list[float]] = {"stock": [], "auto": [], "auto_to_the_end": []}
+        seconds: dict[str, list[float]] = {"stock": [], "auto": [], "auto_without_needs_ops": [], "auto_to_the_end": []}
         for _ in range(args.rounds):
             for how in seconds:
                 seconds[how].append(_precompile_s(kind, how))
         rows[kind] = {how: round(statistics.median(s), 4) for how, s in seconds.items()}
         rows[kind]["rounds_s"] = {how: [round(x, 4) for x in s] for how, s in seconds.items()}
-        print(f"{kind:10s} stock {rows[kind]['stock']:.3f} s, auto {rows[kind]['auto']:.3f} s, "
-              f"auto with every variant to the end {rows[kind]['auto_to_the_end']:.3f} s")
+        print(f"{kind:10s} stock {rows[kind]['stock']:.3f} s, auto {rows[kind]['auto']:.3f} s, without needs_ops "
+              f"{rows[kind]['auto_without_needs_ops']:.3f} s, every variant to the end "
+              f"{rows[kind]['auto_to_the_end']:.3f} s")
     now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     result = {"commit": checkout_commit(), "date": now,
               "machine": platform.machine(), "cpus": os.cpu_count(), "triton": triton.__version__,

@@ -209,6 +209,21 @@ def inductor_variants_to_the_end() -> Iterator[None]:
         _inductor_compile.stock_ir = saved
 
 
+@contextlib.contextmanager
+def ignoring_needs_ops() -> Iterator[None]:
+    """Inside the block, the transparent mode compiles every candidate's variant whatever the
+    kernel's operations, as before the registry's ``needs_ops`` (:func:`triton_ext._variants.may_change`):
+    for benchmarks that measure what the declarations save."""
+    from .. import _inductor_compile, _variants
+
+    saved = _variants.may_change, _inductor_compile.may_change
+    _variants.may_change = _inductor_compile.may_change = lambda selection, stock_ttir: True
+    try:
+        yield
+    finally:
+        _variants.may_change, _inductor_compile.may_change = saved
+
+
 def reset() -> None:
     """Disable every pass, remove triton_ext's hook and tap, and leave Triton's hook slot empty."""
     import sys
