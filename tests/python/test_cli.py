@@ -53,7 +53,9 @@ def test_info_shows_the_transparent_modes_fields(capsys: pytest.CaptureFixture[s
     assert "    launch_requests: launch_pdl (launch options it may ask for)" in out
     assert main(["info", "nvidia_occupancy_hint"]) == 0
     out = capsys.readouterr().out
-    assert "    auto: False" in out and "launch_requests" not in out
+    assert "    auto: False" in out and "launch_requests" not in out and "needs_ops" not in out
+    assert main(["info", "grid_swizzle"]) == 0
+    assert "    needs_ops: tt.dot, tt.dot_scaled (the mode compiles it only for kernels with one)" in capsys.readouterr().out
 
 
 def test_doctor_all_well(registry: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -47,6 +47,7 @@ def _extension_dict(ext: Extension) -> dict[str, Any]:
                 "enabled_by_default": p.enabled_by_default,
                 "auto": p.auto,
                 "launch_requests": list(p.launch_requests),
+                "needs_ops": list(p.needs_ops),
                 "on_failure": p.on_failure,
                 "role": p.role,
                 "options": {o.name: {"type": o.type, "default": o.default, "help": o.help,
@@ -97,6 +98,8 @@ def _cmd_info(args: argparse.Namespace) -> int:
         print(f"    auto: {p['auto']} (a candidate of TRITON_EXT_ENABLE=auto)" if p["auto"] else "    auto: False")
         if p["launch_requests"]:
             print(f"    launch_requests: {', '.join(p['launch_requests'])} (launch options it may ask for)")
+        if p["needs_ops"]:
+            print(f"    needs_ops: {', '.join(p['needs_ops'])} (the mode compiles it only for kernels with one)")
         print(f"    role: {p['role']}")
         if p["on_failure"] != "skip":
             print(f"    on_failure: {p['on_failure']} (its failure fails the compile)")
