@@ -12,6 +12,7 @@ from __future__ import annotations
 import pytest
 
 from tests.corpus.corpus_kernels import CORPUS, CorpusKernel
+from tests.python.test_manifest import VALID
 from triton_ext._errors import ManifestError
 from triton_ext._manifest import load_manifest, parse_registry
 from triton_ext._selection import Selection, build
@@ -58,31 +59,13 @@ def test_a_kernel_with_one_of_the_operations_may_be_changed() -> None:
     assert may_change(Selection.of(build(["grid_swizzle", "nvidia_auto_pdl"], None)), "tt.load")
 
 
-VALID = """
-schema: 1
-extensions:
-  loop_split:
-    kind: pass
-    directory: passes/LoopSplit
-    library: TritonExtLoopSplit
-    status: experimental
-    summary: s
-    owners: [o]
-    targets: {cuda: {}}
-    passes:
-      loop_split:
-        stage: ttir
-        needs_ops: NEEDS
-"""
-
-
 @pytest.mark.parametrize("needs,message", [
     ("[tt.dot, scf.for]", None),
     ("[dot]", "passes.loop_split.needs_ops[0]: expected an operation name like 'tt.dot', found 'dot'"),
     ("tt.dot", "passes.loop_split.needs_ops: expected a list of strings"),
 ])
 def test_needs_ops_must_name_operations(needs: str, message: str | None) -> None:
-    text = VALID.replace("NEEDS", needs)
+    text = VALID.replace("after: loop_unroll", f"after: loop_unroll\n        needs_ops: {needs}")
     if message is None:
         assert parse_registry(text, "registry.yaml").find_pass("loop_split").needs_ops == ("tt.dot", "scf.for")
         return
