@@ -298,9 +298,10 @@ def compile_variants(auto: Tuner, fn: Any, device: int, args: tuple[Any, ...], k
     passes crashed or hung in their isolated worker or whose compile failed, with what happened."""
     stock = kernels[""]
     stock_asm = stock.asm if hasattr(stock, "asm") else {}
-    variants = [v for v, _ in auto.variants[1:]]
-    same.extend(v for v in variants if not may_change(auto.selection(v), stock_asm.get("ttir")))
-    variants = [v for v in variants if v not in same]
+    candidates = [v for v, _ in auto.variants[1:]]
+    lacking = [v for v in candidates if not may_change(auto.selection(v), stock_asm.get("ttir"))]
+    same.extend(lacking)
+    variants = [v for v in candidates if v not in lacking]
     if not variants:
         return []
     futures = {variant: _submit_compile(auto, fn, device, variant, args, kwargs, grid,
