@@ -18,8 +18,14 @@ Each child runs two shapes, decode (batch 8, one new token over a 1024-token cac
 (batch 1, 1024 tokens, causal): the first call's wall time (compile, autotune, run), then the
 steady state (calls back to back, CPU launch path included, as an application runs the block):
 the median over rounds of the wall time per call. Outputs of the first call are compared between
-the children (bit-identical, and within bf16 tolerance). With ``--repeats 2`` the order is stock,
-auto, auto, stock and the medians of each configuration's runs are compared.
+the children (bit-identical, and within bf16 tolerance). With ``--repeats N`` there are N children of
+each configuration in alternating pairs (stock, auto, auto, stock, stock, auto, ...) and the medians
+of each configuration's runs are compared: the host's speed differs from one process to the next
+(seen: one stock process 0.36 ms per decode call, the next 0.67), so one pair proves nothing.
+
+Each child's cubins (those its Triton cache holds when it exits: every config Inductor compiled, in
+its workers too) are fingerprinted; ``binaries`` says whether the auto children compiled and so ran
+exactly the stock children's kernels, which is what makes a steady-state difference the host's.
 
 Prints JSON (also ``--out`` and ``$OUT/<name>``): per configuration and shape the first-call
 seconds and per-call milliseconds, the speedups stock / auto, the output comparison, and the
@@ -30,6 +36,7 @@ Exits non-zero when a child fails or outputs differ beyond tolerance.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import logging
 import os
@@ -287,12 +294,36 @@ def run_child(config: str, enable: str | None, args: argparse.Namespace, tmp: Pa
                 pass
     rec.update({"config": config, "TRITON_EXT_ENABLE": enable, "returncode": rc,
                 "wall_s": round(time.perf_counter() - start, 1), "outputs": str(outputs) if outputs.exists() else None})
+    rec["cubins"] = cubins(root / "triton")
     if rc != 0 or "shapes" not in rec:
         rec["stderr_tail"] = str(stderr)[-3000:]
     print(f"{config}: rc={rc} wall {rec['wall_s']} s " + " ".join(
         f"{n} first {s['first_call_s']} s, {s['ms_per_call']:.4f} ms/call;" for n, s in rec.get("shapes", {}).items()),
         flush=True)
     return rec
+
+
+def cubins(cache: Path) -> list[str]:
+    """Fingerprints (sha256, 16 hex digits) of the cubins in a Triton cache, sorted."""
+    return sorted(hashlib.sha256(p.read_bytes()).hexdigest()[:16] for p in cache.rglob("*.cubin"))
+
+
+def same_binaries(stock_runs: list[dict[str, Any]], auto_runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Whether every child compiled the same set of cubins, and the auto children's extra ones."""
+    stock = [set(r.get("cubins", [])) for r in stock_runs]
+    auto = [set(r.get("cubins", [])) for r in auto_runs]
+    reference = stock[0] if stock else set()
+    return {"stock_cubins": len(reference),
+            "stock_children_agree": all(s == reference for s in stock),
+            "auto_equals_stock": bool(reference) and all(a == reference for a in auto),
+            "auto_only": sorted(set().union(*auto) - set().union(*stock)) if auto else [],
+            "stock_only": sorted(set().union(*stock) - set().union(*auto)) if auto else []}
+
+
+def alternating(repeats: int, enable: str) -> list[tuple[str, str | None]]:
+    """stock, auto, auto, stock, stock, auto, ...: each configuration as often first as second."""
+    pair = [("stock", None), ("auto", enable)]
+    return [c for i in range(repeats) for c in (pair if i % 2 == 0 else pair[::-1])]
 
 
 def compare(stock: dict[str, Any], auto: dict[str, Any]) -> dict[str, Any]:
@@ -314,7 +345,8 @@ def main() -> int:
     parser.add_argument("--out", default="auto-torch-compile-h200.json")
     parser.add_argument("--candidates", default="", help="comma-separated passes (default: the registry's auto: true)")
     parser.add_argument("--mode", default="default", help="torch.compile mode (default, max-autotune-no-cudagraphs...)")
-    parser.add_argument("--repeats", type=int, default=1, help="1: stock, auto; 2: stock, auto, auto, stock")
+    parser.add_argument("--repeats", type=int, default=1,
+                        help="children per configuration, in alternating pairs: 1: stock, auto; 2: stock, auto, auto, stock")
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--timeout", type=int, default=240, help="seconds per child")
@@ -332,9 +364,7 @@ def main() -> int:
         return 0 if "error" not in rec else 1
 
     enable = "auto" + (f":{args.candidates}" if args.candidates else "")
-    order = [("stock", None), ("auto", enable)]
-    if args.repeats >= 2:
-        order += [("auto", enable), ("stock", None)]
+    order = alternating(max(1, args.repeats), enable)
     runs = []
     with tempfile.TemporaryDirectory(prefix="triton-ext-auto-torch-compile-") as tmp_name:
         tmp = Path(tmp_name)
@@ -383,6 +413,7 @@ def main() -> int:
         "commit": commit, "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "mode": args.mode,
         "gpu": runs[0].get("gpu"), "versions": runs[0].get("versions"), "order": [c for c, _ in order],
         "speedups": speedups, "outputs": outputs, "run_to_run": run_to_run,
+        "binaries": same_binaries(stock_runs, auto_runs),
         "inductor_kernels_tuned": len(decisions), "kernels_with_a_pass_kept": len(chosen),
         "variants_left_out": len(auto_runs[0].get("left_out", [])) if auto_runs else 0,
         "chosen": [{k: d.get(k) for k in ("kernel", "choice", "gpu_ms", "back_to_back_ms")} for d in chosen],
@@ -392,7 +423,8 @@ def main() -> int:
     Path(args.out).write_text(text + "\n", encoding="utf-8")
     if os.environ.get("OUT"):
         Path(os.environ["OUT"], Path(args.out).name).write_text(text + "\n", encoding="utf-8")
-    print(json.dumps({"speedups": speedups, "outputs": outputs, "run_to_run": run_to_run, "inductor_kernels_tuned": len(decisions),
+    print(json.dumps({"speedups": speedups, "outputs": outputs, "run_to_run": run_to_run,
+                      "binaries": report["binaries"], "inductor_kernels_tuned": len(decisions),
                       "kernels_with_a_pass_kept": len(chosen), "failures": failures}, indent=1, default=str))
     return 1 if failures else 0
 

@@ -135,3 +135,22 @@ def test_forget_compiled_kernels_empties_every_jit_functions_cache() -> None:
     kernel.device_caches[0] = ({"a specialization": compiled}, None, None, None)
     forget_compiled_kernels()
     assert kernel.device_caches[0][0] == {}
+
+
+def test_torch_compile_children_alternate_and_their_cubins_are_compared(tmp_path) -> None:
+    # benchmarks/auto_torch_compile.py: each configuration as often first as second, and the
+    # claim "the auto children ran the stock kernels" read from what their Triton caches hold.
+    from benchmarks.auto_torch_compile import alternating, cubins, same_binaries
+
+    assert [c for c, _ in alternating(3, "auto")] == ["stock", "auto", "auto", "stock", "stock", "auto"]
+    assert [e for _, e in alternating(1, "auto:loop_split")] == [None, "auto:loop_split"]
+    for name, data in {"a/k.cubin": b"one", "b/k.cubin": b"two", "b/k.ptx": b"not a cubin"}.items():
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_bytes(data)
+    found = cubins(tmp_path)
+    assert len(found) == 2 and found == sorted(found)
+    stock = [{"cubins": found}, {"cubins": found}]
+    assert same_binaries(stock, [{"cubins": found}])["auto_equals_stock"]
+    extra = same_binaries(stock, [{"cubins": found}, {"cubins": found + ["variant"]}])
+    assert not extra["auto_equals_stock"] and extra["auto_only"] == ["variant"]
+    assert not same_binaries([{"cubins": []}], [{"cubins": []}])["auto_equals_stock"]  # nothing compiled proves nothing
