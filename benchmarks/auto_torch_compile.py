@@ -294,7 +294,9 @@ def run_child(config: str, enable: str | None, args: argparse.Namespace, tmp: Pa
                 pass
     rec.update({"config": config, "TRITON_EXT_ENABLE": enable, "returncode": rc,
                 "wall_s": round(time.perf_counter() - start, 1), "outputs": str(outputs) if outputs.exists() else None})
-    rec["cubins"] = cubins(root / "triton")
+    # Under TORCHINDUCTOR_FORCE_DISABLE_CACHES Inductor compiles into a fresh Triton cache below
+    # its own cache directory, not TRITON_CACHE_DIR: search the child's whole directory.
+    rec["cubins"] = cubins(root)
     if rc != 0 or "shapes" not in rec:
         rec["stderr_tail"] = str(stderr)[-3000:]
     print(f"{config}: rc={rc} wall {rec['wall_s']} s " + " ".join(
@@ -303,8 +305,8 @@ def run_child(config: str, enable: str | None, args: argparse.Namespace, tmp: Pa
     return rec
 
 
-def cubins(cache: Path) -> list[str]:
-    """Fingerprints (sha256, 16 hex digits) of the cubins in a Triton cache, sorted."""
+def cubins(directory: Path) -> list[str]:
+    """Fingerprints (sha256, 16 hex digits) of the cubins below ``directory``, sorted."""
     return sorted(hashlib.sha256(p.read_bytes()).hexdigest()[:16] for p in cache.rglob("*.cubin"))
 
 
