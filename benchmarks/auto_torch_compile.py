@@ -307,7 +307,7 @@ def run_child(config: str, enable: str | None, args: argparse.Namespace, tmp: Pa
 
 def cubins(directory: Path) -> list[str]:
     """Fingerprints (sha256, 16 hex digits) of the cubins below ``directory``, sorted."""
-    return sorted(hashlib.sha256(p.read_bytes()).hexdigest()[:16] for p in cache.rglob("*.cubin"))
+    return sorted(hashlib.sha256(p.read_bytes()).hexdigest()[:16] for p in directory.rglob("*.cubin"))
 
 
 def same_binaries(stock_runs: list[dict[str, Any]], auto_runs: list[dict[str, Any]]) -> dict[str, Any]:
