@@ -23,9 +23,10 @@ each configuration in alternating pairs (stock, auto, auto, stock, stock, auto, 
 of each configuration's runs are compared: the host's speed differs from one process to the next
 (seen: one stock process 0.36 ms per decode call, the next 0.67), so one pair proves nothing.
 
-Each child's cubins (those its Triton cache holds when it exits: every config Inductor compiled, in
-its workers too) are fingerprinted; ``binaries`` says whether the auto children compiled and so ran
-exactly the stock children's kernels, which is what makes a steady-state difference the host's.
+Each child's kernels (the PTX its Triton cache holds when it exits: every config Inductor compiled,
+in its workers too; code only, without the debug sections that name per-process paths) are
+fingerprinted; ``kernels`` says whether the auto children compiled, and so ran, exactly the stock
+children's kernels, which is what makes a steady-state difference the host's.
 
 Prints JSON (also ``--out`` and ``$OUT/<name>``): per configuration and shape the first-call
 seconds and per-call milliseconds, the speedups stock / auto, the output comparison, and the
@@ -296,7 +297,7 @@ def run_child(config: str, enable: str | None, args: argparse.Namespace, tmp: Pa
                 "wall_s": round(time.perf_counter() - start, 1), "outputs": str(outputs) if outputs.exists() else None})
     # Under TORCHINDUCTOR_FORCE_DISABLE_CACHES Inductor compiles into a fresh Triton cache below
     # its own cache directory, not TRITON_CACHE_DIR: search the child's whole directory.
-    rec["cubins"] = cubins(root)
+    rec["kernels"] = kernel_code(root)
     if rc != 0 or "shapes" not in rec:
         rec["stderr_tail"] = str(stderr)[-3000:]
     print(f"{config}: rc={rc} wall {rec['wall_s']} s " + " ".join(
@@ -305,17 +306,24 @@ def run_child(config: str, enable: str | None, args: argparse.Namespace, tmp: Pa
     return rec
 
 
-def cubins(directory: Path) -> list[str]:
-    """Fingerprints (sha256, 16 hex digits) of the cubins below ``directory``, sorted."""
-    return sorted(hashlib.sha256(p.read_bytes()).hexdigest()[:16] for p in directory.rglob("*.cubin"))
+def kernel_code(directory: Path) -> list[str]:
+    """Fingerprints (sha256, 16 hex digits) of the PTX below ``directory``, sorted: each file's code
+    only, without its comments and debug sections, which name the source file's path (Inductor's
+    fresh cache directory, different in every process, so the cubins' bytes always differ)."""
+    def code(ptx: str) -> bytes:
+        ptx = ptx.split("\t.file", 1)[0]
+        return "\n".join(line.split("//", 1)[0].rstrip() for line in ptx.splitlines()).encode()
+
+    return sorted(hashlib.sha256(code(p.read_text(errors="replace"))).hexdigest()[:16]
+                  for p in directory.rglob("*.ptx"))
 
 
-def same_binaries(stock_runs: list[dict[str, Any]], auto_runs: list[dict[str, Any]]) -> dict[str, Any]:
-    """Whether every child compiled the same set of cubins, and the auto children's extra ones."""
-    stock = [set(r.get("cubins", [])) for r in stock_runs]
-    auto = [set(r.get("cubins", [])) for r in auto_runs]
+def same_kernels(stock_runs: list[dict[str, Any]], auto_runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Whether every child compiled the same set of kernels (PTX code), and the auto children's extra ones."""
+    stock = [set(r.get("kernels", [])) for r in stock_runs]
+    auto = [set(r.get("kernels", [])) for r in auto_runs]
     reference = stock[0] if stock else set()
-    return {"stock_cubins": len(reference),
+    return {"stock_kernels": len(reference),
             "stock_children_agree": all(s == reference for s in stock),
             "auto_equals_stock": bool(reference) and all(a == reference for a in auto),
             "auto_only": sorted(set().union(*auto) - set().union(*stock)) if auto else [],
@@ -415,7 +423,7 @@ def main() -> int:
         "commit": commit, "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "mode": args.mode,
         "gpu": runs[0].get("gpu"), "versions": runs[0].get("versions"), "order": [c for c, _ in order],
         "speedups": speedups, "outputs": outputs, "run_to_run": run_to_run,
-        "binaries": same_binaries(stock_runs, auto_runs),
+        "kernels": same_kernels(stock_runs, auto_runs),
         "inductor_kernels_tuned": len(decisions), "kernels_with_a_pass_kept": len(chosen),
         "variants_left_out": len(auto_runs[0].get("left_out", [])) if auto_runs else 0,
         "chosen": [{k: d.get(k) for k in ("kernel", "choice", "gpu_ms", "back_to_back_ms")} for d in chosen],
@@ -426,7 +434,7 @@ def main() -> int:
     if os.environ.get("OUT"):
         Path(os.environ["OUT"], Path(args.out).name).write_text(text + "\n", encoding="utf-8")
     print(json.dumps({"speedups": speedups, "outputs": outputs, "run_to_run": run_to_run,
-                      "binaries": report["binaries"], "inductor_kernels_tuned": len(decisions),
+                      "kernels": report["kernels"], "inductor_kernels_tuned": len(decisions),
                       "kernels_with_a_pass_kept": len(chosen), "failures": failures}, indent=1, default=str))
     return 1 if failures else 0
 
