@@ -25,10 +25,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from . import _triton
+from . import _triton, _variants
 from ._launch import LAUNCH_FIELDS
 from ._triton import isolated
-from ._variants import PASS_STAGES, SameAsStock, compile_failure, last_stage, may_change, stop_if_stock
+from ._variants import PASS_STAGES, SameAsStock, compile_failure, last_stage, stop_if_stock
 
 __all__ = ["TAG", "NoPass", "expand", "fingerprint", "stock_ir", "compile_variant", "left_out",
            "declared_off_launcher", "prune", "quiet_variant_compiles"]
@@ -155,7 +155,7 @@ def compile_variant(compile_config: Callable[[Any], Any], cfg: Any, stock: NoPas
     that fails to compile; the kernel keeps its no-pass compile (with no ``stock`` to fall back
     on, the error is Inductor's, as without the mode)."""
     seen = stock.ir if stock is not None else None
-    if seen is not None and not may_change(selection, seen[0].get("ttir")):
+    if seen is not None and not _variants.may_change(selection, seen[0].get("ttir")):
         return _stands_for(stock.result, cfg, _SAME, True)  # its passes need operations the kernel lacks
     editor = stop_if_stock(seen[0], seen[1], last_stage(selection)) if seen is not None else None
     tokens = (_triton.stage_editor.set(editor), isolated.isolate.set(True), _in_variant.set(True))

@@ -214,14 +214,14 @@ def ignoring_needs_ops() -> Iterator[None]:
     """Inside the block, the transparent mode compiles every candidate's variant whatever the
     kernel's operations, as before the registry's ``needs_ops`` (:func:`triton_ext._variants.may_change`):
     for benchmarks that measure what the declarations save."""
-    from .. import _inductor_compile, _variants
+    from .. import _variants  # the JIT and Inductor paths both look it up there
 
-    saved = _variants.may_change, _inductor_compile.may_change
-    _variants.may_change = _inductor_compile.may_change = lambda selection, stock_ttir: True
+    saved = _variants.may_change
+    _variants.may_change = lambda selection, stock_ttir: True
     try:
         yield
     finally:
-        _variants.may_change, _inductor_compile.may_change = saved
+        _variants.may_change = saved
 
 
 def reset() -> None:
