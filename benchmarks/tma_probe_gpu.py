@@ -6,7 +6,8 @@ do; `tl.make_tensor_descriptor` built on the device, the only form a pass could 
 cannot add kernel arguments; Triton 3.9 has no block pointers any more), timed with
 `triton.testing.do_bench` (L2 flushed) and back to back (launches queued, as users run them).
 
-Run on the GPU host: python -m benchmarks.tma_probe_gpu --out results/tma-probe.json
+Run on the GPU host (docs/gpu-runs.md): python -m benchmarks.tma_probe_gpu --out $RESULTS/tma-probe.json
+Result: benchmarks/results/tma-probe-h100.json; what it means: docs/transparent-mode.md.
 """
 
 from __future__ import annotations
@@ -192,7 +193,6 @@ def attention_cases():
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", required=True)
-    parser.add_argument("--commit", default="")
     args = parser.parse_args()
     triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device="cuda"))
     rows = []
@@ -211,7 +211,9 @@ def main() -> int:
                 row[f"{label}_b2b_speedup"] = row["pointers"]["b2b_us"] / row[label]["b2b_us"]
         print(json.dumps(row), flush=True)
         rows.append(row)
-    result = {"commit": args.commit, "date": time.strftime("%Y-%m-%d"), "gpu": torch.cuda.get_device_name(),
+    from triton_ext.bench.gpu import checkout_commit
+
+    result = {"commit": checkout_commit(), "date": time.strftime("%Y-%m-%d"), "gpu": torch.cuda.get_device_name(),
               "triton": triton.__version__, "rows": rows}
     with open(args.out, "w") as f:
         json.dump(result, f, indent=1)
