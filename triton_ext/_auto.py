@@ -244,8 +244,7 @@ class _Auto:
                 _log.warning("%s [%s]: %s dropped, it changed the kernel's outputs: %s", decision.kernel,
                              decision.specialization, variant, why)
 
-    def variant_kernel(self, fn: Any, variant: str, args: tuple[Any, ...], kwargs: dict[str, Any],
-                        grid: Any) -> Any:
+    def variant_kernel(self, fn: Any, variant: str, args: tuple[Any, ...], kwargs: dict[str, Any], grid: Any) -> Any:
         """The compiled kernel of ``variant`` for this launch (compiled and cached under the
         variant's own key, on disk too)."""
         assert _original_run is not None
@@ -294,7 +293,8 @@ class _Auto:
                 except BackupRefused as exc:  # the winner needs none; the combination waits
                     decision.error = f"{decision.late_combination} not timed: {exc}"
                 self._finish(path, decision, start, saved.get("applicable", []), device, key)
-                return decision.choice, self.variant_kernel(fn, decision.choice, args, kwargs, grid)
+                kept = decision.choice == saved["choice"]  # the winner held: its kernel is at hand
+                return decision.choice, kernel if kept else self.variant_kernel(fn, decision.choice, args, kwargs, grid)
             kernels = {"": self.variant_kernel(fn, "", args, kwargs, grid)}
             refuse_relaunch_hazard(kernels[""])  # before any variant compiles or any launch
             compile_start = time.perf_counter()
