@@ -8,6 +8,8 @@
 #   bash benchmarks/auto_gpu_checks.sh all1       #       its more_kernels.py: 84 kernels), mode on/off, GPU time and
 #   bash benchmarks/auto_gpu_checks.sh all2       #       back to back, the registry's auto passes, in four shards of
 #   bash benchmarks/auto_gpu_checks.sh all3       #       about 5 minutes each
+#   bash benchmarks/auto_gpu_checks.sh holdout0   # the same on the hold-out kernels (tests/realworld/holdout_kernels.py),
+#   bash benchmarks/auto_gpu_checks.sh holdout1   #       which no pass or rule was tuned on, in two shards (not in `all`)
 #   bash benchmarks/auto_gpu_checks.sh torch_compile  # 27.5: torch.compile'd decoder block, stock vs auto (5 minutes)
 #   bash benchmarks/auto_gpu_checks.sh dots       # nvidia_pipeline_dots beside the auto passes on the three corpus
 #                                                 #       kernels launched with num_stages=1 (not part of `all`)
@@ -48,6 +50,8 @@ case ${1:-all} in
       LIMIT=420 run "auto-all$shard" $PY -m benchmarks.auto_mode_gpu --set all --candidates "${CANDIDATES:-}" --shard "$shard/4" \
         --out "$OUT/auto-mode-all$shard-$GPU_TAG.json"
     done ;;&
+  holdout0|holdout1) LIMIT=420 run "auto-$1" $PY -m benchmarks.auto_mode_gpu --set holdout --candidates "${CANDIDATES:-}" \
+      --shard "${1#holdout}/2" --out "$OUT/auto-mode-$1-$GPU_TAG.json" ;;&
   dots) LIMIT=400 run auto-pipeline-dots $PY -m benchmarks.auto_mode_gpu --set all \
       --candidates loop_split,grid_swizzle,nvidia_auto_pdl,nvidia_stream_eviction,nvidia_pipeline_dots \
       --kernels sglang_extend_attention sglang_prefill_attention vllm_prefix_prefill \

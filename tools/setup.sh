@@ -90,11 +90,10 @@ fi
 # vLLM's attention kernels for the corpus: a few files of the wheel pinned in
 # tests/realworld/vllm-requirements.txt (not installed: its __init__ needs vLLM's CUDA build);
 # `pip download --no-deps` (337 MB, pip's cache) and unpack ~240 KB into
-# ~/.cache/triton-ext/vllm-<version>, once.
-if [ ! -d "${XDG_CACHE_HOME:-$HOME/.cache}/triton-ext/vllm-$(sed -n 's/^vllm==//p' tests/realworld/vllm-requirements.txt)" ]; then
-  say "fetching vLLM's Triton attention kernel files (tests/realworld/vllm_modules.py)"
-  .venv/bin/python -m tests.realworld.vllm_modules fetch >/dev/null
-fi
+# ~/.cache/triton-ext/vllm-<version>, once: fetch returns at once when the copy has every file it
+# lists, and replaces a copy made before the list grew.
+say "vLLM's Triton kernel files (tests/realworld/vllm_modules.py)"
+.venv/bin/python -m tests.realworld.vllm_modules fetch >/dev/null
 # The .pth that makes TRITON_EXT_ENABLE work without `import triton_ext`: `pip install -e .`
 # installs it (packaging/backend); this keeps a .venv made before that in step.
 .venv/bin/triton-ext startup-hook install >/dev/null

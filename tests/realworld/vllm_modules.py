@@ -32,6 +32,7 @@ import importlib
 import importlib.util
 import logging
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -63,6 +64,7 @@ FILES = (
     "vllm/v1/attention/ops/triton_decode_attention.py",
     "vllm/v1/kv_cache_interface.py",
     "vllm/utils/math_utils.py",
+    "vllm/v1/worker/gpu/sample/gumbel.py",
 )
 _PARENTS = ("vllm", "vllm.v1", "vllm.v1.attention", "vllm.v1.attention.ops", "vllm.utils")
 
@@ -119,10 +121,13 @@ def fetch(dest: Path | None = None) -> Path:
             raise VllmUnavailable(f"pip download gave no vllm-{VERSION} wheel in {tmp}")
         with zipfile.ZipFile(wheels[0]) as zf:
             part = dest.with_name(dest.name + ".part")
+            shutil.rmtree(part, ignore_errors=True)  # left by an interrupted fetch
             for name in FILES:
                 target = part / name
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(zf.read(name))
+            # A copy made before FILES grew lacks the new files: replaced whole, as the wheel has them.
+            shutil.rmtree(dest, ignore_errors=True)
             part.rename(dest)
     return dest
 
