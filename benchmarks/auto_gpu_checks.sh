@@ -69,7 +69,7 @@ case ${1:-all} in
       --candidates loop_split,grid_swizzle,nvidia_auto_pdl,nvidia_stream_eviction,nvidia_pipeline_dots,nvidia_pipeline_deeper \
       --kernels $kernels --out "$OUT/auto-mode-pipeline-$1-$GPU_TAG.json" ;;&
   torch_compile|all) LIMIT=295 run auto-torch-compile $PY -m benchmarks.auto_torch_compile --repeats 3 --timeout 80 --out "$OUT/auto-torch-compile-$GPU_TAG.json" ;;&
-  safety|overhead|all0|all1|all2|all3|dots|deeper0|deeper1|torch_compile|all) ;;
-  *) echo "usage: $0 [safety|overhead|all0|all1|all2|all3|dots|deeper0|deeper1|torch_compile|all]" >&2; exit 2 ;;
+  safety|overhead|all0|all1|all2|all3|holdout0|holdout1|dots|deeper0|deeper1|torch_compile|all) ;;
+  *) echo "usage: $0 [safety|overhead|all0|all1|all2|all3|holdout0|holdout1|dots|deeper0|deeper1|torch_compile|all]" >&2; exit 2 ;;
 esac
 exit $status

@@ -163,3 +163,13 @@ def test_torch_compile_children_alternate_and_their_kernels_are_compared(tmp_pat
     extra = same_kernels(stock, [{"kernels": one}, {"kernels": one + three}])
     assert not extra["auto_equals_stock"] and extra["auto_only"] == three
     assert not same_kernels([{"kernels": []}], [{"kernels": []}])["auto_equals_stock"]  # nothing compiled proves nothing
+
+
+def test_the_hold_out_set_is_its_own_and_runs_whole() -> None:
+    # --set holdout runs exactly the hold-out kernels, and --set all (the tuned corpus) none of them.
+    from benchmarks.auto_mode_gpu import cases
+    from tests.realworld.holdout_kernels import HOLDOUT
+
+    names = [k.name for k in HOLDOUT]
+    assert list(cases(None, "holdout")) == names and len(set(names)) == len(names) >= 15
+    assert not set(names) & set(cases(None, "all"))
