@@ -242,3 +242,14 @@ def test_a_launch_under_async_compile_mode_gets_the_stock_kernel(host_mode: Any)
                 _addmm(*inputs)
     assert [(d.kernel, d.choice, d.applicable, d.refused) for d in host_mode.decisions] == [
         ("addmm", "", [], "compiled under Triton's AsyncCompileMode (nothing may be timed there)")]
+
+
+def test_a_host_tensor_descriptor_is_refused() -> None:
+    # Triton's own host-side TMA descriptor (flag-gems' sm_90 GEMM takes three): the memory it
+    # reaches is its shape and strides over `base`, which the backup does not model, so the kernel
+    # gets no pass rather than extra launches over memory the mode cannot restore.
+    from triton.tools.tensor_descriptor import TensorDescriptor
+
+    descriptor = TensorDescriptor.from_tensor(torch.zeros(64, 64), [16, 16])
+    with pytest.raises(BackupRefused, match="argument 1 is a TensorDescriptor, whose memory cannot be copied"):
+        list(tensors_of([torch.zeros(1), descriptor]))
