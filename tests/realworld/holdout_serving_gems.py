@@ -3,7 +3,7 @@
 The transparent mode (``TRITON_EXT_ENABLE=auto``) was tuned on the corpus (realworld_kernels.py's
 ``REALWORLD``, more_kernels.py's ``MORE``, tests/corpus). These kernels are kept out of it, on
 purpose: they are not registered (no ``register(...)``), so no sweep, table or tuning script sees
-them, and ``test_holdout_serving_gems.py`` checks that none duplicates a corpus entry. The GPU
+them, and ``test_holdout_kernels.py`` checks that none duplicates a corpus entry. The GPU
 harness runs them later to see how the mode does on kernels it was not tuned for.
 
 Where they come from (as in the corpus, no kernel code lives here; each kernel is imported from
