@@ -16,6 +16,10 @@ mode's argument backup actually exercised (a variant applied and was timed):
   written-to tensor refers to a single memory location";
 * ``parameter_grad_mode``: the same kernel with ``nn.Parameter`` weights and grad mode on (was "a
   leaf Variable that requires grad is being used in an in-place operation");
+* ``host_descriptors``: ``C += A @ B`` with all three as host TMA descriptors
+  (``triton.tools.tensor_descriptor.TensorDescriptor``): the mode saves the strided view of each
+  base a descriptor reaches (``triton_ext._backup.descriptor_reach``), so its extra launches must
+  leave C as one launch does (once refused, as memory the mode could not find);
 * ``wrong_pass``: a pass that computes a wrong result (tests/fixtures/WrongResult.cpp doubles every
   stored float) offered as an auto candidate beside ``nvidia_auto_pdl``, on the addmm kernel and
   an elementwise one: the mode must drop it (``Decision.changed_outputs``, the output check of
@@ -303,6 +307,34 @@ def graph_capture() -> dict[str, Any]:
     return row
 
 
+@triton.jit
+def accumulate_matmul_kernel(a_desc, b_desc, c_desc, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    # C += A @ B through host TMA descriptors: every extra launch the mode made without restoring C
+    # would add A @ B once more.
+    m, n = tl.program_id(0) * BM, tl.program_id(1) * BN
+    acc = c_desc.load([m, n]).to(tl.float32)
+    for k in range(0, K, BK):
+        acc = tl.dot(a_desc.load([m, k]), b_desc.load([k, n]), acc)
+    c_desc.store([m, n], acc.to(c_desc.dtype))
+
+
+def accumulate_through_descriptors(inputs: dict[str, torch.Tensor]) -> torch.Tensor:
+    from triton.tools.tensor_descriptor import TensorDescriptor
+
+    a, b, c = inputs["a"], inputs["b"], inputs["c"].clone()  # each call accumulates into its own C
+    bm, bn, bk = 64, 64, 64
+    accumulate_matmul_kernel[(c.shape[0] // bm, c.shape[1] // bn)](
+        TensorDescriptor.from_tensor(a, [bm, bk]), TensorDescriptor.from_tensor(b, [bk, bn]),
+        TensorDescriptor.from_tensor(c, [bm, bn]), a.shape[1], BM=bm, BN=bn, BK=bk)
+    return c
+
+
+def descriptor_inputs(m: int = 512, n: int = 512, k: int = 256) -> dict[str, torch.Tensor]:
+    return {"a": torch.randn(m, k, device="cuda", dtype=torch.float16),
+            "b": torch.randn(k, n, device="cuda", dtype=torch.float16) / k**0.5,
+            "c": torch.randn(m, n, device="cuda", dtype=torch.float16)}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", default="auto-safety-h200.json")
@@ -336,6 +368,8 @@ def main() -> int:
         lambda t: addmm(t["bias"], t["a"], t["b"], autotuned=True)))
     case("parameter_grad_mode", lambda: compare("parameter_grad_mode", candidates, addmm_inputs(requires_grad=True, m=512),
                                                 lambda t: addmm(t["bias"], t["a"], t["b"])))
+    case("host_descriptors", lambda: compare("host_descriptors", candidates, descriptor_inputs,
+                                             accumulate_through_descriptors))
     case("wrong_pass", wrong_pass)
     case("memory_pressure", lambda: memory_pressure(candidates))
     case("graph_capture", graph_capture)

@@ -58,8 +58,8 @@ on-disk cache, so the next process decides quicker.
 
 Refused (the stock kernel, recorded once in ``decisions`` with the reason): launches during CUDA
 graph capture (nothing may be timed there), launches under Triton's ``AsyncCompileMode``,
-launches with an argument whose memory the mode cannot save (anything with a ``data_ptr`` that
-is not a torch tensor: a raw pointer, a tensor descriptor), kernels that make pointers from data
+launches with an argument whose memory the mode cannot save (a ``data_ptr`` that is not a torch
+tensor's; a host tensor descriptor is saved as the view of its base it reaches), kernels that make pointers from data
 or print (:func:`triton_ext._backup.relaunch_hazard`), and launches whose tensor arguments reach
 more memory than the backup may take (``TRITON_EXT_AUTO_BACKUP_MB``, default 1024 MiB, and for its
 two copies half the GPU's free memory; an out-of-memory error refuses too). Backups are byte

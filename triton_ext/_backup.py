@@ -35,8 +35,8 @@ from typing import Any, Iterable, Iterator
 
 from ._settings import settings
 
-__all__ = ["BackupRefused", "ArgumentBackup", "tensors_of", "reach_bytes", "relaunch_hazard",
-           "refuse_relaunch_hazard"]
+__all__ = ["BackupRefused", "ArgumentBackup", "tensors_of", "descriptor_reach", "reach_bytes",
+           "relaunch_hazard", "refuse_relaunch_hazard"]
 
 
 class BackupRefused(Exception):
@@ -45,10 +45,11 @@ class BackupRefused(Exception):
 
 
 def tensors_of(values: Iterable[Any], where: str = "argument") -> Iterator[Any]:
-    """The torch tensors among ``values``, tuples and lists searched (Triton's tuple arguments).
+    """The torch tensors among ``values``, tuples and lists searched (Triton's tuple arguments);
+    for a host tensor descriptor, the view of its base that it reaches (:func:`descriptor_reach`).
 
-    Raises :class:`BackupRefused` for an object with a ``data_ptr`` that is not a torch tensor
-    (a raw pointer wrapper, a tensor descriptor): its memory cannot be found, so not saved."""
+    Raises :class:`BackupRefused` for another object with a ``data_ptr`` or a ``base`` (a raw
+    pointer wrapper): its memory cannot be found, so not saved."""
     import torch  # on first use: importing triton_ext must not import torch
 
     for i, value in enumerate(values):
@@ -56,8 +57,28 @@ def tensors_of(values: Iterable[Any], where: str = "argument") -> Iterator[Any]:
             yield value
         elif isinstance(value, (tuple, list)):
             yield from tensors_of(value, f"{where} {i}, element")
+        elif isinstance(getattr(value, "base", None), torch.Tensor) and hasattr(value, "block_shape"):
+            yield descriptor_reach(value, f"{where} {i}")
         elif hasattr(value, "data_ptr") or hasattr(value, "base"):
             raise BackupRefused(f"{where} {i} is a {type(value).__name__}, whose memory cannot be copied and restored")
+
+
+def descriptor_reach(descriptor: Any, where: str = "argument") -> Any:
+    """The memory a host tensor descriptor (Triton's or Gluon's ``TensorDescriptor``: ``base``,
+    ``shape``, ``strides``, ``block_shape``) lets a kernel reach, as a view of its base.
+
+    TMA reads and writes only coordinates inside ``shape`` (it fills or drops the rest), at
+    ``base + sum(coordinate * stride)`` elements, so that strided view is exactly its memory,
+    however the descriptor was made. A shape or strides that reach past the base's storage
+    cannot be saved: refused."""
+    base = descriptor.base
+    shape, strides = [int(n) for n in descriptor.shape], [int(s) for s in descriptor.strides]
+    try:
+        return base.as_strided(shape, strides, base.storage_offset())
+    except RuntimeError as exc:  # past the storage's end, or negative strides
+        first = (str(exc).splitlines() or [""])[0]
+        raise BackupRefused(f"{where} is a {type(descriptor).__name__} whose shape {shape} and strides {strides} "
+                            f"reach memory its base cannot be viewed over: {first}") from None
 
 
 #: What in a kernel's IR makes a launch the mode adds unsafe, and why. A pointer the kernel did not

@@ -244,12 +244,32 @@ def test_a_launch_under_async_compile_mode_gets_the_stock_kernel(host_mode: Any)
         ("addmm", "", [], "compiled under Triton's AsyncCompileMode (nothing may be timed there)")]
 
 
-def test_a_host_tensor_descriptor_is_refused() -> None:
-    # Triton's own host-side TMA descriptor (flag-gems' sm_90 GEMM takes three): the memory it
-    # reaches is its shape and strides over `base`, which the backup does not model, so the kernel
-    # gets no pass rather than extra launches over memory the mode cannot restore.
+def test_a_host_tensor_descriptor_is_saved_as_the_memory_it_reaches() -> None:
+    # Triton's own host-side TMA descriptor (flag-gems' sm_90 GEMM takes three): TMA touches
+    # base + sum(coordinate * stride) for coordinates inside `shape`, so that strided view of the
+    # base is what is saved, restored and compared; here the left half of the top 4 rows.
     from triton.tools.tensor_descriptor import TensorDescriptor
 
-    descriptor = TensorDescriptor.from_tensor(torch.zeros(64, 64), [16, 16])
-    with pytest.raises(BackupRefused, match="argument 1 is a TensorDescriptor, whose memory cannot be copied"):
-        list(tensors_of([torch.zeros(1), descriptor]))
+    base = torch.arange(256.0).reshape(16, 16)
+    descriptor = TensorDescriptor(base, [4, 8], [16, 1], [2, 8])
+    (reached,) = tensors_of([descriptor])
+    assert reached.data_ptr() == base.data_ptr() and reach_bytes(reached) == (0, (3 * 16 + 7 + 1) * 4)
+    assert reached.tolist() == base[:4, :8].tolist()
+    backup = ArgumentBackup.of([descriptor])
+    assert backup.nbytes == 56 * 4  # its first to its last reachable element
+    base.zero_()
+    backup.restore()
+    assert base.flatten()[:56].tolist() == list(map(float, range(56)))  # restored
+    assert base.flatten()[56:].tolist() == [0.0] * 200  # beyond its reach: never touched
+    # As TensorDescriptor.from_tensor makes it: the whole tensor.
+    whole = torch.ones(64, 64)[8:]
+    assert reach_bytes(tensors_of([TensorDescriptor.from_tensor(whole, [16, 16])]).__next__()) == reach_bytes(whole)
+
+
+def test_a_host_tensor_descriptor_reaching_past_its_storage_is_refused() -> None:
+    from triton.tools.tensor_descriptor import TensorDescriptor
+
+    descriptor = TensorDescriptor(torch.zeros(8, 8), [16, 8], [8, 1], [8, 8])  # 16 rows of an 8-row tensor
+    with pytest.raises(BackupRefused, match=r"argument 0 is a TensorDescriptor whose shape \[16, 8\] and strides "
+                                            r"\[8, 1\] reach memory its base cannot be viewed over"):
+        list(tensors_of([descriptor]))
