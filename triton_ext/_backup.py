@@ -57,7 +57,8 @@ def tensors_of(values: Iterable[Any], where: str = "argument") -> Iterator[Any]:
             yield value
         elif isinstance(value, (tuple, list)):
             yield from tensors_of(value, f"{where} {i}, element")
-        elif isinstance(getattr(value, "base", None), torch.Tensor) and hasattr(value, "block_shape"):
+        elif (isinstance(getattr(value, "base", None), torch.Tensor) and hasattr(value, "block_shape")
+              and getattr(value, "mode", "tiled") == "tiled"):  # im2col descriptors reach otherwise: refused
             yield descriptor_reach(value, f"{where} {i}")
         elif hasattr(value, "data_ptr") or hasattr(value, "base"):
             raise BackupRefused(f"{where} {i} is a {type(value).__name__}, whose memory cannot be copied and restored")

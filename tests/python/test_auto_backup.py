@@ -273,3 +273,20 @@ def test_a_host_tensor_descriptor_reaching_past_its_storage_is_refused() -> None
     with pytest.raises(BackupRefused, match=r"argument 0 is a TensorDescriptor whose shape \[16, 8\] and strides "
                                             r"\[8, 1\] reach memory its base cannot be viewed over"):
         list(tensors_of([descriptor]))
+
+
+def test_gluon_descriptors_tiled_are_saved_and_im2col_refused() -> None:
+    # Gluon's descriptors carry a shared-memory layout besides; a tiled one reaches what Triton's
+    # does, an im2col one gathers pixels by its box corners, which the strided view does not model.
+    from triton.experimental.gluon.language._layouts import NVMMASharedLayout
+    from triton.experimental.gluon.nvidia.hopper import TensorDescriptor, TensorDescriptorIm2Col
+
+    layout = NVMMASharedLayout(swizzle_byte_width=128, element_bitwidth=16, rank=2)
+    base = torch.zeros(64, 64, dtype=torch.float16)
+    (reached,) = tensors_of([TensorDescriptor.from_tensor(base, [64, 64], layout)])
+    assert reach_bytes(reached) == reach_bytes(base)
+    image = torch.zeros(1, 8, 8, 64, dtype=torch.float16)  # N, H, W, C
+    im2col = TensorDescriptorIm2Col(image, list(image.shape), list(image.stride()), [64, 64], layout,
+                                    pixel_box_lower_corner=[-1, -1], pixel_box_upper_corner=[1, 1])
+    with pytest.raises(BackupRefused, match="argument 0 is a TensorDescriptorIm2Col, whose memory cannot be copied"):
+        list(tensors_of([im2col]))
