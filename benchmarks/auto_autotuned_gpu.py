@@ -39,6 +39,16 @@ CASES: list[tuple[str, str, str, Callable[[Any], tuple[Any, ...]], str, float, f
      "triton_fp8_blockwise_act_quant_lhs",
      lambda torch: (torch.randn(4096, 4096, device="cuda", dtype=torch.bfloat16),),
      "triton_fp8_blockwise_act_quant_lhs_kernel", 0.0, 0.0),
+    # A whole fla operator (gated delta rule, chunked forward): its six kernels, several autotuned,
+    # each decided at its first launch inside the one call; the config count is its output kernel's.
+    ("fla_chunk_gated_delta_rule", "fla.ops.gated_delta_rule", "chunk_gated_delta_rule",
+     lambda torch: (torch.randn(2, 2048, 16, 128, device="cuda", dtype=torch.bfloat16),
+                    torch.randn(2, 2048, 16, 128, device="cuda", dtype=torch.bfloat16),
+                    torch.randn(2, 2048, 16, 128, device="cuda", dtype=torch.bfloat16),
+                    torch.nn.functional.logsigmoid(torch.randn(2, 2048, 16, device="cuda")),
+                    torch.rand(2, 2048, 16, device="cuda", dtype=torch.bfloat16),
+                    None, None, False, True),  # scale, initial state, no final state, l2-normalised q and k
+     "fla.ops.common.chunk_o:chunk_fwd_kernel_o", 5e-2, 5e-2),
 ]
 
 
@@ -46,6 +56,11 @@ def _autotuner(module: Any, attr: str) -> Any:
     """The Triton autotuner under the module's kernel attribute (through heuristics wrappers)."""
     from triton.runtime.autotuner import Autotuner
 
+    if ":" in attr:  # the kernel lives in another module than the function called
+        import importlib
+
+        module_name, attr = attr.split(":")
+        module = importlib.import_module(module_name)
     obj = getattr(module, attr)
     while obj is not None and not isinstance(obj, Autotuner):
         obj = getattr(obj, "fn", None)
@@ -79,7 +94,7 @@ def child(mode: bool, outputs_dir: Path) -> list[dict[str, Any]]:
             out = fn(*args)
             torch.cuda.synchronize()
             first_s = time.perf_counter() - start
-            outs = out if isinstance(out, tuple) else (out,)
+            outs = tuple(o for o in (out if isinstance(out, tuple) else (out,)) if o is not None)
             torch.save([o.detach().cpu() for o in outs], outputs_dir / f"{name}.pt")
             decisions = auto.decisions[before:] if auto else []
             b2b = statistics.median(back_to_back_ms(lambda: fn(*args), 100) * 1e3 for _ in range(15))
