@@ -98,12 +98,15 @@ def child(mode: bool, outputs_dir: Path) -> list[dict[str, Any]]:
             torch.save([o.detach().cpu() for o in outs], outputs_dir / f"{name}.pt")
             decisions = auto.decisions[before:] if auto else []
             b2b = statistics.median(back_to_back_ms(lambda: fn(*args), 100) * 1e3 for _ in range(15))
+            import triton.testing  # GPU time (L2 flushed): tells a slower kernel from a slower launch path
+
+            gpu_us = triton.testing.do_bench(lambda: fn(*args), warmup=25, rep=100) * 1e3
             rows.append({"case": name, "configs": len(_autotuner(module, attr).configs), "first_call_s": first_s,
                          "picked": _picked(module, attr),
                          "decisions": [{"kernel": d.kernel, "choice": d.choice, "applicable": d.applicable,
                                         "first_launch_s": d.first_launch_s, "refused": d.refused,
                                         "error": d.error} for d in decisions],
-                         "b2b_us": b2b})
+                         "b2b_us": b2b, "gpu_us": gpu_us})
     return rows
 
 
@@ -112,7 +115,13 @@ def main() -> int:
     parser.add_argument("--out", default="auto-autotuned-h200.json")
     parser.add_argument("--child", choices=("stock", "auto"))
     parser.add_argument("--outputs")
+    parser.add_argument("--cases", nargs="*", help="only these cases (default: all)")
+    parser.add_argument("--repeats", type=int, default=1,
+                        help="processes per configuration, in alternating pairs (stock, auto, auto, stock, ...): "
+                             "one pair cannot tell the mode from the host's moods between processes")
     args = parser.parse_args()
+    if args.cases:
+        CASES[:] = [c for c in CASES if c[0] in args.cases]
     if args.child:
         print(json.dumps(child(args.child == "auto", Path(args.outputs))))
         return 0
@@ -121,41 +130,54 @@ def main() -> int:
 
     from triton_ext.bench.gpu import checkout_commit
 
-    runs: dict[str, Any] = {}
-    dirs = {}
-    for which in ("stock", "auto"):
-        dirs[which] = Path(tempfile.mkdtemp(prefix=f"autotuned-{which}-"))
-        env = {**os.environ, "TRITON_CACHE_DIR": tempfile.mkdtemp(prefix="triton-cache-"),
-               "TRITON_EXT_AUTO_DIR": tempfile.mkdtemp(prefix="triton-ext-auto-")}
-        proc = subprocess.run([sys.executable, "-m", "benchmarks.auto_autotuned_gpu", "--child", which,
-                               "--outputs", str(dirs[which])], env=env, capture_output=True, text=True, timeout=600)
-        if proc.returncode:
-            print(proc.stderr[-4000:], file=sys.stderr)
-            return 1
-        runs[which] = {r["case"]: r for r in json.loads(proc.stdout.strip().splitlines()[-1])}
+    runs: dict[str, list[dict[str, Any]]] = {"stock": [], "auto": []}
+    dirs: dict[str, list[Path]] = {"stock": [], "auto": []}
+    for i in range(args.repeats):
+        for which in ("stock", "auto") if i % 2 == 0 else ("auto", "stock"):
+            out_dir = Path(tempfile.mkdtemp(prefix=f"autotuned-{which}-"))
+            env = {**os.environ, "TRITON_CACHE_DIR": tempfile.mkdtemp(prefix="triton-cache-"),
+                   "TRITON_EXT_AUTO_DIR": tempfile.mkdtemp(prefix="triton-ext-auto-")}
+            proc = subprocess.run([sys.executable, "-m", "benchmarks.auto_autotuned_gpu", "--child", which,
+                                   "--outputs", str(out_dir), *(["--cases", *args.cases] if args.cases else [])],
+                                  env=env, capture_output=True, text=True, timeout=600)
+            if proc.returncode:
+                print(proc.stderr[-4000:], file=sys.stderr)
+                return 1
+            runs[which].append({r["case"]: r for r in json.loads(proc.stdout.strip().splitlines()[-1])})
+            dirs[which].append(out_dir)
     rows = []
     for name, *_, atol, rtol in CASES:
-        stock, auto = runs["stock"][name], runs["auto"][name]
-        a = torch.load(dirs["stock"] / f"{name}.pt")
-        b = torch.load(dirs["auto"] / f"{name}.pt")
-        # fp8 outputs are compared by their bytes.
-        a = [x.view(torch.uint8) if x.element_size() == 1 else x for x in a]
-        b = [y.view(torch.uint8) if y.element_size() == 1 else y for y in b]
-        identical = all(torch.equal(x, y) for x, y in zip(a, b))
+        stocks, autos = [r[name] for r in runs["stock"]], [r[name] for r in runs["auto"]]
+
+        def outputs(d: Path) -> list[Any]:  # fp8 outputs are compared by their bytes
+            return [x.view(torch.uint8) if x.element_size() == 1 else x for x in torch.load(d / f"{name}.pt")]
+
+        a = outputs(dirs["stock"][0])
+        others = [outputs(d) for d in dirs["auto"]]
+        identical = all(torch.equal(x, y) for b in others for x, y in zip(a, b))
         close = all(torch.allclose(x.double(), y.double(), atol=atol, rtol=rtol) if x.is_floating_point()
-                    else torch.equal(x, y) for x, y in zip(a, b))
-        rows.append({"case": name, "configs": stock["configs"], "stock_first_call_s": stock["first_call_s"],
-                     "auto_first_call_s": auto["first_call_s"],
-                     "auto_over_stock_s": auto["first_call_s"] - stock["first_call_s"],
-                     "picked": {"stock": stock.get("picked"), "auto": auto.get("picked")},
-                     "decisions": auto["decisions"], "stock_b2b_us": stock["b2b_us"], "auto_b2b_us": auto["b2b_us"],
-                     "b2b_speedup": stock["b2b_us"] / auto["b2b_us"], "outputs_identical": identical,
+                    else torch.equal(x, y) for b in others for x, y in zip(a, b))
+        stock_b2b = statistics.median(r["b2b_us"] for r in stocks)
+        auto_b2b = statistics.median(r["b2b_us"] for r in autos)
+        stock_first = statistics.median(r["first_call_s"] for r in stocks)
+        auto_first = statistics.median(r["first_call_s"] for r in autos)
+        rows.append({"case": name, "configs": stocks[0]["configs"], "stock_first_call_s": stock_first,
+                     "auto_first_call_s": auto_first, "auto_over_stock_s": auto_first - stock_first,
+                     "picked": {"stock": [r.get("picked") for r in stocks], "auto": [r.get("picked") for r in autos]},
+                     "decisions": autos[0]["decisions"], "stock_b2b_us": stock_b2b, "auto_b2b_us": auto_b2b,
+                     "b2b_us_per_process": {"stock": [r["b2b_us"] for r in stocks], "auto": [r["b2b_us"] for r in autos]},
+                     "gpu_us_per_process": {"stock": [r["gpu_us"] for r in stocks], "auto": [r["gpu_us"] for r in autos]},
+                     "b2b_speedup": stock_b2b / auto_b2b, "outputs_identical": identical,
                      "outputs_within_tolerance": close})
-        print(f"{name:28} configs {stock['configs']:3} first call {stock['first_call_s']:.2f} s -> "
-              f"{auto['first_call_s']:.2f} s, decisions {[(d['kernel'], d['choice']) for d in auto['decisions']]}, "
-              f"b2b {stock['b2b_us']:.1f} -> {auto['b2b_us']:.1f} us, identical {identical}, close {close}")
+        print(f"{name:28} configs {stocks[0]['configs']:3} first call {stock_first:.2f} s -> {auto_first:.2f} s, "
+              f"decisions {[(d['kernel'], d['choice']) for d in autos[0]['decisions']]}, b2b per process "
+              f"stock {[round(r['b2b_us'], 1) for r in stocks]} auto {[round(r['b2b_us'], 1) for r in autos]} us "
+              f"(GPU time {[round(r['gpu_us'], 1) for r in stocks]} / {[round(r['gpu_us'], 1) for r in autos]}), "
+              f"identical {identical}, close {close}")
     report = {"commit": checkout_commit(), "date": time.strftime("%Y-%m-%d"), "gpu": torch.cuda.get_device_name(),
-              "triton": triton.__version__, "rows": rows}
+              "triton": triton.__version__, "repeats": args.repeats,
+              "order": [w for i in range(args.repeats) for w in (("stock", "auto") if i % 2 == 0 else ("auto", "stock"))],
+              "rows": rows}
     Path(args.out).write_text(json.dumps(report, indent=2))
     return 0 if all(r["outputs_within_tolerance"] for r in rows) else 1
 
