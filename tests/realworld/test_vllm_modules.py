@@ -47,3 +47,34 @@ def test_kernels_load_from_the_wheel_files_without_vllm() -> None:
     assert got["kernels"]["vllm_unified_prefill"][4] == [2 * 2048 // 4 + 2, 8]
     assert got["kernels"]["vllm_unified_decode_3d"][4] == [8 // 4 + 8, 8, 16]
     assert got["kernels"]["vllm_prefix_prefill"][6] == 1
+
+
+def test_fetch_replaces_a_copy_made_before_the_file_list_grew(tmp_path, monkeypatch) -> None:
+    # A copy holding an older FILES (one file short, and one the wheel no longer gives) is replaced
+    # whole from the wheel; a complete copy is left as it is, with no download.
+    import zipfile
+
+    from tests.realworld import vllm_modules
+
+    def pip_download(cmd, check):  # what `pip download` leaves: the pinned wheel, here with FILES only
+        folder = cmd[cmd.index("-d") + 1]
+        with zipfile.ZipFile(f"{folder}/vllm-{vllm_modules.VERSION}-py3-none-any.whl", "w") as zf:
+            for name in vllm_modules.FILES:
+                zf.writestr(name, f"# {name}\n")
+
+    monkeypatch.setattr(vllm_modules.subprocess, "run", pip_download)
+    dest = tmp_path / f"vllm-{vllm_modules.VERSION}"
+    for name in vllm_modules.FILES[:-1]:
+        (dest / name).parent.mkdir(parents=True, exist_ok=True)
+        (dest / name).write_text("old\n")
+    (dest / "vllm" / "gone.py").write_text("old\n")
+    (tmp_path / f"{dest.name}.part").mkdir()  # left by an interrupted fetch
+    assert vllm_modules.fetch(dest) == dest
+    assert all((dest / name).read_text() == f"# {name}\n" for name in vllm_modules.FILES)
+    assert not (dest / "vllm" / "gone.py").exists() and not (tmp_path / f"{dest.name}.part").exists()
+
+    def no_download(cmd, check):
+        raise AssertionError("a complete copy needs no download")
+
+    monkeypatch.setattr(vllm_modules.subprocess, "run", no_download)
+    assert vllm_modules.fetch(dest) == dest
