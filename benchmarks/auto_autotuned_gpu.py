@@ -77,6 +77,7 @@ def child(mode: bool, outputs_dir: Path) -> list[dict[str, Any]]:
     import importlib
 
     import torch
+    import triton.testing
 
     import triton_ext
     from triton_ext.testing import back_to_back_ms
@@ -98,8 +99,7 @@ def child(mode: bool, outputs_dir: Path) -> list[dict[str, Any]]:
             torch.save([o.detach().cpu() for o in outs], outputs_dir / f"{name}.pt")
             decisions = auto.decisions[before:] if auto else []
             b2b = statistics.median(back_to_back_ms(lambda: fn(*args), 100) * 1e3 for _ in range(15))
-            import triton.testing  # GPU time (L2 flushed): tells a slower kernel from a slower launch path
-
+            # GPU time (L2 flushed): tells a slower kernel from a slower launch path.
             gpu_us = triton.testing.do_bench(lambda: fn(*args), warmup=25, rep=100) * 1e3
             rows.append({"case": name, "configs": len(_autotuner(module, attr).configs), "first_call_s": first_s,
                          "picked": _picked(module, attr),
@@ -128,23 +128,24 @@ def main() -> int:
     import torch
     import triton
 
+    from benchmarks.auto_torch_compile import alternating
     from triton_ext.bench.gpu import checkout_commit
 
+    order = [which for which, _ in alternating(args.repeats, "auto")]
     runs: dict[str, list[dict[str, Any]]] = {"stock": [], "auto": []}
     dirs: dict[str, list[Path]] = {"stock": [], "auto": []}
-    for i in range(args.repeats):
-        for which in ("stock", "auto") if i % 2 == 0 else ("auto", "stock"):
-            out_dir = Path(tempfile.mkdtemp(prefix=f"autotuned-{which}-"))
-            env = {**os.environ, "TRITON_CACHE_DIR": tempfile.mkdtemp(prefix="triton-cache-"),
-                   "TRITON_EXT_AUTO_DIR": tempfile.mkdtemp(prefix="triton-ext-auto-")}
-            proc = subprocess.run([sys.executable, "-m", "benchmarks.auto_autotuned_gpu", "--child", which,
-                                   "--outputs", str(out_dir), *(["--cases", *args.cases] if args.cases else [])],
-                                  env=env, capture_output=True, text=True, timeout=600)
-            if proc.returncode:
-                print(proc.stderr[-4000:], file=sys.stderr)
-                return 1
-            runs[which].append({r["case"]: r for r in json.loads(proc.stdout.strip().splitlines()[-1])})
-            dirs[which].append(out_dir)
+    for which in order:
+        out_dir = Path(tempfile.mkdtemp(prefix=f"autotuned-{which}-"))
+        env = {**os.environ, "TRITON_CACHE_DIR": tempfile.mkdtemp(prefix="triton-cache-"),
+               "TRITON_EXT_AUTO_DIR": tempfile.mkdtemp(prefix="triton-ext-auto-")}
+        proc = subprocess.run([sys.executable, "-m", "benchmarks.auto_autotuned_gpu", "--child", which,
+                               "--outputs", str(out_dir), *(["--cases", *args.cases] if args.cases else [])],
+                              env=env, capture_output=True, text=True, timeout=600)
+        if proc.returncode:
+            print(proc.stderr[-4000:], file=sys.stderr)
+            return 1
+        runs[which].append({r["case"]: r for r in json.loads(proc.stdout.strip().splitlines()[-1])})
+        dirs[which].append(out_dir)
     rows = []
     for name, *_, atol, rtol in CASES:
         stocks, autos = [r[name] for r in runs["stock"]], [r[name] for r in runs["auto"]]
@@ -176,7 +177,7 @@ def main() -> int:
               f"identical {identical}, close {close}")
     report = {"commit": checkout_commit(), "date": time.strftime("%Y-%m-%d"), "gpu": torch.cuda.get_device_name(),
               "triton": triton.__version__, "repeats": args.repeats,
-              "order": [w for i in range(args.repeats) for w in (("stock", "auto") if i % 2 == 0 else ("auto", "stock"))],
+              "order": order,
               "rows": rows}
     Path(args.out).write_text(json.dumps(report, indent=2))
     return 0 if all(r["outputs_within_tolerance"] for r in rows) else 1

@@ -49,6 +49,7 @@ from typing import Any, Callable
 
 import torch
 
+from tests.realworld.more_kernels import HIDDEN
 from tests.realworld.realworld_kernels import Launch, RealKernel, Tensors, _cdiv, _liger_settings, _np2
 
 __all__ = ["HOLDOUT_FLA_LIGER"]
@@ -56,8 +57,8 @@ __all__ = ["HOLDOUT_FLA_LIGER"]
 # A GatedDeltaNet layer at prefill: q/k in 16 heads (HV = H: no grouped value heads), head dim 128.
 _B, _T, _H, _K, _V, _BT = 2, 4096, 16, 128, 128, 64
 _NT = _cdiv(_T, _BT)
-# Llama-3-8B.
-_HIDDEN, _INTER = 4096, 14336
+# Llama-3-8B's MLP width (its hidden size is the corpus's HIDDEN).
+_INTER = 14336
 PREFILL_TOKENS, DECODE_TOKENS = 4096, 16
 
 
@@ -243,9 +244,9 @@ def liger_element_mul(rows: int) -> Callable[[Tensors], Launch]:
         # grad_output -1 rather than e.g. 1/accumulation-steps: the kernel scales X in place and
         # the GPU timing relaunches it; a sign flip keeps the magnitudes (and it is != 1, so the
         # launcher does launch the kernel).
-        return Launch(dict(X_ptr=t.randn(rows, _HIDDEN, dtype=torch.bfloat16), X_stride=_HIDDEN,
-                           grad_output_ptr=t.full((), -1.0), n_cols=_HIDDEN,
-                           BLOCK_SIZE=min(65536 // 2, _np2(_HIDDEN)), X_col_stride=1),
+        return Launch(dict(X_ptr=t.randn(rows, HIDDEN, dtype=torch.bfloat16), X_stride=HIDDEN,
+                           grad_output_ptr=t.full((), -1.0), n_cols=HIDDEN,
+                           BLOCK_SIZE=min(65536 // 2, _np2(HIDDEN)), X_col_stride=1),
                       (rows,), 32, 3,
                       reference=lambda a: {"X_ptr": a["X_ptr"].float() * a["grad_output_ptr"]}, atol=0.0, rtol=0.0)
     return build

@@ -48,14 +48,14 @@ from typing import Any, Callable
 import torch
 from triton.runtime import JITFunction
 
-from tests.realworld.more_kernels import FlagGemsKernel, _recorded
-from tests.realworld.realworld_kernels import Launch, RealKernel, Tensors, _cdiv, _np2, unwrap
+# The corpus's model sizes (Llama-3-8B-like) and the SM count launchers size persistent grids by
+# (flag-gems' scan grid here; H200 and H100 SXM both have 132).
+from tests.realworld.more_kernels import HD, HIDDEN, HKV, HQ, PREFILL, VOCAB, FlagGemsKernel, _recorded
+from tests.realworld.realworld_kernels import SM_COUNT, Launch, RealKernel, Tensors, _cdiv, _np2, unwrap
 
 __all__ = ["HOLDOUT_SERVING_GEMS", "BY_NAME"]
 
-HQ, HKV, HD, VOCAB, HIDDEN = 32, 8, 128, 128256, 4096
-DECODE_BATCH, CONTEXT, PREFILL = 16, 4096, 2048
-SM_COUNT = 132  # H200 (flag-gems sizes its persistent scan grid by it; H100 SXM also has 132)
+DECODE_BATCH, CONTEXT = 16, 4096
 
 
 # --------------------------------------------------------------------------- #
