@@ -1,0 +1,184 @@
+"""Probe: what would choosing a kernel's ``num_warps`` buy, where its caller fixed one?
+
+    python -m benchmarks.num_warps_probe_gpu --out num-warps-probe-h100.json [--set all|holdout]
+        [--min-gpu-us 15] [--results benchmarks/results/auto-mode-all0-h100.json ...]
+
+The transparent mode picks among pass sets; it never changes a launch's ``num_warps``. Many
+third-party kernels are launched with a hand-picked ``num_warps`` (vLLM, Liger, SGLang, the
+corpus's launchers). Before building that lever into the mode, this measures its reach with no
+plugin at all: for every kernel whose stock GPU time in the given result files is at least
+``--min-gpu-us``, the launch is repeated with half, twice and four times its ``num_warps``
+(1 to 16), on fresh inputs of the same seed; a variant counts only where every byte of every
+tensor argument equals the stock launch's (the mode's own rule), and is timed in GPU time
+(``do_bench``) and back to back (``back_to_back_ms``), against stock timed beside it.
+
+Writes one row per kernel: stock times, each variant's times, whether its outputs were identical
+or why it failed, and the best identical variant's ratios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+import traceback
+from pathlib import Path
+from typing import Any, Callable
+
+import torch
+import triton
+from triton.testing import do_bench
+
+from triton_ext.bench.gpu import checkout_commit
+from triton_ext.testing import back_to_back_ms
+
+Built = tuple[Callable[[], Any], dict[str, torch.Tensor]]
+
+
+def realworld_builder(kernel: Any) -> tuple[Callable[[int], Built], int]:
+    from tests.realworld.realworld_kernels import Tensors
+
+    base = kernel.build(Tensors("cuda", seed=0)).num_warps
+
+    def build(num_warps: int) -> Built:
+        fn = kernel.fn()
+        launch = kernel.build(Tensors("cuda", seed=0))
+
+        def go() -> Any:
+            return fn[launch.grid](**launch.args, num_warps=num_warps, num_stages=launch.num_stages)
+        return go, {k: v for k, v in launch.args.items() if isinstance(v, torch.Tensor)}
+    return build, base
+
+
+def corpus_builder(name: str) -> tuple[Callable[[int], Built], int] | None:
+    from tests.corpus import check_gpu
+
+    kernel = check_gpu.BY_NAME[name]
+    if kernel.gluon:  # layouts written for one warp count
+        return None
+
+    def build(num_warps: int) -> Built:
+        torch.manual_seed(0)
+        run = check_gpu.BUILDERS[name]()
+        options = dict(kernel.options(), num_warps=num_warps)
+
+        def go() -> Any:
+            return kernel.fn[run.grid](*run.args, **kernel.constexprs, **options)
+        tensors = {f"arg{i}": a for i, a in enumerate(run.args) if isinstance(a, torch.Tensor)}
+        return go, {**tensors, **run.outputs}
+    return build, kernel.num_warps
+
+
+def builders(which: str) -> dict[str, tuple[Callable[[int], Built], int]]:
+    out: dict[str, tuple[Callable[[int], Built], int]] = {}
+    if which == "all":
+        from tests.corpus import check_gpu
+        from tests.realworld.more_kernels import MORE
+        from tests.realworld.realworld_kernels import REALWORLD
+
+        for name in check_gpu.BUILDERS:
+            built = corpus_builder(name)
+            if built:
+                out[name] = built
+        for kernel in REALWORLD + MORE:
+            out.setdefault(kernel.name, realworld_builder(kernel))
+    else:
+        from tests.realworld.holdout_kernels import HOLDOUT
+
+        out.update({kernel.name: realworld_builder(kernel) for kernel in HOLDOUT})
+    return out
+
+
+def snapshot(outputs: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    torch.cuda.synchronize()
+    return {k: v.detach().clone() for k, v in outputs.items()}
+
+
+def identical(a: dict[str, torch.Tensor], b: dict[str, torch.Tensor]) -> bool:
+    return a.keys() == b.keys() and all(
+        a[k].shape == b[k].shape and torch.equal(a[k].contiguous().view(torch.uint8), b[k].contiguous().view(torch.uint8))
+        for k in a)
+
+
+def times(go: Callable[[], Any]) -> tuple[float, float]:
+    gpu = do_bench(go, warmup=25, rep=100)
+    b2b = statistics.median(back_to_back_ms(go, calls=100) for _ in range(5))
+    return gpu, b2b
+
+
+def probe(name: str, build: Callable[[int], Built], base: int) -> dict[str, Any]:
+    go, outputs = build(base)
+    t0 = time.perf_counter()
+    go()
+    stock_first_s = time.perf_counter() - t0
+    reference = snapshot(outputs)
+    row: dict[str, Any] = {"kernel": name, "num_warps": base, "stock_first_s": stock_first_s, "variants": {}}
+    stock_runs = [times(go)]
+    for w in (base // 2, base * 2, base * 4):
+        if not 1 <= w <= 16 or w == base:
+            continue
+        entry: dict[str, Any] = {}
+        try:
+            vgo, voutputs = build(w)
+            t0 = time.perf_counter()
+            vgo()
+            entry["first_s"] = time.perf_counter() - t0
+            entry["identical"] = identical(reference, snapshot(voutputs))
+            if entry["identical"]:
+                entry["gpu_ms"], entry["b2b_ms"] = times(vgo)
+                stock_runs.append(times(go))
+        except Exception as exc:  # noqa: BLE001 - a config the kernel cannot take is a result
+            entry["error"] = f"{type(exc).__name__}: {str(exc)[:200]}"
+        row["variants"][str(w)] = entry
+    row["stock_gpu_ms"] = statistics.median(g for g, _ in stock_runs)
+    row["stock_b2b_ms"] = statistics.median(b for _, b in stock_runs)
+    best = None
+    for w, entry in row["variants"].items():
+        if "gpu_ms" in entry:
+            gpu = row["stock_gpu_ms"] / entry["gpu_ms"]
+            b2b = row["stock_b2b_ms"] / entry["b2b_ms"]
+            entry["gpu_speedup"], entry["b2b_speedup"] = gpu, b2b
+            if min(gpu, b2b) > 1 and (best is None or b2b > best[1]):
+                best = (w, b2b, gpu)
+    row["best"] = {"num_warps": int(best[0]), "b2b_speedup": best[1], "gpu_speedup": best[2]} if best else None
+    return row
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--set", choices=("all", "holdout"), default="all")
+    parser.add_argument("--min-gpu-us", type=float, default=15.0)
+    parser.add_argument("--results", nargs="*", default=[])
+    args = parser.parse_args()
+    gpu_us = {}
+    for path in args.results:
+        for r in json.loads(Path(path).read_text())["rows"]:
+            gpu_us[r["kernel"]] = r["stock_ms"] * 1e3
+    rows = []
+    for name, (build, base) in builders(args.set).items():
+        if gpu_us and gpu_us.get(name, 0.0) < args.min_gpu_us:
+            continue
+        try:
+            row = probe(name, build, base)
+        except Exception:  # noqa: BLE001
+            row = {"kernel": name, "error": traceback.format_exc()[-600:]}
+        rows.append(row)
+        best = row.get("best")
+        print(name, row.get("num_warps"), {w: (round(e.get("gpu_speedup", 0), 3), round(e.get("b2b_speedup", 0), 3),
+                                               e.get("identical"), e.get("error", "")[:60])
+                                           for w, e in row.get("variants", {}).items()}, best, flush=True)
+        torch.cuda.empty_cache()
+    b2b = [r["best"]["b2b_speedup"] if r.get("best") else 1.0 for r in rows if "error" not in r]
+    result = {"commit": checkout_commit(), "date": time.strftime("%Y-%m-%d"), "gpu": torch.cuda.get_device_name(),
+              "triton": triton.__version__, "set": args.set, "min_gpu_us": args.min_gpu_us, "rows": rows,
+              "kernels": len(rows), "improved": sum(1 for r in rows if r.get("best")),
+              "b2b_geomean_best": statistics.geometric_mean(b2b) if b2b else None}
+    Path(args.out).write_text(json.dumps(result, indent=1))
+    print({k: v for k, v in result.items() if k != "rows"})
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
