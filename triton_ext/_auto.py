@@ -88,11 +88,10 @@ import sys
 import threading
 import time
 import weakref
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
-from . import _inductor, _selection, _triton
+from . import _inductor, _selection, _triton, _warps
 from ._backup import BackupRefused, refuse_relaunch_hazard, tensors_of
 from ._manifest import load_manifest
 from ._choice import MARGIN, choose, choose_in_both, paired_ratios, spread, winners
@@ -127,6 +126,7 @@ class _Auto:
         self.variants: list[tuple[str, Selection]] = [("", Selection())]
         for name in candidates:
             self.variants.append((name, Selection.of(_selection.build([name], None))))
+        self.variants.extend((name, Selection()) for name in (_warps.VARIANTS if settings.auto_warps else ()))
         self.by_name = dict(self.variants)  # and combinations "a+b", added when first tried
         self.decisions: list[Decision] = []
         self.refused: set[tuple[int, int, str]] = set()
@@ -147,11 +147,14 @@ class _Auto:
         """The selection of a variant: ``""``, a candidate, or a combination ``"a+b"``."""
         found = self.by_name.get(variant)
         if found is None:
-            names = variant.split("+")
-            if not all(n in self.by_name for n in names):
+            passes, _ = _warps.split(variant)  # a warp count is a launch option, not a pass
+            if not all(n in self.by_name for n in variant.split("+")):
                 raise KeyError(variant)
-            found = self.by_name[variant] = Selection.of(_selection.build(names, None))
+            found = self.by_name[variant] = Selection.of(_selection.build(passes, None))
         return found
+
+    def launch_kwargs(self, fn: Any, variant: str, kwargs: dict[str, Any]) -> dict[str, Any] | None:
+        return _warps.launch_kwargs(fn, variant, kwargs)
 
     # -- the JIT's cache miss --------------------------------------------------------------
 
@@ -227,29 +230,17 @@ class _Auto:
 
     def _record(self, decision: Decision) -> None:
         self.decisions.append(decision)
-        if decision.refused is not None:
-            _log.info("%s [%s]: no pass (%s)", decision.kernel, decision.specialization, decision.refused)
-        else:
-            _log.info("%s [%s]: %s%s in %.2f s; GPU ms %s; back to back ms %s%s%s", decision.kernel,
-                      decision.specialization,
-                      decision.choice or "no pass", " (from disk)" if decision.from_disk else "",
-                      decision.first_launch_s, _rounded(decision.timings_ms), _rounded(decision.back_to_back_ms),
-                      f"; {decision.not_kept_because}" if decision.not_kept_because else "",
-                      f"; {decision.late_combination} still compiling, timed against it next time"
-                      if decision.late_combination else "")
-            for variant, why in decision.failed.items():
-                _log.info("%s [%s]: %s dropped (it cannot compile or launch here): %s", decision.kernel,
-                          decision.specialization, variant, why)
-            for variant, why in decision.changed_outputs.items():
-                _log.warning("%s [%s]: %s dropped, it changed the kernel's outputs: %s", decision.kernel,
-                             decision.specialization, variant, why)
+        decision.log(_log)
 
     def variant_kernel(self, fn: Any, variant: str, args: tuple[Any, ...], kwargs: dict[str, Any], grid: Any) -> Any:
         """The compiled kernel of ``variant`` for this launch (compiled and cached under the
         variant's own key, on disk too)."""
         assert _original_run is not None
+        launch_kwargs = self.launch_kwargs(fn, variant, kwargs)
+        if launch_kwargs is None:
+            raise KeyError(f"{variant} does not apply to this launch")
         with _selection.using(self.selection(variant)):
-            return _original_run(fn, *args, grid=grid, warmup=True, **kwargs)
+            return _original_run(fn, *args, grid=grid, warmup=True, **launch_kwargs)
 
     def decision_path(self, fn: Any, key: str, device: int) -> Path:
         text = json.dumps([fn.cache_key, key, _device_name(device), [(n, s.key) for n, s in self.variants]],
@@ -331,10 +322,6 @@ class _Auto:
 
 def _short(key: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()[:12]
-
-
-def _rounded(values: Mapping[str, float]) -> dict[str, float]:
-    return {k or "none": round(v, 5) for k, v in values.items()}
 
 
 def _device_name(device: int) -> str:

@@ -52,9 +52,9 @@ import sys
 import threading
 import time
 import types
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
-from . import _selection
+from . import _selection, _warps
 from ._backup import ArgumentBackup, relaunch_hazard, tensors_of
 from ._choice import choose_in_both, spread, winners
 from ._inductor_compile import (TAG, NoPass, compile_variant, declared_off_launcher, expand, left_out, prune,
@@ -124,7 +124,8 @@ def _patch(module: types.ModuleType) -> None:
                     or getattr(self, TAG, False):
                 return original_worker(self)
             declared = declared_off_launcher(auto.variants)
-            candidates = [name for name, _ in auto.variants if name and name not in declared]
+            # Inductor's configs already choose num_warps: its variants are the passes only.
+            candidates = [name for name, _ in auto.variants if name and name not in declared and not _warps.is_warps(name)]
             if not candidates:
                 self._triton_ext_compile = (0.0, [], declared)
                 _log_left_out(self, declared)

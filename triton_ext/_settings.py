@@ -130,6 +130,11 @@ _FIELDS: dict[str, _Field[Any]] = {
         "variants, after the no-pass compile a stock launch pays too); past it that specialization keeps the no-pass kernel (compiles still running finish in the "
         "background and fill Triton's cache for the next process).",
     ),
+    "auto_warps": _Field(
+        "TRITON_EXT_AUTO_WARPS", _parse_bool, lambda: True,
+        "The transparent mode also times the launch with half and with twice its num_warps (1 to 16), kept by the "
+        "same rules as a pass (outputs bit for bit, faster in GPU time and back to back); 0 leaves them out.",
+    ),
     "auto_compile_threads": _Field(
         "TRITON_EXT_AUTO_COMPILE_THREADS", _parse_count, lambda: 0,
         "Threads that compile the transparent mode's variants concurrently (0: one per CPU core, at most 8; "
@@ -174,6 +179,7 @@ class Settings:
     auto_backup_mb: float
     auto_budget_s: float
     auto_compile_threads: int
+    auto_warps: bool
     isolate: bool
 
     def __init__(self) -> None:

@@ -26,7 +26,7 @@ import statistics
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Sequence
 
 __all__ = ["gpu_time_ms", "back_to_back_ms", "launch_cost_us", "interleaved_rounds", "flush_buffer", "MIN_KERNEL_MS"]
 

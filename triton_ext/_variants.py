@@ -13,20 +13,18 @@ the winner chosen there. All stop at the first-launch budget (``TRITON_EXT_AUTO_
 from __future__ import annotations
 
 import contextvars
-import json
 import os
 import re
 import statistics
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Callable, Protocol
 
-from . import _selection, _triton
+from . import _selection, _triton, _warps
 from ._backup import ArgumentBackup, tensors_of
 from ._choice import choose_in_both, spread, winners
+from ._decision import Decision
 from ._errors import PassCrashedError
 from ._outputs import OutputCheck, OutputsUnverifiable
 from ._settings import settings
@@ -39,65 +37,6 @@ __all__ = ["ROUNDS", "CONFIRM_ROUNDS", "REP_MS", "Decision", "Tuner", "compile_v
            "stop_if_stock"]
 
 
-@dataclass
-class Decision:
-    """What the transparent mode decided for one specialization of a kernel, and why."""
-
-    kernel: str
-    choice: str  # "" = no pass
-    timings_ms: dict[str, float] = field(default_factory=dict)  # first rounds, median per variant
-    applicable: list[str] = field(default_factory=list)
-    confirm_ms: dict[str, float] = field(default_factory=dict)  # confirmation rounds, median per finalist
-    spreads: dict[str, float] = field(default_factory=dict)  # (max - min) / median, first rounds
-    refused: str | None = None
-    first_launch_s: float = 0.0
-    from_disk: bool = False
-    error: str | None = None  # the timing failed (no pass kept, not recorded on disk)
-    back_to_back_ms: dict[str, float] = field(default_factory=dict)  # per launch, finalists back to back
-    compile_s: float = 0.0  # wall seconds compiling the candidate variants (concurrently)
-    same_as_stock: list[str] = field(default_factory=list)  # stopped before ptxas: LLVM IR of no pass
-    specialization: str = ""  # sha256 prefix of the JIT's cache key (specialization and options)
-    #: Variants dropped because their kernel cannot launch here (e.g. more shared memory than the
-    #: GPU has, which Triton only finds when it loads the binary) or their passes crashed or hung
-    #: in the isolated worker that compiled them, with the error.
-    failed: dict[str, str] = field(default_factory=dict)
-    #: Variants dropped because their launch left other outputs than the no-pass kernel's
-    #: (:mod:`triton_ext._outputs`), with what differed.
-    changed_outputs: dict[str, str] = field(default_factory=dict)
-    #: Two passes' combination still compiling when the rounds after it had to start: the single
-    #: winner holds, on disk too, and the next activation times the combination against it
-    #: (:func:`time_combination`).
-    late_combination: str | None = None
-
-    @property
-    def not_kept_because(self) -> str | None:
-        """Why later processes may not reuse this choice (a failure), or None."""
-        return self.error
-
-    @property
-    def keep_on_disk(self) -> bool:
-        return self.not_kept_because is None
-
-    def save(self, path: Path, **facts: Any) -> None:
-        """Write :meth:`record` and ``facts`` to ``path`` (atomically: a reader sees the old file or
-        the new one); an unwritable folder only costs later processes their reuse."""
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(self.record() | {"late_combination": self.late_combination} | facts))
-            tmp.replace(path)
-        except OSError:
-            pass  # the choice still holds for this process
-
-    def record(self) -> dict[str, Any]:
-        """What a decision file on disk holds of the decision (``triton-ext auto report`` prints it)."""
-        return {"kernel": self.kernel, "choice": self.choice, "timings_ms": self.timings_ms,
-                "applicable": self.applicable, "confirm_ms": self.confirm_ms, "back_to_back_ms": self.back_to_back_ms,
-                "spreads": self.spreads, "same_as_stock": self.same_as_stock, "failed": self.failed,
-                "changed_outputs": self.changed_outputs, "compile_s": self.compile_s,
-                "first_launch_s": self.first_launch_s}
-
-
 class Tuner(Protocol):
     """What compiling and timing variants need of the transparent mode (:mod:`triton_ext._auto`)."""
 
@@ -107,6 +46,8 @@ class Tuner(Protocol):
     def selection(self, variant: str) -> _selection.Selection: ...
 
     def variant_kernel(self, fn: Any, variant: str, args: tuple[Any, ...], kwargs: dict[str, Any], grid: Any) -> Any: ...
+
+    def launch_kwargs(self, fn: Any, variant: str, kwargs: dict[str, Any]) -> dict[str, Any] | None: ...
 
 
 def describe_error(exc: BaseException) -> str:
@@ -299,7 +240,8 @@ def compile_variants(auto: Tuner, fn: Any, device: int, args: tuple[Any, ...], k
     stock = kernels[""]
     stock_asm = stock.asm if hasattr(stock, "asm") else {}
     candidates = [v for v, _ in auto.variants[1:]]
-    lacking = [v for v in candidates if not may_change(auto.selection(v), stock_asm.get("ttir"))]
+    lacking = [v for v in candidates if not may_change(auto.selection(v), stock_asm.get("ttir"))
+               or auto.launch_kwargs(fn, v, kwargs) is None]
     same.extend(lacking)
     variants = [v for v in candidates if v not in lacking]
     if not variants:
@@ -310,6 +252,10 @@ def compile_variants(auto: Tuner, fn: Any, device: int, args: tuple[Any, ...], k
     wait(list(futures.values()), timeout=max(deadline - time.perf_counter(), 0.0))
     late = [v for v, f in futures.items() if not f.done()]
     auto.pending.extend(f for f in futures.values() if not f.done())
+    for variant in [v for v in late if _warps.split(v)[1]]:  # optional: the passes' decision stands
+        late.remove(variant)
+        crashed[variant] = f"still compiling when the first-launch budget of {settings.auto_budget_s:g} s ran out"
+
     for variant, future in futures.items():
         if not future.done():
             continue
@@ -331,15 +277,17 @@ def time_variants(auto: Tuner, run: Callable[..., Any] | None, fn: Any, device: 
     assert run is not None  # JITFunction.run as it was before the mode wrapped it
     check: OutputCheck | None = None
 
-    def go() -> Any:  # the variant is the caller's enabled set, entered once per reading
-        return run(fn, *args, grid=grid, warmup=False, **kwargs)
+    def go(variant: str) -> Callable[[], Any]:  # its passes: the caller's enabled set, entered once per reading
+        launch_kwargs = auto.launch_kwargs(fn, variant, kwargs)
+        assert launch_kwargs is not None  # a warp count that does not apply was never compiled
+        return lambda: run(fn, *args, grid=grid, warmup=False, **launch_kwargs)
 
     try:
         flush = flush_buffer()  # one buffer for every reading of the comparison
 
         def gpu_one(variant: str) -> float:
             with _selection.using(auto.selection(variant)):
-                return gpu_time_ms(go, rep_ms=REP_MS, flush=flush)
+                return gpu_time_ms(go(variant), rep_ms=REP_MS, flush=flush)
 
         def before_reading(step: str) -> Callable[[str], None]:
             # The budget is checked before every reading, not only between steps: a kernel of
@@ -356,10 +304,12 @@ def time_variants(auto: Tuner, run: Callable[..., Any] | None, fn: Any, device: 
         def launch(variant: str) -> None:
             backup.restore()
             with _selection.using(auto.selection(variant)):
-                go()
+                go(variant)()
 
         check = OutputCheck.of(backup, list(tensors_of((*args, *kwargs.values()))), lambda: launch(""))
-        decision.applicable = screen_variants(decision, decision.applicable, launch, check.differs)
+        decision.changed_outputs.update(_warps.reordering(decision.applicable, kernels))
+        decision.applicable = screen_variants(decision, [v for v in decision.applicable
+                                                         if v not in decision.changed_outputs], launch, check.differs)
         if not decision.applicable:
             return
         rounds_start = time.perf_counter()
@@ -369,8 +319,9 @@ def time_variants(auto: Tuner, run: Callable[..., Any] | None, fn: Any, device: 
         decision.spreads = {v: spread(t) for v, t in timings.items()}
         found = winners(timings)
         finalists = found[:1]
-        if len(found) >= 2:  # two passes win alone: try them together, if compiled within the budget
-            combo = "+".join(sorted(found[:2]))
+        pair = _warps.combinable(found)
+        if len(pair) == 2:  # two variants win alone: try them together, if compiled within the budget
+            combo = "+".join(sorted(pair))
             # One more full compile (vLLM's prefix-prefill: about 6 s on the H200 host), run on the
             # pool and waited for only while the rounds after it still fit the budget: one that
             # arrived at the deadline left no time to confirm the single winner either, and the
@@ -384,7 +335,8 @@ def time_variants(auto: Tuner, run: Callable[..., Any] | None, fn: Any, device: 
             elif future.exception() is None:
                 kernels[combo] = future.result()
                 ptx[combo] = kernels[combo].asm.get("ptx", "")
-                if (ptx[combo] not in (ptx[found[0]], ptx[found[1]])
+                decision.changed_outputs.update(_warps.reordering([combo], kernels))
+                if (ptx[combo] not in (ptx[pair[0]], ptx[pair[1]]) and combo not in decision.changed_outputs
                         and screen_variants(decision, [combo], launch, check.differs)):
                     finalists.append(combo)
         if not finalists:
@@ -401,7 +353,7 @@ def time_variants(auto: Tuner, run: Callable[..., Any] | None, fn: Any, device: 
 
         def b2b_one(variant: str) -> float:
             with _selection.using(auto.selection(variant)):
-                return back_to_back_ms(go, calls)
+                return back_to_back_ms(go(variant), calls)
 
         b2b = interleaved_rounds(["", *kept], b2b_one, CONFIRM_ROUNDS, before=before_reading("timing back to back"))
         decision.back_to_back_ms = {v: statistics.median(t) for v, t in b2b.items()}
@@ -444,6 +396,9 @@ class _AgainstWinner:
 
     def variant_kernel(self, fn: Any, variant: str, args: tuple[Any, ...], kwargs: dict[str, Any], grid: Any) -> Any:
         return self.auto.variant_kernel(fn, variant or self.winner, args, kwargs, grid)
+
+    def launch_kwargs(self, fn: Any, variant: str, kwargs: dict[str, Any]) -> dict[str, Any] | None:
+        return self.auto.launch_kwargs(fn, variant or self.winner, kwargs)
 
 
 def time_combination(auto: Tuner, run: Callable[..., Any] | None, fn: Any, device: int, args: tuple[Any, ...],

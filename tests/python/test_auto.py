@@ -59,7 +59,8 @@ def test_environment_activates_and_deactivate_restores() -> None:
             "_auto.deactivate()\nprint(hasattr(JITFunction._do_compile, '__wrapped__'), _auto.active())\n")
     out = _child("auto:grid_swizzle,loop_split", code)
     assert out.returncode == 0, out.stderr[-3000:]
-    assert out.stdout.splitlines() == ["['', 'grid_swizzle', 'loop_split'] True", "False None"]
+    assert out.stdout.splitlines() == ["['', 'grid_swizzle', 'loop_split', 'num_warps/2', 'num_warps*2'] True",
+                                       "False None"]
     # Bare auto: every built optimization pass, no sanitizer.
     out = _child("auto", code)
     assert out.returncode == 0, out.stderr[-3000:]
@@ -84,6 +85,8 @@ def host_mode(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Any:
     monkeypatch.setenv("TRITON_EXT_REGISTRY", str(REPO / "registry.yaml"))
     monkeypatch.setenv("TRITON_EXT_BUILD_DIR", str(BUILD))
     monkeypatch.setenv("TRITON_EXT_AUTO_DIR", str(tmp_path / "auto"))
+    # The warp-count variants have their own tests (test_auto_warps.py); these are the passes'.
+    monkeypatch.setenv("TRITON_EXT_AUTO_WARPS", "0")
     monkeypatch.setattr(triton.knobs.cache, "dir", str(tmp_path / "cache"), raising=False)
     monkeypatch.setattr(driver, "_active", HostOnly())
     original = (JITFunction.run, JITFunction._do_compile)
@@ -617,6 +620,9 @@ class _SlowCombination:
         self.release.wait(timeout=30)
         self.compiled.append(variant)
         return type("Kernel", (), {"asm": {"ptx": variant}})()
+
+    def launch_kwargs(self, fn: Any, variant: str, kwargs: dict[str, Any]) -> dict[str, Any]:
+        return kwargs
 
 
 @pytest.mark.parametrize("budget_left_s", [2.0, 60.0])

@@ -134,6 +134,9 @@ class _Mode:
     def variant_kernel(self, fn: Any, variant: str, *_: Any) -> Any:
         return type("Kernel", (), {"asm": {"ptx": variant}})()
 
+    def launch_kwargs(self, fn: Any, variant: str, kwargs: dict[str, Any]) -> dict[str, Any]:
+        return kwargs
+
     def current(self) -> str:
         return next(v for v, s in self.selections.items() if _selection.current() is s)
 

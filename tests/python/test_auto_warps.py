@@ -1,0 +1,223 @@
+"""The transparent mode's warp-count variants (:mod:`triton_ext._warps`): the legality check on
+real TTGIR compiled for sm_90 at several warp counts; the variants compiled beside the passes
+with the counts they name, left out where the count is out of range or the kernel is Gluon's; a
+choice of them from disk placed under the launch's own key with its count in the kernel's launch
+metadata; their launches timed with that count; a late one dropped alone. Timing on a GPU:
+benchmarks/auto_mode_gpu.py (the corpus), benchmarks/num_warps_probe_gpu.py (the lever alone)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+import triton
+import triton.language as tl
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource
+
+from tests.python.test_auto import _mode_calls, host_mode  # noqa: F401 - the fixture
+from triton_ext import _selection, _variants, _warps
+
+
+@triton.jit
+def reduce_2d(x, y, AXIS: tl.constexpr, INTEGER: tl.constexpr, ASM: tl.constexpr):
+    rows = tl.arange(0, 64)[:, None]
+    cols = tl.arange(0, 64)[None, :]
+    v = tl.load(x + rows * 64 + cols)
+    if INTEGER:
+        v = v.to(tl.int32)
+    if ASM:
+        v = tl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [v], dtype=tl.float32, is_pure=True, pack=1)
+    tl.store(y + tl.arange(0, 64), tl.sum(v, axis=AXIS).to(tl.float32))
+
+
+def ttgir(num_warps: int, axis: int, integer: bool = False, asm: bool = False) -> str:
+    signature = {"x": "*fp32", "y": "*fp32", "AXIS": "constexpr", "INTEGER": "constexpr", "ASM": "constexpr"}
+    source = ASTSource(reduce_2d, signature, {"AXIS": axis, "INTEGER": integer, "ASM": asm})
+    kernel = triton.compile(source, target=GPUTarget("cuda", 90, 32), options={"num_warps": num_warps})
+    assert kernel.metadata.num_warps == num_warps
+    return kernel.asm["ttgir"]
+
+
+def test_a_float_sum_keeps_its_order_only_where_the_warps_along_its_axis_do_not_change() -> None:
+    # At 4 warps Triton lays 64x64 out as warpsPerCTA = [2, 2]; at 8 as [4, 2], at 2 as [1, 2]:
+    # the warps along axis 1 stay two (same tree per row), those along axis 0 do not.
+    along_rows = ttgir(4, axis=1)
+    assert "warpsPerCTA = [2, 2]" in along_rows
+    assert _warps.reorders(along_rows, ttgir(8, axis=1)) is None
+    assert _warps.reorders(along_rows, ttgir(2, axis=1)) is None
+    why = _warps.reorders(ttgir(4, axis=0), ttgir(8, axis=0))
+    assert why is not None and why.startswith("a tt.reduce along axis 0 would combine in another order")
+    assert "warpsPerCTA[0] = 2" in why and "warpsPerCTA[0] = 4" in why
+
+
+def test_an_integer_sum_is_exact_in_any_order_and_inline_assembly_is_refused() -> None:
+    assert _warps.reorders(ttgir(4, axis=0, integer=True), ttgir(8, axis=0, integer=True)) is None
+    assert _warps.reorders(ttgir(4, axis=1, asm=True), ttgir(8, axis=1, asm=True)) == (
+        "the kernel has inline assembly, which may depend on the lanes it runs on")
+    # A kernel whose reductions do not match one for one (another compile path) is refused too.
+    assert _warps.reorders(ttgir(4, axis=1), ttgir(8, axis=1).replace('"tt.reduce"', '"tt.reduce_x"')) == (
+        "0 reductions and scans against 1 with the launch's warp count")
+
+
+def test_names_counts_and_combinations(monkeypatch: pytest.MonkeyPatch) -> None:
+    from triton.runtime.driver import driver
+
+    from tests.python.test_autotune import HostOnly
+
+    monkeypatch.setattr(driver, "_active", HostOnly())  # the backend's default count: sm_90's
+    assert _warps.split("loop_split+num_warps*2") == (["loop_split"], "num_warps*2")
+    with pytest.raises(KeyError):
+        _warps.split("num_warps*2+num_warps/2")
+    assert [_warps.warps_for(v, 4) for v in ("", "num_warps/2", "num_warps*2")] == [4, 2, 8]
+    assert _warps.warps_for("num_warps/2", 1) is None and _warps.warps_for("num_warps*2", 16) is None
+    assert _warps.launch_kwargs(None, "grid_swizzle+num_warps/2", {"num_warps": 8, "BLOCK": 64}) == {
+        "num_warps": 4, "BLOCK": 64}
+    assert _warps.launch_kwargs(None, "num_warps*2", {})["num_warps"] == 2 * _warps.default_warps()
+    # Two warp counts never run together: the combination takes the best pass instead.
+    assert _warps.combinable(["num_warps*2", "num_warps/2", "grid_swizzle"]) == ["num_warps*2", "grid_swizzle"]
+    assert _warps.combinable(["num_warps*2", "num_warps/2"]) == ["num_warps*2"]
+    assert _warps.combinable(["grid_swizzle", "num_warps*2"]) == ["grid_swizzle", "num_warps*2"]
+
+
+def test_a_gluon_kernel_gets_no_warp_count_variant() -> None:
+    from tests.corpus.corpus_kernels import BY_NAME
+
+    gluon = BY_NAME["gluon_axpy"].fn
+    assert gluon.is_gluon()
+    assert _warps.warps_for("num_warps*2", 4, gluon) is None and _warps.launch_kwargs(gluon, "num_warps/2", {"num_warps": 4}) is None
+    assert _warps.launch_kwargs(gluon, "", {"num_warps": 4}) == {"num_warps": 4}
+
+
+@pytest.fixture
+def warps_mode(host_mode: Any, monkeypatch: pytest.MonkeyPatch) -> Any:  # noqa: F811
+    from triton_ext import _auto
+
+    monkeypatch.setenv("TRITON_EXT_AUTO_WARPS", "1")
+    _auto.deactivate()
+    auto = _auto.activate(["grid_swizzle"])
+    yield auto
+    from concurrent.futures import wait
+
+    wait(auto.pending)
+
+
+def _compiled_warps(launch: Any) -> list[int]:
+    seen: list[int] = []
+    triton.knobs.compilation.listener = lambda src, metadata, **_: seen.append(metadata["num_warps"])
+    try:
+        _mode_calls(launch)
+    finally:
+        triton.knobs.compilation.listener = None
+    return sorted(seen)
+
+
+@pytest.mark.parametrize("num_warps", [None, 1, 16])
+def test_the_mode_compiles_half_and_twice_the_launchs_warps(warps_mode: Any, num_warps: int | None) -> None:
+    from tests.python.test_auto_backup import _inputs, addmm
+
+    options = {} if num_warps is None else {"num_warps": num_warps}
+    a, b, bias, out = _inputs()
+    compiled = _compiled_warps(lambda: addmm[(2, 2)](a, b, bias, out, 32, 32, 32, *bias.stride(), BLOCK=16, **options))
+    (decision,) = warps_mode.decisions
+    base = num_warps or _warps.default_warps()
+    # no pass, grid_swizzle, and each count within 1..16 (none past it: compiled counts only)
+    expected = {1: [1, 1, 2], 16: [8, 16, 16]}.get(num_warps, [base // 2, base, base, base * 2])
+    assert compiled == expected
+    in_range = [v for v in _warps.VARIANTS if _warps.warps_for(v, base) is not None]
+    assert decision.applicable == ["grid_swizzle", *in_range]
+    assert sorted(decision.same_as_stock) == sorted(set(_warps.VARIANTS) - set(in_range))
+    # No GPU: the timing fails and no variant is kept, as for the passes.
+    assert decision.choice == "" and decision.error.startswith("timing failed, no pass kept")
+
+
+def test_a_warp_count_chosen_on_disk_is_placed_under_the_launchs_own_key(warps_mode: Any) -> None:
+    from tests.python.test_auto_backup import _addmm, _inputs
+    from triton_ext import _auto
+
+    inputs = _inputs()
+    _mode_calls(lambda: _addmm(*inputs))
+    ref, device, key = warps_mode.placed[-1]
+    fn = ref()
+    assert fn.device_caches[device][0][key].metadata.num_warps == _warps.default_warps()
+    path = warps_mode.decision_path(fn, key, device)
+    path.parent.mkdir(parents=True)
+    path.write_text('{"choice": "grid_swizzle+num_warps*2"}')
+    _auto.deactivate()
+    auto = _auto.activate(["grid_swizzle"])
+    assert _mode_calls(lambda: _addmm(*inputs)) >= {"_auto.on_miss", "_auto._decide"}
+    assert [(d.choice, d.from_disk) for d in auto.decisions] == [("grid_swizzle+num_warps*2", True)]
+    chosen = fn.device_caches[device][0][key]  # the launch's key, the variant's launch metadata
+    assert chosen.metadata.num_warps == 2 * _warps.default_warps() and "ttg.num-warps\" = 8" in chosen.asm["ttgir"]
+    assert _mode_calls(lambda: _addmm(*inputs)) == set()  # later launches: Triton's own path
+
+
+def test_a_warp_count_still_compiling_at_the_budget_is_dropped_alone(warps_mode: Any) -> None:
+    from tests.python.test_auto_backup import _addmm, _inputs
+    from triton_ext._settings import settings
+
+    with settings.scope(auto_budget_s=0.0):
+        _mode_calls(lambda: _addmm(*_inputs()))
+    (decision,) = warps_mode.decisions
+    # The pass's lateness keeps no pass, as before; the warp counts are only reported.
+    assert decision.error == ("over the first-launch budget of 0 s (TRITON_EXT_AUTO_BUDGET_S) while compiling "
+                              "grid_swizzle: no pass kept")
+    assert decision.failed == {v: "still compiling when the first-launch budget of 0 s ran out" for v in _warps.VARIANTS}
+
+
+class _Mode:
+    """The mode as :func:`triton_ext._variants.time_variants` sees it, with real warp-count kwargs."""
+
+    def __init__(self, variants: list[str]) -> None:
+        self.selections = {v: _selection.Selection() for v in variants}
+        self.variants = list(self.selections.items())
+        self.pending: list[Any] = []
+
+    def selection(self, variant: str) -> Any:
+        return self.selections[variant]
+
+    def variant_kernel(self, fn: Any, variant: str, *_: Any) -> Any:
+        raise AssertionError("every kernel is at hand")
+
+    def launch_kwargs(self, fn: Any, variant: str, kwargs: dict[str, Any]) -> dict[str, Any] | None:
+        return _warps.launch_kwargs(fn, variant, kwargs)
+
+
+def test_warp_counts_are_timed_with_their_count_and_one_that_reorders_is_never_launched(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from triton_ext._backup import ArgumentBackup
+
+    mode = _Mode(["", "num_warps/2", "num_warps*2"])
+    launched: list[tuple[str, int]] = []
+
+    def run(*_: Any, num_warps: int, **__: Any) -> None:  # JITFunction.run, with the launch's count
+        launched.append((next(v for v, s in mode.selections.items() if _selection.current() is s), num_warps))
+
+    def reading(go: Any, **_: Any) -> float:
+        go()
+        return {4: 1.0, 2: 0.5, 8: 0.8}[launched[-1][1]]
+
+    monkeypatch.setattr(_variants, "flush_buffer", lambda: None)  # no GPU here
+    monkeypatch.setattr(_variants, "gpu_time_ms", reading)
+    monkeypatch.setattr(_variants, "back_to_back_ms", lambda go, calls: reading(go))
+    stock, halved = ttgir(4, axis=0), ttgir(2, axis=0)  # a column sum: 2 warps regroup it
+    kernels = {"": type("K", (), {"asm": {"ttgir": stock}})(),
+               "num_warps/2": type("K", (), {"asm": {"ttgir": halved}})(),
+               "num_warps*2": type("K", (), {"asm": {"ttgir": stock}})()}
+    decision = _variants.Decision("k", "", applicable=["num_warps/2", "num_warps*2"])
+    _variants.time_variants(mode, run, object(), 0, (), {"num_warps": 4}, (1,), kernels,
+                            {"": "a", "num_warps/2": "b", "num_warps*2": "c"}, decision, ArgumentBackup.of([]),
+                            time.perf_counter() + 60.0)
+    # The faster num_warps/2 would sum the columns in another order: dropped before any launch.
+    assert list(decision.changed_outputs) == ["num_warps/2"]
+    assert ("num_warps/2", 2) not in launched
+    assert decision.choice == "num_warps*2" and ("num_warps*2", 8) in launched and ("", 4) in launched
+    assert set(launched) == {("", 4), ("num_warps*2", 8)}
+
+
+def test_the_setting_leaves_them_out(host_mode: Any) -> None:  # noqa: F811
+    # TRITON_EXT_AUTO_WARPS=0 (the host_mode fixture): the passes only, and decisions on disk
+    # are keyed apart from those made with the warp counts (the variants' names are in the key).
+    assert [n for n, _ in host_mode.variants] == ["", "grid_swizzle"]

@@ -1,0 +1,92 @@
+"""What the transparent mode decided for one specialization of a kernel (:mod:`triton_ext._auto`):
+the choice, every variant's timings, what was dropped and why; kept on disk and logged."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+__all__ = ["Decision"]
+
+
+@dataclass
+class Decision:
+    """What the transparent mode decided for one specialization of a kernel, and why."""
+
+    kernel: str
+    choice: str  # "" = no pass
+    timings_ms: dict[str, float] = field(default_factory=dict)  # first rounds, median per variant
+    applicable: list[str] = field(default_factory=list)
+    confirm_ms: dict[str, float] = field(default_factory=dict)  # confirmation rounds, median per finalist
+    spreads: dict[str, float] = field(default_factory=dict)  # (max - min) / median, first rounds
+    refused: str | None = None
+    first_launch_s: float = 0.0
+    from_disk: bool = False
+    error: str | None = None  # the timing failed (no pass kept, not recorded on disk)
+    back_to_back_ms: dict[str, float] = field(default_factory=dict)  # per launch, finalists back to back
+    compile_s: float = 0.0  # wall seconds compiling the candidate variants (concurrently)
+    same_as_stock: list[str] = field(default_factory=list)  # stopped before ptxas: LLVM IR of no pass
+    specialization: str = ""  # sha256 prefix of the JIT's cache key (specialization and options)
+    #: Variants dropped because their kernel cannot launch here (e.g. more shared memory than the
+    #: GPU has, which Triton only finds when it loads the binary) or their passes crashed or hung
+    #: in the isolated worker that compiled them, with the error.
+    failed: dict[str, str] = field(default_factory=dict)
+    #: Variants dropped because their launch left other outputs than the no-pass kernel's
+    #: (:mod:`triton_ext._outputs`), with what differed.
+    changed_outputs: dict[str, str] = field(default_factory=dict)
+    #: Two passes' combination still compiling when the rounds after it had to start: the single
+    #: winner holds, on disk too, and the next activation times the combination against it
+    #: (:func:`time_combination`).
+    late_combination: str | None = None
+
+    @property
+    def not_kept_because(self) -> str | None:
+        """Why later processes may not reuse this choice (a failure), or None."""
+        return self.error
+
+    @property
+    def keep_on_disk(self) -> bool:
+        return self.not_kept_because is None
+
+    def save(self, path: Path, **facts: Any) -> None:
+        """Write :meth:`record` and ``facts`` to ``path`` (atomically: a reader sees the old file or
+        the new one); an unwritable folder only costs later processes their reuse."""
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(json.dumps(self.record() | {"late_combination": self.late_combination} | facts))
+            tmp.replace(path)
+        except OSError:
+            pass  # the choice still holds for this process
+
+    def record(self) -> dict[str, Any]:
+        """What a decision file on disk holds of the decision (``triton-ext auto report`` prints it)."""
+        return {"kernel": self.kernel, "choice": self.choice, "timings_ms": self.timings_ms,
+                "applicable": self.applicable, "confirm_ms": self.confirm_ms, "back_to_back_ms": self.back_to_back_ms,
+                "spreads": self.spreads, "same_as_stock": self.same_as_stock, "failed": self.failed,
+                "changed_outputs": self.changed_outputs, "compile_s": self.compile_s,
+                "first_launch_s": self.first_launch_s}
+
+    def log(self, log: logging.Logger) -> None:
+        """Say what was decided and why (the mode's logger, ``triton_ext.auto``)."""
+        where = f"{self.kernel} [{self.specialization}]"
+        if self.refused is not None:
+            log.info("%s: no pass (%s)", where, self.refused)
+            return
+        log.info("%s: %s%s in %.2f s; GPU ms %s; back to back ms %s%s%s", where, self.choice or "no pass",
+                 " (from disk)" if self.from_disk else "", self.first_launch_s, _rounded(self.timings_ms),
+                 _rounded(self.back_to_back_ms), f"; {self.not_kept_because}" if self.not_kept_because else "",
+                 f"; {self.late_combination} still compiling, timed against it next time"
+                 if self.late_combination else "")
+        for variant, why in self.failed.items():
+            log.info("%s: %s dropped: %s", where, variant, why)
+        for variant, why in self.changed_outputs.items():
+            log.warning("%s: %s dropped, it changes or may change the kernel's outputs: %s", where, variant, why)
+
+
+def _rounded(values: Mapping[str, float]) -> dict[str, float]:
+    return {k or "none": round(v, 5) for k, v in values.items()}

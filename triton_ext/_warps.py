@@ -1,0 +1,194 @@
+"""The transparent mode's warp-count variants: the launch's kernel with half or twice its warps.
+
+Many kernels are launched with a ``num_warps`` their caller fixed once (vLLM's, SGLang's, fla's
+and Liger's launchers; ``@triton.jit`` kernels launched without ``triton.autotune``), and the
+count that is fastest depends on the GPU and the shapes. The mode times ``num_warps/2`` and
+``num_warps*2`` beside the pass variants (``TRITON_EXT_AUTO_WARPS=0`` leaves them out), by the
+same rules: the variant's launch must leave the no-pass kernel's outputs bit for bit, and it must
+win both in GPU time and back to back. A chosen count is the kernel's launch metadata, so the
+kernel placed in the JIT's cache under the launch's own key launches with it, on Triton's own
+fast path (benchmarks/num_warps_probe_gpu.py measured the lever first: 1.2-1.8x on some fixed-
+config kernels, 0.03x on others, so it is timed, never assumed).
+
+Why a different warp count may keep the results bit for bit, and when it cannot: Triton's
+semantics do not depend on the warp count; its arithmetic order does only where values of one
+result are combined across threads, in ``tt.reduce`` and ``tt.scan``. ``tt.dot`` spreads its
+output over warps, never its ``K`` sum; element-wise operations compute each element alone. A
+reduction or scan combines along its axis within each thread's registers, then across the lanes,
+then across the warps that hold that axis: the tree is the same when the operand's layout is the
+same along the axis (elements per thread, lanes and warps along it; the rest of the layout, too,
+since a different instruction shape or lane order could regroup it). So :func:`reorders` refuses
+a variant unless every reduction and scan whose combine is not exact integer arithmetic sees the
+same layout as in the no-pass kernel, apart from the warps along other dimensions, and refuses
+kernels with inline assembly (whose text may depend on the lanes it runs on). Gluon kernels
+write their layouts for one warp count and get no such variant. The launch's own outputs are
+then compared bit for bit like every variant's (:mod:`triton_ext._outputs`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Mapping
+
+__all__ = ["VARIANTS", "MAX_WARPS", "is_warps", "split", "warps_for", "reorders", "launch_kwargs", "combinable", "reordering"]
+
+#: The variants' names: ``num_warps/2`` and ``num_warps*2``, relative to the launch's count.
+VARIANTS = ("num_warps/2", "num_warps*2")
+_FACTOR = {"num_warps/2": 0.5, "num_warps*2": 2.0}
+#: The largest count a variant asks for (Triton's own limit is 32 warps, 1024 threads).
+MAX_WARPS = 16
+#: Combine operations whose result does not depend on the order they are applied in (integer
+#: arithmetic wraps modulo 2^n; float min/max can differ in the sign of a zero, so they are not here).
+_EXACT = {"arith.addi", "arith.muli", "arith.andi", "arith.ori", "arith.xori", "arith.maxsi", "arith.minsi",
+          "arith.maxui", "arith.minui"}
+
+
+def is_warps(name: str) -> bool:
+    return name in _FACTOR
+
+
+def split(variant: str) -> tuple[list[str], str | None]:
+    """``"a+num_warps*2"`` -> ``(["a"], "num_warps*2")``: the passes and the warp count, if any."""
+    names = [n for n in variant.split("+") if n]
+    warps = [n for n in names if is_warps(n)]
+    if len(warps) > 1:
+        raise KeyError(f"{variant}: at most one warp-count variant")
+    return [n for n in names if not is_warps(n)], warps[0] if warps else None
+
+
+def warps_for(variant: str, base: int, fn: Any = None) -> int | None:
+    """The warp count ``variant`` launches with when the launch asks for ``base``; ``base`` when
+    it has no warp-count part; None when its count is out of range or ``fn`` is a Gluon kernel."""
+    _, warps = split(variant)
+    if warps is None:
+        return base
+    if fn is not None and getattr(fn, "is_gluon", lambda: False)():
+        return None
+    count = int(base * _FACTOR[warps])
+    return count if 1 <= count <= MAX_WARPS and count != base else None
+
+
+def default_warps() -> int:
+    """The count Triton's backend uses when a launch names none."""
+    from triton.compiler.compiler import make_backend  # on first use: importing triton_ext must not import Triton
+    from triton.runtime.driver import driver
+
+    return make_backend(driver.active.get_current_target()).parse_options({}).num_warps
+
+
+def launch_warps(kwargs: Mapping[str, Any]) -> int:
+    count = kwargs.get("num_warps")
+    return int(count) if count is not None else default_warps()
+
+
+# -- the legality check, on the two kernels' TTGIR ------------------------------------------------
+
+_ALIAS = re.compile(r"^(#[\w.]+) = (#.*)$", re.M)
+_OP = re.compile(r'^(\s*)%[^=]*= "(tt\.reduce|tt\.scan)"\(.*?<\{axis = (\d+) : i32')
+
+
+def _tensor_layouts(types: str) -> list[str]:
+    """The layouts of the ``tensor<...>`` types in ``types``, in order."""
+    out = []
+    for start in [m.end() for m in re.finditer(r"tensor<", types)]:
+        depth, i = 1, start
+        while depth and i < len(types):
+            depth += {"<": 1, ">": -1}.get(types[i], 0)
+            i += 1
+        body = types[start:i - 1]
+        out.append(body.split(", ", 1)[1] if ", " in body else "")
+    return out
+
+
+def _resolve(layout: str, aliases: Mapping[str, str]) -> str:
+    for _ in range(8):  # a slice's parent is an alias of an alias at most a few deep
+        replaced = re.sub(r"#[\w.]+(?![\w.<])", lambda m: aliases.get(m.group(0), m.group(0)), layout)
+        if replaced == layout:
+            break
+        layout = replaced
+    return layout
+
+
+def _along(layout: str, axis: int) -> str:
+    """``layout`` with its ``warpsPerCTA`` reduced to the entry of ``axis`` (only the warps along
+    the combined axis shape the tree); any other layout kind is compared whole."""
+    if not re.match(r"#ttg\.(blocked|nvidia_mma)<", layout):
+        return layout
+
+    def keep(m: re.Match[str]) -> str:
+        counts = [c.strip() for c in m.group(1).split(",")]
+        return f"warpsPerCTA[{axis}] = {counts[axis] if axis < len(counts) else '?'}"
+
+    return re.sub(r"warpsPerCTA = \[([^\]]*)\]", keep, layout)
+
+
+def _combines(ttgir: str) -> list[tuple[str, int, str, bool]]:
+    """Every ``tt.reduce`` and ``tt.scan``: (op, axis, its operands' layouts along the axis,
+    whether its combine is exact integer arithmetic)."""
+    aliases = dict(_ALIAS.findall(ttgir))
+    lines = ttgir.splitlines()
+    out = []
+    for i, line in enumerate(lines):
+        m = _OP.match(line)
+        if not m:
+            continue
+        indent, op, axis = len(m.group(1)), m.group(2), int(m.group(3))
+        end = next((j for j in range(i + 1, len(lines)) if lines[j].lstrip().startswith("}) : (")
+                    and len(lines[j]) - len(lines[j].lstrip()) == indent), None)
+        if end is None:
+            out.append((op, axis, "?", False))
+            continue
+        body = {b for b in re.findall(r"= ([a-z_]+\.[\w.]+)", "\n".join(lines[i + 1:end]))}
+        operands = lines[end].split("}) : (", 1)[1].split(") -> ", 1)[0]
+        layouts = ";".join(_along(_resolve(layout, aliases), axis) for layout in _tensor_layouts(operands))
+        out.append((op, axis, layouts, bool(body) and body <= _EXACT))
+    return out
+
+
+def reorders(stock_ttgir: Any, variant_ttgir: Any) -> str | None:
+    """Why the variant's kernel may combine values in another order than the no-pass kernel's,
+    or None when every reduction and scan combines as there (see the module docstring)."""
+    if not isinstance(stock_ttgir, str) or not isinstance(variant_ttgir, str):
+        return "its TTGIR is not at hand to check its reductions"
+    if "tt.elementwise_inline_asm" in variant_ttgir:
+        return "the kernel has inline assembly, which may depend on the lanes it runs on"
+    stock, variant = _combines(stock_ttgir), _combines(variant_ttgir)
+    if len(stock) != len(variant):
+        return f"{len(variant)} reductions and scans against {len(stock)} with the launch's warp count"
+    for (op, axis, layout, exact), (_, _, other, _) in zip(stock, variant):
+        if not exact and layout != other:
+            return (f"a {op} along axis {axis} would combine in another order (its operand's layout "
+                    f"{layout} becomes {other})")
+    return None
+
+
+def launch_kwargs(fn: Any, variant: str, kwargs: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The launch's keyword arguments for ``variant``: its warp count in place of the launch's
+    (the same ones when it has no warp-count part); None when that count does not apply."""
+    if split(variant)[1] is None:
+        return dict(kwargs)
+    count = warps_for(variant, launch_warps(kwargs), fn)
+    return None if count is None else {**kwargs, "num_warps": count}
+
+
+def combinable(found: list[str]) -> list[str]:
+    """The two fastest of ``found`` (winners, fastest first) that can run together: not two
+    warp counts at once. Fewer than two when there are none."""
+    first = found[:1]
+    rest = [v for v in found[1:] if not (first and split(v)[1] and split(first[0])[1])]
+    return first + rest[:1]
+
+
+def reordering(variants: list[str], kernels: Mapping[str, Any]) -> dict[str, str]:
+    """For each of ``variants`` with a warp count, why it may combine values in another order than
+    the kernel of its passes alone (``kernels[""]`` where that one is not at hand): :func:`reorders`."""
+    out = {}
+    for variant in variants:
+        passes, warps = split(variant)
+        if warps is None or variant not in kernels:
+            continue
+        base = kernels.get("+".join(passes), kernels[""])
+        why = reorders(getattr(base, "asm", {}).get("ttgir"), getattr(kernels[variant], "asm", {}).get("ttgir"))
+        if why is not None:
+            out[variant] = why
+    return out
