@@ -86,12 +86,14 @@ def winners(timings: Mapping[str, Sequence[float]], margin: float = MARGIN) -> l
     The noise is measured on the paired ratios ``r`` (:func:`paired_ratios`): ``v`` wins when
     ``median(r) >= 1 + margin`` and ``median(r) - 1 > median(r) - min(r)``, that is, its median
     gain exceeds the spread of its rounds below the median: it was faster than no pass in every
-    round. A variant slower in any round, or faster by less than ``margin``, loses."""
+    round. A variant slower in any round, or faster by less than ``margin``, loses; so does one
+    with fewer rounds than no pass (left out of the rounds after one it lost:
+    ``interleaved_rounds(..., drop_slower_than="")``)."""
     if "" not in timings:
         raise ValueError("winners: the timings must include no pass (key '')")
     found: dict[str, float] = {}
     for name, samples in timings.items():
-        if name != "" and samples and beats(samples, timings[""], margin):
+        if name != "" and len(samples) == len(timings[""]) and beats(samples, timings[""], margin):
             found[name] = statistics.median(paired_ratios(timings, name))
     return sorted(found, key=lambda n: -found[n])
 

@@ -152,17 +152,27 @@ def gpu_time_ms(fn: Callable[[], Any], rep_ms: float = 25.0, max_calls: int = MA
 
 def interleaved_rounds(labels: Sequence[str], time_one: Callable[[str], float], rounds: int,
                        before: Callable[[str], None] | None = None,
-                       readings: list[tuple[str, float]] | None = None) -> dict[str, list[float]]:
+                       readings: list[tuple[str, float]] | None = None,
+                       drop_slower_than: str | None = None) -> dict[str, list[float]]:
     """Per label, one sample per round: each round calls ``time_one`` for every label in order and
     then in reverse order (ABBA), and a label's sample is the mean of its two readings (see the
     module docstring for why). ``before(label)`` runs before each reading (restore arguments);
-    ``readings`` receives every ``(label, reading)`` in the order taken."""
+    ``readings`` receives every ``(label, reading)`` in the order taken.
+
+    With ``drop_slower_than`` (a label), a label whose sample in a round is not below that label's
+    is not read in later rounds (its list is shorter), and the rounds stop when no other label is
+    left: for a rule that keeps only variants faster in every round
+    (:func:`triton_ext._choice.winners`), the rounds it skips could not change its answer."""
     if rounds < 1:
         raise ValueError(f"interleaved_rounds: rounds must be >= 1, found {rounds}")
     if len(set(labels)) != len(labels):
         raise ValueError(f"interleaved_rounds: labels repeat: {list(labels)}")
     out: dict[str, list[float]] = {label: [] for label in labels}
-    for _ in range(rounds):
+    for r in range(rounds):
+        if r and drop_slower_than is not None:
+            labels = [k for k in labels if k == drop_slower_than or out[k][-1] < out[drop_slower_than][-1]]
+            if labels == [drop_slower_than]:
+                break
         reading: dict[str, list[float]] = {label: [] for label in labels}
         for label in [*labels, *reversed(labels)]:
             if before is not None:

@@ -297,9 +297,13 @@ def time_variants(auto: Tuner, run: Callable[..., Any] | None, fn: Any, device: 
                 backup.restore()
             return before
 
+        taken: list[tuple[str, float]] = []
+
         def gpu(variants: list[str], rounds: int) -> dict[str, list[float]]:
+            # A variant slower than no pass in one round is not read again: it cannot win.
             check_budget(deadline, "timing")
-            return interleaved_rounds(variants, gpu_one, rounds, before=before_reading("timing"))
+            return interleaved_rounds(variants, gpu_one, rounds, before=before_reading("timing"), readings=taken,
+                                      drop_slower_than="")
 
         def launch(variant: str) -> None:
             backup.restore()
@@ -314,7 +318,7 @@ def time_variants(auto: Tuner, run: Callable[..., Any] | None, fn: Any, device: 
             return
         rounds_start = time.perf_counter()
         timings = gpu(["", *decision.applicable], ROUNDS)
-        reading_s = (time.perf_counter() - rounds_start) / (2 * ROUNDS * (1 + len(decision.applicable)))
+        reading_s = (time.perf_counter() - rounds_start) / max(len(taken), 1)
         decision.timings_ms = {v: statistics.median(t) for v, t in timings.items()}
         decision.spreads = {v: spread(t) for v, t in timings.items()}
         found = winners(timings)
@@ -355,7 +359,8 @@ def time_variants(auto: Tuner, run: Callable[..., Any] | None, fn: Any, device: 
             with _selection.using(auto.selection(variant)):
                 return back_to_back_ms(go(variant), calls)
 
-        b2b = interleaved_rounds(["", *kept], b2b_one, CONFIRM_ROUNDS, before=before_reading("timing back to back"))
+        b2b = interleaved_rounds(["", *kept], b2b_one, CONFIRM_ROUNDS, before=before_reading("timing back to back"),
+                                 drop_slower_than="")
         decision.back_to_back_ms = {v: statistics.median(t) for v, t in b2b.items()}
         decision.choice = choose_in_both(confirm, b2b)
     except (OverBudget, OutputsUnverifiable) as exc:  # each says why no pass is kept

@@ -101,7 +101,9 @@ def test_no_winner_in_the_first_rounds_keeps_no_pass_without_confirming(monkeypa
     assert decision.choice == "" and decision.error is None and decision.keep_on_disk
     assert decision.timings_ms == {"": 1.0, "grid_swizzle": 1.0, "loop_split": 1.2}
     assert decision.confirm_ms == {} and decision.back_to_back_ms == {}
-    assert set(taken) == {"rounds"} and len(taken) == 2 * _variants.ROUNDS * len(VARIANTS)
+    # Neither variant was faster than no pass in the first round, so neither could win (a winner is
+    # faster in every round): the rounds stop after it.
+    assert set(taken) == {"rounds"} and len(taken) == 2 * len(VARIANTS)
 
 
 def test_a_winner_that_loses_the_confirming_rounds_is_not_timed_back_to_back(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -113,4 +115,5 @@ def test_a_winner_that_loses_the_confirming_rounds_is_not_timed_back_to_back(mon
     assert decision.timings_ms == {"": 1.0, "grid_swizzle": 0.8, "loop_split": 1.1}
     assert decision.confirm_ms == {"": 1.0, "grid_swizzle": 1.0}
     assert decision.back_to_back_ms == {}
-    assert taken.count("confirm") == 2 * _variants.CONFIRM_ROUNDS * 2 and "back to back" not in taken
+    # grid_swizzle tied no pass in the first confirming round: no second one.
+    assert taken.count("confirm") == 2 * 2 and "back to back" not in taken

@@ -247,3 +247,25 @@ def test_the_autotuned_check_counts_the_run_to_run_spread_and_says_so() -> None:
     assert rec["autotuned_ok"] and targets["autotuned_never_slower"]
     assert summary["autotuned_ok_only_within_run_to_run"] == ["fla_rotary"]
     assert summary["run_to_run_spread_p90"] == pytest.approx(0.0085, abs=0.001)
+
+
+def test_rounds_stop_reading_a_variant_once_it_lost_one() -> None:
+    # A winner must be faster than no pass in every round, so one that lost a round needs no
+    # more; the rounds stop when no variant is left to compare.
+    from triton_ext._choice import winners
+    from triton_ext._timing import interleaved_rounds
+
+    times = {"": [1.0, 1.0, 1.0], "loses_first": [1.2, 0.5, 0.5], "ties_second": [0.9, 1.0, 0.9], "wins": [0.8] * 3}
+    read: list[str] = []
+
+    def time_one(label: str) -> float:
+        read.append(label)
+        return times[label][(read.count("") - 1) // 2]  # each round starts and ends with no pass
+
+    out = interleaved_rounds(list(times), time_one, 3, drop_slower_than="")
+    assert {k: len(v) for k, v in out.items()} == {"": 3, "loses_first": 1, "ties_second": 2, "wins": 3}
+    assert read.count("loses_first") == 2 and read.count("ties_second") == 4
+    assert winners(out) == ["wins"]  # the shorter ones are not compared, and could not win
+    read.clear()
+    out = interleaved_rounds(["", "loses_first"], time_one, 3, drop_slower_than="")
+    assert out == {"": [1.0], "loses_first": [1.2]} and len(read) == 4
