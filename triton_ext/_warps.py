@@ -10,19 +10,29 @@ kernel placed in the JIT's cache under the launch's own key launches with it, on
 fast path (benchmarks/num_warps_probe_gpu.py measured the lever first: 1.2-1.8x on some fixed-
 config kernels, 0.03x on others, so it is timed, never assumed).
 
-Why a different warp count may keep the results bit for bit, and when it cannot: Triton's
-semantics do not depend on the warp count; its arithmetic order does only where values of one
-result are combined across threads, in ``tt.reduce`` and ``tt.scan``. ``tt.dot`` spreads its
-output over warps, never its ``K`` sum; element-wise operations compute each element alone. A
-reduction or scan combines along its axis within each thread's registers, then across the lanes,
-then across the warps that hold that axis: the tree is the same when the operand's layout is the
-same along the axis (elements per thread, lanes and warps along it; the rest of the layout, too,
-since a different instruction shape or lane order could regroup it). So :func:`reorders` refuses
-a variant unless every reduction and scan whose combine is not exact integer arithmetic sees the
-same layout as in the no-pass kernel, apart from the warps along other dimensions, and refuses
-kernels with inline assembly (whose text may depend on the lanes it runs on). Gluon kernels
-write their layouts for one warp count and get no such variant. The launch's own outputs are
-then compared bit for bit like every variant's (:mod:`triton_ext._outputs`).
+Why a different warp count may keep the results bit for bit, and when it may not: Triton's
+semantics do not depend on the warp count; its arithmetic order does where values of one result
+are combined across threads or by one instruction. :func:`reorders` refuses a variant unless,
+on the two kernels' TTGIR,
+
+- every ``tt.reduce`` and ``tt.scan`` whose combine is not exact integer arithmetic sees the same
+  operand layout along its axis (elements per thread, lanes and warps along it; the rest of the
+  layout too, since another instruction shape or lane order could regroup it): it combines
+  within each thread, then across the lanes, then across the warps that hold that axis, so the
+  same layout along the axis is the same tree;
+- every floating matrix multiply is the same operation with the same MMA encoding (version and
+  instruction K): products spread their outputs over warps, never their ``K`` sum, but Hopper's
+  warp-group MMA needs 4 warps, and Ampere's ``mma.sync`` below that rounds otherwise (torchao's
+  HQQ GEMM at 4 -> 2 warps and fla's gated-delta backward at 2 -> 4 changed bits on an H100);
+- it converts layouts no more often than the no-pass kernel: an observation kept as a rule, not
+  a proof (Liger's RoPE at 4 -> 2 warps gained two conversions through shared memory, and 540
+  bytes of its 16 MiB output changed, with no reduction or product in the kernel);
+- the kernel has no inline assembly (whose text may depend on the lanes it runs on).
+
+Gluon kernels write their layouts for one warp count and get no such variant. The launch's own
+outputs are then compared bit for bit like every variant's (:mod:`triton_ext._outputs`): that
+check caught the HQQ, gated-delta and RoPE cases on the H100 before the rules on products and
+conversions existed.
 """
 
 from __future__ import annotations
@@ -30,7 +40,8 @@ from __future__ import annotations
 import re
 from typing import Any, Mapping
 
-__all__ = ["VARIANTS", "MAX_WARPS", "is_warps", "split", "warps_for", "reorders", "launch_kwargs", "combinable", "reordering"]
+__all__ = ["VARIANTS", "MAX_WARPS", "is_warps", "split", "warps_for", "reorders", "launch_kwargs", "combinable",
+           "reordering"]
 
 #: The variants' names: ``num_warps/2`` and ``num_warps*2``, relative to the launch's count.
 VARIANTS = ("num_warps/2", "num_warps*2")
@@ -145,13 +156,41 @@ def _combines(ttgir: str) -> list[tuple[str, int, str, bool]]:
     return out
 
 
+_DOT = re.compile(r"= (tt\.dot|tt\.dot_scaled|ttng\.warp_group_dot|ttng\.tc_gen5_mma\w*) ")
+_MMA = re.compile(r"#ttg\.nvidia_mma<\{versionMajor = (\d+), versionMinor = (\d+).*?instrShape = \[[^\]]*?(\d+)\]")
+
+
+def _dots(ttgir: str) -> tuple[list[str], list[tuple[str, ...]]]:
+    """The kernel's floating matrix-multiply operations in order, and its MMA encodings'
+    (version, minor version, instruction K), sorted; nothing when every product is an integer
+    one (exact in any instruction)."""
+    lines = [line for line in ttgir.splitlines() if _DOT.search(line)]
+    if all(re.search(r"-> tensor<[\dx]*xi32", line) for line in lines):
+        return [], []
+    return [_DOT.search(line).group(1) for line in lines], sorted(set(_MMA.findall(ttgir)))
+
+
 def reorders(stock_ttgir: Any, variant_ttgir: Any) -> str | None:
     """Why the variant's kernel may combine values in another order than the no-pass kernel's,
-    or None when every reduction and scan combines as there (see the module docstring)."""
+    or None when every reduction, scan and matrix multiply combines as there (see the module
+    docstring)."""
     if not isinstance(stock_ttgir, str) or not isinstance(variant_ttgir, str):
         return "its TTGIR is not at hand to check its reductions"
     if "tt.elementwise_inline_asm" in variant_ttgir:
         return "the kernel has inline assembly, which may depend on the lanes it runs on"
+    # Hopper's warp-group MMA needs 4 warps: below, Triton falls back to Ampere's mma.sync, whose
+    # sums round otherwise (fla's gated-delta backward at 2 -> 4 warps, torchao's HQQ GEMM at 4 -> 2
+    # changed bits on an H100, 61d2585).
+    if _dots(stock_ttgir) != _dots(variant_ttgir):
+        return (f"its matrix multiplies change instruction ({_dots(stock_ttgir)} with the launch's warp count, "
+                f"{_dots(variant_ttgir)} with the variant's)")
+    # Not a proof, an observation kept as a rule: Liger's RoPE at 4 -> 2 warps gained two layout
+    # conversions through shared memory, and 540 bytes of its 16 MiB output changed on an H100
+    # (61d2585), with no reduction or product in the kernel. A variant may move data only along
+    # paths the no-pass kernel takes.
+    conversions = [t.count("ttg.convert_layout ") for t in (stock_ttgir, variant_ttgir)]
+    if conversions[1] > conversions[0]:
+        return f"it converts layouts {conversions[1]} times where the no-pass kernel does {conversions[0]} times"
     stock, variant = _combines(stock_ttgir), _combines(variant_ttgir)
     if len(stock) != len(variant):
         return f"{len(variant)} reductions and scans against {len(stock)} with the launch's warp count"

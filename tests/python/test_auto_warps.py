@@ -62,6 +62,57 @@ def test_an_integer_sum_is_exact_in_any_order_and_inline_assembly_is_refused() -
         "0 reductions and scans against 1 with the launch's warp count")
 
 
+@triton.jit
+def tile_product(a, b, c, IN_DTYPE: tl.constexpr):
+    rows = tl.arange(0, 64)[:, None]
+    cols = tl.arange(0, 64)[None, :]
+    x = tl.load(a + rows * 64 + cols).to(IN_DTYPE)
+    y = tl.load(b + rows * 64 + cols).to(IN_DTYPE)
+    tl.store(c + rows * 64 + cols, tl.dot(x, y).to(tl.float32))
+
+
+@triton.jit
+def rotate_rows(x, c, s, HALF: tl.constexpr):
+    # RoPE's shape: a row of cos/sin broadcast over a tile of rows, updated in place.
+    cols = tl.arange(0, HALF)
+    rows = tl.arange(0, 32)[:, None] * (2 * HALF) + cols[None, :]
+    cos, sin = tl.load(c + cols), tl.load(s + cols)
+    a = tl.load(x + rows).to(tl.float32)
+    b = tl.load(x + rows + HALF).to(tl.float32)
+    tl.store(x + rows, (a * cos - b * sin).to(tl.float16))
+    tl.store(x + rows + HALF, (b * cos + a * sin).to(tl.float16))
+
+
+def _compiled(fn: Any, signature: dict[str, str], constexprs: dict[str, Any], num_warps: int) -> str:
+    source = ASTSource(fn, signature, constexprs)
+    return triton.compile(source, target=GPUTarget("cuda", 90, 32), options={"num_warps": num_warps}).asm["ttgir"]
+
+
+def test_a_float_product_that_changes_instruction_is_refused_an_integer_one_is_not() -> None:
+    # Hopper's warp-group MMA needs 4 warps; at 2 Triton uses Ampere's mma.sync, which rounds
+    # its sums otherwise (seen on an H100: torchao's HQQ GEMM, fla's gated-delta backward).
+    def product(dtype: Any, num_warps: int) -> str:
+        return _compiled(tile_product, {"a": "*fp32", "b": "*fp32", "c": "*fp32", "IN_DTYPE": "constexpr"},
+                         {"IN_DTYPE": dtype}, num_warps)
+
+    fp16 = product(tl.float16, 4)
+    assert "ttng.warp_group_dot" in fp16
+    why = _warps.reorders(fp16, product(tl.float16, 2))
+    assert why is not None and why.startswith("its matrix multiplies change instruction")
+    assert _warps.reorders(fp16, product(tl.float16, 8)) is None  # warp-group MMA both ways
+    assert _warps.reorders(product(tl.int8, 4), product(tl.int8, 2)) is None  # integer sums are exact
+
+
+def test_a_variant_that_converts_layouts_more_than_the_kernel_is_refused() -> None:
+    def rotated(num_warps: int) -> str:
+        return _compiled(rotate_rows, {"x": "*fp16", "c": "*fp32", "s": "*fp32", "HALF": "constexpr"},
+                         {"HALF": 64}, num_warps)
+
+    four = rotated(4)
+    assert _warps.reorders(four, rotated(2)) == "it converts layouts 2 times where the no-pass kernel does 0 times"
+    assert _warps.reorders(four, rotated(8)) is None
+
+
 def test_names_counts_and_combinations(monkeypatch: pytest.MonkeyPatch) -> None:
     from triton.runtime.driver import driver
 
