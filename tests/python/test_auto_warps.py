@@ -18,6 +18,7 @@ from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource
 
 from tests.python.test_auto import _mode_calls, host_mode  # noqa: F401 - the fixture
+from tests.python.test_auto_outputs import _Mode as _OutputsMode
 from triton_ext import _selection, _variants, _warps
 
 
@@ -218,19 +219,8 @@ def test_a_warp_count_still_compiling_at_the_budget_is_dropped_alone(warps_mode:
     assert decision.failed == {v: "still compiling when the first-launch budget of 0 s ran out" for v in _warps.VARIANTS}
 
 
-class _Mode:
+class _Mode(_OutputsMode):
     """The mode as :func:`triton_ext._variants.time_variants` sees it, with real warp-count kwargs."""
-
-    def __init__(self, variants: list[str]) -> None:
-        self.selections = {v: _selection.Selection() for v in variants}
-        self.variants = list(self.selections.items())
-        self.pending: list[Any] = []
-
-    def selection(self, variant: str) -> Any:
-        return self.selections[variant]
-
-    def variant_kernel(self, fn: Any, variant: str, *_: Any) -> Any:
-        raise AssertionError("every kernel is at hand")
 
     def launch_kwargs(self, fn: Any, variant: str, kwargs: dict[str, Any]) -> dict[str, Any] | None:
         return _warps.launch_kwargs(fn, variant, kwargs)
