@@ -33,7 +33,8 @@ class Decision:
     specialization: str = ""  # sha256 prefix of the JIT's cache key (specialization and options)
     #: Variants dropped because their kernel cannot launch here (e.g. more shared memory than the
     #: GPU has, which Triton only finds when it loads the binary) or their passes crashed or hung
-    #: in the isolated worker that compiled them, with the error.
+    #: in the isolated worker that compiled them, or (a warp count) it was still compiling when
+    #: the first-launch budget ran out, with the reason.
     failed: dict[str, str] = field(default_factory=dict)
     #: Variants dropped because their launch left other outputs than the no-pass kernel's
     #: (:mod:`triton_ext._outputs`), with what differed.

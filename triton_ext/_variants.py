@@ -255,7 +255,6 @@ def compile_variants(auto: Tuner, fn: Any, device: int, args: tuple[Any, ...], k
     for variant in [v for v in late if _warps.split(v)[1]]:  # optional: the passes' decision stands
         late.remove(variant)
         crashed[variant] = f"still compiling when the first-launch budget of {settings.auto_budget_s:g} s ran out"
-
     for variant, future in futures.items():
         if not future.done():
             continue

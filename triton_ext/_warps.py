@@ -37,6 +37,7 @@ conversions existed.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any, Mapping
 
@@ -81,10 +82,16 @@ def warps_for(variant: str, base: int, fn: Any = None) -> int | None:
 
 def default_warps() -> int:
     """The count Triton's backend uses when a launch names none."""
-    from triton.compiler.compiler import make_backend  # on first use: importing triton_ext must not import Triton
-    from triton.runtime.driver import driver
+    from triton.runtime.driver import driver  # on first use: importing triton_ext must not import Triton
 
-    return make_backend(driver.active.get_current_target()).parse_options({}).num_warps
+    return _backend_default(driver.active.get_current_target())
+
+
+@functools.cache
+def _backend_default(target: Any) -> int:
+    from triton.compiler.compiler import make_backend  # on first use: importing triton_ext must not import Triton
+
+    return make_backend(target).parse_options({}).num_warps
 
 
 def launch_warps(kwargs: Mapping[str, Any]) -> int:
