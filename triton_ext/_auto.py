@@ -289,14 +289,14 @@ class _Auto:
                 return decision.choice, kernel if kept else self.variant_kernel(fn, decision.choice, args, kwargs, grid)
             kernels = {"": self.variant_kernel(fn, "", args, kwargs, grid)}
             refuse_relaunch_hazard(kernels[""])  # before any variant compiles or any launch
-            compile_start = time.perf_counter()
+            compile_start, stock_s = time.perf_counter(), time.perf_counter() - start
             # The budget is what the mode adds to the first launch: the no-pass compile, which a
             # stock launch pays too, does not count (vLLM's prefix-prefill attention takes 7.7 s
             # alone on the H200 host, which left a budget from `start` no time for its variants).
             deadline = compile_start + settings.auto_budget_s
             same: list[str] = []
             crashed: dict[str, str] = {}
-            late = compile_variants(self, fn, device, args, kwargs, grid, kernels, same, deadline, crashed)
+            late = compile_variants(self, fn, device, args, kwargs, grid, kernels, same, deadline, crashed, stock_s)
             ptx = {v: k.asm.get("ptx", "") for v, k in kernels.items()}
             applicable = [v for v, _ in self.variants[1:] if v in ptx and ptx[v] != ptx[""]]
             decision = Decision(name, "", applicable=applicable, compile_s=time.perf_counter() - compile_start,

@@ -104,6 +104,11 @@ def combination_reserve_s(reading_s: float) -> float:
     return max(1.5 * readings * reading_s, 0.1 * settings.auto_budget_s)
 
 
+#: Warp-count variants are compiled only for kernels whose no-pass compile took at most this
+#: share of the first-launch budget (see :func:`compile_variants`).
+WARPS_COMPILE_SHARE = 0.25
+
+
 class OverBudget(Exception):
     """The first-launch budget (``TRITON_EXT_AUTO_BUDGET_S``) ran out."""
 
@@ -227,7 +232,7 @@ def _submit_compile(auto: Tuner, fn: Any, device: int, variant: str, args: tuple
 
 def compile_variants(auto: Tuner, fn: Any, device: int, args: tuple[Any, ...], kwargs: dict[str, Any], grid: Any,
                      kernels: dict[str, Any], same: list[str], deadline: float,
-                     crashed: dict[str, str]) -> list[str]:
+                     crashed: dict[str, str], stock_s: float = 0.0) -> list[str]:
     """Compile every candidate variant concurrently (compiles are CPU work: MLIR passes, LLVM,
     ptxas), each stopped after the last stage with one of its passes when its IR and launch
     metadata there are the no-pass kernel's (it does not apply: :func:`stop_if_stock`).
@@ -236,7 +241,10 @@ def compile_variants(auto: Tuner, fn: Any, device: int, args: tuple[Any, ...], k
     background, filling Triton's on-disk cache for the next process; :attr:`Tuner.pending` holds
     them); ``same`` receives the variants stopped as the stock kernel or not compiled because
     their passes need operations the kernel lacks (:func:`may_change`), ``crashed`` those whose
-    passes crashed or hung in their isolated worker or whose compile failed, with what happened."""
+    passes crashed or hung in their isolated worker or whose compile failed, with what happened,
+    and the warp counts left out because the no-pass kernel took ``stock_s`` seconds, over a
+    quarter of the budget, to compile (they would compile about as long beside the passes, and
+    slowed fla's attention dK/dV past the budget, 61d2585)."""
     stock = kernels[""]
     stock_asm = stock.asm if hasattr(stock, "asm") else {}
     candidates = [v for v, _ in auto.variants[1:]]
@@ -244,6 +252,11 @@ def compile_variants(auto: Tuner, fn: Any, device: int, args: tuple[Any, ...], k
                or auto.launch_kwargs(fn, v, kwargs) is None]
     same.extend(lacking)
     variants = [v for v in candidates if v not in lacking]
+    if stock_s > WARPS_COMPILE_SHARE * settings.auto_budget_s:
+        for variant in [v for v in variants if _warps.split(v)[1]]:
+            variants.remove(variant)
+            crashed[variant] = (f"not compiled: the kernel took {stock_s:.1f} s to compile, over a quarter of the "
+                                f"first-launch budget of {settings.auto_budget_s:g} s")
     if not variants:
         return []
     futures = {variant: _submit_compile(auto, fn, device, variant, args, kwargs, grid,

@@ -206,10 +206,13 @@ def test_a_warp_count_chosen_on_disk_is_placed_under_the_launchs_own_key(warps_m
     assert _mode_calls(lambda: _addmm(*inputs)) == set()  # later launches: Triton's own path
 
 
-def test_a_warp_count_still_compiling_at_the_budget_is_dropped_alone(warps_mode: Any) -> None:
+def test_a_warp_count_still_compiling_at_the_budget_is_dropped_alone(warps_mode: Any,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     from tests.python.test_auto_backup import _addmm, _inputs
     from triton_ext._settings import settings
 
+    # However long the no-pass compile took, the warp counts compile (the rule tested below is off).
+    monkeypatch.setattr(_variants, "WARPS_COMPILE_SHARE", float("inf"))
     with settings.scope(auto_budget_s=0.0):
         _mode_calls(lambda: _addmm(*_inputs()))
     (decision,) = warps_mode.decisions
@@ -217,6 +220,19 @@ def test_a_warp_count_still_compiling_at_the_budget_is_dropped_alone(warps_mode:
     assert decision.error == ("over the first-launch budget of 0 s (TRITON_EXT_AUTO_BUDGET_S) while compiling "
                               "grid_swizzle: no pass kept")
     assert decision.failed == {v: "still compiling when the first-launch budget of 0 s ran out" for v in _warps.VARIANTS}
+
+
+def test_a_kernel_slow_to_compile_gets_no_warp_count(warps_mode: Any) -> None:
+    from tests.python.test_auto_backup import _addmm, _inputs
+    from triton_ext._settings import settings
+
+    # A budget whose quarter the no-pass compile (about 0.1-1 s here, from an empty cache) exceeds.
+    with settings.scope(auto_budget_s=0.04):
+        _mode_calls(lambda: _addmm(*_inputs()))
+    (decision,) = warps_mode.decisions
+    for variant in _warps.VARIANTS:
+        assert decision.failed[variant].startswith("not compiled: the kernel took ")
+        assert decision.failed[variant].endswith("s to compile, over a quarter of the first-launch budget of 0.04 s")
 
 
 class _Mode(_OutputsMode):
