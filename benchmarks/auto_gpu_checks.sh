@@ -18,6 +18,7 @@
 #   bash benchmarks/auto_gpu_checks.sh all
 #
 # CANDIDATES=pass,pass,... replaces the registry's auto passes in the all* shards (default: the registry's).
+# TRITON_EXT_AUTO_WARPS=0 leaves out the mode's warp-count variants (num_warps/2, num_warps*2; on by default).
 # Run from the repository root (triton 3.9.0 importable, plugins in build/plugins). Each check
 # gets a fresh Triton cache (cold first launches) and writes its JSON under $OUT (default: .), named
 # after the GPU (GPU_TAG: h200, h100, ... from nvidia-smi).
