@@ -20,10 +20,11 @@ on the two kernels' TTGIR,
   layout too, since another instruction shape or lane order could regroup it): it combines
   within each thread, then across the lanes, then across the warps that hold that axis, so the
   same layout along the axis is the same tree;
-- every floating matrix multiply is the same operation with the same MMA encoding (version and
+- every matrix multiply is the same operation with the same MMA encoding (version and
   instruction K): products spread their outputs over warps, never their ``K`` sum, but Hopper's
-  warp-group MMA needs 4 warps, and Ampere's ``mma.sync`` below that rounds otherwise (torchao's
-  HQQ GEMM at 4 -> 2 warps and fla's gated-delta backward at 2 -> 4 changed bits on an H100);
+  warp-group MMA needs 4 warps, and Ampere's ``mma.sync`` below that rounds float sums otherwise
+  (torchao's HQQ GEMM at 4 -> 2 warps and fla's gated-delta backward at 2 -> 4 changed bits on an
+  H100) and saturates int8 sums that ``wgmma`` wraps (equal only while a sum fits int32);
 - it converts layouts no more often than the no-pass kernel: an observation kept as a rule, not
   a proof (Liger's RoPE at 4 -> 2 warps gained two conversions through shared memory, and 540
   bytes of its 16 MiB output changed, with no reduction or product in the kernel);
@@ -168,13 +169,9 @@ _MMA = re.compile(r"#ttg\.nvidia_mma<\{versionMajor = (\d+), versionMinor = (\d+
 
 
 def _dots(ttgir: str) -> tuple[list[str], list[tuple[str, ...]]]:
-    """The kernel's floating matrix-multiply operations in order, and its MMA encodings'
-    (version, minor version, instruction K), sorted; nothing when every product is an integer
-    one (exact in any instruction)."""
-    lines = [line for line in ttgir.splitlines() if _DOT.search(line)]
-    if all(re.search(r"-> tensor<[\dx]*xi32", line) for line in lines):
-        return [], []
-    return [_DOT.search(line).group(1) for line in lines], sorted(set(_MMA.findall(ttgir)))
+    """The kernel's matrix-multiply operations in order, and its MMA encodings' (version, minor
+    version, instruction K), sorted."""
+    return _DOT.findall(ttgir), sorted(set(_MMA.findall(ttgir)))
 
 
 def reorders(stock_ttgir: Any, variant_ttgir: Any) -> str | None:
@@ -186,8 +183,9 @@ def reorders(stock_ttgir: Any, variant_ttgir: Any) -> str | None:
     if "tt.elementwise_inline_asm" in variant_ttgir:
         return "the kernel has inline assembly, which may depend on the lanes it runs on"
     # Hopper's warp-group MMA needs 4 warps: below, Triton falls back to Ampere's mma.sync, whose
-    # sums round otherwise (fla's gated-delta backward at 2 -> 4 warps, torchao's HQQ GEMM at 4 -> 2
-    # changed bits on an H100, 61d2585).
+    # float sums round otherwise (fla's gated-delta backward at 2 -> 4 warps, torchao's HQQ GEMM at
+    # 4 -> 2 changed bits on an H100, 61d2585) and whose int8 sums saturate (`.satfinite`) where
+    # wgmma's wrap: equal until a sum leaves int32, which a long enough K reaches.
     if _dots(stock_ttgir) != _dots(variant_ttgir):
         return (f"its matrix multiplies change instruction ({_dots(stock_ttgir)} with the launch's warp count, "
                 f"{_dots(variant_ttgir)} with the variant's)")
