@@ -125,7 +125,8 @@ def _patch(module: types.ModuleType) -> None:
                 return original_worker(self)
             declared = declared_off_launcher(auto.variants)
             # Inductor's configs already choose num_warps: its variants are the passes only.
-            candidates = [name for name, _ in auto.variants if name and name not in declared and not _warps.is_warps(name)]
+            candidates = [name for name, _ in auto.variants
+                          if name and name not in declared and not _warps.is_warps(name)]
             if not candidates:
                 self._triton_ext_compile = (0.0, [], declared)
                 _log_left_out(self, declared)

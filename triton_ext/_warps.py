@@ -186,9 +186,10 @@ def reorders(stock_ttgir: Any, variant_ttgir: Any) -> str | None:
     # float sums round otherwise (fla's gated-delta backward at 2 -> 4 warps, torchao's HQQ GEMM at
     # 4 -> 2 changed bits on an H100, 61d2585) and whose int8 sums saturate (`.satfinite`) where
     # wgmma's wrap: equal until a sum leaves int32, which a long enough K reaches.
-    if _dots(stock_ttgir) != _dots(variant_ttgir):
-        return (f"its matrix multiplies change instruction ({_dots(stock_ttgir)} with the launch's warp count, "
-                f"{_dots(variant_ttgir)} with the variant's)")
+    dots = _dots(stock_ttgir), _dots(variant_ttgir)
+    if dots[0] != dots[1]:
+        return (f"its matrix multiplies change instruction ({dots[0]} with the launch's warp count, "
+                f"{dots[1]} with the variant's)")
     # Not a proof, an observation kept as a rule: Liger's RoPE at 4 -> 2 warps gained two layout
     # conversions through shared memory, and 540 bytes of its 16 MiB output changed on an H100
     # (61d2585), with no reduction or product in the kernel. A variant may move data only along

@@ -34,12 +34,17 @@ def reduce_2d(x, y, AXIS: tl.constexpr, INTEGER: tl.constexpr, ASM: tl.constexpr
     tl.store(y + tl.arange(0, 64), tl.sum(v, axis=AXIS).to(tl.float32))
 
 
-def ttgir(num_warps: int, axis: int, integer: bool = False, asm: bool = False) -> str:
-    signature = {"x": "*fp32", "y": "*fp32", "AXIS": "constexpr", "INTEGER": "constexpr", "ASM": "constexpr"}
-    source = ASTSource(reduce_2d, signature, {"AXIS": axis, "INTEGER": integer, "ASM": asm})
-    kernel = triton.compile(source, target=GPUTarget("cuda", 90, 32), options={"num_warps": num_warps})
+def _compiled(fn: Any, signature: dict[str, str], constexprs: dict[str, Any], num_warps: int) -> str:
+    """``fn``'s TTGIR for sm_90 at ``num_warps`` (the count in its launch metadata too)."""
+    kernel = triton.compile(ASTSource(fn, signature, constexprs), target=GPUTarget("cuda", 90, 32),
+                            options={"num_warps": num_warps})
     assert kernel.metadata.num_warps == num_warps
     return kernel.asm["ttgir"]
+
+
+def ttgir(num_warps: int, axis: int, integer: bool = False, asm: bool = False) -> str:
+    signature = {"x": "*fp32", "y": "*fp32", "AXIS": "constexpr", "INTEGER": "constexpr", "ASM": "constexpr"}
+    return _compiled(reduce_2d, signature, {"AXIS": axis, "INTEGER": integer, "ASM": asm}, num_warps)
 
 
 def test_a_float_sum_keeps_its_order_only_where_the_warps_along_its_axis_do_not_change() -> None:
@@ -82,11 +87,6 @@ def rotate_rows(x, c, s, HALF: tl.constexpr):
     b = tl.load(x + rows + HALF).to(tl.float32)
     tl.store(x + rows, (a * cos - b * sin).to(tl.float16))
     tl.store(x + rows + HALF, (b * cos + a * sin).to(tl.float16))
-
-
-def _compiled(fn: Any, signature: dict[str, str], constexprs: dict[str, Any], num_warps: int) -> str:
-    source = ASTSource(fn, signature, constexprs)
-    return triton.compile(source, target=GPUTarget("cuda", 90, 32), options={"num_warps": num_warps}).asm["ttgir"]
 
 
 def test_a_product_that_changes_instruction_is_refused() -> None:
@@ -142,7 +142,8 @@ def test_a_gluon_kernel_gets_no_warp_count_variant() -> None:
 
     gluon = BY_NAME["gluon_axpy"].fn
     assert gluon.is_gluon()
-    assert _warps.warps_for("num_warps*2", 4, gluon) is None and _warps.launch_kwargs(gluon, "num_warps/2", {"num_warps": 4}) is None
+    assert _warps.warps_for("num_warps*2", 4, gluon) is None
+    assert _warps.launch_kwargs(gluon, "num_warps/2", {"num_warps": 4}) is None
     assert _warps.launch_kwargs(gluon, "", {"num_warps": 4}) == {"num_warps": 4}
 
 
@@ -222,7 +223,8 @@ def test_a_warp_count_still_compiling_at_the_budget_is_dropped_alone(warps_mode:
     # The pass's lateness keeps no pass, as before; the warp counts are only reported.
     assert decision.error == ("over the first-launch budget of 0 s (TRITON_EXT_AUTO_BUDGET_S) while compiling "
                               "grid_swizzle: no pass kept")
-    assert decision.failed == {v: "still compiling when the first-launch budget of 0 s ran out" for v in _warps.VARIANTS}
+    late = "still compiling when the first-launch budget of 0 s ran out"
+    assert decision.failed == {v: late for v in _warps.VARIANTS}
 
 
 def test_a_kernel_slow_to_compile_gets_no_warp_count(warps_mode: Any) -> None:
