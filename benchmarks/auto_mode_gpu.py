@@ -305,6 +305,7 @@ def measure(name: str, build: Callable[[], Any], candidates: list[str], seed: in
             "changed_outputs": decision.changed_outputs if decision else {},
             "back_to_back_ms": decision.back_to_back_ms if decision else {},
             "compile_s": decision.compile_s if decision else None,
+            "phases_s": decision.phases_s if decision else None,
             "spread": max((max(v) - min(v)) / statistics.median(v) for v in (stock_ms, auto_ms)),
             "choice": decision.choice if decision else None, "timed_choice": timed_choice,
             "round_choices": sorted(set(gpu["choices"]) | set(b2b["choices"])),
@@ -342,6 +343,15 @@ def first_launch_over_stock(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "max": max(over.values(), default=None),
             "max_kernel": max(over, key=over.__getitem__) if over else None,
             "stock_cold_median": statistics.median([r["stock_first_s"] for r in rows]) if rows else None}
+
+
+def first_launch_parts(rows: list[dict[str, Any]]) -> dict[str, float]:
+    """Where the mode's first launches went: the median over ``rows`` of the variants' compile and
+    of each later step (``Decision.phases_s``; a step a decision did not reach counts as 0 s)."""
+    steps = sorted({step for r in rows for step in (r.get("phases_s") or {})})
+    parts = {"compile": [r.get("compile_s") or 0.0 for r in rows]}
+    parts.update({step: [(r.get("phases_s") or {}).get(step, 0.0) for r in rows] for step in steps})
+    return {step: statistics.median(values) for step, values in parts.items() if values}
 
 
 def main() -> int:
@@ -412,6 +422,7 @@ def main() -> int:
         "b2b_geomean_speedup": b2b_geomean,
         "b2b_worst": min(good, key=lambda r: r["b2b_speedup"]) if good else None,
         "first_launch_over_stock_s": first_launch_over_stock(good),
+        "first_launch_parts_s": first_launch_parts(good),
         "all_outputs_within_tolerance": all(r["outputs_within_tolerance"] for r in good),
         "errors": [r for r in rows if "error" in r],
         "second_process": second, "second_process_all_from_disk": bool(tuned) and all(d["from_disk"] for d in tuned),
@@ -424,6 +435,7 @@ def main() -> int:
         Path(os.environ["OUT"], Path(args.out).name).write_text(json.dumps(report, indent=2, default=str))
     print(f"noise floor (stock binary kept): {report['noise_floor']}; changed binary: {report['changed_binary']}")
     print(f"first launch over stock: {report['first_launch_over_stock_s']}")
+    print(f"first launch, median seconds per part: {report['first_launch_parts_s']}")
     print(f"back to back: geomean {b2b_geomean}, worst {report['b2b_worst'] and report['b2b_worst']['kernel']} "
           f"{report['b2b_worst'] and report['b2b_worst']['b2b_speedup']:.3f}x")
     print(f"geomean {geomean}, worst {report['worst'] and report['worst']['kernel']} "

@@ -54,7 +54,7 @@ from triton.runtime.jit import JITFunction, KernelInterface
 from ._choice import confirm, pick
 from ._errors import UnknownPassError
 from ._selection import Selection, build_each, check_options, using
-from ._timing import flush_buffer, gpu_time_ms, interleaved_rounds
+from ._timing import ReadingPlan, flush_buffer, gpu_time_ms, interleaved_rounds
 
 __all__ = ["PASSES_KWARG", "Config", "Tunable", "tunable", "autotune", "passes_of", "selection_for", "canonical_passes",
            "PassAutotuner", "Tuning", "time_rounds", "pass_count"]
@@ -208,8 +208,9 @@ def time_rounds(calls: Mapping[Any, Callable[[], Any]], rounds: int) -> dict[Any
     keys = list(calls)
     labels = [str(i) for i in range(len(keys))]
     flush = flush_buffer()
-    out = interleaved_rounds(labels, lambda label: gpu_time_ms(calls[keys[int(label)]], rep_ms=REP_MS, flush=flush),
-                             rounds)
+    plans = {label: ReadingPlan() for label in labels}
+    out = interleaved_rounds(labels, lambda label: gpu_time_ms(calls[keys[int(label)]], rep_ms=REP_MS, flush=flush,
+                                                               plan=plans[label]), rounds)
     return {keys[int(label)]: v for label, v in out.items()}
 
 

@@ -6,9 +6,11 @@ from __future__ import annotations
 import json
 import logging
 import os
+import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 __all__ = ["Decision"]
 
@@ -29,6 +31,10 @@ class Decision:
     error: str | None = None  # the timing failed (no pass kept, not recorded on disk)
     back_to_back_ms: dict[str, float] = field(default_factory=dict)  # per launch, finalists back to back
     compile_s: float = 0.0  # wall seconds compiling the candidate variants (concurrently)
+    #: Wall seconds of each step after the compiles (``check``: the variants' outputs against the
+    #: no-pass kernel's; ``rounds``; ``combination``: waiting for two winners' compile;
+    #: ``confirm``; ``back_to_back``): where a first launch's time went.
+    phases_s: dict[str, float] = field(default_factory=dict)
     same_as_stock: list[str] = field(default_factory=list)  # stopped before ptxas: LLVM IR of no pass
     specialization: str = ""  # sha256 prefix of the JIT's cache key (specialization and options)
     #: Variants dropped because their kernel cannot launch here (e.g. more shared memory than the
@@ -43,6 +49,15 @@ class Decision:
     #: winner holds, on disk too, and the next activation times the combination against it
     #: (:func:`time_combination`).
     late_combination: str | None = None
+
+    @contextmanager
+    def phase(self, step: str) -> Iterator[None]:
+        """Add the wall time of the ``with`` block, however it ends, to :attr:`phases_s`."""
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.phases_s[step] = self.phases_s.get(step, 0.0) + time.perf_counter() - start
 
     @property
     def not_kept_because(self) -> str | None:
@@ -69,7 +84,7 @@ class Decision:
         return {"kernel": self.kernel, "choice": self.choice, "timings_ms": self.timings_ms,
                 "applicable": self.applicable, "confirm_ms": self.confirm_ms, "back_to_back_ms": self.back_to_back_ms,
                 "spreads": self.spreads, "same_as_stock": self.same_as_stock, "failed": self.failed,
-                "changed_outputs": self.changed_outputs, "compile_s": self.compile_s,
+                "changed_outputs": self.changed_outputs, "compile_s": self.compile_s, "phases_s": self.phases_s,
                 "first_launch_s": self.first_launch_s}
 
     def log(self, log: logging.Logger) -> None:

@@ -60,7 +60,7 @@ from ._choice import choose_in_both, spread, winners
 from ._inductor_compile import (TAG, NoPass, compile_variant, declared_off_launcher, expand, left_out, prune,
                                quiet_variant_compiles)
 from ._outputs import OutputCheck, OutputsUnverifiable
-from ._timing import back_to_back_ms, flush_buffer, gpu_time_ms, interleaved_rounds
+from ._timing import ReadingPlan, back_to_back_ms, flush_buffer, gpu_time_ms, interleaved_rounds
 from ._settings import settings
 from ._variants import (CONFIRM_ROUNDS, REP_MS, ROUNDS, Decision, OverBudget, check_budget, describe_error,
                         screen_variants)
@@ -294,10 +294,13 @@ def _time_variants(self: Any, decision: Decision, variants: dict[str, Any], args
         def go(variant: str) -> Any:
             return variants[variant](*cloned_args, **cloned_kwargs, stream=stream)
 
+        plans: dict[str, ReadingPlan] = {}
+
         def gpu_one(variant: str) -> float:
             check_budget(deadline, "timing")
             self.reset_to_zero_args(*cloned_args, **cloned_kwargs)
-            return gpu_time_ms(lambda: go(variant), rep_ms=REP_MS, flush=flush)
+            return gpu_time_ms(lambda: go(variant), rep_ms=REP_MS, flush=flush,
+                               plan=plans.setdefault(variant, ReadingPlan()))
 
         tensors = list(tensors_of((*cloned_args, *cloned_kwargs.values())))
         backup = ArgumentBackup.of(tensors, copies=2)

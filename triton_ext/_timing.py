@@ -28,7 +28,8 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-__all__ = ["gpu_time_ms", "back_to_back_ms", "launch_cost_us", "interleaved_rounds", "flush_buffer", "MIN_KERNEL_MS"]
+__all__ = ["gpu_time_ms", "back_to_back_ms", "launch_cost_us", "interleaved_rounds", "flush_buffer", "ReadingPlan",
+           "MIN_KERNEL_MS"]
 
 #: Calls per queued batch at most: with 4 queued operations per call this stays below the ~1024
 #: operations a CUDA stream queues before the CPU blocks (the backlog must cover every call).
@@ -66,10 +67,23 @@ def _sleep_ms(ms: float) -> Any:
 def flush_buffer() -> Any:
     """The L2-flush buffer ``do_bench`` uses (256 MB). Pass one to every :func:`gpu_time_ms` of
     a comparison so each call flushes through the same memory (a new buffer per call may land
-    elsewhere, and what stays of it in L2 is what the kernel then evicts)."""
+    elsewhere, and what stays of it in L2 is what the kernel then evicts).
+
+    A smaller buffer (twice the L2) would not shorten a reading: its ``rep_ms`` of GPU time counts
+    the flushes, so a cheaper flush only means more calls, each costing the CPU as much to queue."""
     from triton import runtime  # on first use: importing triton_ext must not import Triton
 
     return runtime.driver.active.get_empty_cache_for_benchmark()
+
+
+@dataclass
+class ReadingPlan:
+    """How :func:`gpu_time_ms` reads one callable: the calls per reading and the CPU's time to
+    queue one call (flush included). The first reading finds them (two short estimates, each with
+    its own synchronization); later readings of the same callable given the same plan skip that."""
+
+    calls: int = 0
+    cpu_ms: float = 0.0
 
 
 @dataclass
@@ -99,7 +113,8 @@ def _batch(fn: Callable[[], Any], calls: int, cpu_ms: float, cache: Any, slack: 
 
 
 def gpu_time_ms(fn: Callable[[], Any], rep_ms: float = 25.0, max_calls: int = MAX_CALLS, *, flush: Any = None,
-                min_kernel_ms: float = MIN_KERNEL_MS, stats: dict[str, int] | None = None) -> float:
+                min_kernel_ms: float = MIN_KERNEL_MS, stats: dict[str, int] | None = None,
+                plan: ReadingPlan | None = None) -> float:
     """Median GPU time of ``fn()`` in ms: an L2 flush before each call (as ``do_bench``), every
     call queued behind a GPU sleep longer than the CPU takes to queue them all.
 
@@ -108,29 +123,16 @@ def gpu_time_ms(fn: Callable[[], Any], rep_ms: float = 25.0, max_calls: int = MA
     with (:func:`flush_buffer`; default: a new one). A batch whose sleep ended before its last
     call was queued is measured again behind a sleep four times as long (at most twice).
     ``stats`` (optional) counts ``batches``, ``retries`` and ``starved`` (batches kept although
-    their sleep still ended early: their times may hold a wait for the CPU)."""
-    import torch  # on first use: importing triton_ext must not import torch
+    their sleep still ended early: their times may hold a wait for the CPU). ``plan``: this
+    callable's :class:`ReadingPlan`, filled by the first reading and reused by later ones."""
     from triton import runtime  # on first use: importing triton_ext must not import Triton
 
     driver = runtime.driver.active
-    cache = flush if flush is not None else driver.get_empty_cache_for_benchmark()
-    fn()
-    torch.cuda.synchronize()
-    # Estimate the GPU time of a call alone and with its flush, and the CPU (queueing) time.
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    _sleep_ms(2.0)
-    t0 = time.perf_counter()
-    start.record()
-    for _ in range(5):
-        driver.clear_cache(cache)
-        fn()
-    end.record()
-    cpu_ms = (time.perf_counter() - t0) * 1e3 / 5
-    end.synchronize()
-    gpu_ms = max(start.elapsed_time(end) / 5, 1e-4)
-    first = _batch(fn, 5, cpu_ms, cache, 2.0)
-    kernel_ms = max(statistics.median(first.times), 1e-4)
-    calls = max(5, int(rep_ms / gpu_ms), math.ceil(min_kernel_ms / kernel_ms))
+    cache = flush if flush is not None else flush_buffer()
+    plan = plan if plan is not None else ReadingPlan()
+    if not plan.calls:
+        _plan(fn, driver, cache, rep_ms, min_kernel_ms, plan)
+    calls, cpu_ms = plan.calls, plan.cpu_ms
     batches = math.ceil(calls / max_calls)
     times: list[float] = []
     for _ in range(batches):
@@ -148,6 +150,30 @@ def gpu_time_ms(fn: Callable[[], Any], rep_ms: float = 25.0, max_calls: int = MA
             stats["starved"] = stats.get("starved", 0) + int(batch.starved)
         times += batch.times
     return statistics.median(times)
+
+
+def _plan(fn: Callable[[], Any], driver: Any, cache: Any, rep_ms: float, min_kernel_ms: float,
+          plan: ReadingPlan) -> None:
+    """Estimate the GPU time of a call alone and with its flush, and the CPU (queueing) time."""
+    import torch  # on first use: importing triton_ext must not import torch
+
+    fn()
+    torch.cuda.synchronize()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    _sleep_ms(2.0)
+    t0 = time.perf_counter()
+    start.record()
+    for _ in range(5):
+        driver.clear_cache(cache)
+        fn()
+    end.record()
+    cpu_ms = (time.perf_counter() - t0) * 1e3 / 5
+    end.synchronize()
+    gpu_ms = max(start.elapsed_time(end) / 5, 1e-4)
+    first = _batch(fn, 5, cpu_ms, cache, 2.0)
+    kernel_ms = max(statistics.median(first.times), 1e-4)
+    plan.calls = max(5, int(rep_ms / gpu_ms), math.ceil(min_kernel_ms / kernel_ms))
+    plan.cpu_ms = cpu_ms
 
 
 def interleaved_rounds(labels: Sequence[str], time_one: Callable[[str], float], rounds: int,

@@ -29,7 +29,7 @@ from ._errors import PassCrashedError
 from ._outputs import OutputCheck, OutputsUnverifiable
 from ._settings import settings
 from ._triton import isolated
-from ._timing import back_to_back_ms, flush_buffer, gpu_time_ms, interleaved_rounds
+from ._timing import ReadingPlan, back_to_back_ms, flush_buffer, gpu_time_ms, interleaved_rounds
 
 __all__ = ["ROUNDS", "CONFIRM_ROUNDS", "REP_MS", "Decision", "Tuner", "compile_variants", "time_variants", "describe_error",
            "compile_failure", "time_combination", "on_saved_arguments", "may_change",
@@ -296,10 +296,12 @@ def time_variants(auto: Tuner, run: Callable[..., Any] | None, fn: Any, device: 
 
     try:
         flush = flush_buffer()  # one buffer for every reading of the comparison
+        plans: dict[str, ReadingPlan] = {}  # each variant's first reading finds its calls per reading
 
         def gpu_one(variant: str) -> float:
             with _selection.using(auto.selection(variant)):
-                return gpu_time_ms(go(variant), rep_ms=REP_MS, flush=flush)
+                return gpu_time_ms(go(variant), rep_ms=REP_MS, flush=flush,
+                                   plan=plans.setdefault(variant, ReadingPlan()))
 
         def before_reading(step: str) -> Callable[[str], None]:
             # The budget is checked before every reading, not only between steps: a kernel of
@@ -322,14 +324,17 @@ def time_variants(auto: Tuner, run: Callable[..., Any] | None, fn: Any, device: 
             with _selection.using(auto.selection(variant)):
                 go(variant)()
 
-        check = OutputCheck.of(backup, list(tensors_of((*args, *kwargs.values()))), lambda: launch(""))
-        decision.changed_outputs.update(_warps.reordering(decision.applicable, kernels))
-        decision.applicable = screen_variants(decision, [v for v in decision.applicable
-                                                         if v not in decision.changed_outputs], launch, check.differs)
+        with decision.phase("check"):
+            check = OutputCheck.of(backup, list(tensors_of((*args, *kwargs.values()))), lambda: launch(""))
+            decision.changed_outputs.update(_warps.reordering(decision.applicable, kernels))
+            decision.applicable = screen_variants(decision, [v for v in decision.applicable
+                                                             if v not in decision.changed_outputs], launch,
+                                                  check.differs)
         if not decision.applicable:
             return
         rounds_start = time.perf_counter()
-        timings = gpu(["", *decision.applicable], ROUNDS)
+        with decision.phase("rounds"):
+            timings = gpu(["", *decision.applicable], ROUNDS)
         reading_s = (time.perf_counter() - rounds_start) / max(len(taken), 1)
         decision.timings_ms = {v: statistics.median(t) for v, t in timings.items()}
         decision.spreads = {v: spread(t) for v, t in timings.items()}
@@ -344,7 +349,8 @@ def time_variants(auto: Tuner, run: Callable[..., Any] | None, fn: Any, device: 
             # launch kept no pass (748210b: SGLang's extend attention lost its single winner's
             # 1.15x so). A late one finishes in the background, filling Triton's disk cache.
             future = _submit_compile(auto, fn, device, combo, args, kwargs, grid)
-            wait([future], timeout=max(deadline - combination_reserve_s(reading_s) - time.perf_counter(), 0.0))
+            with decision.phase("combination"):
+                wait([future], timeout=max(deadline - combination_reserve_s(reading_s) - time.perf_counter(), 0.0))
             if not future.done():
                 auto.pending.append(future)
                 decision.late_combination = combo
@@ -357,7 +363,8 @@ def time_variants(auto: Tuner, run: Callable[..., Any] | None, fn: Any, device: 
                     finalists.append(combo)
         if not finalists:
             return
-        confirm = gpu(["", *finalists], CONFIRM_ROUNDS)
+        with decision.phase("confirm"):
+            confirm = gpu(["", *finalists], CONFIRM_ROUNDS)
         decision.confirm_ms = {v: statistics.median(t) for v, t in confirm.items()}
         kept = winners(confirm)
         if not kept:
@@ -371,8 +378,9 @@ def time_variants(auto: Tuner, run: Callable[..., Any] | None, fn: Any, device: 
             with _selection.using(auto.selection(variant)):
                 return back_to_back_ms(go(variant), calls)
 
-        b2b = interleaved_rounds(["", *kept], b2b_one, CONFIRM_ROUNDS, before=before_reading("timing back to back"),
-                                 drop_slower_than="")
+        with decision.phase("back_to_back"):
+            b2b = interleaved_rounds(["", *kept], b2b_one, CONFIRM_ROUNDS,
+                                     before=before_reading("timing back to back"), drop_slower_than="")
         decision.back_to_back_ms = {v: statistics.median(t) for v, t in b2b.items()}
         decision.choice = choose_in_both(confirm, b2b)
     except (OverBudget, OutputsUnverifiable) as exc:  # each says why no pass is kept

@@ -831,6 +831,10 @@ def test_a_variant_that_cannot_launch_is_dropped_alone(monkeypatch: pytest.Monke
     assert decision.error is None and decision.applicable == ["grid_swizzle"]
     assert decision.choice == "grid_swizzle"
     assert launched.count("loop_split") == 1 and set(decision.timings_ms) == {"", "grid_swizzle"}
+    # Each step it went through is timed, and recorded with the decision (`triton-ext auto report`).
+    assert set(decision.phases_s) == {"check", "rounds", "confirm", "back_to_back"}
+    assert all(seconds >= 0 for seconds in decision.phases_s.values())
+    assert decision.record()["phases_s"] == decision.phases_s
 
 
 def test_explicit_sets_are_left_alone_and_kernels_compiled_before_the_mode_are_decided(host_mode: Any) -> None:

@@ -109,3 +109,26 @@ def test_interleaved_rounds_time_one_kernel_alike_under_every_label() -> None:
     worst = max(abs(r - 1) for label in ("b", "c") for r in ratios(got["a"], got[label]))
     print("per-round ms", got, "readings", [round(v * 1e3, 2) for _, v in raw])
     assert worst < 0.05, (worst, got)  # the old order read such kernels up to 10% apart
+
+
+
+def test_a_reading_plan_found_once_serves_later_readings_alike() -> None:
+    # The transparent mode reads each variant 8 or more times; only the first reading estimates the
+    # calls per reading and the CPU's queueing time (ReadingPlan), later ones reuse them. Readings
+    # with the plan must agree with readings that estimate afresh, in interleaved order.
+    from triton_ext.testing import ReadingPlan, flush_buffer, gpu_time_ms, interleaved_rounds
+
+    flush, plan = flush_buffer(), ReadingPlan()
+
+    def launch() -> None:
+        scalar_kernel[(1,)](3, BLOCK=32)
+
+    got = interleaved_rounds(["fresh", "planned"], lambda label: gpu_time_ms(
+        launch, rep_ms=12.5, flush=flush, plan=plan if label == "planned" else None), 3)
+    calls = plan.calls
+    assert calls >= 5 and plan.cpu_ms > 0, plan
+    gpu_time_ms(launch, rep_ms=12.5, flush=flush, plan=plan)
+    assert plan.calls == calls  # reused, not estimated again
+    fresh, planned = sorted(got["fresh"])[1], sorted(got["planned"])[1]
+    print("median ms", fresh, planned, plan)
+    assert abs(planned / fresh - 1) < 0.1, got

@@ -39,7 +39,7 @@ import itertools
 import json
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
@@ -262,7 +262,7 @@ def _time_corpus(kernel: Any, tried: Sequence[Candidate], rounds: int) -> tuple[
     import triton_ext
 
     from .._auto import paired_ratios, spread, winners
-    from .._timing import flush_buffer, gpu_time_ms, interleaved_rounds
+    from .._timing import ReadingPlan, flush_buffer, gpu_time_ms, interleaved_rounds
     from tests.realworld.check_gpu import _clone, _same
     from tests.realworld.realworld_kernels import Tensors
 
@@ -295,10 +295,11 @@ def _time_corpus(kernel: Any, tried: Sequence[Candidate], rounds: int) -> tuple[
     args = _clone(launch.args)
     by_label = {c.label: c for c in everyone}
     flush = flush_buffer()
+    plans = {label: ReadingPlan() for label in by_label}
 
     def time_one(label: str) -> float:
         with scope(by_label[label]):
-            return gpu_time_ms(lambda: launch_once(args), rep_ms=12.5, flush=flush)
+            return gpu_time_ms(lambda: launch_once(args), rep_ms=12.5, flush=flush, plan=plans[label])
 
     ms = interleaved_rounds(list(by_label), time_one, rounds)
     del flush

@@ -26,11 +26,12 @@ from typing import Any, Iterator, Mapping, Sequence
 
 from .._choice import beats, ratios, spread
 from .._modules import import_file
-from .._timing import back_to_back_ms, flush_buffer, gpu_time_ms, interleaved_rounds, launch_cost_us
+from .._timing import ReadingPlan, back_to_back_ms, flush_buffer, gpu_time_ms, interleaved_rounds, launch_cost_us
 
 __all__ = [
     "CUDA90",
     "gpu_time_ms",
+    "ReadingPlan",
     "launch_cost_us",
     "back_to_back_ms",
     "flush_buffer",
