@@ -570,7 +570,8 @@ def test_the_report_lists_the_variants_it_dropped(tmp_path: Path, capsys: pytest
               "timings_ms": {"": 0.0735, "loop_split": 0.0695}, "same_as_stock": [],
               "failed": {"nvidia_pipeline_streams": "OutOfResources: out of resource: shared memory"},
               "changed_outputs": {"grid_swizzle": "3 of 4096 bytes differ from the no-pass kernel's outputs"},
-              "late_combination": "grid_swizzle+loop_split"}
+              "late_combination": "grid_swizzle+loop_split", "compile_s": 0.412,
+              "phases_s": {"check": 0.021, "rounds": 0.8, "back_to_back": 0.1}}
     (tmp_path / "kl_div.json").write_text(json.dumps(record))
     assert auto_report.main(["report", "--dir", str(tmp_path)]) == 0
     out = capsys.readouterr().out
@@ -579,6 +580,8 @@ def test_the_report_lists_the_variants_it_dropped(tmp_path: Path, capsys: pytest
             "outputs") in out
     assert ("    still compiling when chosen, timed against the choice at the next launch: "
             "grid_swizzle+loop_split") in out
+    assert ("    first launch, seconds: compiling variants 0.41, check 0.02, rounds 0.80, back to back 0.10\n"
+            in out)
 
 
 def test_a_pass_must_win_back_to_back_too() -> None:

@@ -67,6 +67,9 @@ def main(argv: Sequence[str] | None = None) -> int:
               f" (first launch {r.get('first_launch_s', 0.0):.2f} s, GPU {r.get('gpu', '?')})")
         print(f"    applicable: {', '.join(r.get('applicable') or []) or 'none'};"
               f" same as no pass: {', '.join(r.get('same_as_stock') or []) or 'none'}")
+        if r.get("compile_s") or r.get("phases_s"):
+            parts = {"compiling variants": r.get("compile_s") or 0.0, **(r.get("phases_s") or {})}
+            print("    first launch, seconds: " + ", ".join(f"{k.replace('_', ' ')} {v:.2f}" for k, v in parts.items()))
         print(f"    GPU time: {_ms(r.get('timings_ms') or {})}")
         if r.get("back_to_back_ms"):
             print(f"    back to back: {_ms(r['back_to_back_ms'])}")
