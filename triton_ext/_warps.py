@@ -7,7 +7,7 @@ count that is fastest depends on the GPU and the shapes. The mode times ``num_wa
 same rules: the variant's launch must leave the no-pass kernel's outputs bit for bit, and it must
 win both in GPU time and back to back. A chosen count is the kernel's launch metadata, so the
 kernel placed in the JIT's cache under the launch's own key launches with it, on Triton's own
-fast path (benchmarks/num_warps_probe_gpu.py measured the lever first: 1.2-1.8x on some fixed-
+fast path (benchmarks/launch_option_probe_gpu.py measured the lever first: 1.2-1.8x on some fixed-
 config kernels, 0.03x on others, so it is timed, never assumed).
 
 Why a different warp count may keep the results bit for bit, and when it may not: Triton's

@@ -3,7 +3,7 @@ real TTGIR compiled for sm_90 at several warp counts; the variants compiled besi
 with the counts they name, left out where the count is out of range or the kernel is Gluon's; a
 choice of them from disk placed under the launch's own key with its count in the kernel's launch
 metadata; their launches timed with that count; a late one dropped alone. Timing on a GPU:
-benchmarks/auto_mode_gpu.py (the corpus), benchmarks/num_warps_probe_gpu.py (the lever alone)."""
+benchmarks/auto_mode_gpu.py (the corpus), benchmarks/launch_option_probe_gpu.py (the lever alone)."""
 
 from __future__ import annotations
 
