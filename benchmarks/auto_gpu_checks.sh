@@ -19,6 +19,7 @@
 #
 # CANDIDATES=pass,pass,... replaces the registry's auto passes in the all* shards (default: the registry's).
 # TRITON_EXT_AUTO_WARPS=0 leaves out the mode's warp-count variants (num_warps/2, num_warps*2; on by default).
+# TRITON_EXT_AUTO_STAGES=1 adds its pipeline-depth variants (num_stages_minus_1, num_stages_plus_1; off by default).
 # Run from the repository root (triton 3.9.0 importable, plugins in build/plugins). Each check
 # gets a fresh Triton cache (cold first launches) and writes its JSON under $OUT (default: .), named
 # after the GPU (GPU_TAG: h200, h100, ... from nvidia-smi).

@@ -19,7 +19,8 @@ specialization, options, marker; on this device), inside that cache miss:
    holds the plugins' bytes) is taken as is: only the chosen variant is compiled (and a late
    combination timed against it: :func:`triton_ext._variants.time_combination`);
 3. otherwise no pass is compiled, then every candidate pass alone and the launch at half and twice
-   its warp count (:mod:`triton_ext._warps`), concurrently on a thread pool (:func:`_pool`); a
+   its warp count (with ``TRITON_EXT_AUTO_STAGES=1`` also one pipeline stage less and one more:
+   :mod:`triton_ext._launch_options`), concurrently on a thread pool (:func:`_pool`); a
    variant that does not apply stops once its IR equals no pass's
    (:func:`triton_ext._variants.stop_if_stock`), and one whose PTX equals no pass's is not timed;
 4. no pass runs twice and each applicable variant once, from the saved inputs: one that cannot
@@ -92,7 +93,7 @@ import weakref
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
-from . import _inductor, _selection, _triton, _warps
+from . import _inductor, _selection, _triton, _launch_options
 from ._backup import BackupRefused, refuse_relaunch_hazard, tensors_of
 from ._manifest import load_manifest
 from ._choice import MARGIN, choose, choose_in_both, paired_ratios, spread, winners
@@ -127,7 +128,9 @@ class _Auto:
         self.variants: list[tuple[str, Selection]] = [("", Selection())]
         for name in candidates:
             self.variants.append((name, Selection.of(_selection.build([name], None))))
-        self.variants.extend((name, Selection()) for name in (_warps.VARIANTS if settings.auto_warps else ()))
+        options = (*(_launch_options.WARP_VARIANTS if settings.auto_warps else ()),
+                   *(_launch_options.STAGE_VARIANTS if settings.auto_stages else ()))
+        self.variants.extend((name, Selection()) for name in options)
         self.by_name = dict(self.variants)  # and combinations "a+b", added when first tried
         self.decisions: list[Decision] = []
         self.refused: set[tuple[int, int, str]] = set()
@@ -148,14 +151,14 @@ class _Auto:
         """The selection of a variant: ``""``, a candidate, or a combination ``"a+b"``."""
         found = self.by_name.get(variant)
         if found is None:
-            passes, _ = _warps.split(variant)  # a warp count is a launch option, not a pass
+            passes, _ = _launch_options.split(variant)  # a warp count or a depth is a launch option
             if not all(n in self.by_name for n in variant.split("+")):
                 raise KeyError(variant)
             found = self.by_name[variant] = Selection.of(_selection.build(passes, None))
         return found
 
     def launch_kwargs(self, fn: Any, variant: str, kwargs: dict[str, Any]) -> dict[str, Any] | None:
-        return _warps.launch_kwargs(fn, variant, kwargs)
+        return _launch_options.launch_kwargs(fn, variant, kwargs)
 
     # -- the JIT's cache miss --------------------------------------------------------------
 

@@ -54,7 +54,7 @@ import time
 import types
 from typing import Any, Callable
 
-from . import _selection, _warps
+from . import _selection, _launch_options
 from ._backup import ArgumentBackup, relaunch_hazard, tensors_of
 from ._choice import choose_in_both, spread, winners
 from ._inductor_compile import (TAG, NoPass, compile_variant, declared_off_launcher, expand, left_out, prune,
@@ -124,9 +124,9 @@ def _patch(module: types.ModuleType) -> None:
                     or getattr(self, TAG, False):
                 return original_worker(self)
             declared = declared_off_launcher(auto.variants)
-            # Inductor's configs already choose num_warps: its variants are the passes only.
+            # Inductor's configs already choose num_warps and num_stages: its variants are the passes only.
             candidates = [name for name, _ in auto.variants
-                          if name and name not in declared and not _warps.is_warps(name)]
+                          if name and name not in declared and not _launch_options.is_option(name)]
             if not candidates:
                 self._triton_ext_compile = (0.0, [], declared)
                 _log_left_out(self, declared)

@@ -135,6 +135,11 @@ _FIELDS: dict[str, _Field[Any]] = {
         "The transparent mode also times the launch with half and with twice its num_warps (1 to 16), kept by the "
         "same rules as a pass (outputs bit for bit, faster in GPU time and back to back); 0 leaves them out.",
     ),
+    "auto_stages": _Field(
+        "TRITON_EXT_AUTO_STAGES", _parse_bool, lambda: False,
+        "The transparent mode also times the launch with one pipeline stage less and one more (num_stages 1 to 6), "
+        "kept by the same rules as a pass; off until measured in the mode (docs/transparent-mode.md).",
+    ),
     "auto_compile_threads": _Field(
         "TRITON_EXT_AUTO_COMPILE_THREADS", _parse_count, lambda: 0,
         "Threads that compile the transparent mode's variants concurrently (0: one per CPU core, at most 8; "
@@ -180,6 +185,7 @@ class Settings:
     auto_budget_s: float
     auto_compile_threads: int
     auto_warps: bool
+    auto_stages: bool
     isolate: bool
 
     def __init__(self) -> None:

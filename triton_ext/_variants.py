@@ -21,7 +21,7 @@ import time
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import Any, Callable, Protocol
 
-from . import _selection, _triton, _warps
+from . import _selection, _triton, _launch_options
 from ._backup import ArgumentBackup, tensors_of
 from ._choice import choose_in_both, spread, winners
 from ._decision import Decision
@@ -253,7 +253,7 @@ def compile_variants(auto: Tuner, fn: Any, device: int, args: tuple[Any, ...], k
     same.extend(lacking)
     variants = [v for v in candidates if v not in lacking]
     if stock_s > WARPS_COMPILE_SHARE * settings.auto_budget_s:
-        for variant in [v for v in variants if _warps.split(v)[1]]:
+        for variant in [v for v in variants if _launch_options.split(v)[1]]:
             variants.remove(variant)
             crashed[variant] = (f"not compiled: the kernel took {stock_s:.1f} s to compile, over a quarter of the "
                                 f"first-launch budget of {settings.auto_budget_s:g} s")
@@ -265,7 +265,7 @@ def compile_variants(auto: Tuner, fn: Any, device: int, args: tuple[Any, ...], k
     wait(list(futures.values()), timeout=max(deadline - time.perf_counter(), 0.0))
     late = [v for v, f in futures.items() if not f.done()]
     auto.pending.extend(f for f in futures.values() if not f.done())
-    for variant in [v for v in late if _warps.split(v)[1]]:  # optional: the passes' decision stands
+    for variant in [v for v in late if _launch_options.split(v)[1]]:  # optional: the passes' decision stands
         late.remove(variant)
         crashed[variant] = f"still compiling when the first-launch budget of {settings.auto_budget_s:g} s ran out"
     for variant, future in futures.items():
@@ -291,7 +291,7 @@ def time_variants(auto: Tuner, run: Callable[..., Any] | None, fn: Any, device: 
 
     def go(variant: str) -> Callable[[], Any]:  # its passes: the caller's enabled set, entered once per reading
         launch_kwargs = auto.launch_kwargs(fn, variant, kwargs)
-        assert launch_kwargs is not None  # a warp count that does not apply was never compiled
+        assert launch_kwargs is not None  # a launch option that does not apply was never compiled
         return lambda: run(fn, *args, grid=grid, warmup=False, **launch_kwargs)
 
     try:
@@ -326,7 +326,7 @@ def time_variants(auto: Tuner, run: Callable[..., Any] | None, fn: Any, device: 
 
         with decision.phase("check"):
             check = OutputCheck.of(backup, list(tensors_of((*args, *kwargs.values()))), lambda: launch(""))
-            decision.changed_outputs.update(_warps.reordering(decision.applicable, kernels))
+            decision.changed_outputs.update(_launch_options.reordering(decision.applicable, kernels))
             decision.applicable = screen_variants(decision, [v for v in decision.applicable
                                                              if v not in decision.changed_outputs], launch,
                                                   check.differs)
@@ -340,7 +340,7 @@ def time_variants(auto: Tuner, run: Callable[..., Any] | None, fn: Any, device: 
         decision.spreads = {v: spread(t) for v, t in timings.items()}
         found = winners(timings)
         finalists = found[:1]
-        pair = _warps.combinable(found)
+        pair = _launch_options.combinable(found)
         if len(pair) == 2:  # two variants win alone: try them together, if compiled within the budget
             combo = "+".join(sorted(pair))
             # One more full compile (vLLM's prefix-prefill: about 6 s on the H200 host), run on the
@@ -357,7 +357,7 @@ def time_variants(auto: Tuner, run: Callable[..., Any] | None, fn: Any, device: 
             elif future.exception() is None:
                 kernels[combo] = future.result()
                 ptx[combo] = kernels[combo].asm.get("ptx", "")
-                decision.changed_outputs.update(_warps.reordering([combo], kernels))
+                decision.changed_outputs.update(_launch_options.reordering([combo], kernels))
                 if (ptx[combo] not in (ptx[pair[0]], ptx[pair[1]]) and combo not in decision.changed_outputs
                         and screen_variants(decision, [combo], launch, check.differs)):
                     finalists.append(combo)

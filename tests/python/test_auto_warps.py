@@ -1,5 +1,5 @@
-"""The transparent mode's warp-count variants (:mod:`triton_ext._warps`): the legality check on
-real TTGIR compiled for sm_90 at several warp counts; the variants compiled beside the passes
+"""The transparent mode's warp-count variants (:mod:`triton_ext._launch_options`): the legality
+check on real TTGIR compiled for sm_90 at several warp counts; the variants compiled beside the passes
 with the counts they name, left out where the count is out of range or the kernel is Gluon's; a
 choice of them from disk placed under the launch's own key with its count in the kernel's launch
 metadata; their launches timed with that count; a late one dropped alone. Timing on a GPU:
@@ -19,7 +19,7 @@ from triton.compiler import ASTSource
 
 from tests.python.test_auto import _mode_calls, host_mode  # noqa: F401 - the fixture
 from tests.python.test_auto_outputs import _Mode as _OutputsMode
-from triton_ext import _selection, _variants, _warps
+from triton_ext import _launch_options, _selection, _variants
 
 
 @triton.jit
@@ -52,20 +52,20 @@ def test_a_float_sum_keeps_its_order_only_where_the_warps_along_its_axis_do_not_
     # the warps along axis 1 stay two (same tree per row), those along axis 0 do not.
     along_rows = ttgir(4, axis=1)
     assert "warpsPerCTA = [2, 2]" in along_rows
-    assert _warps.reorders(along_rows, ttgir(8, axis=1)) is None
-    assert _warps.reorders(along_rows, ttgir(2, axis=1)) is None
-    why = _warps.reorders(ttgir(4, axis=0), ttgir(8, axis=0))
+    assert _launch_options.reorders(along_rows, ttgir(8, axis=1)) is None
+    assert _launch_options.reorders(along_rows, ttgir(2, axis=1)) is None
+    why = _launch_options.reorders(ttgir(4, axis=0), ttgir(8, axis=0))
     assert why is not None and why.startswith("a tt.reduce along axis 0 would combine in another order")
     assert "warpsPerCTA[0] = 2" in why and "warpsPerCTA[0] = 4" in why
 
 
 def test_an_integer_sum_is_exact_in_any_order_and_inline_assembly_is_refused() -> None:
-    assert _warps.reorders(ttgir(4, axis=0, integer=True), ttgir(8, axis=0, integer=True)) is None
-    assert _warps.reorders(ttgir(4, axis=1, asm=True), ttgir(8, axis=1, asm=True)) == (
+    assert _launch_options.reorders(ttgir(4, axis=0, integer=True), ttgir(8, axis=0, integer=True)) is None
+    assert _launch_options.reorders(ttgir(4, axis=1, asm=True), ttgir(8, axis=1, asm=True)) == (
         "the kernel has inline assembly, which may depend on the lanes it runs on")
     # A kernel whose reductions do not match one for one (another compile path) is refused too.
-    assert _warps.reorders(ttgir(4, axis=1), ttgir(8, axis=1).replace('"tt.reduce"', '"tt.reduce_x"')) == (
-        "0 reductions and scans against 1 with the launch's warp count")
+    assert _launch_options.reorders(ttgir(4, axis=1), ttgir(8, axis=1).replace('"tt.reduce"', '"tt.reduce_x"')) == (
+        "0 reductions and scans against 1 with the launch's own options")
 
 
 @triton.jit
@@ -99,12 +99,12 @@ def test_a_product_that_changes_instruction_is_refused() -> None:
 
     fp16 = product(tl.float16, 4)
     assert "ttng.warp_group_dot" in fp16
-    why = _warps.reorders(fp16, product(tl.float16, 2))
+    why = _launch_options.reorders(fp16, product(tl.float16, 2))
     assert why is not None and why.startswith("its matrix multiplies change instruction")
-    assert _warps.reorders(fp16, product(tl.float16, 8)) is None  # warp-group MMA both ways
-    int8 = _warps.reorders(product(tl.int8, 4), product(tl.int8, 2))
+    assert _launch_options.reorders(fp16, product(tl.float16, 8)) is None  # warp-group MMA both ways
+    int8 = _launch_options.reorders(product(tl.int8, 4), product(tl.int8, 2))
     assert int8 is not None and int8.startswith("its matrix multiplies change instruction")
-    assert _warps.reorders(product(tl.int8, 4), product(tl.int8, 8)) is None
+    assert _launch_options.reorders(product(tl.int8, 4), product(tl.int8, 8)) is None
 
 
 def test_a_variant_that_converts_layouts_more_than_the_kernel_is_refused() -> None:
@@ -113,8 +113,8 @@ def test_a_variant_that_converts_layouts_more_than_the_kernel_is_refused() -> No
                          {"HALF": 64}, num_warps)
 
     four = rotated(4)
-    assert _warps.reorders(four, rotated(2)) == "it converts layouts 2 times where the no-pass kernel does 0 times"
-    assert _warps.reorders(four, rotated(8)) is None
+    assert _launch_options.reorders(four, rotated(2)) == "it converts layouts 2 times where the no-pass kernel does 0 times"
+    assert _launch_options.reorders(four, rotated(8)) is None
 
 
 def test_names_counts_and_combinations(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -123,18 +123,18 @@ def test_names_counts_and_combinations(monkeypatch: pytest.MonkeyPatch) -> None:
     from tests.python.test_autotune import HostOnly
 
     monkeypatch.setattr(driver, "_active", HostOnly())  # the backend's default count: sm_90's
-    assert _warps.split("loop_split+num_warps*2") == (["loop_split"], "num_warps*2")
+    assert _launch_options.split("loop_split+num_warps*2") == (["loop_split"], "num_warps*2")
     with pytest.raises(KeyError):
-        _warps.split("num_warps*2+num_warps/2")
-    assert [_warps.warps_for(v, 4) for v in ("", "num_warps/2", "num_warps*2")] == [4, 2, 8]
-    assert _warps.warps_for("num_warps/2", 1) is None and _warps.warps_for("num_warps*2", 16) is None
-    assert _warps.launch_kwargs(None, "grid_swizzle+num_warps/2", {"num_warps": 8, "BLOCK": 64}) == {
+        _launch_options.split("num_warps*2+num_warps/2")
+    assert [_launch_options.warps_for(v, 4) for v in ("", "num_warps/2", "num_warps*2")] == [4, 2, 8]
+    assert _launch_options.warps_for("num_warps/2", 1) is None and _launch_options.warps_for("num_warps*2", 16) is None
+    assert _launch_options.launch_kwargs(None, "grid_swizzle+num_warps/2", {"num_warps": 8, "BLOCK": 64}) == {
         "num_warps": 4, "BLOCK": 64}
-    assert _warps.launch_kwargs(None, "num_warps*2", {})["num_warps"] == 2 * _warps.default_warps()
+    assert _launch_options.launch_kwargs(None, "num_warps*2", {})["num_warps"] == 2 * _launch_options.default_warps()
     # Two warp counts never run together: the combination takes the best pass instead.
-    assert _warps.combinable(["num_warps*2", "num_warps/2", "grid_swizzle"]) == ["num_warps*2", "grid_swizzle"]
-    assert _warps.combinable(["num_warps*2", "num_warps/2"]) == ["num_warps*2"]
-    assert _warps.combinable(["grid_swizzle", "num_warps*2"]) == ["grid_swizzle", "num_warps*2"]
+    assert _launch_options.combinable(["num_warps*2", "num_warps/2", "grid_swizzle"]) == ["num_warps*2", "grid_swizzle"]
+    assert _launch_options.combinable(["num_warps*2", "num_warps/2"]) == ["num_warps*2"]
+    assert _launch_options.combinable(["grid_swizzle", "num_warps*2"]) == ["grid_swizzle", "num_warps*2"]
 
 
 def test_a_gluon_kernel_gets_no_warp_count_variant() -> None:
@@ -142,9 +142,9 @@ def test_a_gluon_kernel_gets_no_warp_count_variant() -> None:
 
     gluon = BY_NAME["gluon_axpy"].fn
     assert gluon.is_gluon()
-    assert _warps.warps_for("num_warps*2", 4, gluon) is None
-    assert _warps.launch_kwargs(gluon, "num_warps/2", {"num_warps": 4}) is None
-    assert _warps.launch_kwargs(gluon, "", {"num_warps": 4}) == {"num_warps": 4}
+    assert _launch_options.warps_for("num_warps*2", 4, gluon) is None
+    assert _launch_options.launch_kwargs(gluon, "num_warps/2", {"num_warps": 4}) is None
+    assert _launch_options.launch_kwargs(gluon, "", {"num_warps": 4}) == {"num_warps": 4}
 
 
 @pytest.fixture
@@ -178,13 +178,13 @@ def test_the_mode_compiles_half_and_twice_the_launchs_warps(warps_mode: Any, num
     a, b, bias, out = _inputs()
     compiled = _compiled_warps(lambda: addmm[(2, 2)](a, b, bias, out, 32, 32, 32, *bias.stride(), BLOCK=16, **options))
     (decision,) = warps_mode.decisions
-    base = num_warps or _warps.default_warps()
+    base = num_warps or _launch_options.default_warps()
     # no pass, grid_swizzle, and each count within 1..16 (none past it: compiled counts only)
     expected = {1: [1, 1, 2], 16: [8, 16, 16]}.get(num_warps, [base // 2, base, base, base * 2])
     assert compiled == expected
-    in_range = [v for v in _warps.VARIANTS if _warps.warps_for(v, base) is not None]
+    in_range = [v for v in _launch_options.WARP_VARIANTS if _launch_options.warps_for(v, base) is not None]
     assert decision.applicable == ["grid_swizzle", *in_range]
-    assert sorted(decision.same_as_stock) == sorted(set(_warps.VARIANTS) - set(in_range))
+    assert sorted(decision.same_as_stock) == sorted(set(_launch_options.WARP_VARIANTS) - set(in_range))
     # No GPU: the timing fails and no variant is kept, as for the passes.
     assert decision.choice == "" and decision.error.startswith("timing failed, no pass kept")
 
@@ -197,7 +197,7 @@ def test_a_warp_count_chosen_on_disk_is_placed_under_the_launchs_own_key(warps_m
     _mode_calls(lambda: _addmm(*inputs))
     ref, device, key = warps_mode.placed[-1]
     fn = ref()
-    assert fn.device_caches[device][0][key].metadata.num_warps == _warps.default_warps()
+    assert fn.device_caches[device][0][key].metadata.num_warps == _launch_options.default_warps()
     path = warps_mode.decision_path(fn, key, device)
     path.parent.mkdir(parents=True)
     path.write_text('{"choice": "grid_swizzle+num_warps*2"}')
@@ -206,7 +206,7 @@ def test_a_warp_count_chosen_on_disk_is_placed_under_the_launchs_own_key(warps_m
     assert _mode_calls(lambda: _addmm(*inputs)) >= {"_auto.on_miss", "_auto._decide"}
     assert [(d.choice, d.from_disk) for d in auto.decisions] == [("grid_swizzle+num_warps*2", True)]
     chosen = fn.device_caches[device][0][key]  # the launch's key, the variant's launch metadata
-    assert chosen.metadata.num_warps == 2 * _warps.default_warps() and "ttg.num-warps\" = 8" in chosen.asm["ttgir"]
+    assert chosen.metadata.num_warps == 2 * _launch_options.default_warps() and "ttg.num-warps\" = 8" in chosen.asm["ttgir"]
     assert _mode_calls(lambda: _addmm(*inputs)) == set()  # later launches: Triton's own path
 
 
@@ -224,7 +224,7 @@ def test_a_warp_count_still_compiling_at_the_budget_is_dropped_alone(warps_mode:
     assert decision.error == ("over the first-launch budget of 0 s (TRITON_EXT_AUTO_BUDGET_S) while compiling "
                               "grid_swizzle: no pass kept")
     late = "still compiling when the first-launch budget of 0 s ran out"
-    assert decision.failed == {v: late for v in _warps.VARIANTS}
+    assert decision.failed == {v: late for v in _launch_options.WARP_VARIANTS}
 
 
 def test_a_kernel_slow_to_compile_gets_no_warp_count(warps_mode: Any) -> None:
@@ -235,7 +235,7 @@ def test_a_kernel_slow_to_compile_gets_no_warp_count(warps_mode: Any) -> None:
     with settings.scope(auto_budget_s=0.04):
         _mode_calls(lambda: _addmm(*_inputs()))
     (decision,) = warps_mode.decisions
-    for variant in _warps.VARIANTS:
+    for variant in _launch_options.WARP_VARIANTS:
         assert decision.failed[variant].startswith("not compiled: the kernel took ")
         assert decision.failed[variant].endswith("s to compile, over a quarter of the first-launch budget of 0.04 s")
 
@@ -244,7 +244,7 @@ class _Mode(_OutputsMode):
     """The mode as :func:`triton_ext._variants.time_variants` sees it, with real warp-count kwargs."""
 
     def launch_kwargs(self, fn: Any, variant: str, kwargs: dict[str, Any]) -> dict[str, Any] | None:
-        return _warps.launch_kwargs(fn, variant, kwargs)
+        return _launch_options.launch_kwargs(fn, variant, kwargs)
 
 
 def test_warp_counts_are_timed_with_their_count_and_one_that_reorders_is_never_launched(

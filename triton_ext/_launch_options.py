@@ -1,4 +1,5 @@
-"""The transparent mode's warp-count variants: the launch's kernel with half or twice its warps.
+"""The transparent mode's launch-option variants: the launch's kernel with half or twice its warps,
+or with one pipeline stage less or more.
 
 Many kernels are launched with a ``num_warps`` their caller fixed once (vLLM's, SGLang's, fla's
 and Liger's launchers; ``@triton.jit`` kernels launched without ``triton.autotune``), and the
@@ -30,7 +31,15 @@ on the two kernels' TTGIR,
   bytes of its 16 MiB output changed, with no reduction or product in the kernel);
 - the kernel has no inline assembly (whose text may depend on the lanes it runs on).
 
-Gluon kernels write their layouts for one warp count and get no such variant. The launch's own
+Pipeline-depth variants (``num_stages_minus_1``, ``num_stages_plus_1``, 1 to 6 stages; off unless
+``TRITON_EXT_AUTO_STAGES=1``): software pipelining moves a loop's loads ahead, never its arithmetic,
+so the same rules hold there and the same check runs; ``benchmarks/launch_option_probe_gpu.py
+--option num_stages`` left every output byte unchanged at 1, one less and one more stage on the 66
+GPU-bound kernels of the corpus and the hold-out set, and found up to 1.59x (torchao's fp8 blockwise
+GEMM at 3 stages, where its launcher asks for 2). Timed in the mode they are not yet: until they
+are, they stay off by default.
+
+Gluon kernels write their layouts for one warp count and pipeline by hand; they get no such variant. The launch's own
 outputs are then compared bit for bit like every variant's (:mod:`triton_ext._outputs`): that
 check caught the HQQ, gated-delta and RoPE cases on the H100 before the rules on products and
 conversions existed.
@@ -42,43 +51,67 @@ import functools
 import re
 from typing import Any, Mapping
 
-__all__ = ["VARIANTS", "MAX_WARPS", "is_warps", "split", "warps_for", "reorders", "launch_kwargs", "combinable",
-           "reordering"]
+__all__ = ["WARP_VARIANTS", "STAGE_VARIANTS", "MAX_WARPS", "MAX_STAGES", "is_option", "split", "warps_for",
+           "stages_for", "reorders", "launch_kwargs", "combinable", "reordering"]
 
-#: The variants' names: ``num_warps/2`` and ``num_warps*2``, relative to the launch's count.
-VARIANTS = ("num_warps/2", "num_warps*2")
+#: The warp-count variants' names: ``num_warps/2`` and ``num_warps*2``, relative to the launch's count.
+WARP_VARIANTS = ("num_warps/2", "num_warps*2")
 _FACTOR = {"num_warps/2": 0.5, "num_warps*2": 2.0}
 #: The largest count a variant asks for (Triton's own limit is 32 warps, 1024 threads).
 MAX_WARPS = 16
+#: The pipeline-depth variants' names, relative to the launch's ``num_stages``.
+STAGE_VARIANTS = ("num_stages_minus_1", "num_stages_plus_1")
+_STEP = {"num_stages_minus_1": -1, "num_stages_plus_1": 1}
+#: The deepest pipeline a variant asks for (each stage holds one more copy of a loop's loaded
+#: tiles in shared memory; one that does not fit fails to launch and is dropped).
+MAX_STAGES = 6
 #: Combine operations whose result does not depend on the order they are applied in (integer
 #: arithmetic wraps modulo 2^n; float min/max can differ in the sign of a zero, so they are not here).
 _EXACT = {"arith.addi", "arith.muli", "arith.andi", "arith.ori", "arith.xori", "arith.maxsi", "arith.minsi",
           "arith.maxui", "arith.minui"}
 
 
-def is_warps(name: str) -> bool:
-    return name in _FACTOR
+def is_option(name: str) -> bool:
+    """Whether ``name`` is a launch-option variant (a warp count or a pipeline depth), not a pass."""
+    return name in _FACTOR or name in _STEP
 
 
 def split(variant: str) -> tuple[list[str], str | None]:
-    """``"a+num_warps*2"`` -> ``(["a"], "num_warps*2")``: the passes and the warp count, if any."""
+    """``"a+num_warps*2"`` -> ``(["a"], "num_warps*2")``: the passes and the launch option, if any."""
     names = [n for n in variant.split("+") if n]
-    warps = [n for n in names if is_warps(n)]
-    if len(warps) > 1:
-        raise KeyError(f"{variant}: at most one warp-count variant")
-    return [n for n in names if not is_warps(n)], warps[0] if warps else None
+    options = [n for n in names if is_option(n)]
+    if len(options) > 1:
+        raise KeyError(f"{variant}: at most one launch-option variant")
+    return [n for n in names if not is_option(n)], options[0] if options else None
+
+
+def _gluon(fn: Any) -> bool:
+    return fn is not None and bool(getattr(fn, "is_gluon", lambda: False)())
 
 
 def warps_for(variant: str, base: int, fn: Any = None) -> int | None:
     """The warp count ``variant`` launches with when the launch asks for ``base``; ``base`` when
     it has no warp-count part; None when its count is out of range or ``fn`` is a Gluon kernel."""
-    _, warps = split(variant)
-    if warps is None:
+    _, option = split(variant)
+    if option not in _FACTOR:
         return base
-    if fn is not None and getattr(fn, "is_gluon", lambda: False)():
+    if _gluon(fn):
         return None
-    count = int(base * _FACTOR[warps])
+    count = int(base * _FACTOR[option])
     return count if 1 <= count <= MAX_WARPS and count != base else None
+
+
+def stages_for(variant: str, base: int, fn: Any = None) -> int | None:
+    """The ``num_stages`` ``variant`` launches with when the launch asks for ``base``; ``base``
+    when it has no pipeline-depth part; None when out of range (1 to :data:`MAX_STAGES`) or for a
+    Gluon kernel."""
+    _, option = split(variant)
+    if option not in _STEP:
+        return base
+    if _gluon(fn):
+        return None
+    stages = base + _STEP[option]
+    return stages if 1 <= stages <= MAX_STAGES else None
 
 
 def default_warps() -> int:
@@ -88,16 +121,32 @@ def default_warps() -> int:
     return _backend_default(driver.active.get_current_target())
 
 
-@functools.cache
+def default_stages() -> int:
+    """The ``num_stages`` Triton's backend uses when a launch names none."""
+    from triton.runtime.driver import driver  # on first use: importing triton_ext must not import Triton
+
+    return _backend_options(driver.active.get_current_target()).num_stages
+
+
 def _backend_default(target: Any) -> int:
+    return _backend_options(target).num_warps
+
+
+@functools.cache
+def _backend_options(target: Any) -> Any:
     from triton.compiler.compiler import make_backend  # on first use: importing triton_ext must not import Triton
 
-    return make_backend(target).parse_options({}).num_warps
+    return make_backend(target).parse_options({})
 
 
 def launch_warps(kwargs: Mapping[str, Any]) -> int:
     count = kwargs.get("num_warps")
     return int(count) if count is not None else default_warps()
+
+
+def launch_stages(kwargs: Mapping[str, Any]) -> int:
+    stages = kwargs.get("num_stages")
+    return int(stages) if stages is not None else default_stages()
 
 
 # -- the legality check, on the two kernels' TTGIR ------------------------------------------------
@@ -188,7 +237,7 @@ def reorders(stock_ttgir: Any, variant_ttgir: Any) -> str | None:
     # wgmma's wrap: equal until a sum leaves int32, which a long enough K reaches.
     dots = _dots(stock_ttgir), _dots(variant_ttgir)
     if dots[0] != dots[1]:
-        return (f"its matrix multiplies change instruction ({dots[0]} with the launch's warp count, "
+        return (f"its matrix multiplies change instruction ({dots[0]} with the launch's own options, "
                 f"{dots[1]} with the variant's)")
     # Not a proof, an observation kept as a rule: Liger's RoPE at 4 -> 2 warps gained two layout
     # conversions through shared memory, and 540 bytes of its 16 MiB output changed on an H100
@@ -199,7 +248,7 @@ def reorders(stock_ttgir: Any, variant_ttgir: Any) -> str | None:
         return f"it converts layouts {conversions[1]} times where the no-pass kernel does {conversions[0]} times"
     stock, variant = _combines(stock_ttgir), _combines(variant_ttgir)
     if len(stock) != len(variant):
-        return f"{len(variant)} reductions and scans against {len(stock)} with the launch's warp count"
+        return f"{len(variant)} reductions and scans against {len(stock)} with the launch's own options"
     for (op, axis, layout, exact), (_, _, other, _) in zip(stock, variant):
         if not exact and layout != other:
             return (f"a {op} along axis {axis} would combine in another order (its operand's layout "
@@ -208,24 +257,28 @@ def reorders(stock_ttgir: Any, variant_ttgir: Any) -> str | None:
 
 
 def launch_kwargs(fn: Any, variant: str, kwargs: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The launch's keyword arguments for ``variant``: its warp count in place of the launch's
-    (the same ones when it has no warp-count part); None when that count does not apply."""
-    if split(variant)[1] is None:
+    """The launch's keyword arguments for ``variant``: its warp count or pipeline depth in place of
+    the launch's (the same ones when it has no launch-option part); None when it does not apply."""
+    option = split(variant)[1]
+    if option is None:
         return dict(kwargs)
-    count = warps_for(variant, launch_warps(kwargs), fn)
-    return None if count is None else {**kwargs, "num_warps": count}
+    if option in _FACTOR:
+        count = warps_for(variant, launch_warps(kwargs), fn)
+        return None if count is None else {**kwargs, "num_warps": count}
+    stages = stages_for(variant, launch_stages(kwargs), fn)
+    return None if stages is None else {**kwargs, "num_stages": stages}
 
 
 def combinable(found: list[str]) -> list[str]:
     """The two fastest of ``found`` (winners, fastest first) that can run together: not two
-    warp counts at once. Fewer than two when there are none."""
+    launch options at once. Fewer than two when there are none."""
     first = found[:1]
     rest = [v for v in found[1:] if not (first and split(v)[1] and split(first[0])[1])]
     return first + rest[:1]
 
 
 def reordering(variants: list[str], kernels: Mapping[str, Any]) -> dict[str, str]:
-    """For each of ``variants`` with a warp count, why it may combine values in another order than
+    """For each of ``variants`` with a launch option, why it may combine values in another order than
     the kernel of its passes alone (``kernels[""]`` where that one is not at hand): :func:`reorders`."""
     out = {}
     for variant in variants:

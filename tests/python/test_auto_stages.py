@@ -1,0 +1,166 @@
+"""The transparent mode's pipeline-depth variants (``num_stages_minus_1``, ``num_stages_plus_1``;
+:mod:`triton_ext._launch_options`, on with ``TRITON_EXT_AUTO_STAGES=1``): their names and depths;
+the legality check on real sm_90 TTGIR of loops with a matrix multiply, alone and feeding a float
+sum, compiled at several depths (pipelining moves loads, never arithmetic, so the check must accept
+them); the mode compiling them beside the passes, each with the depth it names; a choice of one
+from disk placed under the launch's own key. Timing on a GPU: benchmarks/auto_mode_gpu.py, and
+the lever alone benchmarks/launch_option_probe_gpu.py --option num_stages."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import triton
+import triton.language as tl
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource
+
+from tests.python.test_auto import _mode_calls, host_mode  # noqa: F401 - the fixture
+from triton_ext import _launch_options as options
+
+
+@triton.jit
+def looped_product(a, b, c, K, BLOCK: tl.constexpr):
+    rows = tl.arange(0, BLOCK)[:, None]
+    cols = tl.arange(0, BLOCK)[None, :]
+    acc = tl.zeros((BLOCK, BLOCK), tl.float32)
+    for k in range(0, K, BLOCK):
+        x = tl.load(a + rows * K + k + cols)
+        y = tl.load(b + (k + rows) * BLOCK + cols)
+        acc += tl.dot(x, y)
+    tl.store(c + rows * BLOCK + cols, acc)
+
+
+@triton.jit
+def looped_product_and_sum(a, b, c, s, K, BLOCK: tl.constexpr):
+    rows = tl.arange(0, BLOCK)[:, None]
+    cols = tl.arange(0, BLOCK)[None, :]
+    acc = tl.zeros((BLOCK, BLOCK), tl.float32)
+    total = tl.zeros((BLOCK,), tl.float32)
+    for k in range(0, K, BLOCK):
+        x = tl.load(a + rows * K + k + cols)
+        y = tl.load(b + (k + rows) * BLOCK + cols)
+        product = tl.dot(x, y)
+        total += tl.sum(product, axis=1)  # a float sum over the product's layout, as attention's
+        acc += product
+    tl.store(c + rows * BLOCK + cols, acc)
+    tl.store(s + tl.arange(0, BLOCK), total)
+
+
+def _ttgir(fn: Any, signature: dict[str, str], num_stages: int) -> str:
+    # Pointers and sizes 16-divisible, as the JIT specializes them for aligned tensors: only then
+    # are the loads wide enough to copy asynchronously, which pipelining needs.
+    divisible = {(i,): [["tt.divisibility", 16]] for i, kind in enumerate(signature.values()) if kind != "constexpr"}
+    kernel = triton.compile(ASTSource(fn, signature, {"BLOCK": 64}, divisible), target=GPUTarget("cuda", 90, 32),
+                            options={"num_warps": 4, "num_stages": num_stages})
+    return kernel.asm["ttgir"]
+
+
+def test_names_depths_and_combinations(monkeypatch: pytest.MonkeyPatch) -> None:
+    from triton.runtime.driver import driver
+
+    from tests.python.test_autotune import HostOnly
+
+    monkeypatch.setattr(driver, "_active", HostOnly())  # the backend's default depth: sm_90's
+    assert options.STAGE_VARIANTS == ("num_stages_minus_1", "num_stages_plus_1")
+    assert all("+" not in name for name in options.STAGE_VARIANTS)  # "+" joins a combination's parts
+    assert options.split("loop_split+num_stages_plus_1") == (["loop_split"], "num_stages_plus_1")
+    with pytest.raises(KeyError, match="at most one launch-option variant"):
+        options.split("num_warps*2+num_stages_minus_1")
+    assert [options.stages_for(v, 3) for v in ("", "num_stages_minus_1", "num_stages_plus_1")] == [3, 2, 4]
+    assert options.stages_for("num_stages_minus_1", 1) is None
+    assert options.stages_for("num_stages_plus_1", options.MAX_STAGES) is None
+    assert options.stages_for("num_warps*2", 3) == 3 and options.warps_for("num_stages_plus_1", 4) == 4
+    assert options.launch_kwargs(None, "grid_swizzle+num_stages_minus_1", {"num_stages": 4, "BLOCK": 64}) == {
+        "num_stages": 3, "BLOCK": 64}
+    assert options.launch_kwargs(None, "num_stages_plus_1", {})["num_stages"] == options.default_stages() + 1
+    # A depth and a warp count never run together: the combination takes the best pass instead.
+    assert options.combinable(["num_stages_plus_1", "num_warps/2", "grid_swizzle"]) == ["num_stages_plus_1",
+                                                                                         "grid_swizzle"]
+    gluon = type("GluonKernel", (), {"is_gluon": lambda self: True})()
+    assert options.launch_kwargs(gluon, "num_stages_plus_1", {"num_stages": 3}) is None
+
+
+@pytest.mark.parametrize("kernel, signature", [
+    (looped_product, {"a": "*fp16", "b": "*fp16", "c": "*fp32", "K": "i32", "BLOCK": "constexpr"}),
+    (looped_product_and_sum, {"a": "*fp16", "b": "*fp16", "c": "*fp32", "s": "*fp32", "K": "i32",
+                              "BLOCK": "constexpr"}),
+])
+def test_the_check_accepts_other_pipeline_depths(kernel: Any, signature: dict[str, str]) -> None:
+    # Pipelining prefetches a loop's loads into shared memory (Triton 3.9 pipelines loops that
+    # feed a matrix multiply; others compile alike at every depth, so their variants are never
+    # timed); the products and the float sum combine in the same order at every depth, so the
+    # check must refuse none.
+    by_depth = {stages: _ttgir(kernel, signature, stages) for stages in (1, 2, 3, 4)}
+    assert len({by_depth[2], by_depth[3], by_depth[4]}) == 3  # each depth changes the kernel
+    for stages in (1, 2, 4):
+        assert options.reorders(by_depth[3], by_depth[stages]) is None, stages
+
+
+@pytest.fixture
+def stages_mode(host_mode: Any, monkeypatch: pytest.MonkeyPatch) -> Any:  # noqa: F811
+    from triton_ext import _auto
+
+    monkeypatch.setenv("TRITON_EXT_AUTO_WARPS", "0")
+    monkeypatch.setenv("TRITON_EXT_AUTO_STAGES", "1")
+    _auto.deactivate()
+    auto = _auto.activate(["grid_swizzle"])
+    yield auto
+    from concurrent.futures import wait
+
+    wait(auto.pending)
+
+
+def _compiled_depths(launch: Any) -> list[int]:
+    seen: list[int] = []
+    triton.knobs.compilation.listener = lambda src, metadata, **_: seen.append(metadata["num_stages"])
+    try:
+        _mode_calls(launch)
+    finally:
+        triton.knobs.compilation.listener = None
+    return sorted(seen)
+
+
+def test_off_unless_asked(host_mode: Any) -> None:  # noqa: F811
+    assert not any(options.split(n)[1] for n, _ in host_mode.variants)
+
+
+@pytest.mark.parametrize("num_stages", [None, 1])
+def test_the_mode_compiles_one_stage_less_and_one_more(stages_mode: Any, num_stages: int | None) -> None:
+    from tests.python.test_auto_backup import _inputs, addmm
+
+    launch = {} if num_stages is None else {"num_stages": num_stages}
+    a, b, bias, out = _inputs()
+    compiled = _compiled_depths(lambda: addmm[(2, 2)](a, b, bias, out, 32, 32, 32, *bias.stride(), BLOCK=16,
+                                                      **launch))
+    (decision,) = stages_mode.decisions
+    base = num_stages or options.default_stages()
+    in_range = [v for v in options.STAGE_VARIANTS if options.stages_for(v, base) is not None]
+    # no pass, grid_swizzle (no pass's depth), and each depth within 1..MAX_STAGES
+    assert compiled == sorted([base, base, *(options.stages_for(v, base) for v in in_range)])
+    assert set(decision.same_as_stock) >= set(options.STAGE_VARIANTS) - set(in_range)
+    # No GPU: the timing fails and no variant is kept, as for the passes.
+    assert decision.choice == "" and decision.error.startswith("timing failed, no pass kept")
+
+
+def test_a_depth_chosen_on_disk_is_placed_under_the_launchs_own_key(stages_mode: Any) -> None:
+    from tests.python.test_auto_backup import _addmm, _inputs
+    from triton_ext import _auto
+
+    inputs = _inputs()
+    _mode_calls(lambda: _addmm(*inputs))
+    ref, device, key = stages_mode.placed[-1]
+    fn = ref()
+    stock = fn.device_caches[device][0][key]
+    path = stages_mode.decision_path(fn, key, device)
+    path.parent.mkdir(parents=True)
+    path.write_text('{"choice": "num_stages_plus_1"}')
+    _auto.deactivate()
+    auto = _auto.activate(["grid_swizzle"])
+    assert _mode_calls(lambda: _addmm(*inputs)) >= {"_auto.on_miss", "_auto._decide"}
+    assert [(d.choice, d.from_disk) for d in auto.decisions] == [("num_stages_plus_1", True)]
+    chosen = fn.device_caches[device][0][key]  # the launch's key, the deeper kernel
+    assert chosen is not stock and chosen.asm["ttgir"] != stock.asm["ttgir"]
+    assert _mode_calls(lambda: _addmm(*inputs)) == set()  # later launches: Triton's own path
