@@ -417,7 +417,11 @@ def main() -> int:
                                                 for key in ("speedup", "b2b_speedup")}},
         "changed_binary": [{k: r[k] for k in ("kernel", "choice", "timed_choice", "speedup", "b2b_speedup")}
                            for r in changed],
-        "gpu": torch.cuda.get_device_name(), "triton": triton.__version__, "candidates": candidates, "rows": rows,
+        "gpu": torch.cuda.get_device_name(), "triton": triton.__version__, "candidates": candidates,
+        # The mode's launch-option variants and budget, as set for this run (unset: the defaults).
+        "environment": {k: os.environ.get(k) for k in ("TRITON_EXT_AUTO_WARPS", "TRITON_EXT_AUTO_STAGES",
+                                                       "TRITON_EXT_AUTO_BUDGET_S")},
+        "rows": rows,
         "geomean_speedup": geomean, "worst": min(good, key=lambda r: r["speedup"]) if good else None,
         "b2b_geomean_speedup": b2b_geomean,
         "b2b_worst": min(good, key=lambda r: r["b2b_speedup"]) if good else None,

@@ -52,7 +52,7 @@ import re
 from typing import Any, Mapping
 
 __all__ = ["WARP_VARIANTS", "STAGE_VARIANTS", "MAX_WARPS", "MAX_STAGES", "is_option", "split", "warps_for",
-           "stages_for", "reorders", "launch_kwargs", "combinable", "reordering"]
+           "stages_for", "reorders", "may_change", "launch_kwargs", "combinable", "reordering"]
 
 #: The warp-count variants' names: ``num_warps/2`` and ``num_warps*2``, relative to the launch's count.
 WARP_VARIANTS = ("num_warps/2", "num_warps*2")
@@ -254,6 +254,14 @@ def reorders(stock_ttgir: Any, variant_ttgir: Any) -> str | None:
             return (f"a {op} along axis {axis} would combine in another order (its operand's layout "
                     f"{layout} becomes {other})")
     return None
+
+
+def may_change(variant: str, stock_ttir: Any) -> bool:
+    """Whether ``variant``'s launch option may change a kernel whose no-pass TTIR is ``stock_ttir``:
+    a pipeline depth not where the kernel has no loop (pipelining acts on loops only), so such a
+    variant is not compiled at all; a warp count always; a TTIR not known may be changed."""
+    option = split(variant)[1]
+    return option not in _STEP or not isinstance(stock_ttir, str) or "scf.for" in stock_ttir
 
 
 def launch_kwargs(fn: Any, variant: str, kwargs: Mapping[str, Any]) -> dict[str, Any] | None:

@@ -249,7 +249,7 @@ def compile_variants(auto: Tuner, fn: Any, device: int, args: tuple[Any, ...], k
     stock_asm = stock.asm if hasattr(stock, "asm") else {}
     candidates = [v for v, _ in auto.variants[1:]]
     lacking = [v for v in candidates if not may_change(auto.selection(v), stock_asm.get("ttir"))
-               or auto.launch_kwargs(fn, v, kwargs) is None]
+               or not _launch_options.may_change(v, stock_asm.get("ttir")) or auto.launch_kwargs(fn, v, kwargs) is None]
     same.extend(lacking)
     variants = [v for v in candidates if v not in lacking]
     if stock_s > WARPS_COMPILE_SHARE * settings.auto_budget_s:

@@ -145,6 +145,20 @@ def test_the_mode_compiles_one_stage_less_and_one_more(stages_mode: Any, num_sta
     assert decision.choice == "" and decision.error.startswith("timing failed, no pass kept")
 
 
+def test_a_kernel_without_a_loop_gets_no_depth_compiled(stages_mode: Any) -> None:
+    import torch
+
+    from tests.python.test_auto import scale  # one load, one multiply, one store: nothing to pipeline
+
+    assert options.may_change("num_stages_plus_1", "scf.for %i = ...") and options.may_change("num_warps/2", "")
+    assert not options.may_change("num_stages_plus_1", "tt.func @k() { tt.return }")
+    x, y = torch.zeros(1024), torch.zeros(1024)
+    compiled = _compiled_depths(lambda: scale[(8,)](x, y, 1024, BLOCK=128))
+    (decision,) = stages_mode.decisions
+    assert compiled == [options.default_stages()]  # no pass only (grid_swizzle needs a dot)
+    assert set(options.STAGE_VARIANTS) <= set(decision.same_as_stock) and decision.applicable == []
+
+
 def test_a_depth_chosen_on_disk_is_placed_under_the_launchs_own_key(stages_mode: Any) -> None:
     from tests.python.test_auto_backup import _addmm, _inputs
     from triton_ext import _auto
