@@ -200,7 +200,8 @@ def main() -> int:
 def write(args: argparse.Namespace, rows: list[dict[str, Any]]) -> dict[str, Any]:
     b2b = [r["best"]["b2b_speedup"] if r.get("best") else 1.0 for r in rows if "error" not in r]
     result = {"commit": checkout_commit(), "date": time.strftime("%Y-%m-%d"), "gpu": torch.cuda.get_device_name(),
-              "triton": triton.__version__, "option": args.option, "set": args.set, "min_gpu_us": args.min_gpu_us, "rows": rows,
+              "triton": triton.__version__, "option": args.option, "set": args.set, "min_gpu_us": args.min_gpu_us,
+              "rows": rows,
               "kernels": len(rows), "improved": sum(1 for r in rows if r.get("best")),
               "b2b_geomean_best": statistics.geometric_mean(b2b) if b2b else None}
     Path(args.out).write_text(json.dumps(result, indent=1))

@@ -113,7 +113,8 @@ def test_a_variant_that_converts_layouts_more_than_the_kernel_is_refused() -> No
                          {"HALF": 64}, num_warps)
 
     four = rotated(4)
-    assert _launch_options.reorders(four, rotated(2)) == "it converts layouts 2 times where the no-pass kernel does 0 times"
+    assert _launch_options.reorders(four, rotated(2)) == (
+        "it converts layouts 2 times where the no-pass kernel does 0 times")
     assert _launch_options.reorders(four, rotated(8)) is None
 
 
@@ -206,7 +207,8 @@ def test_a_warp_count_chosen_on_disk_is_placed_under_the_launchs_own_key(warps_m
     assert _mode_calls(lambda: _addmm(*inputs)) >= {"_auto.on_miss", "_auto._decide"}
     assert [(d.choice, d.from_disk) for d in auto.decisions] == [("grid_swizzle+num_warps*2", True)]
     chosen = fn.device_caches[device][0][key]  # the launch's key, the variant's launch metadata
-    assert chosen.metadata.num_warps == 2 * _launch_options.default_warps() and "ttg.num-warps\" = 8" in chosen.asm["ttgir"]
+    assert chosen.metadata.num_warps == 2 * _launch_options.default_warps()
+    assert "ttg.num-warps\" = 8" in chosen.asm["ttgir"]
     assert _mode_calls(lambda: _addmm(*inputs)) == set()  # later launches: Triton's own path
 
 
