@@ -8,7 +8,7 @@ the lever alone benchmarks/launch_option_probe_gpu.py --option num_stages."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterator
 
 import pytest
 
@@ -17,7 +17,8 @@ import triton.language as tl
 from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource
 
-from tests.python.test_auto import _mode_calls, host_mode  # noqa: F401 - the fixture
+from tests.python.test_auto import host_mode  # noqa: F401 - the fixture
+from tests.python.test_auto_warps import choice_from_disk, compiled_addmm, compiled_option, mode_with_options
 from triton_ext import _launch_options as options
 
 
@@ -100,27 +101,8 @@ def test_the_check_accepts_other_pipeline_depths(kernel: Any, signature: dict[st
 
 
 @pytest.fixture
-def stages_mode(host_mode: Any, monkeypatch: pytest.MonkeyPatch) -> Any:  # noqa: F811
-    from triton_ext import _auto
-
-    monkeypatch.setenv("TRITON_EXT_AUTO_WARPS", "0")
-    monkeypatch.setenv("TRITON_EXT_AUTO_STAGES", "1")
-    _auto.deactivate()
-    auto = _auto.activate(["grid_swizzle"])
-    yield auto
-    from concurrent.futures import wait
-
-    wait(auto.pending)
-
-
-def _compiled_depths(launch: Any) -> list[int]:
-    seen: list[int] = []
-    triton.knobs.compilation.listener = lambda src, metadata, **_: seen.append(metadata["num_stages"])
-    try:
-        _mode_calls(launch)
-    finally:
-        triton.knobs.compilation.listener = None
-    return sorted(seen)
+def stages_mode(host_mode: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:  # noqa: F811
+    yield from mode_with_options(monkeypatch, warps=False, stages=True)
 
 
 def test_off_unless_asked(host_mode: Any) -> None:  # noqa: F811
@@ -129,12 +111,7 @@ def test_off_unless_asked(host_mode: Any) -> None:  # noqa: F811
 
 @pytest.mark.parametrize("num_stages", [None, 1])
 def test_the_mode_compiles_one_stage_less_and_one_more(stages_mode: Any, num_stages: int | None) -> None:
-    from tests.python.test_auto_backup import _inputs, addmm
-
-    launch = {} if num_stages is None else {"num_stages": num_stages}
-    a, b, bias, out = _inputs()
-    compiled = _compiled_depths(lambda: addmm[(2, 2)](a, b, bias, out, 32, 32, 32, *bias.stride(), BLOCK=16,
-                                                      **launch))
+    compiled = compiled_addmm("num_stages", **({} if num_stages is None else {"num_stages": num_stages}))
     (decision,) = stages_mode.decisions
     base = num_stages or options.default_stages()
     in_range = [v for v in options.STAGE_VARIANTS if options.stages_for(v, base) is not None]
@@ -153,28 +130,13 @@ def test_a_kernel_without_a_loop_gets_no_depth_compiled(stages_mode: Any) -> Non
     assert options.may_change("num_stages_plus_1", "scf.for %i = ...") and options.may_change("num_warps/2", "")
     assert not options.may_change("num_stages_plus_1", "tt.func @k() { tt.return }")
     x, y = torch.zeros(1024), torch.zeros(1024)
-    compiled = _compiled_depths(lambda: scale[(8,)](x, y, 1024, BLOCK=128))
+    compiled = compiled_option(lambda: scale[(8,)](x, y, 1024, BLOCK=128), "num_stages")
     (decision,) = stages_mode.decisions
     assert compiled == [options.default_stages()]  # no pass only (grid_swizzle needs a dot)
     assert set(options.STAGE_VARIANTS) <= set(decision.same_as_stock) and decision.applicable == []
 
 
 def test_a_depth_chosen_on_disk_is_placed_under_the_launchs_own_key(stages_mode: Any) -> None:
-    from tests.python.test_auto_backup import _addmm, _inputs
-    from triton_ext import _auto
-
-    inputs = _inputs()
-    _mode_calls(lambda: _addmm(*inputs))
-    ref, device, key = stages_mode.placed[-1]
-    fn = ref()
-    stock = fn.device_caches[device][0][key]
-    path = stages_mode.decision_path(fn, key, device)
-    path.parent.mkdir(parents=True)
-    path.write_text('{"choice": "num_stages_plus_1"}')
-    _auto.deactivate()
-    auto = _auto.activate(["grid_swizzle"])
-    assert _mode_calls(lambda: _addmm(*inputs)) >= {"_auto.on_miss", "_auto._decide"}
-    assert [(d.choice, d.from_disk) for d in auto.decisions] == [("num_stages_plus_1", True)]
-    chosen = fn.device_caches[device][0][key]  # the launch's key, the deeper kernel
-    assert chosen is not stock and chosen.asm["ttgir"] != stock.asm["ttgir"]
-    assert _mode_calls(lambda: _addmm(*inputs)) == set()  # later launches: Triton's own path
+    stock, chosen = choice_from_disk(stages_mode, "num_stages_plus_1")
+    assert chosen is not stock and chosen.asm["ttgir"] != stock.asm["ttgir"]  # the deeper kernel
+    assert chosen.metadata.num_stages == stock.metadata.num_stages + 1

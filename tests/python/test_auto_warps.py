@@ -8,7 +8,7 @@ benchmarks/auto_mode_gpu.py (the corpus), benchmarks/launch_option_probe_gpu.py 
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, Iterator
 
 import pytest
 
@@ -148,22 +148,29 @@ def test_a_gluon_kernel_gets_no_warp_count_variant() -> None:
     assert _launch_options.launch_kwargs(gluon, "", {"num_warps": 4}) == {"num_warps": 4}
 
 
-@pytest.fixture
-def warps_mode(host_mode: Any, monkeypatch: pytest.MonkeyPatch) -> Any:  # noqa: F811
+def mode_with_options(monkeypatch: pytest.MonkeyPatch, warps: bool, stages: bool) -> Iterator[Any]:
+    """The host mode (fixture ``host_mode``) started again with the launch-option variants asked for."""
+    from concurrent.futures import wait
+
     from triton_ext import _auto
 
-    monkeypatch.setenv("TRITON_EXT_AUTO_WARPS", "1")
+    monkeypatch.setenv("TRITON_EXT_AUTO_WARPS", str(int(warps)))
+    monkeypatch.setenv("TRITON_EXT_AUTO_STAGES", str(int(stages)))
     _auto.deactivate()
     auto = _auto.activate(["grid_swizzle"])
     yield auto
-    from concurrent.futures import wait
-
     wait(auto.pending)
 
 
-def _compiled_warps(launch: Any) -> list[int]:
+@pytest.fixture
+def warps_mode(host_mode: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:  # noqa: F811
+    yield from mode_with_options(monkeypatch, warps=True, stages=False)
+
+
+def compiled_option(launch: Any, option: str) -> list[int]:
+    """The ``option`` (``num_warps``, ``num_stages``) of every kernel compiled while ``launch`` runs, sorted."""
     seen: list[int] = []
-    triton.knobs.compilation.listener = lambda src, metadata, **_: seen.append(metadata["num_warps"])
+    triton.knobs.compilation.listener = lambda src, metadata, **_: seen.append(metadata[option])
     try:
         _mode_calls(launch)
     finally:
@@ -171,13 +178,18 @@ def _compiled_warps(launch: Any) -> list[int]:
     return sorted(seen)
 
 
-@pytest.mark.parametrize("num_warps", [None, 1, 16])
-def test_the_mode_compiles_half_and_twice_the_launchs_warps(warps_mode: Any, num_warps: int | None) -> None:
+def compiled_addmm(option: str, **launch_options: int) -> list[int]:
+    """:func:`compiled_option` for a launch of ``test_auto_backup``'s ``addmm`` (a dot loop)."""
     from tests.python.test_auto_backup import _inputs, addmm
 
-    options = {} if num_warps is None else {"num_warps": num_warps}
     a, b, bias, out = _inputs()
-    compiled = _compiled_warps(lambda: addmm[(2, 2)](a, b, bias, out, 32, 32, 32, *bias.stride(), BLOCK=16, **options))
+    return compiled_option(lambda: addmm[(2, 2)](a, b, bias, out, 32, 32, 32, *bias.stride(), BLOCK=16,
+                                                 **launch_options), option)
+
+
+@pytest.mark.parametrize("num_warps", [None, 1, 16])
+def test_the_mode_compiles_half_and_twice_the_launchs_warps(warps_mode: Any, num_warps: int | None) -> None:
+    compiled = compiled_addmm("num_warps", **({} if num_warps is None else {"num_warps": num_warps}))
     (decision,) = warps_mode.decisions
     base = num_warps or _launch_options.default_warps()
     # no pass, grid_swizzle, and each count within 1..16 (none past it: compiled counts only)
@@ -190,26 +202,38 @@ def test_the_mode_compiles_half_and_twice_the_launchs_warps(warps_mode: Any, num
     assert decision.choice == "" and decision.error.startswith("timing failed, no pass kept")
 
 
-def test_a_warp_count_chosen_on_disk_is_placed_under_the_launchs_own_key(warps_mode: Any) -> None:
+def choice_from_disk(mode: Any, choice: str) -> tuple[Any, Any]:
+    """Launch ``addmm`` under ``mode``, write ``choice`` as its decision on disk, start the mode
+    again and launch again: the kernels under the launch's own JIT key before and after (the
+    second from disk; a third launch must stay on Triton's own path)."""
+    import json
+
     from tests.python.test_auto_backup import _addmm, _inputs
     from triton_ext import _auto
 
     inputs = _inputs()
     _mode_calls(lambda: _addmm(*inputs))
-    ref, device, key = warps_mode.placed[-1]
+    ref, device, key = mode.placed[-1]
     fn = ref()
-    assert fn.device_caches[device][0][key].metadata.num_warps == _launch_options.default_warps()
-    path = warps_mode.decision_path(fn, key, device)
+    stock = fn.device_caches[device][0][key]
+    path = mode.decision_path(fn, key, device)
     path.parent.mkdir(parents=True)
-    path.write_text('{"choice": "grid_swizzle+num_warps*2"}')
+    path.write_text(json.dumps({"choice": choice}))
     _auto.deactivate()
     auto = _auto.activate(["grid_swizzle"])
     assert _mode_calls(lambda: _addmm(*inputs)) >= {"_auto.on_miss", "_auto._decide"}
-    assert [(d.choice, d.from_disk) for d in auto.decisions] == [("grid_swizzle+num_warps*2", True)]
-    chosen = fn.device_caches[device][0][key]  # the launch's key, the variant's launch metadata
+    assert [(d.choice, d.from_disk) for d in auto.decisions] == [(choice, True)]
+    chosen = fn.device_caches[device][0][key]
+    assert _mode_calls(lambda: _addmm(*inputs)) == set()  # later launches: Triton's own path
+    return stock, chosen
+
+
+def test_a_warp_count_chosen_on_disk_is_placed_under_the_launchs_own_key(warps_mode: Any) -> None:
+    stock, chosen = choice_from_disk(warps_mode, "grid_swizzle+num_warps*2")
+    assert stock.metadata.num_warps == _launch_options.default_warps()
+    # the launch's key, the variant's launch metadata
     assert chosen.metadata.num_warps == 2 * _launch_options.default_warps()
     assert "ttg.num-warps\" = 8" in chosen.asm["ttgir"]
-    assert _mode_calls(lambda: _addmm(*inputs)) == set()  # later launches: Triton's own path
 
 
 def test_a_warp_count_still_compiling_at_the_budget_is_dropped_alone(warps_mode: Any,
