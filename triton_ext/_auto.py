@@ -93,7 +93,7 @@ import weakref
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
-from . import _inductor, _selection, _triton, _launch_options
+from . import _inductor, _launch_options, _selection, _triton
 from ._backup import BackupRefused, refuse_relaunch_hazard, tensors_of
 from ._manifest import load_manifest
 from ._choice import MARGIN, choose, choose_in_both, paired_ratios, spread, winners

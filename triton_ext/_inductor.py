@@ -54,7 +54,7 @@ import time
 import types
 from typing import Any, Callable
 
-from . import _selection, _launch_options
+from . import _launch_options, _selection
 from ._backup import ArgumentBackup, relaunch_hazard, tensors_of
 from ._choice import choose_in_both, spread, winners
 from ._inductor_compile import (TAG, NoPass, compile_variant, declared_off_launcher, expand, left_out, prune,

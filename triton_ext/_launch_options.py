@@ -39,10 +39,10 @@ GPU-bound kernels of the corpus and the hold-out set, and found up to 1.59x (tor
 GEMM at 3 stages, where its launcher asks for 2). Timed in the mode they are not yet: until they
 are, they stay off by default.
 
-Gluon kernels write their layouts for one warp count and pipeline by hand; they get no such variant. The launch's own
-outputs are then compared bit for bit like every variant's (:mod:`triton_ext._outputs`): that
-check caught the HQQ, gated-delta and RoPE cases on the H100 before the rules on products and
-conversions existed.
+Gluon kernels write their layouts for one warp count and pipeline by hand; they get no such
+variant. The launch's own outputs are then compared bit for bit like every variant's
+(:mod:`triton_ext._outputs`): that check caught the HQQ, gated-delta and RoPE cases on the H100
+before the rules on products and conversions existed.
 """
 
 from __future__ import annotations
@@ -118,7 +118,7 @@ def default_warps() -> int:
     """The count Triton's backend uses when a launch names none."""
     from triton.runtime.driver import driver  # on first use: importing triton_ext must not import Triton
 
-    return _backend_default(driver.active.get_current_target())
+    return _backend_options(driver.active.get_current_target()).num_warps
 
 
 def default_stages() -> int:
@@ -126,10 +126,6 @@ def default_stages() -> int:
     from triton.runtime.driver import driver  # on first use: importing triton_ext must not import Triton
 
     return _backend_options(driver.active.get_current_target()).num_stages
-
-
-def _backend_default(target: Any) -> int:
-    return _backend_options(target).num_warps
 
 
 @functools.cache

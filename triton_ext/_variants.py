@@ -21,7 +21,7 @@ import time
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import Any, Callable, Protocol
 
-from . import _selection, _triton, _launch_options
+from . import _launch_options, _selection, _triton
 from ._backup import ArgumentBackup, tensors_of
 from ._choice import choose_in_both, spread, winners
 from ._decision import Decision
