@@ -32,12 +32,12 @@ on the two kernels' TTGIR,
 - the kernel has no inline assembly (whose text may depend on the lanes it runs on).
 
 Pipeline-depth variants (``num_stages_minus_1``, ``num_stages_plus_1``, 1 to 6 stages; off unless
-``TRITON_EXT_AUTO_STAGES=1``): software pipelining moves a loop's loads ahead, never its arithmetic,
-so the same rules hold there and the same check runs; ``benchmarks/launch_option_probe_gpu.py
---option num_stages`` left every output byte unchanged at 1, one less and one more stage on the 66
-GPU-bound kernels of the corpus and the hold-out set, and found up to 1.59x (torchao's fp8 blockwise
-GEMM at 3 stages, where its launcher asks for 2). Timed in the mode they are not yet: until they
-are, they stay off by default.
+``TRITON_EXT_AUTO_STAGES=1``): software pipelining moves a loop's loads ahead, never its
+arithmetic, so the same rules hold there and the same check runs;
+``benchmarks/launch_option_probe_gpu.py --option num_stages`` left every output byte unchanged at
+1, one less and one more stage on 65 GPU-bound kernels of the corpus and the hold-out set (fp32
+atomics aside), and found up to 1.59x (torchao's fp8 blockwise GEMM at 3 stages, where its
+launcher asks for 2). They are not yet timed in the mode on a GPU; until they are, they stay off.
 
 Gluon kernels write their layouts for one warp count and pipeline by hand; they get no such
 variant. The launch's own outputs are then compared bit for bit like every variant's
