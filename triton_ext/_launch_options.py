@@ -114,18 +114,20 @@ def stages_for(variant: str, base: int, fn: Any = None) -> int | None:
     return stages if 1 <= stages <= MAX_STAGES else None
 
 
-def default_warps() -> int:
-    """The count Triton's backend uses when a launch names none."""
+def default_option(name: str) -> int:
+    """The value of launch option ``name`` (``num_warps``, ``num_stages``) Triton's backend uses
+    when a launch names none."""
     from triton.runtime.driver import driver  # on first use: importing triton_ext must not import Triton
 
-    return _backend_options(driver.active.get_current_target()).num_warps
+    return getattr(_backend_options(driver.active.get_current_target()), name)
+
+
+def default_warps() -> int:
+    return default_option("num_warps")
 
 
 def default_stages() -> int:
-    """The ``num_stages`` Triton's backend uses when a launch names none."""
-    from triton.runtime.driver import driver  # on first use: importing triton_ext must not import Triton
-
-    return _backend_options(driver.active.get_current_target()).num_stages
+    return default_option("num_stages")
 
 
 @functools.cache
@@ -135,14 +137,10 @@ def _backend_options(target: Any) -> Any:
     return make_backend(target).parse_options({})
 
 
-def launch_warps(kwargs: Mapping[str, Any]) -> int:
-    count = kwargs.get("num_warps")
-    return int(count) if count is not None else default_warps()
-
-
-def launch_stages(kwargs: Mapping[str, Any]) -> int:
-    stages = kwargs.get("num_stages")
-    return int(stages) if stages is not None else default_stages()
+def launch_option(kwargs: Mapping[str, Any], name: str) -> int:
+    """The launch's own value of option ``name``, or the backend's default."""
+    value = kwargs.get(name)
+    return int(value) if value is not None else default_option(name)
 
 
 # -- the legality check, on the two kernels' TTGIR ------------------------------------------------
@@ -267,9 +265,9 @@ def launch_kwargs(fn: Any, variant: str, kwargs: Mapping[str, Any]) -> dict[str,
     if option is None:
         return dict(kwargs)
     if option in _FACTOR:
-        count = warps_for(variant, launch_warps(kwargs), fn)
+        count = warps_for(variant, launch_option(kwargs, "num_warps"), fn)
         return None if count is None else {**kwargs, "num_warps": count}
-    stages = stages_for(variant, launch_stages(kwargs), fn)
+    stages = stages_for(variant, launch_option(kwargs, "num_stages"), fn)
     return None if stages is None else {**kwargs, "num_stages": stages}
 
 

@@ -332,10 +332,9 @@ def time_variants(auto: Tuner, run: Callable[..., Any] | None, fn: Any, device: 
                                                   check.differs)
         if not decision.applicable:
             return
-        rounds_start = time.perf_counter()
         with decision.phase("rounds"):
             timings = gpu(["", *decision.applicable], ROUNDS)
-        reading_s = (time.perf_counter() - rounds_start) / max(len(taken), 1)
+        reading_s = decision.phases_s["rounds"] / max(len(taken), 1)
         decision.timings_ms = {v: statistics.median(t) for v, t in timings.items()}
         decision.spreads = {v: spread(t) for v, t in timings.items()}
         found = winners(timings)
