@@ -15,14 +15,13 @@
 #                                                 #       kernels launched with num_stages=1 (not part of `all`)
 #   bash benchmarks/auto_gpu_checks.sh deeper0    # nvidia_pipeline_deeper beside the auto passes on the corpus kernels
 #   bash benchmarks/auto_gpu_checks.sh deeper1    #       it changes (dot loops, num_stages >= 2), in two halves (not in `all`)
-#   bash benchmarks/auto_gpu_checks.sh stages0   # the pipeline-depth variants (TRITON_EXT_AUTO_STAGES=1) on the kernels
-#   bash benchmarks/auto_gpu_checks.sh stages1   #       the num_stages probe found changed, in two halves, and on the
-#   bash benchmarks/auto_gpu_checks.sh stages_holdout  # hold-out set's five (not in `all`)
+#   bash benchmarks/auto_gpu_checks.sh pairs     # the four kernels where two passes and a launch option won alone
+#                                                 #       (not in `all`): both pairs tried
 #   bash benchmarks/auto_gpu_checks.sh all
 #
 # CANDIDATES=pass,pass,... replaces the registry's auto passes in the all* shards (default: the registry's).
 # TRITON_EXT_AUTO_WARPS=0 leaves out the mode's warp-count variants (num_warps/2, num_warps*2; on by default).
-# TRITON_EXT_AUTO_STAGES=1 adds its pipeline-depth variants (num_stages_minus_1, num_stages_plus_1; off by default).
+# TRITON_EXT_AUTO_STAGES=0 leaves out its pipeline-depth variants (num_stages_minus_1, num_stages_plus_1; on by default).
 # Run from the repository root (triton 3.9.0 importable, plugins in build/plugins). Each check
 # gets a fresh Triton cache (cold first launches) and writes its JSON under $OUT (default: .), named
 # after the GPU (GPU_TAG: h200, h100, ... from nvidia-smi).
@@ -73,23 +72,16 @@ case ${1:-all} in
     LIMIT=500 run "auto-pipeline-$1" $PY -m benchmarks.auto_mode_gpu --set all \
       --candidates loop_split,grid_swizzle,nvidia_auto_pdl,nvidia_stream_eviction,nvidia_pipeline_dots,nvidia_pipeline_deeper \
       --kernels $kernels --out "$OUT/auto-mode-pipeline-$1-$GPU_TAG.json" ;;&
-  stages0|stages1|stages_holdout)
-    # The kernels whose binary changed with num_stages in the probe (num-stages-probe-*-h100.json):
-    # the mode with its pipeline-depth variants on, for `auto_mode_regimes --replace` against a
-    # whole-corpus run before the default changes.
-    half0="attention_bwd attention_bwd_causal liger_mm_int8int2 liger_moe_up_proj_swiglu fla_parallel_attn_fwd
-      fla_parallel_attn_bwd_dq fla_parallel_attn_bwd_dkv fla_matmul_fp16_128x256x64 fla_matmul_fp32_64x64x32
-      sglang_prefill_attention sglang_extend_attention vllm_unified_prefill"
-    half1="vllm_unified_decode vllm_unified_decode_3d vllm_prefix_prefill vllm_paged_decode torchao_scaled_int8_mm
-      torchao_qt_int8_mm torchao_fp8_blockwise_gemm torchao_hqq_mixed_mm sage_attn_prefill sage_attn_causal_prefill
-      sage_attn_decode sage_attn_h96_prefill"
-    holdout="ho_fla_gdn_kkt_solve ho_fla_gdn_recompute_w_u ho_fla_gdn_fwd_h ho_fla_gdn_bwd_dhu ho_sglang_decode_stage1"
-    case $1 in stages0) set_=all kernels=$half0 ;; stages1) set_=all kernels=$half1 ;; *) set_=holdout kernels=$holdout ;; esac
-    # shellcheck disable=SC2086  # one word per kernel
-    TRITON_EXT_AUTO_STAGES=1 LIMIT=420 run "auto-$1" $PY -m benchmarks.auto_mode_gpu --set "$set_" \
-      --candidates "${CANDIDATES:-}" --kernels $kernels --out "$OUT/auto-mode-$1-$GPU_TAG.json" ;;&
+  pairs)
+    # The kernels where a launch option was among the two fastest variants and two passes won too
+    # (auto-mode-*-h100.json of ef4cdbe with TRITON_EXT_AUTO_STAGES=1): the pass pair is now tried
+    # beside the first pair; for `auto_mode_regimes --replace` against the whole-corpus files.
+    LIMIT=300 run auto-pairs $PY -m benchmarks.auto_mode_gpu --set all --candidates "${CANDIDATES:-}" \
+      --kernels sglang_extend_attention vllm_unified_decode_3d sage_attn_prefill --out "$OUT/auto-mode-pairs-$GPU_TAG.json"
+    LIMIT=200 run auto-pairs-holdout $PY -m benchmarks.auto_mode_gpu --set holdout --candidates "${CANDIDATES:-}" \
+      --kernels ho_sglang_decode_stage1 --out "$OUT/auto-mode-pairs-holdout-$GPU_TAG.json" ;;&
   torch_compile|all) LIMIT=295 run auto-torch-compile $PY -m benchmarks.auto_torch_compile --repeats 3 --timeout 80 --out "$OUT/auto-torch-compile-$GPU_TAG.json" ;;&
-  safety|overhead|all0|all1|all2|all3|holdout0|holdout1|dots|deeper0|deeper1|stages0|stages1|stages_holdout|torch_compile|all) ;;
-  *) echo "usage: $0 [safety|overhead|all0|all1|all2|all3|holdout0|holdout1|dots|deeper0|deeper1|stages0|stages1|stages_holdout|torch_compile|all]" >&2; exit 2 ;;
+  safety|overhead|all0|all1|all2|all3|holdout0|holdout1|dots|deeper0|deeper1|pairs|torch_compile|all) ;;
+  *) echo "usage: $0 [safety|overhead|all0|all1|all2|all3|holdout0|holdout1|dots|deeper0|deeper1|pairs|torch_compile|all]" >&2; exit 2 ;;
 esac
 exit $status

@@ -19,8 +19,8 @@ specialization, options, marker; on this device), inside that cache miss:
    holds the plugins' bytes) is taken as is: only the chosen variant is compiled (and a late
    combination timed against it: :func:`triton_ext._variants.time_combination`);
 3. otherwise no pass is compiled, then every candidate pass alone and the launch at half and twice
-   its warp count (with ``TRITON_EXT_AUTO_STAGES=1`` also one pipeline stage less and one more:
-   :mod:`triton_ext._launch_options`), concurrently on a thread pool (:func:`_pool`); a
+   its warp count and with one pipeline stage less and one more (:mod:`triton_ext._launch_options`),
+   concurrently on a thread pool (:func:`_pool`); a
    variant that does not apply stops once its IR equals no pass's
    (:func:`triton_ext._variants.stop_if_stock`), and one whose PTX equals no pass's is not timed;
 4. no pass runs twice and each applicable variant once, from the saved inputs: one that cannot

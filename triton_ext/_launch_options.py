@@ -31,13 +31,14 @@ on the two kernels' TTGIR,
   bytes of its 16 MiB output changed, with no reduction or product in the kernel);
 - the kernel has no inline assembly (whose text may depend on the lanes it runs on).
 
-Pipeline-depth variants (``num_stages_minus_1``, ``num_stages_plus_1``, 1 to 6 stages; off unless
-``TRITON_EXT_AUTO_STAGES=1``): software pipelining moves a loop's loads ahead, never its
+Pipeline-depth variants (``num_stages_minus_1``, ``num_stages_plus_1``, 1 to 6 stages;
+``TRITON_EXT_AUTO_STAGES=0`` leaves them out): software pipelining moves a loop's loads ahead, never its
 arithmetic, so the same rules hold there and the same check runs;
 ``benchmarks/launch_option_probe_gpu.py --option num_stages`` left every output byte unchanged at
 1, one less and one more stage on 65 GPU-bound kernels of the corpus and the hold-out set (fp32
 atomics aside), and found up to 1.59x (torchao's fp8 blockwise GEMM at 3 stages, where its
-launcher asks for 2). They are not yet timed in the mode on a GPU; until they are, they stay off.
+launcher asks for 2). Timed in the mode on an H100 (ef4cdbe), they lifted the corpus from 1.022x to
+1.025x back to back and the hold-out set from 1.033x to 1.051x (docs/transparent-mode.md).
 
 Gluon kernels write their layouts for one warp count and pipeline by hand; they get no such
 variant. The launch's own outputs are then compared bit for bit like every variant's
@@ -52,7 +53,8 @@ import re
 from typing import Any, Mapping
 
 __all__ = ["WARP_VARIANTS", "STAGE_VARIANTS", "MAX_WARPS", "MAX_STAGES", "is_option", "split", "warps_for",
-           "stages_for", "reorders", "may_change", "launch_kwargs", "combinable", "reordering"]
+           "stages_for", "reorders", "may_change", "launch_kwargs", "combinable", "pairs_to_combine",
+           "reordering"]
 
 #: The warp-count variants' names: ``num_warps/2`` and ``num_warps*2``, relative to the launch's count.
 WARP_VARIANTS = ("num_warps/2", "num_warps*2")
@@ -277,6 +279,20 @@ def combinable(found: list[str]) -> list[str]:
     first = found[:1]
     rest = [v for v in found[1:] if not (first and split(v)[1] and split(first[0])[1])]
     return first + rest[:1]
+
+
+def pairs_to_combine(found: list[str]) -> list[list[str]]:
+    """The combinations of two winners worth one more compile each, in the order they are tried:
+    the two fastest that can run together (:func:`combinable`), then, where that pair holds a
+    launch option, the two fastest passes. Passes that each win alone can compound far beyond
+    either (SGLang's extend attention: ``loop_split`` 1.15x and ``nvidia_pipeline_dots`` 1.03x
+    alone, 1.34x together on an H100), and a launch option that wins by a hair would otherwise
+    leave that pair untried."""
+    pairs = [pair] if len(pair := combinable(found)) == 2 else []
+    passes = [v for v in found if not split(v)[1]][:2]
+    if len(passes) == 2 and sorted(passes) not in [sorted(p) for p in pairs]:
+        pairs.append(passes)
+    return pairs
 
 
 def reordering(variants: list[str], kernels: Mapping[str, Any]) -> dict[str, str]:

@@ -136,9 +136,9 @@ _FIELDS: dict[str, _Field[Any]] = {
         "same rules as a pass (outputs bit for bit, faster in GPU time and back to back); 0 leaves them out.",
     ),
     "auto_stages": _Field(
-        "TRITON_EXT_AUTO_STAGES", _parse_bool, lambda: False,
+        "TRITON_EXT_AUTO_STAGES", _parse_bool, lambda: True,
         "The transparent mode also times the launch with one pipeline stage less and one more (num_stages 1 to 6), "
-        "kept by the same rules as a pass; off until measured in the mode (docs/transparent-mode.md).",
+        "kept by the same rules as a pass; 0 leaves them out.",
     ),
     "auto_compile_threads": _Field(
         "TRITON_EXT_AUTO_COMPILE_THREADS", _parse_count, lambda: 0,

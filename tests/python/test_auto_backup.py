@@ -178,6 +178,7 @@ def host_mode(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     monkeypatch.setenv("TRITON_EXT_BUILD_DIR", str(BUILD))
     monkeypatch.setenv("TRITON_EXT_AUTO_DIR", str(tmp_path / "auto"))
     monkeypatch.setenv("TRITON_EXT_AUTO_WARPS", "0")  # the passes' test: warp counts in test_auto_warps.py
+    monkeypatch.setenv("TRITON_EXT_AUTO_STAGES", "0")  # and depths in test_auto_stages.py
     monkeypatch.setattr(driver, "_active", HostOnly())
     auto = _auto.activate(["grid_swizzle"])
     try:

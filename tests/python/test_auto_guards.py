@@ -75,6 +75,7 @@ def test_a_candidate_that_fails_to_compile_is_dropped_and_named(tmp_path: Path, 
     monkeypatch.setenv("TRITON_EXT_BUILD_DIR", str(build_dir))
     monkeypatch.setenv("TRITON_EXT_AUTO_DIR", str(tmp_path / "auto"))
     monkeypatch.setenv("TRITON_EXT_AUTO_WARPS", "0")  # the passes' test: warp counts in test_auto_warps.py
+    monkeypatch.setenv("TRITON_EXT_AUTO_STAGES", "0")  # and depths in test_auto_stages.py
     monkeypatch.setattr(triton.knobs.cache, "dir", str(tmp_path / "cache"), raising=False)
     monkeypatch.setattr(driver, "_active", HostOnly())
     add_one_with_helper.device_caches.clear()

@@ -1,5 +1,5 @@
 """The transparent mode's pipeline-depth variants (``num_stages_minus_1``, ``num_stages_plus_1``;
-:mod:`triton_ext._launch_options`, on with ``TRITON_EXT_AUTO_STAGES=1``): their names and depths;
+:mod:`triton_ext._launch_options`, off with ``TRITON_EXT_AUTO_STAGES=0``): their names and depths;
 the legality check on real sm_90 TTGIR of loops with a matrix multiply, alone and feeding a float
 sum, compiled at several depths (pipelining moves loads, never arithmetic, so the check must accept
 them); the mode compiling them beside the passes, each with the depth it names; a choice of one
@@ -80,6 +80,15 @@ def test_names_depths_and_combinations(monkeypatch: pytest.MonkeyPatch) -> None:
     # A depth and a warp count never run together: the combination takes the best pass instead.
     assert options.combinable(["num_stages_plus_1", "num_warps/2", "grid_swizzle"]) == ["num_stages_plus_1",
                                                                                          "grid_swizzle"]
+    # ... and where the fastest pair holds a launch option, the two fastest passes are tried too.
+    assert options.pairs_to_combine(["num_stages_plus_1", "loop_split", "grid_swizzle"]) == [
+        ["num_stages_plus_1", "loop_split"], ["loop_split", "grid_swizzle"]]
+    assert options.pairs_to_combine(["loop_split", "num_stages_plus_1", "grid_swizzle"]) == [
+        ["loop_split", "num_stages_plus_1"], ["loop_split", "grid_swizzle"]]
+    assert options.pairs_to_combine(["loop_split", "grid_swizzle", "num_warps*2"]) == [["loop_split", "grid_swizzle"]]
+    assert options.pairs_to_combine(["num_stages_plus_1", "loop_split"]) == [["num_stages_plus_1", "loop_split"]]
+    assert options.pairs_to_combine(["num_stages_plus_1", "num_warps/2"]) == []
+    assert options.pairs_to_combine(["loop_split"]) == []
     gluon = type("GluonKernel", (), {"is_gluon": lambda self: True})()
     assert options.launch_kwargs(gluon, "num_stages_plus_1", {"num_stages": 3}) is None
 
@@ -105,8 +114,12 @@ def stages_mode(host_mode: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any
     yield from mode_with_options(monkeypatch, warps=False, stages=True)
 
 
-def test_off_unless_asked(host_mode: Any) -> None:  # noqa: F811
-    assert not any(options.split(n)[1] for n, _ in host_mode.variants)
+def test_on_unless_turned_off(host_mode: Any, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    from triton_ext._settings import settings
+
+    assert not any(options.split(n)[1] for n, _ in host_mode.variants)  # TRITON_EXT_AUTO_STAGES=0 there
+    monkeypatch.delenv("TRITON_EXT_AUTO_STAGES")
+    assert settings.auto_stages
 
 
 @pytest.mark.parametrize("num_stages", [None, 1])
