@@ -15,8 +15,6 @@
 #                                                 #       kernels launched with num_stages=1 (not part of `all`)
 #   bash benchmarks/auto_gpu_checks.sh deeper0    # nvidia_pipeline_deeper beside the auto passes on the corpus kernels
 #   bash benchmarks/auto_gpu_checks.sh deeper1    #       it changes (dot loops, num_stages >= 2), in two halves (not in `all`)
-#   bash benchmarks/auto_gpu_checks.sh pairs     # the four kernels where two passes and a launch option won alone
-#                                                 #       (not in `all`): both pairs tried
 #   bash benchmarks/auto_gpu_checks.sh all
 #
 # CANDIDATES=pass,pass,... replaces the registry's auto passes in the all* shards (default: the registry's).
@@ -72,16 +70,8 @@ case ${1:-all} in
     LIMIT=500 run "auto-pipeline-$1" $PY -m benchmarks.auto_mode_gpu --set all \
       --candidates loop_split,grid_swizzle,nvidia_auto_pdl,nvidia_stream_eviction,nvidia_pipeline_dots,nvidia_pipeline_deeper \
       --kernels $kernels --out "$OUT/auto-mode-pipeline-$1-$GPU_TAG.json" ;;&
-  pairs)
-    # The kernels where a launch option was among the two fastest variants and two passes won too
-    # (auto-mode-*-h100.json of ef4cdbe with TRITON_EXT_AUTO_STAGES=1): the pass pair is now tried
-    # beside the first pair; for `auto_mode_regimes --replace` against the whole-corpus files.
-    LIMIT=300 run auto-pairs $PY -m benchmarks.auto_mode_gpu --set all --candidates "${CANDIDATES:-}" \
-      --kernels sglang_extend_attention vllm_unified_decode_3d sage_attn_prefill --out "$OUT/auto-mode-pairs-$GPU_TAG.json"
-    LIMIT=200 run auto-pairs-holdout $PY -m benchmarks.auto_mode_gpu --set holdout --candidates "${CANDIDATES:-}" \
-      --kernels ho_sglang_decode_stage1 --out "$OUT/auto-mode-pairs-holdout-$GPU_TAG.json" ;;&
   torch_compile|all) LIMIT=295 run auto-torch-compile $PY -m benchmarks.auto_torch_compile --repeats 3 --timeout 80 --out "$OUT/auto-torch-compile-$GPU_TAG.json" ;;&
-  safety|overhead|all0|all1|all2|all3|holdout0|holdout1|dots|deeper0|deeper1|pairs|torch_compile|all) ;;
-  *) echo "usage: $0 [safety|overhead|all0|all1|all2|all3|holdout0|holdout1|dots|deeper0|deeper1|pairs|torch_compile|all]" >&2; exit 2 ;;
+  safety|overhead|all0|all1|all2|all3|holdout0|holdout1|dots|deeper0|deeper1|torch_compile|all) ;;
+  *) echo "usage: $0 [safety|overhead|all0|all1|all2|all3|holdout0|holdout1|dots|deeper0|deeper1|torch_compile|all]" >&2; exit 2 ;;
 esac
 exit $status

@@ -53,8 +53,7 @@ import re
 from typing import Any, Mapping
 
 __all__ = ["WARP_VARIANTS", "STAGE_VARIANTS", "MAX_WARPS", "MAX_STAGES", "is_option", "split", "warps_for",
-           "stages_for", "reorders", "may_change", "launch_kwargs", "combinable", "pairs_to_combine",
-           "reordering"]
+           "stages_for", "reorders", "may_change", "launch_kwargs", "combinable", "reordering"]
 
 #: The warp-count variants' names: ``num_warps/2`` and ``num_warps*2``, relative to the launch's count.
 WARP_VARIANTS = ("num_warps/2", "num_warps*2")
@@ -279,20 +278,6 @@ def combinable(found: list[str]) -> list[str]:
     first = found[:1]
     rest = [v for v in found[1:] if not (first and split(v)[1] and split(first[0])[1])]
     return first + rest[:1]
-
-
-def pairs_to_combine(found: list[str]) -> list[list[str]]:
-    """The combinations of two winners worth one more compile each, in the order they are tried:
-    the two fastest that can run together (:func:`combinable`), then, where that pair holds a
-    launch option, the two fastest passes. Passes that each win alone can compound far beyond
-    either (SGLang's extend attention: ``loop_split`` 1.15x and ``nvidia_pipeline_dots`` 1.03x
-    alone, 1.34x together on an H100), and a launch option that wins by a hair would otherwise
-    leave that pair untried."""
-    pairs = [pair] if len(pair := combinable(found)) == 2 else []
-    passes = [v for v in found if not split(v)[1]][:2]
-    if len(passes) == 2 and sorted(passes) not in [sorted(p) for p in pairs]:
-        pairs.append(passes)
-    return pairs
 
 
 def reordering(variants: list[str], kernels: Mapping[str, Any]) -> dict[str, str]:

@@ -95,12 +95,12 @@ CONFIRM_ROUNDS = 3
 REP_MS = 12.5
 
 
-def combination_reserve_s(reading_s: float, combinations: int = 1) -> float:
-    """Seconds to keep, past the compile of ``combinations`` combinations, for what follows it: the
-    confirming rounds and the back-to-back rounds over no pass, one winner and the combinations
-    (two readings per variant and round, each about ``reading_s``), with half again for the
-    launches between readings, and never less than a tenth of the budget."""
-    readings = 2 * (2 * CONFIRM_ROUNDS * (2 + combinations))
+def combination_reserve_s(reading_s: float) -> float:
+    """Seconds to keep, past a combination's compile, for what follows it: the confirming rounds
+    and the back-to-back rounds over no pass, one winner and the combination (two readings per
+    variant and round, each about ``reading_s``), with half again for the launches between
+    readings, and never less than a tenth of the budget."""
+    readings = 2 * (2 * CONFIRM_ROUNDS * 3)
     return max(1.5 * readings * reading_s, 0.1 * settings.auto_budget_s)
 
 
@@ -339,29 +339,25 @@ def time_variants(auto: Tuner, run: Callable[..., Any] | None, fn: Any, device: 
         decision.spreads = {v: spread(t) for v, t in timings.items()}
         found = winners(timings)
         finalists = found[:1]
-        # Variants that win alone, tried together (at most two pairs), if compiled within the budget:
-        # one more full compile each (vLLM's prefix-prefill: about 6 s on the H200 host), run on the
-        # pool and waited for only while the rounds after them still fit the budget: one that
-        # arrived at the deadline left no time to confirm the single winner either, and the
-        # launch kept no pass (748210b: SGLang's extend attention lost its single winner's
-        # 1.15x so). A late one finishes in the background, filling Triton's disk cache; the
-        # first of them is timed against the choice at the next activation.
-        pairs = {"+".join(sorted(pair)): pair for pair in _launch_options.pairs_to_combine(found)}
-        futures = {combo: _submit_compile(auto, fn, device, combo, args, kwargs, grid) for combo in pairs}
-        if futures:
+        pair = _launch_options.combinable(found)
+        if len(pair) == 2:  # two variants win alone: try them together, if compiled within the budget
+            combo = "+".join(sorted(pair))
+            # One more full compile (vLLM's prefix-prefill: about 6 s on the H200 host), run on the
+            # pool and waited for only while the rounds after it still fit the budget: one that
+            # arrived at the deadline left no time to confirm the single winner either, and the
+            # launch kept no pass (748210b: SGLang's extend attention lost its single winner's
+            # 1.15x so). A late one finishes in the background, filling Triton's disk cache.
+            future = _submit_compile(auto, fn, device, combo, args, kwargs, grid)
             with decision.phase("combination"):
-                wait(list(futures.values()),
-                     timeout=max(deadline - combination_reserve_s(reading_s, len(futures)) - time.perf_counter(), 0.0))
-        for combo, future in futures.items():
+                wait([future], timeout=max(deadline - combination_reserve_s(reading_s) - time.perf_counter(), 0.0))
             if not future.done():
                 auto.pending.append(future)
-                decision.late_combination = decision.late_combination or combo
+                decision.late_combination = combo
             elif future.exception() is None:
                 kernels[combo] = future.result()
                 ptx[combo] = kernels[combo].asm.get("ptx", "")
                 decision.changed_outputs.update(_launch_options.reordering([combo], kernels))
-                if (ptx[combo] not in (ptx[pairs[combo][0]], ptx[pairs[combo][1]])
-                        and combo not in decision.changed_outputs
+                if (ptx[combo] not in (ptx[pair[0]], ptx[pair[1]]) and combo not in decision.changed_outputs
                         and screen_variants(decision, [combo], launch, check.differs)):
                     finalists.append(combo)
         if not finalists:

@@ -675,63 +675,6 @@ def test_the_combination_of_two_winners_compiles_within_the_budget(monkeypatch: 
         assert set(decision.confirm_ms) == {"", "grid_swizzle", "grid_swizzle+loop_split"}
 
 
-class _CountAndTwoPasses(_SlowCombination):
-    """:class:`_SlowCombination` with a warp count beside its two passes, every kernel's TTGIR the
-    same (so the reduction rules let the count and its combination through)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        from triton_ext._selection import Selection
-
-        self.variants.append(("num_warps*2", Selection()))
-
-    def variant_kernel(self, fn: Any, variant: str, *rest: Any) -> Any:
-        kernel = super().variant_kernel(fn, variant, *rest)
-        kernel.asm = {"ptx": variant, "ttgir": ""}
-        return kernel
-
-
-@pytest.mark.parametrize("budget_left_s", [2.0, 60.0])
-def test_two_passes_are_combined_even_where_a_launch_option_wins_by_a_hair(monkeypatch: pytest.MonkeyPatch,
-                                                                           budget_left_s: float) -> None:
-    # SGLang's extend attention on an H100: one stage more won by 1%, so only its combination with
-    # the best pass was tried, and loop_split+nvidia_pipeline_dots (1.34x, against 1.16x) was not.
-    import time
-
-    from triton_ext import _variants
-    from triton_ext._backup import ArgumentBackup
-
-    rounds = {"": [1.0] * 4, "num_warps*2": [0.78] * 4, "grid_swizzle": [0.8] * 4, "loop_split": [0.9] * 4,
-              "grid_swizzle+num_warps*2": [0.79] * 4, "grid_swizzle+loop_split": [0.6] * 4}
-    monkeypatch.setattr(_variants, "flush_buffer", lambda: None)  # no GPU here: the rounds are given
-    monkeypatch.setattr(_variants, "interleaved_rounds",
-                        lambda variants, *_, **__: {v: rounds[v] for v in variants})
-    auto = _CountAndTwoPasses()
-    kernels = {v: type("Kernel", (), {"asm": {"ptx": v, "ttgir": ""}})()
-               for v in ("", "grid_swizzle", "loop_split", "num_warps*2")}
-    ptx = {v: v for v in kernels}
-    decision = _variants.Decision("k", "", applicable=["grid_swizzle", "loop_split", "num_warps*2"])
-    backup = ArgumentBackup.of([])
-    deadline = time.perf_counter() + budget_left_s
-    if budget_left_s < 10:
-        _variants.time_variants(auto, lambda *a, **k: None, object(), 0, (), {}, (1,), kernels, ptx, decision,
-                                backup, deadline)
-        # Both still compiling: the single winner is kept, and the first pair is timed against it
-        # at the next activation (the other fills Triton's cache meanwhile).
-        assert len(auto.pending) == 2 and decision.choice == "num_warps*2"
-        assert decision.late_combination == "grid_swizzle+num_warps*2" and time.perf_counter() < deadline
-        auto.release.set()
-        for future in auto.pending:
-            future.result(timeout=60)
-    else:
-        auto.release.set()
-        _variants.time_variants(auto, lambda *a, **k: None, object(), 0, (), {}, (1,), kernels, ptx, decision,
-                                backup, deadline)
-        assert decision.error is None and decision.choice == "grid_swizzle+loop_split"
-        assert set(decision.confirm_ms) == {"", "num_warps*2", "grid_swizzle+num_warps*2", "grid_swizzle+loop_split"}
-    assert sorted(auto.compiled) == ["grid_swizzle+loop_split", "grid_swizzle+num_warps*2"]
-
-
 class _Follower(_SlowCombination):
     """:class:`_SlowCombination` that also records which selections were asked for, and whose
     combination can fail to compile or compile to the winner's code."""

@@ -80,15 +80,6 @@ def test_names_depths_and_combinations(monkeypatch: pytest.MonkeyPatch) -> None:
     # A depth and a warp count never run together: the combination takes the best pass instead.
     assert options.combinable(["num_stages_plus_1", "num_warps/2", "grid_swizzle"]) == ["num_stages_plus_1",
                                                                                          "grid_swizzle"]
-    # ... and where the fastest pair holds a launch option, the two fastest passes are tried too.
-    assert options.pairs_to_combine(["num_stages_plus_1", "loop_split", "grid_swizzle"]) == [
-        ["num_stages_plus_1", "loop_split"], ["loop_split", "grid_swizzle"]]
-    assert options.pairs_to_combine(["loop_split", "num_stages_plus_1", "grid_swizzle"]) == [
-        ["loop_split", "num_stages_plus_1"], ["loop_split", "grid_swizzle"]]
-    assert options.pairs_to_combine(["loop_split", "grid_swizzle", "num_warps*2"]) == [["loop_split", "grid_swizzle"]]
-    assert options.pairs_to_combine(["num_stages_plus_1", "loop_split"]) == [["num_stages_plus_1", "loop_split"]]
-    assert options.pairs_to_combine(["num_stages_plus_1", "num_warps/2"]) == []
-    assert options.pairs_to_combine(["loop_split"]) == []
     gluon = type("GluonKernel", (), {"is_gluon": lambda self: True})()
     assert options.launch_kwargs(gluon, "num_stages_plus_1", {"num_stages": 3}) is None
 
