@@ -60,7 +60,7 @@ from ._choice import choose_in_both, spread, winners
 from ._inductor_compile import (TAG, NoPass, compile_variant, declared_off_launcher, expand, left_out, prune,
                                quiet_variant_compiles)
 from ._outputs import OutputCheck, OutputsUnverifiable
-from ._timing import ReadingPlan, back_to_back_ms, flush_buffer, gpu_time_ms, interleaved_rounds
+from ._timing import ReadingPlan, back_to_back_ms, flush_buffer, gpu_time_ms, interleaved_rounds, windows_for
 from ._settings import settings
 from ._variants import (CONFIRM_ROUNDS, REP_MS, ROUNDS, Decision, OverBudget, check_budget, describe_error,
                         screen_variants)
@@ -326,7 +326,8 @@ def _time_variants(self: Any, decision: Decision, variants: dict[str, Any], args
             kept = winners(confirm)
             if kept:
                 calls = max(5, min(500, int(REP_MS / max(decision.timings_ms[""], 1e-3))))
-                b2b = interleaved_rounds(["", *kept], lambda v: back_to_back_ms(lambda: go(v), calls),
+                b2b = interleaved_rounds(["", *kept],
+                                         lambda v: back_to_back_ms(lambda: go(v), calls, windows_for(calls)),
                                          CONFIRM_ROUNDS, before=lambda _: check_budget(deadline, "timing back to back"))
                 decision.back_to_back_ms = {v: statistics.median(t) for v, t in b2b.items()}
                 decision.choice = choose_in_both(confirm, b2b)

@@ -29,7 +29,7 @@ from ._errors import PassCrashedError
 from ._outputs import OutputCheck, OutputsUnverifiable
 from ._settings import settings
 from ._triton import isolated
-from ._timing import ReadingPlan, back_to_back_ms, flush_buffer, gpu_time_ms, interleaved_rounds
+from ._timing import ReadingPlan, back_to_back_ms, flush_buffer, gpu_time_ms, interleaved_rounds, windows_for
 
 __all__ = ["ROUNDS", "CONFIRM_ROUNDS", "REP_MS", "Decision", "Tuner", "compile_variants", "time_variants", "describe_error",
            "compile_failure", "time_combination", "on_saved_arguments", "may_change",
@@ -374,8 +374,11 @@ def time_variants(auto: Tuner, run: Callable[..., Any] | None, fn: Any, device: 
         calls = max(5, min(500, int(REP_MS / max(decision.timings_ms[""], 1e-3))))
 
         def b2b_one(variant: str) -> float:
+            # In windows, the fastest kept: a compile still running in the background (a late
+            # variant or combination) holds the GIL at times, and a pause of this thread would
+            # read as a slower kernel.
             with _selection.using(auto.selection(variant)):
-                return back_to_back_ms(go(variant), calls)
+                return back_to_back_ms(go(variant), calls, windows_for(calls))
 
         with decision.phase("back_to_back"):
             b2b = interleaved_rounds(["", *kept], b2b_one, CONFIRM_ROUNDS,

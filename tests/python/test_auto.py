@@ -826,7 +826,7 @@ def test_a_variant_that_cannot_launch_is_dropped_alone(monkeypatch: pytest.Monke
 
     monkeypatch.setattr(_variants, "flush_buffer", lambda: None)  # no GPU here
     monkeypatch.setattr(_variants, "gpu_time_ms", reading)
-    monkeypatch.setattr(_variants, "back_to_back_ms", lambda go, calls: reading(go))
+    monkeypatch.setattr(_variants, "back_to_back_ms", lambda go, calls, windows: reading(go))
     kernels = {v: type("Kernel", (), {"asm": {"ptx": v}})() for v in selections}
     decision = _variants.Decision("k", "", applicable=["grid_swizzle", "loop_split"])
     _variants.time_variants(auto, run, object(), 0, (), {}, (1,), kernels, {v: v for v in kernels}, decision,

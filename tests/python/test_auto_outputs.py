@@ -150,7 +150,7 @@ def _time(mode: _Mode, run: Callable[..., Any], args: tuple[Any, ...], applicabl
 
     monkeypatch.setattr(_variants, "flush_buffer", lambda: None)
     monkeypatch.setattr(_variants, "gpu_time_ms", reading)
-    monkeypatch.setattr(_variants, "back_to_back_ms", lambda go, calls: reading(go))
+    monkeypatch.setattr(_variants, "back_to_back_ms", lambda go, calls, windows: reading(go))
     kernels = {v: mode.variant_kernel(None, v) for v in ["", *applicable]}
     decision = _variants.Decision("k", "", applicable=list(applicable))
     backup = ArgumentBackup.of(args)

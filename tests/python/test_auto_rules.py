@@ -18,6 +18,7 @@ import pytest
 from tests.python.test_auto import _SlowCombination
 from triton_ext import _selection, _variants
 from triton_ext._backup import ArgumentBackup
+from triton_ext._timing import windows_for
 
 #: The variants of every test: no pass and two candidates.
 VARIANTS = ("", "grid_swizzle", "loop_split")
@@ -60,7 +61,13 @@ def _decide(monkeypatch: pytest.MonkeyPatch, steps: list[dict[str, float]],
 
     monkeypatch.setattr(_variants, "flush_buffer", lambda: None)  # no GPU here
     monkeypatch.setattr(_variants, "gpu_time_ms", reading)
-    monkeypatch.setattr(_variants, "back_to_back_ms", lambda go, calls: reading(go))
+    def back_to_back(go: Any, calls: int, windows: int) -> float:
+        # In windows (the fastest kept): a compile left running in the background must not read
+        # as a slower kernel.
+        assert windows == windows_for(calls) and (windows > 1 or calls < 16), (calls, windows)
+        return reading(go)
+
+    monkeypatch.setattr(_variants, "back_to_back_ms", back_to_back)
     monkeypatch.setattr(_variants, "interleaved_rounds", rounds)
     kernels = {v: type("Kernel", (), {"asm": {"ptx": v}})() for v in VARIANTS}
     decision = _variants.Decision("k", "", applicable=["grid_swizzle", "loop_split"])

@@ -289,7 +289,7 @@ def test_warp_counts_are_timed_with_their_count_and_one_that_reorders_is_never_l
 
     monkeypatch.setattr(_variants, "flush_buffer", lambda: None)  # no GPU here
     monkeypatch.setattr(_variants, "gpu_time_ms", reading)
-    monkeypatch.setattr(_variants, "back_to_back_ms", lambda go, calls: reading(go))
+    monkeypatch.setattr(_variants, "back_to_back_ms", lambda go, calls, windows: reading(go))
     stock, halved = ttgir(4, axis=0), ttgir(2, axis=0)  # a column sum: 2 warps regroup it
     kernels = {"": type("K", (), {"asm": {"ttgir": stock}})(),
                "num_warps/2": type("K", (), {"asm": {"ttgir": halved}})(),

@@ -249,6 +249,20 @@ def test_the_autotuned_check_counts_the_run_to_run_spread_and_says_so() -> None:
     assert summary["run_to_run_spread_p90"] == pytest.approx(0.0085, abs=0.001)
 
 
+@pytest.mark.parametrize("calls, windows", [(0, 1), (100, 0)])
+def test_a_back_to_back_reading_needs_calls_and_windows(calls: int, windows: int) -> None:
+    from triton_ext.testing import back_to_back_ms
+
+    with pytest.raises(ValueError, match="calls and windows must be >= 1"):
+        back_to_back_ms(lambda: None, calls, windows)  # refused before anything is launched
+
+
+def test_the_modes_back_to_back_windows_hold_eight_launches_each() -> None:
+    from triton_ext._timing import windows_for
+
+    assert [windows_for(c) for c in (5, 15, 16, 31, 32, 100, 500)] == [1, 1, 2, 3, 4, 4, 4]
+
+
 def test_rounds_stop_reading_a_variant_once_it_lost_one() -> None:
     # A winner must be faster than no pass in every round, so one that lost a round needs no
     # more; the rounds stop when no variant is left to compare.

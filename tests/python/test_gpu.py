@@ -132,3 +132,28 @@ def test_a_reading_plan_found_once_serves_later_readings_alike() -> None:
     fresh, planned = sorted(got["fresh"])[1], sorted(got["planned"])[1]
     print("median ms", fresh, planned, plan)
     assert abs(planned / fresh - 1) < 0.1, got
+
+
+def test_back_to_back_windows_leave_a_pause_of_the_launching_thread_out() -> None:
+    # One pause of the launching thread (here 4 ms; in the transparent mode, a compile left running
+    # in the background holding the GIL) lengthens a one-window reading of 100 launches by 40 us a
+    # launch; with four windows it lengthens one window, which the minimum leaves out.
+    import time
+
+    from triton_ext.testing import back_to_back_ms
+
+    count = [0]
+
+    def paused_once() -> None:
+        count[0] += 1
+        if count[0] == 10:  # inside the first window (25 launches after the warm-up call)
+            time.sleep(0.004)
+        scalar_kernel[(1,)](3, BLOCK=32)
+
+    plain = min(back_to_back_ms(lambda: scalar_kernel[(1,)](3, BLOCK=32), 100) for _ in range(3))
+    one = back_to_back_ms(paused_once, 100)
+    count[0] = 0
+    four = back_to_back_ms(paused_once, 100, windows=4)
+    print("ms per launch: plain", plain, "one window", one, "four windows", four)
+    assert one > plain + 0.03  # the pause, spread over 100 launches
+    assert four < plain + 0.02
