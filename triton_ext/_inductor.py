@@ -326,8 +326,8 @@ def _time_variants(self: Any, decision: Decision, variants: dict[str, Any], args
             kept = winners(confirm)
             if kept:
                 calls = max(5, min(500, int(REP_MS / max(decision.timings_ms[""], 1e-3))))
-                b2b = interleaved_rounds(["", *kept],
-                                         lambda v: back_to_back_ms(lambda: go(v), calls, windows_for(calls)),
+                windows = windows_for(calls, decision.timings_ms[""])
+                b2b = interleaved_rounds(["", *kept], lambda v: back_to_back_ms(lambda: go(v), calls, windows),
                                          CONFIRM_ROUNDS, before=lambda _: check_budget(deadline, "timing back to back"))
                 decision.back_to_back_ms = {v: statistics.median(t) for v, t in b2b.items()}
                 decision.choice = choose_in_both(confirm, b2b)

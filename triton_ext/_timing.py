@@ -211,11 +211,15 @@ def interleaved_rounds(labels: Sequence[str], time_one: Callable[[str], float], 
     return out
 
 
-def windows_for(calls: int) -> int:
-    """Windows for a back-to-back reading of ``calls`` launches taken while compiles may run in
-    the background (the transparent mode's): up to four, each of at least eight launches, so
-    that each window still fills the GPU's queue."""
-    return max(1, min(4, calls // 8))
+def windows_for(calls: int, call_ms: float) -> int:
+    """Windows for a back-to-back reading of ``calls`` launches of a kernel of ``call_ms`` GPU
+    time, taken while compiles may run in the background (the transparent mode's): up to four,
+    each holding at least 3 ms of the kernel's GPU time. On an H100 (b2b-under-compile-h100.json)
+    four windows kept an 0.07 ms kernel's readings within 2.2% of each other while a compile ran
+    (one window: up to 72% apart), as close as one window when none ran; a 4 us kernel's readings
+    of 2 ms in all, launch-bound, spread more in four windows (4.9% median against 3.0%), each
+    window paying its start from an idle GPU, so such a kernel keeps one."""
+    return max(1, min(4, int(calls * call_ms / 3.0)))
 
 
 def back_to_back_ms(fn: Callable[[], Any], calls: int = 100, windows: int = 1) -> float:

@@ -378,7 +378,7 @@ def time_variants(auto: Tuner, run: Callable[..., Any] | None, fn: Any, device: 
             # variant or combination) holds the GIL at times, and a pause of this thread would
             # read as a slower kernel.
             with _selection.using(auto.selection(variant)):
-                return back_to_back_ms(go(variant), calls, windows_for(calls))
+                return back_to_back_ms(go(variant), calls, windows_for(calls, decision.timings_ms[""]))
 
         with decision.phase("back_to_back"):
             b2b = interleaved_rounds(["", *kept], b2b_one, CONFIRM_ROUNDS,

@@ -257,10 +257,12 @@ def test_a_back_to_back_reading_needs_calls_and_windows(calls: int, windows: int
         back_to_back_ms(lambda: None, calls, windows)  # refused before anything is launched
 
 
-def test_the_modes_back_to_back_windows_hold_eight_launches_each() -> None:
+def test_the_modes_back_to_back_windows_hold_3_ms_of_gpu_time_each() -> None:
     from triton_ext._timing import windows_for
 
-    assert [windows_for(c) for c in (5, 15, 16, 31, 32, 100, 500)] == [1, 1, 2, 3, 4, 4, 4]
+    # The mode's readings: 12.5 ms of GPU time, at most 500 launches.
+    assert [windows_for(c, ms) for c, ms in ((174, 0.0716), (12, 1.0), (5, 5.0), (500, 0.0044), (500, 0.012))] == [
+        4, 4, 4, 1, 2]
 
 
 def test_rounds_stop_reading_a_variant_once_it_lost_one() -> None:
