@@ -29,7 +29,8 @@ on the two kernels' TTGIR,
 - it converts layouts no more often than the no-pass kernel: an observation kept as a rule, not
   a proof (Liger's RoPE at 4 -> 2 warps gained two conversions through shared memory, and 540
   bytes of its 16 MiB output changed, with no reduction or product in the kernel);
-- the kernel has no inline assembly (whose text may depend on the lanes it runs on).
+- its inline assembly, if any, is the no-pass kernel's: the same pure text over operands laid out
+  alike (text that may depend on the lanes it runs on then runs on the same lanes).
 
 Pipeline-depth variants (``num_stages_minus_1``, ``num_stages_plus_1``, 1 to 6 stages;
 ``TRITON_EXT_AUTO_STAGES=0`` leaves them out): software pipelining moves a loop's loads ahead, never its
@@ -208,6 +209,17 @@ def _combines(ttgir: str) -> list[tuple[str, int, str, bool]]:
     return out
 
 
+_ASM = re.compile(r'= tt\.elementwise_inline_asm "((?:[^"\\]|\\.)*)" \{([^}]*)\} .*? : (.*)$', re.M)
+
+
+def _inline_asm(ttgir: str) -> list[tuple[str, bool, str]]:
+    """Every ``tt.elementwise_inline_asm``: (its text, whether it is pure, its operands' and
+    results' layouts, aliases resolved)."""
+    aliases = dict(_ALIAS.findall(ttgir))
+    return [(text, "pure = true" in attributes, ";".join(_resolve(t, aliases) for t in _tensor_layouts(types)))
+            for text, attributes, types in _ASM.findall(ttgir)]
+
+
 _DOT = re.compile(r"= (tt\.dot|tt\.dot_scaled|ttng\.warp_group_dot|ttng\.tc_gen5_mma\w*) ")
 _MMA = re.compile(r"#ttg\.nvidia_mma<\{versionMajor = (\d+), versionMinor = (\d+).*?instrShape = \[[^\]]*?(\d+)\]")
 
@@ -224,8 +236,14 @@ def reorders(stock_ttgir: Any, variant_ttgir: Any) -> str | None:
     docstring)."""
     if not isinstance(stock_ttgir, str) or not isinstance(variant_ttgir, str):
         return "its TTGIR is not at hand to check its reductions"
+    # Inline assembly may read the lane it runs on; the same pure text over operands laid out alike
+    # (a pipeline depth keeps every layout: LoopSplit's correctly rounded multiply under one stage
+    # more) puts every element on the same lane and computes it alike, wherever the schedule runs it.
     if "tt.elementwise_inline_asm" in variant_ttgir:
-        return "the kernel has inline assembly, which may depend on the lanes it runs on"
+        asm = _inline_asm(variant_ttgir)
+        if (len(asm) != variant_ttgir.count("tt.elementwise_inline_asm") or asm != _inline_asm(stock_ttgir)
+                or not all(pure for _, pure, _ in asm)):
+            return "the kernel has inline assembly, which may depend on the lanes it runs on"
     # Hopper's warp-group MMA needs 4 warps: below, Triton falls back to Ampere's mma.sync, whose
     # float sums round otherwise (fla's gated-delta backward at 2 -> 4 warps, torchao's HQQ GEMM at
     # 4 -> 2 changed bits on an H100, 61d2585) and whose int8 sums saturate (`.satfinite`) where

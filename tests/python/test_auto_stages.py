@@ -50,6 +50,21 @@ def looped_product_and_sum(a, b, c, s, K, BLOCK: tl.constexpr):
     tl.store(s + tl.arange(0, BLOCK), total)
 
 
+@triton.jit
+def looped_rounded_product(a, b, c, K, BLOCK: tl.constexpr, PURE: tl.constexpr):
+    # The correctly rounded multiply LoopSplit puts in attention loops (its text, as inline PTX).
+    rows = tl.arange(0, BLOCK)[:, None]
+    cols = tl.arange(0, BLOCK)[None, :]
+    acc = tl.zeros((BLOCK, BLOCK), tl.float32)
+    for k in range(0, K, BLOCK):
+        x = tl.load(a + rows * K + k + cols)
+        y = tl.load(b + (k + rows) * BLOCK + cols)
+        product = tl.dot(x, y)
+        acc += tl.inline_asm_elementwise("mul.rn.f32 $0, $1, $2;", "=f,f,f", [product, product], dtype=tl.float32,
+                                         is_pure=PURE, pack=1)
+    tl.store(c + rows * BLOCK + cols, acc)
+
+
 def _ttgir(fn: Any, signature: dict[str, str], num_stages: int) -> str:
     # Pointers and sizes 16-divisible, as the JIT specializes them for aligned tensors: only then
     # are the loads wide enough to copy asynchronously, which pipelining needs.
@@ -98,6 +113,30 @@ def test_the_check_accepts_other_pipeline_depths(kernel: Any, signature: dict[st
     assert len({by_depth[2], by_depth[3], by_depth[4]}) == 3  # each depth changes the kernel
     for stages in (1, 2, 4):
         assert options.reorders(by_depth[3], by_depth[stages]) is None, stages
+
+
+def test_inline_assembly_passes_the_check_only_where_a_depth_leaves_it_as_it_was() -> None:
+    # Inline assembly may read its lane: a depth keeps every layout, so the same pure text runs on
+    # the same elements at the same lanes (loop_split with one stage more on SGLang's extend
+    # attention was refused before for its rounded multiply alone); other warps move elements to
+    # other lanes, and an impure one may depend on where the schedule puts it.
+    signature = {"a": "*fp16", "b": "*fp16", "c": "*fp32", "K": "i32", "BLOCK": "constexpr", "PURE": "constexpr"}
+    divisible = {(i,): [["tt.divisibility", 16]] for i in range(4)}
+
+    def compiled(num_stages: int, num_warps: int = 4, pure: bool = True) -> str:
+        source = ASTSource(looped_rounded_product, signature, {"BLOCK": 64, "PURE": pure}, divisible)
+        kernel = triton.compile(source, target=GPUTarget("cuda", 90, 32),
+                                options={"num_warps": num_warps, "num_stages": num_stages})
+        return kernel.asm["ttgir"]
+
+    by_depth = {stages: compiled(stages) for stages in (2, 3, 4)}
+    assert len(set(by_depth.values())) == 3 and all("mul.rn.f32" in t for t in by_depth.values())
+    assert options.reorders(by_depth[3], by_depth[2]) is None and options.reorders(by_depth[3], by_depth[4]) is None
+    refused = "the kernel has inline assembly, which may depend on the lanes it runs on"
+    assert options.reorders(by_depth[3], compiled(3, num_warps=8)) == refused
+    assert options.reorders(compiled(3, pure=False), compiled(4, pure=False)) == refused
+    # Assembly the no-pass kernel does not have (another text) is refused too.
+    assert options.reorders(by_depth[3], by_depth[4].replace("mul.rn.f32", "mul.rz.f32")) == refused
 
 
 @pytest.fixture
