@@ -230,8 +230,8 @@ def back_to_back_ms(fn: Callable[[], Any], calls: int = 100, windows: int = 1) -
     ``windows`` > 1 splits the calls into that many windows, each timed from an idle GPU, and
     returns the fastest window's time per call. A pause of the launching thread only lengthens a
     reading: while another thread of the process holds the GIL (a compile the transparent mode
-    left running in the background, up to the interpreter's 5 ms switch interval at a time) the
-    GPU runs dry, and one such pause in a reading of 12.5 ms reads as a kernel 40% slower.
+    left running in the background; CPython hands it over every 5 ms by default) the GPU runs
+    dry, and one 5 ms pause in a reading of 12.5 ms reads as a kernel 40% slower.
     With windows, it lengthens one window, which the minimum leaves out
     (benchmarks/b2b_under_compile_gpu.py measured both on a GPU)."""
     import torch  # on first use: importing triton_ext must not import torch
