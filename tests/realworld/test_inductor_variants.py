@@ -265,7 +265,7 @@ def _timed_tuner(monkeypatch: pytest.MonkeyPatch, times: dict[str, float], launc
     monkeypatch.setattr(_inductor, "flush_buffer", lambda: None)
     monkeypatch.setattr(_inductor, "_flush", None)
     monkeypatch.setattr(_inductor, "gpu_time_ms", reading)
-    monkeypatch.setattr(_inductor, "back_to_back_ms", lambda fn, calls: reading(fn))
+    monkeypatch.setattr(_inductor, "back_to_back_ms", lambda fn, calls, windows: reading(fn))
     return types.SimpleNamespace(
         get_device_interface=lambda: types.SimpleNamespace(current_device=lambda: 0, get_raw_stream=lambda d: 0),
         clone_args=lambda *a, **k: (a, k), reset_to_zero_args=lambda *a, **k: None)

@@ -156,6 +156,7 @@ def test_the_transparent_mode_drops_a_variant_whose_pass_exits(tmp_path: Path, m
     _registry_with_an_exiting_candidate(tmp_path, monkeypatch)
     monkeypatch.setenv("TRITON_EXT_AUTO_DIR", str(tmp_path / "auto"))
     monkeypatch.setenv("TRITON_EXT_AUTO_WARPS", "0")  # the passes only
+    monkeypatch.setenv("TRITON_EXT_AUTO_STAGES", "0")
     monkeypatch.setattr(triton.knobs.cache, "dir", str(tmp_path / "cache"), raising=False)
     monkeypatch.setattr(driver, "_active", HostOnly())
     auto = _auto.activate(["fixture_crash", "grid_swizzle"])
