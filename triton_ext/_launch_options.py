@@ -54,7 +54,8 @@ import re
 from typing import Any, Mapping
 
 __all__ = ["WARP_VARIANTS", "STAGE_VARIANTS", "MAX_WARPS", "MAX_STAGES", "is_option", "split", "warps_for",
-           "stages_for", "reorders", "may_change", "launch_kwargs", "combinable", "reordering"]
+           "stages_for", "reorders", "may_change", "settled_stage", "launch_kwargs", "combinable",
+           "reordering"]
 
 #: The warp-count variants' names: ``num_warps/2`` and ``num_warps*2``, relative to the launch's count.
 WARP_VARIANTS = ("num_warps/2", "num_warps*2")
@@ -275,6 +276,14 @@ def may_change(variant: str, stock_ttir: Any) -> bool:
     variant is not compiled at all; a warp count always; a TTIR not known may be changed."""
     option = split(variant)[1]
     return option not in _STEP or not isinstance(stock_ttir, str) or "scf.for" in stock_ttir
+
+
+def settled_stage(variant: str) -> str | None:
+    """The compile stage after which ``variant``'s launch option has done all it does, or None:
+    ``ttgir`` for a pipeline depth (of Triton 3.9's NVIDIA stages only ``make_ttgir`` reads
+    ``num_stages``, for its pipeliner), so a depth whose TTGIR is the no-pass kernel's can only
+    rebuild that kernel; None for a warp count (``make_llir`` reads ``num_warps`` too) or none."""
+    return "ttgir" if split(variant)[1] in _STEP else None
 
 
 def launch_kwargs(fn: Any, variant: str, kwargs: Mapping[str, Any]) -> dict[str, Any] | None:

@@ -65,6 +65,15 @@ def looped_rounded_product(a, b, c, K, BLOCK: tl.constexpr, PURE: tl.constexpr):
     tl.store(c + rows * BLOCK + cols, acc)
 
 
+@triton.jit
+def looped_sum(x, y, K, BLOCK: tl.constexpr):
+    # A loop of plain loads: Triton 3.9 pipelines loads that feed a matrix multiply, not these.
+    acc = tl.zeros((BLOCK,), tl.float32)
+    for k in range(0, K, BLOCK):
+        acc += tl.load(x + k + tl.arange(0, BLOCK))
+    tl.store(y + tl.arange(0, BLOCK), acc)
+
+
 def _ttgir(fn: Any, signature: dict[str, str], num_stages: int) -> str:
     # Pointers and sizes 16-divisible, as the JIT specializes them for aligned tensors: only then
     # are the loads wide enough to copy asynchronously, which pipelining needs.
@@ -176,6 +185,30 @@ def test_a_kernel_without_a_loop_gets_no_depth_compiled(stages_mode: Any) -> Non
     compiled = compiled_option(lambda: scale[(8,)](x, y, 1024, BLOCK=128), "num_stages")
     (decision,) = stages_mode.decisions
     assert compiled == [options.default_stages()]  # no pass only (grid_swizzle needs a dot)
+    assert set(options.STAGE_VARIANTS) <= set(decision.same_as_stock) and decision.applicable == []
+
+
+def test_a_depth_that_leaves_the_ttgir_as_it_was_stops_before_llvm(stages_mode: Any,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    # Only make_ttgir reads num_stages, so a depth whose TTGIR is the no-pass kernel's can only
+    # rebuild that kernel: its compile stops there, before make_llir, LLVM and ptxas.
+    import torch
+    from triton.backends.nvidia.compiler import CUDABackend
+
+    lowered: list[int] = []
+    make_llir = CUDABackend.make_llir
+
+    def counting(self: Any, src: Any, metadata: Any, opt: Any, capability: Any) -> Any:
+        lowered.append(opt.num_stages)
+        return make_llir(self, src, metadata, opt, capability)
+
+    monkeypatch.setattr(CUDABackend, "make_llir", counting)
+    assert options.settled_stage("num_stages_plus_1") == "ttgir" and options.settled_stage("num_warps*2") is None
+    x, y = torch.zeros(4096), torch.zeros(128)
+    compiled = compiled_option(lambda: looped_sum[(1,)](x, y, 4096, BLOCK=128), "num_stages")
+    (decision,) = stages_mode.decisions
+    base = options.default_stages()
+    assert compiled == [base] and lowered == [base]  # the no-pass kernel alone reached make_llir
     assert set(options.STAGE_VARIANTS) <= set(decision.same_as_stock) and decision.applicable == []
 
 

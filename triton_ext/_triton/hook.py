@@ -180,7 +180,10 @@ def _hook(*args: Any, **kwargs: Any) -> Any:
     selection = getattr(_keyed, "selection", None) or _state.current()
     _keyed.selection = None
     record_all = records_all_stages()  # triton-ext pipeline (issue 19): the stock stages too
+    edit = stage_editor.get()
     if not selection.entries and not record_all:
+        if edit is not None:  # a launch-option variant of the transparent mode: no pass, but its stop
+            edit(stages)
         return None
     target = backend.target
     # Gluon kernels start at ttgir, in gluon_to_ttgir: ttir passes never run on them, and neither do
@@ -197,7 +200,6 @@ def _hook(*args: Any, **kwargs: Any) -> Any:
         if entries or record_all:
             stages[stage] = wrap_stage(stage, stages[stage], tuple(entries), (options, target, language))
     _warn_unplaced_checks(selection, stages, target, gluon)
-    edit = stage_editor.get()
     if edit is not None:
         edit(stages)
     return None

@@ -177,8 +177,9 @@ def compile_unless_stock(
     token = _triton.stage_editor.set(_variants.stop_if_stock(stock.asm, stock.metadata, last))
     isolating = isolated.isolate.set(isolate)
     try:
-        return compile_through_cubin(fn, signature, constexprs, passes=passes, target=target, options=options,
-                                     attrs=attrs)
+        with _selection.lend_hook():  # as the mode's variant compiles: the stop runs with no pass too
+            return compile_through_cubin(fn, signature, constexprs, passes=passes, target=target, options=options,
+                                         attrs=attrs)
     except _variants.SameAsStock:
         return None
     finally:
