@@ -9,7 +9,8 @@ once, then one stage less and one more (1 to 6) twice each under the mode's stop
 (``triton_ext.testing.compile_unless_stock``): ``ttgir`` compares the IR with the no-pass kernel's
 right after ``make_ttgir``, the only stage of Triton 3.9's NVIDIA backend that reads
 ``num_stages``; ``llir`` only after ``make_llir``; and once with no stop (``full``: the mode
-before 7771b5b, whose stages hook skipped its stop for a compile without passes). CPU seconds of this process and ptxas; compiles forced (``TRITON_ALWAYS_COMPILE``).
+before 7771b5b, whose stages hook skipped its stop for a compile without passes). CPU seconds
+of this process and ptxas; compiles forced (``TRITON_ALWAYS_COMPILE``).
 """
 
 from __future__ import annotations
@@ -51,8 +52,8 @@ def measure(name: str) -> dict[str, Any] | None:
                 options={**options, "num_stages": depth}, attrs=attrs, isolate=False))
             entry[f"{stop}_s"] = round(seconds, 3)
             entry[f"same_at_{stop}"] = compiled is None
-        _, seconds, _ = _timed(lambda: compile_through_cubin(fn, sig, constexprs, options={**options, "num_stages": depth},
-                                                             attrs=attrs))
+        deeper = {**options, "num_stages": depth}
+        _, seconds, _ = _timed(lambda: compile_through_cubin(fn, sig, constexprs, options=deeper, attrs=attrs))
         entry["full_s"] = round(seconds, 3)  # no stop: the mode before 7771b5b, whose stop never ran here
         row["depths"][str(depth)] = entry
     return row
