@@ -376,13 +376,14 @@ def time_variants(auto: Tuner, run: Callable[..., Any] | None, fn: Any, device: 
         # (issue 27.3); a variant must win there too.
         check_budget(deadline, "timing back to back")
         calls = max(5, min(500, int(REP_MS / max(decision.timings_ms[""], 1e-3))))
+        # In windows, the fastest kept: a compile still running in the background (a late variant
+        # or combination) holds the GIL at times, and a pause of this thread would read as a
+        # slower kernel.
+        windows = windows_for(calls, decision.timings_ms[""])
 
         def b2b_one(variant: str) -> float:
-            # In windows, the fastest kept: a compile still running in the background (a late
-            # variant or combination) holds the GIL at times, and a pause of this thread would
-            # read as a slower kernel.
             with _selection.using(auto.selection(variant)):
-                return back_to_back_ms(go(variant), calls, windows_for(calls, decision.timings_ms[""]))
+                return back_to_back_ms(go(variant), calls, windows)
 
         with decision.phase("back_to_back"):
             b2b = interleaved_rounds(["", *kept], b2b_one, CONFIRM_ROUNDS,

@@ -180,12 +180,18 @@ def _hook(*args: Any, **kwargs: Any) -> Any:
     selection = getattr(_keyed, "selection", None) or _state.current()
     _keyed.selection = None
     record_all = records_all_stages()  # triton-ext pipeline (issue 19): the stock stages too
+    if selection.entries or record_all:
+        _wrap_stages(selection, backend.target, stages, options, language, record_all)
+    # The transparent mode's stop for a variant (its passes', or a launch option's with none).
     edit = stage_editor.get()
-    if not selection.entries and not record_all:
-        if edit is not None:  # a launch-option variant of the transparent mode: no pass, but its stop
-            edit(stages)
-        return None
-    target = backend.target
+    if edit is not None:
+        edit(stages)
+    return None
+
+
+def _wrap_stages(selection: SelectionView, target: Any, stages: dict[str, Any], options: Any, language: Any,
+                 record_all: bool) -> None:
+    """Put each stage's enabled passes (or, with ``record_all``, its recording) around it."""
     # Gluon kernels start at ttgir, in gluon_to_ttgir: ttir passes never run on them, and neither do
     # ttgir passes placed next to a make_ttgir built-in (their anchor is not in Gluon's pipeline).
     gluon = "ttir" not in stages
@@ -200,9 +206,6 @@ def _hook(*args: Any, **kwargs: Any) -> Any:
         if entries or record_all:
             stages[stage] = wrap_stage(stage, stages[stage], tuple(entries), (options, target, language))
     _warn_unplaced_checks(selection, stages, target, gluon)
-    if edit is not None:
-        edit(stages)
-    return None
 
 
 def _warn_unplaced_checks(selection: SelectionView, stages: dict[str, Any], target: Any, gluon: bool) -> None:
