@@ -311,7 +311,7 @@ class _Auto:
                                   f"(TRITON_EXT_AUTO_BUDGET_S) while compiling {', '.join(late)}: no pass kept")
             elif applicable:
                 on_saved_arguments(tensors, lambda backup: time_variants(
-                    self, _original_run, fn, device, args, kwargs, grid, kernels, ptx, decision, backup, deadline))
+                    self, _original_run, fn, device, args, kwargs, grid, kernels, decision, backup, deadline))
             self._finish(path, decision, start, applicable, device, key)
             return decision.choice, kernels[decision.choice]
         finally:

@@ -6,8 +6,9 @@ passes, and its launch metadata, equal the no-pass kernel's (the ``stage_editor`
 stages hook; :func:`stop_if_stock`);
 :func:`time_variants` times the applicable ones on the launch's own arguments: interleaved
 rounds of GPU time, confirmation rounds, then back to back (:func:`triton_ext._choice.choose_in_both`);
-:func:`time_combination` times a combination that compiled too late for its first launch against
-the winner chosen there. All stop at the first-launch budget (``TRITON_EXT_AUTO_BUDGET_S``).
+:func:`time_combination` times the combination of two winners against the one chosen, once that
+one's rounds are over (in the same first launch, or in a later activation when it compiled too
+late). All stop at the first-launch budget (``TRITON_EXT_AUTO_BUDGET_S``).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import statistics
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor, wait
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, Mapping, Protocol
 
 from . import _launch_options, _selection, _triton
 from ._backup import ArgumentBackup, tensors_of
@@ -96,11 +97,11 @@ REP_MS = 12.5
 
 
 def combination_reserve_s(reading_s: float) -> float:
-    """Seconds to keep, past a combination's compile, for what follows it: the confirming rounds
-    and the back-to-back rounds over no pass, one winner and the combination (two readings per
-    variant and round, each about ``reading_s``), with half again for the launches between
-    readings, and never less than a tenth of the budget."""
-    readings = 2 * (2 * CONFIRM_ROUNDS * 3)
+    """Seconds to keep, past a combination's compile, for what follows it: the rounds, the
+    confirming rounds and the back-to-back rounds over the winner and the combination (two
+    readings per variant and round, each about ``reading_s``), with half again for the launches
+    between readings, and never less than a tenth of the budget."""
+    readings = 2 * 2 * (ROUNDS + 2 * CONFIRM_ROUNDS)
     return max(1.5 * readings * reading_s, 0.1 * settings.auto_budget_s)
 
 
@@ -285,13 +286,17 @@ def compile_variants(auto: Tuner, fn: Any, device: int, args: tuple[Any, ...], k
     return late
 
 def time_variants(auto: Tuner, run: Callable[..., Any] | None, fn: Any, device: int, args: tuple[Any, ...],
-                  kwargs: dict[str, Any], grid: Any, kernels: dict[str, Any], ptx: dict[str, str], decision: Decision,
-                  backup: ArgumentBackup, deadline: float) -> None:
+                  kwargs: dict[str, Any], grid: Any, kernels: dict[str, Any], decision: Decision,
+                  backup: ArgumentBackup, deadline: float, combine: bool = True) -> None:
     """Check and time the applicable variants; set ``decision``'s choice and timings (no pass on
-    any failure, with ``decision.error`` saying why). Every variant timed, the combination of two
-    winners included, first left the no-pass kernel's outputs (:mod:`triton_ext._outputs`)."""
+    any failure, with ``decision.error`` saying why). Every variant timed first left the no-pass
+    kernel's outputs (:mod:`triton_ext._outputs`). When two variants win and can run together
+    (``combine``), the chosen one is then timed against their combination
+    (:func:`time_combination`)."""
     assert run is not None  # JITFunction.run as it was before the mode wrapped it
     check: OutputCheck | None = None
+    pair: list[str] = []
+    reading_s = 0.0
 
     def go(variant: str) -> Callable[[], Any]:  # its passes: the caller's enabled set, entered once per reading
         launch_kwargs = auto.launch_kwargs(fn, variant, kwargs)
@@ -342,32 +347,12 @@ def time_variants(auto: Tuner, run: Callable[..., Any] | None, fn: Any, device: 
         decision.timings_ms = {v: statistics.median(t) for v, t in timings.items()}
         decision.spreads = {v: spread(t) for v, t in timings.items()}
         found = winners(timings)
-        finalists = found[:1]
-        pair = _launch_options.combinable(found)
-        if len(pair) == 2:  # two variants win alone: try them together, if compiled within the budget
-            combo = "+".join(sorted(pair))
-            # One more full compile (vLLM's prefix-prefill: about 6 s on the H200 host), run on the
-            # pool and waited for only while the rounds after it still fit the budget: one that
-            # arrived at the deadline left no time to confirm the single winner either, and the
-            # launch kept no pass (748210b: SGLang's extend attention lost its single winner's
-            # 1.15x so). A late one finishes in the background, filling Triton's disk cache.
-            future = _submit_compile(auto, fn, device, combo, args, kwargs, grid)
-            with decision.phase("combination"):
-                wait([future], timeout=max(deadline - combination_reserve_s(reading_s) - time.perf_counter(), 0.0))
-            if not future.done():
-                auto.pending.append(future)
-                decision.late_combination = combo
-            elif future.exception() is None:
-                kernels[combo] = future.result()
-                ptx[combo] = kernels[combo].asm.get("ptx", "")
-                decision.changed_outputs.update(_launch_options.reordering([combo], kernels))
-                if (ptx[combo] not in (ptx[pair[0]], ptx[pair[1]]) and combo not in decision.changed_outputs
-                        and screen_variants(decision, [combo], launch, check.differs)):
-                    finalists.append(combo)
-        if not finalists:
+        if combine:
+            pair = _launch_options.combinable(found)
+        if not found:
             return
         with decision.phase("confirm"):
-            confirm = gpu(["", *finalists], CONFIRM_ROUNDS)
+            confirm = gpu(["", found[0]], CONFIRM_ROUNDS)
         decision.confirm_ms = {v: statistics.median(t) for v, t in confirm.items()}
         kept = winners(confirm)
         if not kept:
@@ -376,9 +361,9 @@ def time_variants(auto: Tuner, run: Callable[..., Any] | None, fn: Any, device: 
         # (issue 27.3); a variant must win there too.
         check_budget(deadline, "timing back to back")
         calls = max(5, min(500, int(REP_MS / max(decision.timings_ms[""], 1e-3))))
-        # In windows, the fastest kept: a compile still running in the background (a late variant
-        # or combination) holds the GIL at times, and a pause of this thread would read as a
-        # slower kernel.
+        # In windows, the fastest kept: a compile still running in the background (one the budget
+        # left behind) holds the GIL at times, and a pause of this thread would read as a slower
+        # kernel.
         windows = windows_for(calls, decision.timings_ms[""])
 
         def b2b_one(variant: str) -> float:
@@ -399,6 +384,21 @@ def time_variants(auto: Tuner, run: Callable[..., Any] | None, fn: Any, device: 
     finally:
         if check is not None:
             check.release()
+    if len(pair) == 2 and decision.choice == pair[0]:
+        # The two winners together need one more full compile (vLLM's prefix-prefill: about 6 s on
+        # the H200 host). It starts only now: a compile running beside the winner's readings made
+        # them read slower than the winner runs (3da52cd lost vLLM's 3-D decode and SGLang's decode
+        # stage 1 so), and one compiled before them held up their confirmation.
+        first = {name: dict(getattr(decision, name)) for name in _TIMINGS}
+        decision.late_combination = "+".join(sorted(pair))
+        time_combination(auto, run, fn, device, args, kwargs, grid, kernels[pair[0]], decision, backup, deadline,
+                         reading_s=reading_s, compiled=kernels)
+        for name in _TIMINGS:  # the first rounds' readings stay; the combination's (against the winner) join them
+            setattr(decision, name, first[name] | {v: t for v, t in getattr(decision, name).items() if v not in first[name]})
+
+
+#: The decision's per-variant readings, as :func:`time_variants` sets them.
+_TIMINGS = ("timings_ms", "confirm_ms", "back_to_back_ms", "spreads")
 
 
 def on_saved_arguments(tensors: list[Any], timing: Callable[[ArgumentBackup], None]) -> None:
@@ -435,27 +435,31 @@ class _AgainstWinner:
 
 def time_combination(auto: Tuner, run: Callable[..., Any] | None, fn: Any, device: int, args: tuple[Any, ...],
                      kwargs: dict[str, Any], grid: Any, winner_kernel: Any, decision: Decision,
-                     backup: ArgumentBackup, deadline: float) -> None:
-    """The follow-up of a choice made while the combination of its two winners still compiled
-    (``decision.late_combination``): compile the combination (in Triton's cache by now, usually)
-    and keep it only if it beats ``winner`` by :func:`time_variants`' rules, with ``winner`` in
-    no pass's place: same outputs bit for bit, faster in GPU time and back to back. On anything
-    else ``winner`` stays: it already won against no pass, in GPU time and back to back, when it
-    was chosen, and a decision made again from scratch could lose it to one noisy round (vLLM's
-    3-D unified decode lost a 1.25x winner so at e788147).
+                     backup: ArgumentBackup, deadline: float, reading_s: float | None = None,
+                     compiled: Mapping[str, Any] | None = None) -> None:
+    """The combination of two winners (``decision.late_combination``), timed against the one
+    chosen (``decision.choice``): right after that one's own rounds (:func:`time_variants`,
+    which passes the kernels it ``compiled`` and its readings' seconds, ``reading_s``), or in a
+    later activation when the combination compiled too late (in Triton's cache by now, usually).
+    Compile the combination and keep it only if it beats ``winner`` by :func:`time_variants`'
+    rules, with ``winner`` in no pass's place: same outputs bit for bit, faster in GPU time and
+    back to back. On anything else ``winner`` stays: it already won against no pass, in GPU time
+    and back to back, and a decision made again from scratch could lose it to one noisy round
+    (vLLM's 3-D unified decode lost a 1.25x winner so at e788147).
 
-    ``decision`` comes with the winner as its choice and the combination as its late one; sets
-    its choice (the winner or the combination), its timings (under those names), and its late
-    combination again only when the combination is still compiling at ``deadline``."""
+    Sets ``decision``'s choice (the winner or the combination), its timings (under those names),
+    and its late combination again when the combination is still compiling at ``deadline`` or
+    its rounds did not fit before it: the next activation then times it."""
     winner, combo = decision.choice, decision.late_combination
     assert winner and combo is not None
     decision.late_combination = None
     future = _submit_compile(auto, fn, device, combo, args, kwargs, grid)
     # Waited for only while the rounds after it still fit (one that arrived later would leave no
-    # time for them and be dropped for good); its readings are not known yet, so each is taken as
-    # twice a reading's GPU time.
-    reserve = combination_reserve_s(2 * 2 * REP_MS / 1e3)
-    wait([future], timeout=max(deadline - reserve - time.perf_counter(), 0.0))
+    # time for them); without readings of this launch yet, each is taken as twice a reading's
+    # GPU time.
+    reserve = combination_reserve_s(2 * 2 * REP_MS / 1e3 if reading_s is None else reading_s)
+    with decision.phase("combination"):
+        wait([future], timeout=max(deadline - reserve - time.perf_counter(), 0.0))
     if not future.done():
         auto.pending.append(future)
         decision.late_combination = combo
@@ -464,14 +468,22 @@ def time_combination(auto: Tuner, run: Callable[..., Any] | None, fn: Any, devic
         decision.failed[combo] = compile_failure(future.exception())
         return
     kernels = {"": winner_kernel, combo: future.result()}
-    ptx = {v: k.asm.get("ptx", "") for v, k in kernels.items()}
-    if ptx[combo] == ptx[""]:  # the winner's code: nothing to time
+    if kernels[combo].asm.get("ptx", "") == winner_kernel.asm.get("ptx", ""):  # the winner's code: nothing to time
         return
+    # A launch option's combination is checked against its passes alone where that kernel is at
+    # hand (the winner may be the launch option, whose layouts it shares by construction).
+    decision.changed_outputs.update(_launch_options.reordering([combo], {**kernels, **(compiled or {})}))
+    if combo in decision.changed_outputs:
+        return
+    applicable = decision.applicable
     decision.applicable = [combo]
-    time_variants(_AgainstWinner(auto, winner), run, fn, device, args, kwargs, grid, kernels, ptx, decision, backup,
-                  deadline)
+    time_variants(_AgainstWinner(auto, winner), run, fn, device, args, kwargs, grid, kernels, decision, backup, deadline,
+                  combine=False)
+    if compiled is not None:
+        decision.applicable = applicable
     for timings in (decision.timings_ms, decision.confirm_ms, decision.back_to_back_ms, decision.spreads):
         if "" in timings:
             timings[winner] = timings.pop("")
+    if decision.error is not None and time.perf_counter() > deadline:
+        decision.late_combination = combo  # its rounds did not fit: the next activation's turn
     decision.choice = decision.choice or winner
-

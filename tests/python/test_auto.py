@@ -423,7 +423,7 @@ def test_a_choice_made_while_the_combination_compiled_is_kept_on_disk_with_it(ho
     from triton_ext import _auto
 
     def timed(auto: Any, run: Any, fn: Any, device: int, args: Any, kwargs: Any, grid: Any, kernels: Any,
-              ptx: Any, decision: Any, backup: Any, deadline: float) -> None:
+              decision: Any, backup: Any, deadline: float) -> None:
         decision.choice, decision.late_combination = "grid_swizzle", late
 
     monkeypatch.setattr(_auto, "time_variants", timed)
@@ -647,12 +647,11 @@ def test_the_combination_of_two_winners_compiles_within_the_budget(monkeypatch: 
                         lambda variants, *_, **__: {v: rounds[v] for v in variants})
     auto = _SlowCombination()
     kernels = {v: type("Kernel", (), {"asm": {"ptx": v}})() for v in ("", "grid_swizzle", "loop_split")}
-    ptx = {v: v for v in kernels}
     decision = _variants.Decision("k", "", applicable=["grid_swizzle", "loop_split"])
     backup = ArgumentBackup.of([])
     deadline = time.perf_counter() + budget_left_s
     if budget_left_s < 10:
-        _variants.time_variants(auto, lambda *a, **k: None, object(), 0, (), {}, (1,), kernels, ptx, decision,
+        _variants.time_variants(auto, lambda *a, **k: None, object(), 0, (), {}, (1,), kernels, decision,
                                 backup, deadline)
         # The combination still compiling (it finishes in the background) when only the time to
         # confirm the single winner is left: that winner is kept, within the budget.
@@ -667,12 +666,62 @@ def test_the_combination_of_two_winners_compiles_within_the_budget(monkeypatch: 
         assert auto.compiled == ["grid_swizzle+loop_split"]
     else:
         auto.release.set()
-        _variants.time_variants(auto, lambda *a, **k: None, object(), 0, (), {}, (1,), kernels, ptx, decision,
+        _variants.time_variants(auto, lambda *a, **k: None, object(), 0, (), {}, (1,), kernels, decision,
                                 backup, deadline)
         assert auto.compiled == ["grid_swizzle+loop_split"] and auto.pending == []
         assert decision.error is None and decision.choice == "grid_swizzle+loop_split"
         assert decision.late_combination is None and decision.keep_on_disk
         assert set(decision.confirm_ms) == {"", "grid_swizzle", "grid_swizzle+loop_split"}
+
+
+@pytest.mark.parametrize("winner", ["kept", "loses back to back"])
+def test_the_combination_compiles_only_after_the_winners_readings(monkeypatch: pytest.MonkeyPatch,
+                                                                  winner: str) -> None:
+    # A compile running beside the winner's readings made them read slower than the winner runs
+    # (3da52cd lost vLLM's 3-D decode and SGLang's decode stage 1 so): the combination of two
+    # winners compiles once the winner is confirmed, then is timed against it.
+    import time
+
+    from triton_ext import _variants
+    from triton_ext._backup import ArgumentBackup
+
+    combo = "grid_swizzle+loop_split"
+    rounds = {"": [1.0] * 4, "grid_swizzle": [0.8] * 4, "loop_split": [0.9] * 4, combo: [0.7] * 4}
+    events: list[tuple[str, ...]] = []
+
+    def timed(variants: list[str], *_: Any, **__: Any) -> dict[str, list[float]]:
+        events.append(("read", *variants))
+        if winner == "loses back to back" and len(events) == 3:
+            return {"": [1.0] * 3, "grid_swizzle": [1.2] * 3}
+        return {v: rounds[v] for v in variants}
+
+    class _Recording(_SlowCombination):
+        def variant_kernel(self, fn: Any, variant: str, *rest: Any) -> Any:
+            events.append(("compile", variant))
+            return super().variant_kernel(fn, variant, *rest)
+
+    monkeypatch.setattr(_variants, "flush_buffer", lambda: None)  # no GPU here: the rounds are given
+    monkeypatch.setattr(_variants, "interleaved_rounds", timed)
+    auto = _Recording()
+    auto.release.set()
+    kernels = {v: type("Kernel", (), {"asm": {"ptx": v}})() for v in ("", "grid_swizzle", "loop_split")}
+    decision = _variants.Decision("k", "", applicable=["grid_swizzle", "loop_split"])
+    _variants.time_variants(auto, lambda *a, **k: None, object(), 0, (), {}, (1,), kernels, decision,
+                            ArgumentBackup.of([]), time.perf_counter() + 60.0)
+    # Rounds over every variant, then the winner confirmed and read back to back, no compile between.
+    winners_readings = [("read", "", "grid_swizzle", "loop_split"), ("read", "", "grid_swizzle"),
+                        ("read", "", "grid_swizzle")]
+    if winner == "loses back to back":
+        assert events == winners_readings and decision.choice == "" and auto.pending == []
+        return
+    assert events[:4] == [*winners_readings, ("compile", combo)]
+    # Then the combination's rounds, confirmation and back to back, against the winner ("" here).
+    assert events[4:] == [("read", "", combo)] * 3
+    assert decision.choice == combo and decision.late_combination is None and decision.error is None
+    # The first rounds' readings stay in the record; the combination's join them.
+    assert decision.timings_ms == {"": 1.0, "grid_swizzle": 0.8, "loop_split": 0.9, combo: 0.7}
+    assert set(decision.confirm_ms) == set(decision.back_to_back_ms) == {"", "grid_swizzle", combo}
+    assert decision.applicable == ["grid_swizzle", "loop_split"] and "combination" in decision.phases_s
 
 
 class _Follower(_SlowCombination):
@@ -757,9 +806,9 @@ def test_the_combination_leaves_time_for_the_rounds_after_it() -> None:
     from triton_ext import _variants
     from triton_ext._settings import settings
 
-    # Readings of 50 ms: 36 more readings follow a combination's compile (confirming and back to
-    # back, three variants), with half again to spare.
-    assert _variants.combination_reserve_s(0.05) == pytest.approx(1.5 * 36 * 0.05)
+    # Readings of 50 ms: 40 more readings follow a combination's compile (rounds, confirming and
+    # back to back, the winner and the combination), with half again to spare.
+    assert _variants.combination_reserve_s(0.05) == pytest.approx(1.5 * 40 * 0.05)
     # Instant readings still keep a tenth of the budget.
     with settings.scope(auto_budget_s=8.0):
         assert _variants.combination_reserve_s(0.0) == pytest.approx(0.8)
@@ -790,8 +839,8 @@ def test_the_budget_stops_the_timing_rounds_within_one_reading(monkeypatch: pyte
     decision = _variants.Decision("k", "", applicable=["grid_swizzle", "loop_split"])
     backup = ArgumentBackup.of([])
     with settings.scope(auto_budget_s=8.0):
-        _variants.time_variants(auto, lambda *a, **k: None, object(), 0, (), {}, (1,), kernels, {v: v for v in kernels},
-                                decision, backup, time.perf_counter() + 25.0)
+        _variants.time_variants(auto, lambda *a, **k: None, object(), 0, (), {}, (1,), kernels, decision, backup,
+                                time.perf_counter() + 25.0)
     assert len(readings) == 3  # of 4 rounds x 3 variants x 2 readings
     assert decision.choice == "" and decision.error == (
         "over the first-launch budget of 8 s (TRITON_EXT_AUTO_BUDGET_S) before timing: no pass kept")
@@ -829,7 +878,7 @@ def test_a_variant_that_cannot_launch_is_dropped_alone(monkeypatch: pytest.Monke
     monkeypatch.setattr(_variants, "back_to_back_ms", lambda go, calls, windows: reading(go))
     kernels = {v: type("Kernel", (), {"asm": {"ptx": v}})() for v in selections}
     decision = _variants.Decision("k", "", applicable=["grid_swizzle", "loop_split"])
-    _variants.time_variants(auto, run, object(), 0, (), {}, (1,), kernels, {v: v for v in kernels}, decision,
+    _variants.time_variants(auto, run, object(), 0, (), {}, (1,), kernels, decision,
                             ArgumentBackup.of([]), time.perf_counter() + 60.0)
     assert decision.failed == {"loop_split": "OutOfResources: out of resource: shared memory, Required: 262208, "
                                              "Hardware limit: 232448. Reducing block sizes or `num_stages` may help."}

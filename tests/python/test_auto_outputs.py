@@ -154,7 +154,7 @@ def _time(mode: _Mode, run: Callable[..., Any], args: tuple[Any, ...], applicabl
     kernels = {v: mode.variant_kernel(None, v) for v in ["", *applicable]}
     decision = _variants.Decision("k", "", applicable=list(applicable))
     backup = ArgumentBackup.of(args)
-    _variants.time_variants(mode, run, object(), 0, args, {}, (1,), kernels, {v: v for v in kernels}, decision,
+    _variants.time_variants(mode, run, object(), 0, args, {}, (1,), kernels, decision,
                             backup, time.perf_counter() + 60.0)
     return decision
 

@@ -72,7 +72,7 @@ def _decide(monkeypatch: pytest.MonkeyPatch, steps: list[dict[str, float]],
     kernels = {v: type("Kernel", (), {"asm": {"ptx": v}})() for v in VARIANTS}
     decision = _variants.Decision("k", "", applicable=["grid_swizzle", "loop_split"])
     backup = ArgumentBackup.of(args, copies=2)
-    _variants.time_variants(auto, run, object(), 0, args, {}, (1,), kernels, {v: v for v in kernels}, decision,
+    _variants.time_variants(auto, run, object(), 0, args, {}, (1,), kernels, decision,
                             backup, time.perf_counter() + 60.0)
     return decision, launched, taken
 

@@ -295,14 +295,51 @@ def test_warp_counts_are_timed_with_their_count_and_one_that_reorders_is_never_l
                "num_warps/2": type("K", (), {"asm": {"ttgir": halved}})(),
                "num_warps*2": type("K", (), {"asm": {"ttgir": stock}})()}
     decision = _variants.Decision("k", "", applicable=["num_warps/2", "num_warps*2"])
-    _variants.time_variants(mode, run, object(), 0, (), {"num_warps": 4}, (1,), kernels,
-                            {"": "a", "num_warps/2": "b", "num_warps*2": "c"}, decision, ArgumentBackup.of([]),
+    _variants.time_variants(mode, run, object(), 0, (), {"num_warps": 4}, (1,), kernels, decision,
+                            ArgumentBackup.of([]),
                             time.perf_counter() + 60.0)
     # The faster num_warps/2 would sum the columns in another order: dropped before any launch.
     assert list(decision.changed_outputs) == ["num_warps/2"]
     assert ("num_warps/2", 2) not in launched
     assert decision.choice == "num_warps*2" and ("num_warps*2", 8) in launched and ("", 4) in launched
     assert set(launched) == {("", 4), ("num_warps*2", 8)}
+
+
+@pytest.mark.parametrize("pass_alone", ["same conversions", "fewer conversions"])
+def test_a_combination_with_a_winning_count_is_checked_against_its_passes_alone(monkeypatch: pytest.MonkeyPatch,
+                                                                                 pass_alone: str) -> None:
+    # num_warps/2 wins, then grid_swizzle: their combination is checked against grid_swizzle's
+    # kernel, which it must match layout for layout, not only against the winner (whose count it
+    # shares by construction). Here the combination converts layouts twice where grid_swizzle
+    # alone, in the second case, converts once.
+    from triton_ext._backup import ArgumentBackup
+
+    combo = "grid_swizzle+num_warps/2"
+    times = {"": 1.0, "num_warps/2": 0.7, "grid_swizzle": 0.8, combo: 0.5}
+    conversions = {"": 2, "num_warps/2": 2, "grid_swizzle": 2 if pass_alone == "same conversions" else 1, combo: 2}
+
+    class Mode(_Mode):
+        def variant_kernel(self, fn: Any, variant: str, *_: Any) -> Any:
+            return type("K", (), {"asm": {"ptx": variant, "ttgir": "ttg.convert_layout " * conversions[variant]}})()
+
+    mode = Mode(["", "grid_swizzle", "num_warps/2", combo])
+
+    def reading(go: Any, **_: Any) -> float:
+        go()
+        return times[mode.current()]
+
+    monkeypatch.setattr(_variants, "flush_buffer", lambda: None)  # no GPU here
+    monkeypatch.setattr(_variants, "gpu_time_ms", reading)
+    monkeypatch.setattr(_variants, "back_to_back_ms", lambda go, calls, windows: reading(go))
+    kernels = {v: mode.variant_kernel(None, v) for v in ("", "grid_swizzle", "num_warps/2")}
+    decision = _variants.Decision("k", "", applicable=["grid_swizzle", "num_warps/2"])
+    _variants.time_variants(mode, lambda *a, **k: None, object(), 0, (), {"num_warps": 4}, (1,), kernels, decision,
+                            ArgumentBackup.of([]), time.perf_counter() + 60.0)
+    if pass_alone == "same conversions":
+        assert decision.choice == combo and decision.changed_outputs == {}
+    else:
+        assert decision.choice == "num_warps/2" and combo not in decision.timings_ms
+        assert decision.changed_outputs == {combo: "it converts layouts 2 times where the no-pass kernel does 1 times"}
 
 
 def test_the_setting_leaves_them_out(host_mode: Any) -> None:  # noqa: F811
