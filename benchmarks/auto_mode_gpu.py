@@ -284,6 +284,11 @@ def measure(name: str, build: Callable[[], Any], candidates: list[str], seed: in
     # A first launch over its budget records no decision, so this activation decides again (with
     # Triton's cache now warm, usually within budget) and the rounds below time *its* choice.
     timed_choice = again.decisions[-1].choice if again.decisions else (decision.choice if decision else None)
+    # What that activation did (a decision again, or the follow-up of a late combination: whether
+    # the combination lost to the winner or was still compiling shows only here).
+    follow_up = ({**again.decisions[-1].record(), "late_combination": again.decisions[-1].late_combination,
+                  "error": again.decisions[-1].error, "from_disk": again.decisions[-1].from_disk}
+                 if again.decisions else None)
     # Paired rounds in ABBA order (stock, mode, mode, stock, ...): a drift of the host's clock or of
     # the GPU's between readings cancels in each round's ratio; the speedup is the median ratio.
     gpu = _paired(candidates, lambda: triton.testing.do_bench(go), GPU_ROUNDS)
@@ -305,7 +310,7 @@ def measure(name: str, build: Callable[[], Any], candidates: list[str], seed: in
             "changed_outputs": decision.changed_outputs if decision else {},
             "confirm_ms": decision.confirm_ms if decision else {},
             "back_to_back_ms": decision.back_to_back_ms if decision else {},
-            "late_combination": decision.late_combination if decision else None,
+            "late_combination": decision.late_combination if decision else None, "follow_up": follow_up,
             "compile_s": decision.compile_s if decision else None,
             "phases_s": decision.phases_s if decision else None,
             "spread": max((max(v) - min(v)) / statistics.median(v) for v in (stock_ms, auto_ms)),

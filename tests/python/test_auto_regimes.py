@@ -12,7 +12,7 @@ from triton_ext.testing import repo_root
 
 REPO = repo_root()
 SHARDS = [REPO / "benchmarks" / "results" / f"auto-mode-all{i}-h200.json" for i in range(4)]
-#: The whole corpus again at e788147, with nvidia_pipeline_deeper a candidate (an H100: no H200 was lent).
+#: The whole corpus again on an H100 (no H200 was lent), the latest run (a29d999).
 SHARDS_H100 = [REPO / "benchmarks" / "results" / f"auto-mode-all{i}-h100.json" for i in range(4)]
 
 
