@@ -71,3 +71,22 @@ def test_incomplete_toolchain_is_not_trusted(tmp_path: Path) -> None:
     (tmp_path / "toolchain").mkdir()
     (tmp_path / "toolchain" / "toolchain.json").write_text(json.dumps(data))
     assert _toolchain.read_toolchain(tmp_path) is None
+
+
+def test_a_record_whose_triton_is_gone_is_pointed_at_this_one_without_a_download(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # One cache serves every checkout: the record names the triton of whichever ran `triton-ext
+    # toolchain` last, and that venv may be gone. Its headers and tools still serve: the record is
+    # trusted and retargeted, where before it read as incomplete and the whole toolchain was
+    # downloaded again (here the mirror is unreachable, so a download would fail).
+    data = json.loads(_toolchain.manifest_path().read_text())
+    gone = tmp_path / "deleted-venv" / "triton"
+    data.update(triton_dir=str(gone), libtriton=str(gone / "_C" / "libtriton.so"), triton_include=str(gone / "include"))
+    (tmp_path / "toolchain").mkdir()
+    (tmp_path / "toolchain" / "toolchain.json").write_text(json.dumps(data))
+    assert _toolchain.read_toolchain(tmp_path) is not None
+    monkeypatch.setattr(_toolchain, "SID_MIRROR", "http://127.0.0.1:9/debian")
+    tc = _toolchain.ensure_toolchain(tmp_path, quiet=True)
+    version, triton_dir = _toolchain.locate_triton()
+    assert tc.triton_dir == str(triton_dir) and Path(tc.libtriton).exists() and tc.mlir_tblgen == data["mlir_tblgen"]
+    assert json.loads(_toolchain.manifest_path(tmp_path).read_text())["triton_dir"] == str(triton_dir)

@@ -135,7 +135,8 @@ def _check_toolchain(report: Report, needed: bool) -> None:
         report.say(f"toolchain: {toolchain_json}")
         report.say(f"  compiler: {toolchain.cxx} ({toolchain.cxx_version})")
         report.say(f"  LLVM headers: Debian sid {toolchain.llvm_version}; mlir-tblgen: {toolchain.mlir_tblgen}")
-        report.say(f"  built against triton {toolchain.triton_version} at {toolchain.triton_dir}")
+        gone = "" if Path(toolchain.triton_dir).exists() else " (gone; `triton-ext toolchain` points it at this one)"
+        report.say(f"  built against triton {toolchain.triton_version} at {toolchain.triton_dir}{gone}")
         for note in toolchain.notes:
             report.say(f"  note: {note}")
         return

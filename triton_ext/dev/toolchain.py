@@ -103,7 +103,12 @@ def manifest_path(cache_dir: Path | None = None) -> Path:
 
 
 def read_toolchain(cache_dir: Path | None = None) -> Toolchain | None:
-    """Return the recorded toolchain if it exists and every path it names is still there."""
+    """Return the recorded toolchain if it exists and every file of its own is still there.
+
+    Its triton paths are not its own: they name the triton install that last ran `triton-ext
+    toolchain`, which another checkout's may have been (one cache serves them all), and may be
+    gone since. They are not checked here; :func:`ensure_toolchain` points them at the running
+    triton (no download), and a build uses the triton of the Python that drives it."""
     path = manifest_path(cache_dir)
     try:
         data = json.loads(path.read_text())
@@ -112,8 +117,7 @@ def read_toolchain(cache_dir: Path | None = None) -> Toolchain | None:
         return None
     if tc.schema != TOOLCHAIN_SCHEMA:
         return None
-    needed = (tc.cxx, tc.mlir_tblgen, tc.mlir_include, tc.llvm_include, tc.abi_override_include,
-              tc.libtriton, tc.triton_include)
+    needed = (tc.cxx, tc.mlir_tblgen, tc.mlir_include, tc.llvm_include, tc.abi_override_include)
     if not all(Path(p).exists() for p in needed):
         return None
     return tc
