@@ -653,8 +653,8 @@ def test_the_combination_of_two_winners_compiles_within_the_budget(monkeypatch: 
     if budget_left_s < 10:
         _variants.time_variants(auto, lambda *a, **k: None, object(), 0, (), {}, (1,), kernels, decision,
                                 backup, deadline)
-        # The combination still compiling (it finishes in the background) when only the time to
-        # confirm the single winner is left: that winner is kept, within the budget.
+        # The combination still compiling (it finishes in the background) when only the time for
+        # its own rounds against the winner is left: that winner is kept, within the budget.
         assert auto.compiled == [] and len(auto.pending) == 1 and not auto.pending[0].done()
         assert decision.error is None and decision.choice == "grid_swizzle"
         assert set(decision.confirm_ms) == {"", "grid_swizzle"}
@@ -671,6 +671,7 @@ def test_the_combination_of_two_winners_compiles_within_the_budget(monkeypatch: 
         assert auto.compiled == ["grid_swizzle+loop_split"] and auto.pending == []
         assert decision.error is None and decision.choice == "grid_swizzle+loop_split"
         assert decision.late_combination is None and decision.keep_on_disk
+        # The winner's confirming rounds against no pass, then the combination's against the winner.
         assert set(decision.confirm_ms) == {"", "grid_swizzle", "grid_swizzle+loop_split"}
 
 
