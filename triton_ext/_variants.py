@@ -448,8 +448,10 @@ def time_combination(auto: Tuner, run: Callable[..., Any] | None, fn: Any, devic
     (vLLM's 3-D unified decode lost a 1.25x winner so at e788147).
 
     Sets ``decision``'s choice (the winner or the combination), its timings (under those names),
-    and its late combination again when the combination is still compiling at ``deadline`` or
-    its rounds did not fit before it: the next activation then times it."""
+    why the combination was not kept where its timing failed (``decision.failed``; the winner's
+    choice stands, so ``decision.error`` stays unset), and its late combination again when the
+    combination is still compiling at ``deadline`` or its rounds did not fit before it: the next
+    activation then times it."""
     winner, combo = decision.choice, decision.late_combination
     assert winner and combo is not None
     decision.late_combination = None
@@ -484,6 +486,9 @@ def time_combination(auto: Tuner, run: Callable[..., Any] | None, fn: Any, devic
     for timings in (decision.timings_ms, decision.confirm_ms, decision.back_to_back_ms, decision.spreads):
         if "" in timings:
             timings[winner] = timings.pop("")
-    if decision.error is not None and time.perf_counter() > deadline:
-        decision.late_combination = combo  # its rounds did not fit: the next activation's turn
     decision.choice = decision.choice or winner
+    if decision.error is not None:  # time_variants speaks of no pass; here the winner stays
+        decision.failed[combo] = decision.error.replace("no pass kept", f"{winner} kept")
+        decision.error = None
+        if time.perf_counter() > deadline:
+            decision.late_combination = combo  # its rounds did not fit: the next activation's turn

@@ -748,7 +748,7 @@ class _Follower(_SlowCombination):
 
 
 @pytest.mark.parametrize("case", ["faster", "within the noise", "still compiling", "too late for its rounds", "fails",
-                                  "the winner's", "timing fails"])
+                                  "the winner's", "timing fails", "rounds past the budget"])
 def test_a_late_combination_replaces_its_winner_only_if_it_beats_it(monkeypatch: pytest.MonkeyPatch,
                                                                      case: str) -> None:
     # A winner chosen while the combination of the two winners still compiled is kept on disk;
@@ -763,11 +763,17 @@ def test_a_late_combination_replaces_its_winner_only_if_it_beats_it(monkeypatch:
     combo = "grid_swizzle+loop_split"
     rounds = {"": [1.0] * 4, combo: [0.8] * 4 if case != "within the noise" else [0.995] * 4}
 
+    clock, jump = time.perf_counter, [0.0]
+
     def timed(variants: list[str], *_: Any, **__: Any) -> dict[str, list[float]]:
         if case == "timing fails":
             raise RuntimeError("an illegal memory access was encountered")
+        if case == "rounds past the budget":  # a slow kernel's rounds: the clock jumps past the deadline
+            jump[0] += 120.0
+            _variants.check_budget(time.perf_counter() - 1.0, "timing")
         return {v: rounds[v] for v in variants}
 
+    monkeypatch.setattr(time, "perf_counter", lambda: clock() + jump[0])
     monkeypatch.setattr(_variants, "flush_buffer", lambda: None)  # no GPU here: the rounds are given
     monkeypatch.setattr(_variants, "interleaved_rounds", timed)
     auto = _Follower({"fails": "fails", "the winner's": "the winner's"}.get(case, "its own"))
@@ -791,6 +797,10 @@ def test_a_late_combination_replaces_its_winner_only_if_it_beats_it(monkeypatch:
         assert decision.late_combination == combo and len(auto.pending) == 1 and decision.timings_ms == {}
         auto.release.set()
         auto.pending[0].result(timeout=60)
+    elif case == "rounds past the budget":  # compiled, but its rounds did not fit: the activation after times it
+        assert decision.late_combination == combo and auto.pending == [] and decision.error is None
+        assert decision.failed == {combo: "over the first-launch budget of 6 s (TRITON_EXT_AUTO_BUDGET_S) before "
+                                          "timing: grid_swizzle kept"}
     else:
         assert decision.late_combination is None and auto.pending == []
     if case == "fails":
@@ -799,8 +809,10 @@ def test_a_late_combination_replaces_its_winner_only_if_it_beats_it(monkeypatch:
         assert decision.timings_ms == {} and auto.selected == []
     if case == "within the noise":
         assert set(decision.confirm_ms) == set() and decision.timings_ms["grid_swizzle"] == 1.0
-    if case == "timing fails":
-        assert decision.error == "timing failed, no pass kept: RuntimeError: an illegal memory access was encountered"
+    if case == "timing fails":  # the winner's choice stands: no error, the combination dropped and why
+        assert decision.error is None and decision.keep_on_disk
+        assert decision.failed == {combo: "timing failed, grid_swizzle kept: RuntimeError: an illegal memory access "
+                                          "was encountered"}
 
 
 def test_the_combination_leaves_time_for_the_rounds_after_it() -> None:
