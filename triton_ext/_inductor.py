@@ -60,10 +60,10 @@ from ._choice import choose_in_both, spread, winners
 from ._inductor_compile import (TAG, NoPass, compile_variant, declared_off_launcher, expand, left_out, prune,
                                quiet_variant_compiles)
 from ._outputs import OutputCheck, OutputsUnverifiable
-from ._timing import ReadingPlan, back_to_back_ms, flush_buffer, gpu_time_ms, interleaved_rounds, windows_for
+from ._timing import ReadingPlan, back_to_back_ms, flush_buffer, gpu_time_ms, interleaved_rounds
 from ._settings import settings
-from ._variants import (CONFIRM_ROUNDS, REP_MS, ROUNDS, Decision, OverBudget, check_budget, describe_error,
-                        screen_variants)
+from ._variants import (CONFIRM_ROUNDS, REP_MS, ROUNDS, Decision, OverBudget, back_to_back_reading, check_budget,
+                        describe_error, screen_variants)
 
 __all__ = ["MODULE", "install", "installed", "why_not"]
 
@@ -325,8 +325,7 @@ def _time_variants(self: Any, decision: Decision, variants: dict[str, Any], args
             decision.confirm_ms = {v: statistics.median(t) for v, t in confirm.items()}
             kept = winners(confirm)
             if kept:
-                calls = max(5, min(500, int(REP_MS / max(decision.timings_ms[""], 1e-3))))
-                windows = windows_for(calls, decision.timings_ms[""])
+                calls, windows = back_to_back_reading(decision.timings_ms[""])
                 b2b = interleaved_rounds(["", *kept], lambda v: back_to_back_ms(lambda: go(v), calls, windows),
                                          CONFIRM_ROUNDS, before=lambda _: check_budget(deadline, "timing back to back"))
                 decision.back_to_back_ms = {v: statistics.median(t) for v, t in b2b.items()}

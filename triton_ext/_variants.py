@@ -33,7 +33,7 @@ from ._triton import isolated
 from ._timing import ReadingPlan, back_to_back_ms, flush_buffer, gpu_time_ms, interleaved_rounds, windows_for
 
 __all__ = ["ROUNDS", "CONFIRM_ROUNDS", "REP_MS", "Decision", "Tuner", "compile_variants", "time_variants", "describe_error",
-           "compile_failure", "time_combination", "on_saved_arguments", "may_change",
+           "compile_failure", "time_combination", "back_to_back_reading", "on_saved_arguments", "may_change",
            "screen_variants", "OverBudget", "check_budget", "SameAsStock", "PASS_STAGES", "last_stage",
            "stop_if_stock"]
 
@@ -94,6 +94,15 @@ ROUNDS = 4
 CONFIRM_ROUNDS = 3
 #: GPU time per reading (two readings per variant and round).
 REP_MS = 12.5
+
+
+def back_to_back_reading(call_ms: float) -> tuple[int, int]:
+    """Calls and windows of one back-to-back reading of a kernel of ``call_ms`` GPU time: about
+    :data:`REP_MS` of it, 5 to 500 calls, in windows, the fastest kept (:func:`windows_for`: a
+    compile the budget left running holds the GIL at times, and a pause of the launching thread
+    would read as a slower kernel)."""
+    calls = max(5, min(500, int(REP_MS / max(call_ms, 1e-3))))
+    return calls, windows_for(calls, call_ms)
 
 
 def combination_reserve_s(reading_s: float) -> float:
@@ -360,11 +369,7 @@ def time_variants(auto: Tuner, run: Callable[..., Any] | None, fn: Any, device: 
         # The launch regime: back to back through the JIT, as the user launches the kernel
         # (issue 27.3); a variant must win there too.
         check_budget(deadline, "timing back to back")
-        calls = max(5, min(500, int(REP_MS / max(decision.timings_ms[""], 1e-3))))
-        # In windows, the fastest kept: a compile still running in the background (one the budget
-        # left behind) holds the GIL at times, and a pause of this thread would read as a slower
-        # kernel.
-        windows = windows_for(calls, decision.timings_ms[""])
+        calls, windows = back_to_back_reading(decision.timings_ms[""])
 
         def b2b_one(variant: str) -> float:
             with _selection.using(auto.selection(variant)):
@@ -483,7 +488,7 @@ def time_combination(auto: Tuner, run: Callable[..., Any] | None, fn: Any, devic
                   combine=False)
     if compiled is not None:
         decision.applicable = applicable
-    for timings in (decision.timings_ms, decision.confirm_ms, decision.back_to_back_ms, decision.spreads):
+    for timings in (getattr(decision, name) for name in _TIMINGS):
         if "" in timings:
             timings[winner] = timings.pop("")
     decision.choice = decision.choice or winner
