@@ -97,7 +97,8 @@ def pipeline_for(name: str, options: dict[str, str] | None = None
 
 
 @functools.lru_cache(maxsize=4096)
-def before_after(text: str, pass_name: str, options: tuple[tuple[str, str], ...] = ()) -> Programs:
+def before_after(text: str, pass_name: str, options: tuple[tuple[str, str], ...] = (),
+                 then: tuple[str, ...] = ()) -> Programs:
     """Parse ``text``, print it (before) and run ``pass_name`` and its follow-ups on it (after).
 
     The "before" side is also printed by MLIR, so both sides reach the interpreter in the same
@@ -105,9 +106,10 @@ def before_after(text: str, pass_name: str, options: tuple[tuple[str, str], ...]
     pass: canonicalize folds a loop of one constant trip into straight-line code, so trip counts
     compare like with like only when both sides went through it (a kernel the pass declined was
     reported as "1 trip expected, 0 run"). Values are still checked against exact host models
-    where a test has one.
+    where a test has one. ``then`` names built-in passes both sides run last: Triton's
+    ``loop_unroll`` for a pass that only writes the attribute that pass reads.
     """
-    pipeline = pipeline_for(pass_name, dict(options))
+    pipeline = pipeline_for(pass_name, dict(options)) + tuple((name, None) for name in then)
     before = _print(text, pipeline[1:])
     after = _print(text, pipeline)
     return Programs(before, after, parse_module(before), parse_module(after))

@@ -114,11 +114,14 @@ def test_versioning_changes_no_result(width: int, step: int | None) -> None:
 
 
 def check_guard_lanes(after: str, flag_type: str, flag_addr: int, pointers: tuple[int, ...], memory,
-                      seed: str, width: int, step: int | None, stages: int, count: int) -> None:
+                      seed: str, width: int, step: int | None, stages: int, count: int,
+                      admits=guard, sound=nothing_wraps) -> None:
     """Runs ``after`` (a pass's output, one versioned loop) with a flag stored first thing in the
-    pipelined branch, through the pointer argument whose address is ``flag_addr`` (of element type
-    ``flag_type``), and checks that the guard sends exactly the lanes ``guard`` admits there and
-    that nothing wraps on them (``pointers``: the kernel's pointer arguments, in order)."""
+    guarded branch, through the pointer argument whose address is ``flag_addr`` (of element type
+    ``flag_type``), and checks that the guard sends exactly the lanes ``admits`` admits there and
+    that ``sound`` holds on them (``pointers``: the kernel's pointer arguments, in order; both
+    predicates take ``lb, ub, step, width, stages``, ``stages`` being the pass's depth or factor).
+    The defaults are the pipelining passes' guard and what their pipelined loop evaluates."""
     from tests.differential.mlir_text import parse_module
 
     lines = after.splitlines()
@@ -139,12 +142,12 @@ def check_guard_lanes(after: str, flag_type: str, flag_addr: int, pointers: tupl
         if event.addr.ndim == 1 and (event.addr == flag_addr).all():
             taken |= event.mask
     steps = [step if step is not None else c[2] for c in args]
-    expected = np.array([guard(c[0], c[1], st, width, stages) for c, st in zip(args, steps)])
+    expected = np.array([admits(c[0], c[1], st, width, stages) for c, st in zip(args, steps)])
     assert expected.any() and (~expected).any()  # both sides of the guard are exercised
     wrong = np.nonzero(taken != expected)[0][:5].tolist()
     assert not wrong, [(args[i], "pipelined" if taken[i] else "original") for i in wrong]
     # And the guard is sound: where it sends the loop to the pipelined copy, nothing wraps.
-    unsound = [c for c, st, t in zip(args, steps, taken) if t and not nothing_wraps(c[0], c[1], st, width, stages)]
+    unsound = [c for c, st, t in zip(args, steps, taken) if t and not sound(c[0], c[1], st, width, stages)]
     assert not unsound, unsound[:5]
 
 
