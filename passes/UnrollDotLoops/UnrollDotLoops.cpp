@@ -85,6 +85,9 @@ StringRef declineReason(scf::ForOp loop) {
     return "the loop is warp-specialized";
   if (loop.getUnsignedCmp())
     return "the loop compares its bounds unsigned";
+  if (!isa<IntegerType>(loop.getInductionVar().getType()))
+    return "the loop's induction variable is not an integer (the guard needs "
+           "its width)";
   bool nested = false, dot = false, load = false;
   loop.getBody()->walk([&](Operation *op) {
     nested |= isa<LoopLikeOpInterface>(op);

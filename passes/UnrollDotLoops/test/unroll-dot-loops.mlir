@@ -150,3 +150,25 @@ tt.func public @declined(%a: !tt.ptr<f16>, %c: !tt.ptr<f32>, %n: i32) {
   tt.store %pc, %s : tensor<16x16x!tt.ptr<f32>>
   tt.return
 }
+
+// -----
+
+// An index-typed loop (Triton's are i32 or i64): the guard needs the width, so it is left alone.
+// CHECK-LABEL: tt.func public @index_loop
+// CHECK-NOT:     scf.if
+// CHECK-NOT:     tt.loop_unroll_factor
+// REMARK: remark: unroll_dot_loops: not applied: the loop's induction variable is not an integer (the guard needs its width)
+tt.func public @index_loop(%a: !tt.ptr<f16>, %c: !tt.ptr<f32>, %n: index) {
+  %zero = arith.constant dense<0.000000e+00> : tensor<16x16xf32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %pa = tt.splat %a : !tt.ptr<f16> -> tensor<16x16x!tt.ptr<f16>>
+  %r = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<16x16xf32>) {
+    %x = tt.load %pa : tensor<16x16x!tt.ptr<f16>>
+    %d = tt.dot %x, %x, %acc : tensor<16x16xf16> * tensor<16x16xf16> -> tensor<16x16xf32>
+    scf.yield %d : tensor<16x16xf32>
+  }
+  %pc = tt.splat %c : !tt.ptr<f32> -> tensor<16x16x!tt.ptr<f32>>
+  tt.store %pc, %r : tensor<16x16x!tt.ptr<f32>>
+  tt.return
+}
