@@ -6,7 +6,7 @@
 // dot loop with two bodies per iteration lets the scheduler overlap one
 // k-block's loads and address math with the other's wgmma (the loop-unroll
 // probe, benchmarks/loop_unroll_probe_gpu.py: 1.03-1.16x on 7 of 27 real dot
-// loops, slower on 8, so the transparent mode times it per kernel). Triton
+// loops, slower on 8: a transparent-mode candidate, timed per kernel). Triton
 // already has the transformation: its loop_unroll pass, last in make_ttir,
 // unrolls every loop carrying `tt.loop_unroll_factor`. This pass only writes
 // that attribute, on a guarded copy of the loop.

@@ -8,9 +8,9 @@ with 8 warps and 2 stages (fla's matmul when shared memory is short; the probe's
 with the pass. The IR check requires the dot loop versioned: an unrolled copy (Triton's
 loop_unroll already ran: a main loop of two dots and a remainder loop) and the original.
 
-The pass is a transparent-mode candidate, not a default: the mode keeps it only on kernels where it
-wins. So the speed target is no more than "never slower beyond the spread" where the probe saw it
-win, and this benchmark records where it does not.
+The pass wins on some dot loops and loses on others (it is meant for the transparent mode, which
+keeps a variant only where it wins), so the speed target is no more than "never slower beyond the
+spread" at the tile shapes where the probe saw it win; this benchmark records the rest.
 
 ``--check`` runs both sides of the guard on the GPU: K off the block multiples (the remainder
 loop), a loop ending at the guard's limit (``2^31 - 1 - 2 * BLOCK_K``, unrolled) and one ending

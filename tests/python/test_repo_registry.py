@@ -24,5 +24,5 @@ def test_auto_candidates_are_the_optimizations_marked_in_the_registry() -> None:
     manifest = load_manifest(REPO / "registry.yaml", entry_points=False)
     marked = sorted(p.name for p in manifest.passes if p.auto)
     assert marked == ["grid_swizzle", "loop_split", "nvidia_auto_pdl", "nvidia_pipeline_deeper", "nvidia_pipeline_dots",
-                      "nvidia_stream_eviction", "unroll_dot_loops"]
+                      "nvidia_stream_eviction"]
     assert not next(p for p in manifest.passes if p.name == "nvidia_occupancy_hint").auto
