@@ -109,9 +109,10 @@ def snapshot(outputs: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
 
 
 def identical(a: dict[str, torch.Tensor], b: dict[str, torch.Tensor]) -> bool:
-    return a.keys() == b.keys() and all(
-        a[k].shape == b[k].shape and torch.equal(a[k].contiguous().view(torch.uint8), b[k].contiguous().view(torch.uint8))
-        for k in a)
+    """Every byte of every tensor equal (a 0-d tensor too: its bytes are viewed through a 1-d copy)."""
+    def raw(t: torch.Tensor) -> torch.Tensor:
+        return t.contiguous().reshape(-1).view(torch.uint8)
+    return a.keys() == b.keys() and all(a[k].shape == b[k].shape and torch.equal(raw(a[k]), raw(b[k])) for k in a)
 
 
 def times(go: Callable[[], Any]) -> tuple[float, float]:

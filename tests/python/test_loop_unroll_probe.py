@@ -105,3 +105,16 @@ def test_only_innermost_loops_that_load_and_carry_no_factor_are_marked() -> None
     assert lines[7] == "    }"
     assert lines[11] == "    } {tt.loop_unroll_factor = 1 : i32}"
     assert lines[14] == "    }"
+
+
+def test_outputs_compare_byte_for_byte_including_0d_tensors() -> None:
+    # The probe's comparison (shared with the launch-option probe): bytes, not values, so -0.0
+    # differs from 0.0 and a NaN equals itself; a 0-d output (the hold-out set's Liger element-wise
+    # multiply has one) used to raise instead of comparing.
+    import torch  # the realworld extra (tools/setup.sh); a missing one fails
+    from benchmarks.launch_option_probe_gpu import identical
+
+    assert identical({"s": torch.tensor(1.5)}, {"s": torch.tensor(1.5)})
+    assert not identical({"s": torch.tensor(0.0)}, {"s": torch.tensor(-0.0)})
+    assert identical({"v": torch.tensor([float("nan"), 2.0])}, {"v": torch.tensor([float("nan"), 2.0])})
+    assert not identical({"v": torch.ones(3)}, {"v": torch.ones(3), "w": torch.ones(1)})
