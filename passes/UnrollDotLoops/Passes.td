@@ -1,4 +1,4 @@
-//===- Passes.td - Unroll innermost dot loops ---------------*- tablegen -*-===//
+//===- Passes.td - Unroll innermost dot loops -------------*- tablegen -*-===//
 //
 // SPDX-License-Identifier: Apache-2.0
 //

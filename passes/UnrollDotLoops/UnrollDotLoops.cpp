@@ -46,12 +46,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "triton-ext/LoopVersioning.h"
 #include "triton-ext/PassInfra.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
-#include "mlir/IR/IRMapping.h"
 #include "mlir/Pass/Pass.h"
 #include "triton/Dialect/Triton/IR/Dialect.h"
 #include "triton/Dialect/Triton/IR/OpInterfaces.h"
@@ -103,59 +103,21 @@ StringRef declineReason(scf::ForOp loop) {
   return "";
 }
 
-/// `0 < step <= MAX / factor` and `0 <= lb <= ub <= MAX - factor * step`, in
-/// the induction variable's type (see the file comment).
-Value boundsGuard(OpBuilder &b, Location loc, scf::ForOp loop,
-                  int64_t factor) {
-  Type type = loop.getInductionVar().getType();
-  unsigned width = type.getIntOrFloatBitWidth();
-  APInt max = APInt::getSignedMaxValue(width);
-  auto constant = [&](const APInt &v) -> Value {
-    return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, v));
-  };
-  Value lb = loop.getLowerBound(), ub = loop.getUpperBound(),
-        step = loop.getStep();
-  Value zero = constant(APInt(width, 0));
-  Value stepLimit = constant(max.sdiv(APInt(width, factor)));
-  // May wrap when the step is over its limit; the checks are and-ed and the
-  // step's check is then false.
-  Value upperLimit = arith::SubIOp::create(
-      b, loc, constant(max),
-      arith::MulIOp::create(b, loc, step, constant(APInt(width, factor))));
-  using P = arith::CmpIPredicate;
-  Value checks[] = {
-      arith::CmpIOp::create(b, loc, P::sgt, step, zero),
-      arith::CmpIOp::create(b, loc, P::sle, step, stepLimit),
-      arith::CmpIOp::create(b, loc, P::sge, lb, zero),
-      arith::CmpIOp::create(b, loc, P::sle, lb, ub),
-      arith::CmpIOp::create(b, loc, P::sle, ub, upperLimit),
-  };
-  Value all = checks[0];
-  for (Value check : ArrayRef<Value>(checks).drop_front())
-    all = arith::AndIOp::create(b, loc, all, check);
-  return all;
-}
-
-/// Replaces `loop` by `if (guard) { loop, unrolled } else { loop }`.
-void versionLoop(scf::ForOp loop, int64_t factor) {
+/// Replaces `loop` by `if (guard) { loop, unrolled } else { loop }`. The guard
+/// is the shared bounds guard (`0 < step <= MAX / factor`, both bounds in
+/// `[0, MAX - factor * step]`) and `lb <= ub`: together, `0 <= lb <= ub <=
+/// MAX - factor * step` (see the file comment).
+void unrollGuarded(scf::ForOp loop, int64_t factor) {
   OpBuilder b(loop);
   Location loc = loop.getLoc();
-  Value guard = boundsGuard(b, loc, loop, factor);
-  auto branch = scf::IfOp::create(b, loc, loop.getResultTypes(), guard,
-                                  /*addThenBlock=*/true,
-                                  /*addElseBlock=*/true);
-  OpBuilder thenBuilder = branch.getThenBodyBuilder();
-  IRMapping mapping;
-  auto unrolled = cast<scf::ForOp>(thenBuilder.clone(*loop, mapping));
-  unrolled->setAttr(kUnrollFactor, b.getI32IntegerAttr(factor));
-  scf::YieldOp::create(thenBuilder, loc, unrolled.getResults());
-
-  loop->replaceAllUsesWith(branch.getResults());
-  loop->setAttr(kUnrollFactor, b.getI32IntegerAttr(1));
-  Block *elseBlock = branch.elseBlock();
-  loop->moveBefore(elseBlock, elseBlock->end());
-  OpBuilder elseBuilder = OpBuilder::atBlockEnd(elseBlock);
-  scf::YieldOp::create(elseBuilder, loc, loop.getResults());
+  Value forward = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle,
+                                        loop.getLowerBound(),
+                                        loop.getUpperBound());
+  Value guard = arith::AndIOp::create(
+      b, loc, mlir::triton_ext::loopBoundsGuard(b, loc, loop, factor),
+      forward);
+  mlir::triton_ext::versionLoop(loop, guard, kUnrollFactor, factor,
+                                /*originalValue=*/1);
 }
 
 /// True when the body of `loop` holds a dot (the loops the remarks are about).
@@ -183,7 +145,7 @@ public:
     for (scf::ForOp loop : loops) {
       StringRef reason = declineReason(loop);
       if (reason.empty()) {
-        versionLoop(loop, factor);
+        unrollGuarded(loop, factor);
         continue;
       }
       LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE ": not unrolled (" << reason

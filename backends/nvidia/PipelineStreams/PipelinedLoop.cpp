@@ -19,18 +19,18 @@
 //    `i + k * step < ub`, which it evaluates as `i < ub - k * step`, and it
 //    evaluates `lb + k * step` in its prologue, for k < N. Near the limits of
 //    the induction variable's type those wrap and would prefetch (or skip)
-//    the wrong iterations. versionLoop guards the pipelined copy so that none
-//    of them can wrap: `0 < step <= MAX / N` and both bounds in
+//    the wrong iterations. The loop is versioned (LoopVersioning.h) so that
+//    none of them can wrap: `0 < step <= MAX / N` and both bounds in
 //    `[0, MAX - N * step]`. Under any other bounds the original loop runs.
 //
 //===----------------------------------------------------------------------===//
 
 #include "PipelinedLoop.h"
+#include "triton-ext/LoopVersioning.h"
 #include "triton-ext/TargetFilter.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
-#include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "triton/Dialect/Triton/IR/Dialect.h"
 #include "llvm/Support/Debug.h"
@@ -80,38 +80,6 @@ int64_t prefetchBytes(scf::ForOp loop, int64_t numStages) {
       bytes += type.getNumElements() *
                llvm::divideCeil(type.getElementTypeBitWidth(), 8);
   return bytes * (numStages - 1);
-}
-
-/// `0 < step <= MAX / n` and `lb, ub` in `[0, MAX - n * step]`, in the
-/// induction variable's type: no `lb + k * step`, `ub - k * step` or
-/// `ub + k * step` with `k <= n` wraps.
-Value boundsGuard(OpBuilder &b, Location loc, scf::ForOp loop, int64_t n) {
-  Type type = loop.getInductionVar().getType();
-  unsigned width = type.getIntOrFloatBitWidth();
-  APInt max = APInt::getSignedMaxValue(width);
-  auto constant = [&](const APInt &v) {
-    return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, v));
-  };
-  Value zero = constant(APInt(width, 0));
-  Value stepLimit = constant(max.sdiv(APInt(width, n)));
-  Value steps =
-      arith::MulIOp::create(b, loc, loop.getStep(), constant(APInt(width, n)));
-  // It may wrap when the step is out of range, but the checks are and-ed,
-  // and the step checks are then false.
-  Value boundLimit = arith::SubIOp::create(b, loc, constant(max), steps);
-  using P = arith::CmpIPredicate;
-  Value checks[] = {
-      arith::CmpIOp::create(b, loc, P::sgt, loop.getStep(), zero),
-      arith::CmpIOp::create(b, loc, P::sle, loop.getStep(), stepLimit),
-      arith::CmpIOp::create(b, loc, P::sge, loop.getLowerBound(), zero),
-      arith::CmpIOp::create(b, loc, P::sge, loop.getUpperBound(), zero),
-      arith::CmpIOp::create(b, loc, P::sle, loop.getLowerBound(), boundLimit),
-      arith::CmpIOp::create(b, loc, P::sle, loop.getUpperBound(), boundLimit),
-  };
-  Value all = checks[0];
-  for (Value check : ArrayRef<Value>(checks).drop_front())
-    all = arith::AndIOp::create(b, loc, all, check);
-  return all;
 }
 
 /// True when the body of `loop` (nested regions included) holds a load.
@@ -172,32 +140,15 @@ static std::string notPipelinableReason(scf::ForOp loop, bool withDot,
 }
 
 /// Replaces `loop` by its guarded, pipelined copy and itself (see
-/// pipelineLoops).
-static void versionLoop(scf::ForOp loop, int64_t numStages,
-                        int64_t originalStages) {
+/// pipelineLoops). `tt.num_stages = originalStages` keeps the original as
+/// Triton compiles it without the pass (1 for the loops Triton would not
+/// pipeline, the kernel's num_stages for the dot loops nvidia_pipeline_deeper
+/// deepens) and marks it decided, so a second run changes nothing.
+static void pipelineGuarded(scf::ForOp loop, int64_t numStages,
+                            int64_t originalStages) {
   OpBuilder b(loop);
-  Location loc = loop.getLoc();
-  Value guard = boundsGuard(b, loc, loop, numStages);
-  auto branch = scf::IfOp::create(b, loc, loop.getResultTypes(), guard,
-                                  /*addThenBlock=*/true,
-                                  /*addElseBlock=*/true);
-  // The pipelined copy.
-  OpBuilder thenBuilder = branch.getThenBodyBuilder();
-  IRMapping mapping;
-  auto pipelined = cast<scf::ForOp>(thenBuilder.clone(*loop, mapping));
-  pipelined->setAttr(kNumStages, b.getI32IntegerAttr(numStages));
-  scf::YieldOp::create(thenBuilder, loc, pipelined.getResults());
-  // The original loop, moved into the other branch. `tt.num_stages =
-  // originalStages` keeps it as Triton compiles it without the pass (1 for
-  // the loops Triton would not pipeline, the kernel's num_stages for the dot
-  // loops nvidia_pipeline_deeper deepens) and marks it decided, so a second
-  // run changes nothing.
-  loop->replaceAllUsesWith(branch.getResults());
-  loop->setAttr(kNumStages, b.getI32IntegerAttr(originalStages));
-  Block *elseBlock = branch.elseBlock();
-  loop->moveBefore(elseBlock, elseBlock->end());
-  OpBuilder elseBuilder = OpBuilder::atBlockEnd(elseBlock);
-  scf::YieldOp::create(elseBuilder, loc, loop.getResults());
+  Value guard = loopBoundsGuard(b, loop.getLoc(), loop, numStages);
+  versionLoop(loop, guard, kNumStages, numStages, originalStages);
 }
 
 LogicalResult pipelineLoops(ModuleOp module, StringRef passName, bool withDot,
@@ -216,7 +167,7 @@ LogicalResult pipelineLoops(ModuleOp module, StringRef passName, bool withDot,
     std::string reason =
         notPipelinableReason(loop, withDot, numStages, maxPrefetchKb);
     if (reason.empty()) {
-      versionLoop(loop, numStages, originalStages);
+      pipelineGuarded(loop, numStages, originalStages);
       continue;
     }
     LLVM_DEBUG(llvm::dbgs() << passName << ": not pipelined (" << reason

@@ -12,20 +12,23 @@
 // A dot loop over run-time bounds: versioned on the bounds guard, the copy
 // under the guard marked for Triton's loop_unroll, the original marked 1.
 // CHECK-LABEL: tt.func public @dot_loop
+// CHECK-DAG:     %[[FWD:.*]] = arith.cmpi sle, %[[LB:.*]], %[[UB:.*]] : i32
 // CHECK-DAG:     %[[ZERO:.*]] = arith.constant 0 : i32
-// CHECK-DAG:     %[[MAX:.*]] = arith.constant 2147483647 : i32
 // F2-DAG:        %[[STEPMAX:.*]] = arith.constant 1073741823 : i32
 // F4-DAG:        %[[STEPMAX:.*]] = arith.constant 536870911 : i32
 // F2-DAG:        %[[F:.*]] = arith.constant 2 : i32
 // F4-DAG:        %[[F:.*]] = arith.constant 4 : i32
 // CHECK:         %[[FS:.*]] = arith.muli %[[STEP:.*]], %[[F]] : i32
-// CHECK:         %[[UBMAX:.*]] = arith.subi %[[MAX]], %[[FS]] : i32
-// CHECK-DAG:     %[[C1:.*]] = arith.cmpi sgt, %[[STEP]], %[[ZERO]] : i32
-// CHECK-DAG:     %[[C2:.*]] = arith.cmpi sle, %[[STEP]], %[[STEPMAX]] : i32
-// CHECK-DAG:     %[[C3:.*]] = arith.cmpi sge, %[[LB:.*]], %[[ZERO]] : i32
-// CHECK-DAG:     %[[C4:.*]] = arith.cmpi sle, %[[LB]], %[[UB:.*]] : i32
-// CHECK-DAG:     %[[C5:.*]] = arith.cmpi sle, %[[UB]], %[[UBMAX]] : i32
-// CHECK:         %[[R:.*]] = scf.if %{{.*}} -> (tensor<16x16xf32>) {
+// CHECK-NEXT:    %[[MAX:.*]] = arith.constant 2147483647 : i32
+// CHECK-NEXT:    %[[UBMAX:.*]] = arith.subi %[[MAX]], %[[FS]] : i32
+// CHECK-DAG:     arith.cmpi sgt, %[[STEP]], %[[ZERO]] : i32
+// CHECK-DAG:     arith.cmpi sle, %[[STEP]], %[[STEPMAX]] : i32
+// CHECK-DAG:     arith.cmpi sge, %[[LB]], %[[ZERO]] : i32
+// CHECK-DAG:     arith.cmpi sge, %[[UB]], %[[ZERO]] : i32
+// CHECK-DAG:     arith.cmpi sle, %[[LB]], %[[UBMAX]] : i32
+// CHECK-DAG:     arith.cmpi sle, %[[UB]], %[[UBMAX]] : i32
+// CHECK:         %[[OK:.*]] = arith.andi %{{.*}}, %[[FWD]] : i1
+// CHECK-NEXT:    %[[R:.*]] = scf.if %[[OK]] -> (tensor<16x16xf32>) {
 // CHECK:           %[[U:.*]] = scf.for %{{.*}} = %[[LB]] to %[[UB]] step %[[STEP]]
 // CHECK:             tt.dot
 // F2:            } {tt.loop_unroll_factor = 2 : i32}
