@@ -15,15 +15,10 @@ from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource
 
 from benchmarks import loop_unroll_probe_gpu as probe
+from triton_ext.testing import import_file
 
-
-@triton.jit
-def row_sums(x, out, n, BLOCK: tl.constexpr):
-    acc = tl.zeros((BLOCK,), dtype=tl.float32)
-    for start in range(0, n, BLOCK):
-        offs = start + tl.arange(0, BLOCK)
-        acc += tl.load(x + offs, mask=offs < n, other=0.0)
-    tl.store(out + tl.arange(0, BLOCK), acc)
+# A loop without a dot (unroll_dot_loops' own test kernel, which that pass leaves alone).
+row_sums = import_file(__file__, "../../passes/UnrollDotLoops/kernels.py").row_sum_kernel
 
 
 @triton.jit
@@ -42,7 +37,7 @@ def _compile(kernel: triton.runtime.JITFunction, signature: dict[str, str]) -> t
     return triton.compile(source, target=GPUTarget("cuda", 90, 32), options={"num_warps": 4, "num_stages": 3})
 
 
-_ROW_SUMS = {"x": "*fp32", "out": "*fp32", "n": "i32", "BLOCK": "constexpr"}
+_ROW_SUMS = {"x_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32", "BLOCK": "constexpr"}
 _TILED_DOT = {"a": "*fp16", "b": "*fp16", "c": "*fp32", "K": "i32", "BLOCK": "constexpr"}
 
 
