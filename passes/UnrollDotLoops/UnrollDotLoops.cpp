@@ -135,9 +135,10 @@ public:
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (factor < 2 || factor > 8) {
+    int64_t copies = factor.getValue();
+    if (copies < 2 || copies > 8) {
       module.emitError() << "unroll_dot_loops: factor must be in [2, 8], got "
-                         << factor;
+                         << copies;
       return signalPassFailure();
     }
     SmallVector<scf::ForOp> loops;
@@ -145,7 +146,7 @@ public:
     for (scf::ForOp loop : loops) {
       StringRef reason = declineReason(loop);
       if (reason.empty()) {
-        unrollGuarded(loop, factor);
+        unrollGuarded(loop, copies);
         continue;
       }
       LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE ": not unrolled (" << reason

@@ -26,28 +26,30 @@ require_built("unroll_dot_loops")  # an unbuilt plugin fails, never skips
 pytestmark = pytest.mark.usefixtures("fresh_cache")  # compile from scratch: the IR read back is this run's
 
 HOPPER = GPUTarget("cuda", 90, 32)
+MI300 = GPUTarget("hip", "gfx942", 64)
 GEMM = {**{name: "*fp16" for name in ("a_ptr", "b_ptr", "c_ptr")},
         **{name: "i32" for name in ("M", "N", "K", "k_start", "k_end", "stride_am", "stride_bk", "stride_cm")}}
 ALIGNED = ("M", "N", "K", "stride_am", "stride_bk", "stride_cm")
 
 
-def _compile(kernel, signature: dict[str, str], constexprs: dict[str, int], enabled: bool, **options):
+def _compile(kernel, signature: dict[str, str], constexprs: dict[str, int], enabled: bool,
+             target: GPUTarget = HOPPER, **options):
     # As the JIT specializes torch tensors and 16-multiple sizes: the pipeliner skips loads of less
     # than 32 bits per thread, which unaligned fp16 loads are.
     names = list(signature)
     aligned = [i for i, n in enumerate(names) if signature[n].startswith("*") or n in ALIGNED]
     source = ASTSource(kernel, {**signature, **{k: "constexpr" for k in constexprs}}, constexprs=constexprs,
                        attrs={(i,): [["tt.divisibility", 16]] for i in aligned})
-    compile_options = {"num_warps": 8, "num_stages": 3}
+    compile_options = {"num_warps": 8, "num_stages": 3} if target is HOPPER else {}
     if not enabled:
-        return triton.compile(source, target=HOPPER, options=compile_options)
+        return triton.compile(source, target=target, options=compile_options)
     with triton_ext.enabled("unroll_dot_loops", **options):
-        return triton.compile(source, target=HOPPER, options=compile_options)
+        return triton.compile(source, target=target, options=compile_options)
 
 
-def _gemm(enabled: bool, **options):
+def _gemm(enabled: bool, target: GPUTarget = HOPPER, **options):
     return _compile(kernels.matmul_kernel, GEMM, {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64}, enabled,
-                    **options)
+                    target, **options)
 
 
 def _loops(ttir: str) -> list[str]:
@@ -99,3 +101,28 @@ def test_a_loop_without_a_dot_is_left_alone():
     off = _compile(kernels.row_sum_kernel, signature, constexprs, False)
     strip = lambda ir: re.sub(r"\s*loc\((?:[^()]|\([^()]*\))*\)", "", ir)  # noqa: E731
     assert strip(on.asm["ttir"]) == strip(off.asm["ttir"])
+
+
+def test_amd_unrolls_the_guarded_copy_too():
+    # registry.yaml lists hip: AMD's make_ttir ends with the same loop_unroll.
+    loops = _loops(_gemm(True, target=MI300).asm["ttir"])
+    assert [loop.count("tt.dot ") for loop in loops] == [2, 1, 1], loops
+
+
+@pytest.mark.parametrize("factor", [1, 0, 9])
+def test_a_factor_outside_2_to_8_reaching_the_pass_is_an_error(factor, capfd, tmp_path):
+    # Handed to the plugin directly (not through triton_ext, which checks the declared range first),
+    # the pass still refuses it with a diagnostic instead of unrolling by it.
+    from triton._C.libtriton import ir, passes
+
+    triton_ext.load_extension("unroll_dot_loops")
+    path = tmp_path / "gemm.ttir"
+    path.write_text(_gemm(False).asm["ttir"])
+    context = ir.context()
+    ir.load_dialects(context)
+    module = ir.parse_mlir_module(str(path), context)
+    pm = ir.pass_manager(context)
+    passes.plugin.add_unroll_dot_loops(pm, [f"factor={factor}"])
+    with pytest.raises(RuntimeError):
+        pm.run(module, "unroll-dot-loops")
+    assert f"factor must be in [2, 8], got {factor}" in capfd.readouterr().err
