@@ -106,10 +106,13 @@ public:
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (minCtasPerSm < 1 || minCtasPerSm > 32) {
+    // The value, not the option: a pass option streamed into a diagnostic
+    // prints as a character.
+    unsigned ctas = minCtasPerSm.getValue();
+    if (ctas < 1 || ctas > 32) {
       module.emitOpError() << "triton-ext-nvidia-occupancy-hint: "
                               "min-ctas-per-sm must be in [1, 32], got "
-                           << minCtasPerSm;
+                           << ctas;
       return signalPassFailure();
     }
     int64_t shared = 0;

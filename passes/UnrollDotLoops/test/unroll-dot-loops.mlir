@@ -8,6 +8,12 @@
 // And with Triton's own loop_unroll after it, as make_ttir runs them.
 // RUN: %opt %s -split-input-file --pass unroll_dot_loops,canonicalize,loop_unroll --no-debug-info | FileCheck %s --check-prefix=UNROLL
 // RUN: env MLIR_ENABLE_DIAGNOSTICS=remarks %opt %s -split-input-file --pass 'unroll_dot_loops{remarks=true}' --no-debug-info 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
+// A factor outside [2, 8] is refused before the pass runs (Passes.td declares the range; the pass
+// itself refuses it too, test_unroll_dot_loops.py).
+// RUN: not %opt %s -split-input-file --pass 'unroll_dot_loops{factor=9}' 2>&1 | FileCheck %s --check-prefix=BAD9
+// BAD9: option factor: expected an int in [2, 8], found 9 (declared in UnrollDotLoops/Passes.td)
+// RUN: not %opt %s -split-input-file --pass 'unroll_dot_loops{factor=1}' 2>&1 | FileCheck %s --check-prefix=BAD1
+// BAD1: option factor: expected an int in [2, 8], found 1 (declared in UnrollDotLoops/Passes.td)
 
 // A dot loop over run-time bounds: versioned on the bounds guard, the copy
 // under the guard marked for Triton's loop_unroll, the original marked 1.

@@ -5,6 +5,11 @@
 // RUN: env MLIR_ENABLE_DIAGNOSTICS=remarks %opt %s -split-input-file --pass 'nvidia_occupancy_hint{remarks=true}' --no-debug-info 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
 // RUN: env MLIR_ENABLE_DIAGNOSTICS=remarks %opt %s -split-input-file --pass 'nvidia_occupancy_hint{min-ctas-per-sm=4 remarks=true}' --no-debug-info 2>&1 >/dev/null | FileCheck %s --check-prefixes=REMARK,REMARK4
 // RUN: env MLIR_ENABLE_DIAGNOSTICS=remarks %opt %s -split-input-file --pass 'nvidia_occupancy_hint{min-ctas-per-sm=5 remarks=true}' --no-debug-info 2>&1 >/dev/null | FileCheck %s --check-prefixes=REMARK,REMARK5
+// A count outside [1, 32] is an error, which names the count given.
+// RUN: not %opt %s -split-input-file --pass 'nvidia_occupancy_hint{min-ctas-per-sm=33}' 2>&1 | FileCheck %s --check-prefix=BAD33
+// BAD33: min-ctas-per-sm must be in [1, 32], got 33
+// RUN: not %opt %s -split-input-file --pass 'nvidia_occupancy_hint{min-ctas-per-sm=0}' 2>&1 | FileCheck %s --check-prefix=BAD0
+// BAD0: min-ctas-per-sm must be in [1, 32], got 0
 
 // 128 threads, 16 KiB shared: 2 CTAs fit (256 registers each allowed); 4 too
 // (128 registers).
