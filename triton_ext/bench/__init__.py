@@ -31,6 +31,7 @@ The package: :mod:`.spec` (the model a ``bench.py`` declares; finding specs), :m
 
 from .._modules import import_file
 from .cpu import CpuCheck, check_cpu, top_level_loops
+from .gemm import GEMM_TFLOPS, gemm_inputs
 from .gpu import Timing, environment, gpu_slug, run_gpu
 from .report import build_report, evaluate_targets, markdown_table, summary_markdown, write_json, write_markdown, write_outputs
 from .spec import CPU_TARGET, ROLES, SCHEMA_VERSION, BenchSpec, Case, Metric, Target, Variant, find_specs, load_spec
@@ -46,7 +47,7 @@ def main(argv=None) -> int:  # noqa: ANN001 - thin wrapper, see cli.main
 __all__ = [
     "BenchSpec", "Variant", "Metric", "Target", "Case", "CpuCheck", "Timing",
     "CPU_TARGET", "ROLES", "SCHEMA_VERSION",
-    "load_spec", "find_specs", "check_cpu", "top_level_loops", "run_gpu", "environment", "gpu_slug",
+    "GEMM_TFLOPS", "gemm_inputs", "load_spec", "find_specs", "check_cpu", "top_level_loops", "run_gpu", "environment", "gpu_slug",
     "build_report", "evaluate_targets", "markdown_table", "summary_markdown",
     "write_json", "write_markdown", "write_outputs", "main", "import_file",
 ]
