@@ -18,6 +18,8 @@
 #   bash benchmarks/auto_gpu_checks.sh unroll0    # unroll_dot_loops beside the auto passes on the corpus's dot-loop
 #   bash benchmarks/auto_gpu_checks.sh unroll1    #       kernels, in two halves, and on the hold-out set's
 #   bash benchmarks/auto_gpu_checks.sh unroll_holdout  #  (not part of `all`; the pass is opt-in until these run)
+#   bash benchmarks/auto_gpu_checks.sh unroll_key # the same on the 11 dot-loop kernels where the loop-unroll probe saw
+#                                                 #       it win, lose or not fit (one call, when GPU time is short)
 #   bash benchmarks/auto_gpu_checks.sh all
 #
 # CANDIDATES=pass,pass,... replaces the registry's auto passes in the all* shards (default: the registry's).
@@ -73,7 +75,7 @@ case ${1:-all} in
     LIMIT=500 run "auto-pipeline-$1" $PY -m benchmarks.auto_mode_gpu --set all \
       --candidates loop_split,grid_swizzle,nvidia_auto_pdl,nvidia_stream_eviction,nvidia_pipeline_dots,nvidia_pipeline_deeper \
       --kernels $kernels --out "$OUT/auto-mode-pipeline-$1-$GPU_TAG.json" ;;&
-  unroll0|unroll1|unroll_holdout)
+  unroll0|unroll1|unroll_holdout|unroll_key)
     # unroll_dot_loops (opt-in until this runs) beside the registry's auto passes, on the kernels it
     # changes (innermost dot loops): the corpus's in two halves, the hold-out set's in one.
     half0="fla_matmul_fp16_128x256x64 fla_matmul_fp32_64x64x32 torchao_scaled_int8_mm torchao_qt_int8_mm
@@ -84,13 +86,19 @@ case ${1:-all} in
       fla_parallel_attn_bwd_dkv sglang_prefill_attention sglang_extend_attention"
     holdout="ho_fla_gdn_kkt_solve ho_fla_gdn_recompute_w_u ho_fla_gdn_fwd_h ho_fla_chunk_fwd_o ho_fla_gdn_bwd_dhu
       ho_sglang_decode_stage1 ho_fg_mm_prefill"
-    case $1 in unroll0) kernels=$half0 which=all ;; unroll1) kernels=$half1 which=all ;; *) kernels=$holdout which=holdout ;; esac
+    # unroll_key: the probe's (benchmarks/results/loop-unroll-probe-h100.json) winners, its worst losers and
+    # a kernel whose unrolled variant no longer fits in shared memory, from the corpus and the hold-out set.
+    key="fla_matmul_fp16_128x256x64 fla_matmul_fp32_64x64x32 vllm_unified_decode_3d vllm_paged_decode
+      sglang_prefill_attention vllm_unified_prefill torchao_hqq_mixed_mm fla_parallel_attn_bwd_dq
+      ho_sglang_decode_stage1 ho_fla_gdn_bwd_dhu ho_fla_gdn_fwd_h"
+    case $1 in unroll0) kernels=$half0 which=all ;; unroll1) kernels=$half1 which=all ;;
+      unroll_key) kernels=$key which=all+holdout ;; *) kernels=$holdout which=holdout ;; esac
     # shellcheck disable=SC2086  # one word per kernel
     LIMIT=500 run "auto-$1" $PY -m benchmarks.auto_mode_gpu --set $which \
       --candidates loop_split,grid_swizzle,nvidia_auto_pdl,nvidia_stream_eviction,nvidia_pipeline_dots,nvidia_pipeline_deeper,unroll_dot_loops \
       --kernels $kernels --out "$OUT/auto-mode-$1-$GPU_TAG.json" ;;&
   torch_compile|all) LIMIT=295 run auto-torch-compile $PY -m benchmarks.auto_torch_compile --repeats 3 --timeout 80 --out "$OUT/auto-torch-compile-$GPU_TAG.json" ;;&
-  safety|overhead|all0|all1|all2|all3|holdout0|holdout1|dots|deeper0|deeper1|unroll0|unroll1|unroll_holdout|torch_compile|all) ;;
-  *) echo "usage: $0 [safety|overhead|all0|all1|all2|all3|holdout0|holdout1|dots|deeper0|deeper1|unroll0|unroll1|unroll_holdout|torch_compile|all]" >&2; exit 2 ;;
+  safety|overhead|all0|all1|all2|all3|holdout0|holdout1|dots|deeper0|deeper1|unroll0|unroll1|unroll_holdout|unroll_key|torch_compile|all) ;;
+  *) echo "usage: $0 [safety|overhead|all0|all1|all2|all3|holdout0|holdout1|dots|deeper0|deeper1|unroll0|unroll1|unroll_holdout|unroll_key|torch_compile|all]" >&2; exit 2 ;;
 esac
 exit $status

@@ -2,7 +2,7 @@
 
     TRITON_EXT_BUILD_DIR=$PWD/build python -m benchmarks.auto_mode_gpu --out auto-mode-h200.json \
         [--candidates grid_swizzle,loop_split] [--kernels NAME ... | --half 0|1] \
-        [--set corpus|realworld|more|all|holdout]
+        [--set corpus|realworld|more|all|holdout|all+holdout]
 
 For every kernel of the reliability corpus (tests/corpus/corpus_kernels.py, inputs and launches
 from tests/corpus/check_gpu.py) plus grid_swizzle's naive GEMM at 4096^3 and 8192^3 (``--set
@@ -11,7 +11,7 @@ corpus``, the default); ``--set realworld``: the third-party kernels of tests/re
 those of tests/realworld/more_kernels.py (flag-gems, sageattention; decode and prefill sizes);
 ``--set all``: both corpora; ``--set holdout``: the hold-out kernels of
 tests/realworld/holdout_kernels.py, third-party kernels no pass or rule was tuned on (not in
-``all``):
+``all``); ``--set all+holdout``: every one of them (to pick a few from both with ``--kernels``):
 
 1. stock: fresh inputs (fixed seed), one launch, outputs kept; then ``do_bench`` of the launch;
 2. auto: the mode is activated (``triton_ext.auto_mode``, what ``TRITON_EXT_ENABLE=auto:...``
@@ -323,18 +323,18 @@ def measure(name: str, build: Callable[[], Any], candidates: list[str], seed: in
 
 def cases(only: list[str] | None, which: str = "corpus") -> dict[str, Callable[[], Any]]:
     out: dict[str, Callable[[], Any]] = {}
-    if which in ("corpus", "all"):
+    if which in ("corpus", "all", "all+holdout"):
         out.update({name: corpus_case(name) for name in check_gpu.BUILDERS})
         out["grid_swizzle_naive_gemm_4096"] = gemm_case(4096)
         out["grid_swizzle_naive_gemm_8192"] = gemm_case(8192)
-    if which in ("realworld", "more", "all"):
+    if which in ("realworld", "more", "all", "all+holdout"):
         from tests.realworld.more_kernels import MORE
         from tests.realworld.realworld_kernels import REALWORLD
 
         # MORE holds the launcher-only kernels that REALWORLD (the CPU corpus) leaves out.
         for kernel in MORE if which == "more" else REALWORLD + MORE:
             out.setdefault(kernel.name, realworld_case(kernel))
-    if which == "holdout":
+    if which in ("holdout", "all+holdout"):
         from tests.realworld.holdout_kernels import HOLDOUT
 
         out.update({kernel.name: realworld_case(kernel) for kernel in HOLDOUT})
@@ -369,9 +369,9 @@ def main() -> int:
     parser.add_argument("--half", type=int, choices=(0, 1), help="every other kernel, from the first (0) or second (1)")
     parser.add_argument("--shard", help="K/N: every N-th kernel from the K-th (0-based), to split a run")
     parser.add_argument("--seed", type=int, default=1234)
-    parser.add_argument("--set", dest="which", choices=("corpus", "realworld", "more", "all", "holdout"),
+    parser.add_argument("--set", dest="which", choices=("corpus", "realworld", "more", "all", "holdout", "all+holdout"),
                         default="corpus", help="which kernels: tests/corpus (default), tests/realworld, its "
-                        "more_kernels.py, all of these, or the hold-out set (tests/realworld/holdout_kernels.py)")
+                        "more_kernels.py, all of these, the hold-out set (tests/realworld/holdout_kernels.py) or all and it")
     parser.add_argument("--child", action="store_true", help="(internal) the second process")
     args = parser.parse_args()
     if args.half is not None and not args.kernels:
