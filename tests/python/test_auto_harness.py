@@ -173,3 +173,21 @@ def test_the_hold_out_set_is_its_own_and_runs_whole() -> None:
     names = [k.name for k in HOLDOUT]
     assert list(cases(None, "holdout")) == names and len(set(names)) == len(names) >= 15
     assert not set(names) & set(cases(None, "all"))
+
+
+def test_auto_gpu_checks_name_only_kernels_the_harness_has() -> None:
+    """benchmarks/auto_gpu_checks.sh names kernels by hand for its GPU runs (the pipelining and
+    unrolling checks); a kernel renamed or dropped from the corpus would make a run on scarce GPU
+    time measure less than it says, silently (auto_mode_gpu keeps only the names it knows)."""
+    import re
+    from pathlib import Path
+
+    from benchmarks.auto_mode_gpu import cases
+
+    script = (Path(__file__).parents[2] / "benchmarks" / "auto_gpu_checks.sh").read_text()
+    lists = re.findall(r'^\s*(?:half0|half1|holdout|key)="([^"]+)"', script, flags=re.M)
+    lists += re.findall(r"--kernels ((?:[a-z0-9_]+ ?)+)", script)
+    named = {word for words in lists for word in words.split()}
+    assert len(lists) >= 7 and len(named) >= 30, lists
+    known = set(cases(None, "all+holdout"))
+    assert named - known == set()
