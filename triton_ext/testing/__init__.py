@@ -52,6 +52,7 @@ __all__ = [
     "require_built",
     "require_gpu",
     "strip_locations",
+    "run_plugin_pass",
     "import_file",
     "repo_root",
     "build_dir",
@@ -282,6 +283,23 @@ def require_gpu() -> Any:
     if not torch.cuda.is_available():
         pytest.skip("needs a GPU (no CUDA device visible)")
     return torch
+
+
+def run_plugin_pass(ttir: str, pass_name: str, options: Sequence[str] = ()) -> None:
+    """Run one loaded extension's pass on the module ``ttir`` through its plugin's own
+    ``add_<pass>`` entry, with ``options`` in MLIR's ``name=value`` form, as Triton would: past
+    triton_ext's checks of the declared options, so a test reaches the pass's own diagnostics.
+    Raises ``RuntimeError`` when the pass fails; its diagnostics go to stderr."""
+    from .._triton.runner import reparse
+    from .._triton.tap import libtriton
+
+    ir, passes = libtriton().ir, libtriton().passes
+    context = ir.context()
+    ir.load_dialects(context)
+    module = reparse(ttir, context)
+    pm = ir.pass_manager(context)
+    getattr(passes.plugin, f"add_{pass_name}")(pm, list(options))
+    pm.run(module, pass_name.replace("_", "-"))
 
 
 _LOC = re.compile(r"\s*loc\((?:[^()]|\([^()]*\))*\)")

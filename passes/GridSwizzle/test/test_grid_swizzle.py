@@ -9,7 +9,6 @@ permutation of the grid, in the grouped order.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Callable
 
 import pytest
@@ -19,7 +18,7 @@ from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource
 
 import triton_ext
-from triton_ext.testing import import_file, require_built
+from triton_ext.testing import import_file, require_built, run_plugin_pass
 
 kernels = import_file(__file__, "../kernels.py")
 require_built("grid_swizzle")  # an unbuilt plugin fails, never skips
@@ -198,20 +197,9 @@ def test_bad_group_size_is_refused_at_enable(group):
 def test_bad_group_size_reaching_the_pass_is_an_error(group, capfd):
     # Handed to the plugin directly (not through triton_ext), the pass still refuses it with a
     # diagnostic and leaves the kernel alone.
-    import triton
-    from triton._C.libtriton import ir, passes
-
     triton_ext.load_extension("grid_swizzle")
-    ttir = _compile("naive", enabled=False).asm["ttir"]
-    context = ir.context()
-    ir.load_dialects(context)
-    path = Path(triton.knobs.cache.dir) / "naive.ttir"
-    path.write_text(ttir)
-    module = ir.parse_mlir_module(str(path), context)
-    pm = ir.pass_manager(context)
-    passes.plugin.add_grid_swizzle(pm, [f"group-size={group}"])
     with pytest.raises(RuntimeError):
-        pm.run(module, "grid-swizzle")
+        run_plugin_pass(_compile("naive", enabled=False).asm["ttir"], "grid_swizzle", [f"group-size={group}"])
     assert f"group-size must be at least 2, got {group}" in capfd.readouterr().err
 
 

@@ -19,7 +19,7 @@ import triton
 import triton_ext
 from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource
-from triton_ext.testing import import_file, require_built
+from triton_ext.testing import import_file, require_built, run_plugin_pass
 
 kernels = import_file(__file__, "../kernels.py")
 require_built("unroll_dot_loops")  # an unbuilt plugin fails, never skips
@@ -110,19 +110,10 @@ def test_amd_unrolls_the_guarded_copy_too():
 
 
 @pytest.mark.parametrize("factor", [1, 0, 9])
-def test_a_factor_outside_2_to_8_reaching_the_pass_is_an_error(factor, capfd, tmp_path):
+def test_a_factor_outside_2_to_8_reaching_the_pass_is_an_error(factor, capfd):
     # Handed to the plugin directly (not through triton_ext, which checks the declared range first),
     # the pass still refuses it with a diagnostic instead of unrolling by it.
-    from triton._C.libtriton import ir, passes
-
     triton_ext.load_extension("unroll_dot_loops")
-    path = tmp_path / "gemm.ttir"
-    path.write_text(_gemm(False).asm["ttir"])
-    context = ir.context()
-    ir.load_dialects(context)
-    module = ir.parse_mlir_module(str(path), context)
-    pm = ir.pass_manager(context)
-    passes.plugin.add_unroll_dot_loops(pm, [f"factor={factor}"])
     with pytest.raises(RuntimeError):
-        pm.run(module, "unroll-dot-loops")
+        run_plugin_pass(_gemm(False).asm["ttir"], "unroll_dot_loops", [f"factor={factor}"])
     assert f"factor must be in [2, 8], got {factor}" in capfd.readouterr().err
