@@ -14,7 +14,9 @@ the whole cost), per launch, in interleaved rounds, under:
 
 Since issue 27.1 the mode decides inside the JIT's cache miss and puts the chosen kernel in the
 JIT's own cache, and (nothing enabled explicitly) keeps Triton's stages-hook slot empty between
-decisions, so ``auto, *`` should cost what ``stock`` costs (``hook_slot_while_timed`` shows the
+decisions, so ``auto, no pass`` should cost what ``stock`` costs; a chosen variant sits behind
+``triton_ext._launch_size.SizeGuardedKernel`` (it holds only for launches of the size it was timed
+at), whose one Python call per launch ``auto, grid_swizzle`` measures (``hook_slot_while_timed`` shows the
 slot during each configuration's launches: ``None`` for stock and the mode). Rounds are
 interleaved, every configuration once per round, in reverse order every other round. Kernels: a one-block
 elementwise kernel with 3 arguments and grid_swizzle's naive GEMM (9 arguments, 1x1 grid).

@@ -43,9 +43,12 @@ specialization, options, marker; on this device), inside that cache miss:
    (:func:`triton_ext._timing.back_to_back_ms`: launches queued by the CPU, no flush, wall time per
    launch, as applications launch) in :data:`CONFIRM_ROUNDS` rounds, where they must win by the same
    rule (issue 27.3: a pass that wins GPU time but loses back to back is never kept); else no pass;
-6. the chosen kernel goes into the JIT's own cache under the JIT's own key, and the decision on
-   disk. Every later launch of that specialization is Triton's own fast path (a hit in its kernel
-   cache): no code of the mode runs per launch (``benchmarks/auto_overhead.py`` measures it).
+6. the kernel goes into the JIT's own cache under the JIT's own key, and the decision on disk.
+   Every later launch of that specialization is Triton's own fast path (a hit in its kernel
+   cache): with no pass, no code of the mode runs per launch; a chosen variant holds only for
+   launches of the size class it was timed at (:mod:`triton_ext._launch_size`: fewer programs than
+   SMs, or not), so it is placed behind a guard whose one call per launch picks it or the no-pass
+   kernel by the grid (``benchmarks/auto_overhead.py`` measures both).
    Decisions are logged on the ``triton_ext.auto`` logger and kept in :attr:`_Auto.decisions`;
    ``triton-ext auto report`` prints those on disk.
 
@@ -93,9 +96,11 @@ import weakref
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
-from . import _inductor, _launch_options, _selection, _triton
+from . import _inductor, _launch_options, _launch_size, _selection, _triton
 from ._backup import BackupRefused, refuse_relaunch_hazard, tensors_of
 from ._manifest import load_manifest
+from ._jit_caches import forget_compiled, uncache as _uncache
+from ._launch_size import SIZES, SizeGuardedKernel, sm_count
 from ._choice import MARGIN, choose, choose_in_both, paired_ratios, spread, winners
 from ._selection import KEY_VERSION, Selection
 from ._settings import settings
@@ -196,8 +201,9 @@ class _Auto:
                 return placed
             args, kwargs, grid = launch["args"], dict(launch["kwargs"]), launch["grid"]
             try:
+                size = _launch_size.launch_size(grid, launch["bound_args"], device)
                 with _selection.lend_hook():  # the slot stays empty between decisions (no call per launch)
-                    choice, kernel = self._decide(fn, key, device, args, kwargs, grid)
+                    kernel = self._decide(fn, key, device, args, kwargs, grid, size)
             except BackupRefused as exc:
                 return self._place(fn, device, key, compile_stock(), refused=str(exc))
             except Exception as exc:  # nothing inside the mode may fail a launch (issue 26.3)
@@ -252,8 +258,10 @@ class _Auto:
         return cache_dir() / f"{getattr(fn, '__name__', 'kernel')[:80]}-{hashlib.sha256(text.encode()).hexdigest()[:32]}.json"
 
     def _decide(self, fn: Any, key: str, device: int, args: tuple[Any, ...], kwargs: dict[str, Any],
-                grid: Any) -> tuple[str, Any]:
-        """``(choice, kernel)``; :class:`BackupRefused` if the arguments cannot be saved (no pass, recorded)."""
+                grid: Any, size: str) -> Any:
+        """The kernel to place: no pass's, or the chosen variant's behind a :class:`SizeGuardedKernel`
+        for launches of ``size`` (:mod:`triton_ext._launch_size`); :class:`BackupRefused` if the
+        arguments cannot be saved (no pass, recorded)."""
         import torch  # on first use: importing triton_ext must not import torch
 
         start = time.perf_counter()
@@ -268,18 +276,23 @@ class _Auto:
             if path.exists():
                 try:
                     saved = json.loads(path.read_text())
+                    # The size the choice was timed at; older files: this launch's, as then.
+                    saved_size = saved.get("launch_size") or size
+                    if saved_size not in SIZES:
+                        raise ValueError(f"launch_size {saved_size!r}")
                     kernel = self.variant_kernel(fn, saved["choice"], args, kwargs, grid)
                     if saved["choice"]:  # maybe decided by a version that did not check this
                         refuse_relaunch_hazard(kernel)
                     if not (saved["choice"] and saved.get("late_combination")):
                         self._record(Decision(name, saved["choice"], saved.get("timings_ms", {}), saved.get("applicable", []),
                                               back_to_back_ms=saved.get("back_to_back_ms", {}), from_disk=True,
-                                              specialization=_short(key), first_launch_s=time.perf_counter() - start))
-                        return saved["choice"], kernel
+                                              specialization=_short(key), launch_size=saved_size,
+                                              first_launch_s=time.perf_counter() - start))
+                        return self._guard(fn, saved["choice"], kernel, args, kwargs, grid, saved_size, device)
                 except (OSError, ValueError, KeyError):
                     saved = {}  # unreadable or from another candidate set: tune again
             if saved:  # a winner chosen while its combination compiled: the combination's turn
-                decision = Decision(name, saved["choice"], specialization=_short(key),
+                decision = Decision(name, saved["choice"], specialization=_short(key), launch_size=saved_size,
                                     late_combination=saved["late_combination"])
                 try:
                     on_saved_arguments(tensors, lambda backup: time_combination(
@@ -289,7 +302,8 @@ class _Auto:
                     decision.error = f"{decision.late_combination} not timed: {exc}"
                 self._finish(path, decision, start, saved.get("applicable", []), device, key)
                 kept = decision.choice == saved["choice"]  # the winner held: its kernel is at hand
-                return decision.choice, kernel if kept else self.variant_kernel(fn, decision.choice, args, kwargs, grid)
+                chosen = kernel if kept else self.variant_kernel(fn, decision.choice, args, kwargs, grid)
+                return self._guard(fn, decision.choice, chosen, args, kwargs, grid, saved_size, device)
             stock_start = time.perf_counter()
             kernels = {"": self.variant_kernel(fn, "", args, kwargs, grid)}
             stock_s = time.perf_counter() - stock_start  # the no-pass compile alone
@@ -305,7 +319,7 @@ class _Auto:
             ptx = {v: k.asm.get("ptx", "") for v, k in kernels.items()}
             applicable = [v for v, _ in self.variants[1:] if v in ptx and ptx[v] != ptx[""]]
             decision = Decision(name, "", applicable=applicable, compile_s=time.perf_counter() - compile_start,
-                                specialization=_short(key), same_as_stock=same, failed=crashed)
+                                specialization=_short(key), same_as_stock=same, failed=crashed, launch_size=size)
             if late:
                 decision.error = (f"over the first-launch budget of {settings.auto_budget_s:g} s "
                                   f"(TRITON_EXT_AUTO_BUDGET_S) while compiling {', '.join(late)}: no pass kept")
@@ -313,9 +327,20 @@ class _Auto:
                 on_saved_arguments(tensors, lambda backup: time_variants(
                     self, _original_run, fn, device, args, kwargs, grid, kernels, decision, backup, deadline))
             self._finish(path, decision, start, applicable, device, key)
-            return decision.choice, kernels[decision.choice]
+            return self._guard(fn, decision.choice, kernels[decision.choice], args, kwargs, grid, size, device,
+                               stock=kernels[""])
         finally:
             self.tls.busy = False
+
+    def _guard(self, fn: Any, choice: str, kernel: Any, args: tuple[Any, ...], kwargs: dict[str, Any], grid: Any,
+               size: str, device: int, stock: Any = None) -> Any:
+        """``kernel`` itself for no pass; a chosen variant's behind a guard that runs it only at
+        launches of ``size``, the no-pass kernel at the others (:mod:`triton_ext._launch_size`)."""
+        if not choice:
+            return kernel
+        if stock is None:
+            stock = self.variant_kernel(fn, "", args, kwargs, grid)
+        return SizeGuardedKernel(kernel, stock, size, sm_count(device))
 
     def _finish(self, path: Path, decision: Decision, start: float, applicable: list[str], device: int, key: str) -> None:
         """Record ``decision`` (its first launch ends now); on disk unless it failed with no pass."""
@@ -357,7 +382,7 @@ def _is_launch(frame: Any) -> bool:
         return False
     code = frame.f_code
     return (code.co_name == "run" and frame.f_globals.get("__name__") == "triton.runtime.jit"
-            and all(name in code.co_varnames for name in ("args", "kwargs", "grid")))
+            and all(name in code.co_varnames for name in ("args", "kwargs", "grid", "bound_args")))
 
 
 def activate(candidates: Sequence[str] = ()) -> _Auto:
@@ -419,31 +444,6 @@ def activate(candidates: Sequence[str] = ()) -> _Auto:
             _bench.__wrapped__ = bench  # type: ignore[attr-defined]
             Autotuner._bench = _bench
     return auto
-
-
-def forget_compiled() -> None:
-    """Empty every JIT function's in-memory kernel cache (they recompile from Triton's disk cache)."""
-    for cache in kernel_caches():
-        cache.clear()
-
-
-def kernel_caches() -> list[dict[str, Any]]:
-    """Every JIT function's in-memory kernel cache (one dict per function and device), found by a
-    walk over every Python object."""
-    import gc
-
-    from triton.runtime.jit import JITFunction  # on first use: importing triton_ext must not import Triton
-
-    return [caches[0] for obj in gc.get_objects()
-            if issubclass(type(obj), JITFunction)  # type(): no __class__ lookup (lazy modules warn)
-            for caches in list(obj.device_caches.values())]
-
-
-def _uncache(fn: Any, device: int, key: str, kernel: Any) -> None:
-    """Take ``kernel`` out of ``fn``'s JIT cache under ``key`` (not another thread's kernel placed since)."""
-    cache = fn.device_caches[device][0]
-    if cache.get(key) is kernel:
-        del cache[key]
 
 
 def _evict(auto: _Auto) -> None:

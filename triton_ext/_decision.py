@@ -49,6 +49,9 @@ class Decision:
     #: winner holds, on disk too, and the next activation times the combination against it
     #: (:func:`time_combination`).
     late_combination: str | None = None
+    #: The launch size the choice was timed at and holds for (:mod:`triton_ext._launch_size`);
+    #: launches of the other size run the no-pass kernel.
+    launch_size: str = ""
 
     @contextmanager
     def phase(self, step: str) -> Iterator[None]:
@@ -85,7 +88,7 @@ class Decision:
                 "applicable": self.applicable, "confirm_ms": self.confirm_ms, "back_to_back_ms": self.back_to_back_ms,
                 "spreads": self.spreads, "same_as_stock": self.same_as_stock, "failed": self.failed,
                 "changed_outputs": self.changed_outputs, "compile_s": self.compile_s, "phases_s": self.phases_s,
-                "first_launch_s": self.first_launch_s}
+                "first_launch_s": self.first_launch_s, "launch_size": self.launch_size}
 
     def log(self, log: logging.Logger) -> None:
         """Say what was decided and why (the mode's logger, ``triton_ext.auto``)."""
@@ -93,8 +96,9 @@ class Decision:
         if self.refused is not None:
             log.info("%s: no pass (%s)", where, self.refused)
             return
-        log.info("%s: %s%s in %.2f s; GPU ms %s; back to back ms %s%s%s", where, self.choice or "no pass",
-                 " (from disk)" if self.from_disk else "", self.first_launch_s, _rounded(self.timings_ms),
+        log.info("%s: %s%s%s in %.2f s; GPU ms %s; back to back ms %s%s%s", where, self.choice or "no pass",
+                 f" (for launches {self.launch_size.replace('_', ' ')}; no pass at the others)"
+                 if self.choice and self.launch_size else "", " (from disk)" if self.from_disk else "", self.first_launch_s, _rounded(self.timings_ms),
                  _rounded(self.back_to_back_ms), f"; {self.not_kept_because}" if self.not_kept_because else "",
                  f"; {self.late_combination} still compiling, timed against it next time"
                  if self.late_combination else "")

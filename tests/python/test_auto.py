@@ -212,7 +212,8 @@ def test_a_decided_launch_runs_no_code_of_the_mode_whatever_was_chosen(host_mode
     stock = fn.device_caches[device][0][key]
     assert "custom_pipeline" not in key and "tt.func public @addmm" in stock.asm["ttir"]
     # A decision on disk that chose grid_swizzle: the next activation puts that kernel under the
-    # same key, and its launches too run no code of the mode.
+    # same key, behind the guard that runs it at launches of its size (test_auto_launch_size.py);
+    # up to that guard's run(), which the host-only driver never reaches, no code of the mode runs.
     path = host_mode.decision_path(fn, key, device)
     path.parent.mkdir(parents=True)
     path.write_text('{"choice": "grid_swizzle"}')
@@ -223,6 +224,7 @@ def test_a_decided_launch_runs_no_code_of_the_mode_whatever_was_chosen(host_mode
     assert [(d.choice, d.from_disk) for d in auto.decisions] == [("grid_swizzle", True)]
     chosen = fn.device_caches[device][0][key]
     assert chosen.asm["ttir"] != stock.asm["ttir"] and chosen is not stock
+    assert chosen.stock.asm["ttir"] == stock.asm["ttir"] and chosen.side(2, 2) is chosen.chosen
     assert _mode_calls(lambda: _addmm(*inputs)) == set()
     assert fn.device_caches[device][0][key] is chosen and triton.knobs.runtime.add_stages_inspection_hook is None
 
@@ -484,8 +486,9 @@ def test_the_next_activation_times_a_late_combination_and_keeps_what_it_found(ho
         # The launch runs the follow-up's choice, and the file now holds it: later processes load it.
         expected = combo if follow_up == "combination kept" else "grid_swizzle"
         assert decision.choice == saved["choice"] == expected and not decision.from_disk
-        # The winner from disk; then the combination's kernel only where it won (the winner's is at hand).
-        assert asked == ["grid_swizzle"] + ([combo] if follow_up == "combination kept" else [])
+        # The winner from disk; then the combination's kernel only where it won (the winner's is at hand);
+        # then no pass's, which the chosen kernel's guard runs at launches of the other size.
+        assert asked == ["grid_swizzle"] + ([combo] if follow_up == "combination kept" else []) + [""]
         # Still compiling at the deadline, or not timed: the winner holds and the combination waits.
         assert saved["late_combination"] == (combo if follow_up in ("over budget", "backup refused") else None)
         if follow_up == "backup refused":

@@ -54,6 +54,14 @@ class HostOnly:
     def get_benchmarker(self) -> Any:
         raise RuntimeError("no GPU here: nothing may be timed in this test")
 
+    class utils:  # noqa: N801 (Triton's driver.active.utils)
+        #: The H100 SXM's, what the transparent mode reads to classify a launch's size.
+        SMS = 132
+
+        @classmethod
+        def get_device_properties(cls, device: int) -> dict[str, int]:
+            return {"multiprocessor_count": cls.SMS}
+
 
 @triton.jit
 def naive_dot_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK: tl.constexpr):

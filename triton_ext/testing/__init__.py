@@ -246,7 +246,7 @@ def forget_compiled_kernels() -> None:
     """Empty every JIT function's in-memory kernel cache, as activating the transparent mode does:
     the next launch of each kernel is a cache miss that recompiles from Triton's disk cache. A
     harness that compares launches with and without the mode gives both sides this same start."""
-    from .._auto import forget_compiled
+    from .._jit_caches import forget_compiled
 
     forget_compiled()
 
@@ -254,7 +254,7 @@ def forget_compiled_kernels() -> None:
 def jit_kernel_caches() -> list[dict[str, Any]]:
     """Every JIT function's in-memory kernel cache (one dict per function and device): what
     :func:`forget_compiled_kernels` empties, for a harness that saves and puts back their contents."""
-    from .._auto import kernel_caches
+    from .._jit_caches import kernel_caches
 
     return kernel_caches()
 

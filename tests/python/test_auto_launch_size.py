@@ -1,0 +1,139 @@
+"""A transparent-mode choice holds only for launches of the size it was timed at (issue 27.3,
+:mod:`triton_ext._launch_size`): the classification, and the guard the mode places in the JIT's
+cache, on the host-only driver (its 132 SMs, an H100's). Which binary a launch of each size runs on
+a GPU: ``tests/python/test_gpu_launch_size.py``."""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+import pytest
+
+from tests.python.test_auto_backup import _addmm, _inputs, host_mode  # noqa: F401
+from triton_ext._decision import Decision
+from triton_ext._launch_size import (UNDER_ONE_WAVE, WAVES, SizeGuardedKernel, launch_size, programs, size_class,
+                                     sm_count)
+
+
+def test_programs_and_size_classes() -> None:
+    assert programs((7,)) == 7 and programs((2, 3)) == 6 and programs((2, 3, 4)) == 24
+    assert programs((0, 5)) == 0  # an empty launch: under one wave
+    with pytest.raises(ValueError, match="1 to 3 dimensions"):
+        programs(())
+    with pytest.raises(ValueError, match="1 to 3 dimensions"):
+        programs((1, 1, 1, 1))
+    assert size_class(0, 132) == size_class(131, 132) == UNDER_ONE_WAVE
+    assert size_class(132, 132) == size_class(2**40, 132) == WAVES  # no overflow in Python ints
+
+
+def test_launch_size_calls_a_grid_function_with_the_bound_arguments(host_mode: Any) -> None:  # noqa: F811
+    assert sm_count(0) == 132
+    assert launch_size(lambda meta: (meta["n"] // 64,), {"n": 64 * 131}, 0) == UNDER_ONE_WAVE
+    assert launch_size(lambda meta: (meta["n"] // 64, 2), {"n": 64 * 66}, 0) == WAVES
+    assert launch_size((8, 8, 2), {}, 0) == UNDER_ONE_WAVE
+
+
+def _decided_from_disk(mode: Any, saved: dict[str, Any]) -> tuple[Any, Any]:
+    """Decide addmm's (2, 2) launch (4 programs: under one wave) once, put ``saved`` on disk as its
+    decision, and decide again from it: ``(what the JIT's cache holds, the decision)``."""
+    from tests.python.test_auto import _mode_calls
+    from triton_ext import _auto
+
+    inputs = _inputs()
+    _mode_calls(lambda: _addmm(*inputs))
+    ref, device, key = mode.placed[-1]
+    fn = ref()
+    stock = fn.device_caches[device][0][key]
+    path = mode.decision_path(fn, key, device)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(saved))
+    _auto.deactivate()
+    auto = _auto.activate(["grid_swizzle"])
+    _mode_calls(lambda: _addmm(*inputs))
+    placed = fn.device_caches[device][0][key]
+    if isinstance(placed, SizeGuardedKernel):  # its other side is the no-pass kernel decided first
+        assert placed.stock.asm["ttir"] == stock.asm["ttir"]
+    return placed, auto.decisions[-1]
+
+
+def test_a_choice_runs_only_at_launches_of_its_size(host_mode: Any, caplog: Any) -> None:  # noqa: F811
+    with caplog.at_level(logging.INFO, logger="triton_ext.auto"):
+        placed, decision = _decided_from_disk(host_mode, {"choice": "grid_swizzle", "launch_size": WAVES})
+    assert decision.from_disk and decision.choice == "grid_swizzle" and decision.launch_size == WAVES
+    assert "for launches waves; no pass at the others" in caplog.text
+    assert isinstance(placed, SizeGuardedKernel) and placed.size == WAVES and placed.sms == 132
+    assert placed.chosen.asm["ttir"] != placed.stock.asm["ttir"]  # the pass changed the kernel
+    # Timed at waves of programs: this launch (4 programs) and any under one wave run no pass.
+    assert placed.side(2, 2) is placed.stock and placed.side(131) is placed.stock and placed.side(0) is placed.stock
+    assert placed.side(132) is placed.chosen and placed.side(66, 2) is placed.chosen
+    assert placed.side(11, 3, 4) is placed.chosen
+    # Anything else a caller reads of the kernel is the chosen one's.
+    assert placed.asm is placed.chosen.asm and placed.metadata is placed.chosen.metadata
+    assert placed.launch_metadata == placed.chosen.launch_metadata
+    assert "chosen at waves, 132 SMs" in repr(placed)
+    with pytest.raises(AttributeError):
+        placed.__no_such_dunder__
+
+
+def test_a_choice_timed_under_one_wave_leaves_launches_of_waves_to_no_pass(host_mode: Any) -> None:  # noqa: F811
+    placed, decision = _decided_from_disk(host_mode, {"choice": "grid_swizzle", "launch_size": UNDER_ONE_WAVE})
+    assert decision.launch_size == UNDER_ONE_WAVE
+    assert placed.side(2, 2) is placed.chosen and placed.side(131) is placed.chosen
+    assert placed.side(132) is placed.stock and placed.side(1, 1, 1000) is placed.stock
+
+
+def test_an_older_decision_file_holds_for_the_size_of_the_launch_that_reads_it(host_mode: Any) -> None:  # noqa: F811
+    # Written before sizes were recorded: as then, it holds for this launch (4 programs).
+    placed, decision = _decided_from_disk(host_mode, {"choice": "grid_swizzle"})
+    assert decision.from_disk and decision.launch_size == UNDER_ONE_WAVE
+    assert placed.side(2, 2) is placed.chosen and placed.side(200) is placed.stock
+
+
+def test_a_decision_file_with_an_unknown_size_is_tuned_again(host_mode: Any) -> None:  # noqa: F811
+    placed, decision = _decided_from_disk(host_mode, {"choice": "grid_swizzle", "launch_size": "huge"})
+    # Not taken from disk: decided again (no GPU here, so no pass) and the stock kernel placed bare.
+    assert not decision.from_disk and decision.choice == "" and not isinstance(placed, SizeGuardedKernel)
+
+
+def test_no_pass_places_the_stock_kernel_itself(host_mode: Any) -> None:  # noqa: F811
+    from tests.python.test_auto import _mode_calls
+
+    _mode_calls(lambda: _addmm(*_inputs()))
+    ref, device, key = host_mode.placed[-1]
+    assert host_mode.decisions[-1].choice == ""
+    assert not isinstance(ref().device_caches[device][0][key], SizeGuardedKernel)  # no call added per launch
+
+
+def test_the_decision_records_its_launch_size(host_mode: Any) -> None:  # noqa: F811
+    from tests.python.test_auto import _mode_calls
+
+    _mode_calls(lambda: _addmm(*_inputs()))
+    assert host_mode.decisions[-1].launch_size == UNDER_ONE_WAVE
+    assert Decision("k", "x", launch_size=WAVES).record()["launch_size"] == WAVES
+    with pytest.raises(ValueError, match="unknown launch size"):
+        SizeGuardedKernel(object(), object(), "huge", 132)
+
+
+def test_the_guard_launches_each_side_with_its_own_handles() -> None:
+    # Triton's JIT passes the cached kernel's `function` and `packed_metadata` to its `run`; the guard's
+    # are None and run() passes each side's own. Sides here are plain objects with Triton's launch
+    # signature (no GPU to load a binary on).
+    class Side:
+        def __init__(self, name: str) -> None:
+            self.function, self.packed_metadata, self.launched = f"{name}-function", f"{name}-packed", []
+
+        def launch_metadata(self, *_: Any) -> None:
+            return None
+
+        @property
+        def run(self) -> Any:
+            return lambda *args: self.launched.append(args)
+
+    chosen, stock = Side("chosen"), Side("stock")
+    guard = SizeGuardedKernel(chosen, stock, WAVES, 4)
+    guard.run(2, 2, 1, "stream", guard.function, guard.packed_metadata, "meta", "enter", "exit", "a", 7)
+    guard.run(3, 1, 1, "stream", guard.function, guard.packed_metadata, "meta", "enter", "exit", "a", 8)
+    assert chosen.launched == [(2, 2, 1, "stream", "chosen-function", "chosen-packed", "meta", "enter", "exit", "a", 7)]
+    assert stock.launched == [(3, 1, 1, "stream", "stock-function", "stock-packed", "meta", "enter", "exit", "a", 8)]
