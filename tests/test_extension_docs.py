@@ -68,6 +68,18 @@ def test_results_table_names_file_commit_and_date(tmp_path: Path) -> None:
     assert "commit not recorded" in docs.results_markdown(ext, tmp_path)
 
 
+def test_results_measured_only_on_another_gpu_are_linked(tmp_path: Path) -> None:
+    ext = load_manifest().extension("grid_swizzle")
+    folder = tmp_path / ext.directory / "results"
+    folder.mkdir(parents=True)
+    assert "(its tests run on the CPU" in docs.results_markdown(ext, tmp_path)
+    (folder / "bench-h100.json").write_text('{"rows": []}', encoding="utf-8")
+    out = docs.results_markdown(ext, tmp_path)
+    assert "on other GPUs: [bench-h100.json](results/bench-h100.json)." in out and "on the CPU" not in out
+    (folder / "BENCHMARK.md").write_text("# b\n", encoding="utf-8")
+    assert "([BENCHMARK.md](results/BENCHMARK.md))." in docs.results_markdown(ext, tmp_path)
+
+
 def test_a_readme_without_markers_is_refused() -> None:
     ext = load_manifest().extension("range_facts")
     with pytest.raises(TritonExtError, match="expected the markers"):

@@ -322,6 +322,13 @@ def results_markdown(ext: Extension, root: Path | None = None) -> str:
     """The Results block of ``ext``: one table per kind of run in its results/ folder."""
     files = result_files(ext, root)
     if not files:
+        folder = (root or repo_root()) / ext.directory / "results"
+        others = [p.name for p in sorted(folder.glob("*.json")) if _RESULT_NAME.match(p.name)]
+        if others:  # measured, on another GPU than the one these tables are for
+            return (f"No H200 results are committed for `{ext.name}`; on other GPUs: "
+                    + ", ".join(f"[{name}](results/{name})" for name in others)
+                    + (" ([BENCHMARK.md](results/BENCHMARK.md))" if (folder / "BENCHMARK.md").exists() else "")
+                    + ".\n")
         return (f"No H200 results are committed for `{ext.name}` (its tests run on the CPU; see the "
                 "lit and pytest files in this folder).\n")
     parts = []
