@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from tests.python.test_auto_backup import _addmm, _inputs, host_mode  # noqa: F401
+from triton_ext import _auto
 from triton_ext._decision import Decision
 from triton_ext._launch_size import (UNDER_ONE_WAVE, WAVES, SizeGuardedKernel, launch_size, programs, size_class,
                                      sm_count)
@@ -35,32 +36,19 @@ def test_launch_size_calls_a_grid_function_with_the_bound_arguments(host_mode: A
     assert launch_size((8, 8, 2), {}, 0) == UNDER_ONE_WAVE
 
 
-def _decided_from_disk(mode: Any, saved: dict[str, Any]) -> tuple[Any, Any]:
-    """Decide addmm's (2, 2) launch (4 programs: under one wave) once, put ``saved`` on disk as its
-    decision, and decide again from it: ``(what the JIT's cache holds, the decision)``."""
-    from tests.python.test_auto import _mode_calls
-    from triton_ext import _auto
+def _decided_from_disk(mode: Any, **saved: Any) -> tuple[Any, Any]:
+    """addmm's (2, 2) launch (4 programs: under one wave) decided once, then from a decision on disk
+    choosing grid_swizzle (with ``saved``): ``(what the JIT's cache holds, that decision)``."""
+    from tests.python.test_auto_warps import choice_from_disk
 
-    inputs = _inputs()
-    _mode_calls(lambda: _addmm(*inputs))
-    ref, device, key = mode.placed[-1]
-    fn = ref()
-    stock = fn.device_caches[device][0][key]
-    path = mode.decision_path(fn, key, device)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(saved))
-    _auto.deactivate()
-    auto = _auto.activate(["grid_swizzle"])
-    _mode_calls(lambda: _addmm(*inputs))
-    placed = fn.device_caches[device][0][key]
-    if isinstance(placed, SizeGuardedKernel):  # its other side is the no-pass kernel decided first
-        assert placed.stock.asm["ttir"] == stock.asm["ttir"]
-    return placed, auto.decisions[-1]
+    stock, placed = choice_from_disk(mode, "grid_swizzle", **saved)
+    assert isinstance(placed, SizeGuardedKernel) and placed.stock.asm["ttir"] == stock.asm["ttir"]
+    return placed, _auto.active().decisions[-1]
 
 
 def test_a_choice_runs_only_at_launches_of_its_size(host_mode: Any, caplog: Any) -> None:  # noqa: F811
     with caplog.at_level(logging.INFO, logger="triton_ext.auto"):
-        placed, decision = _decided_from_disk(host_mode, {"choice": "grid_swizzle", "launch_size": WAVES})
+        placed, decision = _decided_from_disk(host_mode, launch_size=WAVES)
     assert decision.from_disk and decision.choice == "grid_swizzle" and decision.launch_size == WAVES
     assert "for launches waves; no pass at the others" in caplog.text
     assert isinstance(placed, SizeGuardedKernel) and placed.size == WAVES and placed.sms == 132
@@ -78,7 +66,7 @@ def test_a_choice_runs_only_at_launches_of_its_size(host_mode: Any, caplog: Any)
 
 
 def test_a_choice_timed_under_one_wave_leaves_launches_of_waves_to_no_pass(host_mode: Any) -> None:  # noqa: F811
-    placed, decision = _decided_from_disk(host_mode, {"choice": "grid_swizzle", "launch_size": UNDER_ONE_WAVE})
+    placed, decision = _decided_from_disk(host_mode, launch_size=UNDER_ONE_WAVE)
     assert decision.launch_size == UNDER_ONE_WAVE
     assert placed.side(2, 2) is placed.chosen and placed.side(131) is placed.chosen
     assert placed.side(132) is placed.stock and placed.side(1, 1, 1000) is placed.stock
@@ -86,15 +74,26 @@ def test_a_choice_timed_under_one_wave_leaves_launches_of_waves_to_no_pass(host_
 
 def test_an_older_decision_file_holds_for_the_size_of_the_launch_that_reads_it(host_mode: Any) -> None:  # noqa: F811
     # Written before sizes were recorded: as then, it holds for this launch (4 programs).
-    placed, decision = _decided_from_disk(host_mode, {"choice": "grid_swizzle"})
+    placed, decision = _decided_from_disk(host_mode)
     assert decision.from_disk and decision.launch_size == UNDER_ONE_WAVE
     assert placed.side(2, 2) is placed.chosen and placed.side(200) is placed.stock
 
 
 def test_a_decision_file_with_an_unknown_size_is_tuned_again(host_mode: Any) -> None:  # noqa: F811
-    placed, decision = _decided_from_disk(host_mode, {"choice": "grid_swizzle", "launch_size": "huge"})
+    from tests.python.test_auto import _mode_calls
+
+    placed, _ = _decided_from_disk(host_mode)
+    ref, device, key = _auto.active().placed[-1]
+    path = _auto.active().decision_path(ref(), key, device)
+    path.write_text(json.dumps({"choice": "grid_swizzle", "launch_size": "huge"}))
+    _auto.deactivate()
+    auto = _auto.activate(["grid_swizzle"])
+    _mode_calls(lambda: _addmm(*_inputs()))
     # Not taken from disk: decided again (no GPU here, so no pass) and the stock kernel placed bare.
-    assert not decision.from_disk and decision.choice == "" and not isinstance(placed, SizeGuardedKernel)
+    (decision,) = auto.decisions
+    assert not decision.from_disk and decision.choice == ""
+    assert ref().device_caches[device][0][key] is not placed
+    assert not isinstance(ref().device_caches[device][0][key], SizeGuardedKernel)
 
 
 def test_no_pass_places_the_stock_kernel_itself(host_mode: Any) -> None:  # noqa: F811

@@ -206,10 +206,10 @@ def test_the_mode_compiles_half_and_twice_the_launchs_warps(warps_mode: Any, num
     assert decision.choice == "" and decision.error.startswith("timing failed, no pass kept")
 
 
-def choice_from_disk(mode: Any, choice: str) -> tuple[Any, Any]:
-    """Launch ``addmm`` under ``mode``, write ``choice`` as its decision on disk, start the mode
-    again and launch again: the kernels under the launch's own JIT key before and after (the
-    second from disk; a third launch must stay on Triton's own path)."""
+def choice_from_disk(mode: Any, choice: str, **saved: Any) -> tuple[Any, Any]:
+    """Launch ``addmm`` under ``mode``, write ``choice`` (and ``saved``) as its decision on disk, start
+    the mode again and launch again: the kernels under the launch's own JIT key before and after
+    (the second from disk; a third launch must stay on Triton's own path)."""
     import json
 
     from tests.python.test_auto_backup import _addmm, _inputs
@@ -222,7 +222,7 @@ def choice_from_disk(mode: Any, choice: str) -> tuple[Any, Any]:
     stock = fn.device_caches[device][0][key]
     path = mode.decision_path(fn, key, device)
     path.parent.mkdir(parents=True)
-    path.write_text(json.dumps({"choice": choice}))
+    path.write_text(json.dumps({"choice": choice, **saved}))
     _auto.deactivate()
     auto = _auto.activate(["grid_swizzle"])
     assert _mode_calls(lambda: _addmm(*inputs)) >= {"_auto.on_miss", "_auto._decide"}
