@@ -20,6 +20,10 @@
 #   bash benchmarks/auto_gpu_checks.sh unroll_holdout  #  (not part of `all`; the pass is opt-in until these run)
 #   bash benchmarks/auto_gpu_checks.sh unroll_key # the same on the 11 dot-loop kernels where the loop-unroll probe saw
 #                                                 #       it win, lose or not fit (one call, when GPU time is short)
+#   bash benchmarks/auto_gpu_checks.sh sizes      # one function launched at prefill and then decode sizes in one
+#                                                 #       process (vLLM's unified attention, SageAttention's attention
+#                                                 #       and quantization): a choice timed at one size must not reach
+#                                                 #       the other (triton_ext/_launch_size.py; not part of `all`)
 #   bash benchmarks/auto_gpu_checks.sh all
 #
 # CANDIDATES=pass,pass,... replaces the registry's auto passes in the all* shards (default: the registry's).
@@ -97,8 +101,16 @@ case ${1:-all} in
     LIMIT=500 run "auto-$1" $PY -m benchmarks.auto_mode_gpu --set $which \
       --candidates loop_split,grid_swizzle,nvidia_auto_pdl,nvidia_stream_eviction,nvidia_pipeline_dots,nvidia_pipeline_deeper,unroll_dot_loops \
       --kernels $kernels --out "$OUT/auto-mode-$1-$GPU_TAG.json" ;;&
+  sizes)
+    # In this order, in one process: each prefill launch decides first, its decode launch (the same
+    # specialization for vLLM's unified attention) comes after.
+    sizes="vllm_unified_prefill vllm_unified_decode sage_attn_prefill sage_attn_decode sage_quant_q_prefill
+      sage_quant_k_decode"
+    # shellcheck disable=SC2086  # one word per kernel
+    LIMIT=300 run auto-sizes $PY -m benchmarks.auto_mode_gpu --set all --candidates "${CANDIDATES:-}" \
+      --kernels $sizes --out "$OUT/auto-mode-sizes-$GPU_TAG.json" ;;
   torch_compile|all) LIMIT=295 run auto-torch-compile $PY -m benchmarks.auto_torch_compile --repeats 3 --timeout 80 --out "$OUT/auto-torch-compile-$GPU_TAG.json" ;;&
   safety|overhead|all0|all1|all2|all3|holdout0|holdout1|dots|deeper0|deeper1|unroll0|unroll1|unroll_holdout|unroll_key|torch_compile|all) ;;
-  *) echo "usage: $0 [safety|overhead|all0|all1|all2|all3|holdout0|holdout1|dots|deeper0|deeper1|unroll0|unroll1|unroll_holdout|unroll_key|torch_compile|all]" >&2; exit 2 ;;
+  *) echo "usage: $0 [safety|overhead|all0|all1|all2|all3|holdout0|holdout1|dots|deeper0|deeper1|unroll0|unroll1|unroll_holdout|unroll_key|sizes|torch_compile|all]" >&2; exit 2 ;;
 esac
 exit $status

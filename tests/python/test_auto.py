@@ -576,10 +576,11 @@ def test_the_report_lists_the_variants_it_dropped(tmp_path: Path, capsys: pytest
               "failed": {"nvidia_pipeline_streams": "OutOfResources: out of resource: shared memory"},
               "changed_outputs": {"grid_swizzle": "3 of 4096 bytes differ from the no-pass kernel's outputs"},
               "late_combination": "grid_swizzle+loop_split", "compile_s": 0.412,
-              "phases_s": {"check": 0.021, "rounds": 0.8, "back_to_back": 0.1}}
+              "phases_s": {"check": 0.021, "rounds": 0.8, "back_to_back": 0.1}, "launch_size": "waves"}
     (tmp_path / "kl_div.json").write_text(json.dumps(record))
     assert auto_report.main(["report", "--dir", str(tmp_path)]) == 0
     out = capsys.readouterr().out
+    assert "  kl_div: loop_split at launches waves, no pass at the others (first launch " in out
     assert "    could not compile or launch, dropped: nvidia_pipeline_streams: OutOfResources: out of resource" in out
     assert ("    changed the outputs, dropped: grid_swizzle: 3 of 4096 bytes differ from the no-pass kernel's "
             "outputs") in out

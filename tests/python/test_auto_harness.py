@@ -185,9 +185,9 @@ def test_auto_gpu_checks_name_only_kernels_the_harness_has() -> None:
     from benchmarks.auto_mode_gpu import cases
 
     script = (Path(__file__).parents[2] / "benchmarks" / "auto_gpu_checks.sh").read_text()
-    lists = re.findall(r'^\s*(?:half0|half1|holdout|key)="([^"]+)"', script, flags=re.M)
+    lists = re.findall(r'^\s*(?:half0|half1|holdout|key|sizes)="([^"]+)"', script, flags=re.M)
     lists += re.findall(r"--kernels ((?:[a-z0-9_]+ ?)+)", script)
     named = {word for words in lists for word in words.split()}
-    assert len(lists) >= 7 and len(named) >= 30, lists
+    assert len(lists) >= 8 and len(named) >= 30, lists
     known = set(cases(None, "all+holdout"))
     assert named - known == set()

@@ -63,8 +63,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if "error" in r:
             print(f"  unreadable: {r['file']}: {r['error']}")
             continue
+        size = r.get("launch_size")
         print(f"  {r.get('kernel', '?')}: {r['choice'] or 'no pass'}"
-              f" (first launch {r.get('first_launch_s', 0.0):.2f} s, GPU {r.get('gpu', '?')})")
+              + (f" at launches {size.replace('_', ' ')}, no pass at the others" if r["choice"] and size else "")
+              + f" (first launch {r.get('first_launch_s', 0.0):.2f} s, GPU {r.get('gpu', '?')})")
         print(f"    applicable: {', '.join(r.get('applicable') or []) or 'none'};"
               f" same as no pass: {', '.join(r.get('same_as_stock') or []) or 'none'}")
         if r.get("compile_s") or r.get("phases_s"):
