@@ -96,11 +96,11 @@ import weakref
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
-from . import _inductor, _launch_options, _launch_size, _selection, _triton
+from . import _inductor, _launch_options, _selection, _triton
 from ._backup import BackupRefused, refuse_relaunch_hazard, tensors_of
 from ._manifest import load_manifest
 from ._jit_caches import forget_compiled, uncache as _uncache
-from ._launch_size import SIZES, SizeGuardedKernel, sm_count
+from ._launch_size import SIZES, SizeGuardedKernel, launch_size, sm_count
 from ._choice import MARGIN, choose, choose_in_both, paired_ratios, spread, winners
 from ._selection import KEY_VERSION, Selection
 from ._settings import settings
@@ -201,7 +201,7 @@ class _Auto:
                 return placed
             args, kwargs, grid = launch["args"], dict(launch["kwargs"]), launch["grid"]
             try:
-                size = _launch_size.launch_size(grid, launch["bound_args"], device)
+                size = launch_size(grid, launch["bound_args"], device)
                 with _selection.lend_hook():  # the slot stays empty between decisions (no call per launch)
                     kernel = self._decide(fn, key, device, args, kwargs, grid, size)
             except BackupRefused as exc:
