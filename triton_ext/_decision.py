@@ -96,9 +96,10 @@ class Decision:
         if self.refused is not None:
             log.info("%s: no pass (%s)", where, self.refused)
             return
-        log.info("%s: %s%s%s in %.2f s; GPU ms %s; back to back ms %s%s%s", where, self.choice or "no pass",
-                 f" (for launches {self.launch_size.replace('_', ' ')}; no pass at the others)"
-                 if self.choice and self.launch_size else "", " (from disk)" if self.from_disk else "", self.first_launch_s, _rounded(self.timings_ms),
+        size = (f" (for launches {self.launch_size.replace('_', ' ')}; no pass at the others)"
+                if self.choice and self.launch_size else "")
+        log.info("%s: %s%s%s in %.2f s; GPU ms %s; back to back ms %s%s%s", where, self.choice or "no pass", size,
+                 " (from disk)" if self.from_disk else "", self.first_launch_s, _rounded(self.timings_ms),
                  _rounded(self.back_to_back_ms), f"; {self.not_kept_because}" if self.not_kept_because else "",
                  f"; {self.late_combination} still compiling, timed against it next time"
                  if self.late_combination else "")
