@@ -23,7 +23,8 @@ def block_threads(out_ptr, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     threads = tl.inline_asm_elementwise("mov.u32 $0, %ntid.x;", "=r,r", [offs], dtype=tl.int32, is_pure=True,
                                         pack=1)
-    tl.store(out_ptr + tl.program_id(0) * BLOCK + offs, threads)
+    program = tl.program_id(1) * tl.num_programs(0) + tl.program_id(0)  # every program of a 2-D grid its own row
+    tl.store(out_ptr + program * BLOCK + offs, threads)
 
 
 @pytest.mark.parametrize("size", [WAVES, UNDER_ONE_WAVE])
