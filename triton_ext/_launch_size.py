@@ -14,15 +14,18 @@ So a chosen variant is placed behind :class:`SizeGuardedKernel`: launches of the
 decision timed run the variant, the others the no-pass kernel (never slower than stock there:
 it is stock). Its cost is one Python call per launch, only for specializations where a variant
 was chosen (``benchmarks/auto_overhead.py``); a no-pass decision places the stock kernel itself.
+That call is paid in the decision's back-to-back readings too (:func:`guarded_while_timed`): on
+launch-bound kernels it can cost more than a pass wins.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 __all__ = ["UNDER_ONE_WAVE", "WAVES", "SIZES", "programs", "size_class", "sm_count", "launch_size",
-           "SizeGuardedKernel"]
+           "SizeGuardedKernel", "guarded_while_timed"]
 
 UNDER_ONE_WAVE = "under_one_wave"  # fewer programs than the GPU has SMs
 WAVES = "waves"  # at least one program per SM
@@ -103,3 +106,22 @@ class SizeGuardedKernel:
 
     def __repr__(self) -> str:
         return f"SizeGuardedKernel({getattr(self.chosen, 'name', '?')}: chosen at {self.size}, {self.sms} SMs)"
+
+
+@contextlib.contextmanager
+def guarded_while_timed(fn: Any, device: int, chosen: Sequence[Any], stock: Any, size: str) -> Iterator[None]:
+    """While the kept variants (``chosen``, compiled kernels) are timed back to back, the JIT's cache
+    holds each behind the guard it would be placed behind, so their readings pay the guard's call
+    as their launches will. On the H100 (6a14be5, 2026-12-07) readings without it had kept
+    ``nvidia_auto_pdl`` on seven launch-bound kernels (about 16 us a launch, 1.02-1.05x back to
+    back without the guard at a29d999), which then ran at 0.987-0.996x behind it, below stock."""
+    caches = getattr(fn, "device_caches", {})
+    cache = caches[device][0] if device in caches else {}  # `in`: the JIT's defaultdict adds nothing
+    swapped = {key: kernel for key, kernel in cache.items() if any(kernel is c for c in chosen)}
+    if size in SIZES:
+        for key, kernel in swapped.items():
+            cache[key] = SizeGuardedKernel(kernel, stock, size, sm_count(device))
+    try:
+        yield
+    finally:
+        cache.update(swapped)

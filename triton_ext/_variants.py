@@ -27,6 +27,7 @@ from ._backup import ArgumentBackup, tensors_of
 from ._choice import choose_in_both, spread, winners
 from ._decision import Decision
 from ._errors import PassCrashedError
+from ._launch_size import guarded_while_timed
 from ._outputs import OutputCheck, OutputsUnverifiable
 from ._settings import settings
 from ._triton import isolated
@@ -366,16 +367,16 @@ def time_variants(auto: Tuner, run: Callable[..., Any] | None, fn: Any, device: 
         kept = winners(confirm)
         if not kept:
             return
-        # The launch regime: back to back through the JIT, as the user launches the kernel
-        # (issue 27.3); a variant must win there too.
+        # The launch regime: back to back through the JIT, as the user launches the kernel and
+        # behind the guard a kept variant is placed behind (issue 27.3); it must win there too.
         check_budget(deadline, "timing back to back")
         calls, windows = back_to_back_reading(decision.timings_ms[""])
 
         def b2b_one(variant: str) -> float:
             with _selection.using(auto.selection(variant)):
                 return back_to_back_ms(go(variant), calls, windows)
-
-        with decision.phase("back_to_back"):
+        guarded = guarded_while_timed(fn, device, [kernels[v] for v in kept], kernels[""], decision.launch_size)
+        with decision.phase("back_to_back"), guarded:
             b2b = interleaved_rounds(["", *kept], b2b_one, CONFIRM_ROUNDS,
                                      before=before_reading("timing back to back"), drop_slower_than="")
         decision.back_to_back_ms = {v: statistics.median(t) for v, t in b2b.items()}

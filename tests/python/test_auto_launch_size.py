@@ -136,3 +136,82 @@ def test_the_guard_launches_each_side_with_its_own_handles() -> None:
     guard.run(3, 1, 1, "stream", guard.function, guard.packed_metadata, "meta", "enter", "exit", "a", 8)
     assert chosen.launched == [(2, 2, 1, "stream", "chosen-function", "chosen-packed", "meta", "enter", "exit", "a", 7)]
     assert stock.launched == [(3, 1, 1, "stream", "stock-function", "stock-packed", "meta", "enter", "exit", "a", 8)]
+
+
+class _Jit:
+    """A JIT function's kernel caches as ``JITFunction.device_caches`` holds them (a defaultdict by
+    device of tuples whose first item is the cache by key)."""
+
+    def __init__(self, cache: dict[str, Any]) -> None:
+        import collections
+
+        self.device_caches = collections.defaultdict(lambda: ({}, None))
+        self.device_caches[0] = (cache, None)
+
+
+def test_the_back_to_back_readings_pay_the_guard_a_kept_variant_is_placed_behind(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # On the H100 (6a14be5) nvidia_auto_pdl won launch-bound kernels back to back by 2-5% without
+    # the guard and ran at 0.987-0.996x behind it. Here the variant wins by 1% unguarded and its
+    # guard costs 2%: read behind the guard, as it would run, it loses, and no pass is kept.
+    import time
+
+    from tests.python.test_auto_outputs import _Mode
+    from triton_ext import _launch_size, _variants
+    from triton_ext._backup import ArgumentBackup
+
+    monkeypatch.setattr(_launch_size, "sm_count", lambda device: 132)
+    mode = _Mode(["", "grid_swizzle"])
+    kernels = {v: type("Kernel", (), {"asm": {"ptx": v}, "launch_metadata": None})() for v in ("", "grid_swizzle")}
+    cache = {"stock-key": kernels[""], "variant-key": kernels["grid_swizzle"]}
+    fn = _Jit(cache)
+    seen: list[tuple[str, str]] = []
+
+    def gpu(go: Any, **_: Any) -> float:
+        go()
+        return {"": 1.0, "grid_swizzle": 0.9}[mode.current()]
+
+    def back_to_back(go: Any, calls: int, windows: int) -> float:
+        go()
+        placed = cache["variant-key"]
+        seen.append((mode.current(), type(placed).__name__))
+        guard_cost = 0.02 if isinstance(placed, SizeGuardedKernel) else 0.0
+        return {"": 1.0, "grid_swizzle": 0.99 + guard_cost}[mode.current()]
+
+    monkeypatch.setattr(_variants, "flush_buffer", lambda: None)  # no GPU here
+    monkeypatch.setattr(_variants, "gpu_time_ms", gpu)
+    monkeypatch.setattr(_variants, "back_to_back_ms", back_to_back)
+    decision = Decision("k", "", applicable=["grid_swizzle"], launch_size=WAVES)
+    _variants.time_variants(mode, lambda *_, **__: None, fn, 0, (), {}, (132,), kernels, decision,
+                            ArgumentBackup.of([]), time.perf_counter() + 60.0)
+    assert decision.error is None
+    assert decision.choice == "" and decision.back_to_back_ms["grid_swizzle"] == pytest.approx(1.01)
+    assert ("grid_swizzle", "SizeGuardedKernel") in seen and {kind for _, kind in seen} == {"SizeGuardedKernel"}
+    # After the readings the JIT's cache holds what it held: the plain kernels under their keys.
+    assert cache == {"stock-key": kernels[""], "variant-key": kernels["grid_swizzle"]}
+
+
+def test_guarded_while_timed_wraps_only_the_kept_variants_and_puts_them_back_on_error(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from triton_ext import _launch_size
+
+    monkeypatch.setattr(_launch_size, "sm_count", lambda device: 132)
+    stock, kept, other = (type("Kernel", (), {"launch_metadata": None})() for _ in range(3))
+    cache = {"a": stock, "b": kept, "c": other}
+    fn = _Jit(cache)
+    with pytest.raises(RuntimeError, match="reading failed"):
+        with _launch_size.guarded_while_timed(fn, 0, [kept], stock, UNDER_ONE_WAVE):
+            guard = cache["b"]
+            assert isinstance(guard, SizeGuardedKernel) and guard.chosen is kept and guard.stock is stock
+            assert guard.size == UNDER_ONE_WAVE and guard.sms == 132
+            assert cache["a"] is stock and cache["c"] is other
+            raise RuntimeError("reading failed")
+    assert cache == {"a": stock, "b": kept, "c": other}
+    # No size recorded (a decision not made by the mode's launch path), another device, or a
+    # function without the JIT's caches: nothing is wrapped, and no device cache is created.
+    with _launch_size.guarded_while_timed(fn, 0, [kept], stock, ""):
+        assert cache["b"] is kept
+    with _launch_size.guarded_while_timed(fn, 1, [kept], stock, WAVES):
+        assert 1 not in fn.device_caches
+    with _launch_size.guarded_while_timed(object(), 0, [kept], stock, WAVES):
+        pass
