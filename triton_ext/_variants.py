@@ -367,16 +367,16 @@ def time_variants(auto: Tuner, run: Callable[..., Any] | None, fn: Any, device: 
         kept = winners(confirm)
         if not kept:
             return
-        # The launch regime: back to back through the JIT, as the user launches the kernel and
-        # behind the guard a kept variant is placed behind (issue 27.3); it must win there too.
+        # The launch regime: back to back through the JIT, as the user launches the kernel, each
+        # variant behind the guard it would be placed behind (issue 27.3; against a winner, "" too).
         check_budget(deadline, "timing back to back")
         calls, windows = back_to_back_reading(decision.timings_ms[""])
 
         def b2b_one(variant: str) -> float:
             with _selection.using(auto.selection(variant)):
                 return back_to_back_ms(go(variant), calls, windows)
-        guarded = guarded_while_timed(fn, device, [kernels[v] for v in kept], kernels[""], decision.launch_size)
-        with decision.phase("back_to_back"), guarded:
+        placed = [kernels[v] for v in (*kept, *([""] if isinstance(auto, _AgainstWinner) else []))]
+        with decision.phase("back_to_back"), guarded_while_timed(fn, device, placed, kernels[""], decision.launch_size):
             b2b = interleaved_rounds(["", *kept], b2b_one, CONFIRM_ROUNDS,
                                      before=before_reading("timing back to back"), drop_slower_than="")
         decision.back_to_back_ms = {v: statistics.median(t) for v, t in b2b.items()}

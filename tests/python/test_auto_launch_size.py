@@ -215,3 +215,36 @@ def test_guarded_while_timed_wraps_only_the_kept_variants_and_puts_them_back_on_
         assert 1 not in fn.device_caches
     with _launch_size.guarded_while_timed(object(), 0, [kept], stock, WAVES):
         pass
+
+
+def test_against_a_winner_both_sides_are_read_behind_the_guard(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A combination timed against the winner (time_combination): each would be placed behind the
+    # guard, so each is read behind it; the guard's cost falls on both sides alike.
+    import time
+
+    from tests.python.test_auto_outputs import _Mode
+    from triton_ext import _launch_size, _variants
+    from triton_ext._backup import ArgumentBackup
+
+    monkeypatch.setattr(_launch_size, "sm_count", lambda device: 132)
+    combo = "grid_swizzle+loop_split"
+    mode = _Mode(["", "grid_swizzle", combo])
+    kernels = {v: type("Kernel", (), {"asm": {"ptx": v or "winner"}, "launch_metadata": None})() for v in ("", combo)}
+    cache = {"winner-key": kernels[""], "combination-key": kernels[combo]}
+    seen: set[tuple[str, str, str]] = set()
+
+    def reading(go: Any, *_: Any, **__: Any) -> float:
+        go()
+        seen.update((mode.current(), key, type(kernel).__name__) for key, kernel in cache.items())
+        return {"grid_swizzle": 1.0, combo: 0.9}[mode.current()]
+
+    monkeypatch.setattr(_variants, "flush_buffer", lambda: None)  # no GPU here
+    monkeypatch.setattr(_variants, "gpu_time_ms", reading)
+    monkeypatch.setattr(_variants, "back_to_back_ms", reading)
+    decision = Decision("k", "", applicable=[combo], launch_size=UNDER_ONE_WAVE)
+    _variants.time_variants(_variants._AgainstWinner(mode, "grid_swizzle"), lambda *_, **__: None, _Jit(cache), 0,
+                            (), {}, (4,), kernels, decision, ArgumentBackup.of([]), time.perf_counter() + 60.0)
+    assert decision.error is None and decision.choice == combo
+    read_in_b2b = {(v, key, kind) for v, key, kind in seen if kind == "SizeGuardedKernel"}
+    assert {key for _, key, _ in read_in_b2b} == {"winner-key", "combination-key"}
+    assert cache == {"winner-key": kernels[""], "combination-key": kernels[combo]}
