@@ -15,8 +15,8 @@ specialization, options, marker; on this device), inside that cache miss:
 
 1. the launch's arguments and grid are read from Triton's ``run`` frame (:func:`_is_launch`);
 2. a decision on disk (``$TRITON_EXT_AUTO_DIR``, default ``~/.cache/triton-ext/auto``, keyed by
-   the kernel's source hash, the JIT's key, the GPU name and every variant's selection key, which
-   holds the plugins' bytes) is taken as is: only the chosen variant is compiled (and a late
+   the decision format, the kernel's source hash, the JIT's key, the GPU name and every variant's
+   selection key, which holds the plugins' bytes) is taken as is: only the chosen variant is compiled (and a late
    combination timed against it: :func:`triton_ext._variants.time_combination`);
 3. otherwise no pass is compiled, then every candidate pass alone and the launch at half and twice
    its warp count and with one pipeline stage less and one more (:mod:`triton_ext._launch_options`),
@@ -109,6 +109,10 @@ from ._variants import (CONFIRM_ROUNDS, REP_MS, ROUNDS, Decision, compile_varian
 
 __all__ = ["MARGIN", "ROUNDS", "CONFIRM_ROUNDS", "REP_MS", "parse", "activate", "deactivate", "active", "auto_mode",
            "Decision", "spread", "paired_ratios", "winners", "choose", "choose_in_both"]
+
+#: Part of every decision's file name: decisions timed by older rules are tuned again (2: the
+#: back-to-back readings run behind the launch-size guard, since 46751a3).
+DECISION_FORMAT = 2
 
 
 def parse(names: Sequence[str]) -> tuple[str, ...] | None:
@@ -253,8 +257,8 @@ class _Auto:
             return _original_run(fn, *args, grid=grid, warmup=True, **launch_kwargs)
 
     def decision_path(self, fn: Any, key: str, device: int) -> Path:
-        text = json.dumps([fn.cache_key, key, _device_name(device), [(n, s.key) for n, s in self.variants]],
-                          default=str)
+        text = json.dumps([DECISION_FORMAT, fn.cache_key, key, _device_name(device),
+                           [(n, s.key) for n, s in self.variants]], default=str)
         return cache_dir() / f"{getattr(fn, '__name__', 'kernel')[:80]}-{hashlib.sha256(text.encode()).hexdigest()[:32]}.json"
 
     def _decide(self, fn: Any, key: str, device: int, args: tuple[Any, ...], kwargs: dict[str, Any],

@@ -248,3 +248,35 @@ def test_against_a_winner_both_sides_are_read_behind_the_guard(monkeypatch: pyte
     read_in_b2b = {(v, key, kind) for v, key, kind in seen if kind == "SizeGuardedKernel"}
     assert {key for _, key, _ in read_in_b2b} == {"winner-key", "combination-key"}
     assert cache == {"winner-key": kernels[""], "combination-key": kernels[combo]}
+
+
+def test_decisions_timed_without_the_guard_are_tuned_again(host_mode: Any,  # noqa: F811
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    # Decisions saved before the back-to-back readings ran behind the guard (DECISION_FORMAT 1, no
+    # version in the file name) may keep a variant that loses behind it: their files are not read.
+    inputs = _inputs()
+    with pytest.raises(AttributeError, match="launcher_cls"):  # decided (no pass: no GPU to time on)
+        _addmm(*inputs)
+    ref, device, key = host_mode.placed[-1]
+    current = host_mode.decision_path(ref(), key, device)
+    version = _auto.DECISION_FORMAT
+    monkeypatch.setattr(_auto, "DECISION_FORMAT", 1)
+    older = host_mode.decision_path(ref(), key, device)
+    monkeypatch.setattr(_auto, "DECISION_FORMAT", version)
+    assert older != current and older.parent == current.parent
+    older.parent.mkdir(parents=True, exist_ok=True)
+    older.write_text(json.dumps({"choice": "grid_swizzle", "launch_size": UNDER_ONE_WAVE}))
+    assert not current.exists()  # no GPU to time on: the no-pass decision was not recorded
+    _auto.deactivate()
+    auto = _auto.activate(["grid_swizzle"])
+    with pytest.raises(AttributeError, match="launcher_cls"):
+        _addmm(*inputs)
+    assert [(d.choice, d.from_disk) for d in auto.decisions] == [("", False)]  # tuned again, not read
+    assert json.loads(older.read_text())["choice"] == "grid_swizzle"  # left as it was
+    # The same record under the current name is read.
+    current.write_text(older.read_text())
+    _auto.deactivate()
+    auto = _auto.activate(["grid_swizzle"])
+    with pytest.raises(AttributeError, match="launcher_cls"):  # the guard's run(): no launcher on the host
+        _addmm(*inputs)
+    assert [(d.choice, d.from_disk) for d in auto.decisions] == [("grid_swizzle", True)]
