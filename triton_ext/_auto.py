@@ -16,8 +16,8 @@ specialization, options, marker; on this device), inside that cache miss:
 1. the launch's arguments and grid are read from Triton's ``run`` frame (:func:`_is_launch`);
 2. a decision on disk (``$TRITON_EXT_AUTO_DIR``, default ``~/.cache/triton-ext/auto``, keyed by
    the decision format, the kernel's source hash, the JIT's key, the GPU name and every variant's
-   selection key, which holds the plugins' bytes) is taken as is: only the chosen variant is compiled (and a late
-   combination timed against it: :func:`triton_ext._variants.time_combination`);
+   selection key, which holds the plugins' bytes) is taken as is: only the chosen variant is
+   compiled (and a late combination timed against it: :func:`triton_ext._variants.time_combination`);
 3. otherwise no pass is compiled, then every candidate pass alone and the launch at half and twice
    its warp count and with one pipeline stage less and one more (:mod:`triton_ext._launch_options`),
    concurrently on a thread pool (:func:`_pool`); a
