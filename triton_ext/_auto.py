@@ -111,8 +111,8 @@ __all__ = ["MARGIN", "ROUNDS", "CONFIRM_ROUNDS", "REP_MS", "parse", "activate", 
            "Decision", "spread", "paired_ratios", "winners", "choose", "choose_in_both"]
 
 #: Part of every decision's file name: decisions timed by older rules are tuned again (2: the
-#: back-to-back readings run behind the launch-size guard, since 46751a3).
-DECISION_FORMAT = 2
+#: back-to-back readings run behind the launch-size guard; 3: no pass on a launch-bound kernel).
+DECISION_FORMAT = 3
 
 
 def parse(names: Sequence[str]) -> tuple[str, ...] | None:

@@ -12,13 +12,17 @@ from __future__ import annotations
 import statistics
 from typing import Hashable, Mapping, Sequence, TypeVar
 
-__all__ = ["MARGIN", "spread", "ratios", "beats", "pick", "confirm", "paired_ratios", "winners", "choose",
-           "choose_in_both"]
+__all__ = ["MARGIN", "LAUNCH_BOUND", "spread", "ratios", "beats", "pick", "confirm", "paired_ratios", "winners",
+           "choose", "launch_bound", "choose_in_both"]
 
 K = TypeVar("K", bound=Hashable)
 
 #: A variant must beat another by at least this fraction (median of the per-round ratios).
 MARGIN = 0.01
+
+#: Back to back, a launch that takes at least this many times its kernel's GPU time (read with a
+#: cold L2, so at least as long as the kernel runs back to back) is *launch-bound*.
+LAUNCH_BOUND = 1.25
 
 
 def spread(samples: Sequence[float]) -> float:
@@ -104,12 +108,25 @@ def choose(timings: Mapping[str, Sequence[float]], margin: float = MARGIN) -> st
     return found[0] if found else ""
 
 
+def launch_bound(gpu_ms: float, back_to_back_ms: float, ratio: float = LAUNCH_BOUND) -> bool:
+    """Whether launches back to back take ``ratio`` times the kernel's GPU time or more: the GPU
+    waits for the CPU's next launch, so a faster binary cannot shorten a launch, and the launch-size
+    guard a kept variant runs behind only adds to it. Here the back-to-back readings of the variants
+    are also the CPU's jitter: on the H100 (c956a04) two kernels taking 16-19 us a launch for 9-11 us
+    of GPU time each read 1.02-1.12x faster with a variant in the decision's rounds and ran at
+    0.983-0.986x."""
+    return back_to_back_ms >= ratio * gpu_ms
+
+
 def choose_in_both(gpu: Mapping[str, Sequence[float]], back_to_back: Mapping[str, Sequence[float]],
                    margin: float = MARGIN) -> str:
     """The fastest variant that wins (:func:`winners`) both on GPU time and launched back to back
     (each from its own interleaved rounds, ``""`` = no pass in both), or ``""``.
 
     A pass can win GPU time and lose back to back (issue 27: an occupancy hint 1.2x faster in
-    isolated GPU time, 2.4x slower per launch in a loop); such a pass is never kept."""
+    isolated GPU time, 2.4x slower per launch in a loop); such a pass is never kept. Nor is any
+    pass on a :func:`launch_bound` kernel."""
+    if launch_bound(statistics.median(gpu[""]), statistics.median(back_to_back[""])):
+        return ""
     in_b2b = set(winners(back_to_back, margin))
     return next((v for v in winners(gpu, margin) if v in in_b2b), "")

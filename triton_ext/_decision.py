@@ -52,6 +52,9 @@ class Decision:
     #: The launch size the choice was timed at and holds for (:mod:`triton_ext._launch_size`);
     #: launches of the other size run the no-pass kernel.
     launch_size: str = ""
+    #: No pass kept because launches back to back took longer than the kernel ran
+    #: (:func:`triton_ext._choice.launch_bound`): a faster binary could not show there.
+    launch_bound: bool = False
 
     @contextmanager
     def phase(self, step: str) -> Iterator[None]:
@@ -88,7 +91,8 @@ class Decision:
                 "applicable": self.applicable, "confirm_ms": self.confirm_ms, "back_to_back_ms": self.back_to_back_ms,
                 "spreads": self.spreads, "same_as_stock": self.same_as_stock, "failed": self.failed,
                 "changed_outputs": self.changed_outputs, "compile_s": self.compile_s, "phases_s": self.phases_s,
-                "first_launch_s": self.first_launch_s, "launch_size": self.launch_size}
+                "first_launch_s": self.first_launch_s, "launch_size": self.launch_size,
+                "launch_bound": self.launch_bound}
 
     def log(self, log: logging.Logger) -> None:
         """Say what was decided and why (the mode's logger, ``triton_ext.auto``)."""
@@ -98,9 +102,11 @@ class Decision:
             return
         size = (f" (for launches {self.launch_size.replace('_', ' ')}; no pass at the others)"
                 if self.choice and self.launch_size else "")
-        log.info("%s: %s%s%s in %.2f s; GPU ms %s; back to back ms %s%s%s", where, self.choice or "no pass", size,
+        log.info("%s: %s%s%s in %.2f s; GPU ms %s; back to back ms %s%s%s%s", where, self.choice or "no pass", size,
                  " (from disk)" if self.from_disk else "", self.first_launch_s, _rounded(self.timings_ms),
                  _rounded(self.back_to_back_ms), f"; {self.not_kept_because}" if self.not_kept_because else "",
+                 "; launch-bound (back to back a launch takes longer than the kernel runs): no pass kept"
+                 if self.launch_bound else "",
                  f"; {self.late_combination} still compiling, timed against it next time"
                  if self.late_combination else "")
         for variant, why in self.failed.items():

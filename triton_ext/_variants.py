@@ -1,9 +1,8 @@
 """Compiling and timing the transparent mode's variants (:mod:`triton_ext._auto`, issue 27).
 
-:func:`compile_variants` compiles every candidate pass's variant of a launch concurrently on a
-thread pool (:func:`_pool`), each stopped as soon as its IR after the last stage with one of its
-passes, and its launch metadata, equal the no-pass kernel's (the ``stage_editor`` slot of the
-stages hook; :func:`stop_if_stock`);
+:func:`compile_variants` compiles every candidate pass's variant of a launch concurrently on a thread pool
+(:func:`_pool`), each stopped as soon as its IR after the last stage with one of its passes, and its launch
+metadata, equal the no-pass kernel's (the ``stage_editor`` slot of the stages hook; :func:`stop_if_stock`);
 :func:`time_variants` times the applicable ones on the launch's own arguments: interleaved
 rounds of GPU time, confirmation rounds, then back to back (:func:`triton_ext._choice.choose_in_both`);
 :func:`time_combination` times the combination of two winners against the one chosen, once that
@@ -24,7 +23,7 @@ from typing import Any, Callable, Mapping, Protocol
 
 from . import _launch_options, _selection, _triton
 from ._backup import ArgumentBackup, tensors_of
-from ._choice import choose_in_both, spread, winners
+from ._choice import choose_in_both, launch_bound, spread, winners
 from ._decision import Decision
 from ._errors import PassCrashedError
 from ._launch_size import guarded_while_timed
@@ -381,6 +380,7 @@ def time_variants(auto: Tuner, run: Callable[..., Any] | None, fn: Any, device: 
                                      before=before_reading("timing back to back"), drop_slower_than="")
         decision.back_to_back_ms = {v: statistics.median(t) for v, t in b2b.items()}
         decision.choice = choose_in_both(confirm, b2b)
+        decision.launch_bound = launch_bound(decision.confirm_ms[""], decision.back_to_back_ms[""])
     except (OverBudget, OutputsUnverifiable) as exc:  # each says why no pass is kept
         decision.error = str(exc)
         decision.choice = ""
