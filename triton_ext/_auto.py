@@ -352,7 +352,7 @@ class _Auto:
         self._record(decision)
         if decision.keep_on_disk or decision.choice:  # a follow-up's failure keeps its proven winner
             decision.save(path, applicable=applicable, gpu=_device_name(device), specialization=key,
-                          candidates=[v for v, _ in self.variants[1:]], decided_at=time.time())
+                          candidates=[v for v, _ in self.variants[1:]], decided_at=time.time(), format=DECISION_FORMAT)
 
 
 def _short(key: str) -> str:

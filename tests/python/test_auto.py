@@ -590,6 +590,43 @@ def test_the_report_lists_the_variants_it_dropped(tmp_path: Path, capsys: pytest
             in out)
 
 
+def test_the_report_marks_and_removes_decisions_the_mode_no_longer_reads(tmp_path: Path,
+                                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from triton_ext._auto import DECISION_FORMAT
+    from triton_ext.dev import auto_report
+
+    current = {"kernel": "topk", "choice": "", "launch_bound": True, "format": DECISION_FORMAT}
+    (tmp_path / "topk-new.json").write_text(json.dumps(current))
+    (tmp_path / "topk-old.json").write_text(json.dumps({"kernel": "topk", "choice": "num_warps/2"}))
+    (tmp_path / "topk-v2.json").write_text(json.dumps({"kernel": "topk", "choice": "num_warps/2", "format": 2}))
+    assert auto_report.main(["report", "--dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"3 decision(s) in {tmp_path}, 2 stale (older rules: not read;")
+    assert out.count("[stale: older rules, not read]") == 2
+    assert "  topk: no pass (first launch 0.00 s, GPU ?)\n    launch-bound: " in out
+    assert auto_report.main(["report", "--dir", str(tmp_path), "--remove-stale"]) == 0
+    assert "removed (stale: older rules): " in capsys.readouterr().out
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["topk-new.json"]
+    assert auto_report.main(["report", "--dir", str(tmp_path), "--json"]) == 0
+    (record,) = json.loads(capsys.readouterr().out)
+    assert record["stale"] is False and record["launch_bound"] is True
+
+
+def test_a_decision_file_names_the_rules_it_was_timed_by(host_mode: Any, tmp_path: Path) -> None:
+    import json
+
+    import torch
+
+    from triton_ext._auto import DECISION_FORMAT
+
+    x, y = torch.zeros(1024), torch.zeros(1024)
+    _mode_calls(lambda: scale[(8,)](x, y, 1024, BLOCK=128))
+    (path,) = (tmp_path / "auto").glob("*.json")
+    assert json.loads(path.read_text())["format"] == DECISION_FORMAT
+
+
 def test_a_pass_must_win_back_to_back_too() -> None:
     from triton_ext._auto import choose_in_both
 

@@ -1,12 +1,14 @@
 """``triton-ext auto report``: the transparent mode's decisions on disk.
 
-    triton-ext auto report [--dir DIR] [--json] [--kernel NAME]
+    triton-ext auto report [--dir DIR] [--json] [--kernel NAME] [--remove-stale]
 
 Each first launch under ``TRITON_EXT_ENABLE=auto`` that finished its timing records its choice
 in ``$TRITON_EXT_AUTO_DIR`` (default ``~/.cache/triton-ext/auto``), one JSON file per kernel
 specialization and GPU; later processes take the choice from there. This prints one line per
 file: kernel, choice, the GPU and back-to-back timings per variant, the first launch's cost and
-the file. (In a running process, ``logging.getLogger("triton_ext.auto")`` reports each decision
+the file. A file timed by older rules (its ``format`` is not the mode's ``DECISION_FORMAT``) is
+marked stale: the mode no longer reads it and tunes that kernel again; ``--remove-stale`` deletes
+such files. (In a running process, ``logging.getLogger("triton_ext.auto")`` reports each decision
 as it is made, from disk or timed.)
 """
 
@@ -22,13 +24,18 @@ __all__ = ["main", "read_decisions"]
 
 
 def read_decisions(directory: Path) -> list[dict[str, Any]]:
-    """Every decision file under ``directory`` (unreadable ones with an ``error`` field)."""
+    """Every decision file under ``directory`` (unreadable ones with an ``error`` field), each with
+    ``stale``: written under older rules, so the mode no longer reads it."""
+    from .._auto import DECISION_FORMAT
+
     out: list[dict[str, Any]] = []
     for path in sorted(directory.glob("*.json")):
         try:
             record = json.loads(path.read_text())
             if not isinstance(record, dict) or "choice" not in record:
                 raise ValueError("no 'choice' field")
+            # Files before format 3 carry no format: the name's hash held it, which a reader cannot undo.
+            record["stale"] = record.get("format") != DECISION_FORMAT
         except (OSError, ValueError) as exc:
             record = {"error": f"{type(exc).__name__}: {exc}"}
         record["file"] = str(path)
@@ -49,16 +56,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--dir", type=Path, help="decision folder (default: $TRITON_EXT_AUTO_DIR or ~/.cache/triton-ext/auto)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--kernel", help="only this kernel's decisions")
+    p.add_argument("--remove-stale", action="store_true",
+                   help="delete the decisions timed by older rules, which the mode no longer reads")
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
     directory = args.dir or cache_dir()
     records = [r for r in read_decisions(directory) if not args.kernel or r.get("kernel") == args.kernel]
+    if args.remove_stale:
+        for r in [r for r in records if r.get("stale")]:
+            Path(r["file"]).unlink(missing_ok=True)
+            print(f"removed (stale: older rules): {r['file']}")
+        records = [r for r in records if not r.get("stale")]
     if args.json:
         print(json.dumps(records, indent=2))
         return 0
     if not records:
         print(f"no decisions in {directory}")
         return 0
-    print(f"{len(records)} decision(s) in {directory}")
+    stale = sum(1 for r in records if r.get("stale"))
+    print(f"{len(records)} decision(s) in {directory}"
+          + (f", {stale} stale (older rules: not read; `triton-ext auto report --remove-stale` deletes them)"
+             if stale else ""))
     for r in records:
         if "error" in r:
             print(f"  unreadable: {r['file']}: {r['error']}")
@@ -66,7 +83,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         size = r.get("launch_size")
         print(f"  {r.get('kernel', '?')}: {r['choice'] or 'no pass'}"
               + (f" at launches {size.replace('_', ' ')}, no pass at the others" if r["choice"] and size else "")
-              + f" (first launch {r.get('first_launch_s', 0.0):.2f} s, GPU {r.get('gpu', '?')})")
+              + f" (first launch {r.get('first_launch_s', 0.0):.2f} s, GPU {r.get('gpu', '?')})"
+              + (" [stale: older rules, not read]" if r.get("stale") else ""))
+        if r.get("launch_bound"):
+            print("    launch-bound: back to back a launch takes longer than the kernel runs, so no pass is kept")
         print(f"    applicable: {', '.join(r.get('applicable') or []) or 'none'};"
               f" same as no pass: {', '.join(r.get('same_as_stock') or []) or 'none'}")
         if r.get("compile_s") or r.get("phases_s"):
