@@ -5,7 +5,8 @@
 
 A kernel is *launch-bound* when, launched back to back, a launch takes at least ``LAUNCH_BOUND``
 times its GPU time: the CPU's launch path (Triton's, which the mode leaves as it is once a kernel
-is decided) sets the pace, so no compiler pass can change its back-to-back time. The rest are
+is decided) sets the pace, so a faster kernel cannot change its back-to-back time (a pass acting on
+the launch can, by a few percent: ``nvidia_auto_pdl`` before the mode's size guard). The rest are
 *GPU-bound*. The report gives each group's geometric mean and what the GPU-bound kernels would
 need for the whole corpus to reach a target, the launch-bound ones staying where they are.
 

@@ -110,7 +110,7 @@ def choose(timings: Mapping[str, Sequence[float]], margin: float = MARGIN) -> st
 
 def launch_bound(gpu_ms: float, back_to_back_ms: float, ratio: float = LAUNCH_BOUND) -> bool:
     """Whether launches back to back take ``ratio`` times the kernel's GPU time or more: the GPU
-    waits for the CPU's next launch, so a faster binary cannot shorten a launch, and the launch-size
+    waits for the CPU's next launch, so a faster kernel cannot shorten a launch, and the launch-size
     guard a kept variant runs behind only adds to it. Here the back-to-back readings of the variants
     are also the CPU's jitter: on the H100 (c956a04) two kernels taking 16-19 us a launch for 9-11 us
     of GPU time each read 1.02-1.12x faster with a variant in the decision's rounds and ran at

@@ -1,5 +1,5 @@
 """The transparent mode keeps no pass on a launch-bound kernel (:func:`triton_ext._choice.launch_bound`):
-back to back its launches take longer than it runs, so a faster binary cannot shorten them, and the
+back to back its launches take longer than it runs, so a faster kernel cannot shorten them, and the
 back-to-back readings of its variants are the CPU's jitter. On the H100 at c956a04 two such kernels
 (16-19 us a launch, 9-11 us of GPU time) kept a variant that read 1.02-1.12x in the decision's rounds
 and ran at 0.983x and 0.986x."""
