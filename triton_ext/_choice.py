@@ -114,7 +114,9 @@ def launch_bound(gpu_ms: float, back_to_back_ms: float, ratio: float = LAUNCH_BO
     guard a kept variant runs behind only adds to it. Here the back-to-back readings of the variants
     are also the CPU's jitter: on the H100 (c956a04) two kernels taking 16-19 us a launch for 9-11 us
     of GPU time each read 1.02-1.12x faster with a variant in the decision's rounds and ran at
-    0.983-0.986x."""
+    0.983-0.986x. The transparent mode keeps no pass on such a kernel
+    (:func:`triton_ext._variants.time_variants`); torch.compile's path, where a kept pass replaces
+    the config's launcher and no guard is called, keeps :func:`choose_in_both`'s choice."""
     return back_to_back_ms >= ratio * gpu_ms
 
 
@@ -124,9 +126,6 @@ def choose_in_both(gpu: Mapping[str, Sequence[float]], back_to_back: Mapping[str
     (each from its own interleaved rounds, ``""`` = no pass in both), or ``""``.
 
     A pass can win GPU time and lose back to back (issue 27: an occupancy hint 1.2x faster in
-    isolated GPU time, 2.4x slower per launch in a loop); such a pass is never kept. Nor is any
-    pass on a :func:`launch_bound` kernel."""
-    if launch_bound(statistics.median(gpu[""]), statistics.median(back_to_back[""])):
-        return ""
+    isolated GPU time, 2.4x slower per launch in a loop); such a pass is never kept."""
     in_b2b = set(winners(back_to_back, margin))
     return next((v for v in winners(gpu, margin) if v in in_b2b), "")

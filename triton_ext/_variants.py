@@ -379,8 +379,8 @@ def time_variants(auto: Tuner, run: Callable[..., Any] | None, fn: Any, device: 
             b2b = interleaved_rounds(["", *kept], b2b_one, CONFIRM_ROUNDS,
                                      before=before_reading("timing back to back"), drop_slower_than="")
         decision.back_to_back_ms = {v: statistics.median(t) for v, t in b2b.items()}
-        decision.choice = choose_in_both(confirm, b2b)
         decision.launch_bound = launch_bound(decision.confirm_ms[""], decision.back_to_back_ms[""])
+        decision.choice = "" if decision.launch_bound else choose_in_both(confirm, b2b)
     except (OverBudget, OutputsUnverifiable) as exc:  # each says why no pass is kept
         decision.error = str(exc)
         decision.choice = ""

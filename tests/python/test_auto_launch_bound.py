@@ -25,14 +25,15 @@ def test_launch_bound_compares_a_launch_back_to_back_with_the_kernels_gpu_time()
     assert launch_bound(0.1, 0.1 * LAUNCH_BOUND)
 
 
-def test_a_variant_winning_both_readings_of_a_launch_bound_kernel_is_not_kept() -> None:
+def test_choose_in_both_alone_does_not_refuse_a_launch_bound_kernel() -> None:
+    # torch.compile's path (no guard in front of a kept launcher) calls it without the rule.
     gpu = {"": [0.0115] * 3, "num_warps/2": [0.0110] * 3}
-    # The decision's readings on fg_topk_softmax_prefill: 1.12x back to back, 0.983x as launched.
-    assert choose_in_both(gpu, {"": [0.0238] * 3, "num_warps/2": [0.0213] * 3}) == ""
-    # The same gains on a kernel that keeps the GPU busy back to back: kept.
-    assert choose_in_both(gpu, {"": [0.0120] * 3, "num_warps/2": [0.0114] * 3}) == "num_warps/2"
+    assert choose_in_both(gpu, {"": [0.0238] * 3, "num_warps/2": [0.0213] * 3}) == "num_warps/2"
 
 
+# The decision's readings on fg_topk_softmax_prefill (H100, c956a04): 1.04x GPU time, 1.12x back to
+# back at 2.1x its GPU time a launch, and 0.983x as launched. The same gains on a kernel that keeps
+# the GPU busy back to back are kept.
 @pytest.mark.parametrize("b2b_ms, kept", [({"": 2.0, "grid_swizzle": 1.8}, ""),
                                           ({"": 1.0, "grid_swizzle": 0.9}, "grid_swizzle")])
 def test_time_variants_records_a_launch_bound_decision(monkeypatch: pytest.MonkeyPatch, caplog: Any,
