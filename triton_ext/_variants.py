@@ -297,11 +297,10 @@ def compile_variants(auto: Tuner, fn: Any, device: int, args: tuple[Any, ...], k
 def time_variants(auto: Tuner, run: Callable[..., Any] | None, fn: Any, device: int, args: tuple[Any, ...],
                   kwargs: dict[str, Any], grid: Any, kernels: dict[str, Any], decision: Decision,
                   backup: ArgumentBackup, deadline: float, combine: bool = True) -> None:
-    """Check and time the applicable variants; set ``decision``'s choice and timings (no pass on
-    any failure, with ``decision.error`` saying why). Every variant timed first left the no-pass
-    kernel's outputs (:mod:`triton_ext._outputs`). When two variants win and can run together
-    (``combine``), the chosen one is then timed against their combination
-    (:func:`time_combination`)."""
+    """Check and time the applicable variants; set ``decision``'s choice and timings (no pass on any failure,
+    with ``decision.error`` saying why). Every variant timed first left the no-pass kernel's outputs
+    (:mod:`triton_ext._outputs`). When the chosen one and another winner can run together (``combine``), it is
+    then timed against their combination (:func:`time_combination`)."""
     assert run is not None  # JITFunction.run as it was before the mode wrapped it
     check: OutputCheck | None = None
     pair: list[str] = []
@@ -360,8 +359,9 @@ def time_variants(auto: Tuner, run: Callable[..., Any] | None, fn: Any, device: 
             pair = _launch_options.combinable(found)
         if not found:
             return
-        with decision.phase("confirm"):
-            confirm = gpu(["", found[0]], CONFIRM_ROUNDS)
+        with decision.phase("confirm"):  # the two fastest: the first in GPU time (a cold L2) may lose back
+            # to back (a warm one) where the next wins (H100: a 2.4 ms GEMM, grid_swizzle 1.03x and 0.955x)
+            confirm = gpu(["", *found[:2]], CONFIRM_ROUNDS)
         decision.confirm_ms = {v: statistics.median(t) for v, t in confirm.items()}
         kept = winners(confirm)
         if not kept:
@@ -390,14 +390,14 @@ def time_variants(auto: Tuner, run: Callable[..., Any] | None, fn: Any, device: 
     finally:
         if check is not None:
             check.release()
-    if len(pair) == 2 and decision.choice == pair[0]:
+    if len(pair) == 2 and decision.choice in pair:
         # The two winners together need one more full compile (vLLM's prefix-prefill: about 6 s on
         # the H200 host). It starts only now: a compile running beside the winner's readings made
         # them read slower than the winner runs (3da52cd lost vLLM's 3-D decode and SGLang's decode
         # stage 1 so), and one compiled before them held up their confirmation.
         first = {name: dict(getattr(decision, name)) for name in _TIMINGS}
         decision.late_combination = "+".join(sorted(pair))
-        time_combination(auto, run, fn, device, args, kwargs, grid, kernels[pair[0]], decision, backup, deadline,
+        time_combination(auto, run, fn, device, args, kwargs, grid, kernels[decision.choice], decision, backup, deadline,
                          reading_s=reading_s, compiled=kernels)
         for name in _TIMINGS:  # the first rounds' readings stay; the combination's (against the winner) join them
             setattr(decision, name, first[name] | {v: t for v, t in getattr(decision, name).items() if v not in first[name]})

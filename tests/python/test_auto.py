@@ -698,7 +698,7 @@ def test_the_combination_of_two_winners_compiles_within_the_budget(monkeypatch: 
         # its own rounds against the winner is left: that winner is kept, within the budget.
         assert auto.compiled == [] and len(auto.pending) == 1 and not auto.pending[0].done()
         assert decision.error is None and decision.choice == "grid_swizzle"
-        assert set(decision.confirm_ms) == {"", "grid_swizzle"}
+        assert set(decision.confirm_ms) == {"", "grid_swizzle", "loop_split"}  # the two fastest winners
         assert time.perf_counter() < deadline
         # Kept on disk with the combination: the next activation times it against the winner.
         assert decision.late_combination == "grid_swizzle+loop_split" and decision.keep_on_disk
@@ -712,11 +712,11 @@ def test_the_combination_of_two_winners_compiles_within_the_budget(monkeypatch: 
         assert auto.compiled == ["grid_swizzle+loop_split"] and auto.pending == []
         assert decision.error is None and decision.choice == "grid_swizzle+loop_split"
         assert decision.late_combination is None and decision.keep_on_disk
-        # The winner's confirming rounds against no pass, then the combination's against the winner.
-        assert set(decision.confirm_ms) == {"", "grid_swizzle", "grid_swizzle+loop_split"}
+        # The winners' confirming rounds against no pass, then the combination's against the winner.
+        assert set(decision.confirm_ms) == {"", "grid_swizzle", "loop_split", "grid_swizzle+loop_split"}
 
 
-@pytest.mark.parametrize("winner", ["kept", "loses back to back"])
+@pytest.mark.parametrize("winner", ["kept", "loses back to back", "second kept"])
 def test_the_combination_compiles_only_after_the_winners_readings(monkeypatch: pytest.MonkeyPatch,
                                                                   winner: str) -> None:
     # A compile running beside the winner's readings made them read slower than the winner runs
@@ -733,8 +733,8 @@ def test_the_combination_compiles_only_after_the_winners_readings(monkeypatch: p
 
     def timed(variants: list[str], *_: Any, **__: Any) -> dict[str, list[float]]:
         events.append(("read", *variants))
-        if winner == "loses back to back" and len(events) == 3:
-            return {"": [1.0] * 3, "grid_swizzle": [1.2] * 3}
+        if winner != "kept" and len(events) == 3:  # back to back, the fastest loses; the second too, or wins
+            return {"": [1.0] * 3, "grid_swizzle": [1.2] * 3, "loop_split": [1.1 if winner == "loses back to back" else 0.9] * 3}
         return {v: rounds[v] for v in variants}
 
     class _Recording(_SlowCombination):
@@ -742,27 +742,37 @@ def test_the_combination_compiles_only_after_the_winners_readings(monkeypatch: p
             events.append(("compile", variant))
             return super().variant_kernel(fn, variant, *rest)
 
+    against: list[str] = []  # the kernel each combination is timed against (its PTX: the variant's name)
+    time_combination = _variants.time_combination
+
+    def spy(*args: Any, **kwargs: Any) -> None:
+        against.append(args[7].asm["ptx"])
+        time_combination(*args, **kwargs)
+
     monkeypatch.setattr(_variants, "flush_buffer", lambda: None)  # no GPU here: the rounds are given
     monkeypatch.setattr(_variants, "interleaved_rounds", timed)
+    monkeypatch.setattr(_variants, "time_combination", spy)
     auto = _Recording()
     auto.release.set()
     kernels = {v: type("Kernel", (), {"asm": {"ptx": v}})() for v in ("", "grid_swizzle", "loop_split")}
     decision = _variants.Decision("k", "", applicable=["grid_swizzle", "loop_split"])
     _variants.time_variants(auto, lambda *a, **k: None, object(), 0, (), {}, (1,), kernels, decision,
                             ArgumentBackup.of([]), time.perf_counter() + 60.0)
-    # Rounds over every variant, then the winner confirmed and read back to back, no compile between.
-    winners_readings = [("read", "", "grid_swizzle", "loop_split"), ("read", "", "grid_swizzle"),
-                        ("read", "", "grid_swizzle")]
+    # Rounds over every variant, then the two fastest winners confirmed and read back to back, no
+    # compile between.
+    winners_readings = [("read", "", "grid_swizzle", "loop_split")] * 3
     if winner == "loses back to back":
         assert events == winners_readings and decision.choice == "" and auto.pending == []
         return
     assert events[:4] == [*winners_readings, ("compile", combo)]
-    # Then the combination's rounds, confirmation and back to back, against the winner ("" here).
+    # Then the combination's rounds, confirmation and back to back, against the winner ("" here):
+    # the fastest, or the second where the fastest lost back to back (a GEMM's grid_swizzle on the H100).
     assert events[4:] == [("read", "", combo)] * 3
     assert decision.choice == combo and decision.late_combination is None and decision.error is None
     # The first rounds' readings stay in the record; the combination's join them.
     assert decision.timings_ms == {"": 1.0, "grid_swizzle": 0.8, "loop_split": 0.9, combo: 0.7}
-    assert set(decision.confirm_ms) == set(decision.back_to_back_ms) == {"", "grid_swizzle", combo}
+    assert set(decision.confirm_ms) == set(decision.back_to_back_ms) == {"", "grid_swizzle", "loop_split", combo}
+    assert against == ["loop_split" if winner == "second kept" else "grid_swizzle"]
     assert decision.applicable == ["grid_swizzle", "loop_split"] and "combination" in decision.phases_s
 
 

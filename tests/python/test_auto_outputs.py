@@ -190,7 +190,7 @@ def test_a_wrong_combination_of_two_winners_is_not_a_finalist(monkeypatch: pytes
     decision = _time(mode, run, (x, out), ["grid_swizzle", "loop_split"],
                      {"": 1.0, "grid_swizzle": 0.8, "loop_split": 0.9, combo: 0.5}, monkeypatch)
     assert list(decision.changed_outputs) == [combo]
-    assert decision.choice == "grid_swizzle" and set(decision.confirm_ms) == {"", "grid_swizzle"}
+    assert decision.choice == "grid_swizzle" and set(decision.confirm_ms) == {"", "grid_swizzle", "loop_split"}
 
 
 def test_a_kernel_whose_outputs_cannot_be_checked_keeps_no_pass(monkeypatch: pytest.MonkeyPatch) -> None:
