@@ -18,11 +18,11 @@ specialization, options, marker; on this device), inside that cache miss:
    the decision format, the kernel's source hash, the JIT's key, the GPU name and every variant's
    selection key, which holds the plugins' bytes) is taken as is: only the chosen variant is
    compiled (and a late combination timed against it: :func:`triton_ext._variants.time_combination`);
-3. otherwise no pass is compiled, then every candidate pass alone and the launch at half and twice
+3. otherwise no pass is compiled and read once, and a launch-bound launch keeps it with no variant
+   compiled (:mod:`triton_ext._regime`); else every candidate pass alone and the launch at half and twice
    its warp count and with one pipeline stage less and one more (:mod:`triton_ext._launch_options`),
-   concurrently on a thread pool (:func:`_pool`); a
-   variant that does not apply stops once its IR equals no pass's
-   (:func:`triton_ext._variants.stop_if_stock`), and one whose PTX equals no pass's is not timed;
+   concurrently on a thread pool (:func:`_pool`); a variant that does not apply stops once its IR
+   equals no pass's (:func:`triton_ext._variants.stop_if_stock`), one whose PTX does is not timed;
 4. no pass runs twice and each applicable variant once, from the saved inputs: one that cannot
    launch here (``OutOfResources``: more shared memory than the GPU has, found only when Triton
    loads the binary) is dropped alone (``Decision.failed``), and so is one whose launch leaves
@@ -34,23 +34,21 @@ specialization, options, marker; on this device), inside that cache miss:
    (:func:`triton_ext._timing.interleaved_rounds`: every variant in order, then in reverse), on
    the launch's own arguments, whose memory is saved first and restored before each reading and
    after the last (:mod:`triton_ext._backup`);
-5. :func:`winners`: a variant *wins* when it beats no pass by more than the noise: per round, no
-   pass's time over the variant's (interleaved, so drift cancels); median at least
-   ``1 + MARGIN`` and faster in every round. When two passes win, their combination (``a+b``) is
-   a finalist too (compiled on the pool, if in time for the rounds after it; else the next
-   activation times it against the winner). The finalists are timed again on
+5. :func:`winners`: a variant *wins* when it beats no pass by more than the noise: per round, no pass's time
+   over the variant's (interleaved, so drift cancels); median at least ``1 + MARGIN`` and faster in
+   every round. The two fastest winners are timed again on
    :data:`CONFIRM_ROUNDS` fresh rounds and must win again, and then **launched back to back**
-   (:func:`triton_ext._timing.back_to_back_ms`: launches queued by the CPU, no flush, wall time per
-   launch, as applications launch) in :data:`CONFIRM_ROUNDS` rounds, where they must win by the same
-   rule (issue 27.3: a pass that wins GPU time but loses back to back is never kept); else no pass;
+   (:func:`triton_ext._timing.back_to_back_ms`: as applications launch) in :data:`CONFIRM_ROUNDS`
+   rounds, where they must win by the same rule (issue 27.3); else no pass. When the one kept and
+   another winner can run together, their combination (``a+b``) is then timed against it
+   (:func:`triton_ext._variants.time_combination`; the next activation's, if it compiles too late);
 6. the kernel goes into the JIT's own cache under the JIT's own key, and the decision on disk.
    Every later launch of that specialization is Triton's own fast path (a hit in its kernel
    cache): with no pass, no code of the mode runs per launch; a chosen variant holds only for
    launches of the size class it was timed at (:mod:`triton_ext._launch_size`: fewer programs than
    SMs, or not), so it is placed behind a guard whose one call per launch picks it or the no-pass
-   kernel by the grid (``benchmarks/auto_overhead.py`` measures both).
-   Decisions are logged on the ``triton_ext.auto`` logger and kept in :attr:`_Auto.decisions`;
-   ``triton-ext auto report`` prints those on disk.
+   kernel by the grid (``benchmarks/auto_overhead.py`` measures both). Decisions are logged on the
+   ``triton_ext.auto`` logger and kept in :attr:`_Auto.decisions`; ``triton-ext auto report`` prints those on disk.
 
 An autotuned kernel (``@triton.autotune``) is decided once, for the config the autotuner picks:
 while ``Autotuner._bench`` times a config (wrapped while the mode is on), its launches get the
@@ -99,6 +97,7 @@ from typing import Any, Callable, Iterator, Sequence
 from . import _inductor, _launch_options, _selection, _triton
 from ._backup import BackupRefused, refuse_relaunch_hazard, tensors_of
 from ._manifest import load_manifest
+from ._regime import launch_bound_decision
 from ._jit_caches import forget_compiled, uncache as _uncache
 from ._launch_size import SIZES, SizeGuardedKernel, launch_size, sm_count
 from ._choice import MARGIN, choose, choose_in_both, paired_ratios, spread, winners
@@ -313,6 +312,10 @@ class _Auto:
             stock_s = time.perf_counter() - stock_start  # the no-pass compile alone
             refuse_relaunch_hazard(kernels[""])  # before any variant compiles or any launch
             compile_start = time.perf_counter()
+            bound = launch_bound_decision(self, _original_run, fn, args, kwargs, grid, tensors, name, _short(key), size)
+            if bound is not None:  # no variant could be kept: none is compiled
+                self._finish(path, bound, start, [], device, key)
+                return kernels[""]
             # The budget is what the mode adds to the first launch: the no-pass compile, which a
             # stock launch pays too, does not count (vLLM's prefix-prefill attention takes 7.7 s
             # alone on the H200 host, which left a budget from `start` no time for its variants).

@@ -360,7 +360,7 @@ def time_variants(auto: Tuner, run: Callable[..., Any] | None, fn: Any, device: 
         if not found:
             return
         with decision.phase("confirm"):  # the two fastest: the first in GPU time (a cold L2) may lose back
-            # to back (a warm one) where the next wins (H100: a 2.4 ms GEMM, grid_swizzle 1.03x and 0.955x)
+            # to back (a warm one) where the next wins (H100: a 2.4 ms GEMM's first winner, 1.03x and 0.955x)
             confirm = gpu(["", *found[:2]], CONFIRM_ROUNDS)
         decision.confirm_ms = {v: statistics.median(t) for v, t in confirm.items()}
         kept = winners(confirm)

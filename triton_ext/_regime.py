@@ -1,0 +1,67 @@
+"""A first launch's regime, read on the no-pass kernel before the transparent mode compiles any variant.
+
+A launch is *launch-bound* (:func:`triton_ext._choice.launch_bound`) when, back to back, it takes at
+least 1.25x its kernel's GPU time: the GPU waits for the CPU's next launch, and the mode keeps no pass
+there (:func:`triton_ext._variants.time_variants`). So it reads the no-pass kernel first and, for such a
+launch, compiles no variant: on the H100 at 01ea787, 36 of the corpus's 84 kernels were launch-bound,
+and their first launch cost 1.16 s over a stock one (median), 0.47 s of it compiling variants that
+could not be kept.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from . import _selection
+from ._backup import ArgumentBackup
+from ._choice import launch_bound
+from ._decision import Decision
+from ._timing import back_to_back_ms, flush_buffer, gpu_time_ms
+from ._variants import REP_MS, Tuner, back_to_back_reading, on_saved_arguments
+
+__all__ = ["read_no_pass", "launch_bound_decision"]
+
+
+def read_no_pass(auto: Tuner, run: Callable[..., Any], fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
+                 grid: Any, tensors: list[Any]) -> tuple[float, float] | None:
+    """The no-pass kernel's GPU time and back-to-back time per launch (ms), read on this launch's own
+    arguments, saved first and restored before each reading and after the last
+    (:func:`triton_ext._variants.on_saved_arguments`). ``None`` when they cannot be read (arguments
+    that cannot be saved, no GPU, a launch that fails): the decision goes on as without this step and
+    meets the same cause there, which records it."""
+    readings: list[float] = []
+
+    def read(backup: ArgumentBackup) -> None:
+        launch_kwargs = auto.launch_kwargs(fn, "", kwargs)
+        assert launch_kwargs is not None  # no pass applies to every launch
+
+        def go() -> Any:
+            return run(fn, *args, grid=grid, warmup=False, **launch_kwargs)
+
+        with _selection.using(auto.selection("")):
+            backup.restore()
+            gpu = gpu_time_ms(go, rep_ms=REP_MS, flush=flush_buffer())
+            calls, windows = back_to_back_reading(gpu)
+            fastest = float("inf")
+            for _ in range(2):  # the faster of two: a pause of this thread lengthens one reading only
+                backup.restore()
+                fastest = min(fastest, back_to_back_ms(go, calls, windows))
+        readings.extend((gpu, fastest))
+
+    try:
+        on_saved_arguments(tensors, read)
+    except Exception:  # noqa: BLE001 (see the docstring: time_variants meets and records it)
+        return None
+    return readings[0], readings[1]
+
+
+def launch_bound_decision(auto: Tuner, run: Callable[..., Any], fn: Any, args: tuple[Any, ...],
+                          kwargs: dict[str, Any], grid: Any, tensors: list[Any], name: str, specialization: str,
+                          size: str) -> Decision | None:
+    """The decision for a launch-bound launch (no pass, its two readings), or ``None`` to go on and
+    compile the variants (not launch-bound, or not read: :func:`read_no_pass`)."""
+    regime = read_no_pass(auto, run, fn, args, kwargs, grid, tensors)
+    if regime is None or not launch_bound(*regime):
+        return None
+    return Decision(name, "", {"": regime[0]}, back_to_back_ms={"": regime[1]}, specialization=specialization,
+                    launch_size=size, launch_bound=True)
