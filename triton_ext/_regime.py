@@ -19,16 +19,37 @@ from ._decision import Decision
 from ._timing import back_to_back_ms, flush_buffer, gpu_time_ms
 from ._variants import REP_MS, Tuner, back_to_back_reading, on_saved_arguments
 
-__all__ = ["read_no_pass", "launch_bound_decision"]
+__all__ = ["LONGEST_LAUNCH_BOUND_MS", "read_no_pass", "launch_bound_decision"]
+
+#: A kernel whose one call takes this long on the GPU (ms) is not read further: it would need a
+#: launch path of 1.25x that on the CPU to be launch-bound, where Triton's took at most 42 us a launch
+#: on the corpus (H100 host, 01ea787; launch-bound kernels ran at most 22 us on the GPU). Reading it
+#: would cost a first launch 26 calls or more (a 100 ms kernel: seconds) for nothing.
+LONGEST_LAUNCH_BOUND_MS = 0.2
+
+
+def one_call_ms(go: Callable[[], Any]) -> float:
+    """GPU milliseconds of one call of ``go`` after one untimed call (CUDA events, no flush)."""
+    import torch  # on first use: importing triton_ext must not import torch
+
+    go()
+    torch.cuda.synchronize()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    go()
+    end.record()
+    end.synchronize()
+    return start.elapsed_time(end)
 
 
 def read_no_pass(auto: Tuner, run: Callable[..., Any], fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
                  grid: Any, tensors: list[Any]) -> tuple[float, float] | None:
     """The no-pass kernel's GPU time and back-to-back time per launch (ms), read on this launch's own
     arguments, saved first and restored before each reading and after the last
-    (:func:`triton_ext._variants.on_saved_arguments`). ``None`` when they cannot be read (arguments
-    that cannot be saved, no GPU, a launch that fails): the decision goes on as without this step and
-    meets the same cause there, which records it."""
+    (:func:`triton_ext._variants.on_saved_arguments`). ``None`` for a kernel too long to be
+    launch-bound (:data:`LONGEST_LAUNCH_BOUND_MS`), and where they cannot be read (arguments that cannot
+    be saved, no GPU, a launch that fails): the decision goes on as without this step and meets the
+    same cause there, which records it."""
     readings: list[float] = []
 
     def read(backup: ArgumentBackup) -> None:
@@ -39,6 +60,9 @@ def read_no_pass(auto: Tuner, run: Callable[..., Any], fn: Any, args: tuple[Any,
             return run(fn, *args, grid=grid, warmup=False, **launch_kwargs)
 
         with _selection.using(auto.selection("")):
+            backup.restore()
+            if one_call_ms(go) >= LONGEST_LAUNCH_BOUND_MS:
+                return
             backup.restore()
             gpu = gpu_time_ms(go, rep_ms=REP_MS, flush=flush_buffer())
             calls, windows = back_to_back_reading(gpu)
@@ -52,7 +76,7 @@ def read_no_pass(auto: Tuner, run: Callable[..., Any], fn: Any, args: tuple[Any,
         on_saved_arguments(tensors, read)
     except Exception:  # noqa: BLE001 (see the docstring: time_variants meets and records it)
         return None
-    return readings[0], readings[1]
+    return (readings[0], readings[1]) if readings else None
 
 
 def launch_bound_decision(auto: Tuner, run: Callable[..., Any], fn: Any, args: tuple[Any, ...],

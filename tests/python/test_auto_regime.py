@@ -28,6 +28,7 @@ def _readings(monkeypatch: pytest.MonkeyPatch, gpu_ms: float, b2b_ms: list[float
         return next(b2b)
 
     monkeypatch.setattr(_regime, "flush_buffer", lambda: None)
+    monkeypatch.setattr(_regime, "one_call_ms", lambda go: go() or gpu_ms)
     monkeypatch.setattr(_regime, "gpu_time_ms", gpu)
     monkeypatch.setattr(_regime, "back_to_back_ms", back_to_back)
 
@@ -44,8 +45,22 @@ def test_the_no_pass_kernel_is_read_on_restored_arguments(monkeypatch: pytest.Mo
         x += 1
 
     assert _regime.read_no_pass(_Mode([""]), run, object(), (x,), {}, (1,), [x]) == (0.010, 0.021)
-    assert before == [0.0, 0.0, 0.0]  # each reading starts from the launch's own arguments
+    assert before == [0.0] * 4  # each reading starts from the launch's own arguments
     assert torch.equal(x, torch.zeros(8))  # and the user's launch after them too
+
+
+def test_a_kernel_too_long_to_be_launch_bound_is_not_read_further(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.python.test_auto_outputs import _Mode
+
+    _readings(monkeypatch, _regime.LONGEST_LAUNCH_BOUND_MS, [])  # no back-to-back reading is given
+    monkeypatch.setattr(_regime, "gpu_time_ms", lambda *_, **__: pytest.fail("read further"))
+    x = torch.zeros(8)
+
+    def run(fn: Any, x: torch.Tensor, **_: Any) -> None:
+        x += 1
+
+    assert _regime.read_no_pass(_Mode([""]), run, object(), (x,), {}, (1,), [x]) is None
+    assert torch.equal(x, torch.zeros(8))
 
 
 def test_readings_that_fail_leave_the_decision_to_go_on(monkeypatch: pytest.MonkeyPatch) -> None:
