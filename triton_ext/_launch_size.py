@@ -112,9 +112,10 @@ class SizeGuardedKernel:
 def guarded_while_timed(fn: Any, device: int, chosen: Sequence[Any], stock: Any, size: str) -> Iterator[None]:
     """While the kept variants (``chosen``, compiled kernels) are timed back to back, the JIT's cache
     holds each behind the guard it would be placed behind, so their readings pay the guard's call
-    as their launches will. The readings launch at the decision's ``size``: ``stock`` is never run. On the H100 (6a14be5, 2026-12-07) readings without it had kept a
-    programmatic-dependent-launch pass on seven launch-bound kernels (about 16 us a launch; 1.02-1.05x
-    back to back at a29d999, before the guard), and behind it five of them ran at 0.987-0.996x."""
+    as their launches will. The readings launch at the decision's ``size``: ``stock`` is never run.
+    On the H100 (6a14be5, 2026-12-07) readings without it had kept a programmatic-dependent-launch
+    pass on seven launch-bound kernels (about 16 us a launch; 1.02-1.05x back to back at a29d999,
+    before the guard), and behind it five of them ran at 0.987-0.996x."""
     caches = getattr(fn, "device_caches", {})
     cache = caches[device][0] if device in caches else {}  # `in`: the JIT's defaultdict adds nothing
     swapped = {key: kernel for key, kernel in cache.items() if any(kernel is c for c in chosen)}

@@ -734,7 +734,8 @@ def test_the_combination_compiles_only_after_the_winners_readings(monkeypatch: p
     def timed(variants: list[str], *_: Any, **__: Any) -> dict[str, list[float]]:
         events.append(("read", *variants))
         if winner != "kept" and len(events) == 3:  # back to back, the fastest loses; the second too, or wins
-            return {"": [1.0] * 3, "grid_swizzle": [1.2] * 3, "loop_split": [1.1 if winner == "loses back to back" else 0.9] * 3}
+            second = 1.1 if winner == "loses back to back" else 0.9
+            return {"": [1.0] * 3, "grid_swizzle": [1.2] * 3, "loop_split": [second] * 3}
         return {v: rounds[v] for v in variants}
 
     class _Recording(_SlowCombination):
