@@ -7,7 +7,7 @@ cannot add kernel arguments; Triton 3.9 has no block pointers any more), timed w
 `triton.testing.do_bench` (L2 flushed) and back to back (launches queued, as users run them).
 
 Run on the GPU host (docs/gpu-runs.md): python -m benchmarks.tma_probe_gpu --out $RESULTS/tma-probe.json
-Result: benchmarks/results/tma-probe-h100.json; what it means: docs/transparent-mode.md.
+Result: benchmarks/results/tma-probe-h100.json; what it means: docs/transparent-mode-history.md.
 """
 
 from __future__ import annotations

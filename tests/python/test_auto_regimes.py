@@ -12,12 +12,14 @@ from triton_ext.testing import repo_root
 
 REPO = repo_root()
 SHARDS = [REPO / "benchmarks" / "results" / f"auto-mode-all{i}-h200.json" for i in range(4)]
-#: The whole corpus again on an H100 (no H200 was lent), the latest run (a29d999).
+#: The whole corpus again on an H100 (no H200 was lent), the latest run (114ac4b).
 SHARDS_H100 = [REPO / "benchmarks" / "results" / f"auto-mode-all{i}-h100.json" for i in range(4)]
 
 
-def _doc() -> str:
-    return " ".join((REPO / "docs" / "transparent-mode.md").read_text().split())  # as prose, line breaks aside
+def _doc(page: str = "transparent-mode.md") -> str:
+    """A page of the transparent mode's documentation as prose (line breaks aside). The current run
+    is quoted in transparent-mode.md, the H200 run and the estimate in the history page."""
+    return " ".join((REPO / "docs" / page).read_text().split())
 
 
 def _row(kernel: str, gpu_us: float, b2b_us: float, speedup: float) -> dict:
@@ -38,7 +40,7 @@ def test_the_documented_split_is_the_committed_runs(capsys: pytest.CaptureFixtur
     assert main([str(p) for p in SHARDS]) == 0
     out = capsys.readouterr().out
     r = split([row for p in SHARDS for row in json.loads(p.read_text())["rows"]])
-    doc = _doc()
+    doc = _doc("transparent-mode-history.md")
     quoted = (f"{len(r.launch_bound)} of the {len(r.launch_bound) + len(r.gpu_bound)} kernels are launch-bound",
               f"geomean {r.geomean_launch_bound:.3f}x", f"{len(r.gpu_bound)} GPU-bound kernels read "
               f"{r.geomean_gpu_bound:.3f}x", f"would need {r.gpu_bound_needed(1.03):.3f}x")
@@ -58,7 +60,8 @@ def test_replace_swaps_only_kernels_of_the_corpus_and_the_documented_estimate_is
     assert printed.startswith("ESTIMATE: 22 kernels' rows")
     estimate = split(replaced([row for p in SHARDS for row in json.loads(p.read_text())["rows"]],
                               [row for p in later for row in json.loads(p.read_text())["rows"]])[0]).geomean_all
-    assert f"(the deeper runs' H100 rows in the H200 run, `--replace`) gave {estimate:.3f}x" in _doc()
+    history = _doc("transparent-mode-history.md")
+    assert f"(the deeper runs' H100 rows in the H200 run, `--replace`) gave {estimate:.3f}x" in history
     assert f"geomean {estimate:.3f}x" in printed
 
 

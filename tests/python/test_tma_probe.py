@@ -4,7 +4,7 @@ to compare. The pointer form compiles for sm_90 to cp.async copies and no global
 pass could produce (`tl.make_tensor_descriptor` on the device, since a pass cannot add kernel
 arguments) to TMA copies, at the price of a global-scratch allocation for every launch, the
 allocator call the probe pays too. If a Triton release changed either lowering, the probe's numbers
-would stop meaning what docs/transparent-mode.md says they mean."""
+would stop meaning what docs/transparent-mode-history.md says they mean."""
 
 from __future__ import annotations
 
