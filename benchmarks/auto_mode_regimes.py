@@ -13,6 +13,12 @@ need for the whole corpus to reach a target, the launch-bound ones staying where
 ``--replace`` puts the rows of later, partial runs (a new candidate pass on some kernels) in place of
 the same kernels' rows: an estimate of what a whole run would read, which the output labels as such.
 Rows from another GPU make it an estimate across hardware, not a measurement.
+
+``--against`` compares with an earlier run of the same corpus (``git show COMMIT:PATH`` gets one the
+tree replaced): the kernels whose back-to-back ratio moved, with both choices, and how the host's
+own launch path moved, as the stock kernel's back-to-back time of each regime new/old. Two runs on
+hosts whose launch path differs can move a kernel at the boundary between the regimes (on the
+H100s of 01ea787 and 114ac4b: vLLM's 3-D decode, 1.258x then 1.003x) without any rule changing.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
-from statistics import geometric_mean
+from statistics import geometric_mean, median
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -61,12 +67,80 @@ def replaced(rows: list[dict], later: list[dict]) -> tuple[list[dict], list[str]
     return [by_kernel.get(r["kernel"], r) for r in rows], sorted(k for k in by_kernel if k in {r["kernel"] for r in rows})
 
 
+@dataclass(frozen=True)
+class Moved:
+    kernel: str
+    old_choice: str
+    new_choice: str
+    old_b2b: float
+    new_b2b: float
+
+
+@dataclass(frozen=True)
+class Drift:
+    """The stock kernel's back-to-back time, new run over old, for a group of kernels."""
+    kernels: int
+    low: float
+    median: float
+    high: float
+    within: int  # kernels whose ratio is within the comparison's threshold of 1
+
+
+@dataclass(frozen=True)
+class Comparison:
+    common: int
+    geomean_old: float
+    geomean_new: float
+    moved: list[Moved]  # back-to-back ratio moved by more than the threshold, largest move first
+    launch_bound: Drift  # regimes as the new run classifies its kernels
+    gpu_bound: Drift
+
+
+def _drift(ratios: list[float], threshold: float) -> Drift:
+    ratios = sorted(ratios)
+    return Drift(len(ratios), ratios[0], median(ratios), ratios[-1],
+                 sum(1 for x in ratios if abs(x - 1) <= threshold))
+
+
+def compare(rows: list[dict], earlier: list[dict], threshold: float = 0.02) -> Comparison:
+    """``rows`` against ``earlier`` on the kernels both ran without an error."""
+    old = {r["kernel"]: r for r in earlier if "error" not in r}
+    new = [r for r in rows if "error" not in r and r["kernel"] in old]
+    if not new:
+        raise ValueError("the two runs have no kernel in common")
+    moved = [Moved(r["kernel"], old[r["kernel"]].get("choice") or "", r.get("choice") or "",
+                   old[r["kernel"]]["b2b_speedup"], r["b2b_speedup"])
+             for r in new if abs(r["b2b_speedup"] / old[r["kernel"]]["b2b_speedup"] - 1) > threshold]
+    moved.sort(key=lambda m: -abs(math.log(m.new_b2b / m.old_b2b)))
+    regimes = split(new)
+    host = {r["kernel"]: r["b2b_stock_us"] / old[r["kernel"]]["b2b_stock_us"] for r in new}
+    return Comparison(len(new), geometric_mean([old[r["kernel"]]["b2b_speedup"] for r in new]),
+                      geometric_mean([r["b2b_speedup"] for r in new]), moved,
+                      _drift([host[k] for k in regimes.launch_bound], threshold),
+                      _drift([host[k] for k in regimes.gpu_bound], threshold))
+
+
+def _print_comparison(c: Comparison, threshold: float) -> None:
+    print(f"against the earlier run, {c.common} kernels in both: back to back geomean {c.geomean_new:.3f}x "
+          f"(was {c.geomean_old:.3f}x)")
+    for name, d in (("launch-bound", c.launch_bound), ("GPU-bound", c.gpu_bound)):
+        print(f"host: stock back to back new/old, {d.kernels} {name}: {d.low:.2f}-{d.high:.2f}x, "
+              f"median {d.median:.2f}x, {d.within} within {threshold:.0%}")
+    print(f"moved by more than {threshold:.0%} back to back: {len(c.moved)}")
+    for m in c.moved:
+        print(f"  {m.kernel:36} {m.old_b2b:.3f}x -> {m.new_b2b:.3f}x  "
+              f"{m.old_choice or '(no pass)'} -> {m.new_choice or '(no pass)'}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("reports", nargs="+", type=Path)
     parser.add_argument("--target", type=float, default=1.03)
     parser.add_argument("--replace", nargs="+", type=Path, default=[], metavar="REPORT",
                         help="partial runs whose rows replace the same kernels' rows (an estimate)")
+    parser.add_argument("--against", nargs="+", type=Path, default=[], metavar="REPORT",
+                        help="an earlier run of the same corpus: what moved, and how the host's launch path did")
+    parser.add_argument("--threshold", type=float, default=0.02, help="a move smaller than this is not listed")
     args = parser.parse_args(argv)
 
     def rows_of(paths: list[Path]) -> list[dict]:
@@ -81,6 +155,8 @@ def main(argv: list[str] | None = None) -> int:
           f"geomean {r.geomean_launch_bound:.3f}x")
     print(f"GPU-bound: {len(r.gpu_bound)}, geomean {r.geomean_gpu_bound:.3f}x; for {args.target}x overall they "
           f"would need {r.gpu_bound_needed(args.target):.3f}x")
+    if args.against:
+        _print_comparison(compare(rows, rows_of(args.against), args.threshold), args.threshold)
     return 0
 
 

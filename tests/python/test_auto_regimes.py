@@ -4,10 +4,12 @@ mode's documentation quotes from it."""
 from __future__ import annotations
 
 import json
+import subprocess
+from pathlib import Path
 
 import pytest
 
-from benchmarks.auto_mode_regimes import LAUNCH_BOUND, main, replaced, split
+from benchmarks.auto_mode_regimes import LAUNCH_BOUND, compare, main, replaced, split
 from triton_ext.testing import repo_root
 
 REPO = repo_root()
@@ -74,3 +76,49 @@ def test_the_documented_h100_run_is_the_committed_files(capsys: pytest.CaptureFi
                  f"would need {r.gpu_bound_needed(1.03):.3f}x on the GPU-bound ones"):
         assert text in doc, text
     assert f"geomean {r.geomean_all:.3f}x" in capsys.readouterr().out
+
+
+def test_a_comparison_lists_what_moved_and_how_the_hosts_launch_path_moved() -> None:
+    earlier = [_row("decode", 6.0, 20.0, 1.0), _row("attention", 300.0, 302.0, 1.25), _row("gemm", 300.0, 300.0, 1.0),
+               _row("gone", 300.0, 300.0, 1.0), {"kernel": "broken", "error": "x"}]
+    earlier[1]["choice"] = "nvidia_pipeline_deeper"
+    rows = [_row("decode", 6.0, 30.0, 1.01), _row("attention", 300.0, 303.0, 1.0), _row("gemm", 300.0, 309.0, 1.05),
+            {"kernel": "broken", "error": "x"}]
+    rows[2]["choice"] = "num_warps/2"
+    c = compare(rows, earlier)
+    assert c.common == 3  # the kernel with an error and the one only the earlier run has are left out
+    assert [(m.kernel, m.old_choice, m.new_choice) for m in c.moved] == [
+        ("attention", "nvidia_pipeline_deeper", ""), ("gemm", "", "num_warps/2")]  # largest move first; decode: 1%
+    assert (c.launch_bound.kernels, c.launch_bound.median, c.launch_bound.within) == (1, 1.5, 0)
+    assert (c.gpu_bound.kernels, c.gpu_bound.low, c.gpu_bound.high, c.gpu_bound.within) == (2, 303.0 / 302.0, 1.03, 1)
+    assert c.geomean_old == pytest.approx(1.25 ** (1 / 3)) and c.geomean_new == pytest.approx((1.01 * 1.05) ** (1 / 3))
+    with pytest.raises(ValueError, match="no kernel in common"):
+        compare(rows, [_row("other", 1.0, 1.0, 1.0)])
+
+
+def test_the_documented_comparison_with_the_run_before_is_the_committed_files(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    # The run before (01ea787's) is the four files as 114ac4b committed them, before this run replaced them.
+    try:
+        earlier = [json.loads(subprocess.run(["git", "show", f"114ac4b:benchmarks/results/auto-mode-all{i}-h100.json"],
+                                             cwd=REPO, check=True, capture_output=True, text=True).stdout)
+                   for i in range(4)]
+    except (OSError, subprocess.CalledProcessError) as exc:
+        pytest.skip(f"the earlier run needs this repository's git history: {exc}")
+    assert {e["commit"] for e in earlier} == {"01ea787"}
+    rows = [row for p in SHARDS_H100 for row in json.loads(p.read_text())["rows"]]
+    c = compare(rows, [row for e in earlier for row in e["rows"]])
+    lb, gb = c.launch_bound, c.gpu_bound
+    doc = _doc()
+    for text in (f"{lb.kernels} launch-bound kernels was {lb.low:.2f}-{lb.high:.2f}x their time at 01ea787 "
+                 f"(median {lb.median:.2f}x)", f"{gb.kernels} GPU-bound kernels', median {gb.median:.2f}x, "
+                 f"{gb.within} within 2%", f"**1.020x** (01ea787: {c.geomean_old:.3f}x)"):
+        assert text in doc, text
+    assert {m.kernel for m in c.moved} == {"vllm_unified_decode_3d", "sage_attn_prefill", "fla_logsumexp_fwd"}
+    assert c.geomean_new == pytest.approx(split(rows).geomean_all)
+    paths = [tmp_path / f"earlier{i}.json" for i in range(4)]
+    for path, e in zip(paths, earlier):
+        path.write_text(json.dumps(e))
+    assert main([str(p) for p in SHARDS_H100] + ["--against"] + [str(p) for p in paths]) == 0
+    printed = capsys.readouterr().out
+    assert f"was {c.geomean_old:.3f}x" in printed and "1.258x -> 1.003x  nvidia_pipeline_deeper -> (no pass)" in printed
