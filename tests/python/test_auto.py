@@ -1066,3 +1066,43 @@ def test_a_foreign_hook_is_kept_and_an_explicit_set_installs_ours(host_mode: Any
         _triton.uninstall()
         assert triton.knobs.runtime.add_stages_inspection_hook is foreign
         triton.knobs.runtime.add_stages_inspection_hook = None
+
+
+def test_a_forgotten_decision_is_tuned_again_at_the_next_first_launch(host_mode: Any, tmp_path: Path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    import torch
+
+    from triton_ext import _auto
+    from triton_ext.dev import auto_report
+
+    folder = tmp_path / "auto"
+    x, y = torch.zeros(1024), torch.zeros(1024)
+
+    def first_launch() -> Any:  # in a new activation with the JIT's memory cleared: as a new process
+        _auto.deactivate()
+        scale.device_caches.clear()
+        mode = _auto.activate(["grid_swizzle"])
+        _mode_calls(lambda: scale[(8,)](x, y, 1024, BLOCK=128))
+        (decision,) = mode.decisions
+        return decision
+
+    _mode_calls(lambda: scale[(8,)](x, y, 1024, BLOCK=128))
+    assert [d.from_disk for d in host_mode.decisions] == [False]
+    assert first_launch().from_disk
+    other = folder / "other-kernel.json"  # another kernel's decision stays
+    other.write_text(json.dumps({"kernel": "other", "choice": "", "format": _auto.DECISION_FORMAT}))
+    assert auto_report.main(["forget", "--dir", str(folder), "--kernel", "nope"]) == 1
+    assert capsys.readouterr().err == f"no decisions of kernel 'nope' in {folder}; it holds: other, scale\n"
+    assert auto_report.main(["forget", "--dir", str(folder), "--kernel", "scale"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("removed: ") == 1 and f"forgot 1 decision(s) of scale in {folder}" in out
+    assert sorted(p.name for p in folder.iterdir()) == ["other-kernel.json"]
+    decision = first_launch()
+    assert not decision.from_disk and decision.same_as_stock == ["grid_swizzle"]  # timed again
+    (folder / "broken.json").write_text("{")
+    assert auto_report.main(["forget", "--dir", str(folder), "--all"]) == 0
+    assert "forgot 3 decision(s) in " in capsys.readouterr().out and list(folder.iterdir()) == []
+    with pytest.raises(SystemExit):  # a kernel or --all: forgetting everything is never the default
+        auto_report.main(["forget", "--dir", str(folder)])

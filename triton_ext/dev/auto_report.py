@@ -1,6 +1,7 @@
-"""``triton-ext auto report``: the transparent mode's decisions on disk.
+"""``triton-ext auto report`` and ``forget``: the transparent mode's decisions on disk.
 
     triton-ext auto report [--dir DIR] [--json] [--kernel NAME] [--remove-stale]
+    triton-ext auto forget [--dir DIR] (--kernel NAME | --all)
 
 Each first launch under ``TRITON_EXT_ENABLE=auto`` that finished its timing records its choice
 in ``$TRITON_EXT_AUTO_DIR`` (default ``~/.cache/triton-ext/auto``), one JSON file per kernel
@@ -10,6 +11,13 @@ the file. A file timed by older rules (its ``format`` is not the mode's ``DECISI
 marked stale: the mode no longer reads it and tunes that kernel again; ``--remove-stale`` deletes
 such files. (In a running process, ``logging.getLogger("triton_ext.auto")`` reports each decision
 as it is made, from disk or timed.)
+
+A decision stands until the kernel's source, its specialization, the GPU, the candidate set or a
+plugin's bytes change. ``forget`` deletes a kernel's decisions (or all) so that its next first
+launch, in a process started afterwards, tunes it again: for a decision timed while the host was
+busy, whose back-to-back readings then measured the CPU (a launch path slower than the kernel keeps
+no pass; H100, 114ac4b: vLLM's 3-D decode attention kept none where a quieter host had kept 1.26x).
+A running process keeps the kernels it already placed.
 """
 
 from __future__ import annotations
@@ -20,7 +28,7 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
-__all__ = ["main", "read_decisions"]
+__all__ = ["main", "read_decisions", "forget"]
 
 
 def read_decisions(directory: Path) -> list[dict[str, Any]]:
@@ -43,6 +51,29 @@ def read_decisions(directory: Path) -> list[dict[str, Any]]:
     return out
 
 
+def forget(directory: Path, kernel: str | None) -> tuple[list[str], list[str]]:
+    """Delete the decisions of ``kernel`` (every decision file, unreadable ones too, for ``None``)
+    under ``directory``; returns the files deleted and the kernels the folder held."""
+    records = read_decisions(directory)
+    gone = [r["file"] for r in records if kernel is None or r.get("kernel") == kernel]
+    for file in gone:
+        Path(file).unlink(missing_ok=True)
+    return gone, sorted({str(r["kernel"]) for r in records if "kernel" in r})
+
+
+def _forget(directory: Path, kernel: str | None) -> int:
+    gone, kernels = forget(directory, kernel)
+    if not gone and kernel is not None:
+        print(f"no decisions of kernel {kernel!r} in {directory}"
+              + (f"; it holds: {', '.join(kernels)}" if kernels else ""), file=sys.stderr)
+        return 1
+    for file in gone:
+        print(f"removed: {file}")
+    print(f"forgot {len(gone)} decision(s){'' if kernel is None else f' of {kernel}'} in {directory}: "
+          "the next first launch of a process started now tunes again")
+    return 0
+
+
 def _ms(values: dict[str, float]) -> str:
     return ", ".join(f"{k or 'none'} {v * 1e3:.1f} us" for k, v in values.items()) or "-"
 
@@ -50,7 +81,8 @@ def _ms(values: dict[str, float]) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     from .._auto import cache_dir
 
-    parser = argparse.ArgumentParser(prog="triton-ext auto", description="Print the transparent mode's decisions on disk: one line per kernel specialization and GPU.")
+    parser = argparse.ArgumentParser(prog="triton-ext auto", description="The transparent mode's decisions on disk: "
+                                     "print them (one line per kernel specialization and GPU), or forget some.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     p = sub.add_parser("report", help="print the decisions on disk")
     p.add_argument("--dir", type=Path, help="decision folder (default: $TRITON_EXT_AUTO_DIR or ~/.cache/triton-ext/auto)")
@@ -58,8 +90,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--kernel", help="only this kernel's decisions")
     p.add_argument("--remove-stale", action="store_true",
                    help="delete the decisions timed by older rules, which the mode no longer reads")
+    f = sub.add_parser("forget",
+                       help="delete decisions, so that a process started afterwards tunes those kernels again")
+    f.add_argument("--dir", type=Path,
+                   help="decision folder (default: $TRITON_EXT_AUTO_DIR or ~/.cache/triton-ext/auto)")
+    which = f.add_mutually_exclusive_group(required=True)
+    which.add_argument("--kernel", help="this kernel's decisions (its function's name, as `report` prints it)")
+    which.add_argument("--all", action="store_true", help="every decision in the folder")
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
     directory = args.dir or cache_dir()
+    if args.command == "forget":
+        return _forget(directory, args.kernel)
     records = [r for r in read_decisions(directory) if not args.kernel or r.get("kernel") == args.kernel]
     if args.remove_stale:
         for r in [r for r in records if r.get("stale")]:
