@@ -1106,3 +1106,28 @@ def test_a_forgotten_decision_is_tuned_again_at_the_next_first_launch(host_mode:
     assert "forgot 3 decision(s) in " in capsys.readouterr().out and list(folder.iterdir()) == []
     with pytest.raises(SystemExit):  # a kernel or --all: forgetting everything is never the default
         auto_report.main(["forget", "--dir", str(folder)])
+
+
+def test_the_report_names_a_gpu_win_that_the_launch_path_hid(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from triton_ext._auto import DECISION_FORMAT
+    from triton_ext.dev import auto_report
+
+    # vLLM's 3-D decode attention's decision on an H100 at 114ac4b (auto-mode-all1-h100.json): no pass.
+    decode = {"kernel": "kernel_unified_attention", "choice": "", "format": DECISION_FORMAT,
+              "confirm_ms": {"": 0.0760, "nvidia_pipeline_deeper": 0.0618, "num_stages_minus_1": 0.0717},
+              "back_to_back_ms": {"": 0.0708, "nvidia_pipeline_deeper": 0.0726, "num_stages_minus_1": 0.0720}}
+    variant, gpu, b2b = auto_report.paced_by_the_cpu(decode)
+    assert variant == "nvidia_pipeline_deeper" and gpu == pytest.approx(0.0760 / 0.0618)
+    assert b2b == pytest.approx(0.0708 / 0.0726)
+    assert auto_report.paced_by_the_cpu(decode | {"choice": "nvidia_pipeline_deeper"}) is None  # a pass was kept
+    small = decode | {"confirm_ms": {"": 0.0760, "nvidia_pipeline_deeper": 0.0730}}  # within 5%: no claim
+    assert auto_report.paced_by_the_cpu(small) is None
+    assert auto_report.paced_by_the_cpu(decode | {"back_to_back_ms": {}}) is None  # not read back to back
+    (tmp_path / "decode.json").write_text(json.dumps(decode))
+    assert auto_report.main(["report", "--dir", str(tmp_path)]) == 0
+    assert ("    no pass kept although nvidia_pipeline_deeper ran 1.23x faster on the GPU: back to back it read 0.98x,"
+            " the launch path setting the pace (a busy host?); on a quieter one"
+            " `triton-ext auto forget --kernel kernel_unified_attention` retimes it\n") in capsys.readouterr().out

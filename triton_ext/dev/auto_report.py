@@ -28,7 +28,11 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
-__all__ = ["main", "read_decisions", "forget"]
+__all__ = ["main", "read_decisions", "forget", "paced_by_the_cpu"]
+
+#: A variant at least this much faster than no pass in the confirming GPU rounds, where no pass was
+#: kept because it did not win back to back, is reported as a win the launch path hid.
+HIDDEN_WIN = 1.05
 
 
 def read_decisions(directory: Path) -> list[dict[str, Any]]:
@@ -72,6 +76,21 @@ def _forget(directory: Path, kernel: str | None) -> int:
     print(f"forgot {len(gone)} decision(s){'' if kernel is None else f' of {kernel}'} in {directory}: "
           "the next first launch of a process started now tunes again")
     return 0
+
+
+def paced_by_the_cpu(record: dict[str, Any]) -> tuple[str, float, float] | None:
+    """For a decision that kept no pass although a variant ran at least :data:`HIDDEN_WIN` times
+    faster on the GPU (its confirming rounds) and was then read back to back: that variant, its GPU
+    speedup and its back-to-back speedup. Launched back to back, the CPU's launch path set the pace
+    (or the host was busy while the mode timed it); on a quieter host ``forget`` retimes it."""
+    gpu, b2b = record.get("confirm_ms") or {}, record.get("back_to_back_ms") or {}
+    if record.get("choice") or "" not in gpu or "" not in b2b:
+        return None
+    found = [(gpu[""] / t, v) for v, t in gpu.items() if v and v in b2b and t > 0 and gpu[""] / t >= HIDDEN_WIN]
+    if not found:
+        return None
+    speedup, variant = max(found)
+    return variant, speedup, b2b[""] / b2b[variant]
 
 
 def _ms(values: dict[str, float]) -> str:
@@ -136,6 +155,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"    GPU time: {_ms(r.get('timings_ms') or {})}")
         if r.get("back_to_back_ms"):
             print(f"    back to back: {_ms(r['back_to_back_ms'])}")
+        hidden = paced_by_the_cpu(r)
+        if hidden is not None:
+            print(f"    no pass kept although {hidden[0]} ran {hidden[1]:.2f}x faster on the GPU: back to back it read"
+                  f" {hidden[2]:.2f}x, the launch path setting the pace (a busy host?); on a quieter one"
+                  f" `triton-ext auto forget --kernel {r.get('kernel', '?')}` retimes it")
         for variant, why in (r.get("failed") or {}).items():
             print(f"    could not compile or launch, dropped: {variant}: {why}")
         for variant, why in (r.get("changed_outputs") or {}).items():
