@@ -1126,6 +1126,7 @@ def test_the_report_names_a_gpu_win_that_the_launch_path_hid(tmp_path: Path,
     small = decode | {"confirm_ms": {"": 0.0760, "nvidia_pipeline_deeper": 0.0730}}  # within 5%: no claim
     assert auto_report.paced_by_the_cpu(small) is None
     assert auto_report.paced_by_the_cpu(decode | {"back_to_back_ms": {}}) is None  # not read back to back
+    assert auto_report.paced_by_the_cpu(decode | {"back_to_back_ms": {"": "x", "nvidia_pipeline_deeper": 0}}) is None
     (tmp_path / "decode.json").write_text(json.dumps(decode))
     assert auto_report.main(["report", "--dir", str(tmp_path)]) == 0
     assert ("    no pass kept although nvidia_pipeline_deeper ran 1.23x faster on the GPU: back to back it read 0.98x,"

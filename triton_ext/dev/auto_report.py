@@ -83,10 +83,15 @@ def paced_by_the_cpu(record: dict[str, Any]) -> tuple[str, float, float] | None:
     faster on the GPU (its confirming rounds) and was then read back to back: that variant, its GPU
     speedup and its back-to-back speedup. Launched back to back, the CPU's launch path set the pace
     (or the host was busy while the mode timed it); on a quieter host ``forget`` retimes it."""
-    gpu, b2b = record.get("confirm_ms") or {}, record.get("back_to_back_ms") or {}
+    def times(name: str) -> dict[str, float]:  # a file edited by hand may hold anything
+        values = record.get(name)
+        return {k: v for k, v in values.items() if isinstance(v, (int, float)) and v > 0} \
+            if isinstance(values, dict) else {}
+
+    gpu, b2b = times("confirm_ms"), times("back_to_back_ms")
     if record.get("choice") or "" not in gpu or "" not in b2b:
         return None
-    found = [(gpu[""] / t, v) for v, t in gpu.items() if v and v in b2b and t > 0 and gpu[""] / t >= HIDDEN_WIN]
+    found = [(gpu[""] / t, v) for v, t in gpu.items() if v and v in b2b and gpu[""] / t >= HIDDEN_WIN]
     if not found:
         return None
     speedup, variant = max(found)
