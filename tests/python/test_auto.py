@@ -612,6 +612,12 @@ def test_the_report_marks_and_removes_decisions_the_mode_no_longer_reads(tmp_pat
     assert auto_report.main(["report", "--dir", str(tmp_path), "--json"]) == 0
     (record,) = json.loads(capsys.readouterr().out)
     assert record["stale"] is False and record["launch_bound"] is True
+    # A file edited by hand: its line says so, and the others are still listed.
+    (tmp_path / "edited.json").write_text(json.dumps({"kernel": "k", "choice": "", "first_launch_s": "slow"}))
+    assert auto_report.main(["report", "--dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert f"  unreadable: {tmp_path / 'edited.json'}: a field holds what the mode never writes (ValueError: " in out
+    assert "  topk: no pass (first launch 0.00 s, GPU ?)" in out
 
 
 def test_a_decision_file_names_the_rules_it_was_timed_by(host_mode: Any, tmp_path: Path) -> None:

@@ -102,6 +102,40 @@ def _ms(values: dict[str, float]) -> str:
     return ", ".join(f"{k or 'none'} {v * 1e3:.1f} us" for k, v in values.items()) or "-"
 
 
+def _describe(r: dict[str, Any]) -> list[str]:
+    """The report's lines for one readable decision file."""
+    size = r.get("launch_size")
+    out = [f"  {r.get('kernel', '?')}: {r['choice'] or 'no pass'}"
+           + (f" at launches {size.replace('_', ' ')}, no pass at the others" if r["choice"] and size else "")
+           + f" (first launch {r.get('first_launch_s', 0.0):.2f} s, GPU {r.get('gpu', '?')})"
+           + (" [stale: older rules, not read]" if r.get("stale") else "")]
+    if r.get("launch_bound"):
+        out.append("    launch-bound: back to back a launch takes longer than the kernel runs, so no pass is kept")
+    out.append(f"    applicable: {', '.join(r.get('applicable') or []) or 'none'};"
+               f" same as no pass: {', '.join(r.get('same_as_stock') or []) or 'none'}")
+    if r.get("compile_s") or r.get("phases_s"):
+        parts = {"compiling variants": r.get("compile_s") or 0.0, **(r.get("phases_s") or {})}
+        out.append("    first launch, seconds: "
+                   + ", ".join(f"{k.replace('_', ' ')} {v:.2f}" for k, v in parts.items()))
+    out.append(f"    GPU time: {_ms(r.get('timings_ms') or {})}")
+    if r.get("back_to_back_ms"):
+        out.append(f"    back to back: {_ms(r['back_to_back_ms'])}")
+    hidden = paced_by_the_cpu(r)
+    if hidden is not None:
+        out.append(f"    no pass kept although {hidden[0]} ran {hidden[1]:.2f}x faster on the GPU: back to back it"
+                   f" read {hidden[2]:.2f}x, the launch path setting the pace (a busy host?); on a quieter one"
+                   f" `triton-ext auto forget --kernel {r.get('kernel', '?')}` retimes it")
+    for variant, why in (r.get("failed") or {}).items():
+        out.append(f"    could not compile or launch, dropped: {variant}: {why}")
+    for variant, why in (r.get("changed_outputs") or {}).items():
+        out.append(f"    changed the outputs, dropped: {variant}: {why}")
+    if r.get("late_combination"):
+        out.append("    still compiling when chosen, timed against the choice at the next launch: "
+                   f"{r['late_combination']}")
+    out.append(f"    {r['file']}")
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from .._auto import cache_dir
 
@@ -142,36 +176,12 @@ def main(argv: Sequence[str] | None = None) -> int:
           + (f", {stale} stale (older rules: not read; `triton-ext auto report --remove-stale` deletes them)"
              if stale else ""))
     for r in records:
-        if "error" in r:
-            print(f"  unreadable: {r['file']}: {r['error']}")
-            continue
-        size = r.get("launch_size")
-        print(f"  {r.get('kernel', '?')}: {r['choice'] or 'no pass'}"
-              + (f" at launches {size.replace('_', ' ')}, no pass at the others" if r["choice"] and size else "")
-              + f" (first launch {r.get('first_launch_s', 0.0):.2f} s, GPU {r.get('gpu', '?')})"
-              + (" [stale: older rules, not read]" if r.get("stale") else ""))
-        if r.get("launch_bound"):
-            print("    launch-bound: back to back a launch takes longer than the kernel runs, so no pass is kept")
-        print(f"    applicable: {', '.join(r.get('applicable') or []) or 'none'};"
-              f" same as no pass: {', '.join(r.get('same_as_stock') or []) or 'none'}")
-        if r.get("compile_s") or r.get("phases_s"):
-            parts = {"compiling variants": r.get("compile_s") or 0.0, **(r.get("phases_s") or {})}
-            print("    first launch, seconds: " + ", ".join(f"{k.replace('_', ' ')} {v:.2f}" for k, v in parts.items()))
-        print(f"    GPU time: {_ms(r.get('timings_ms') or {})}")
-        if r.get("back_to_back_ms"):
-            print(f"    back to back: {_ms(r['back_to_back_ms'])}")
-        hidden = paced_by_the_cpu(r)
-        if hidden is not None:
-            print(f"    no pass kept although {hidden[0]} ran {hidden[1]:.2f}x faster on the GPU: back to back it read"
-                  f" {hidden[2]:.2f}x, the launch path setting the pace (a busy host?); on a quieter one"
-                  f" `triton-ext auto forget --kernel {r.get('kernel', '?')}` retimes it")
-        for variant, why in (r.get("failed") or {}).items():
-            print(f"    could not compile or launch, dropped: {variant}: {why}")
-        for variant, why in (r.get("changed_outputs") or {}).items():
-            print(f"    changed the outputs, dropped: {variant}: {why}")
-        if r.get("late_combination"):
-            print(f"    still compiling when chosen, timed against the choice at the next launch: {r['late_combination']}")
-        print(f"    {r['file']}")
+        try:
+            lines = [f"  unreadable: {r['file']}: {r['error']}"] if "error" in r else _describe(r)
+        except (TypeError, ValueError, AttributeError) as exc:  # a field the mode does not write so
+            lines = [f"  unreadable: {r['file']}: a field holds what the mode never writes "
+                     f"({type(exc).__name__}: {exc}); `triton-ext auto forget` can delete it"]
+        print("\n".join(lines))
     return 0
 
 
