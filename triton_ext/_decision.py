@@ -12,7 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
-__all__ = ["Decision"]
+__all__ = ["Decision", "LAUNCH_BOUND_WHY"]
+
+
+#: Why a launch-bound decision keeps no pass, as the log and ``triton-ext auto report`` say it.
+LAUNCH_BOUND_WHY = "back to back a launch takes longer than the kernel runs"
 
 
 @dataclass
@@ -105,7 +109,7 @@ class Decision:
         log.info("%s: %s%s%s in %.2f s; GPU ms %s; back to back ms %s%s%s%s", where, self.choice or "no pass", size,
                  " (from disk)" if self.from_disk else "", self.first_launch_s, _rounded(self.timings_ms),
                  _rounded(self.back_to_back_ms), f"; {self.not_kept_because}" if self.not_kept_because else "",
-                 "; launch-bound (back to back a launch takes longer than the kernel runs): no pass kept"
+                 f"; launch-bound ({LAUNCH_BOUND_WHY}): no pass kept"
                  if self.launch_bound else "",
                  f"; {self.late_combination} still compiling, timed against it next time"
                  if self.late_combination else "")

@@ -28,6 +28,8 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
+from .._decision import LAUNCH_BOUND_WHY
+
 __all__ = ["main", "read_decisions", "forget", "paced_by_the_cpu"]
 
 #: A variant at least this much faster than no pass in the confirming GPU rounds, where no pass was
@@ -110,7 +112,7 @@ def _describe(r: dict[str, Any]) -> list[str]:
            + f" (first launch {r.get('first_launch_s', 0.0):.2f} s, GPU {r.get('gpu', '?')})"
            + (" [stale: older rules, not read]" if r.get("stale") else "")]
     if r.get("launch_bound"):
-        out.append("    launch-bound: back to back a launch takes longer than the kernel runs, so no pass is kept")
+        out.append(f"    launch-bound: {LAUNCH_BOUND_WHY}, so no pass is kept")
     out.append(f"    applicable: {', '.join(r.get('applicable') or []) or 'none'};"
                f" same as no pass: {', '.join(r.get('same_as_stock') or []) or 'none'}")
     if r.get("compile_s") or r.get("phases_s"):
