@@ -97,6 +97,7 @@ from typing import Any, Callable, Iterator, Sequence
 from . import _inductor, _launch_options, _selection, _triton
 from ._backup import BackupRefused, refuse_relaunch_hazard, tensors_of
 from ._manifest import load_manifest
+from ._model import JOINABLE
 from ._regime import launch_bound_decision
 from ._jit_caches import forget_compiled, uncache as _uncache
 from ._launch_size import SIZES, SizeGuardedKernel, launch_size, sm_count
@@ -138,8 +139,12 @@ class _Auto:
             self.variants.append((name, Selection.of(_selection.build([name], None))))
         options = (*(_launch_options.WARP_VARIANTS if settings.auto_warps else ()),
                    *(_launch_options.STAGE_VARIANTS if settings.auto_stages else ()))
-        self.variants.extend((name, Selection()) for name in options)
+        #: Per launch option (``num_warps``), the passes compiled into each of its variants (registry
+        #: ``joins``): what keeps a result the option alone would change.
+        self.joining = {option: [p.name for p in manifest.passes if option in p.joins
+                                 and manifest.extension_of(p).library_path().exists()] for option in JOINABLE}
         self.by_name = dict(self.variants)  # and combinations "a+b", added when first tried
+        self.variants.extend((name, self.selection(name)) for name in options)
         self.decisions: list[Decision] = []
         self.refused: set[tuple[int, int, str]] = set()
         #: Every kernel the mode put in a JIT's cache: ``(function, device, key)``, taken out again
@@ -159,10 +164,11 @@ class _Auto:
         """The selection of a variant: ``""``, a candidate, or a combination ``"a+b"``."""
         found = self.by_name.get(variant)
         if found is None:
-            passes, _ = _launch_options.split(variant)  # a warp count or a depth is a launch option
-            if not all(n in self.by_name for n in variant.split("+")):
+            passes, option = _launch_options.split(variant)  # a warp count or a depth is a launch option
+            if not all(n in self.by_name or _launch_options.is_option(n) for n in variant.split("+")):
                 raise KeyError(variant)
-            found = self.by_name[variant] = Selection.of(_selection.build(passes, None))
+            joined = self.joining[_launch_options.option_name(option)] if option else []
+            found = self.by_name[variant] = Selection.of(_selection.build([*passes, *joined], None))
         return found
 
     def launch_kwargs(self, fn: Any, variant: str, kwargs: dict[str, Any]) -> dict[str, Any] | None:

@@ -25,7 +25,11 @@ on the two kernels' TTGIR,
   instruction K): products spread their outputs over warps, never their ``K`` sum, but Hopper's
   warp-group MMA needs 4 warps, and Ampere's ``mma.sync`` below that rounds float sums otherwise
   (torchao's HQQ GEMM at 4 -> 2 warps and fla's gated-delta backward at 2 -> 4 changed bits on an
-  H100) and saturates int8 sums that ``wgmma`` wraps (equal only while a sum fits int32);
+  H100) and, as Triton writes it, saturates int8 sums that ``wgmma`` wraps. Integer products are
+  exact, so where every product of both kernels accumulates in int32 and neither kernel's PTX
+  saturates a sum, the instruction may change: sums modulo 2^32 are equal in any order. The
+  passes that declare ``joins: [num_warps]`` in the registry are compiled into every warp-count
+  variant for this (one drops ``.satfinite`` from integer ``mma.sync``);
 - it converts layouts no more often than the no-pass kernel: an observation kept as a rule, not
   a proof (Liger's RoPE at 4 -> 2 warps gained two conversions through shared memory, and 540
   bytes of its 16 MiB output changed, with no reduction or product in the kernel);
@@ -53,7 +57,7 @@ import functools
 import re
 from typing import Any, Mapping
 
-__all__ = ["WARP_VARIANTS", "STAGE_VARIANTS", "MAX_WARPS", "MAX_STAGES", "is_option", "split", "warps_for",
+__all__ = ["WARP_VARIANTS", "STAGE_VARIANTS", "MAX_WARPS", "MAX_STAGES", "is_option", "option_name", "split", "warps_for",
            "stages_for", "reorders", "may_change", "settled_stage", "launch_kwargs", "combinable",
            "reordering"]
 
@@ -77,6 +81,11 @@ _EXACT = {"arith.addi", "arith.muli", "arith.andi", "arith.ori", "arith.xori", "
 def is_option(name: str) -> bool:
     """Whether ``name`` is a launch-option variant (a warp count or a pipeline depth), not a pass."""
     return name in _FACTOR or name in _STEP
+
+
+def option_name(option: str) -> str:
+    """The launch option a variant changes: ``num_warps`` for ``num_warps/2``, ``num_stages`` for a depth."""
+    return "num_warps" if option in _FACTOR else "num_stages"
 
 
 def split(variant: str) -> tuple[list[str], str | None]:
@@ -222,6 +231,8 @@ def _inline_asm(ttgir: str) -> list[tuple[str, bool, str]]:
 
 
 _DOT = re.compile(r"= (tt\.dot|tt\.dot_scaled|ttng\.warp_group_dot|ttng\.tc_gen5_mma\w*) ")
+_I32_RESULT = re.compile(r"-> tensor<[\dx]*xi32[,>]")
+_SATURATING_MMA = re.compile(r"(?:^|[\s;{])(?:w?gmma\.mma_async|mma)\.[\w.]*\.satfinite\.s32\.")
 _MMA = re.compile(r"#ttg\.nvidia_mma<\{versionMajor = (\d+), versionMinor = (\d+).*?instrShape = \[[^\]]*?(\d+)\]")
 
 
@@ -231,10 +242,21 @@ def _dots(ttgir: str) -> tuple[list[str], list[tuple[str, ...]]]:
     return _DOT.findall(ttgir), sorted(set(_MMA.findall(ttgir)))
 
 
-def reorders(stock_ttgir: Any, variant_ttgir: Any) -> str | None:
+def _integer_sums_wrap(ttgirs: tuple[Any, Any], ptxs: tuple[Any, Any]) -> bool:
+    """Whether every matrix multiply of both kernels sums integers modulo 2^32: each accumulates
+    in ``i32`` (exact integer products) and neither kernel's PTX has an integer MMA that
+    saturates (``.satfinite``), so the sums are equal in any order and on any instruction."""
+    if not all(isinstance(t, str) for t in (*ttgirs, *ptxs)):
+        return False
+    dots = [line for t in ttgirs for line in t.splitlines() if _DOT.search(line)]
+    return bool(dots) and all(_I32_RESULT.search(line) for line in dots) and \
+        not any(_SATURATING_MMA.search(p) for p in ptxs)
+
+
+def reorders(stock_ttgir: Any, variant_ttgir: Any, stock_ptx: Any = None, variant_ptx: Any = None) -> str | None:
     """Why the variant's kernel may combine values in another order than the no-pass kernel's,
     or None when every reduction, scan and matrix multiply combines as there (see the module
-    docstring)."""
+    docstring). The PTX, where given, shows whether integer products wrap."""
     if not isinstance(stock_ttgir, str) or not isinstance(variant_ttgir, str):
         return "its TTGIR is not at hand to check its reductions"
     # Inline assembly may read the lane it runs on; the same pure text over operands laid out alike
@@ -250,7 +272,7 @@ def reorders(stock_ttgir: Any, variant_ttgir: Any) -> str | None:
     # 4 -> 2 changed bits on an H100, 61d2585) and whose int8 sums saturate (`.satfinite`) where
     # wgmma's wrap: equal until a sum leaves int32, which a long enough K reaches.
     dots = _dots(stock_ttgir), _dots(variant_ttgir)
-    if dots[0] != dots[1]:
+    if dots[0] != dots[1] and not _integer_sums_wrap((stock_ttgir, variant_ttgir), (stock_ptx, variant_ptx)):
         return (f"its matrix multiplies change instruction ({dots[0]} with the launch's own options, "
                 f"{dots[1]} with the variant's)")
     # Not a proof, an observation kept as a rule: Liger's RoPE at 4 -> 2 warps gained two layout
@@ -315,8 +337,9 @@ def reordering(variants: list[str], kernels: Mapping[str, Any]) -> dict[str, str
         passes, warps = split(variant)
         if warps is None or variant not in kernels:
             continue
-        base = kernels.get("+".join(passes), kernels[""])
-        why = reorders(getattr(base, "asm", {}).get("ttgir"), getattr(kernels[variant], "asm", {}).get("ttgir"))
+        base = getattr(kernels.get("+".join(passes), kernels[""]), "asm", {})
+        asm = getattr(kernels[variant], "asm", {})
+        why = reorders(base.get("ttgir"), asm.get("ttgir"), base.get("ptx"), asm.get("ptx"))
         if why is not None:
             out[variant] = why
     return out

@@ -18,7 +18,7 @@ from ._settings import settings
 
 __all__ = [
     "SCHEMA_VERSION", "STAGES", "KINDS", "STATUSES", "BACKENDS", "OPTION_TYPES", "OCCURRENCES", "ON_FAILURE", "ROLES",
-    "ENTRY_POINT_GROUP", "COMPILE_OPTIONS", "Manifest", "Extension", "PassSpec", "OptionSpec", "Target", "suggest",
+    "ENTRY_POINT_GROUP", "COMPILE_OPTIONS", "JOINABLE", "Manifest", "Extension", "PassSpec", "OptionSpec", "Target", "suggest",
 ]
 
 SCHEMA_VERSION = 1
@@ -38,6 +38,8 @@ ON_FAILURE = ("skip", "error")
 #: ``on_failure: error`` unless the registry says otherwise) and ``language`` (lowers a dialect or
 #: language extension's ops; the default for those kinds).
 ROLES = ("optimization", "check", "language")
+#: The launch options whose transparent-mode variants a pass may join (registry ``joins``).
+JOINABLE = ("num_warps", "num_stages")
 ENTRY_POINT_GROUP = "triton_ext.extensions"
 #: Triton compile options a pass may take an option value from (registry ``compile_options``):
 #: fields that CUDA's and HIP's options share, which the IR a pass sees does not carry.
@@ -176,6 +178,10 @@ class PassSpec:
     #: Operations without one of which in a kernel's TTIR the pass leaves the kernel as it is
     #: (registry ``needs_ops``): the transparent mode does not compile its variant for such a kernel.
     needs_ops: tuple[str, ...] = ()
+    #: The transparent mode's launch-option variants this pass joins (registry ``joins``, a subset
+    #: of :data:`JOINABLE`): every such variant is compiled with the pass, which keeps a result
+    #: the option alone would change (an integer product's overflow behaviour, say).
+    joins: tuple[str, ...] = ()
 
     def options_for(self, backend: str) -> dict[str, Any]:
         """The registry's option values for ``backend`` (empty when it names none)."""

@@ -19,7 +19,7 @@ from ._launch import LAUNCH_FIELDS
 from ._merge import check_unique_passes
 from ._yaml import compose_registry
 from ._model import (
-    BACKENDS, COMPILE_OPTIONS, KINDS, OCCURRENCES, ON_FAILURE, OPTION_TYPES, ROLES, SCHEMA_VERSION, STAGES, STATUSES, Extension,
+    BACKENDS, COMPILE_OPTIONS, JOINABLE, KINDS, OCCURRENCES, ON_FAILURE, OPTION_TYPES, ROLES, SCHEMA_VERSION, STAGES, STATUSES, Extension,
     Manifest, OptionSpec, PassSpec, Target, ANCHOR, BUILTIN, ENTRY_POINT, IDENT, KEBAB, MODULE, OP_NAME, SNAKE, suggest,
 )
 from ._pass_records import DeclaredOption, flag_of, read_pass_records, records_path
@@ -209,7 +209,7 @@ def _parse_pass(c: _Checker, ext: str, name: str, key: yaml.Node, node: yaml.Nod
     if not SNAKE.match(name):
         c.error(key, where, f"expected a snake_case pass name, found {name!r}")
     allowed = ("stage", "after", "before", "replaces", "skips", "occurrence", "then", "enabled_by_default", "options",
-               "on_failure", "auto", "role", "target_options", "with", "compile_options", "launch_requests", "needs_ops")
+               "on_failure", "auto", "role", "target_options", "with", "compile_options", "launch_requests", "needs_ops", "joins")
     fields = c.mapping(node, where, allowed, ("stage",), owner=key)
     if fields is None:
         return None
@@ -263,6 +263,10 @@ def _parse_pass(c: _Checker, ext: str, name: str, key: yaml.Node, node: yaml.Nod
     requests = c.strings(fields["launch_requests"][1], f"{where}.launch_requests") if "launch_requests" in fields else ()
     needs_ops = c.strings(fields["needs_ops"][1], f"{where}.needs_ops", OP_NAME, "an operation name like 'tt.dot'") \
         if "needs_ops" in fields else ()
+    joins = c.strings(fields["joins"][1], f"{where}.joins") if "joins" in fields else ()
+    for option in (o for o in joins if o not in JOINABLE):
+        c.error(fields["joins"][1], f"{where}.joins",
+                f"expected launch options the transparent mode varies, among {', '.join(JOINABLE)}, found {option!r}")
     for request in (r for r in requests if r not in LAUNCH_FIELDS):
         c.error(fields["launch_requests"][1], f"{where}.launch_requests",
                 f"expected launch fields among {', '.join(LAUNCH_FIELDS)}, found {request!r}")
@@ -272,7 +276,7 @@ def _parse_pass(c: _Checker, ext: str, name: str, key: yaml.Node, node: yaml.Nod
         name=name, extension=ext, stage=stage, after=after, before=before, occurrence=occurrence, then=then,
         enabled_by_default=enabled_by_default, options=tuple(options), line=key.start_mark.line + 1, replaces=replaces,
         skips=skips, on_failure=on_failure, auto=auto, role=role, target_options=target_options, companions=companions,
-        compile_options=compile_options, launch_requests=requests, needs_ops=needs_ops,
+        compile_options=compile_options, launch_requests=requests, needs_ops=needs_ops, joins=joins,
     )
 
 
@@ -280,7 +284,7 @@ def _check_pipeline_pass(c: _Checker, spec: PassSpec, key: yaml.Node, node: yaml
     """A ``kind: pipeline`` entry adds no pass: it may only skip built-ins."""
     fields = {k.value: k for k, _ in node.value if isinstance(k, yaml.ScalarNode)} if isinstance(node, yaml.MappingNode) else {}
     for name in ("after", "before", "replaces", "then", "options", "occurrence", "on_failure", "auto", "role", "launch_requests",
-                 "needs_ops"):
+                 "needs_ops", "joins"):
         if name in fields:
             c.error(fields[name], f"{where}.{name}", "expected only stage, skips and enabled_by_default in a "
                                                         "kind: pipeline entry (it adds no pass), found " + name)
