@@ -271,6 +271,8 @@ def reorders(stock_ttgir: Any, variant_ttgir: Any, stock_ptx: Any = None, varian
     # float sums round otherwise (fla's gated-delta backward at 2 -> 4 warps, torchao's HQQ GEMM at
     # 4 -> 2 changed bits on an H100, 61d2585) and whose int8 sums saturate (`.satfinite`) where
     # wgmma's wrap: equal until a sum leaves int32, which a long enough K reaches.
+    if len({bool(_SATURATING_MMA.search(p)) for p in (stock_ptx, variant_ptx) if isinstance(p, str)}) > 1:
+        return "one kernel's integer products saturate a sum that the other's wrap"
     dots = _dots(stock_ttgir), _dots(variant_ttgir)
     if dots[0] != dots[1] and not _integer_sums_wrap((stock_ttgir, variant_ttgir), (stock_ptx, variant_ptx)):
         return (f"its matrix multiplies change instruction ({dots[0]} with the launch's own options, "

@@ -3,11 +3,10 @@
 :func:`compile_variants` compiles every candidate pass's variant of a launch concurrently on a thread pool
 (:func:`_pool`), each stopped as soon as its IR after the last stage with one of its passes, and its launch
 metadata, equal the no-pass kernel's (the ``stage_editor`` slot of the stages hook; :func:`stop_if_stock`);
-:func:`time_variants` times the applicable ones on the launch's own arguments: interleaved
-rounds of GPU time, confirmation rounds, then back to back (:func:`triton_ext._choice.choose_in_both`);
-:func:`time_combination` times the combination of two winners against the one chosen, once that
-one's rounds are over (in the same first launch, or in a later activation when it compiled too
-late). All stop at the first-launch budget (``TRITON_EXT_AUTO_BUDGET_S``).
+:func:`time_variants` times the applicable ones on the launch's own arguments: interleaved rounds of GPU time,
+confirmation rounds, then back to back (:func:`triton_ext._choice.choose_in_both`); :func:`time_combination` times the
+combination of two winners against the one chosen, once that one's rounds are over (in the same first launch, or in a
+later activation when it compiled too late). All stop at the first-launch budget (``TRITON_EXT_AUTO_BUDGET_S``).
 """
 
 from __future__ import annotations
@@ -46,6 +45,8 @@ class Tuner(Protocol):
 
     def selection(self, variant: str) -> _selection.Selection: ...
 
+    def joined(self, variant: str, stock_ttir: Any) -> str: ...
+
     def variant_kernel(self, fn: Any, variant: str, args: tuple[Any, ...], kwargs: dict[str, Any], grid: Any) -> Any: ...
 
     def launch_kwargs(self, fn: Any, variant: str, kwargs: dict[str, Any]) -> dict[str, Any] | None: ...
@@ -58,21 +59,19 @@ def describe_error(exc: BaseException) -> str:
 
 
 def compile_failure(error: BaseException) -> str:
-    """Why a variant's compile gave no kernel: its passes crashed or hung in their isolated worker
-    (:class:`PassCrashedError` says how), or the compile failed (a pass failing under
-    ``TRITON_EXT_STRICT=1``, ptxas, ...)."""
+    """Why a variant's compile gave no kernel: its passes crashed or hung in their isolated worker (:class:`PassCrashedError`
+    says how), or the compile failed (a pass failing under ``TRITON_EXT_STRICT=1``, ptxas, ...)."""
     return str(error) if isinstance(error, PassCrashedError) else f"it failed to compile: {describe_error(error)}"
 
 
 def screen_variants(decision: Decision, variants: list[str], launch: Callable[[str], Any],
                     differs: Callable[[], str | None]) -> list[str]:
-    """Launch each of ``variants`` once, from the saved inputs; return those left, having recorded
-    the ones that fail in ``decision.failed`` and the ones whose launch left other outputs than
-    the no-pass kernel's (``differs``: :meth:`OutputCheck.differs`) in ``decision.changed_outputs``.
+    """Launch each of ``variants`` once, from the saved inputs; return those left, having recorded the ones that fail
+    in ``decision.failed`` and the ones whose launch left other outputs than the no-pass kernel's (``differs``:
+    :meth:`OutputCheck.differs`) in ``decision.changed_outputs``.
 
-    Triton finds that a binary needs more shared memory than the GPU has only when it loads it,
-    at the first launch (``OutOfResources``). One such variant must not end the whole decision:
-    the others are still timed."""
+    Triton finds that a binary needs more shared memory than the GPU has only when it loads it, at the first launch
+    (``OutOfResources``). One such variant must not end the whole decision: the others are still timed."""
     left = []
     for variant in variants:
         try:
@@ -97,19 +96,17 @@ REP_MS = 12.5
 
 
 def back_to_back_reading(call_ms: float) -> tuple[int, int]:
-    """Calls and windows of one back-to-back reading of a kernel of ``call_ms`` GPU time: about
-    :data:`REP_MS` of it, 5 to 500 calls, in windows, the fastest kept (:func:`windows_for`: a
-    compile the budget left running holds the GIL at times, and a pause of the launching thread
-    would read as a slower kernel)."""
+    """Calls and windows of one back-to-back reading of a kernel of ``call_ms`` GPU time: about :data:`REP_MS` of it,
+    5 to 500 calls, in windows, the fastest kept (:func:`windows_for`: a compile the budget left running holds the GIL
+    at times, and a pause of the launching thread would read as a slower kernel)."""
     calls = max(5, min(500, int(REP_MS / max(call_ms, 1e-3))))
     return calls, windows_for(calls, call_ms)
 
 
 def combination_reserve_s(reading_s: float) -> float:
-    """Seconds to keep, past a combination's compile, for what follows it: the rounds, the
-    confirming rounds and the back-to-back rounds over the winner and the combination (two
-    readings per variant and round, each about ``reading_s``), with half again for the launches
-    between readings, and never less than a tenth of the budget."""
+    """Seconds to keep, past a combination's compile, for what follows it: the rounds, the confirming rounds and the
+    back-to-back rounds over the winner and the combination (two readings per variant and round, each about
+    ``reading_s``), with half again for the launches between readings, and never less than a tenth of the budget."""
     readings = 2 * 2 * (ROUNDS + 2 * CONFIRM_ROUNDS)
     return max(1.5 * readings * reading_s, 0.1 * settings.auto_budget_s)
 
@@ -257,7 +254,7 @@ def compile_variants(auto: Tuner, fn: Any, device: int, args: tuple[Any, ...], k
     slowed fla's attention dK/dV past the budget, 61d2585)."""
     stock = kernels[""]
     stock_asm = stock.asm if hasattr(stock, "asm") else {}
-    candidates = [v for v, _ in auto.variants[1:]]
+    candidates = [auto.joined(v, stock_asm.get("ttir")) for v, _ in auto.variants[1:]]
     lacking = [v for v in candidates if not may_change(auto.selection(v), stock_asm.get("ttir"))
                or not _launch_options.may_change(v, stock_asm.get("ttir")) or auto.launch_kwargs(fn, v, kwargs) is None]
     same.extend(lacking)
@@ -431,6 +428,9 @@ class _AgainstWinner:
 
     def selection(self, variant: str) -> _selection.Selection:
         return self.auto.selection(variant or self.winner)
+
+    def joined(self, variant: str, stock_ttir: Any) -> str:
+        return self.auto.joined(variant, stock_ttir)
 
     def variant_kernel(self, fn: Any, variant: str, args: tuple[Any, ...], kwargs: dict[str, Any], grid: Any) -> Any:
         return self.auto.variant_kernel(fn, variant or self.winner, args, kwargs, grid)

@@ -22,6 +22,10 @@ from tests.python.test_auto_outputs import _Mode as _OutputsMode
 from triton_ext import _launch_options, _selection, _variants
 
 
+#: What the mode names a warp-count variant of a kernel with a tt.dot: compiled with the pass that joins it.
+JOINED = "nvidia_integer_mma_wrap+"
+
+
 @triton.jit
 def reduce_2d(x, y, AXIS: tl.constexpr, INTEGER: tl.constexpr, ASM: tl.constexpr):
     rows = tl.arange(0, 64)[:, None]
@@ -105,6 +109,55 @@ def test_a_product_that_changes_instruction_is_refused() -> None:
     int8 = _launch_options.reorders(product(tl.int8, 4), product(tl.int8, 2))
     assert int8 is not None and int8.startswith("its matrix multiplies change instruction")
     assert _launch_options.reorders(product(tl.int8, 4), product(tl.int8, 8)) is None
+
+
+def _int8_product(num_warps: int, wrap: bool = False) -> dict[str, str]:
+    """``tile_product`` over int8 for sm_90 at ``num_warps``: its TTGIR and PTX, with the pass that makes
+    integer MMA sums wrap (registry ``joins: [num_warps]``) where ``wrap``."""
+    import triton_ext
+
+    src = ASTSource(tile_product, {"a": "*fp32", "b": "*fp32", "c": "*fp32", "IN_DTYPE": "constexpr"},
+                    {"IN_DTYPE": tl.int8})
+    with triton_ext.enabled(*(["nvidia_integer_mma_wrap"] if wrap else [])):
+        asm = triton.compile(src, target=GPUTarget("cuda", 90, 32), options={"num_warps": num_warps}).asm
+    return {"ttgir": asm["ttgir"], "ptx": asm["ptx"]}
+
+
+def test_an_integer_product_may_change_instruction_where_both_kernels_sums_wrap() -> None:
+    # 4 warps: wgmma (wraps); 2 and 1: mma.sync, which Triton writes with .satfinite (saturates).
+    def why(stock: dict[str, str], variant: dict[str, str], ptx: bool = True) -> str | None:
+        return _launch_options.reorders(stock["ttgir"], variant["ttgir"], *((stock["ptx"], variant["ptx"]) if ptx else ()))
+
+    four, two, two_wrapping = _int8_product(4), _int8_product(2), _int8_product(2, wrap=True)
+    assert ".satfinite.s32" in two["ptx"] and ".satfinite" not in two_wrapping["ptx"]
+    assert why(four, two_wrapping) is None  # sums modulo 2^32: equal in any order, on any instruction
+    assert why(four, two).startswith("one kernel's integer products saturate a sum that the other's wrap")
+    assert why(four, two_wrapping, ptx=False).startswith("its matrix multiplies change instruction")  # unseen: refused
+    # The launch's own kernel saturates (2 warps): a wrapping variant differs from it past int32,
+    # whether its instruction changes (4 warps) or not (1 warp).
+    assert why(two, _int8_product(4)) == "one kernel's integer products saturate a sum that the other's wrap"
+    assert why(two, _int8_product(1, wrap=True)) == "one kernel's integer products saturate a sum that the other's wrap"
+    assert why(two, _int8_product(1)) is None  # both saturate, per element in the same order
+    # Float sums round differently on another instruction, PTX or not.
+    fp16 = [_compiled(tile_product, {"a": "*fp32", "b": "*fp32", "c": "*fp32", "IN_DTYPE": "constexpr"},
+                      {"IN_DTYPE": tl.float16}, w) for w in (4, 2)]
+    assert _launch_options.reorders(*fp16, four["ptx"].replace("s8", "f16"), two_wrapping["ptx"]).startswith(
+        "its matrix multiplies change instruction")
+
+
+def test_a_warp_variant_is_named_with_the_passes_that_join_it(warps_mode: Any) -> None:
+    auto = warps_mode
+    assert auto.joining["num_warps"] == ["nvidia_integer_mma_wrap"] and auto.joining["num_stages"] == []
+    with_dot, without = "%2 = tt.dot %0, %1, %c", "%2 = arith.addi %0, %1"
+    assert auto.joined("num_warps/2", with_dot) == "nvidia_integer_mma_wrap+num_warps/2"
+    assert auto.joined("num_warps/2", without) == "num_warps/2"  # needs_ops: [tt.dot]
+    assert auto.joined("num_stages_plus_1", with_dot) == "num_stages_plus_1"
+    assert auto.joined("grid_swizzle", with_dot) == "grid_swizzle"
+    assert auto.selection("nvidia_integer_mma_wrap+num_warps/2").names() == ("nvidia_integer_mma_wrap",)
+    assert auto.selection("grid_swizzle+nvidia_integer_mma_wrap+num_warps*2").names() == (
+        "grid_swizzle", "nvidia_integer_mma_wrap")
+    with pytest.raises(KeyError):
+        auto.selection("nvidia_occupancy_hint+num_warps/2")  # neither a candidate nor a joining pass
 
 
 def test_a_variant_that_converts_layouts_more_than_the_kernel_is_refused() -> None:
@@ -200,8 +253,9 @@ def test_the_mode_compiles_half_and_twice_the_launchs_warps(warps_mode: Any, num
     expected = {1: [1, 1, 2], 16: [8, 16, 16]}.get(num_warps, [base // 2, base, base, base * 2])
     assert compiled == expected
     in_range = [v for v in _launch_options.WARP_VARIANTS if _launch_options.warps_for(v, base) is not None]
-    assert decision.applicable == ["grid_swizzle", *in_range]
-    assert sorted(decision.same_as_stock) == sorted(set(_launch_options.WARP_VARIANTS) - set(in_range))
+    # addmm has a tt.dot: its warp counts are compiled with the pass that joins them (registry `joins`).
+    assert decision.applicable == ["grid_swizzle", *(JOINED + v for v in in_range)]
+    assert sorted(decision.same_as_stock) == sorted(JOINED + v for v in set(_launch_options.WARP_VARIANTS) - set(in_range))
     # No GPU: the timing fails and no variant is kept, as for the passes.
     assert decision.choice == "" and decision.error.startswith("timing failed, no pass kept")
 
@@ -254,7 +308,7 @@ def test_a_warp_count_still_compiling_at_the_budget_is_dropped_alone(warps_mode:
     assert decision.error == ("over the first-launch budget of 0 s (TRITON_EXT_AUTO_BUDGET_S) while compiling "
                               "grid_swizzle: no pass kept")
     late = "still compiling when the first-launch budget of 0 s ran out"
-    assert decision.failed == {v: late for v in _launch_options.WARP_VARIANTS}
+    assert decision.failed == {JOINED + v: late for v in _launch_options.WARP_VARIANTS}
 
 
 def test_a_kernel_slow_to_compile_gets_no_warp_count(warps_mode: Any) -> None:
@@ -265,7 +319,7 @@ def test_a_kernel_slow_to_compile_gets_no_warp_count(warps_mode: Any) -> None:
     with settings.scope(auto_budget_s=0.04):
         _mode_calls(lambda: _addmm(*_inputs()))
     (decision,) = warps_mode.decisions
-    for variant in _launch_options.WARP_VARIANTS:
+    for variant in (JOINED + v for v in _launch_options.WARP_VARIANTS):
         assert decision.failed[variant].startswith("not compiled: the kernel took ")
         assert decision.failed[variant].endswith("s to compile, over a quarter of the first-launch budget of 0.04 s")
 

@@ -202,6 +202,15 @@ def test_launch_requests_are_read_into_the_pass_spec() -> None:
     assert parse(VALID).find_pass("loop_split").launch_requests == ()
 
 
+def test_joins_names_launch_options_the_mode_varies() -> None:
+    text = VALID.replace("after: loop_unroll", "after: loop_unroll\n        joins: [num_warps]")
+    assert parse(text).find_pass("loop_split").joins == ("num_warps",)
+    assert parse(VALID).find_pass("loop_split").joins == ()
+    (error,) = errors_of(VALID.replace("after: loop_unroll", "after: loop_unroll\n        joins: [num_threads]"))
+    assert error == ("registry.yaml:17: extensions.loop_split.passes.loop_split.joins: expected launch options the "
+                     "transparent mode varies, among num_warps, num_stages, found 'num_threads'"), error
+
+
 def test_compile_options_name_an_int_option() -> None:
     text = VALID.replace("{default: 3, type: int,", '{default: "3", type: str,').replace(
         "after: loop_unroll", "after: loop_unroll\n        compile_options: {max-splits: num_stages}")

@@ -202,8 +202,9 @@ def run_case(spec: BenchSpec, case: Case, timing: Timing, log: Callable[[str], N
     hashes: dict[str, str] = {}
     baseline_out: dict[str, Any] = {}  # group -> the baseline's output (bit_identical specs)
     for v in spec.variants:
-        for key in spec.outputs:
-            inputs[key].fill_(float("nan"))
+        for key in spec.outputs:  # an integer output's stand-in for NaN: its type's least value
+            out = inputs[key]
+            out.fill_(float("nan") if out.is_floating_point() else torch.iinfo(out.dtype).min)
         with _variant_scope(spec, v):
             kernel = spec.launch(v.kernel, inputs, case)
         torch.cuda.synchronize()
