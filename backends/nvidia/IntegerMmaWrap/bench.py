@@ -85,13 +85,13 @@ def _ops(case: Case) -> float:
 
 
 def overflow_check(log: Callable[[str], None]) -> Mapping[str, Any]:
-    """Sums that leave int32: 127 * b over K = 2^17 with b in [64, 127] on half the columns (every such
-    sum overflows) and in [-128, 127] on the others (none does). The 4-warp kernel (wgmma) and the
+    """Sums that leave int32: 127 * b over K = 2^18 with b in [64, 127] on half the columns (about 3.2e9,
+    past int32's 2.1e9: every such sum overflows) and in [-128, 127] on the others (none does). The 4-warp kernel (wgmma) and the
     2-warp kernel with the pass must equal the product modulo 2^32 bit for bit; the 2-warp kernel
     without it must differ (it saturates), or the inputs overflowed nothing."""
     import torch
 
-    m, n, k = 64, 256, 2**17
+    m, n, k = 64, 256, 2**18
     gen = torch.Generator(device="cuda").manual_seed(0x1A7)
     a = torch.full((m, k), 127, device="cuda", dtype=torch.int8)
     b = torch.randint(-128, 128, (k, n), device="cuda", dtype=torch.int8, generator=gen)
