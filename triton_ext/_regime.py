@@ -17,6 +17,7 @@ from . import _selection
 from ._backup import ArgumentBackup
 from ._choice import launch_bound
 from ._decision import Decision
+from ._settings import settings
 from ._timing import back_to_back_ms, flush_buffer, gpu_time_ms
 from ._variants import REP_MS, Tuner, back_to_back_reading, on_saved_arguments
 
@@ -84,7 +85,9 @@ def launch_bound_decision(auto: Tuner, run: Callable[..., Any], fn: Any, args: t
                           kwargs: dict[str, Any], grid: Any, tensors: list[Any], name: str, specialization: str,
                           size: str) -> Decision | None:
     """The decision for a launch-bound launch (no pass, its two readings), or ``None`` to go on and
-    compile the variants (not launch-bound, or not read: :func:`read_no_pass`)."""
+    compile the variants (not launch-bound, not read: :func:`read_no_pass`, or ``TRITON_EXT_AUTO_LAUNCH_BOUND=0``)."""
+    if not settings.auto_launch_bound:
+        return None
     regime = read_no_pass(auto, run, fn, args, kwargs, grid, tensors)
     if regime is None or not launch_bound(*regime):
         return None

@@ -140,6 +140,12 @@ _FIELDS: dict[str, _Field[Any]] = {
         "The transparent mode also times the launch with one pipeline stage less and one more (num_stages 1 to 6), "
         "kept by the same rules as a pass; 0 leaves them out.",
     ),
+    "auto_launch_bound": _Field(
+        "TRITON_EXT_AUTO_LAUNCH_BOUND", _parse_bool, lambda: True,
+        "The transparent mode reads the no-pass kernel first and keeps it, compiling no variant, where launches back "
+        "to back take 1.25x its GPU time or more (launch-bound: no faster kernel could show); 0 compiles and times "
+        "the variants anyway (no pass is still kept there; the safety check uses it to exercise small kernels).",
+    ),
     "auto_compile_threads": _Field(
         "TRITON_EXT_AUTO_COMPILE_THREADS", _parse_count, lambda: 0,
         "Threads that compile the transparent mode's variants concurrently (0: one per CPU core, at most 8; "
@@ -186,6 +192,7 @@ class Settings:
     auto_compile_threads: int
     auto_warps: bool
     auto_stages: bool
+    auto_launch_bound: bool
     isolate: bool
 
     def __init__(self) -> None:

@@ -102,6 +102,24 @@ def test_a_launch_bound_first_launch_compiles_no_variant(host_mode: Any, monkeyp
         assert record["launch_bound"] is True and record["choice"] == "" and record["format"] == _auto.DECISION_FORMAT
 
 
+def test_with_the_setting_off_a_launch_bound_kernel_is_tuned_and_still_keeps_no_pass(
+        host_mode: Any, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    # TRITON_EXT_AUTO_LAUNCH_BOUND=0: no reading first (its readings would say launch-bound), the
+    # variants compiled as for any kernel (benchmarks/auto_safety_gpu.py needs them on small kernels).
+    from tests.python.test_auto import _mode_calls
+
+    _readings(monkeypatch, 0.010, [0.031, 0.020])
+    read: list[bool] = []
+    monkeypatch.setattr(_regime, "read_no_pass", lambda *a: read.append(True) or (0.010, 0.020))
+    compiled: list[bool] = []
+    compile_variants = _auto.compile_variants
+    monkeypatch.setattr(_auto, "compile_variants", lambda *a, **k: compiled.append(True) or compile_variants(*a, **k))
+    monkeypatch.setenv("TRITON_EXT_AUTO_LAUNCH_BOUND", "0")
+    _mode_calls(lambda: _addmm(*_inputs()))
+    decision = host_mode.decisions[-1]
+    assert read == [] and compiled == [True] and not decision.launch_bound and decision.choice == ""
+
+
 def _with_gpu_readings(read: Any) -> Any:
     """``read_no_pass`` whose launches succeed: the host-only driver cannot launch, so its ``run``
     stands in for the JIT's (the readings are the given ones)."""
