@@ -14,7 +14,7 @@ from triton_ext.testing import repo_root
 
 REPO = repo_root()
 SHARDS = [REPO / "benchmarks" / "results" / f"auto-mode-all{i}-h200.json" for i in range(4)]
-#: The whole corpus again on an H100 (no H200 was lent), the latest run (114ac4b).
+#: The whole corpus again on an H100 (no H200 was lent), the latest run (6cd40cc).
 SHARDS_H100 = [REPO / "benchmarks" / "results" / f"auto-mode-all{i}-h100.json" for i in range(4)]
 
 
@@ -96,29 +96,55 @@ def test_a_comparison_lists_what_moved_and_how_the_hosts_launch_path_moved() -> 
         compare(rows, [_row("other", 1.0, 1.0, 1.0)])
 
 
+def _committed(commit: str, name: str) -> list[dict]:
+    """The corpus run as ``commit`` committed it (``benchmarks/results/auto-mode-{name}{0..3}-h100.json``)."""
+    try:
+        return [json.loads(subprocess.run(["git", "show", f"{commit}:benchmarks/results/auto-mode-{name}{i}-h100.json"],
+                                          cwd=REPO, check=True, capture_output=True, text=True).stdout)
+                for i in range(4)]
+    except (OSError, subprocess.CalledProcessError) as exc:
+        pytest.skip(f"the earlier runs need this repository's git history: {exc}")
+
+
 def test_the_documented_comparison_with_the_run_before_is_the_committed_files(
         capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    # The run before (01ea787's) is the four files as 114ac4b committed them, before this run replaced them.
-    try:
-        earlier = [json.loads(subprocess.run(["git", "show", f"114ac4b:benchmarks/results/auto-mode-all{i}-h100.json"],
-                                             cwd=REPO, check=True, capture_output=True, text=True).stdout)
-                   for i in range(4)]
-    except (OSError, subprocess.CalledProcessError) as exc:
-        pytest.skip(f"the earlier run needs this repository's git history: {exc}")
-    assert {e["commit"] for e in earlier} == {"01ea787"}
+    # The run before (114ac4b's) is the four files as 92f8d7a committed them, before this run replaced them.
+    earlier = _committed("92f8d7a", "all")
+    assert {e["commit"] for e in earlier} == {"114ac4b"}
     rows = [row for p in SHARDS_H100 for row in json.loads(p.read_text())["rows"]]
     c = compare(rows, [row for e in earlier for row in e["rows"]])
     lb, gb = c.launch_bound, c.gpu_bound
     doc = _doc()
-    for text in (f"{lb.kernels} launch-bound kernels was {lb.low:.2f}-{lb.high:.2f}x their time at 01ea787 "
-                 f"(median {lb.median:.2f}x)", f"{gb.kernels} GPU-bound kernels', median {gb.median:.2f}x, "
-                 f"{gb.within} within 2%", f"**1.020x** (01ea787: {c.geomean_old:.3f}x)"):
+    for text in (f"{lb.kernels} launch-bound kernels was {lb.low:.2f}-{lb.high:.2f}x their time there, median "
+                 f"{lb.median:.2f}x", f"{gb.kernels} GPU-bound kernels', median {gb.median:.2f}x, {gb.within} within 2%",
+                 f"**1.031x** (114ac4b: {c.geomean_old:.3f}x)"):
         assert text in doc, text
-    assert {m.kernel for m in c.moved} == {"vllm_unified_decode_3d", "sage_attn_prefill", "fla_logsumexp_fwd"}
+    assert {m.kernel for m in c.moved} == {"liger_mm_int8int2", "vllm_unified_decode_3d", "sage_attn_prefill",
+                                           "fla_logsumexp_fwd", "attention_bwd_causal"}
     assert c.geomean_new == pytest.approx(split(rows).geomean_all)
+    # The documented "would read 1.027x": the run before with the int8 GEMM at this run's ratio.
+    int8 = next(r for r in rows if r["kernel"] == "liger_mm_int8int2")["b2b_speedup"]
+    before = [row for e in earlier for row in e["rows"]]
+    with_gemm = [dict(r, b2b_speedup=int8) if r["kernel"] == "liger_mm_int8int2" else r for r in before]
+    assert f"with it at {int8:.3f}x would read {split(with_gemm).geomean_all:.3f}x" in doc
     paths = [tmp_path / f"earlier{i}.json" for i in range(4)]
     for path, e in zip(paths, earlier):
         path.write_text(json.dumps(e))
     assert main([str(p) for p in SHARDS_H100] + ["--against"] + [str(p) for p in paths]) == 0
     printed = capsys.readouterr().out
-    assert f"was {c.geomean_old:.3f}x" in printed and "1.258x -> 1.003x  nvidia_pipeline_deeper -> (no pass)" in printed
+    assert f"was {c.geomean_old:.3f}x" in printed and "1.000x -> 1.820x  (no pass) -> nvidia_integer_mma_wrap+num_warps/2" in printed
+
+
+def test_the_comparison_of_the_run_before_with_its_own_predecessor_stays_in_the_history() -> None:
+    # 114ac4b's run (as 92f8d7a committed it) against 01ea787's (as 114ac4b committed it).
+    runs = _committed("92f8d7a", "all"), _committed("114ac4b", "all")
+    assert [{e["commit"] for e in run} for run in runs] == [{"114ac4b"}, {"01ea787"}]
+    rows, earlier = ([row for e in run for row in e["rows"]] for run in runs)
+    c = compare(rows, earlier)
+    lb, gb = c.launch_bound, c.gpu_bound
+    doc = _doc("transparent-mode-history.md")
+    for text in (f"{lb.kernels} launch-bound kernels was {lb.low:.2f}-{lb.high:.2f}x their time at 01ea787 "
+                 f"(median {lb.median:.2f}x)", f"{gb.kernels} GPU-bound kernels', median {gb.median:.2f}x, "
+                 f"{gb.within} within 2%", f"**1.020x** (01ea787: {c.geomean_old:.3f}x)"):
+        assert text in doc, text
+    assert {m.kernel for m in c.moved} == {"vllm_unified_decode_3d", "sage_attn_prefill", "fla_logsumexp_fwd"}
