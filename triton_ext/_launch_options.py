@@ -232,7 +232,7 @@ def _inline_asm(ttgir: str) -> list[tuple[str, bool, str]]:
 
 _DOT = re.compile(r"= (tt\.dot|tt\.dot_scaled|ttng\.warp_group_dot|ttng\.tc_gen5_mma\w*) ")
 _I32_RESULT = re.compile(r"-> tensor<[\dx]*xi32[,>]")
-_SATURATING_MMA = re.compile(r"(?:^|[\s;{])(?:w?gmma\.mma_async|mma)\.[\w.]*\.satfinite\.s32\.")
+_SATURATING_MMA = re.compile(r"(?:^|[\s;{])(?:wgmma\.mma_async|mma)\.[\w.]*\.satfinite\.s32\.")
 _MMA = re.compile(r"#ttg\.nvidia_mma<\{versionMajor = (\d+), versionMinor = (\d+).*?instrShape = \[[^\]]*?(\d+)\]")
 
 

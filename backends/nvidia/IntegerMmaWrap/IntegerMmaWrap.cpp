@@ -55,10 +55,12 @@ namespace {
 /// s32 accumulator that saturates: `mma.sync...` or `wgmma.mma_async...`
 /// whose qualifiers hold `satfinite` followed by `s32` (the D type comes first
 /// among the types in both forms).
+constexpr llvm::StringLiteral kSaturatingS32 = ".satfinite.s32.";
+
 bool isSaturatingIntegerMma(StringRef mnemonic) {
   if (!mnemonic.starts_with("mma.") && !mnemonic.starts_with("wgmma.mma_async"))
     return false;
-  return mnemonic.contains(".satfinite.s32.");
+  return mnemonic.contains(kSaturatingS32);
 }
 
 /// `text` with `.satfinite` dropped from every saturating integer MMA
@@ -77,9 +79,10 @@ std::string wrapIntegerMmas(StringRef text, unsigned &rewritten) {
       return c == ' ' || c == '\t' || c == '\n' || c == ';' || c == '{';
     });
     if (isSaturatingIntegerMma(word)) {
-      size_t at = word.find(".satfinite.s32.");
+      // Keep the ".s32." that follows the qualifier.
+      size_t at = word.find(kSaturatingS32);
       out += word.take_front(at);
-      out += word.drop_front(at + StringRef(".satfinite").size());
+      out += word.drop_front(at + kSaturatingS32.size() - StringRef(".s32.").size());
       ++rewritten;
     } else {
       out += word;
