@@ -82,7 +82,7 @@ std::string wrapIntegerMmas(StringRef text, unsigned &rewritten) {
       // Keep the ".s32." that follows the qualifier.
       size_t at = word.find(kSaturatingS32);
       out += word.take_front(at);
-      out += word.drop_front(at + kSaturatingS32.size() - StringRef(".s32.").size());
+      out += word.drop_front(at + StringRef(".satfinite").size());
       ++rewritten;
     } else {
       out += word;
